@@ -1,0 +1,111 @@
+"""Entry point: load .env, build PanBot, load the ``pancog`` extension, connect.
+
+Environment (see .env.example and docs/admin.md):
+  DISCORD_TOKEN        required; the bot token.
+  TEST_GUILD_ID        optional; sync slash commands to this guild only (instant), else globally.
+  PAN_DB_PATH          SQLite file for the ledger and table logs (default data/pan.sqlite3).
+  DISCORD_API_BASE     optional; REST base such as http://127.0.0.1:8080/api/v10 (a REST proxy or a
+                       local Discord-compatible server, as the end-to-end tests use).
+  DISCORD_GATEWAY_URL  optional; gateway URL such as ws://127.0.0.1:8080/gateway/.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from pathlib import Path
+
+import discord
+from discord.ext import commands
+
+log = logging.getLogger("pan.bot")
+
+TOKEN_HELP = """\
+DISCORD_TOKEN is not set.
+
+To get one:
+  1. Open https://discord.com/developers/applications and create an application.
+  2. Under "Bot", press "Reset Token" and copy the token.
+  3. cp .env.example .env   and put the token after DISCORD_TOKEN=
+  4. Invite the bot with the "bot" and "applications.commands" scopes (see docs/admin.md).
+Then run scripts/run again.
+"""
+
+
+def apply_endpoint_overrides(api_base: str | None, gateway_url: str | None) -> None:
+    """Point discord.py at another REST base / gateway (REST proxy or a local fake Discord)."""
+    if api_base:
+        discord.http.Route.BASE = api_base.rstrip("/")
+    if gateway_url:
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = gateway_url  # type: ignore[assignment]
+
+
+class PanBot(commands.Bot):
+    """The bot: owns configuration; the cog owns the services."""
+
+    def __init__(
+        self,
+        *,
+        db_path: str,
+        test_guild_id: int | None = None,
+        **options: object,
+    ) -> None:
+        intents = discord.Intents.default()
+        super().__init__(command_prefix=commands.when_mentioned, intents=intents, **options)  # type: ignore[arg-type]
+        self.db_path = db_path
+        self.test_guild_id = test_guild_id
+
+    async def setup_hook(self) -> None:
+        await self.load_extension("pancog")
+        if self.test_guild_id:
+            guild = discord.Object(id=self.test_guild_id)
+            self.tree.copy_global_to(guild=guild)
+            await self.tree.sync(guild=guild)
+        else:
+            await self.tree.sync()
+
+    async def on_ready(self) -> None:
+        log.info("ready as %s in %d guild(s)", self.user, len(self.guilds))
+
+
+def build_bot_from_env(env: dict[str, str] | os._Environ[str] = os.environ) -> PanBot:
+    guild = env.get("TEST_GUILD_ID", "").strip()
+    db_path = env.get("PAN_DB_PATH", "").strip() or "data/pan.sqlite3"
+    Path(db_path).parent.mkdir(parents=True, exist_ok=True)
+    return PanBot(db_path=db_path, test_guild_id=int(guild) if guild else None)
+
+
+def main() -> int:
+    try:
+        from dotenv import load_dotenv
+    except ImportError:  # pragma: no cover - python-dotenv is in requirements.txt
+        pass
+    else:
+        load_dotenv()
+    level = os.environ.get("PAN_LOG_LEVEL", "INFO").upper()
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    token = os.environ.get("DISCORD_TOKEN", "").strip()
+    if not token:
+        print(TOKEN_HELP, file=sys.stderr)  # noqa: T201
+        return 2
+    apply_endpoint_overrides(os.environ.get("DISCORD_API_BASE"), os.environ.get("DISCORD_GATEWAY_URL"))
+    bot = build_bot_from_env()
+
+    async def runner() -> None:
+        async with bot:
+            await bot.start(token)
+
+    try:
+        asyncio.run(runner())
+    except discord.LoginFailure:
+        print("Discord refused the token (DISCORD_TOKEN). Reset it in the developer portal.", file=sys.stderr)  # noqa: T201
+        return 3
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+"""The one family of errors whose message is safe to show a player.
+
+Only :class:`PanError` subclasses ever reach a user as text; anything else is a bug.
+Tests assert on ``code`` (stable), never on wording.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+
+class PanError(Exception):
+    """Base for errors whose message is safe to show to players (plain sentences, no markup)."""
+
+    code: ClassVar[str] = "pan_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class NotationError(PanError):
+    """A card or action could not be read (parse error, not a rule error)."""
+
+    code = "bad_notation"
+
+
+class RuleViolation(PanError):
+    """The action is well formed but the rules forbid it now."""
+
+    code = "rule_violation"
+
+
+class NotYourTurn(RuleViolation):
+    code = "not_your_turn"
+
+
+class IllegalMeld(RuleViolation):
+    code = "illegal_meld"
+
+
+class CardsNotInHand(RuleViolation):
+    code = "cards_not_in_hand"
