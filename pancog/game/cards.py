@@ -180,9 +180,7 @@ def parse_card(text: str) -> Card:
     rank = _RANK_PARSE.get(rank_part)
     suit = _SUIT_PARSE.get(suit_part)
     if rank is None:
-        raise NotationError(
-            f"'{text.strip()}' has no Pan rank. Ranks are A 2 3 4 5 6 7 J Q K (no 8s, 9s or 10s)."
-        )
+        raise NotationError(f"'{text.strip()}' has no Pan rank. Ranks are A 2 3 4 5 6 7 J Q K (no 8s, 9s or 10s).")
     if suit is None:
         raise NotationError(f"'{text.strip()}' has no suit. Suits are S H D C (or ♠ ♥ ♦ ♣).")
     return Card(rank, suit)
