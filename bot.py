@@ -22,7 +22,7 @@ from discord.ext import commands
 
 log = logging.getLogger("pan.bot")
 
-MISSING_TOKEN_HELP = """\  # noqa: S105 - help text, not a secret
+SETUP_HELP = """\
 DISCORD_TOKEN is not set.
 
 To get one:
@@ -88,7 +88,7 @@ def main() -> int:
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     token = os.environ.get("DISCORD_TOKEN", "").strip()
     if not token:
-        print(MISSING_TOKEN_HELP, file=sys.stderr)  # noqa: T201
+        print(SETUP_HELP, file=sys.stderr)  # noqa: T201
         return 2
     apply_endpoint_overrides(os.environ.get("DISCORD_API_BASE"), os.environ.get("DISCORD_GATEWAY_URL"))
     bot = build_bot_from_env()
