@@ -7,6 +7,8 @@ Environment (see .env.example and docs/admin.md):
   DISCORD_API_BASE     optional; REST base such as http://127.0.0.1:8080/api/v10 (a REST proxy or a
                        local Discord-compatible server, as the end-to-end tests use).
   DISCORD_GATEWAY_URL  optional; gateway URL such as ws://127.0.0.1:8080/gateway/.
+  PAN_GUILD_READY_TIMEOUT  optional; seconds discord.py waits for GUILD_CREATEs before on_ready
+                       (default 2.0; the end-to-end tests use 0.05).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import sys
 from pathlib import Path
 
 import discord
+import yarl
 from discord.ext import commands
 
 log = logging.getLogger("pan.bot")
@@ -39,7 +42,7 @@ def apply_endpoint_overrides(api_base: str | None, gateway_url: str | None) -> N
     if api_base:
         discord.http.Route.BASE = api_base.rstrip("/")
     if gateway_url:
-        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = gateway_url  # type: ignore[assignment]
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
 
 
 class PanBot(commands.Bot):
@@ -74,7 +77,11 @@ def build_bot_from_env(env: dict[str, str] | os._Environ[str] = os.environ) -> P
     guild = env.get("TEST_GUILD_ID", "").strip()
     db_path = env.get("PAN_DB_PATH", "").strip() or "data/pan.sqlite3"
     Path(db_path).parent.mkdir(parents=True, exist_ok=True)
-    return PanBot(db_path=db_path, test_guild_id=int(guild) if guild else None)
+    options: dict[str, object] = {}
+    ready_timeout = env.get("PAN_GUILD_READY_TIMEOUT", "").strip()
+    if ready_timeout:
+        options["guild_ready_timeout"] = float(ready_timeout)
+    return PanBot(db_path=db_path, test_guild_id=int(guild) if guild else None, **options)
 
 
 def main() -> int:

@@ -1,0 +1,496 @@
+"""Harness: drive the fake like Discord users would, run the real bot in-process, and catch failures.
+
+``Harness`` owns a started ``FakeDiscord`` with one guild, its channels and N member users, and
+optionally the real ``PanBot`` connected to it. Tests talk to it in user terms: ``slash``,
+``autocomplete``, ``click``, ``select``, ``submit_modal``; then read ``messages``, ``dms``,
+``ephemerals``. ``problems()`` lists everything that must fail a test (ERROR logs, unhandled routes,
+payload-limit violations); the pytest plugin calls ``check()`` at teardown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .models import FakeChannel, FakeGuild, FakeInteraction, FakeMessage, FakeUser
+from .server import FakeDiscord
+
+DEFAULT_TIMEOUT = 5.0
+QUIET = 0.05
+
+OPTION_TYPES = {3: "string", 4: "integer", 5: "boolean", 6: "user", 7: "channel", 8: "role", 10: "number"}
+
+
+class InteractionFailed(AssertionError):
+    """The bot did not answer an interaction in time, or logged an error while handling it."""
+
+
+class ErrorCollector(logging.Handler):
+    """Collects ERROR+ log records from every logger (the bot, discord.py, pan.*, asyncio)."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+        self._lock = threading.Lock()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        with self._lock:
+            self.records.append(record)
+
+    def describe(self, start: int = 0) -> list[str]:
+        formatter = logging.Formatter("%(levelname)s %(name)s: %(message)s")
+        with self._lock:
+            records = self.records[start:]
+        return [formatter.format(r) for r in records]
+
+
+@dataclass
+class Reply:
+    """What the bot answered to one interaction. Messages are live: later edits show up here."""
+
+    interaction: FakeInteraction
+    fake: FakeDiscord = field(repr=False)
+
+    @property
+    def type(self) -> int | None:
+        """The callback type: 4 message, 5 deferred, 6 deferred update, 7 update, 8 choices, 9 modal."""
+        return self.interaction.callback_type
+
+    @property
+    def message(self) -> FakeMessage | None:
+        """The response message (after a defer: the followup that replaced it; after 6/7: the clicked one)."""
+        oid = self.interaction.original_id
+        return self.fake.messages.get(oid) if oid is not None else None
+
+    @property
+    def followups(self) -> list[FakeMessage]:
+        return [self.fake.messages[i] for i in self.interaction.followup_ids]
+
+    @property
+    def all_messages(self) -> list[FakeMessage]:
+        return [m for m in [self.message, *self.followups] if m is not None]
+
+    @property
+    def content(self) -> str:
+        return self.message.content if self.message else ""
+
+    @property
+    def text(self) -> str:
+        """Content and embed text of the response and every followup."""
+        return "\n".join(m.text for m in self.all_messages)
+
+    @property
+    def embeds(self) -> list[dict[str, Any]]:
+        return self.message.embeds if self.message else []
+
+    @property
+    def components(self) -> list[dict[str, Any]]:
+        return self.message.components if self.message else []
+
+    @property
+    def files(self) -> list[tuple[str, bytes]]:
+        return [f for m in self.all_messages for f in m.files]
+
+    @property
+    def pngs(self) -> list[bytes]:
+        return [p for m in self.all_messages for p in m.pngs]
+
+    @property
+    def ephemeral(self) -> bool:
+        return bool(self.message and self.message.ephemeral)
+
+    @property
+    def choices(self) -> list[dict[str, Any]]:
+        return self.interaction.choices or []
+
+    @property
+    def modal(self) -> dict[str, Any] | None:
+        return self.interaction.modal
+
+    @property
+    def latency(self) -> float | None:
+        """Seconds from dispatch to the bot's first callback (the ack latency)."""
+        if self.interaction.callback_at is None:
+            return None
+        return self.interaction.callback_at - self.interaction.dispatched_at
+
+
+class Harness:
+    """A fake Discord with a guild ``guild``, channels, users ``users[0..n-1]``, and optionally the bot."""
+
+    def __init__(
+        self,
+        fake: FakeDiscord,
+        *,
+        members: int = 4,
+        channels: tuple[str, ...] = ("general", "pan-1", "pan-2"),
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.fake = fake
+        self.timeout = timeout
+        self.users: list[FakeUser] = [fake.add_user(f"player{i + 1}") for i in range(members)]
+        self.moderator = fake.add_user("moderator")
+        self.guild: FakeGuild = fake.add_guild("Pan Test", channels=channels, members=[self.moderator, *self.users])
+        self.channel: FakeChannel = self.guild.channels[0]
+        self.thread: FakeChannel = fake.add_thread(self.channel, "pan-thread")
+        self.errors = ErrorCollector()
+        self.bot: Any = None
+        self.db_path: Path | None = None
+        self._bot_task: asyncio.Task[None] | None = None
+        self._bot_setup: Callable[[Any], Awaitable[None]] | None = None
+        self._bot_options: dict[str, Any] = {}
+        self._saved_endpoints: tuple[str, Any] | None = None
+
+    # ------------------------------------------------------------------ lookups
+    def channel_named(self, name: str) -> FakeChannel:
+        return self.guild.text_channel(name)
+
+    def user(self, name: str) -> FakeUser:
+        return next(u for u in self.fake.users.values() if u.name == name)
+
+    def messages(self, channel: FakeChannel | None = None) -> list[FakeMessage]:
+        """Visible (non-ephemeral, not deleted) messages in a channel, oldest first."""
+        return self.fake.channel_messages(channel or self.channel)
+
+    def last_message(self, channel: FakeChannel | None = None) -> FakeMessage:
+        found = self.messages(channel)
+        assert found, f"no messages in #{(channel or self.channel).name}"
+        return found[-1]
+
+    def dms(self, user: FakeUser) -> list[FakeMessage]:
+        """Messages the bot sent to ``user`` by DM (text via ``.text``, PNG bytes via ``.pngs``)."""
+        channel = self.fake.dm_channel(user)
+        return self.fake.channel_messages(channel) if channel else []
+
+    def ephemerals(self, user: FakeUser) -> list[FakeMessage]:
+        """Every ephemeral message only ``user`` could see, oldest first."""
+        return [m for m in self.fake.messages.values() if m.ephemeral and m.visible_to == user.id and not m.deleted]
+
+    # ------------------------------------------------------------------ failure detection
+    def problems(self) -> list[str]:
+        found = [f"error log: {line}" for line in self.errors.describe()]
+        found += [f"route not implemented by the fake: {r}" for r in self.fake.unhandled]
+        found += [f"payload Discord would reject: {v}" for v in self.fake.violations]
+        return found
+
+    def check(self) -> None:
+        """Raise AssertionError listing every problem (the plugin calls this at teardown)."""
+        found = self.problems()
+        if found:
+            raise AssertionError("the fake Discord saw problems:\n  " + "\n  ".join(found))
+
+    def forgive(self) -> list[str]:
+        """Clear the recorded problems (for tests that provoke them on purpose); returns what was cleared."""
+        found = self.problems()
+        self.errors.records.clear()
+        self.fake.unhandled.clear()
+        self.fake.violations.clear()
+        return found
+
+    # ------------------------------------------------------------------ bot lifecycle
+    async def start_bot(
+        self,
+        db_path: Path,
+        *,
+        setup: Callable[[Any], Awaitable[None]] | None = None,
+        **options: Any,
+    ) -> Any:
+        """Start the real PanBot against the fake and wait for on_ready.
+
+        ``setup(bot)`` runs in setup_hook before ``pancog`` loads and the tree syncs (test-only cogs).
+        """
+        import discord
+
+        import bot as bot_module  # the entry point module at the repo root
+
+        self.db_path, self._bot_setup, self._bot_options = db_path, setup, options
+        if self._saved_endpoints is None:
+            self._saved_endpoints = (discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY)
+        bot_module.apply_endpoint_overrides(self.fake.api_base, self.fake.gateway_url)
+        cls = bot_module.PanBot
+        if setup is not None:
+            extra = setup
+
+            class _BotWithTestCogs(bot_module.PanBot):  # type: ignore[name-defined,misc]
+                async def setup_hook(self) -> None:
+                    await extra(self)
+                    await super().setup_hook()
+
+            cls = _BotWithTestCogs
+        kwargs = {"guild_ready_timeout": 0.05, **options}
+        self.bot = cls(db_path=str(db_path), test_guild_id=self.guild.id, **kwargs)
+        self._bot_task = asyncio.create_task(self.bot.start(self.fake.token), name="pan-bot")
+        ready = asyncio.create_task(self.bot.wait_until_ready())
+        done, _ = await asyncio.wait({self._bot_task, ready}, timeout=self.timeout, return_when="FIRST_COMPLETED")
+        if ready not in done:
+            ready.cancel()
+            if self._bot_task in done:
+                self._bot_task.result()  # re-raise the startup error
+            raise InteractionFailed(f"bot not ready within {self.timeout}s; problems: {self.problems()}")
+        return self.bot
+
+    async def stop_bot(self) -> None:
+        if self.bot is not None:
+            await self.bot.close()
+        if self._bot_task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait_for(self._bot_task, timeout=self.timeout)
+        self.bot, self._bot_task = None, None
+
+    async def restart(self) -> Any:
+        """Close the bot and start a new PanBot on the same fake and the same DB file."""
+        assert self.db_path is not None, "start_bot() first"
+        await self.idle()
+        await self.stop_bot()
+        return await self.start_bot(self.db_path, setup=self._bot_setup, **self._bot_options)
+
+    async def close(self) -> None:
+        await self.stop_bot()
+        if self._saved_endpoints is not None:
+            import discord
+
+            discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = self._saved_endpoints
+            self._saved_endpoints = None
+
+    # ------------------------------------------------------------------ waiting
+    async def idle(self, quiet: float = QUIET, timeout: float | None = None) -> None:
+        """Wait until no REST call is in flight, every interaction is answered, and ``quiet`` s pass silently."""
+        deadline = time.monotonic() + (timeout or self.timeout)
+        while True:
+            now = time.monotonic()
+            if not self.fake.busy() and now - self.fake.last_activity >= quiet:
+                return
+            if now > deadline:
+                pending = [i.label for i in self.fake.interactions.values() if not i.settled and not i.abandoned]
+                raise InteractionFailed(f"bot not idle after {timeout or self.timeout}s; unanswered: {pending}")
+            await asyncio.sleep(min(quiet / 2, 0.01))
+
+    async def _settle(self, interaction: FakeInteraction, timeout: float | None, settle: bool) -> Reply:
+        limit = timeout or self.timeout
+        deadline = time.monotonic() + limit
+        errors_before = len(self.errors.records)
+        while not interaction.settled:
+            if len(self.errors.records) > errors_before:
+                interaction.abandoned = True
+                logged = "\n".join(self.errors.describe(errors_before))
+                raise InteractionFailed(f"the bot logged an error while handling {interaction.label}:\n{logged}")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                interaction.abandoned = True
+                state = "deferred and never followed up" if interaction.loading else "never answered"
+                raise InteractionFailed(
+                    f"{interaction.label} (interaction {interaction.id}) was {state} within {limit}s; "
+                    f"problems: {self.problems()}"
+                )
+            interaction.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(interaction.changed.wait(), timeout=min(remaining, 0.05))
+        if settle:
+            await self.idle()
+        return Reply(interaction, self.fake)
+
+    # ------------------------------------------------------------------ user actions
+    async def slash(
+        self,
+        user: FakeUser,
+        command: str,
+        /,
+        *,
+        channel: FakeChannel | None = None,
+        timeout: float | None = None,
+        settle: bool = True,
+        **options: Any,
+    ) -> Reply:
+        """Invoke ``/command`` (``"pan open"`` is subcommand ``open`` of ``pan``) and wait for the answer."""
+        channel = channel or self.channel
+        data = self._command_data(channel, command, options)
+        interaction = await self.fake.create_interaction(
+            type=2, user=user, channel=channel, data=data, label=f"/{command} by {user.name}"
+        )
+        return await self._settle(interaction, timeout, settle)
+
+    async def autocomplete(
+        self,
+        user: FakeUser,
+        command: str,
+        option: str,
+        value: str,
+        /,
+        *,
+        channel: FakeChannel | None = None,
+        timeout: float | None = None,
+        **options: Any,
+    ) -> list[dict[str, Any]]:
+        """Type ``value`` into ``option`` of ``/command``; return the bot's choices ``[{name, value}]``."""
+        channel = channel or self.channel
+        data = self._command_data(channel, command, options, focused=(option, value))
+        interaction = await self.fake.create_interaction(
+            type=4, user=user, channel=channel, data=data, label=f"autocomplete /{command} {option}={value!r}"
+        )
+        reply = await self._settle(interaction, timeout, settle=False)
+        if reply.type != 8:
+            raise InteractionFailed(f"{interaction.label} answered with type {reply.type}, not 8 (choices)")
+        return reply.choices
+
+    async def click(
+        self, user: FakeUser, message: FakeMessage, target: str, /, *, timeout: float | None = None, settle: bool = True
+    ) -> Reply:
+        """Click the button whose custom_id or label is ``target`` on ``message``."""
+        button = next((b for b in message.buttons if target in (b.get("custom_id"), b.get("label"))), None)
+        if button is None:
+            have = [(b.get("label"), b.get("custom_id")) for b in message.buttons]
+            raise AssertionError(f"no button {target!r} on message {message.id}; buttons: {have}")
+        if button.get("disabled"):
+            raise AssertionError(f"button {target!r} on message {message.id} is disabled")
+        data = {"custom_id": button["custom_id"], "component_type": 2}
+        return await self._component(user, message, data, f"click {target!r} by {user.name}", timeout, settle)
+
+    async def select(
+        self,
+        user: FakeUser,
+        message: FakeMessage,
+        custom_id: str,
+        values: list[str],
+        /,
+        *,
+        timeout: float | None = None,
+        settle: bool = True,
+    ) -> Reply:
+        """Choose ``values`` in the select menu ``custom_id`` on ``message``."""
+        menu = next((c for c in message.iter_components() if c.get("custom_id") == custom_id), None)
+        if menu is None or menu.get("type") not in (3, 5, 6, 7, 8):
+            raise AssertionError(f"no select {custom_id!r} on message {message.id}")
+        allowed = {o["value"] for o in menu.get("options") or []}
+        if menu.get("type") == 3 and not set(values) <= allowed:
+            raise AssertionError(f"values {values} not among the options {sorted(allowed)} of {custom_id!r}")
+        if not menu.get("min_values", 1) <= len(values) <= menu.get("max_values", 1):
+            raise AssertionError(f"{len(values)} values outside min/max of select {custom_id!r}")
+        data: dict[str, Any] = {"custom_id": custom_id, "component_type": menu["type"], "values": values}
+        return await self._component(
+            user, message, data, f"select {custom_id!r}={values} by {user.name}", timeout, settle
+        )
+
+    async def submit_modal(
+        self, user: FakeUser, reply: Reply, values: dict[str, str], /, *, timeout: float | None = None
+    ) -> Reply:
+        """Fill in the modal the bot opened in ``reply`` (``values`` by text input custom_id) and submit it."""
+        modal = reply.modal
+        assert modal is not None, f"{reply.interaction.label} did not open a modal"
+        rows = [
+            {"type": 1, "components": [{"type": 4, "custom_id": cid, "value": value}]} for cid, value in values.items()
+        ]
+        data = {"custom_id": modal["custom_id"], "components": rows}
+        channel = self.fake.channels[reply.interaction.channel_id]
+        interaction = await self.fake.create_interaction(
+            type=5, user=user, channel=channel, data=data, label=f"modal {modal['custom_id']!r} by {user.name}"
+        )
+        return await self._settle(interaction, timeout, settle=True)
+
+    async def _component(
+        self,
+        user: FakeUser,
+        message: FakeMessage,
+        data: dict[str, Any],
+        label: str,
+        timeout: float | None,
+        settle: bool,
+    ) -> Reply:
+        if message.deleted:
+            raise AssertionError(f"message {message.id} was deleted; it cannot be clicked")
+        channel = self.fake.channels[message.channel_id]
+        interaction = await self.fake.create_interaction(
+            type=3, user=user, channel=channel, data=data, label=label, message=message
+        )
+        return await self._settle(interaction, timeout, settle)
+
+    # ------------------------------------------------------------------ command payloads
+    def _command_data(
+        self,
+        channel: FakeChannel,
+        command: str,
+        options: dict[str, Any],
+        focused: tuple[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """Build ``data`` for a type 2/4 interaction, validated against the synced command."""
+        parts = command.strip().lstrip("/").split()
+        top = self.fake.find_command(channel.guild_id, parts[0])
+        if top is None:
+            names = sorted(
+                c["name"] for c in [*self.fake.global_commands, *self.fake.guild_commands.get(self.guild.id, [])]
+            )
+            raise AssertionError(f"/{parts[0]} is not a synced command; synced: {names}")
+        spec_options: list[dict[str, Any]] = top.get("options") or []
+        data: dict[str, Any] = {"id": top["id"], "name": top["name"], "type": 1}
+        if "guild_id" in top:
+            data["guild_id"] = top["guild_id"]
+        container = data
+        for part in parts[1:]:
+            sub = next((o for o in spec_options if o["name"] == part and o["type"] in (1, 2)), None)
+            if sub is None:
+                raise AssertionError(f"/{command}: {part!r} is not a subcommand of /{container['name']}")
+            node: dict[str, Any] = {"name": part, "type": sub["type"], "options": []}
+            container.setdefault("options", []).append(node)
+            container, spec_options = node, sub.get("options") or []
+        if any(o["type"] in (1, 2) for o in spec_options):
+            raise AssertionError(f"/{command} needs a subcommand: {[o['name'] for o in spec_options]}")
+        resolved: dict[str, dict[str, Any]] = {}
+        values = dict(options)
+        if focused is not None:
+            values[focused[0]] = focused[1]
+        built = []
+        by_name = {o["name"]: o for o in spec_options}
+        for name, value in values.items():
+            spec = by_name.get(name)
+            if spec is None:
+                raise AssertionError(f"/{command} has no option {name!r}; options: {sorted(by_name)}")
+            is_focused = focused is not None and name == focused[0]
+            entry: dict[str, Any] = {"name": name, "type": spec["type"], "value": value}
+            if is_focused:
+                entry["focused"] = True
+            else:
+                entry["value"] = self._convert(command, spec, value, resolved)
+            built.append(entry)
+        missing = [o["name"] for o in spec_options if o.get("required") and o["name"] not in values]
+        if missing and focused is None:
+            raise AssertionError(f"/{command} is missing required options {missing}")
+        container["options"] = built
+        if resolved:
+            data["resolved"] = resolved
+        return data
+
+    def _convert(self, command: str, spec: dict[str, Any], value: Any, resolved: dict[str, dict[str, Any]]) -> Any:
+        kind = spec["type"]
+        converted: Any
+        if kind == 3:
+            converted = str(value)
+        elif kind == 4:
+            converted = int(value)
+        elif kind == 5:
+            converted = bool(value)
+        elif kind == 10:
+            converted = float(value)
+        elif kind == 6:
+            user = value if isinstance(value, FakeUser) else self.fake.users[int(value)]
+            resolved.setdefault("users", {})[str(user.id)] = user.to_json()
+            if user.id in self.guild.member_ids:
+                member = {k: v for k, v in self.fake._member(user).items() if k != "user"}
+                resolved.setdefault("members", {})[str(user.id)] = member | {"permissions": "0"}
+            converted = str(user.id)
+        elif kind == 7:
+            channel = value if isinstance(value, FakeChannel) else self.fake.channels[int(value)]
+            data = channel.to_json(self.fake.users) | {"permissions": "0"}
+            resolved.setdefault("channels", {})[str(channel.id)] = data
+            converted = str(channel.id)
+        else:
+            raise AssertionError(f"/{command}: option type {kind} is not supported by the harness")
+        choices = spec.get("choices")
+        if choices and converted not in [c["value"] for c in choices]:
+            raise AssertionError(f"/{command} {spec['name']}={converted!r} is not one of {choices}")
+        return converted
