@@ -1,0 +1,500 @@
+"""SQLite backend (aiosqlite): WAL, foreign keys, busy_timeout, user_version migrations, one serialised writer.
+
+aiosqlite runs one ``sqlite3`` connection on one thread shared by every coroutine, so transactions are not
+isolated between coroutines by themselves. :meth:`SqliteStorage.transaction` therefore holds an
+``asyncio.Lock`` around the whole ``BEGIN IMMEDIATE … COMMIT`` (the connection is opened with
+``isolation_level=None`` so the sqlite3 module never begins transactions implicitly). ``BEGIN IMMEDIATE``
+takes the write lock up front, so another *process* on the same file waits (``busy_timeout``) instead of
+failing half-way through with SQLITE_BUSY.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import sqlite3
+from collections.abc import AsyncIterator, Iterable, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import aiosqlite
+
+from pancog.storage.base import (
+    Account,
+    AccountKind,
+    AuditFacts,
+    GuildSettings,
+    JournalRecord,
+    LogConflict,
+    Overdraw,
+    Posting,
+    StorageError,
+    StoredTable,
+    TableNotOpen,
+    TableRow,
+)
+
+__all__ = ["MIGRATIONS_DIR", "Migration", "SqliteStorage", "SqliteTx", "load_migrations"]
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
+_MIGRATION_NAME = re.compile(r"^V(?P<version>\d+)__(?P<name>\w+)\.sql$")
+_MAX_ROWS_PER_STATEMENT = 150  # 6 parameters per row stays far below SQLite's 32766 parameter limit
+
+Synchronous = Literal["FULL", "NORMAL", "EXTRA", "OFF"]
+
+
+class Migration:
+    __slots__ = ("name", "sql", "version")
+
+    def __init__(self, version: int, name: str, sql: str) -> None:
+        self.version = version
+        self.name = name
+        self.sql = sql
+
+
+def load_migrations(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
+    """The numbered ``V<n>__<name>.sql`` files, ordered; versions must be 1, 2, 3, … with no gap."""
+    found: list[Migration] = []
+    for path in directory.iterdir():
+        match = _MIGRATION_NAME.match(path.name)
+        if match:
+            found.append(Migration(int(match["version"]), match["name"], path.read_text(encoding="utf-8")))
+    found.sort(key=lambda m: m.version)
+    if [m.version for m in found] != list(range(1, len(found) + 1)):
+        raise StorageError(f"migration versions must be 1..n without gaps: {[m.version for m in found]}")
+    return found
+
+
+def _split_statements(script: str) -> list[str]:
+    """Split a SQL script into complete statements (triggers included) using sqlite3.complete_statement."""
+    statements: list[str] = []
+    pending = ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            text = "\n".join(line for line in pending.splitlines() if not line.strip().startswith("--")).strip()
+            if text.strip(";").strip():
+                statements.append(text)
+            pending = ""
+    if pending.strip(" \n\t;"):
+        raise StorageError(f"incomplete SQL statement in migration: {pending[:80]!r}")
+    return statements
+
+
+def _account_from_row(kind: str, scope_id: int, user_id: int | None, pot: str | None) -> Account:
+    k = AccountKind(kind)
+    if k is AccountKind.TOPS:
+        return Account.tops(scope_id, "singles" if pot == "singles" else "doubles")
+    return Account(k, scope_id, user_id)
+
+
+def _table_row(r: Sequence[Any]) -> TableRow:
+    return TableRow(
+        table_id=r[0],
+        guild_id=r[1],
+        channel_id=r[2],
+        host_id=r[3],
+        config=r[4],
+        meta=r[5],
+        status="open" if r[6] == "open" else "closed",
+        created_at=r[7],
+        closed_at=r[8],
+        board_message_id=r[9],
+        last_seq=r[10],
+    )
+
+
+_TABLE_COLUMNS = (
+    "table_id, guild_id, channel_id, host_id, config, meta, status, created_at, closed_at, board_message_id, last_seq"
+)
+
+
+def _chunks(rows: Sequence[tuple[Any, ...]]) -> Iterable[Sequence[tuple[Any, ...]]]:
+    for start in range(0, len(rows), _MAX_ROWS_PER_STATEMENT):
+        yield rows[start : start + _MAX_ROWS_PER_STATEMENT]
+
+
+def _values(columns: int, rows: int) -> str:
+    row = "(" + ", ".join("?" * columns) + ")"
+    return ", ".join([row] * rows)
+
+
+class SqliteTx:
+    """The :class:`~pancog.storage.base.StorageTx` of one SQLite transaction. Only valid inside its block."""
+
+    def __init__(self, conn: aiosqlite.Connection, known_accounts: set[str]) -> None:
+        self._conn = conn
+        self._known = known_accounts  # accounts known to exist (they are never deleted); shared, read-only here
+        self.created_accounts: set[str] = set()  # added to the shared set only after COMMIT
+
+    async def insert_journal(
+        self, *, key: str, reason: str, actor: str, table_id: int | None, created_at: float
+    ) -> int | None:
+        rows = await self._conn.execute_fetchall(
+            "INSERT INTO journals (idem_key, reason, actor, table_id, created_at) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (idem_key) DO NOTHING RETURNING id",
+            (key, reason, actor, table_id, created_at),
+        )
+        for row in rows:
+            return int(row[0])
+        return None
+
+    async def find_journal(self, key: str) -> JournalRecord | None:
+        rows = list(
+            await self._conn.execute_fetchall(
+                "SELECT id, reason, actor, table_id, created_at FROM journals WHERE idem_key = ?", (key,)
+            )
+        )
+        if not rows:
+            return None
+        journal_id, reason, actor, table_id, created_at = rows[0]
+        legs = await self._conn.execute_fetchall(
+            "SELECT p.delta, a.kind, a.scope_id, a.user_id, a.pot FROM postings p "
+            "JOIN accounts a ON a.key = p.account_key WHERE p.journal_id = ? ORDER BY p.leg",
+            (journal_id,),
+        )
+        postings = tuple(Posting(_account_from_row(k, s, u, p), d) for d, k, s, u, p in legs)
+        return JournalRecord(journal_id, key, reason, actor, table_id, created_at, postings)
+
+    async def post(self, journal_id: int, postings: Sequence[Posting]) -> None:
+        net: dict[Account, int] = {}
+        for posting in postings:
+            net[posting.account] = net.get(posting.account, 0) + posting.delta
+        accounts = sorted(net)
+        rows_in = [(a.key, a.kind.value, a.scope_id, a.user_id, a.pot) for a in accounts if a.key not in self._known]
+        self.created_accounts.update(row[0] for row in rows_in)
+        for chunk in _chunks(rows_in):
+            await self._conn.execute(
+                f"INSERT INTO accounts (key, kind, scope_id, user_id, pot) VALUES {_values(5, len(chunk))} "  # noqa: S608
+                "ON CONFLICT (key) DO NOTHING",
+                [value for row in chunk for value in row],
+            )
+        # Conditional debit: a row that would go below zero is not updated, so it is missing from RETURNING.
+        # (The CHECK constraint is the backstop should any other statement try.)
+        changed: set[str] = set()
+        for chunk in _chunks([(a.key, net[a]) for a in accounts]):
+            rows = await self._conn.execute_fetchall(
+                "UPDATE accounts SET balance = accounts.balance + d.column2 "  # noqa: S608
+                f"FROM (VALUES {_values(2, len(chunk))}) AS d WHERE accounts.key = d.column1 "
+                "AND (accounts.balance + d.column2 >= 0 OR accounts.kind = 'issued') RETURNING accounts.key",
+                [value for row in chunk for value in row],
+            )
+            changed.update(row[0] for row in rows)
+        if len(changed) != len(accounts):
+            await self._raise_overdraw([a for a in accounts if a.key not in changed], net)
+        for chunk in _chunks([(journal_id, leg, p.account.key, p.delta) for leg, p in enumerate(postings)]):
+            await self._conn.execute(
+                f"INSERT INTO postings (journal_id, leg, account_key, delta) VALUES {_values(4, len(chunk))}",  # noqa: S608
+                [value for row in chunk for value in row],
+            )
+
+    async def _raise_overdraw(self, suspects: list[Account], net: dict[Account, int]) -> None:
+        # Failed rows were left untouched, so their current balance is what was available.
+        current = await self.balances(suspects)
+        for account in suspects:
+            if current[account] + net[account] < 0:
+                raise Overdraw(account, -net[account], current[account])
+        raise StorageError(f"account upsert changed fewer rows than expected: {[a.key for a in suspects]}")
+
+    async def balances(self, accounts: Sequence[Account]) -> dict[Account, int]:
+        result = dict.fromkeys(accounts, 0)
+        by_key = {a.key: a for a in accounts}
+        keys = list(by_key)
+        for start in range(0, len(keys), 500):
+            part = keys[start : start + 500]
+            rows = await self._conn.execute_fetchall(
+                f"SELECT key, balance FROM accounts WHERE key IN ({', '.join('?' * len(part))})",  # noqa: S608
+                part,
+            )
+            for key, balance in rows:
+                result[by_key[key]] = balance
+        return result
+
+    async def insert_table(self, row: TableRow) -> bool:
+        rows = await self._conn.execute_fetchall(
+            f"INSERT INTO tables ({_TABLE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "  # noqa: S608
+            "ON CONFLICT (table_id) DO NOTHING RETURNING table_id",
+            (
+                row.table_id,
+                row.guild_id,
+                row.channel_id,
+                row.host_id,
+                row.config,
+                row.meta,
+                row.status,
+                row.created_at,
+                row.closed_at,
+                row.board_message_id,
+                row.last_seq,
+            ),
+        )
+        return bool(list(rows))
+
+    async def get_table(self, table_id: int) -> TableRow | None:
+        rows = list(
+            await self._conn.execute_fetchall(
+                f"SELECT {_TABLE_COLUMNS} FROM tables WHERE table_id = ?",  # noqa: S608
+                (table_id,),
+            )
+        )
+        return _table_row(rows[0]) if rows else None
+
+    async def append_action(
+        self, *, table_id: int, seq: int, action: str, events: str, journal_id: int, created_at: float
+    ) -> None:
+        try:
+            await self._conn.execute(
+                "INSERT INTO actions (table_id, seq, action, events, journal_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (table_id, seq, action, events, journal_id, created_at),
+            )
+        except sqlite3.IntegrityError as exc:
+            text = str(exc)
+            if "pan:table_not_open" in text:
+                raise TableNotOpen(f"table {table_id} is not open") from exc
+            if "pan:log_gap" in text or "UNIQUE" in text or "PRIMARY KEY" in text:
+                raise LogConflict(f"table {table_id}: seq {seq} is not the next action") from exc
+            raise
+
+    async def read_log(self, table_id: int, after_seq: int = 0) -> list[tuple[int, str, str]]:
+        rows = await self._conn.execute_fetchall(
+            "SELECT seq, action, events FROM actions WHERE table_id = ? AND seq > ? ORDER BY seq",
+            (table_id, after_seq),
+        )
+        return [(int(s), str(a), str(e)) for s, a, e in rows]
+
+    async def table_balances(self, table_id: int) -> dict[Account, int]:
+        rows = await self._conn.execute_fetchall(
+            "SELECT kind, scope_id, user_id, pot, balance FROM accounts "
+            "WHERE kind IN ('stack', 'tops') AND scope_id = ? AND balance <> 0",
+            (table_id,),
+        )
+        return {_account_from_row(k, s, u, p): b for k, s, u, p, b in rows}
+
+    async def mark_closed(self, table_id: int, closed_at: float) -> None:
+        cursor = await self._conn.execute(
+            "UPDATE tables SET status = 'closed', closed_at = ? WHERE table_id = ? AND status = 'open'",
+            (closed_at, table_id),
+        )
+        if cursor.rowcount != 1:
+            raise TableNotOpen(f"table {table_id} is not open")
+
+    async def set_board_message(self, table_id: int, message_id: int | None) -> None:
+        cursor = await self._conn.execute(
+            "UPDATE tables SET board_message_id = ? WHERE table_id = ?", (message_id, table_id)
+        )
+        if cursor.rowcount != 1:
+            raise TableNotOpen(f"no table {table_id}")
+
+    async def set_meta(self, table_id: int, meta: str) -> None:
+        cursor = await self._conn.execute("UPDATE tables SET meta = ? WHERE table_id = ?", (meta, table_id))
+        if cursor.rowcount != 1:
+            raise TableNotOpen(f"no table {table_id}")
+
+    async def put_snapshot(self, table_id: int, seq: int, state: str, created_at: float) -> None:
+        await self._conn.execute(
+            "INSERT INTO snapshots (table_id, seq, state, created_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (table_id, seq) DO UPDATE SET state = excluded.state, created_at = excluded.created_at",
+            (table_id, seq, state, created_at),
+        )
+
+    async def load_open_tables(self) -> list[StoredTable]:
+        tables = [
+            _table_row(r)
+            for r in await self._conn.execute_fetchall(
+                f"SELECT {_TABLE_COLUMNS} FROM tables WHERE status = 'open' ORDER BY table_id"  # noqa: S608
+            )
+        ]
+        snapshots: dict[int, tuple[int, str]] = {}
+        for table_id, seq, state in await self._conn.execute_fetchall(
+            "SELECT s.table_id, s.seq, s.state FROM snapshots s JOIN tables t ON t.table_id = s.table_id "
+            "WHERE t.status = 'open' AND s.seq = (SELECT MAX(seq) FROM snapshots WHERE table_id = s.table_id)"
+        ):
+            snapshots[table_id] = (seq, state)
+        actions: dict[int, list[str]] = {t.table_id: [] for t in tables}
+        for table_id, action in await self._conn.execute_fetchall(
+            "SELECT a.table_id, a.action FROM actions a JOIN tables t ON t.table_id = a.table_id "
+            "WHERE t.status = 'open' AND a.seq > COALESCE((SELECT MAX(seq) FROM snapshots s "
+            "WHERE s.table_id = a.table_id), 0) ORDER BY a.table_id, a.seq"
+        ):
+            actions[table_id].append(action)
+        result: list[StoredTable] = []
+        for row in tables:
+            snap_seq, state = snapshots.get(row.table_id, (0, None))
+            result.append(StoredTable(row, state, tuple(actions[row.table_id]), snap_seq + 1))
+        return result
+
+    async def get_settings(self, guild_id: int) -> GuildSettings | None:
+        rows = list(
+            await self._conn.execute_fetchall(
+                "SELECT preset, starting_chips, daily_amount, moderator_role_id FROM guild_settings WHERE guild_id = ?",
+                (guild_id,),
+            )
+        )
+        if not rows:
+            return None
+        preset, starting, daily, role = rows[0]
+        return GuildSettings(
+            guild_id=guild_id, preset=preset, starting_chips=starting, daily_amount=daily, moderator_role_id=role
+        )
+
+    async def put_settings(self, settings: GuildSettings, updated_at: float) -> None:
+        await self._conn.execute(
+            "INSERT INTO guild_settings (guild_id, preset, starting_chips, daily_amount, moderator_role_id, "
+            "updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET preset = excluded.preset, "
+            "starting_chips = excluded.starting_chips, daily_amount = excluded.daily_amount, "
+            "moderator_role_id = excluded.moderator_role_id, updated_at = excluded.updated_at",
+            (
+                settings.guild_id,
+                settings.preset,
+                settings.starting_chips,
+                settings.daily_amount,
+                settings.moderator_role_id,
+                updated_at,
+            ),
+        )
+
+    async def leaderboard(self, guild_id: int, limit: int) -> list[tuple[int, int]]:
+        rows = await self._conn.execute_fetchall(
+            "SELECT user_id, balance FROM accounts WHERE kind = 'bank' AND scope_id = ? AND user_id >= 0 "
+            "ORDER BY balance DESC, user_id LIMIT ?",
+            (guild_id, limit),
+        )
+        return [(int(u), int(b)) for u, b in rows]
+
+    async def audit_facts(self) -> AuditFacts:
+        async def scalar(sql: str) -> int:
+            rows = list(await self._conn.execute_fetchall(sql))
+            return int(rows[0][0] or 0)
+
+        mismatch = await self._conn.execute_fetchall(
+            "SELECT a.key, a.balance, COALESCE(p.total, 0) FROM accounts a LEFT JOIN "
+            "(SELECT account_key, SUM(delta) AS total FROM postings GROUP BY account_key) p "
+            "ON p.account_key = a.key WHERE a.balance <> COALESCE(p.total, 0) ORDER BY a.key"
+        )
+        unbalanced = await self._conn.execute_fetchall(
+            "SELECT j.idem_key, SUM(p.delta) FROM journals j JOIN postings p ON p.journal_id = j.id "
+            "GROUP BY j.id HAVING SUM(p.delta) <> 0 ORDER BY j.id"
+        )
+        negative = await self._conn.execute_fetchall(
+            "SELECT key, balance FROM accounts WHERE kind <> 'issued' AND balance < 0 ORDER BY key"
+        )
+        gaps = await self._conn.execute_fetchall(
+            "SELECT t.table_id, t.last_seq, COUNT(a.seq), COALESCE(MAX(a.seq), 0) FROM tables t "
+            "LEFT JOIN actions a ON a.table_id = t.table_id GROUP BY t.table_id "
+            "HAVING t.last_seq <> COUNT(a.seq) OR t.last_seq <> COALESCE(MAX(a.seq), 0)"
+        )
+        return AuditFacts(
+            accounts=await scalar("SELECT COUNT(*) FROM accounts"),
+            journals=await scalar("SELECT COUNT(*) FROM journals"),
+            postings=await scalar("SELECT COUNT(*) FROM postings"),
+            cached_mismatch=tuple((str(k), int(b), int(s)) for k, b, s in mismatch),
+            unbalanced_journals=tuple((str(k), int(s)) for k, s in unbalanced),
+            negative_accounts=tuple((str(k), int(b)) for k, b in negative),
+            log_gaps=tuple((int(t), int(last), int(n)) for t, last, n, _ in gaps),
+            total_non_system=await scalar("SELECT SUM(balance) FROM accounts WHERE kind <> 'issued'"),
+            total_issued=await scalar("SELECT SUM(balance) FROM accounts WHERE kind = 'issued'"),
+        )
+
+
+class SqliteStorage:
+    """The embedded default backend. ``synchronous='FULL'`` (default) fsyncs the WAL at every commit."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        synchronous: Synchronous = "FULL",
+        busy_timeout_ms: int = 5000,
+        migrations: Path = MIGRATIONS_DIR,
+        target_version: int | None = None,
+    ) -> None:
+        if synchronous not in ("FULL", "NORMAL", "EXTRA", "OFF"):
+            raise ValueError(f"synchronous must be FULL, NORMAL, EXTRA or OFF, not {synchronous!r}")
+        self.path = str(path)
+        self.synchronous = synchronous
+        self.busy_timeout_ms = busy_timeout_ms
+        self._migrations = migrations
+        self._target_version = target_version
+        self._conn: aiosqlite.Connection | None = None
+        self._lock = asyncio.Lock()
+        self._known_accounts: set[str] = set()
+
+    async def __aenter__(self) -> SqliteStorage:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def open(self) -> None:
+        if self._conn is not None:
+            return
+        conn = await aiosqlite.connect(self.path, isolation_level=None, timeout=self.busy_timeout_ms / 1000)
+        try:
+            await conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
+            await conn.execute("PRAGMA journal_mode = WAL")
+            await conn.execute(f"PRAGMA synchronous = {self.synchronous}")
+            await conn.execute("PRAGMA foreign_keys = ON")
+            await self._migrate(conn)
+        except BaseException:
+            await conn.close()
+            raise
+        self._conn = conn
+
+    async def close(self) -> None:
+        if self._conn is not None:
+            conn, self._conn = self._conn, None
+            async with self._lock:
+                await conn.close()
+
+    async def schema_version(self) -> int:
+        return await self._user_version(self._connection())
+
+    @staticmethod
+    async def _user_version(conn: aiosqlite.Connection) -> int:
+        rows = list(await conn.execute_fetchall("PRAGMA user_version"))
+        return int(rows[0][0])
+
+    async def _migrate(self, conn: aiosqlite.Connection) -> None:
+        migrations = load_migrations(self._migrations)
+        target = len(migrations) if self._target_version is None else self._target_version
+        for migration in migrations[:target]:
+            await conn.execute("BEGIN IMMEDIATE")  # re-read the version under the write lock: another process
+            try:  # may have migrated while we waited
+                if await self._user_version(conn) < migration.version:
+                    for statement in _split_statements(migration.sql):
+                        await conn.execute(statement)
+                    await conn.execute(f"PRAGMA user_version = {migration.version}")
+                await conn.execute("COMMIT")
+            except BaseException:
+                await conn.execute("ROLLBACK")
+                raise
+        version = await self._user_version(conn)
+        if version > len(migrations):
+            raise StorageError(f"database schema v{version} is newer than this code (v{len(migrations)})")
+
+    def _connection(self) -> aiosqlite.Connection:
+        if self._conn is None:
+            raise StorageError("storage is not open")
+        return self._conn
+
+    @contextlib.asynccontextmanager
+    async def transaction(self, *, write: bool = True) -> AsyncIterator[SqliteTx]:
+        conn = self._connection()
+        async with self._lock:
+            await conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            tx = SqliteTx(conn, self._known_accounts)
+            try:
+                yield tx
+            except BaseException:
+                # shield: a cancelled caller must still leave the shared connection out of the transaction
+                await asyncio.shield(conn.execute("ROLLBACK"))
+                raise
+            try:
+                await asyncio.shield(conn.execute("COMMIT"))
+            except sqlite3.Error:
+                if conn.in_transaction:
+                    await asyncio.shield(conn.execute("ROLLBACK"))
+                raise
+            self._known_accounts.update(tx.created_accounts)

@@ -1,0 +1,269 @@
+"""Durable tables: one row per table plus an append-only, contiguous action log, committed with the chips.
+
+The table service calls :meth:`TableStore.commit_action` for every action: the log append and the
+ledger postings of that action commit in ONE transaction (all or nothing), then the service swaps its
+in-memory state. A retry with the same key is a no-op that returns the original receipt
+(``created=False``). At start-up :meth:`TableStore.load_open_tables` returns every open table with its
+config, meta and action texts (since the start, or since its latest snapshot) for replay.
+
+Seqs are per table and contiguous: the first action is seq 1, then 2, 3, … (``StoredTable.last_seq`` tells
+where to resume). A table id is used once, forever: a channel hosting a new table needs a new table id.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from pancog.game.errors import PanError
+from pancog.ledger import Actor, Receipt, TableClosed, post_transaction
+from pancog.storage.base import (
+    Account,
+    AccountKind,
+    LogConflict,
+    Posting,
+    Storage,
+    StorageError,
+    StoredTable,
+    TableNotOpen,
+    TableRow,
+)
+
+__all__ = ["CloseResult", "LogConflict", "StoredTable", "TableExists", "TableStore", "action_key"]
+
+
+class TableExists(PanError):
+    code = "table_exists"
+
+    def __init__(self, table_id: int) -> None:
+        super().__init__("A table with that id already exists.")
+        self.table_id = table_id
+
+
+def action_key(table_id: int, seq: int) -> str:
+    """The default idempotency key of a table action."""
+    return f"table:{table_id}:seq:{seq}"
+
+
+@dataclass(frozen=True, slots=True)
+class CloseResult:
+    receipt: Receipt
+    cashouts: dict[int, int]  # user id -> chips moved from stack to bank
+    tops_returned: int  # unclaimed tops chips returned to the guild's issued account
+
+    @property
+    def created(self) -> bool:
+        return self.receipt.created
+
+
+class TableStore:
+    def __init__(self, storage: Storage, *, clock: Callable[[], float] = time.time) -> None:
+        self.storage = storage
+        self._clock = clock
+
+    async def open_table(
+        self,
+        table_id: int,
+        *,
+        guild_id: int,
+        channel_id: int,
+        host_id: int,
+        config: str,
+        meta: str = "{}",
+        board_message_id: int | None = None,
+    ) -> TableRow:
+        """Create the table row (status open, last_seq 0).
+
+        Idempotent for a retry: an open table with the same id, guild and channel is returned unchanged.
+
+        Raises:
+            TableExists: the id is taken by another or a closed table.
+        """
+        row = TableRow(
+            table_id=table_id,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            host_id=host_id,
+            config=config,
+            meta=meta,
+            status="open",
+            created_at=self._clock(),
+            closed_at=None,
+            board_message_id=board_message_id,
+            last_seq=0,
+        )
+        async with self.storage.transaction() as tx:
+            if await tx.insert_table(row):
+                return row
+            existing = await tx.get_table(table_id)
+        if (
+            existing is not None
+            and existing.status == "open"
+            and (existing.guild_id, existing.channel_id) == (guild_id, channel_id)
+        ):
+            return existing
+        raise TableExists(table_id)
+
+    async def get_table(self, table_id: int) -> TableRow | None:
+        async with self.storage.transaction(write=False) as tx:
+            return await tx.get_table(table_id)
+
+    async def commit_action(
+        self,
+        table_id: int,
+        seq: int,
+        action_text: str,
+        events_text: str,
+        postings: Sequence[Posting] = (),
+        *,
+        key: str | None = None,
+        actor: Actor = "system",
+        reason: str = "table action",
+    ) -> Receipt:
+        """Append action ``seq`` to the table's log and apply its postings in one transaction.
+
+        Returns the receipt; ``created`` is False when ``key`` (default ``table:T:seq:N``) was already
+        committed — nothing was appended or posted again.
+
+        Raises:
+            InsufficientChips: a posting would overdraw (nothing persists).
+            TableClosed: the table is closed or unknown.
+            LogConflict: ``seq`` is not ``last_seq + 1`` (a service bug; nothing persists).
+            IdempotencyConflict: the key was used with different postings.
+        """
+        key = key or action_key(table_id, seq)
+        now = self._clock()
+        async with self.storage.transaction() as tx:
+            receipt = await post_transaction(
+                tx, postings, key=key, reason=reason, actor=actor, now=now, table_id=table_id
+            )
+            if receipt.created:
+                try:
+                    await tx.append_action(
+                        table_id=table_id,
+                        seq=seq,
+                        action=action_text,
+                        events=events_text,
+                        journal_id=receipt.journal_id,
+                        created_at=now,
+                    )
+                except TableNotOpen as exc:
+                    raise TableClosed(table_id) from exc
+            return receipt
+
+    async def close_table(
+        self,
+        table_id: int,
+        postings: Sequence[Posting] = (),
+        *,
+        actor: Actor = "system",
+        key: str | None = None,
+    ) -> CloseResult:
+        """Close an open table: apply ``postings`` (e.g. sharing out the tops; journal ``<key>:settle``), cash
+        every stack out to its owner's bank and return any remaining tops chips to the guild's issued account
+        (journal ``key``), and mark the table closed — all in one transaction. A retry with the same key
+        returns the original result.
+
+        Raises:
+            TableClosed: unknown table, or already closed under another key.
+            InsufficientChips: ``postings`` overdraw an account.
+        """
+        key = key or f"table:{table_id}:close"
+        now = self._clock()
+        async with self.storage.transaction() as tx:
+            row = await tx.get_table(table_id)
+            if row is None:
+                raise TableClosed(table_id)
+            if row.status == "closed":
+                record = await tx.find_journal(key)
+                if record is None:
+                    raise TableClosed(table_id)
+                receipt = Receipt(record.journal_id, key, False, record.postings)
+                return _close_result(receipt, table_id)
+            final = dict(await tx.table_balances(table_id))
+            for posting in postings:
+                final[posting.account] = final.get(posting.account, 0) + posting.delta
+            closing: list[Posting] = []
+            for account, amount in sorted(final.items()):
+                if amount <= 0 or account.scope_id != table_id:
+                    continue
+                if account.kind is AccountKind.STACK and account.user_id is not None:
+                    to = Account.bank(row.guild_id, account.user_id)
+                elif account.kind is AccountKind.TOPS:
+                    to = Account.issued(row.guild_id)
+                else:
+                    continue
+                closing += [Posting(account, -amount), Posting(to, amount)]
+            if postings:
+                await post_transaction(
+                    tx,
+                    postings,
+                    key=f"{key}:settle",
+                    reason="table closed: settle",
+                    actor=actor,
+                    now=now,
+                    table_id=table_id,
+                )
+            receipt = await post_transaction(
+                tx,
+                closing,
+                key=key,
+                reason="table closed",
+                actor=actor,
+                now=now,
+                table_id=table_id,
+            )
+            try:
+                await tx.mark_closed(table_id, now)
+            except TableNotOpen as exc:  # pragma: no cover - checked above under the same write lock
+                raise TableClosed(table_id) from exc
+        return _close_result(receipt, table_id)
+
+    async def set_board_message(self, table_id: int, message_id: int | None) -> None:
+        async with self.storage.transaction() as tx:
+            try:
+                await tx.set_board_message(table_id, message_id)
+            except TableNotOpen as exc:
+                raise TableClosed(table_id) from exc
+
+    async def update_meta(self, table_id: int, meta: str) -> None:
+        async with self.storage.transaction() as tx:
+            try:
+                await tx.set_meta(table_id, meta)
+            except TableNotOpen as exc:
+                raise TableClosed(table_id) from exc
+
+    async def save_snapshot(self, table_id: int, seq: int, state: str) -> None:
+        """Record the table state after action ``seq``; later loads replay only the actions after it."""
+        async with self.storage.transaction() as tx:
+            row = await tx.get_table(table_id)
+            if row is None:
+                raise TableClosed(table_id)
+            if not 1 <= seq <= row.last_seq:
+                raise StorageError(f"table {table_id}: snapshot seq {seq} is outside 1..{row.last_seq}")
+            await tx.put_snapshot(table_id, seq, state, self._clock())
+
+    async def load_open_tables(self) -> list[StoredTable]:
+        """Every open table with its config/meta and ordered action texts, for replay at start-up."""
+        async with self.storage.transaction(write=False) as tx:
+            return await tx.load_open_tables()
+
+    async def read_log(self, table_id: int, after_seq: int = 0) -> list[tuple[int, str, str]]:
+        """(seq, action, events) of any table (open or closed) after ``after_seq``."""
+        async with self.storage.transaction(write=False) as tx:
+            return await tx.read_log(table_id, after_seq)
+
+
+def _close_result(receipt: Receipt, table_id: int) -> CloseResult:
+    cashouts: dict[int, int] = {}
+    tops = 0
+    for posting in receipt.postings:
+        account = posting.account
+        if posting.delta >= 0 or account.scope_id != table_id:
+            continue
+        if account.kind is AccountKind.STACK and account.user_id is not None:
+            cashouts[account.user_id] = cashouts.get(account.user_id, 0) - posting.delta
+        elif account.kind is AccountKind.TOPS:
+            tops -= posting.delta
+    return CloseResult(receipt, cashouts, tops)

@@ -1,0 +1,100 @@
+"""Durable tables: open/close, contiguous log, snapshots, board message / meta, load_open_tables."""
+
+from __future__ import annotations
+
+import pytest
+from storage_kit import GUILD
+
+from pancog.ledger import ChipLedger, InsufficientChips, TableClosed
+from pancog.storage import Account, LogConflict, SqliteStorage, StorageError, transfer
+from pancog.store import TableExists, TableStore
+
+
+async def test_open_table_is_idempotent_and_ids_are_never_reused(store: TableStore) -> None:
+    row = await store.open_table(7, guild_id=GUILD, channel_id=70, host_id=1, config='{"a": 1}')
+    assert (row.status, row.last_seq, row.config, row.meta) == ("open", 0, '{"a": 1}', "{}")
+    assert await store.open_table(7, guild_id=GUILD, channel_id=70, host_id=1, config="{}") == row
+    with pytest.raises(TableExists):
+        await store.open_table(7, guild_id=GUILD, channel_id=71, host_id=1, config="{}")
+    await store.close_table(7)
+    with pytest.raises(TableExists):
+        await store.open_table(7, guild_id=GUILD, channel_id=70, host_id=1, config="{}")
+
+
+async def test_load_open_tables_returns_ordered_logs(store: TableStore, ledger: ChipLedger, table: int) -> None:
+    await store.open_table(600, guild_id=GUILD, channel_id=600, host_id=2, config="{}", meta='{"k": 1}')
+    for seq in range(1, 6):
+        await store.commit_action(table, seq, f"a{seq}", f"[{seq}]")
+    await store.commit_action(600, 1, "b1", "[]")
+    await store.set_board_message(table, 123)
+    await store.update_meta(table, '{"hand": 2}')
+    loaded = {t.table_id: t for t in await store.load_open_tables()}
+    assert set(loaded) == {table, 600}
+    t = loaded[table]
+    assert t.actions == ("a1", "a2", "a3", "a4", "a5") and t.last_seq == 5 and t.first_seq == 1
+    assert (t.row.board_message_id, t.row.meta, t.snapshot) == (123, '{"hand": 2}', None)
+    assert loaded[600].actions == ("b1",) and loaded[600].row.meta == '{"k": 1}'
+    assert await store.read_log(table, after_seq=3) == [(4, "a4", "[4]"), (5, "a5", "[5]")]
+    with pytest.raises(LogConflict):
+        await store.commit_action(table, 5, "a5 again under another key", "[]", key="other")
+    with pytest.raises(TableClosed):
+        await store.set_board_message(999, 1)
+
+
+async def test_snapshot_shortens_replay(store: TableStore, table: int) -> None:
+    for seq in range(1, 8):
+        await store.commit_action(table, seq, f"a{seq}", "[]")
+    await store.save_snapshot(table, 5, "state-after-5")
+    (loaded,) = await store.load_open_tables()
+    assert (loaded.snapshot, loaded.first_seq, loaded.actions, loaded.last_seq) == ("state-after-5", 6, ("a6", "a7"), 7)
+    with pytest.raises(StorageError):
+        await store.save_snapshot(table, 8, "future")
+
+
+async def test_close_table_cashes_out_and_returns_unclaimed_tops(
+    store: TableStore, ledger: ChipLedger, table: int
+) -> None:
+    singles, doubles = Account.tops(table, "singles"), Account.tops(table, "doubles")
+    await store.commit_action(
+        table,
+        1,
+        "antes",
+        "[]",
+        [*transfer(Account.stack(table, 11), singles, 10), *transfer(Account.stack(table, 12), doubles, 6)],
+    )
+    share = transfer(singles, Account.stack(table, 13), 4)  # the service shares out part of the tops
+    result = await store.close_table(table, share, actor=11)
+    assert result.created
+    assert result.cashouts == {11: 190, 12: 194, 13: 204}
+    assert result.tops_returned == 12
+    assert [await ledger.balance(GUILD, u) for u in (11, 12, 13)] == [990, 994, 1004]
+    assert await store.load_open_tables() == []
+    again = await store.close_table(table)
+    assert not again.created and again.cashouts == result.cashouts and again.tops_returned == 12
+    with pytest.raises(TableClosed):
+        await store.commit_action(table, 2, "late click", "[]")
+    with pytest.raises(TableClosed):
+        await ledger.buy_in(table, 11, 100)
+    report = await ledger.audit()
+    assert report.ok and report.chips_in_play == 2988
+
+
+async def test_close_table_with_overdrawing_share_changes_nothing(
+    store: TableStore, ledger: ChipLedger, table: int
+) -> None:
+    with pytest.raises(InsufficientChips):
+        await store.close_table(table, transfer(Account.tops(table, "singles"), Account.stack(table, 11), 1))
+    row = await store.get_table(table)
+    assert row is not None and row.status == "open"
+    assert await ledger.balance(GUILD, 11) == 800
+
+
+async def test_storage_reopen_keeps_everything(db_path: object, store: TableStore, table: int) -> None:
+    await store.commit_action(table, 1, "a1", "[]", transfer(Account.stack(table, 11), Account.stack(table, 12), 5))
+    await store.storage.close()
+    async with SqliteStorage(str(db_path), synchronous="NORMAL") as reopened:
+        (loaded,) = await TableStore(reopened).load_open_tables()
+        assert loaded.actions == ("a1",)
+        ledger = ChipLedger(reopened)
+        assert (await ledger.balances([Account.stack(table, 12)]))[Account.stack(table, 12)] == 205
+        assert (await ledger.audit()).ok
