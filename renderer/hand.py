@@ -1,0 +1,154 @@
+"""The private hand image: an overlapped row of cards, the drawn/option card apart, positions under.
+
+Only the left strip of each overlapped card shows, so the card index (rank over suit) sits there,
+large. Cards that can meld with the drawn card are lifted and framed in gold, and their position
+number is gold too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from PIL import Image, ImageDraw
+
+from pancog.game.cards import Card, rank_order_key, suit_order_key
+
+from . import assets
+from .layout import Box
+from .snapshot import HandSnapshot, HandSort
+
+CARD = assets.LARGE
+MARGIN = 12
+LIFT = 18  # how far a meldable card is raised
+GAP = 36  # between the hand and the drawn card
+LABEL_GAP = 8
+LABEL_SIZE = 22  # font size of position numbers
+LABEL_HEIGHT = round(LABEL_SIZE * 1.45)
+EMPTY_WIDTH = 260
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandLayout:
+    """Where everything goes. ``order[i]`` is the index in ``snapshot.cards`` drawn at position i+1."""
+
+    width: int
+    height: int
+    order: tuple[int, ...]
+    card_boxes: tuple[Box, ...]  # full card rectangles, in display order (they overlap by design)
+    index_boxes: tuple[Box, ...]  # the visible part of each card (its index strip); disjoint
+    label_boxes: tuple[Box, ...]  # position numbers under the cards; disjoint
+    marked: tuple[bool, ...]  # in display order: can meld with the drawn card
+    drawn_box: Box | None
+    drawn_label_box: Box | None
+    drawn_panel: Box | None
+
+
+def display_order(cards: Sequence[Card], sort: HandSort) -> tuple[int, ...]:
+    """Indexes into ``cards`` in the order the image shows them (position 1 first)."""
+    key = suit_order_key if sort == "suit" else rank_order_key
+    return tuple(sorted(range(len(cards)), key=lambda i: key(cards[i])))
+
+
+def _label_box(centre_x: int, top: int, text: str, fill: assets.RGB, ink: assets.RGB) -> Box:
+    pill = assets.pill(text, fill, ink, LABEL_SIZE)
+    left = centre_x - pill.width // 2
+    return (left, top, left + pill.width, top + pill.height)
+
+
+def layout_hand(snapshot: HandSnapshot) -> HandLayout:
+    """Boxes for every card, label and the drawn card; pure arithmetic, no drawing."""
+    order = display_order(snapshot.cards, snapshot.sort)
+    n = len(order)
+    w, h, step = CARD.width, CARD.height, CARD.step
+    card_top = MARGIN + LIFT
+    label_top = card_top + h + LABEL_GAP
+    card_boxes: list[Box] = []
+    index_boxes: list[Box] = []
+    label_boxes: list[Box] = []
+    marked = tuple(i in snapshot.meldable for i in order)
+    for pos in range(n):
+        x = MARGIN + pos * step
+        y = card_top - (LIFT if marked[pos] else 0)
+        card_boxes.append((x, y, x + w, y + h))
+        strip = w if pos == n - 1 else step
+        index_boxes.append((x, y, x + strip, y + h))
+        label_boxes.append(_label_box(x + step // 2, label_top, str(pos + 1), assets.PANEL, assets.INK_LIGHT))
+    hand_right = MARGIN + ((n - 1) * step + w if n else EMPTY_WIDTH)
+    drawn_box = drawn_label_box = drawn_panel = None
+    right = hand_right
+    if snapshot.drawn is not None:
+        x = hand_right + GAP
+        drawn_box = (x, card_top, x + w, card_top + h)
+        drawn_label_box = _label_box(x + w // 2, label_top, snapshot.drawn_label.upper(), assets.GOLD, assets.GOLD_DARK)
+        pad = 10
+        drawn_panel = (x - pad, card_top - pad, x + w + pad, label_top + LABEL_HEIGHT + 4)
+        right = max(drawn_panel[2], drawn_label_box[2])
+    return HandLayout(
+        width=right + MARGIN,
+        height=label_top + LABEL_HEIGHT + MARGIN,
+        order=order,
+        card_boxes=tuple(card_boxes),
+        index_boxes=tuple(index_boxes),
+        label_boxes=tuple(label_boxes),
+        marked=marked,
+        drawn_box=drawn_box,
+        drawn_label_box=drawn_label_box,
+        drawn_panel=drawn_panel,
+    )
+
+
+def render_hand(snapshot: HandSnapshot) -> Image.Image:
+    """The hand as an RGB image (see `render_hand_png`)."""
+    lay = layout_hand(snapshot)
+    im = Image.new("RGB", (lay.width, lay.height), assets.FELT)
+    draw = ImageDraw.Draw(im)
+    if not lay.order:
+        assets.paste_text(im, (MARGIN + 8, MARGIN + LIFT + CARD.height // 2 - 14), "No cards", "bold", 26,
+                          assets.INK_MUTED)  # fmt: skip
+    if lay.drawn_panel is not None:
+        draw.rounded_rectangle(lay.drawn_panel, radius=14, fill=assets.FELT_DARK)
+    for pos, idx in enumerate(lay.order):
+        sprite = assets.card_face(snapshot.cards[idx], CARD, snapshot.four_color, lay.marked[pos])
+        box = lay.card_boxes[pos]
+        im.paste(sprite, box[:2], sprite)
+        if lay.marked[pos]:
+            pill = assets.pill(str(pos + 1), assets.GOLD, assets.GOLD_DARK, LABEL_SIZE)
+        else:
+            pill = assets.pill(str(pos + 1), assets.PANEL, assets.INK_LIGHT, LABEL_SIZE)
+        im.paste(pill, lay.label_boxes[pos][:2], pill)
+    if snapshot.drawn is not None and lay.drawn_box is not None and lay.drawn_label_box is not None:
+        sprite = assets.card_face(snapshot.drawn, CARD, snapshot.four_color)
+        im.paste(sprite, lay.drawn_box[:2], sprite)
+        pill = assets.pill(snapshot.drawn_label.upper(), assets.GOLD, assets.GOLD_DARK, LABEL_SIZE)
+        im.paste(pill, lay.drawn_label_box[:2], pill)
+    return im
+
+
+def render_hand_png(snapshot: HandSnapshot) -> bytes:
+    """PNG bytes of the player's hand (position numbers 1..n under the cards, drawn card apart)."""
+    return assets.to_png(render_hand(snapshot))
+
+
+def hand_text(snapshot: HandSnapshot) -> str:
+    """The hand image as plain text: every card with its position, the drawn card, what melds with it.
+
+    >>> from pancog.game.cards import parse_card, parse_cards
+    >>> snap = HandSnapshot(cards=parse_cards("5S 2C 5H"), drawn=parse_card("5D"), meldable=frozenset({0, 2}))
+    >>> print(hand_text(snap))
+    Your hand, 3 cards by suit: 1 2C, 2 5H, 3 5S.
+    Pluck: 5D. Melds with it: 2 5H, 3 5S.
+    """
+    order = display_order(snapshot.cards, snapshot.sort)
+    n = len(order)
+    if n:
+        listed = ", ".join(f"{pos + 1} {snapshot.cards[i]}" for pos, i in enumerate(order))
+        lines = [f"Your hand, {n} card{'s' if n != 1 else ''} by {snapshot.sort}: {listed}."]
+    else:
+        lines = ["Your hand is empty."]
+    if snapshot.drawn is not None:
+        line = f"{snapshot.drawn_label.capitalize()}: {snapshot.drawn}."
+        melds = [f"{pos + 1} {snapshot.cards[i]}" for pos, i in enumerate(order) if i in snapshot.meldable]
+        line += f" Melds with it: {', '.join(melds)}." if melds else " Nothing in your hand melds with it."
+        lines.append(line)
+    return "\n".join(lines)

@@ -1,0 +1,196 @@
+"""Deterministic example snapshots, for tests, the benchmark and previews (`python -m renderer.samples`)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from pancog.game.cards import parse_cards
+
+from .snapshot import (
+    HandSnapshot,
+    MeldSnapshot,
+    OutcomeSnapshot,
+    PaymentSnapshot,
+    SeatSnapshot,
+    SeatStatus,
+    TableSnapshot,
+)
+
+NAMES = (
+    "Rosa",
+    "Big Eddie",
+    "Mrs. Kawamoto",
+    "Lupe",
+    "Chuy the Card Shark of Gardena",
+    "Dot",
+    "Manny O.",
+    "Grace",
+    "Tío Beto",
+    "Hank",
+    "Yolanda",
+    "Sam",
+    "Fern",
+    "Ike",
+    "Bea",
+)
+
+_MELDS = (
+    ("5S 5S 5S", 4, ""),
+    ("KH QH JH", 0, ""),
+    ("3D 3D 3D 3D", 2, ""),
+    ("AC 2C 3C 4C 5C", 0, ""),
+    ("7H 7H 7H", 2, ""),
+    ("QD QD QD", 1, ""),
+    ("AS AH AD", 0, ""),
+    ("2S 3S 4S", 2, "+2"),
+    ("JC JC JC", 0, ""),
+    ("5D 6D 7D JD", 0, ""),
+)
+
+_STATUSES = (SeatStatus.IN, SeatStatus.IN, SeatStatus.FOULED, SeatStatus.ON_TOP, SeatStatus.IN, SeatStatus.BUSTED)
+
+
+def sample_hand(n_cards: int = 10, *, drawn: bool = True, four_color: bool = False) -> HandSnapshot:
+    """A hand of ``n_cards`` (up to 11) with a pluck that melds with three of them."""
+    cards = parse_cards("KS 3C 5H 5C QD 7S 2H JH 5S AC 6D")[:n_cards]
+    meldable = frozenset(i for i, c in enumerate(cards) if c.rank.letter == "5") if drawn else frozenset()
+    return HandSnapshot(
+        cards=cards,
+        drawn=parse_cards("5D")[0] if drawn else None,
+        meldable=meldable,
+        four_color=four_color,
+    )
+
+
+def sample_table(n_seats: int = 8, n_melds: int = 30, *, four_color: bool = False) -> TableSnapshot:
+    """``n_seats`` seats sharing ``n_melds`` melds round-robin; seat 2 to play with 0:17 left."""
+    per_seat: list[list[MeldSnapshot]] = [[] for _ in range(n_seats)]
+    for m in range(n_melds):
+        text, value, label = _MELDS[m % len(_MELDS)]
+        seat_melds = per_seat[m % n_seats]
+        seat_melds.append(MeldSnapshot(index=len(seat_melds) + 1, cards=parse_cards(text), value=value, label=label))
+    to_act = 2 % n_seats
+    seats = tuple(
+        SeatSnapshot(
+            name=NAMES[i],
+            chips=20 + 37 * i if i != 4 else 1250,
+            status=_STATUSES[i % len(_STATUSES)] if i != to_act else SeatStatus.IN,
+            doubles=i % 5 == 1,
+            is_turn=i == to_act,
+            melds=tuple(per_seat[i]),
+            hand_count=max(0, 10 - len(per_seat[i]) * 3 + i % 3),
+        )
+        for i in range(n_seats)
+    )
+    return TableSnapshot(
+        title="Gardena Pan",
+        hand_no=42,
+        seats=seats,
+        to_act=to_act,
+        clock_seconds=17,
+        top_card=parse_cards("7H")[0],
+        top_is_option=True,
+        stock_count=187,
+        singles_tops=n_seats,
+        doubles_tops=2,
+        notes=("Rosa melded 5S 5S 5S (+4).", "Lupe went on top.", "Big Eddie fouled: refunds 3."),
+        four_color=four_color,
+    )
+
+
+def sample_outcome(n_payers: int = 5, *, four_color: bool = False) -> OutcomeSnapshot:
+    """Rosa goes out with a bust-out over three melds; ``n_payers`` others pay."""
+    melds = (
+        MeldSnapshot(index=1, cards=parse_cards("5S 5S 5S"), value=4),
+        MeldSnapshot(index=2, cards=parse_cards("2C 3C 4C 5C 6C")),
+        MeldSnapshot(index=3, cards=parse_cards("QD QD QD"), value=1),
+        MeldSnapshot(index=4, cards=parse_cards("7H 7H 7H"), value=2),
+    )
+    payments = tuple(
+        PaymentSnapshot(payer=NAMES[i + 1], chips=13 if i != 1 else 11, note="fouled: no bust-out" if i == 1 else "")
+        for i in range(n_payers)
+    )
+    return OutcomeSnapshot(
+        title="Gardena Pan",
+        hand_no=42,
+        winner="Rosa",
+        melds=melds,
+        conditions=7,
+        bust_out=2,
+        going_out=2,
+        singles_tops=n_payers + 1,
+        doubles_tops=0,
+        payments=payments,
+        notes=("Last play made 7H 7H 7H: a bust-out.",),
+        four_color=four_color,
+    )
+
+
+def worst_hand() -> HandSnapshot:
+    """11 cards, every one marked as meldable, plus a drawn card: the widest hand image."""
+    cards = parse_cards("KS 3C 5H 5C QD 7S 2H JH 5S AC 6D")
+    return HandSnapshot(cards=cards, drawn=parse_cards("QS")[0], meldable=frozenset(range(len(cards))))
+
+
+def worst_table() -> TableSnapshot:
+    """15 seats, long names, doubles, 7-digit stacks, five long melds with tags on every seat."""
+    melds = (
+        MeldSnapshot(index=1, cards=parse_cards("AS 2S 3S 4S 5S 6S 7S JS QS KS"), value=8, label="+8"),
+        MeldSnapshot(index=2, cards=parse_cards("KH KH KH KD KC KS KS KH KD KC KH KS"), value=0),
+        MeldSnapshot(index=3, cards=parse_cards("5S 5S 5S 5S"), value=12),
+        MeldSnapshot(index=4, cards=parse_cards("3D 3D 3D"), value=2),
+        MeldSnapshot(index=5, cards=parse_cards("7C 7C 7C"), value=1, label="+1 paid"),
+    )
+    seats = tuple(
+        SeatSnapshot(
+            name=f"{NAMES[i]} WWWWWWWWWWWWWWWWWWWW",
+            chips=1_234_567,
+            status=SeatStatus.ON_TOP if i % 2 else SeatStatus.WAITING,
+            doubles=True,
+            is_turn=i == 14,
+            melds=melds,
+            hand_count=11,
+        )
+        for i in range(15)
+    )
+    base = sample_table(15, 0)
+    return TableSnapshot(
+        title=base.title,
+        hand_no=base.hand_no,
+        seats=seats,
+        to_act=14,
+        clock_seconds=base.clock_seconds,
+        top_card=base.top_card,
+        top_is_option=base.top_is_option,
+        stock_count=base.stock_count,
+        singles_tops=base.singles_tops,
+        doubles_tops=base.doubles_tops,
+        notes=("x" * 300,) * 5,
+    )
+
+
+def main(out_dir: str = "/tmp/pan-samples") -> None:  # noqa: S108 - a preview folder, not a secret
+    """Write sample PNGs and their text twins to ``out_dir`` (for looking at by eye)."""
+    from . import outcome_text, render_hand_png, render_outcome_png, render_table_png, table_text
+    from .hand import hand_text
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    items = {
+        "hand": (render_hand_png(sample_hand()), hand_text(sample_hand())),
+        "hand11_four": (render_hand_png(sample_hand(11, four_color=True)), hand_text(sample_hand(11))),
+        "table8": (render_table_png(sample_table()), table_text(sample_table())),
+        "table15": (render_table_png(sample_table(15, 45)), table_text(sample_table(15, 45))),
+        "table15_worst": (render_table_png(worst_table()), table_text(worst_table())),
+        "table3": (render_table_png(sample_table(3, 7)), table_text(sample_table(3, 7))),
+        "outcome": (render_outcome_png(sample_outcome()), outcome_text(sample_outcome())),
+    }
+    for name, (png, text) in items.items():
+        (out / f"{name}.png").write_bytes(png)
+        (out / f"{name}.txt").write_text(text + "\n", encoding="utf-8")
+    sys.stdout.write(f"wrote {len(items)} samples to {out}\n")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:2])

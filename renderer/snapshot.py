@@ -1,0 +1,148 @@
+"""What the renderer draws: small, explicit value types the adapter fills from engine state.
+
+The renderer never reads engine state directly. The cog maps the engine's (private) view of a
+table to these snapshots, so the images depend only on the facts written here; the text twins
+(`hand_text`, `table_text`, `outcome_text`) carry the same facts.
+
+Conventions:
+- Cards are engine `Card` values; names and labels are plain strings (no Discord markup).
+- `HandSnapshot.meldable` holds **0-based indexes into `HandSnapshot.cards` as given** (not
+  display positions), so the adapter need not know how the renderer sorts. `display_order`
+  (in `renderer.hand`) gives the order the cards are shown in, i.e. what the position numbers
+  1..n under the cards refer to.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Literal
+
+from pancog.game.cards import Card
+
+HandSort = Literal["suit", "rank"]
+DrawnLabel = Literal["pluck", "option"]
+
+MAX_SEATS = 15
+
+
+class SeatStatus(StrEnum):
+    """A seat's state as the table image shows it (a pill next to the name)."""
+
+    IN = "in"
+    ON_TOP = "on top"
+    FOULED = "fouled"
+    BUSTED = "busted"
+    FLAT = "flat"
+    AWAY = "away"
+    WAITING = "waiting"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandSnapshot:
+    """One player's private hand, as shown to that player only."""
+
+    cards: tuple[Card, ...]
+    drawn: Card | None = None
+    drawn_label: DrawnLabel = "pluck"
+    sort: HandSort = "suit"
+    meldable: frozenset[int] = frozenset()  # 0-based indexes into `cards` that can meld with `drawn`
+    four_color: bool = False
+
+    def __post_init__(self) -> None:
+        bad = [i for i in self.meldable if not 0 <= i < len(self.cards)]
+        if bad:
+            raise ValueError(f"meldable indexes {sorted(bad)} are outside the hand of {len(self.cards)} cards")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MeldSnapshot:
+    """One meld on the table: its cards, and the condition value it carries (0 = none)."""
+
+    index: int  # the meld's number on its owner's board (1-based in the text twin)
+    cards: tuple[Card, ...]
+    value: int = 0  # condition units collected/showing; 0 = no condition
+    label: str = ""  # e.g. "+4"; empty means derive "+value" when value > 0
+
+    @property
+    def shown_label(self) -> str:
+        """The value tag drawn after the meld ("" when the meld pays nothing)."""
+        if self.label:
+            return self.label
+        return f"+{self.value}" if self.value else ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeatSnapshot:
+    """One seat at the table as everybody may see it."""
+
+    name: str
+    chips: int
+    status: SeatStatus = SeatStatus.IN
+    doubles: bool = False
+    is_turn: bool = False
+    melds: tuple[MeldSnapshot, ...] = ()
+    hand_count: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableSnapshot:
+    """The public table: seats, the discard/option card, stock, tops, whose turn."""
+
+    title: str
+    hand_no: int
+    seats: tuple[SeatSnapshot, ...]
+    to_act: int | None = None  # index into `seats`; None between hands
+    clock_seconds: int | None = None  # turn clock left, None when untimed
+    top_card: Card | None = None  # the option card or the top of the discard pile
+    top_is_option: bool = False
+    stock_count: int = 0
+    singles_tops: int = 0
+    doubles_tops: int = 0
+    notes: tuple[str, ...] = ()  # recent happenings, newest last (at most the last 3 are drawn)
+    four_color: bool = False
+
+    def __post_init__(self) -> None:
+        if len(self.seats) > MAX_SEATS:
+            raise ValueError(f"a table has at most {MAX_SEATS} seats, got {len(self.seats)}")
+        if self.to_act is not None and not 0 <= self.to_act < len(self.seats):
+            raise ValueError(f"to_act {self.to_act} is not a seat index")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PaymentSnapshot:
+    """What one player paid the winner when the hand ended."""
+
+    payer: str
+    chips: int
+    note: str = ""  # e.g. "fouled: no bust-out", "short 3"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OutcomeSnapshot:
+    """The end of a hand: the winner's board and how the outs were worked out.
+
+    Units are per payer before the doubles multiplier; `payments` are the chips actually moved.
+    """
+
+    title: str
+    hand_no: int
+    winner: str
+    melds: tuple[MeldSnapshot, ...]
+    conditions: int = 0  # units: every condition on the board as it lies (the outs)
+    bust_out: int = 0  # units: bust-out bonus (0 = none)
+    going_out: int = 0  # units: the going-out payment
+    singles_tops: int = 0  # chips taken from the singles tops
+    doubles_tops: int = 0  # chips taken from the doubles tops
+    payments: tuple[PaymentSnapshot, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+    four_color: bool = False
+
+    @property
+    def units_per_payer(self) -> int:
+        return self.conditions + self.bust_out + self.going_out
+
+    @property
+    def total(self) -> int:
+        """Chips the winner receives: tops plus every payment."""
+        return self.singles_tops + self.doubles_tops + sum(p.chips for p in self.payments)
