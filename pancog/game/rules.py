@@ -1,0 +1,327 @@
+"""Table rules: one frozen configuration holding every table option of RULES.md §8/§9.
+
+A table's rules are a preset (``california`` by default, ``classic``, ``online``) plus any single
+overrides. Variant differences live here, never in ``if`` statements in the cog.
+
+>>> Rules.preset("online").force_mode
+<ForceMode.MANDATORY: 'mandatory'>
+>>> Rules.preset("california", going_out_units=0).going_out_units
+0
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from dataclasses import dataclass
+from enum import StrEnum
+
+from .cards import Card, build_shoe, format_cards
+from .errors import RuleViolation
+
+
+@functools.lru_cache(maxsize=64)
+def _shoe(deck_count: int, remove: int, removals: tuple[Card, ...], extras: tuple[Card, ...]) -> tuple[Card, ...]:
+    return build_shoe(deck_count, remove, removals, extras)
+
+
+class StartMode(StrEnum):
+    """How the first player starts a hand (G4)."""
+
+    DOUBLE_DRAW = "double_draw"  # California: the first player may pluck twice on his first turn
+    UPCARD = "upcard"  # Hoyle: the top stock card is turned up as a takeable first option card
+
+
+class ForceMode(StrEnum):
+    """Forcing (G10)."""
+
+    ON_DEMAND = "on_demand"  # any active player may /force
+    MANDATORY = "mandatory"  # the engine forces the option card automatically; force-back stays manual
+    OFF = "off"  # no forcing
+
+
+class SetCharacter(StrEnum):
+    """Whether a set's condition kind is fixed when it is made (G17)."""
+
+    STATIC = "static"
+    DYNAMIC = "dynamic"
+
+
+class BustOut(StrEnum):
+    """Which collections of the going-out turn are taken twice (G21)."""
+
+    OFF = "off"
+    NEW_ONLY = "new_only"
+    NEW_OR_ENHANCED = "new_or_enhanced"
+
+
+class ClaimMode(StrEnum):
+    """How condition pays are collected (G22, G34)."""
+
+    AUTO = "auto"  # the engine collects at once
+    DEFERRED = "deferred"  # the player claims; an unclaimed pay waits for his next hit
+    FORFEIT = "forfeit"  # the player claims; an unclaimed pay lapses at his discard (beans)
+
+
+class NobodyIn(StrEnum):
+    """What happens to the tops when nobody plays a hand (G7)."""
+
+    CARRY_OVER = "carry_over"
+    REFUND = "refund"
+
+
+class FoulRefunds(StrEnum):
+    """Who receives a fouled player's refunds (G23)."""
+
+    PAYERS = "payers"  # everyone who paid him this hand
+    ACTIVE_ONLY = "active_only"  # only payers still in action ([S0] literally)
+
+
+class UnwonDoublesTops(StrEnum):
+    """The doubles tops when a singles player wins (G24)."""
+
+    CARRY_OVER = "carry_over"
+    REFUND = "refund"  # back to this hand's doubles players, equally (odd chips stay)
+
+
+class OddChip(StrEnum):
+    """The odd chip when two players split the tops (G25)."""
+
+    CARRY = "carry"  # stays in the pot for the next hand
+    NEXT_PLAYER = "next_player"  # to the splitter whose turn is next
+
+
+class StockExhausted(StrEnum):
+    """What happens when the stock runs out (G26)."""
+
+    RESHUFFLE_MUCK = "reshuffle_muck"  # reshuffle the muck once, then the hand is void
+    VOID_HAND = "void_hand"
+
+
+class OneLeft(StrEnum):
+    """One player left in action because of fouls, busts or quits (G28)."""
+
+    PLAY_OUT = "play_out"  # he plays on alone and must use every usable card
+    SETTLE_NOW = "settle_now"  # he wins the tops now and is paid the outs as his board lies
+
+
+class Enforcement(StrEnum):
+    """Who enforces meld validity (§0, §6.5)."""
+
+    ENGINE = "engine"  # invalid spreads are refused
+    PLAYERS = "players"  # invalid spreads may be laid; a foul call demands "make it good"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rules:
+    """Every table option, with the project's default (the REC of RULES.md)."""
+
+    # --- deck (G1, §1.1)
+    deck_count: int = 8
+    remove_spade_sets: int = 0
+    extra_removals: tuple[Card, ...] = ()
+    extra_cards: tuple[Card, ...] = ()
+    # --- table and stakes (§8)
+    max_players: int = 8
+    min_buyin_chips: int = 20
+    ante_chips: int = 1
+    allow_doubles: bool = True
+    chip_value: str = "1"  # display only
+    rake: int = 0  # chips per dealt-in player to the house (G33)
+    beans: bool = False  # no ante; pays must be claimed or lapse (G32)
+    # --- hand flow
+    start_mode: StartMode = StartMode.DOUBLE_DRAW  # G4
+    retire_forfeit_chips: int = 0  # extra chips (beyond the ante) paid into the tops to go on top (G6)
+    nobody_in: NobodyIn = NobodyIn.CARRY_OVER  # G7
+    option_card: bool = True  # G9
+    option_card_layoff: bool = True  # G9: the option card may be laid off (not only used in a new meld)
+    force_mode: ForceMode = ForceMode.ON_DEMAND  # G10
+    # --- conditions (§4)
+    unsuited_valle_pays: bool = True  # C1 exists (G13)
+    unsuited_valle_increment: int = 0  # G13
+    suited_ak_pays: bool = True  # G14
+    spades_double: bool = True  # G15
+    full_rope_counts_two: bool = True  # G16
+    set_character: SetCharacter = SetCharacter.STATIC  # G17
+    borrow_split_rope: bool = False  # G19
+    going_out_units: int = 2  # G20
+    bust_out: BustOut = BustOut.NEW_OR_ENHANCED  # G21
+    claim_mode: ClaimMode = ClaimMode.AUTO  # G22 / G34
+    # --- fouls, splits, odd cases
+    foul_refunds: FoulRefunds = FoulRefunds.PAYERS  # G23
+    unwon_doubles_tops: UnwonDoublesTops = UnwonDoublesTops.CARRY_OVER  # G24
+    split_tops: bool = True  # §7.6
+    split_odd_chip: OddChip = OddChip.CARRY  # G25
+    auto_split_married: bool = True  # G25: married splitters split automatically when last in action
+    stock_exhausted: StockExhausted = StockExhausted.RESHUFFLE_MUCK  # G26
+    one_left: OneLeft = OneLeft.PLAY_OUT  # G28
+    turn_timeout_seconds: int = 60  # G29 (the service runs the timer)
+    abandon_timeouts: int = 2  # timeouts in one hand after which a foul call for abandoning is accepted
+    enforcement: Enforcement = Enforcement.ENGINE
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.max_players <= 15:
+            raise RuleViolation("A table seats 2 to 15 players.")
+        if self.deck_count < 1:
+            raise RuleViolation("The shoe needs at least one pack.")
+        if self.ante_chips < 0 or self.rake < 0 or self.min_buyin_chips < 1:
+            raise RuleViolation("Antes, rake and buy-ins cannot be negative.")
+        if self.going_out_units < 0 or self.retire_forfeit_chips < 0 or self.unsuited_valle_increment < 0:
+            raise RuleViolation("Payments cannot be negative.")
+        if self.abandon_timeouts < 1 or self.turn_timeout_seconds < 1:
+            raise RuleViolation("Timeouts must be positive.")
+        try:
+            _shoe(self.deck_count, self.remove_spade_sets, self.extra_removals, self.extra_cards)
+        except ValueError as exc:
+            raise RuleViolation("The deck options remove more cards than the packs hold.") from exc
+
+    @property
+    def ante(self) -> int:
+        """Chips each player antes into the singles tops (0 in a beans game)."""
+        return 0 if self.beans else self.ante_chips
+
+    @property
+    def effective_claim_mode(self) -> ClaimMode:
+        """Beans games forfeit unclaimed pays (G32)."""
+        return ClaimMode.FORFEIT if self.beans and self.claim_mode is ClaimMode.AUTO else self.claim_mode
+
+    def shoe(self) -> tuple[Card, ...]:
+        """The unshuffled shoe these rules deal from."""
+        return _shoe(self.deck_count, self.remove_spade_sets, self.extra_removals, self.extra_cards)
+
+    @classmethod
+    def preset(cls, name: str = "california", **overrides: object) -> Rules:
+        """A preset with optional single-option overrides.
+
+        Raises:
+            RuleViolation: unknown preset or option name, or an invalid value.
+        """
+        base = PRESETS.get(name)
+        if base is None:
+            raise RuleViolation(f"Unknown rules preset '{name}'. Presets: {', '.join(PRESETS)}.")
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(overrides) - names)
+        if unknown:
+            raise RuleViolation(f"Unknown table option {unknown[0]}.")
+        return dataclasses.replace(base, **overrides)  # type: ignore[arg-type]  # values checked by __post_init__
+
+
+PRESETS: dict[str, Rules] = {
+    "california": Rules(),
+    "classic": Rules(start_mode=StartMode.UPCARD, allow_doubles=False),
+    "online": Rules(remove_spade_sets=1, force_mode=ForceMode.MANDATORY),
+}
+
+
+def preset_name(rules: Rules) -> str | None:
+    """The preset these rules equal exactly, if any."""
+    for name, preset in PRESETS.items():
+        if preset == rules:
+            return name
+    return None
+
+
+def rule_overrides(rules: Rules, base: str = "california") -> dict[str, object]:
+    """The options where ``rules`` differs from preset ``base``."""
+    ref = PRESETS[base]
+    return {
+        f.name: getattr(rules, f.name)
+        for f in dataclasses.fields(Rules)
+        if getattr(rules, f.name) != getattr(ref, f.name)
+    }
+
+
+_DESCRIBE = {
+    StartMode.DOUBLE_DRAW: "the first player may pluck twice on his first turn (no upcard)",
+    StartMode.UPCARD: "an upcard starts the discards; the first player may take it if it melds at once",
+    ForceMode.ON_DEMAND: "forcing on demand: any active player may force a card that fits a board",
+    ForceMode.MANDATORY: "forcing is mandatory: an option card that fits your board must be taken",
+    ForceMode.OFF: "no forcing",
+}
+
+
+def describe_rules(rules: Rules) -> list[str]:
+    """Each table option in plain words, for ``/pan rules``."""
+    shoe_size = len(rules.shoe())
+    return [
+        f"Deck: {rules.deck_count} packs of 40 cards (no 8s, 9s, 10s)"
+        + (f", minus {rules.remove_spade_sets} set(s) of spades" if rules.remove_spade_sets else "")
+        + (f", minus {format_cards(rules.extra_removals)}" if rules.extra_removals else "")
+        + (f", plus {format_cards(rules.extra_cards)}" if rules.extra_cards else "")
+        + f": {shoe_size} cards.",
+        f"Seats: up to {rules.max_players} players; buy-in at least {rules.min_buyin_chips} chips"
+        + (f" ({2 * rules.min_buyin_chips} to play doubles)." if rules.allow_doubles else "; no doubles."),
+        "Beans game: no ante; pays must be claimed before your discard."
+        if rules.beans
+        else f"Ante (tops): {rules.ante_chips} chip(s) a hand; doubles players ante again into the doubles tops.",
+        f"Rake: {rules.rake} chip(s) per player per hand." if rules.rake else "No rake.",
+        "Start: " + _DESCRIBE[rules.start_mode] + ".",
+        "Going on top costs the ante"
+        + (f" plus {rules.retire_forfeit_chips} chip(s) into the tops." if rules.retire_forfeit_chips else " only."),
+        "If nobody plays, the tops "
+        + ("carry over to the next hand." if rules.nobody_in is NobodyIn.CARRY_OVER else "are refunded."),
+        (
+            "Option card: the previous player's unused pluck may be taken if it melds at once"
+            + (" (new meld or lay-off)." if rules.option_card_layoff else " (new meld only).")
+        )
+        if rules.option_card
+        else "No option card: every draw is a pluck from the stock.",
+        "Forcing: " + _DESCRIBE[rules.force_mode] + ".",
+        "Conditions: three valle (3, 5, 7) of the same suit pay 2, other suited sets 1, runs from the Ace or to the "
+        "King 1" + ("; spades pay double." if rules.spades_double else "; spades pay the same as other suits."),
+        "Three valle of different suits pay 1"
+        + (f", +{rules.unsuited_valle_increment} per extra card." if rules.unsuited_valle_increment else ".")
+        if rules.unsuited_valle_pays
+        else "Three valle of different suits pay nothing.",
+        "Suited sets of Aces or Kings pay like other suited sets."
+        if rules.suited_ak_pays
+        else "Sets of Aces or Kings never pay.",
+        "A full rope from Ace to King counts as two conditions."
+        if rules.full_rope_counts_two
+        else "A full rope from Ace to King counts as one condition.",
+        "A set's condition is fixed when it is made."
+        if rules.set_character is SetCharacter.STATIC
+        else "A set's condition is re-read after every card added.",
+        "Borrowing a middle card of a rope (leaving two ropes) is allowed."
+        if rules.borrow_split_rope
+        else "Only an end card may be borrowed from a rope.",
+        f"Going out pays the outs plus {rules.going_out_units} unit(s) from every player in the hand.",
+        {
+            BustOut.OFF: "No bust-out bonus.",
+            BustOut.NEW_ONLY: "Bust-out: conditions made on the going-out turn are paid twice.",
+            BustOut.NEW_OR_ENHANCED: "Bust-out: conditions made or enhanced on the going-out turn are paid twice.",
+        }[rules.bust_out],
+        {
+            ClaimMode.AUTO: "Pays are collected automatically.",
+            ClaimMode.DEFERRED: "Pays must be claimed; an unclaimed pay waits for your next hit.",
+            ClaimMode.FORFEIT: "Pays must be claimed before your discard or they lapse.",
+        }[rules.effective_claim_mode],
+        "A fouled player refunds "
+        + ("everyone who paid him." if rules.foul_refunds is FoulRefunds.PAYERS else "the players still in action."),
+        "Doubles tops won by a singles player "
+        + ("carry over." if rules.unwon_doubles_tops is UnwonDoublesTops.CARRY_OVER else "are refunded."),
+        (
+            "The last two players may split the tops; the odd chip "
+            + ("stays in the pot." if rules.split_odd_chip is OddChip.CARRY else "goes to the next player.")
+            + (" Married splitters split automatically." if rules.auto_split_married else "")
+        )
+        if rules.split_tops
+        else "Splitting the tops is not allowed.",
+        "When the stock runs out "
+        + (
+            "the muck is reshuffled once; after that the hand is void."
+            if rules.stock_exhausted is StockExhausted.RESHUFFLE_MUCK
+            else "the hand is void."
+        ),
+        "One player left in action "
+        + (
+            "plays the hand out and must use every usable card."
+            if rules.one_left is OneLeft.PLAY_OUT
+            else "wins the tops and the outs as his board lies."
+        ),
+        f"Turn timer: {rules.turn_timeout_seconds} s; after {rules.abandon_timeouts} timeouts in a hand a player "
+        "may be called foul for abandoning it.",
+        "The bot refuses invalid spreads."
+        if rules.enforcement is Enforcement.ENGINE
+        else "Players enforce the rules: an invalid spread may be called and must be made good.",
+    ]

@@ -1,0 +1,134 @@
+"""RULES.md §10 meld, deck, split and borrow cases."""
+
+from __future__ import annotations
+
+import pytest
+
+from pancog.game import IllegalMeld, Rules, build_shoe, classify, make_meld, meld_value
+from pancog.game.melds import borrow_pieces, extend, remake
+from tests.game.conftest import cards
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("5H 5D 5C", 1),
+        ("5S 5S 5S", 4),
+        ("5S 5S 5S 5S", 6),
+        ("4H 4H 4H", 1),
+        ("4S 4S 4S", 2),
+        ("4S 4S 4S 4S", 4),
+        ("4H 4H 4H 4H", 2),
+        ("4H 4D 4C", 0),
+        ("AH AH AD", 0),
+        ("KS KH KD", 0),
+        ("KH KH KS", 0),
+        ("6H 7H JH", 0),
+        ("JS QS KS", 2),
+        ("AS 2S 3S", 2),
+        ("AH 2H 3H", 1),
+        ("AH 2H 3H 4H 5H", 1),
+        ("AS AS AS", 2),
+        ("KH KH KH", 1),
+    ],
+)
+def test_meld_value_cases(text: str, value: int) -> None:
+    """§10 cases 1-3, 6, 7, 14, 15, 18, 20, 24: valid melds and their values."""
+    assert meld_value(make_meld(1, cards(text), Rules()), Rules()) == value
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["5H 5H 5D", "5H 5H 5D 5D", "QH QH QS", "QH KH AH", "KH AH 2H", "6H 7H QH", "5H 6H 7D", "5H 5H 6H", "5H 5H"],
+)
+def test_invalid_melds(text: str) -> None:
+    """§10 cases 8, 9, 17, 21, 22, 23: invalid melds are refused with a reason."""
+    with pytest.raises(IllegalMeld):
+        classify(cards(text))
+
+
+def test_spades_double_off() -> None:
+    """§10 case 72: without spades double, 5S x3 = 2 and JS QS KS = 1."""
+    r = Rules(spades_double=False)
+    assert meld_value(make_meld(1, cards("5S 5S 5S"), r), r) == 2
+    assert meld_value(make_meld(1, cards("JS QS KS"), r), r) == 1
+
+
+def test_enhancements() -> None:
+    """§10 cases 4, 5, 12, 25: adding cards collects the increase only."""
+    r = Rules()
+    m = make_meld(1, cards("5S 5S 5S"), r)
+    m = m.__class__(**{**{f: getattr(m, f) for f in m.__dataclass_fields__}, "paid": 4})
+    grown, coll = extend(m, cards("5S"), r)
+    assert coll.total == 2 and meld_value(grown, r) == 6
+    h = make_meld(1, cards("5H 5H 5H"), r)
+    h, c1 = extend(h.__class__(**{**{f: getattr(h, f) for f in h.__dataclass_fields__}, "paid": 2}), cards("5H"), r)
+    h, c2 = extend(h, cards("5H"), r)
+    assert (c1.total, c2.total, meld_value(h, r)) == (1, 1, 4)
+    c = make_meld(1, cards("5H 5D 5C"), r)
+    c = c.__class__(**{**{f: getattr(c, f) for f in c.__dataclass_fields__}, "paid": 1})
+    _, c3 = extend(c, cards("5S"), r)
+    assert c3.total == 0
+    run = make_meld(1, cards("2H 3H 4H"), r)
+    _, c4 = extend(run, cards("AH"), r)
+    assert c4.total == 1 and c4.new == 1
+
+
+def test_static_set_character() -> None:
+    """G17: an unsuited valle set stays C1 when suited cards are added later (static)."""
+    r = Rules()
+    m = make_meld(1, cards("5H 5D 5C"), r)
+    grown, _ = extend(m, cards("5H 5H"), r)
+    assert meld_value(grown, r) == 1
+    dyn = Rules(set_character=Rules.preset("california").set_character.__class__("dynamic"))
+    grown2, _ = extend(make_meld(1, cards("5H 5D 5C"), dyn), cards("5H 5H"), dyn)
+    assert meld_value(grown2, dyn) == 2
+    assert meld_value(make_meld(1, cards("5S 5S 5S 5H 5D"), r), r) == 4
+
+
+def test_deck_sizes() -> None:
+    """§10 cases 28-31: 320 / 310 / 307 / 305 card shoes."""
+    assert len(build_shoe(8)) == 320
+    shoe310 = build_shoe(8, 1)
+    assert len(shoe310) == 310 and shoe310.count(cards("5S")[0]) == 7 and shoe310.count(cards("5H")[0]) == 8
+    assert len(build_shoe(8, 1, cards("3S 5S 7S"))) == 307
+    assert len(build_shoe(8, 1, cards("3S 5S 7S 2S QS"))) == 305
+    assert len(Rules(remove_spade_sets=1).shoe()) == 310
+
+
+def test_split_accounting() -> None:
+    """§4.4: a split piece keeping the King inherits what the C4 collected (no double pay)."""
+    r = Rules()
+    rope = make_meld(1, cards("4S 5S 6S 7S JS QS KS"), r)
+    rope = rope.__class__(**{**{f: getattr(rope, f) for f in rope.__dataclass_fields__}, "paid_high": 2})
+    pieces, coll = remake(rope, [(1, cards("4S 5S 6S")), (2, cards("7S JS QS KS"))], r)
+    assert coll.total == 0 and pieces[1].paid_high == 2
+
+
+def test_borrow_manufacture() -> None:
+    """§4.4 example: KS x4 lends a KS; the set falls to 2 without refund."""
+    r = Rules()
+    kings = make_meld(1, cards("KS KS KS KS"), r)
+    kings = kings.__class__(**{**{f: getattr(kings, f) for f in kings.__dataclass_fields__}, "paid": 4})
+    left = borrow_pieces(kings, cards("KS"), r)
+    assert left is not None
+    pieces, coll = remake(kings, [(1, left[0])], r)
+    assert coll.total == 0 and pieces[0].paid == 2
+
+
+@pytest.mark.parametrize(("take", "ok"), [("7H", False), ("JH", True), ("6H", False), ("JH 5H", False)])
+def test_borrow_rules(take: str, ok: bool) -> None:
+    """§10 cases 36-38: only an end card, leaving a valid meld."""
+    r = Rules()
+    rope = make_meld(1, cards("JH 7H 6H 5H"), r)
+    assert (borrow_pieces(rope, cards(take), r) is not None) is ok
+    three = make_meld(2, cards("5H 5D 5C"), r)
+    assert borrow_pieces(three, cards("5H"), r) is None
+
+
+def test_borrow_split_rope_option() -> None:
+    """G19: with borrow_split_rope, a middle card may leave two ropes."""
+    r = Rules(borrow_split_rope=True)
+    rope = make_meld(1, cards("AH 2H 3H 4H 5H 6H 7H"), r)
+    assert borrow_pieces(rope, cards("4H"), r) == [cards("AH 2H 3H"), cards("5H 6H 7H")]
+    assert borrow_pieces(rope, cards("4H"), Rules()) is None
