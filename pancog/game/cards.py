@@ -203,9 +203,12 @@ def format_cards(cards: Iterable[Card], *, pretty: bool = False) -> str:
     return " ".join(c.pretty if pretty else str(c) for c in cards)
 
 
+_SUIT_ORDER: dict[Card, tuple[str, int]] = {c: suit_order_key(c) for c in ALL_CARDS}
+
+
 def sort_hand(cards: Iterable[Card]) -> tuple[Card, ...]:
     """The canonical hand order: by suit, then rank."""
-    return tuple(sorted(cards, key=suit_order_key))
+    return tuple(sorted(cards, key=_SUIT_ORDER.__getitem__))
 
 
 def take_cards(hand: Sequence[Card], cards: Iterable[Card]) -> tuple[Card, ...]:
@@ -214,13 +217,16 @@ def take_cards(hand: Sequence[Card], cards: Iterable[Card]) -> tuple[Card, ...]:
     Raises:
         CardsNotInHand: if the hand does not hold every card asked for (counting copies).
     """
-    have = Counter(hand)
-    want = Counter(cards)
-    missing = want - have
-    if missing:
+    rest = list(hand)
+    wanted = tuple(cards)
+    try:
+        for card in wanted:
+            rest.remove(card)
+    except ValueError:
+        missing = Counter(wanted) - Counter(hand)
         listed = format_cards(sorted(missing.elements(), key=suit_order_key))
-        raise CardsNotInHand(f"You don't hold {listed}.")
-    return sort_hand((have - want).elements())
+        raise CardsNotInHand(f"You don't hold {listed}.") from None
+    return sort_hand(rest)
 
 
 def holds(hand: Sequence[Card], cards: Iterable[Card]) -> bool:

@@ -8,13 +8,13 @@ that is frozen into the next :class:`TableState`.
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import assert_never
+from typing import Any, assert_never
 
+from . import _fast
 from .actions import (
     AcceptSplit,
     Action,
@@ -91,7 +91,7 @@ from .melds import (
     outs_units,
     remake,
 )
-from .moves import lay_offs, make_good_cards, meld_plays
+from .moves import iter_meld_plays, lay_offs, make_good_cards, meld_plays
 from .rules import (
     BustOut,
     ClaimMode,
@@ -187,6 +187,10 @@ class Transition:
 # ---------------------------------------------------------------------------------------------
 
 
+_NEW_HAND = _fast.builder(HandState)
+_NEW_TABLE = _fast.builder(TableState)
+
+
 class _Work:
     """A mutable copy of a TableState for one action; :meth:`freeze` builds the next state."""
 
@@ -211,9 +215,10 @@ class _Work:
     def _load(self, h: HandState) -> None:
         self.h = h
         self.players: list[PlayerHand | None] = list(h.players)
-        self.stock: list[Card] = list(h.stock)
-        self.muck: list[Card] = list(h.muck)
-        self.dead: list[Card] = list(h.dead)
+        # copy-on-write: these tuples are replaced (never mutated) when they change
+        self.stock: tuple[Card, ...] = h.stock
+        self.muck: tuple[Card, ...] = h.muck
+        self.dead: tuple[Card, ...] = h.dead
         self.phase = h.phase
         self.declare_pos = h.declare_pos
         self.draws = h.draws
@@ -232,7 +237,7 @@ class _Work:
     def hand_state(self) -> HandState:
         if self.h is None:
             raise RuntimeError("engine invariant broken")
-        return HandState(
+        return _NEW_HAND(
             hand_no=self.h.hand_no,
             seed=self.h.seed,
             first=self.h.first,
@@ -241,9 +246,9 @@ class _Work:
             phase=self.phase,
             declare_pos=self.declare_pos,
             draws=self.draws,
-            stock=tuple(self.stock),
-            muck=tuple(self.muck),
-            dead=tuple(self.dead),
+            stock=self.stock,
+            muck=self.muck,
+            dead=self.dead,
             option=self.option,
             option_from=self.option_from,
             turn=self.turn,
@@ -261,7 +266,7 @@ class _Work:
         hand = None
         if self.h is not None:
             hand = self.hand_state()
-        return TableState(
+        return _NEW_TABLE(
             rules=self.rules,
             table_id=self.s.table_id,
             seats=tuple(self.seats),
@@ -314,14 +319,21 @@ class _Work:
         return [(start + k) % n for k in range(1, n)]
 
     def next_active(self, after: int) -> int | None:
-        for i in self.rotation_from(after):
-            if self.status(i) is PlayerStatus.IN:
-                return i
-        return after if self.status(after) is PlayerStatus.IN else None
+        players = self.players
+        n = len(players)
+        for k in range(1, n + 1):  # ends with ``after`` itself
+            pl = players[(after + k) % n]
+            if pl is not None and pl.status is PlayerStatus.IN:
+                return pl.seat
+        return None
 
     def balance(self, account: Account) -> int:
-        if isinstance(account, Pot):
-            return {Pot.SINGLES: self.singles, Pot.DOUBLES: self.doubles, Pot.HOUSE: self.house}[account]
+        if account is Pot.SINGLES:
+            return self.singles
+        if account is Pot.DOUBLES:
+            return self.doubles
+        if account is Pot.HOUSE:
+            return self.house
         return self.seat(account).stack
 
     def _adjust(self, account: Account, delta: int) -> None:
@@ -334,7 +346,7 @@ class _Work:
                 self.house += delta
         else:
             s = self.seat(account)
-            self.seats[account] = dataclasses.replace(s, stack=s.stack + delta)
+            self.seats[account] = _fast.replace(s, stack=s.stack + delta)
 
     def move(self, payer: Account, payee: Account, amount: int, reason: ChipReason) -> int:
         amount = min(amount, self.balance(payer))
@@ -358,7 +370,7 @@ class _Work:
             c = self.p(collector)
             got = dict(c.received)
             got[payer] = got.get(payer, 0) + paid
-            self.put(dataclasses.replace(c, received=tuple(sorted(got.items()))))
+            self.put(_fast.replace(c, received=tuple(sorted(got.items()))))
         return paid
 
     def payers(self, collector: int) -> list[int]:
@@ -374,7 +386,7 @@ class _Work:
             return
         if self.rules.effective_claim_mode is not ClaimMode.AUTO:
             c = self.p(collector)
-            self.put(dataclasses.replace(c, unclaimed=c.unclaimed + units))
+            self.put(_fast.replace(c, unclaimed=c.unclaimed + units))
             return
         for i in self.payers(collector):
             self.pay_units(i, collector, units, ChipReason.CONDITION)
@@ -382,15 +394,15 @@ class _Work:
     def kill_hand(self, seat: int, status: PlayerStatus) -> None:
         """Make a player's hand dead (fouled, quit, busted): cards to the dead pile."""
         pl = self.p(seat)
-        self.dead.extend(pl.hand)
+        self.dead = (*self.dead, *pl.hand)
         for t in (self.turn, self.suspended):
             if t is not None and t.seat == seat and t.drawn is not None:
-                self.muck.append(t.drawn)
+                self.muck = (*self.muck, t.drawn)
         if self.turn is not None and self.turn.seat == seat:
-            self.turn = dataclasses.replace(self.turn, drawn=None)
+            self.turn = _fast.replace(self.turn, drawn=None)
         if self.suspended is not None and self.suspended.seat == seat:
-            self.suspended = dataclasses.replace(self.suspended, drawn=None)
-        self.put(dataclasses.replace(pl, status=status, hand=()))
+            self.suspended = _fast.replace(self.suspended, drawn=None)
+        self.put(_fast.replace(pl, status=status, hand=()))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -443,6 +455,14 @@ def to_act(state: TableState) -> int | None:
 
 
 def _dispatch(w: _Work, action: Action) -> None:
+    handler = _HANDLERS.get(type(action))
+    if handler is not None:
+        handler(w, action)
+        return
+    _dispatch_match(w, action)
+
+
+def _dispatch_match(w: _Work, action: Action) -> None:
     match action:
         case Sit():
             _sit(w, action)
@@ -526,7 +546,7 @@ def _rebuy(w: _Work, a: Rebuy) -> None:
         raise ChipsError("Rebuy a positive number of chips.")
     if w.h is not None and w.players[a.seat] is not None:
         raise HandInProgress("You can add chips only between hands (table stakes).")
-    w.seats[a.seat] = dataclasses.replace(s, stack=s.stack + a.amount)
+    w.seats[a.seat] = _fast.replace(s, stack=s.stack + a.amount)
     w.emit(BoughtIn(seq=w.seq, seat=a.seat, player_id=s.player_id, amount=a.amount))
 
 
@@ -547,7 +567,7 @@ def _stand(w: _Work, a: Stand) -> None:
         return
     if st is PlayerStatus.UNDECLARED:
         pl = w.p(a.seat)
-        w.put(dataclasses.replace(pl, status=PlayerStatus.RETIRED))
+        w.put(_fast.replace(pl, status=PlayerStatus.RETIRED))
         w.emit(Declared(seq=w.seq, seat=a.seat, playing=False))
         _charge_forfeit(w, a.seat)
         _cash_out(w, a.seat)
@@ -555,7 +575,7 @@ def _stand(w: _Work, a: Stand) -> None:
         return
     if s.leaving:
         raise SeatError("You are already leaving after this hand.")
-    w.seats[a.seat] = dataclasses.replace(s, leaving=True)
+    w.seats[a.seat] = _fast.replace(s, leaving=True)
     if st is PlayerStatus.IN:
         w.kill_hand(a.seat, PlayerStatus.QUIT)
         w.emit(PlayerQuit(seq=w.seq, seat=a.seat))
@@ -569,7 +589,7 @@ def _set_away(w: _Work, a: SetAway) -> None:
     s = w.seat(a.seat)
     if s.away == a.away:
         raise SeatError("You are already away." if a.away else "You are already back.")
-    w.seats[a.seat] = dataclasses.replace(s, away=a.away)
+    w.seats[a.seat] = _fast.replace(s, away=a.away)
     w.emit(AwaySet(seq=w.seq, seat=a.seat, away=a.away))
 
 
@@ -666,39 +686,55 @@ def _charge_forfeit(w: _Work, seat: int) -> None:
     w.move(seat, Pot.SINGLES, w.rules.retire_forfeit_chips, ChipReason.FORFEIT)
 
 
-def _declare(w: _Work, seat: int, *, playing: bool) -> None:
-    w.require_hand()
-    pl = w.p(seat)
-    new = PlayerStatus.IN if playing else PlayerStatus.RETIRED
+def _declare_refusal(w: _Work, seat: int, *, playing: bool) -> RuleViolation | None:
+    """Why ``seat`` may not declare (or change to) ``playing`` now, or None if he may."""
     if w.h is None:
-        raise RuntimeError("engine invariant broken")
+        return NoHandInProgress("No hand is in progress.")
+    pl = w.players[seat] if 0 <= seat < len(w.players) else None
+    if pl is None:
+        return SeatError("That player is not in this hand.")
     order = w.h.order
     if w.phase is Phase.DECLARING and order[w.declare_pos] == seat:
-        w.put(dataclasses.replace(pl, status=new))
+        return None
+    new = PlayerStatus.IN if playing else PlayerStatus.RETIRED
+    if pl.status is PlayerStatus.UNDECLARED:
+        return NotYourTurn("It is not your turn to declare.")
+    if pl.status not in (PlayerStatus.IN, PlayerStatus.RETIRED):
+        return DeclarationClosed("Your declaration can no longer be changed.")
+    if pl.status is new:
+        return DeclarationClosed("You have already declared that.")
+    if w.phase is Phase.DECLARING:
+        if w.declare_pos == 0 or order[w.declare_pos - 1] != seat:
+            return DeclarationClosed("You can change your declaration only until the next player declares.")
+    elif w.phase is Phase.PLAYING:
+        if order[-1] != seat or w.draws > 0 or w.make_good is not None:
+            return DeclarationClosed("The last player can change his declaration only until the first card is drawn.")
+    else:
+        return DeclarationClosed("Your declaration can no longer be changed.")
+    s = w.seats[seat]
+    if playing and s is not None and s.leaving:
+        return DeclarationClosed("You are leaving the table.")
+    return None
+
+
+def _declare(w: _Work, seat: int, *, playing: bool) -> None:
+    refusal = _declare_refusal(w, seat, playing=playing)
+    if refusal is not None:
+        raise refusal
+    if w.h is None:
+        raise RuntimeError("engine invariant broken")
+    pl = w.p(seat)
+    new = PlayerStatus.IN if playing else PlayerStatus.RETIRED
+    order = w.h.order
+    if w.phase is Phase.DECLARING and order[w.declare_pos] == seat:
+        w.put(_fast.replace(pl, status=new))
         w.emit(Declared(seq=w.seq, seat=seat, playing=playing))
         if not playing:
             _charge_forfeit(w, seat)
         w.declare_pos += 1
         _advance_declarations(w)
         return
-    if pl.status is PlayerStatus.UNDECLARED:
-        raise NotYourTurn("It is not your turn to declare.")
-    if pl.status not in (PlayerStatus.IN, PlayerStatus.RETIRED):
-        raise DeclarationClosed("Your declaration can no longer be changed.")
-    if pl.status is new:
-        raise DeclarationClosed("You have already declared that.")
-    if w.phase is Phase.DECLARING:
-        if w.declare_pos == 0 or order[w.declare_pos - 1] != seat:
-            raise DeclarationClosed("You can change your declaration only until the next player declares.")
-    elif w.phase is Phase.PLAYING:
-        if order[-1] != seat or w.draws > 0 or w.make_good is not None:
-            raise DeclarationClosed("The last player can change his declaration only until the first card is drawn.")
-    else:
-        raise DeclarationClosed("Your declaration can no longer be changed.")
-    s = w.seat(seat)
-    if playing and s.leaving:
-        raise DeclarationClosed("You are leaving the table.")
-    w.put(dataclasses.replace(pl, status=new))
+    w.put(_fast.replace(pl, status=new))
     w.emit(Declared(seq=w.seq, seat=seat, playing=playing, changed=True))
     if playing:
         w.move(Pot.SINGLES, seat, w.rules.retire_forfeit_chips, ChipReason.FORFEIT_BACK)
@@ -763,18 +799,26 @@ def _my_turn(w: _Work, seat: int) -> Turn:
 
 def _note_draw(w: _Work, seat: int) -> None:
     w.draws += 1
-    kept: list[ForceBack] = []
-    for fb in w.force_backs:
-        fb2 = dataclasses.replace(fb, draws=fb.draws + 1, drawers=(*fb.drawers, seat))
-        if fb2.draws < 2:
-            kept.append(fb2)
-    w.force_backs = kept
+    if w.force_backs:
+        w.force_backs = [
+            ForceBack(
+                card=fb.card,
+                owner=fb.owner,
+                position=fb.position,
+                draws=fb.draws + 1,
+                drawers=(*fb.drawers, seat),
+                pluck=fb.pluck,
+            )
+            for fb in w.force_backs
+            if fb.draws + 1 < 2
+        ]
 
 
 def _remove_from_muck(w: _Work, position: int) -> Card:
-    card = w.muck.pop(position)
+    card = w.muck[position]
+    w.muck = w.muck[:position] + w.muck[position + 1 :]
     w.force_backs = [
-        dataclasses.replace(fb, position=fb.position - 1) if fb.position > position else fb
+        _fast.replace(fb, position=fb.position - 1) if fb.position > position else fb
         for fb in w.force_backs
         if fb.position != position
     ]
@@ -803,15 +847,29 @@ def _force_out_allowed(w: _Work, target: int, card: Card, other: int | None) -> 
 
 
 def _payout_with(w: _Work, seat: int, card: Card) -> int:
-    """Outs units of ``seat``'s board after laying ``card`` off its best way (approximate: first fit)."""
+    """Chips a flat ``seat`` would collect by going out with ``card`` now (out-card case 2, §5.3).
+
+    The full settlement, at the best play of the card: the play's condition collection and the
+    bust-out bonus (not from fouled players), the outs and the going-out units, from every player
+    in the hand, at each pair's rate and capped by each payer's stack.
+    """
     pl = w.p(seat)
-    best = outs_units(pl.melds, w.rules)
-    for play in meld_plays(seat, (), pl.melds, card, w.rules):
+    r = w.rules
+    best = 0
+    for play in meld_plays(seat, pl.hand, pl.melds, card, r):
         try:
-            _hand, melds, _coll, _changed, _kind = _resolve_play(w.rules, pl, card, play)
+            _hand, melds, coll, _changed, _kind = _resolve_play(r, pl, card, play)
         except RuleViolation:
             continue
-        best = max(best, outs_units(melds, w.rules))
+        bonus = {BustOut.OFF: 0, BustOut.NEW_ONLY: coll.new, BustOut.NEW_OR_ENHANCED: coll.total}[r.bust_out]
+        outs = outs_units(melds, r)
+        total = 0
+        for i in w.payers(seat):
+            units = coll.total + outs + r.going_out_units
+            if w.status(i) is not PlayerStatus.FOULED:
+                units += bonus
+            total += min(units * w.pair_multiplier(i, seat), w.seat(i).stack)
+        best = max(best, total)
     return best
 
 
@@ -837,9 +895,10 @@ def _pluck(w: _Work, a: Pluck) -> None:
     if not w.stock and not _refill_stock(w):
         _finish(w, EndReason.VOID, None)
         return
-    card = w.stock.pop(0)
+    card = w.stock[0]
+    w.stock = w.stock[1:]
     _note_draw(w, a.seat)
-    w.turn = dataclasses.replace(t, step=Step.DRAWN, drawn=card, source=DrawSource.STOCK)
+    w.turn = _fast.replace(t, step=Step.DRAWN, drawn=card, source=DrawSource.STOCK)
     w.emit(CardPlucked(seq=w.seq, seat=a.seat, card=card))
 
 
@@ -852,10 +911,10 @@ def _refill_stock(w: _Work) -> bool:
     top = w.muck[-1]
     pool = list(w.muck[:-1])
     random.Random(f"{w.h.seed}:{w.h.hand_no}:reshuffle").shuffle(pool)
-    w.stock = pool
-    w.muck = [top]
+    w.stock = tuple(pool)
+    w.muck = (top,)
     w.reshuffled = True
-    w.force_backs = [dataclasses.replace(fb, position=0) for fb in w.force_backs if fb.position == len(pool)]
+    w.force_backs = [_fast.replace(fb, position=0) for fb in w.force_backs if fb.position == len(pool)]
     w.emit(StockReshuffled(seq=w.seq, count=len(pool)))
     return True
 
@@ -863,7 +922,15 @@ def _refill_stock(w: _Work) -> bool:
 def _usable(w: _Work, seat: int, card: Card, *, option: bool = False) -> bool:
     pl = w.p(seat)
     new_only = option and not w.rules.option_card_layoff
-    return bool(meld_plays(seat, pl.hand, pl.melds, card, w.rules, new_meld_only=new_only))
+    if not new_only and lay_offs(pl.melds, card):
+        return True  # it lays off on its own (the add or add-and-split is always legal)
+    for play in iter_meld_plays(seat, pl.hand, pl.melds, card, w.rules, new_meld_only=new_only):
+        try:
+            _resolve_play(w.rules, pl, card, play)
+        except RuleViolation:
+            continue
+        return True
+    return False
 
 
 def _take_option(w: _Work, a: TakeOption) -> None:
@@ -881,7 +948,7 @@ def _take_option(w: _Work, a: TakeOption) -> None:
     _note_draw(w, a.seat)
     w.option = None
     w.option_from = None
-    w.turn = dataclasses.replace(t, step=Step.MUST_USE, drawn=card, source=DrawSource.OPTION, extra_pluck=False)
+    w.turn = _fast.replace(t, step=Step.MUST_USE, drawn=card, source=DrawSource.OPTION, extra_pluck=False)
     w.emit(OptionTaken(seq=w.seq, seat=a.seat, card=card))
 
 
@@ -994,8 +1061,8 @@ def _meld_play(w: _Work, a: NewMeld | AddToMeld | Borrow) -> None:
     hand, melds, coll, changed, kind = _resolve_play(w.rules, pl, drawn, a)
     if not hand and any(not m.valid for m in melds):
         raise IllegalMeld("You cannot go out with a spread that is not valid.")
-    w.put(dataclasses.replace(pl, hand=hand, melds=melds, next_meld_id=_next_meld_id(melds, pl.next_meld_id)))
-    new_t = dataclasses.replace(
+    w.put(_fast.replace(pl, hand=hand, melds=melds, next_meld_id=_next_meld_id(melds, pl.next_meld_id)))
+    new_t = _fast.replace(
         t,
         step=Step.MELDING,
         drawn=None,
@@ -1037,7 +1104,7 @@ def _make_good(w: _Work, a: MakeGood) -> None:
     melds = tuple(new if x.id == m.id else x for x in pl.melds)
     if not hand and any(not x.valid for x in melds):
         raise IllegalMeld("You cannot go out with a spread that is not valid.")
-    w.put(dataclasses.replace(pl, hand=hand, melds=melds))
+    w.put(_fast.replace(pl, hand=hand, melds=melds))
     w.make_good = None
     w.emit(
         Melded(
@@ -1052,7 +1119,7 @@ def _make_good(w: _Work, a: MakeGood) -> None:
     )
     w.collect(a.seat, coll.total)
     if w.turn is not None and w.turn.seat == a.seat:
-        w.turn = dataclasses.replace(
+        w.turn = _fast.replace(
             w.turn, new_units=w.turn.new_units + coll.new, enhanced_units=w.turn.enhanced_units + coll.enhanced
         )
     if not hand:
@@ -1071,7 +1138,7 @@ def _claim(w: _Work, a: Claim) -> None:
     if pl.unclaimed <= 0:
         raise WrongStep("You have nothing to claim.")
     units = pl.unclaimed
-    w.put(dataclasses.replace(pl, unclaimed=0))
+    w.put(_fast.replace(pl, unclaimed=0))
     for i in w.payers(a.seat):
         w.pay_units(i, a.seat, units, ChipReason.CONDITION)
     _after(w)
@@ -1095,22 +1162,14 @@ def _discard(w: _Work, a: Discard) -> None:
             raise RuntimeError("engine invariant broken")
         if a.card is not None and a.card != card:
             raise NoHit("Before a hit you can only discard the card you drew.")
-        if w.solo and _usable(w, a.seat, card):
-            raise MustUse("Playing out alone, you must use every usable card.")
-        nxt = w.next_active(a.seat)
-        if (
-            nxt is not None
-            and nxt != a.seat
-            and _is_flat(w, nxt)
-            and lay_offs(w.p(nxt).melds, card)
-            and _usable(w, a.seat, card)
-        ):
-            raise MustUse("You may not give an out card to a flat player when you can use it yourself.")
-        w.muck.append(card)
+        refusal = _pluck_discard_refusal(w, a.seat, card)
+        if refusal is not None:
+            raise refusal
+        w.muck = (*w.muck, card)
         w.force_backs.append(ForceBack(card=card, owner=a.seat, position=len(w.muck) - 1, pluck=True))
         w.emit(Discarded(seq=w.seq, seat=a.seat, card=card, pluck=True))
         if t.extra_pluck and not t.forced_back:
-            w.turn = dataclasses.replace(t, step=Step.DRAW, drawn=None, source=None, extra_pluck=False)
+            w.turn = _fast.replace(t, step=Step.DRAW, drawn=None, source=None, extra_pluck=False)
             w.option = None
             w.option_from = None
             _after(w)
@@ -1121,14 +1180,28 @@ def _discard(w: _Work, a: Discard) -> None:
         raise WrongStep("Choose a card from your hand to discard.")
     hand = take_cards(pl.hand, (a.card,))
     w.put(
-        dataclasses.replace(
-            pl, hand=hand, unclaimed=0 if w.rules.effective_claim_mode is ClaimMode.FORFEIT else pl.unclaimed
-        )
+        _fast.replace(pl, hand=hand, unclaimed=0 if w.rules.effective_claim_mode is ClaimMode.FORFEIT else pl.unclaimed)
     )
-    w.muck.append(a.card)
+    w.muck = (*w.muck, a.card)
     w.force_backs.append(ForceBack(card=a.card, owner=a.seat, position=len(w.muck) - 1))
     w.emit(Discarded(seq=w.seq, seat=a.seat, card=a.card, pluck=False))
     _end_turn(w, t, option=None)
+
+
+def _pluck_discard_refusal(w: _Work, seat: int, card: Card) -> RuleViolation | None:
+    """Why ``seat`` may not discard his unused pluck ``card`` now (it must be used), or None."""
+    if w.solo and _usable(w, seat, card):
+        return MustUse("Playing out alone, you must use every usable card.")
+    nxt = w.next_active(seat)
+    if (
+        nxt is not None
+        and nxt != seat
+        and _is_flat(w, nxt)
+        and lay_offs(w.p(nxt).melds, card)
+        and _usable(w, seat, card)
+    ):
+        return MustUse("You may not give an out card to a flat player when you can use it yourself.")
+    return None
 
 
 def _end_turn(w: _Work, t: Turn, *, option: Card | None) -> None:
@@ -1157,10 +1230,14 @@ def _after(w: _Work) -> None:
     """Housekeeping after a hand action: busts, players left in action, whose turn it is."""
     if w.h is None or w.phase is not Phase.PLAYING:
         return
-    for pl in list(w.players):
-        if pl is not None and pl.status is PlayerStatus.IN and w.seat(pl.seat).stack <= 0:
-            w.kill_hand(pl.seat, PlayerStatus.BUSTED)
-            w.emit(PlayerBusted(seq=w.seq, seat=pl.seat))
+    busted = [
+        pl.seat
+        for pl, st in zip(w.players, w.seats, strict=False)
+        if pl is not None and pl.status is PlayerStatus.IN and st is not None and st.stack <= 0
+    ]
+    for seat in busted:
+        w.kill_hand(seat, PlayerStatus.BUSTED)
+        w.emit(PlayerBusted(seq=w.seq, seat=seat))
     if w.make_good is not None and w.status(w.make_good[0]) is not PlayerStatus.IN:
         w.make_good = None
     active = w.in_action()
@@ -1186,7 +1263,7 @@ def _fix_turn(w: _Work) -> None:
     if t is None or w.status(t.seat) is PlayerStatus.IN:
         return
     if t.drawn is not None:
-        w.muck.append(t.drawn)
+        w.muck = (*w.muck, t.drawn)
     if t.forced_back and w.suspended is not None:
         w.turn = w.suspended
         w.suspended = None
@@ -1217,9 +1294,8 @@ def _possible_forces(w: _Work, caller: int) -> list[_ForceOption]:
     if w.status(caller) is not PlayerStatus.IN or w.make_good is not None:
         return []
     t = w.turn
-    if t is None or t.forced_back:
+    if t is None or t.forced_back or (w.option is None and not w.force_backs):
         return []
-    head_up = len(w.in_action()) == 2
     out: list[_ForceOption] = []
     # the option card on the player in turn
     if (
@@ -1236,7 +1312,7 @@ def _possible_forces(w: _Work, caller: int) -> list[_ForceOption]:
     for fb in reversed(w.force_backs):
         if fb.owner == caller or fb.owner == t.seat or w.status(fb.owner) is not PlayerStatus.IN:
             continue
-        if caller in fb.drawers and not head_up:
+        if caller in fb.drawers and len(w.in_action()) != 2:  # head-up: both keep the right
             continue
         if lay_offs(w.p(fb.owner).melds, fb.card):
             out.append(_ForceOption(fb.owner, fb.card, fb))
@@ -1264,13 +1340,13 @@ def _force(w: _Work, a: Force) -> None:
         if t.step is Step.DRAWN and t.drawn is not None:
             w.emit(PluckVoided(seq=w.seq, seat=t.seat, card=t.drawn))
             _remove_from_muck(w, len(w.muck) - 1)
-            w.muck.append(t.drawn)
+            w.muck = (*w.muck, t.drawn)
         else:
             _remove_from_muck(w, len(w.muck) - 1)
             _note_draw(w, t.seat)
         w.option = None
         w.option_from = None
-        w.turn = dataclasses.replace(t, step=Step.MUST_USE, drawn=o.card, source=DrawSource.FORCED, extra_pluck=False)
+        w.turn = _fast.replace(t, step=Step.MUST_USE, drawn=o.card, source=DrawSource.FORCED, extra_pluck=False)
         w.emit(Forced(seq=w.seq, caller=a.seat, target=o.target, card=o.card, back=False))
         return
     top = len(w.muck) - 1
@@ -1360,7 +1436,7 @@ def _foul(w: _Work, seat: int) -> None:
         for payer in w.rotation_from(seat):
             if shares.get(payer):
                 w.move(seat, payer, shares[payer], ChipReason.REFUND)
-    w.put(dataclasses.replace(w.p(seat), received=()))
+    w.put(_fast.replace(w.p(seat), received=()))
     _after(w)
 
 
@@ -1473,7 +1549,7 @@ def _settle(w: _Work, winner: int, *, going_out: bool, bonus: int = 0) -> None:
     pl = w.p(winner)
     if pl.unclaimed:
         units = pl.unclaimed
-        w.put(dataclasses.replace(pl, unclaimed=0))
+        w.put(_fast.replace(pl, unclaimed=0))
         for i in w.payers(winner):
             w.pay_units(i, winner, units, ChipReason.CONDITION)
     outs = outs_units(w.p(winner).melds, w.rules)
@@ -1506,6 +1582,40 @@ def _finish(w: _Work, reason: EndReason, winner: int | None, splitters: tuple[in
     for i, s in enumerate(w.seats):
         if s is not None and s.leaving:
             _cash_out(w, i)
+
+
+def _knock(w: _Work, a: Knock) -> None:
+    _declare(w, a.seat, playing=True)
+
+
+def _go_on_top(w: _Work, a: GoOnTop) -> None:
+    _declare(w, a.seat, playing=False)
+
+
+_HANDLERS: dict[type, Callable[[_Work, Any], None]] = {
+    Sit: _sit,
+    Rebuy: _rebuy,
+    Stand: _stand,
+    SetAway: _set_away,
+    StartHand: _start_hand,
+    Knock: _knock,
+    GoOnTop: _go_on_top,
+    Pluck: _pluck,
+    TakeOption: _take_option,
+    NewMeld: _meld_play,
+    AddToMeld: _meld_play,
+    Borrow: _meld_play,
+    MakeGood: _make_good,
+    Claim: _claim,
+    Discard: _discard,
+    Force: _force,
+    FoulCall: _foul_call,
+    FloorFoul: _floor_foul,
+    OfferSplit: _offer_split,
+    AcceptSplit: _accept_split,
+    DeclineSplit: _decline_split,
+}
+"""Action type -> handler (a dict lookup instead of a long ``match``); Timeout is handled by ``apply``."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1552,7 +1662,7 @@ def _apply_timeout(state: TableState, a: Timeout, seq: int) -> Transition:
     w = _Work(state, seq)
     if w.phase is Phase.PLAYING:
         pl = w.p(a.seat)
-        w.put(dataclasses.replace(pl, timeouts=pl.timeouts + 1))
+        w.put(_fast.replace(pl, timeouts=pl.timeouts + 1))
     w.emit(TimedOut(seq=seq, seat=a.seat))
     cur = w.freeze()
     events: list[Event] = list(w.events)
@@ -1591,22 +1701,29 @@ def plays(state: TableState, seat: int, *, table_actions: bool = False) -> tuple
     """Every legal action for ``seat`` with the chips it collects now, best first.
 
     Meld plays come first (most chips, then most cards), then the draw, discards and out-of-turn
-    actions. ``Rebuy``/``Sit``/``StartHand`` (which take free parameters) and ``Timeout`` are not
-    listed; ``Stand``/``SetAway`` only with ``table_actions=True``.
+    actions. Every distinct meld play is listed: new melds, adds, splits in both orientations and
+    borrows of any number of cards; ``apply`` accepts exactly these (under ``enforcement=players`` it
+    also accepts invalid spreads, which are not listed). The table-level system actions
+    ``Sit``/``Rebuy``/``StartHand`` (they take free parameters) and ``Timeout`` (the service's turn
+    timer) are never listed; ``Stand``/``SetAway`` only with ``table_actions=True``.
     """
     out: list[tuple[Action, int]] = []
-    if table_actions and state.seat(seat) is not None:
+    me = state.seat(seat)
+    if table_actions and me is not None:
         out.append((Stand(seat=seat), 0))
-        out.append((SetAway(seat=seat, away=not state.seats[seat].away), 0))  # type: ignore[union-attr]
+        out.append((SetAway(seat=seat, away=not me.away), 0))
     h = state.hand
-    if h is None or state.seat(seat) is None or h.players[seat] is None:
+    if h is None or me is None:
         return tuple(out)
+    pl_or_none = h.players[seat]
+    if pl_or_none is None:
+        return tuple(out)
+    pl = pl_or_none
     w = _Work(state, state.seq)
-    pl = w.p(seat)
     # declarations (incl. the change window)
-    if h.phase is Phase.DECLARING or (h.phase is Phase.PLAYING and h.order[-1] == seat and h.draws == 0):
+    if h.phase is Phase.DECLARING or (h.phase is Phase.PLAYING and h.draws == 0 and h.order[-1] == seat):
         for decl in (Knock(seat=seat), GoOnTop(seat=seat)):
-            if _ok(state, decl):
+            if _declare_refusal(w, seat, playing=isinstance(decl, Knock)) is None:
                 out.append((decl, 0))
     if h.phase is not Phase.PLAYING:
         return tuple(out)
@@ -1623,12 +1740,16 @@ def plays(state: TableState, seat: int, *, table_actions: bool = False) -> tuple
         if t.step is not Step.DRAW:
             drawn = t.drawn if t.step in (Step.DRAWN, Step.MUST_USE) else None
             new_only = drawn is not None and t.source is DrawSource.OPTION and not state.rules.option_card_layoff
-            for play in meld_plays(seat, pl.hand, pl.melds, drawn, state.rules, new_meld_only=new_only):
+            chips_for: dict[int, int] = {0: 0}  # units -> chips collected now (same payers for every play)
+            for play in iter_meld_plays(seat, pl.hand, pl.melds, drawn, state.rules, new_meld_only=new_only):
                 try:
                     hand, _melds, coll, _c, _k = _resolve_play(state.rules, pl, drawn, play)
                 except RuleViolation:
                     continue
-                melds_list.append((play, _play_chips(w, seat, coll.total), len(pl.hand) - len(hand)))
+                units = coll.total
+                if units not in chips_for:
+                    chips_for[units] = _play_chips(w, seat, units)
+                melds_list.append((play, chips_for[units], len(pl.hand) - len(hand)))
             melds_list.sort(key=lambda x: (-x[1], -x[2]))
             out.extend((p, v) for p, v, _n in melds_list)
         if t.step is Step.DRAW:
@@ -1643,7 +1764,7 @@ def plays(state: TableState, seat: int, *, table_actions: bool = False) -> tuple
             if not t.forced_back and not _mandatory_option(w, seat):
                 out.append((Pluck(seat=seat), 0))
         elif t.step is Step.DRAWN:
-            if _ok(state, Discard(seat=seat)):
+            if t.drawn is not None and _pluck_discard_refusal(w, seat, t.drawn) is None:
                 out.append((Discard(seat=seat), 0))
         elif t.step is Step.MELDING:
             for card in dict.fromkeys(pl.hand):
@@ -1654,13 +1775,20 @@ def plays(state: TableState, seat: int, *, table_actions: bool = False) -> tuple
     for o in _possible_forces(w, seat):
         out.append((Force(seat=seat, target=o.target, card=o.card), 0))
     if pl.status is PlayerStatus.IN:
-        for other in h.in_action():
+        active = h.in_action()
+        rules = state.rules
+        invalid_possible = rules.enforcement is Enforcement.PLAYERS and h.make_good is None
+        for other in active:
             if other == seat:
                 continue
-            for cause in FoulCause:
-                if _foul_cause_exists(w, other, cause):
-                    out.append((FoulCall(seat=seat, target=other, cause=cause), 0))
-        active = h.in_action()
+            op = h.players[other]
+            other_seat = state.seats[other]
+            if op is None or other_seat is None:
+                continue
+            if invalid_possible and any(not m.valid for m in op.melds):
+                out.append((FoulCall(seat=seat, target=other, cause=FoulCause.INVALID_MELD), 0))
+            if other_seat.away or op.timeouts >= rules.abandon_timeouts:
+                out.append((FoulCall(seat=seat, target=other, cause=FoulCause.ABANDONED), 0))
         if state.rules.split_tops and len(active) == 2 and seat in active:
             if h.split_offer is None:
                 out.append((OfferSplit(seat=seat), 0))
@@ -1672,11 +1800,14 @@ def plays(state: TableState, seat: int, *, table_actions: bool = False) -> tuple
     return tuple(out)
 
 
+_FOUL_CAUSES: tuple[FoulCause, ...] = tuple(FoulCause)
+
+
 def _foul_cause_exists(w: _Work, target: int, cause: FoulCause) -> bool:
     pl = w.p(target)
     if cause is FoulCause.ABANDONED:
         return w.seat(target).away or pl.timeouts >= w.rules.abandon_timeouts
-    return any(not m.valid for m in pl.melds) and w.make_good is None
+    return w.make_good is None and any(not m.valid for m in pl.melds)
 
 
 def _ok(state: TableState, action: Action) -> bool:

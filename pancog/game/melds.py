@@ -14,13 +14,13 @@ any three Aces or Kings). Values are in units at single stakes (RULES.md §4.1):
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import pairwise
 
+from . import _fast
 from .cards import Card, Rank, Suit, format_cards, rank_order_key, suit_order_key
 from .errors import IllegalMeld
 from .rules import Rules, SetCharacter
@@ -254,7 +254,7 @@ def _settle_set(meld: Meld, pool: int, rules: Rules, *, same_character: bool) ->
     value = meld_value(meld, rules)
     inherited = min(pool, value) if same_character else 0
     gain = value - inherited
-    meld = dataclasses.replace(meld, paid=value)
+    meld = _fast.replace(meld, paid=value)
     if gain <= 0:
         return meld, NOTHING, pool - inherited
     coll = Collection(enhanced=gain) if inherited > 0 else Collection(new=gain)
@@ -269,7 +269,7 @@ def _settle_run(meld: Meld, low_pool: int, high_pool: int, rules: Rules) -> tupl
         if gain > 0:
             coll = coll + (Collection(enhanced=gain) if before > 0 else Collection(new=gain))
     cond = Condition.C4 if low or high else Condition.NONE
-    return dataclasses.replace(meld, paid=low, paid_high=high, condition=cond), coll
+    return _fast.replace(meld, paid=low, paid_high=high, condition=cond), coll
 
 
 def added_cards(meld: Meld, cards: Sequence[Card]) -> tuple[Card, ...] | None:
@@ -296,12 +296,12 @@ def extend(meld: Meld, cards: Sequence[Card], rules: Rules) -> tuple[Meld, Colle
     result = added_cards(meld, cards)
     if result is None:
         raise IllegalMeld(f"{format_cards(cards)} cannot be added to meld {meld.id} ({format_cards(meld.cards)}).")
-    grown = dataclasses.replace(meld, cards=result)
+    grown = _fast.replace(meld, cards=result)
     if meld.kind is MeldKind.RUN:
         return _settle_run(grown, meld.paid, meld.paid_high, rules)
     if rules.set_character is SetCharacter.DYNAMIC:
         cond, suit = best_character(result, rules)
-        grown = dataclasses.replace(grown, condition=cond, suit=suit)
+        grown = _fast.replace(grown, condition=cond, suit=suit)
     settled, coll, _ = _settle_set(grown, meld.paid, rules, same_character=True)
     return settled, coll
 
@@ -353,8 +353,8 @@ def fresh_collection(meld: Meld, rules: Rules) -> tuple[Meld, Collection]:
     value = meld_value(meld, rules)
     if meld.kind is MeldKind.RUN:
         low, high = run_values(meld.cards, rules)
-        return dataclasses.replace(meld, paid=low, paid_high=high), Collection(new=value)
-    return dataclasses.replace(meld, paid=value), Collection(new=value)
+        return _fast.replace(meld, paid=low, paid_high=high), Collection(new=value)
+    return _fast.replace(meld, paid=value), Collection(new=value)
 
 
 def can_borrow(meld: Meld, card: Card, rules: Rules) -> tuple[Card, ...] | None:

@@ -6,9 +6,10 @@ option card) must be part of every play; other cards come from the hand (a multi
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from itertools import combinations, product
+from itertools import product
 
 from .actions import AddToMeld, Borrow, NewMeld
 from .cards import Card, Rank, Suit
@@ -30,6 +31,10 @@ def _set_ok(rank: Rank, counts: Sequence[int]) -> bool:
     return max(counts) >= 3 or sum(1 for c in counts if c) >= 3
 
 
+_CARD: dict[tuple[int, Suit], Card] = {(int(r), st): Card(r, st) for r in RANKS for st in SUITS}
+"""Interned cards by (rank index, suit): building Card objects in the enumerators is the slow part."""
+
+
 def new_melds(hand: Counter[Card], required: Sequence[Card]) -> Iterator[tuple[Card, ...]]:
     """Hand cards that, with all of ``required``, form a legal new meld (each distinct multiset once)."""
     req_ranks = {c.rank for c in required}
@@ -38,12 +43,19 @@ def new_melds(hand: Counter[Card], required: Sequence[Card]) -> Iterator[tuple[C
     if len(req_ranks) <= 1:
         ranks = req_ranks if required else {c.rank for c in hand}
         for rank in ranks:
-            q = [sum(1 for c in required if c.suit is s) for s in SUITS]
-            h = [hand.get(Card(rank, s), 0) for s in SUITS]
+            ri = int(rank)
+            row = [_CARD[ri, st] for st in SUITS]
+            h = [hand.get(c, 0) for c in row]
+            if required:
+                q = [sum(1 for c in required if c.suit is st) for st in SUITS]
+            elif sum(h) < 3:
+                continue
+            else:
+                q = [0, 0, 0, 0]
             for xs in product(*(range(n + 1) for n in h)):
                 counts = [a + b for a, b in zip(q, xs, strict=True)]
                 if _set_ok(rank, counts) and (required or sum(xs) >= 3):
-                    yield tuple(Card(rank, s) for s, x in zip(SUITS, xs, strict=True) for _ in range(x))
+                    yield tuple(c for c, x in zip(row, xs, strict=True) for _ in range(x))
     # runs
     if required and (len(req_suits) != 1 or len(req_ranks) != len(required)):
         return
@@ -52,6 +64,8 @@ def new_melds(hand: Counter[Card], required: Sequence[Card]) -> Iterator[tuple[C
         have = {int(c.rank) for c in hand if c.suit is suit}
         req = {int(c.rank) for c in required}
         avail = have | req
+        if len(avail) < 3:
+            continue
         lo_req = min(req) if req else 11
         hi_req = max(req) if req else 0
         for a in range(1, 9):
@@ -63,7 +77,7 @@ def new_melds(hand: Counter[Card], required: Sequence[Card]) -> Iterator[tuple[C
             while b + 1 <= 10 and b + 1 in avail:
                 b += 1
                 if b - a >= 2 and b >= hi_req:
-                    yield tuple(Card(Rank(r), suit) for r in range(a, b + 1) if r not in req)
+                    yield tuple(_CARD[r, suit] for r in range(a, b + 1) if r not in req)
 
 
 def _sub_multisets(cards: Counter[Card]) -> Iterator[tuple[Card, ...]]:
@@ -112,35 +126,60 @@ def run_adds(meld: Meld, hand: Counter[Card], required: Sequence[Card]) -> Itera
 def run_splits(
     meld: Meld, hand: Counter[Card], required: Sequence[Card]
 ) -> Iterator[tuple[tuple[Card, ...], tuple[Card, ...]]]:
-    """(hand cards added, cards of the new piece) for adds to a run that then cut it into two runs."""
+    """(hand cards added, cards of the new piece) for adds to a run that then cut it into two runs.
+
+    Every way is found: for each multiset of added cards (all of ``required`` plus hand cards of the
+    suit next to or inside the run), the combined ranks must cover one block with no gap, each rank
+    at most twice, the doubled ranks forming one block; the two runs follow from that. Each cut is
+    listed twice, once with each part as the new piece (the other keeps the number). A part equal to
+    the old run is not a split (that would be a new meld).
+    """
     suit = meld.cards[0].suit
     lo, hi = int(meld.cards[0].rank), int(meld.cards[-1].rank)
     if any(c.suit is not suit for c in required):
         return
     req = Counter(int(c.rank) for c in required)
-    avail = Counter(int(c.rank) for c in hand.elements() if c.suit is suit) + req
+    hand_r = Counter(int(c.rank) for c in hand.elements() if c.suit is suit)
+    avail = hand_r + req
     a_min = lo
     while a_min - 1 >= 1 and avail[a_min - 1] > 0:
         a_min -= 1
     b_max = hi
     while b_max + 1 <= 10 and avail[b_max + 1] > 0:
         b_max += 1
+    pool = {r: min(n, 1 if lo <= r <= hi else 2) for r, n in hand_r.items() if a_min <= r <= b_max}
+    keys = sorted(pool)
     original = Counter(range(lo, hi + 1))
-    for a1 in range(a_min, lo + 1):
-        for a2 in range(max(lo, a1 + 2), b_max):
-            for b1 in range(a1 + 1, min(hi, a2 + 1) + 1):
-                for b2 in range(max(hi, b1 + 2, a2 + 1), b_max + 1):
-                    combined = Counter(range(a1, a2 + 1)) + Counter(range(b1, b2 + 1))
-                    if original - combined:
-                        continue
-                    added = combined - original
-                    if not added or added - avail or req - added:
-                        continue
-                    from_hand = added - req
-                    yield (
-                        tuple(Card(Rank(r), suit) for r in sorted(from_hand.elements())),
-                        tuple(Card(Rank(r), suit) for r in range(b1, b2 + 1)),
-                    )
+    seen: set[tuple[tuple[Card, ...], tuple[int, int]]] = set()
+    for xs in product(*(range(pool[k] + 1) for k in keys)):
+        extra = Counter({k: x for k, x in zip(keys, xs, strict=True) if x})
+        added = extra + req
+        if not added:
+            continue
+        combined = original + added
+        if any(n > 2 for n in combined.values()):
+            continue
+        m, top = min(combined), max(combined)
+        if len(combined) != top - m + 1:
+            continue  # a gap
+        twice = sorted(r for r, n in combined.items() if n == 2)
+        pairs: set[tuple[tuple[int, int], tuple[int, int]]] = set()
+        if twice:
+            x, y = twice[0], twice[-1]
+            if len(twice) != y - x + 1:
+                continue
+            for p, q in (((m, y), (x, top)), ((m, top), (x, y))):
+                pairs.add((min(p, q), max(p, q)))
+        else:
+            pairs.update(((m, k), (k + 1, top)) for k in range(m + 2, top - 2))
+        hand_cards = tuple(_CARD[r, suit] for r in sorted(extra.elements()))
+        for p, q in sorted(pairs):
+            if p[1] - p[0] < 2 or q[1] - q[0] < 2 or (lo, hi) in (p, q):
+                continue
+            for new in (q, p):  # both orientations: the upper part or the lower part takes the new number
+                if (hand_cards, new) not in seen:
+                    seen.add((hand_cards, new))
+                    yield hand_cards, tuple(_CARD[r, suit] for r in range(new[0], new[1] + 1))
 
 
 def set_splits(
@@ -160,7 +199,53 @@ def set_splits(
                 yield added, tuple(Card(rank, s) for s, x in zip(SUITS, part, strict=True) for _ in range(x))
 
 
+def _take_options(meld: Meld, rules: Rules) -> tuple[tuple[Card, ...], ...]:
+    """Every non-empty multiset of cards that may be borrowed from ``meld`` at once (it stays legal).
+
+    Agrees with :func:`pancog.game.melds.borrow_pieces` (tested), computed without re-validating.
+    """
+    if not meld.valid or len(meld.cards) < 4:
+        return ()
+    return _take_options_of(meld.kind, meld.cards, rules.borrow_split_rope)
+
+
+@functools.lru_cache(maxsize=4096)
+def _take_options_of(kind: MeldKind, cards: tuple[Card, ...], split_rope: bool) -> tuple[tuple[Card, ...], ...]:
+    n = len(cards)
+    out: list[tuple[Card, ...]] = []
+    if kind is MeldKind.SET:
+        rank = cards[0].rank
+        counts = Counter(cards)
+        keys = sorted(counts)
+        have = [counts[k] for k in keys]
+        for xs in product(*(range(c + 1) for c in have)):
+            taken = sum(xs)
+            if taken == 0 or n - taken < 3:
+                continue
+            rest = [c - x for c, x in zip(have, xs, strict=True)]
+            if not (rank.is_noncomoquer or max(rest) >= 3 or sum(1 for r in rest if r) >= 3):
+                continue
+            out.append(tuple(k for k, x in zip(keys, xs, strict=True) for _ in range(x)))
+        return tuple(out)
+    # a run, low to high
+    # ends: i cards from the low end and j from the high end, leaving a rope of 3 or more
+    for i in range(n - 2):
+        for j in range(n - 2 - i):
+            ends = cards[:i] + cards[n - j :]
+            if i or j:
+                out.append(ends)
+            if split_rope:
+                # also a middle block, leaving two ropes of 3 or more
+                core = cards[i : n - j]
+                m = len(core)
+                for a in range(3, m - 3):
+                    for b in range(a + 1, m - 2):
+                        out.append(ends + core[a:b])
+    return tuple(out)
+
+
 def _borrowable(melds: Sequence[Meld], rules: Rules) -> list[tuple[int, Card]]:
+    """(meld, card) pairs that may be borrowed on their own."""
     out: list[tuple[int, Card]] = []
     for m in melds:
         if not m.valid:
@@ -172,26 +257,150 @@ def _borrowable(melds: Sequence[Meld], rules: Rules) -> list[tuple[int, Card]]:
 
 
 def borrows(
-    melds: Sequence[Meld], hand: Counter[Card], required: Sequence[Card], rules: Rules, max_taken: int = 2
+    melds: Sequence[Meld],
+    hand: Counter[Card],
+    required: Sequence[Card],
+    rules: Rules,
+    max_taken: int | None = None,
 ) -> Iterator[tuple[tuple[Card, ...], tuple[tuple[int, Card], ...]]]:
-    """(hand cards, taken) for new melds that borrow one or two cards from own melds."""
-    single = _borrowable(melds, rules)
-    by_id = {m.id: m for m in melds}
+    """(hand cards, taken) for every distinct new meld that borrows cards from own melds.
+
+    Any number of cards may be borrowed, from one meld or several, as long as every source meld
+    stays legal (:func:`pancog.game.melds.borrow_pieces`); ``max_taken`` optionally bounds the
+    number of borrowed cards. The new meld is a set of one rank or a run of one suit, so the
+    borrowed cards are grouped by the rank or suit of the meld they would complete.
+    """
+    req_ranks = {c.rank for c in required}
+    req_suits_pre = {c.suit for c in required}
+    options: list[tuple[int, tuple[tuple[Card, ...], ...]]] = []
+    for m in melds:
+        if len(m.cards) < 4 or not m.valid:
+            continue
+        if required and not any(c.rank in req_ranks or c.suit in req_suits_pre for c in m.cards):
+            continue  # nothing in it can join a meld with the drawn card
+        opts = _take_options(m, rules)
+        if opts:
+            options.append((m.id, opts))
+    if not options:
+        return
+    req_suits = {c.suit for c in required}
+    in_hand = [c for c, n in hand.items() if n > 0]
+    targets: list[tuple[str, Rank | Suit]] = []
+    ranks = req_ranks if required else {c.rank for _, opts in options for t in opts for c in t}
+    if not required:
+        ranks &= {c.rank for c in in_hand}  # without a drawn card the new meld needs a hand card
+    if len(ranks) == 1 or not required:
+        targets.extend(("rank", r) for r in sorted(ranks))
+    suits = req_suits if required else {c.suit for _, opts in options for t in opts for c in t}
+    if not required:
+        suits &= {c.suit for c in in_hand}
+    if len(suits) == 1 or not required:
+        targets.extend(("suit", st) for st in sorted(suits))
     seen: set[tuple[tuple[Card, ...], tuple[tuple[int, Card], ...]]] = set()
-    for n in range(1, max_taken + 1):
-        for taken in combinations(single, n):
-            if n > 1:
-                per: dict[int, list[Card]] = {}
-                for mid, card in taken:
-                    per.setdefault(mid, []).append(card)
-                if any(borrow_pieces(by_id[mid], cards, rules) is None for mid, cards in per.items()):
+    req_has_drawn = bool(required)
+    for kind, target in targets:
+        per_meld: list[list[tuple[Card, ...]]] = []
+        mids: list[int] = []
+        for mid, opts in options:
+            if kind == "rank":
+                fit = [t for t in opts if all(c.rank is target for c in t)]
+            else:
+                fit = [t for t in opts if all(c.suit is target for c in t) and len({c.rank for c in t}) == len(t)]
+            if fit:
+                per_meld.append([(), *fit])
+                mids.append(mid)
+        for choice in product(*per_meld):
+            taken = tuple((mid, c) for mid, t in zip(mids, choice, strict=True) for c in t)
+            if not taken or (max_taken is not None and len(taken) > max_taken):
+                continue
+            if kind == "suit":
+                ranks_taken = [int(c.rank) for _, c in taken] + [int(c.rank) for c in required]
+                if len(set(ranks_taken)) != len(ranks_taken):
+                    continue
+                # the run must cover every rank between the lowest and highest fixed card
+                have = set(ranks_taken) | {int(c.rank) for c in in_hand if c.suit is target}
+                if any(r not in have for r in range(min(ranks_taken), max(ranks_taken) + 1)):
                     continue
             req = tuple(required) + tuple(c for _, c in taken)
             for cards in new_melds(hand, req):
+                if not cards and not req_has_drawn:
+                    continue  # a borrow needs a hand card or the drawn card in the new meld
                 key = (tuple(sorted(cards)), tuple(sorted(taken)))
                 if key not in seen:
                     seen.add(key)
                     yield key
+
+
+def could_use(hand: Sequence[Card], melds: Sequence[Meld], card: Card) -> bool:
+    """A cheap necessary condition for ``card`` to be part of any meld play.
+
+    Any meld holding ``card`` also holds two more cards of its rank (a set) or two cards of its
+    suit that make a sequence of three with it (a run), from the hand, from an own run of that suit,
+    or lent by an own meld of four or more cards; a set of its rank on the board always takes it.
+    False means no play can use the card.
+    """
+    rank, suit, r = card.rank, card.suit, int(card.rank)
+    same_rank = 0
+    near: set[int] = set()
+    for c in hand:
+        if c.rank is rank:
+            same_rank += 1
+        elif c.suit is suit:
+            near.add(int(c.rank))
+    for m in melds:
+        if not m.valid:
+            continue
+        first = m.cards[0]
+        lends = len(m.cards) >= 4
+        if m.kind is MeldKind.SET:
+            if first.rank is rank:
+                return True  # it can always be added to a set of its rank
+            if lends:
+                near.update(int(c.rank) for c in m.cards if c.suit is suit)
+        elif first.suit is suit:
+            near.update(int(c.rank) for c in m.cards)  # adds, splits, or lent end cards
+        elif lends:
+            same_rank += sum(1 for c in m.cards if c.rank is rank)
+    if same_rank >= 2:
+        return True
+    if r - 1 in near:
+        return r - 2 in near or r + 1 in near
+    return r + 1 in near and r + 2 in near
+
+
+def iter_meld_plays(
+    seat: int,
+    hand: Sequence[Card],
+    melds: Sequence[Meld],
+    drawn: Card | None,
+    rules: Rules,
+    *,
+    new_meld_only: bool = False,
+) -> Iterator[MeldPlayAction]:
+    """Every distinct meld play candidate, lazily (cheap plays first); see :func:`meld_plays`."""
+    if drawn is not None and not could_use(hand, melds, drawn):
+        return
+    hc = Counter(hand)
+    required: tuple[Card, ...] = (drawn,) if drawn is not None else ()
+    yield from (NewMeld(seat=seat, cards=c) for c in new_melds(hc, required))
+    if not new_meld_only:
+        for m in melds:
+            if not m.valid:
+                continue
+            if m.kind is MeldKind.SET:
+                yield from (AddToMeld(seat=seat, meld=m.id, cards=c) for c in set_adds(m, hc, required))
+            else:
+                yield from (AddToMeld(seat=seat, meld=m.id, cards=c) for c in run_adds(m, hc, required))
+    yield from (Borrow(seat=seat, cards=c, taken=t) for c, t in borrows(melds, hc, required, rules))
+    if new_meld_only:
+        return
+    for m in melds:
+        if not m.valid:
+            continue
+        if m.kind is MeldKind.SET:
+            yield from (AddToMeld(seat=seat, meld=m.id, cards=c, split=p) for c, p in set_splits(m, hc, required))
+        else:
+            yield from (AddToMeld(seat=seat, meld=m.id, cards=c, split=p) for c, p in run_splits(m, hc, required))
 
 
 def meld_plays(
@@ -203,37 +412,31 @@ def meld_plays(
     *,
     new_meld_only: bool = False,
 ) -> list[MeldPlayAction]:
-    """Every distinct legal meld play; with ``drawn`` each play includes it."""
-    hc = Counter(hand)
-    required: tuple[Card, ...] = (drawn,) if drawn is not None else ()
-    plays: list[MeldPlayAction] = [NewMeld(seat=seat, cards=c) for c in new_melds(hc, required)]
-    plays.extend(Borrow(seat=seat, cards=c, taken=t) for c, t in borrows(melds, hc, required, rules))
-    if new_meld_only:
-        return plays
-    for m in melds:
-        if not m.valid:
-            continue
-        if m.kind is MeldKind.SET:
-            plays.extend(AddToMeld(seat=seat, meld=m.id, cards=c) for c in set_adds(m, hc, required))
-            plays.extend(AddToMeld(seat=seat, meld=m.id, cards=c, split=p) for c, p in set_splits(m, hc, required))
-        else:
-            plays.extend(AddToMeld(seat=seat, meld=m.id, cards=c) for c in run_adds(m, hc, required))
-            plays.extend(AddToMeld(seat=seat, meld=m.id, cards=c, split=p) for c, p in run_splits(m, hc, required))
-    return plays
+    """Every distinct legal meld play; with ``drawn`` each play includes it.
+
+    New melds, adds, borrows of any number of cards, and adds that split a meld (each split in
+    both orientations: either part may take the new meld number).
+    """
+    return list(iter_meld_plays(seat, hand, melds, drawn, rules, new_meld_only=new_meld_only))
 
 
 def lay_offs(melds: Sequence[Meld], card: Card) -> bool:
-    """Whether ``card`` alone fits a meld on this board (forcing, §5): an end of a run, or a set."""
+    """Whether ``card`` alone fits a meld on this board (forcing, §5): an end of a run, or a set.
+
+    A card inside a run's range also fits when adding it splits the run into two runs of three or
+    more (e.g. ``6H`` on ``4H 5H 6H 7H JH`` gives ``4H 5H 6H`` + ``6H 7H JH``).
+    """
+    r = int(card.rank)
     for m in melds:
         if not m.valid:
             continue
+        first = m.cards[0]
         if m.kind is MeldKind.SET:
-            if m.cards[0].rank is card.rank:
+            if first.rank is card.rank:
                 return True
-        elif card.suit is m.cards[0].suit:
-            if is_valid_run((*m.cards, card)):
-                return True
-            if any(True for _ in run_splits(m, Counter(), (card,))):
+        elif card.suit is first.suit:
+            lo, hi = int(first.rank), int(m.cards[-1].rank)
+            if r == lo - 1 or r == hi + 1 or lo + 2 <= r <= hi - 2:
                 return True
     return False
 
