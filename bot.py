@@ -1,4 +1,4 @@
-"""Entry point: load .env, build PanBot, load the ``pancog`` extension, connect.
+"""Entry point: load .env, build PanBot, load the ``pancog.cog`` extension, connect.
 
 Environment (see .env.example and docs/admin.md):
   DISCORD_TOKEN        required; the bot token.
@@ -24,6 +24,8 @@ import yarl
 from discord.ext import commands
 
 log = logging.getLogger("pan.bot")
+
+EXTENSION = "pancog.cog"
 
 SETUP_HELP = """\
 DISCORD_TOKEN is not set.
@@ -61,7 +63,9 @@ class PanBot(commands.Bot):
         self.test_guild_id = test_guild_id
 
     async def setup_hook(self) -> None:
-        await self.load_extension("pancog")
+        # The extension is pancog.cog, not the package: unloading an extension purges its submodules from
+        # sys.modules, and the engine, services and views must keep one identity across a reload or restart.
+        await self.load_extension(EXTENSION)
         if self.test_guild_id:
             guild = discord.Object(id=self.test_guild_id)
             self.tree.copy_global_to(guild=guild)

@@ -9,6 +9,6 @@ if TYPE_CHECKING:
 
 
 async def setup(bot: commands.Bot) -> None:
-    from .cog import PanCog
+    from .cog import setup_cogs
 
-    await bot.add_cog(await PanCog.create(bot))
+    await setup_cogs(bot)

@@ -354,6 +354,20 @@ class SqliteTx:
             ),
         )
 
+    # Added for the Discord adapter (issue #6, pancog/settings.py; migration V3__player_settings.sql).
+    async def get_player_prefs(self, user_id: int) -> str | None:
+        rows = list(
+            await self._conn.execute_fetchall("SELECT prefs FROM player_settings WHERE user_id = ?", (user_id,))
+        )
+        return str(rows[0][0]) if rows else None
+
+    async def put_player_prefs(self, user_id: int, prefs: str, updated_at: float) -> None:
+        await self._conn.execute(
+            "INSERT INTO player_settings (user_id, prefs, updated_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (user_id) DO UPDATE SET prefs = excluded.prefs, updated_at = excluded.updated_at",
+            (user_id, prefs, updated_at),
+        )
+
     async def leaderboard(self, guild_id: int, limit: int) -> list[tuple[int, int]]:
         rows = await self._conn.execute_fetchall(
             "SELECT user_id, balance FROM accounts WHERE kind = 'bank' AND scope_id = ? AND user_id >= 0 "

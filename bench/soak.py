@@ -1,0 +1,468 @@
+"""Soak: many tables of greedy players on the fake Discord, with injected faults and a SIGKILL restart in the middle.
+
+The real bot (``python bot.py``, its own process and core) plays against the local fake Discord, which runs in
+this process together with the players. Each table has P greedy players acting by slash commands as fast as
+the bot answers (a play no command expresses goes through **My hand** and its select); on a fraction of the
+tables one player never acts, so the turn clock (sped up) times him out, marks him away and stands him up.
+The players follow each table by reading its committed action log from the database and replaying it through
+the engine (they never look inside the bot). While they play, random 429s and some 500s are injected on
+message posts, board edits and interaction followups, and the gateway is dropped every few seconds. When half
+the hands are done the players pause, the bot is killed with SIGKILL and started again.
+
+Reported: hands per minute and actions per second; ack latency; failed interactions (an error reply, no answer,
+a timeout) and ERROR lines in the bot's log; stuck tables (a hand with no progress for ``--stuck-after`` s);
+the ledger audit and every table's engine stacks against the ledger; start-up time of the restarted bot with
+every table to resume (spawn -> gateway IDENTIFY, i.e. after replaying every log and syncing commands);
+memory per open idle table: RSS of a bot holding every table (idle, boards refreshed) minus RSS of a bot with
+none, and the services' share by tracemalloc.
+
+    .venv/bin/python bench/soak.py                                 # 200 tables x 6 players x 2 hands
+    .venv/bin/python bench/soak.py --tables 20 --hands 1           # a quick run
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import logging
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from pancog.clock import TurnClock  # noqa: E402
+from pancog.game import engine  # noqa: E402
+from pancog.game.actions import AddToMeld, Borrow, Discard, GoOnTop, Knock, NewMeld, Pluck, TakeOption  # noqa: E402
+from pancog.game.notation import format_action, parse_action  # noqa: E402
+from pancog.game.state import TableState, initial_state  # noqa: E402
+from pancog.ledger import ChipLedger  # noqa: E402
+from pancog.storage import Account, SqliteStorage  # noqa: E402
+from pancog.store import TableStore  # noqa: E402
+from pancog.tables import TableConfig, TableService  # noqa: E402
+from tests.fakediscord.harness import Harness, InteractionFailed  # noqa: E402
+from tests.fakediscord.models import FakeChannel, FakeUser  # noqa: E402
+from tests.fakediscord.server import FakeDiscord  # noqa: E402
+
+FAULT_ROUTES = ("PATCH /channels/*/messages/*", "POST /channels/*/messages", "POST /webhooks/*")
+
+
+def greedy_command(state: TableState, seat: int) -> tuple[str, dict[str, Any]] | None:
+    """The best legal play a slash command can express (meld plays first, best first)."""
+    hand = state.hand
+    for action in engine.legal_actions(state, seat):
+        match action:
+            case Knock():
+                return "knock", {}
+            case NewMeld() if action.cards:
+                return "meld", {"cards": " ".join(str(c) for c in action.cards)}
+            case AddToMeld() if action.split is None:
+                options: dict[str, Any] = {"meld": action.meld}
+                if action.cards:
+                    options["cards"] = " ".join(str(c) for c in action.cards)
+                return "add", options
+            case Borrow() if len(action.taken) == 1:
+                meld, card = action.taken[0]
+                options = {"meld": meld, "card": str(card)}
+                if action.cards:
+                    options["cards"] = " ".join(str(c) for c in action.cards)
+                return "borrow", options
+            case TakeOption():
+                return "take", {}
+            case Pluck():
+                return "draw", {}
+            case Discard():
+                card = action.card or (hand.turn.drawn if hand is not None and hand.turn is not None else None)
+                return ("discard", {"card": str(card)}) if card is not None else None
+            case GoOnTop():
+                return "sluff", {}
+            case _:
+                continue
+    return None
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+class Bot:
+    """``python bot.py`` against the fake, on a database file; SIGKILL and start again."""
+
+    def __init__(self, fake: FakeDiscord, h: Harness, db: Path, log: Path, env: dict[str, str]) -> None:
+        self.fake = fake
+        self.env = {
+            **os.environ,
+            "DISCORD_TOKEN": fake.token,
+            "DISCORD_API_BASE": fake.api_base,
+            "DISCORD_GATEWAY_URL": fake.gateway_url,
+            "TEST_GUILD_ID": str(h.guild.id),
+            "PAN_DB_PATH": str(db),
+            "PAN_GUILD_READY_TIMEOUT": "0.05",
+            "PAN_LOG_LEVEL": "WARNING",
+            **env,
+        }
+        self.log = log
+        self.process: asyncio.subprocess.Process | None = None
+
+    async def start(self) -> float:
+        """Spawn and wait for the gateway IDENTIFY (tables replayed, commands synced); returns the seconds."""
+        self.fake.identified.clear()
+        started = time.perf_counter()
+        with self.log.open("ab") as sink:
+            self.process = await asyncio.create_subprocess_exec(
+                sys.executable, "bot.py", cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=sink
+            )
+        await asyncio.wait_for(self.fake.identified.wait(), 600)
+        return time.perf_counter() - started
+
+    def rss_kib(self) -> int:
+        return rss_kib(self.process.pid) if self.process is not None else 0
+
+    async def kill(self) -> None:
+        if self.process is not None:
+            self.process.send_signal(signal.SIGKILL)
+            await self.process.wait()
+            self.process = None
+
+    async def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.process.wait(), 20)
+            self.process = None
+
+
+class Follower:
+    """A table's state as the committed log says (read from the database, replayed through the engine)."""
+
+    def __init__(self, store: TableStore, table_id: int, state: TableState) -> None:
+        self.store = store
+        self.table_id = table_id
+        self.state = state
+
+    async def refresh(self) -> TableState:
+        for _, action, _ in await self.store.read_log(self.table_id, self.state.seq):
+            self.state = engine.apply(self.state, parse_action(action)).state
+        return self.state
+
+
+@dataclass
+class Soak:
+    h: Harness
+    store: TableStore
+    hands: int
+    stuck_after: float
+    running: asyncio.Event = field(default_factory=asyncio.Event)
+    parked: int = 0
+    actions: int = 0
+    hands_done: int = 0
+    failed: list[str] = field(default_factory=list)
+    stuck: list[str] = field(default_factory=list)
+    latency: list[float] = field(default_factory=list)
+    finished_tables: int = 0
+    followers: dict[int, Follower] = field(default_factory=dict)
+
+    async def act(self, user: FakeUser, channel: FakeChannel, command: str, **options: Any) -> bool:
+        try:
+            reply = await self.h.slash(user, command, channel=channel, settle=False, timeout=60, **options)
+        except InteractionFailed as exc:
+            self.failed.append(f"{command}: {exc}"[:300])
+            return False
+        self.actions += 1
+        self.latency.append(reply.latency or 0.0)
+        if "Something went wrong" in reply.text:
+            self.failed.append(f"{command}: {reply.text[:200]}")
+        return True
+
+    async def gate(self) -> None:
+        if not self.running.is_set():
+            self.parked += 1
+            await self.running.wait()
+            self.parked -= 1
+
+    async def follower(self, channel: FakeChannel) -> Follower:
+        for stored in await self.store.load_open_tables():
+            if stored.row.channel_id == channel.id:
+                config = TableConfig.from_json(stored.row.config)
+                follower = Follower(self.store, stored.table_id, initial_state(config.rules(), stored.table_id))
+                self.followers[stored.table_id] = follower
+                return follower
+        raise RuntimeError(f"no table in #{channel.name}")
+
+    async def play_from_panel(self, follower: Follower, user: FakeUser, seat: int) -> bool:
+        """A play no slash command expresses (a split lay-off, a two-card borrow): My hand, then its select."""
+        legal = engine.legal_actions(follower.state, seat)
+        row = await self.store.get_table(follower.table_id)
+        if not legal or row is None or row.board_message_id is None:
+            return False
+        wanted = format_action(legal[0])
+        board = self.h.fake.messages[row.board_message_id]
+        try:
+            reply = await self.h.click(user, board, "My hand", settle=False, timeout=60)
+            panel = reply.message
+            for menu in panel.iter_components() if panel is not None else ():
+                if str(menu.get("custom_id", "")).endswith(":play") and any(
+                    o["value"] == wanted for o in menu.get("options") or []
+                ):
+                    await self.h.select(user, panel, menu["custom_id"], [wanted], settle=False, timeout=60)
+                    self.actions += 2
+                    return True
+        except InteractionFailed as exc:
+            self.failed.append(f"panel: {exc}"[:300])
+        return False
+
+    async def play_table(self, channel: FakeChannel, players: list[FakeUser], sleepy: FakeUser | None) -> None:
+        by_id = {p.id: p for p in players}
+        await self.act(players[0], channel, "pan open")
+        for p in players[1:]:
+            await self.act(p, channel, "pan join")
+        follower = await self.follower(channel)
+        counted = 0
+        last_seq, last_change = -1, time.monotonic()
+        while counted < self.hands:
+            await self.gate()
+            state = await follower.refresh()
+            if state.seq != last_seq:
+                last_seq, last_change = state.seq, time.monotonic()
+            elif time.monotonic() - last_change > self.stuck_after:
+                self.stuck.append(f"#{channel.name}: no progress at seq {state.seq} for {self.stuck_after}s")
+                return
+            if state.hand is None:
+                if state.hand_no > counted:
+                    self.hands_done += state.hand_no - counted
+                    counted = state.hand_no
+                    if counted >= self.hands:
+                        break
+                starter = next((by_id[s.player_id] for s in state.seats if s is not None and not s.away), None)
+                if starter is None:
+                    self.stuck.append(f"#{channel.name}: nobody left to deal")
+                    return
+                await self.act(starter, channel, "pan start")
+                continue
+            seat = engine.to_act(state)
+            occupant = state.seat(seat) if seat is not None else None
+            if seat is None or occupant is None:
+                await asyncio.sleep(0.05)
+                continue
+            user = by_id[occupant.player_id]
+            if user is sleepy:  # he never answers: the turn clock must move the table on
+                await asyncio.sleep(0.25)
+                continue
+            found = greedy_command(state, seat)
+            if found is None:
+                if not await self.play_from_panel(follower, user, seat):
+                    self.stuck.append(f"#{channel.name}: no move at seq {state.seq}")
+                    return
+                continue
+            command, options = found
+            await self.act(user, channel, command, **options)
+        self.finished_tables += 1
+
+
+async def inject_faults(h: Harness, rng: random.Random, stop: asyncio.Event, drop_every: float) -> dict[str, int]:
+    counts = {"429": 0, "500": 0, "drops": 0}
+    last_drop = time.monotonic()
+    while not stop.is_set():
+        await asyncio.sleep(0.25)
+        if time.monotonic() - last_drop > drop_every:
+            await h.fake.drop_gateway()
+            counts["drops"] += 1
+            last_drop = time.monotonic()
+        route = rng.choice(FAULT_ROUTES)
+        if any(f.pattern == route and f.remaining > 0 for f in h.fake.faults):
+            continue  # one pending fault per route: a single request never meets more than 4 in a row
+        if rng.random() < 0.1:
+            h.fake.fail_next(route, status=500, count=1)
+            counts["500"] += 1
+        else:
+            h.fake.fail_next(route, status=429, count=rng.randint(1, 3), retry_after=rng.uniform(0.02, 0.2))
+            counts["429"] += 1
+    return counts
+
+
+async def quiet(h: Harness, seconds: float = 2.5) -> None:
+    """No REST call for ``seconds`` (longer than the bot's one-second board coalescing)."""
+    await h.idle(quiet=seconds, timeout=600)
+
+
+async def check_books(store: TableStore, followers: dict[int, Follower]) -> list[str]:
+    problems: list[str] = []
+    for table_id, follower in followers.items():
+        state = await follower.refresh()
+        expected: dict[Account, int] = {}
+        for seat in state.seats:
+            if seat is not None:
+                expected[Account.stack(table_id, seat.player_id)] = seat.stack
+        expected[Account.tops(table_id, "singles")] = state.singles_tops
+        expected[Account.tops(table_id, "doubles")] = state.doubles_tops
+        async with store.storage.transaction(write=False) as tx:
+            held = await tx.table_balances(table_id)
+        for account in set(expected) | set(held):
+            if expected.get(account, 0) != held.get(account, 0):
+                problems.append(f"{account.key}: engine {expected.get(account, 0)}, ledger {held.get(account, 0)}")
+    return problems
+
+
+async def service_memory(db: Path) -> tuple[int, float, int]:
+    """(tables, seconds to replay them, bytes the services hold for them by tracemalloc)."""
+    gc.collect()
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    async with SqliteStorage(db) as storage:
+        service = TableService(ChipLedger(storage), TableStore(storage))
+        started = time.perf_counter()
+        count = await service.load()
+        clock = TurnClock(service)
+        await clock.start(run=False)
+        replay = time.perf_counter() - started
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - base
+        await clock.stop()
+    tracemalloc.stop()
+    return count, replay, held
+
+
+async def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tables", type=int, default=200)
+    parser.add_argument("--players", type=int, default=6)
+    parser.add_argument("--hands", type=int, default=2)
+    parser.add_argument("--sleepy", type=float, default=0.1, help="fraction of tables with one idle player")
+    parser.add_argument("--clock-scale", type=float, default=10.0, help="PAN_CLOCK_SCALE for the bot")
+    parser.add_argument("--drop-every", type=float, default=10.0, help="seconds between gateway drops")
+    parser.add_argument("--restart-after", type=float, default=0.5, help="SIGKILL when this share of hands is done")
+    parser.add_argument("--stuck-after", type=float, default=180.0)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.ERROR)
+    rng = random.Random(args.seed)
+    fake = FakeDiscord()
+    await fake.start()
+    channels = tuple(f"pan-{i}" for i in range(args.tables))
+    h = Harness(fake, members=args.tables * args.players, channels=channels, timeout=60.0)
+    tmp = tempfile.TemporaryDirectory()
+    db, log = Path(tmp.name) / "soak.sqlite3", Path(tmp.name) / "bot.log"
+    env = {"PAN_CLOCK_SCALE": str(args.clock_scale), "PAN_IDLE_CLOSE_SECONDS": "100000000"}
+
+    # memory baseline: a bot with one idle table (board rendered: fonts and card images loaded), quiet
+    empty = Bot(fake, h, Path(tmp.name) / "baseline.sqlite3", log, env)
+    await empty.start()
+    one = h.guild.channels[0]
+    await h.slash(h.users[0], "pan open", channel=one)
+    for user in h.users[1 : args.players]:
+        await h.slash(user, "pan join", channel=one)
+    await empty.stop()
+    await empty.start()
+    await quiet(h)
+    rss_empty = empty.rss_kib()
+    await empty.stop()
+
+    bot = Bot(fake, h, db, log, env)
+    await bot.start()
+    storage = SqliteStorage(db)
+    await storage.open()
+    store = TableStore(storage)
+    soak = Soak(h, store, args.hands, args.stuck_after)
+    soak.running.set()
+    sleepy_tables = round(args.tables * args.sleepy)
+    stop_faults = asyncio.Event()
+    faults = asyncio.create_task(inject_faults(h, rng, stop_faults, args.drop_every))
+    started = time.perf_counter()
+    tables = [
+        asyncio.create_task(
+            soak.play_table(
+                h.guild.channels[i],
+                h.users[i * args.players : (i + 1) * args.players],
+                h.users[(i + 1) * args.players - 1] if i < sleepy_tables else None,
+            )
+        )
+        for i in range(args.tables)
+    ]
+    restart_at = args.tables * args.hands * args.restart_after
+    restart_seconds: float | None = None
+    next_report = time.perf_counter() + 60
+    while not all(t.done() for t in tables):
+        await asyncio.sleep(0.5)
+        if time.perf_counter() > next_report:
+            next_report += 60
+            print(
+                f"  {time.perf_counter() - started:.0f}s: {soak.hands_done} hands, {soak.actions} actions", flush=True
+            )
+        if restart_seconds is None and soak.hands_done >= restart_at:
+            soak.running.clear()
+            while soak.parked < sum(1 for t in tables if not t.done()):
+                await asyncio.sleep(0.05)
+            await h.idle(timeout=600)  # no interaction in flight
+            await bot.kill()
+            restart_seconds = await bot.start()
+            print(f"SIGKILL after {soak.hands_done} hands; back (IDENTIFY) in {restart_seconds:.2f}s", flush=True)
+            soak.running.set()
+    elapsed = time.perf_counter() - started
+    stop_faults.set()
+    fault_counts = await faults
+    await quiet(h)
+    rss_full = bot.rss_kib()
+    audit = await ChipLedger(storage).audit()
+    books = await check_books(store, soak.followers)
+    unanswered = sum(1 for i in fake.interactions.values() if i.callback_type is None)
+    lat = sorted(soak.latency)
+    await bot.stop()
+    # a cold start with every table idle, for the start-up figure
+    cold = Bot(fake, h, db, log, env)
+    cold_start = await cold.start()
+    await quiet(h)
+    rss_cold = cold.rss_kib()
+    await cold.stop()
+    await storage.close()
+    count, replay, held = await service_memory(db)
+    bot_log = log.read_text(errors="replace")
+    errors = [line for line in bot_log.splitlines() if " ERROR " in line or "Traceback" in line]
+    print(f"tables={args.tables} players={args.players} hands/table={args.hands} sleepy tables={sleepy_tables}")
+    print(f"hands={soak.hands_done} actions={soak.actions} elapsed={elapsed:.1f}s")
+    print(f"hands/min={soak.hands_done / elapsed * 60:.1f} actions/s={soak.actions / elapsed:.1f}")
+    if lat:
+        p50, p99 = statistics.median(lat) * 1000, lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000
+        print(f"ack latency p50={p50:.1f} ms p99={p99:.1f} ms")
+    print(f"faults injected: {fault_counts}; fake answered {sum(1 for c in fake.calls if c.injected)} with a fault")
+    resumes = sum("resume" in x for x in fake.gateway_log)
+    print(f"gateway: {fake.gateway_log.count('drop code=4000')} drops, {resumes} resumes")
+    print(f"failed interactions={len(soak.failed)} unanswered={unanswered} stuck tables={len(soak.stuck)}")
+    for line in (soak.failed + soak.stuck)[:10]:
+        print("  ", line)
+    print(f"bot log: {len(errors)} ERROR/Traceback lines")
+    for line in errors[:5]:
+        print("  ", line[:300])
+    print(f"finished tables={soak.finished_tables}/{args.tables}")
+    print(f"audit: {audit.summary().splitlines()[0]}; engine vs ledger differences: {len(books)}")
+    print(f"SIGKILL restart mid-run: IDENTIFY after {restart_seconds or float('nan'):.2f}s")
+    print(f"cold start with {count} idle tables: IDENTIFY after {cold_start:.2f}s (service replay alone {replay:.2f}s)")
+    print(
+        f"memory: bot RSS {rss_empty / 1024:.0f} MiB cold with 1 idle table, {rss_full / 1024:.0f} MiB after the "
+        f"run, {rss_cold / 1024:.0f} MiB cold with {count} idle tables -> "
+        f"{(rss_cold - rss_empty) / max(1, count - 1):.0f} KiB per idle table (RSS); "
+        f"services {held / max(1, count) / 1024:.1f} KiB per table (tracemalloc)"
+    )
+    print(f"problems seen by the fake: {h.problems()[:5]}")
+    await h.close()
+    await fake.stop()
+    tmp.cleanup()
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1:]))

@@ -1,0 +1,378 @@
+"""Card-room heuristics over cards and melds: what a hand is worth, what a card is worth to a board.
+
+Everything here is pure and works on one seat's knowledge only: its hand, the public boards and the
+cards it has seen. ``unseen`` is the multiset of cards this seat has not seen (the shoe minus its
+hand, every board and the face-up discards); drawing probabilities are estimated from it.
+
+Vocabulary (see ``docs/ai.md``):
+
+- a *hit* is a card that could be used at once: it forms a meld with cards in the hand, or it lays
+  off on one of the player's own melds;
+- *made* cards are hand cards already forming melds (they go down with the next hit);
+- a position's value is progress (cards on the board, made cards) plus the chance that the next
+  card is a hit, weighted by the condition units such a hit would collect.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from pancog.game.actions import AddToMeld, Borrow, NewMeld
+from pancog.game.cards import ALL_CARDS, Card, Rank, Suit
+from pancog.game.errors import PanError
+from pancog.game.melds import (
+    Meld,
+    MeldKind,
+    borrow_pieces,
+    extend,
+    fresh_collection,
+    is_valid_run,
+    make_meld,
+    remake,
+)
+from pancog.game.moves import lay_offs
+from pancog.game.rules import Rules
+
+SUITS: tuple[Suit, ...] = tuple(Suit)
+
+MeldPlay = NewMeld | AddToMeld | Borrow
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Weights:
+    """Tunable weights of :func:`position_value` (the normal level's evaluation)."""
+
+    board: float = 1.0  # per card on the board
+    made: float = 0.55  # per hand card already in a meld
+    hits: float = 5.0  # times the (weighted) chance that the next card is a hit
+    unit: float = 0.35  # extra hit weight per condition unit (times payers / 5)
+    pair: float = 0.15  # per pair or near-sequence kept in the hand
+    valle: float = 0.05  # per valle card kept in the hand (condition potential)
+    chip: float = 0.12  # per chip collected now
+
+
+WEIGHTS = Weights()
+
+
+def unseen_cards(rules: Rules, seen: Iterable[Card]) -> list[int]:
+    """The shoe minus ``seen`` as a 40-slot count vector (copies never go below zero)."""
+    v = list(shoe_counts(rules))
+    for c in seen:
+        i = CARD_INDEX[c]
+        if v[i] > 0:
+            v[i] -= 1
+    return v
+
+
+# ---------------------------------------------------------------------------------------------
+# Hits: which cards a hand and board could use at once
+# ---------------------------------------------------------------------------------------------
+
+
+CARD_INDEX: dict[Card, int] = {c: i for i, c in enumerate(ALL_CARDS)}
+"""Index of each card face in :data:`ALL_CARDS` (suit-major: ``suit * 10 + rank - 1``)."""
+
+_SUIT_POS = {s: k for k, s in enumerate(SUITS)}
+
+
+def counts_of(cards: Iterable[Card]) -> list[int]:
+    """A 40-slot count vector (by :data:`CARD_INDEX`) of a multiset of cards."""
+    v = [0] * 40
+    for c in cards:
+        v[CARD_INDEX[c]] += 1
+    return v
+
+
+def _forms(v: Sequence[int], idx: int) -> bool:
+    """Whether card ``idx`` and cards of count vector ``v`` form a new legal meld."""
+    s, r0 = divmod(idx, 10)  # r0 = rank - 1
+    same = [v[k * 10 + r0] for k in range(4)]
+    if r0 in (0, 9):  # aces and kings: any three
+        if sum(same) >= 2:
+            return True
+    else:
+        if same[s] >= 2:
+            return True
+        if sum(1 for k in range(4) if k != s and same[k]) >= 2:
+            return True
+    base = s * 10
+
+    def has(r: int) -> bool:
+        return 0 <= r <= 9 and v[base + r] > 0
+
+    return (has(r0 - 1) and has(r0 - 2)) or (has(r0 - 1) and has(r0 + 1)) or (has(r0 + 1) and has(r0 + 2))
+
+
+def forms_with_hand(card: Card, hand: Counter[Card]) -> bool:
+    """Whether ``card`` and some hand cards form a new legal meld."""
+    return _forms(counts_of(hand.elements()), CARD_INDEX[card])
+
+
+def board_fits(board: Sequence[Meld]) -> tuple[bool, ...]:
+    """For each of the 40 faces, whether it lays off on ``board``."""
+    return _board_fits(tuple(board))
+
+
+@lru_cache(maxsize=4096)
+def _board_fits(board: tuple[Meld, ...]) -> tuple[bool, ...]:
+    return tuple(lay_offs(board, c) for c in ALL_CARDS)
+
+
+def _units(idx: int, v: Sequence[int], board: Sequence[Meld], rules: Rules) -> int:
+    """Rough condition units the best simple use of card ``idx`` would collect (0 if none)."""
+    s, r0 = divmod(idx, 10)
+    rank = Rank(r0 + 1)
+    spade = s == _SUIT_POS[Suit.SPADES] and rules.spades_double
+    factor = 2 if spade else 1
+    best = 0
+    if v[idx] >= 2 and (not rank.is_noncomoquer or rules.suited_ak_pays):
+        best = (2 if rank.is_valle else 1) * factor
+    if rank.is_valle and rules.unsuited_valle_pays and sum(1 for k in range(4) if k != s and v[k * 10 + r0]) >= 2:
+        best = max(best, 1)
+    base = s * 10
+    if r0 <= 2 and all(v[base + r] or r == r0 for r in range(3)):
+        best = max(best, factor)  # A-2-3 with this card
+    if r0 >= 7 and all(v[base + r] or r == r0 for r in range(7, 10)):
+        best = max(best, factor)  # J-Q-K with this card
+    for m in board:
+        if not m.valid:
+            continue
+        first = m.cards[0]
+        if m.kind is MeldKind.SET:
+            if first.rank is rank and m.suit is SUITS[s] and m.paid > 0:
+                best = max(best, factor)
+        elif first.suit is SUITS[s] and (
+            (r0 == 0 and first.rank is Rank.TWO) or (r0 == 9 and m.cards[-1].rank is Rank.QUEEN)
+        ):
+            best = max(best, factor)
+    return best
+
+
+@lru_cache(maxsize=64)
+def shoe_counts(rules: Rules) -> tuple[int, ...]:
+    """Copies of each of the 40 faces in the shoe ``rules`` deal from."""
+    return tuple(counts_of(rules.shoe()))
+
+
+def hit_chance(
+    hand: Sequence[Card],
+    board: Sequence[Meld],
+    unseen: Counter[Card] | Sequence[int],
+    rules: Rules,
+    *,
+    payers: int = 5,
+    unit_weight: float = WEIGHTS.unit,
+) -> float:
+    """The chance that a card drawn from ``unseen`` is a hit, each hit weighted by the units it collects."""
+    u = unseen if not isinstance(unseen, Counter) else counts_of(unseen.elements())
+    total = sum(u)
+    if total <= 0:
+        return 0.0
+    v = counts_of(hand)
+    fits = board_fits(board)
+    acc = 0.0
+    scale = unit_weight * payers / 5.0
+    for idx in range(40):
+        n = u[idx]
+        if n and (fits[idx] or _forms(v, idx)):
+            acc += n * (1.0 + scale * _units(idx, v, board, rules))
+    return acc / total
+
+
+# ---------------------------------------------------------------------------------------------
+# Hand structure
+# ---------------------------------------------------------------------------------------------
+
+
+def made_cards(hand: Sequence[Card]) -> int:
+    """How many hand cards a greedy cover by disjoint legal melds uses (sets first, then runs)."""
+    left = counts_of(hand)
+    used = 0
+    for r0 in range(10):
+        idxs = [k * 10 + r0 for k in range(4)]
+        for i in idxs:
+            while left[i] >= 3:
+                left[i] -= 3
+                used += 3
+        if r0 in (0, 9):
+            n = sum(left[i] for i in idxs)
+            if n >= 3:
+                used += n
+                for i in idxs:
+                    left[i] = 0
+        else:
+            while sum(1 for i in idxs if left[i]) >= 3:
+                present = sorted((i for i in idxs if left[i]), key=lambda i: -left[i])
+                for i in present[:3]:
+                    left[i] -= 1
+                used += 3
+    for k in range(4):
+        base = k * 10
+        r = 0
+        while r < 10:
+            length = 0
+            while r + length < 10 and left[base + r + length] > 0:
+                length += 1
+            if length >= 3:
+                for j in range(length):
+                    left[base + r + j] -= 1
+                used += length
+                r += length
+            else:
+                r += max(1, length)
+    return used
+
+
+def near_melds(hand: Sequence[Card]) -> int:
+    """Pairs and near-sequences (two cards one card short of a meld), counted once per card pair."""
+    v = counts_of(hand)
+    n = 0
+    for idx in range(40):
+        k = v[idx]
+        if not k:
+            continue
+        r0 = idx % 10
+        if k >= 2:
+            n += 1
+        if r0 in (0, 9):
+            continue
+        for d in (1, 2):
+            if r0 + d <= 9 and v[idx + d]:
+                n += 1
+    for r0 in range(10):
+        same = [v[k * 10 + r0] for k in range(4)]
+        if r0 in (0, 9):
+            if sum(same) >= 2:
+                n += 1
+        elif sum(1 for x in same if x) >= 2:
+            n += 1
+    return n
+
+
+def position_value(
+    board: Sequence[Meld],
+    hand: Sequence[Card],
+    unseen: Sequence[int],
+    rules: Rules,
+    *,
+    payers: int = 5,
+    weights: Weights = WEIGHTS,
+) -> float:
+    """The normal level's value of a board and hand between turns (higher is better)."""
+    board_cards = sum(len(m.cards) for m in board)
+    if board_cards >= 11:
+        return 1000.0
+    value = weights.board * board_cards
+    value += weights.made * made_cards(hand)
+    value += weights.hits * hit_chance(hand, board, unseen, rules, payers=payers, unit_weight=weights.unit)
+    value += weights.pair * near_melds(hand)
+    value += weights.valle * sum(1 for c in hand if c.is_valle)
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# What a meld play does to a board (own-board simulation for evaluation)
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Outcome:
+    """A board and hand after a meld play, and the condition units it collected."""
+
+    board: tuple[Meld, ...]
+    hand: tuple[Card, ...]
+    units: int
+
+
+def _take(hand: Sequence[Card], cards: Iterable[Card]) -> tuple[Card, ...] | None:
+    have = Counter(hand)
+    want = Counter(cards)
+    if want - have:
+        return None
+    return tuple(sorted((have - want).elements()))
+
+
+def apply_meld_play(
+    board: Sequence[Meld], hand: Sequence[Card], drawn: Card | None, play: MeldPlay, rules: Rules
+) -> Outcome | None:
+    """Simulate ``play`` on one's own board (None if it does not apply cleanly).
+
+    Mirrors the engine's meld accounting closely enough to rank plays; the engine stays the authority.
+    """
+    extra: tuple[Card, ...] = (drawn,) if drawn is not None else ()
+    rest = _take(hand, play.cards)
+    if rest is None:
+        return None
+    next_id = max((m.id for m in board), default=0) + 1
+    try:
+        match play:
+            case NewMeld():
+                meld, coll = fresh_collection(make_meld(next_id, (*play.cards, *extra), rules), rules)
+                return Outcome(board=(*board, meld), hand=rest, units=coll.total)
+            case AddToMeld():
+                target = next((m for m in board if m.id == play.meld), None)
+                if target is None:
+                    return None
+                added = (*play.cards, *extra)
+                if play.split is None:
+                    grown, coll = extend(target, added, rules)
+                    new_board = tuple(grown if m.id == target.id else m for m in board)
+                    return Outcome(board=new_board, hand=rest, units=coll.total)
+                combined = Counter(target.cards) + Counter(added)
+                keep = tuple((combined - Counter(play.split)).elements())
+                pieces, coll = remake(target, [(target.id, keep), (next_id, play.split)], rules)
+                new_board = tuple(m for m in board if m.id != target.id) + tuple(pieces)
+                return Outcome(board=new_board, hand=rest, units=coll.total)
+            case Borrow():
+                per: dict[int, list[Card]] = {}
+                for mid, card in play.taken:
+                    per.setdefault(mid, []).append(card)
+                changed: list[Meld] = []
+                units = 0
+                for mid, cards in per.items():
+                    src = next((m for m in board if m.id == mid), None)
+                    if src is None:
+                        return None
+                    pieces_cards = borrow_pieces(src, cards, rules)
+                    if pieces_cards is None:
+                        return None
+                    ids = [src.id] + [next_id + 100 + i for i in range(len(pieces_cards) - 1)]
+                    remade, coll = remake(src, list(zip(ids, pieces_cards, strict=True)), rules)
+                    changed.extend(remade)
+                    units += coll.total
+                new_cards = (*play.cards, *extra, *(c for _, c in play.taken))
+                meld, coll = fresh_collection(make_meld(next_id, new_cards, rules), rules)
+                kept = tuple(m for m in board if m.id not in per)
+                return Outcome(board=(*kept, *changed, meld), hand=rest, units=units + coll.total)
+    except Exception:
+        return None
+    return None
+
+
+def fits_board(card: Card, board: Sequence[Meld]) -> bool:
+    """Whether ``card`` lays off on ``board`` (so it can be taken as an option or forced)."""
+    return lay_offs(board, card)
+
+
+def _extend_units(meld: Meld, card: Card, rules: Rules) -> int:
+    """Units that laying ``card`` off on ``meld`` collects (0 if it does not fit)."""
+    if not meld.valid:
+        return 0
+    if meld.kind is MeldKind.SET:
+        if meld.cards[0].rank is not card.rank:
+            return 0
+    elif not is_valid_run((*meld.cards, card)):
+        return 0
+    try:
+        _grown, coll = extend(meld, (card,), rules)
+    except PanError:
+        return 0
+    return coll.total
+
+
+def layoff_units(card: Card, board: Sequence[Meld], rules: Rules) -> int:
+    """The most units laying ``card`` off on ``board`` would collect (enhancing a suited set or a C4 end)."""
+    return max((_extend_units(m, card, rules) for m in board), default=0)

@@ -1,0 +1,592 @@
+"""Engine state and events -> words and renderer snapshots. The only place Discord wording lives.
+
+Nothing here imports discord: functions take engine values and a ``names`` mapping (player id -> display
+name) and return plain strings (Discord markdown allowed) or renderer snapshots. Public texts never
+include a card that is still in someone's hand; private texts (DMs, ephemeral replies) say so in their
+function names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from pancog.game.actions import (
+    AcceptSplit,
+    Action,
+    AddToMeld,
+    Borrow,
+    Claim,
+    DeclineSplit,
+    Discard,
+    Force,
+    FoulCall,
+    GoOnTop,
+    Knock,
+    MakeGood,
+    NewMeld,
+    OfferSplit,
+    Pluck,
+    SetAway,
+    Stand,
+    TakeOption,
+)
+from pancog.game.cards import Card, format_cards
+from pancog.game.events import (
+    AwaySet,
+    CardPlucked,
+    CashedOut,
+    ChipReason,
+    ChipsMoved,
+    Declared,
+    Discarded,
+    Event,
+    Forced,
+    FoulCalled,
+    HandEnded,
+    HandFouled,
+    HandStarted,
+    MakeGoodDemanded,
+    Melded,
+    OptionTaken,
+    PlayerBusted,
+    PlayerQuit,
+    PlayStarted,
+    PluckVoided,
+    SeatLeft,
+    SeatTaken,
+    SplitDeclined,
+    SplitOffered,
+    StockReshuffled,
+    TimedOut,
+    UpcardTurned,
+    WentOut,
+)
+from pancog.game.melds import Meld, meld_value
+from pancog.game.rules import Rules
+from pancog.game.state import EndReason, HandState, Phase, PlayerStatus, Pot, Step, TableState
+from renderer import (
+    HandSnapshot,
+    MeldSnapshot,
+    OutcomeSnapshot,
+    PaymentSnapshot,
+    SeatSnapshot,
+    SeatStatus,
+    TableSnapshot,
+)
+
+SOMETHING_WRONG = "Something went wrong — the table is unchanged."
+DM_CLOSED_NOTICE = (
+    "I couldn't DM you your hand (your DMs are closed to this server), so I won't try again. "
+    "Use the **My hand** button on the table or `/hand` to see your cards."
+)
+
+Names = Mapping[int, str]
+
+
+def name_of(names: Names, player_id: int | None) -> str:
+    if player_id is None:
+        return "the floor"
+    return names.get(player_id) or (f"Computer {-player_id}" if player_id < 0 else f"Player {player_id % 10000}")
+
+
+def seat_name(state: TableState, names: Names, seat: int | None) -> str:
+    if seat is None:
+        return "nobody"
+    s = state.seat(seat)
+    if s is None:
+        return f"seat {seat + 1}"
+    return name_of(names, s.player_id)
+
+
+def cards_text(cards: Sequence[Card]) -> str:
+    return format_cards(cards, pretty=True)
+
+
+def chips(n: int) -> str:
+    return f"{n:,} chip{'s' if n != 1 else ''}"
+
+
+# --------------------------------------------------------------------------------------------- snapshots
+
+
+def _seat_status(state: TableState, hand: HandState | None, seat: int) -> SeatStatus:
+    s = state.seats[seat]
+    if hand is None or hand.players[seat] is None:
+        return SeatStatus.AWAY if s is not None and s.away else SeatStatus.WAITING
+    pl = hand.players[seat]
+    if pl is None:
+        return SeatStatus.WAITING
+    match pl.status:
+        case PlayerStatus.IN:
+            return SeatStatus.FLAT if pl.board_count >= 10 and not pl.hand else SeatStatus.IN
+        case PlayerStatus.RETIRED:
+            return SeatStatus.ON_TOP
+        case PlayerStatus.FOULED | PlayerStatus.QUIT:
+            return SeatStatus.FOULED
+        case PlayerStatus.BUSTED:
+            return SeatStatus.BUSTED
+        case _:
+            return SeatStatus.WAITING
+
+
+def meld_snapshots(melds: Sequence[Meld], rules: Rules) -> tuple[MeldSnapshot, ...]:
+    return tuple(
+        MeldSnapshot(
+            index=m.id, cards=m.cards, value=meld_value(m, rules) if m.valid else 0, label="" if m.valid else "?"
+        )
+        for m in melds
+    )
+
+
+def table_snapshot(
+    state: TableState, names: Names, *, title: str, notes: Sequence[str] = (), four_color: bool = False
+) -> TableSnapshot:
+    """The public table (never a hand's cards: only counts)."""
+    hand = state.hand
+    shown = hand if hand is not None else state.last_hand
+    seats: list[SeatSnapshot] = []
+    index_of: dict[int, int] = {}
+    to_act = _to_act(state)
+    for i, s in enumerate(state.seats):
+        if s is None:
+            continue
+        pl = shown.players[i] if shown is not None and i < len(shown.players) else None
+        index_of[i] = len(seats)
+        seats.append(
+            SeatSnapshot(
+                name=name_of(names, s.player_id),
+                chips=s.stack,
+                status=_seat_status(state, hand, i),
+                doubles=s.doubles,
+                is_turn=to_act == i,
+                melds=meld_snapshots(pl.melds, state.rules) if pl is not None else (),
+                hand_count=len(pl.hand) if pl is not None and hand is not None else 0,
+            )
+        )
+    top: Card | None = None
+    is_option = False
+    stock = 0
+    if hand is not None:
+        stock = len(hand.stock)
+        if hand.option is not None:
+            top, is_option = hand.option, True
+        elif hand.muck:
+            top = hand.muck[-1]
+    return TableSnapshot(
+        title=title[:80] or "Pan table",
+        hand_no=state.hand_no,
+        seats=tuple(seats),
+        to_act=index_of.get(to_act) if to_act is not None else None,
+        top_card=top,
+        top_is_option=is_option,
+        stock_count=stock,
+        singles_tops=state.singles_tops,
+        doubles_tops=state.doubles_tops,
+        notes=tuple(notes[-3:]),
+        four_color=four_color,
+    )
+
+
+def _to_act(state: TableState) -> int | None:
+    from pancog.game import engine
+
+    return engine.to_act(state)
+
+
+def hand_snapshot(
+    state: TableState,
+    seat: int,
+    *,
+    sort: str = "suit",
+    four_color: bool = False,
+    plays: Sequence[tuple[Action, int]] = (),
+) -> HandSnapshot:
+    """PRIVATE: one player's hand with the waiting drawn/option card (if it is his turn)."""
+    hand = state.hand
+    cards: tuple[Card, ...] = ()
+    drawn: Card | None = None
+    label = "pluck"
+    pl = hand.players[seat] if hand is not None else None
+    if hand is not None and pl is not None:
+        cards = pl.hand
+        t = hand.turn
+        if t is not None and t.seat == seat and t.step in (Step.DRAWN, Step.MUST_USE):
+            drawn = t.drawn
+            label = "pluck" if t.step is Step.DRAWN else "option"
+    usable = {c for a, _ in plays if isinstance(a, NewMeld | AddToMeld | Borrow) for c in a.cards} if drawn else set()
+    return HandSnapshot(
+        cards=cards,
+        meldable=frozenset(i for i, c in enumerate(cards) if c in usable),
+        drawn=drawn,
+        drawn_label="option" if label == "option" else "pluck",
+        sort="rank" if sort == "rank" else "suit",
+        four_color=four_color,
+    )
+
+
+# --------------------------------------------------------------------------------------------- events
+
+
+def _cause_text(cause: object) -> str:
+    return {"invalid_meld": "an invalid spread", "abandoned": "abandoning the hand"}.get(str(cause), str(cause))
+
+
+def end_text(state: TableState, names: Names, e: HandEnded) -> str:
+    who = seat_name(state, names, e.winner)
+    match e.reason:
+        case EndReason.OUT:
+            return f"Hand {e.hand_no} is over: **{who}** went out."
+        case EndReason.LONE:
+            return f"Hand {e.hand_no} is over: everyone else went on top, **{who}** takes the tops."
+        case EndReason.NOBODY:
+            return f"Hand {e.hand_no} is over: nobody played; the tops carry over."
+        case EndReason.SPLIT:
+            pair = " and ".join(seat_name(state, names, s) for s in e.splitters)
+            return f"Hand {e.hand_no} is over: {pair} split the tops."
+        case EndReason.SETTLED:
+            return f"Hand {e.hand_no} is over: **{who}** is the last player in action and is paid as the board lies."
+        case EndReason.VOID:
+            return f"Hand {e.hand_no} is void: the stock ran out. Pays made stand; the tops carry over."
+    return f"Hand {e.hand_no} is over."
+
+
+def _account_name(state: TableState, names: Names, account: int | Pot) -> str:
+    return f"the {account.value} tops" if isinstance(account, Pot) else seat_name(state, names, account)
+
+
+def _chip_lines(state: TableState, names: Names, moves: Sequence[ChipsMoved]) -> list[str]:
+    """Group chip movements: per payee and reason (antes summarised)."""
+    lines: list[str] = []
+    groups: dict[tuple[str, ChipReason], list[ChipsMoved]] = {}
+    for m in moves:
+        payee = m.payee.value if isinstance(m.payee, Pot) else str(m.payee)
+        groups.setdefault((payee, m.reason), []).append(m)
+    for (payee, reason), items in groups.items():
+        total = sum(m.amount for m in items)
+        if reason is ChipReason.ANTE:
+            lines.append(f"Antes: {chips(total)} into the {payee} tops.")
+            continue
+        if reason is ChipReason.RAKE:
+            continue
+        payee_name = f"the {payee} tops" if not payee.isdigit() else seat_name(state, names, int(payee))
+        payers = ", ".join(f"{_account_name(state, names, m.payer)} {m.amount}" for m in items)
+        what = {
+            ChipReason.CONDITION: "for conditions",
+            ChipReason.OUTS: "for the outs",
+            ChipReason.GOING_OUT: "for going out",
+            ChipReason.BUST_OUT: "bust-out bonus",
+            ChipReason.TOPS: "the tops",
+            ChipReason.SPLIT: "a share of the split tops",
+            ChipReason.REFUND: "refunds from a foul hand",
+            ChipReason.TOPS_REFUND: "tops refunded",
+            ChipReason.FORFEIT: "forfeit",
+            ChipReason.FORFEIT_BACK: "forfeit returned",
+        }.get(reason, reason.value)
+        lines.append(f"{payee_name} receives {chips(total)} — {what} ({payers}).")
+    return lines
+
+
+def describe_events(before: TableState, after: TableState, names: Names, events: Sequence[Event]) -> list[str]:
+    """PUBLIC lines for the board: what happened, in plain words. Private events are skipped."""
+    lines: list[str] = []
+    moves: list[ChipsMoved] = []
+
+    def who(seat: int) -> str:
+        s = before.seat(seat) or after.seat(seat)
+        return name_of(names, s.player_id) if s is not None else f"seat {seat + 1}"
+
+    for e in events:
+        if e.private_to is not None:
+            continue
+        match e:
+            case SeatTaken():
+                s = after.seat(e.seat)
+                lines.append(
+                    f"{name_of(names, e.player_id)} sat down"
+                    + (f" with {chips(s.stack)}" if s is not None else "")
+                    + (", playing doubles" if e.doubles else "")
+                    + "."
+                )
+            case SeatLeft():
+                lines.append(f"{name_of(names, e.player_id)} left the table.")
+            case CashedOut():
+                lines.append(f"{name_of(names, e.player_id)} took {chips(e.amount)} back to the bank.")
+            case AwaySet():
+                lines.append(f"{who(e.seat)} is {'away' if e.away else 'back'}.")
+            case HandStarted():
+                lines.append(f"Hand {e.hand_no} dealt to {len(e.dealt)} players; {who(e.first)} is first hand.")
+            case UpcardTurned():
+                lines.append(f"The upcard is {e.card.pretty}.")
+            case Declared():
+                verb = "knocked — plays" if e.playing else "went on top"
+                lines.append(f"{who(e.seat)} {verb}{' (changed)' if e.changed else ''}.")
+            case PlayStarted():
+                lines.append(f"Play starts: {who(e.seat)} draws first.")
+            case CardPlucked():
+                lines.append(f"{who(e.seat)} plucked {e.card.pretty}.")
+            case OptionTaken():
+                lines.append(f"{who(e.seat)} took the option card {e.card.pretty}.")
+            case Melded():
+                laid = cards_text([*([e.drawn] if e.drawn else []), *e.cards])
+                pays = f", a condition worth {e.units} unit{'s' if e.units != 1 else ''}" if e.units else ""
+                kind = {"new": "melded", "add": "added", "split": "added and split", "borrow": "borrowed to meld"}
+                lines.append(f"{who(e.seat)} {kind.get(e.kind.value, 'melded')} {laid}{pays}.")
+            case Discarded():
+                lines.append(f"{who(e.seat)} discarded {e.card.pretty}.")
+            case Forced():
+                where = "back on" if e.back else "on"
+                lines.append(f"{who(e.caller)} forced {e.card.pretty} {where} {who(e.target)}.")
+            case PluckVoided():
+                lines.append(f"{who(e.seat)}'s pluck {e.card.pretty} is dead.")
+            case FoulCalled():
+                caller = "The floor" if e.caller is None else who(e.caller)
+                cause = f" for {_cause_text(e.cause)}" if e.cause is not None else ""
+                lines.append(f"{caller} called {who(e.target)}'s hand foul{cause}.")
+            case MakeGoodDemanded():
+                lines.append(f"{who(e.seat)} must make meld {e.meld} good.")
+            case HandFouled():
+                lines.append(f"{who(e.seat)}'s hand is foul: dead for this hand, and still pays.")
+            case PlayerQuit():
+                lines.append(f"{who(e.seat)} left the hand (still pays to the end of it).")
+            case PlayerBusted():
+                lines.append(f"{who(e.seat)} is out of chips — busted.")
+            case SplitOffered():
+                lines.append(f"{who(e.seat)} offers to split the tops.")
+            case SplitDeclined():
+                lines.append(f"{who(e.seat)} declined to split the tops.")
+            case StockReshuffled():
+                lines.append(f"The stock ran out: {e.count} cards from the discards were reshuffled.")
+            case TimedOut():
+                lines.append(f"{who(e.seat)}'s time ran out; the minimal move was played.")
+            case WentOut():
+                lines.append(f"**{who(e.seat)} went out!**")
+            case HandEnded():
+                lines.extend(_chip_lines(after, names, moves))
+                moves = []
+                lines.append(end_text(before if before.hand is not None else after, names, e))
+            case ChipsMoved():
+                moves.append(e)
+            case _:
+                pass
+    lines.extend(_chip_lines(after, names, moves))
+    return lines
+
+
+# --------------------------------------------------------------------------------------------- outcome
+
+
+def outcome_snapshot(
+    before: TableState,
+    after: TableState,
+    names: Names,
+    events: Sequence[Event],
+    *,
+    title: str,
+    four_color: bool = False,
+) -> OutcomeSnapshot | None:
+    """The end-of-hand summary image, when a hand just ended with a winner."""
+    ended = next((e for e in events if isinstance(e, HandEnded)), None)
+    if ended is None or ended.winner is None or after.last_hand is None:
+        return None
+    winner = ended.winner
+    pl = after.last_hand.players[winner]
+    went = next((e for e in events if isinstance(e, WentOut)), None)
+    per_payer: dict[int, int] = {}
+    singles = doubles = 0
+    for e in events:
+        if not isinstance(e, ChipsMoved) or e.payee != winner:
+            continue
+        if e.payer is Pot.SINGLES:
+            singles += e.amount
+        elif e.payer is Pot.DOUBLES:
+            doubles += e.amount
+        elif isinstance(e.payer, int) and e.reason in (ChipReason.OUTS, ChipReason.GOING_OUT, ChipReason.BUST_OUT):
+            per_payer[e.payer] = per_payer.get(e.payer, 0) + e.amount
+
+    def who(seat: int) -> str:
+        s = before.seat(seat) or after.seat(seat)
+        return name_of(names, s.player_id) if s is not None else f"seat {seat + 1}"
+
+    return OutcomeSnapshot(
+        title=title[:80] or "Pan table",
+        hand_no=ended.hand_no,
+        winner=who(winner),
+        melds=meld_snapshots(pl.melds, after.rules) if pl is not None else (),
+        conditions=went.outs_units if went else 0,
+        bust_out=went.bust_out_units if went else 0,
+        going_out=after.rules.going_out_units if went else 0,
+        singles_tops=singles,
+        doubles_tops=doubles,
+        payments=tuple(PaymentSnapshot(payer=who(s), chips=n) for s, n in per_payer.items()),
+        four_color=four_color,
+    )
+
+
+# --------------------------------------------------------------------------------------------- actions
+
+
+def action_label(action: Action, pays: int = 0) -> str:
+    """A short label for a legal play (select options, ≤ 100 characters)."""
+    suffix = f" — collects {chips(pays)}" if pays else ""
+    match action:
+        case NewMeld():
+            text = f"Meld {cards_text(action.cards)}" if action.cards else "Meld"
+            text += " with the drawn card" if action.cards else ""
+        case AddToMeld():
+            text = (
+                f"Add {cards_text(action.cards)} to meld {action.meld}"
+                if action.cards
+                else f"Lay off on meld {action.meld}"
+            )
+            if action.split:
+                text += f", split off {cards_text(action.split)}"
+        case Borrow():
+            taken = ", ".join(f"{c.pretty} from meld {m}" for m, c in action.taken)
+            text = f"Meld {cards_text(action.cards)} borrowing {taken}"
+        case MakeGood():
+            text = f"Make meld {action.meld} good with {cards_text(action.cards)}"
+        case Discard():
+            text = "Discard the drawn card" if action.card is None else f"Discard {action.card.pretty}"
+        case Pluck():
+            text = "Draw from the stock"
+        case TakeOption():
+            text = "Take the option card"
+        case Knock():
+            text = "Knock (play this hand)"
+        case GoOnTop():
+            text = "Go on top (sluff)"
+        case Force():
+            text = "Force" + (f" {action.card.pretty}" if action.card else "")
+        case Claim():
+            text = "Claim your pays"
+        case OfferSplit():
+            text = "Offer to split the tops"
+        case AcceptSplit():
+            text = "Accept splitting the tops"
+        case DeclineSplit():
+            text = "Decline splitting the tops"
+        case FoulCall():
+            text = f"Call seat {action.target + 1} foul"
+        case Stand():
+            text = "Leave the table"
+        case SetAway():
+            text = "Sit out" if action.away else "Come back"
+        case _:
+            text = type(action).__name__
+    return (text + suffix)[:100]
+
+
+@dataclass(frozen=True, slots=True)
+class PrivateNote:
+    """What the acting player is told privately after an action."""
+
+    text: str
+
+
+def private_result(before: TableState, after: TableState, seat: int, events: Sequence[Event]) -> str:
+    """PRIVATE (ephemeral to the actor): the outcome of his own action, with his next step."""
+    parts: list[str] = []
+    for e in events:
+        match e:
+            case CardPlucked() if e.seat == seat:
+                parts.append(f"You plucked {e.card.pretty}.")
+            case OptionTaken() if e.seat == seat:
+                parts.append(f"You took the option card {e.card.pretty}; meld it now.")
+            case Melded() if e.seat == seat:
+                parts.append(f"Melded{f' — a condition worth {e.units} unit(s)' if e.units else ''}.")
+            case Discarded() if e.seat == seat:
+                parts.append(f"You discarded {e.card.pretty}.")
+            case Declared() if e.seat == seat:
+                parts.append("You knocked: you play this hand." if e.playing else "You went on top for this hand.")
+            case WentOut() if e.seat == seat:
+                parts.append("You went out!")
+            case Forced() if e.caller == seat:
+                parts.append(f"You forced {e.card.pretty}.")
+            case _:
+                pass
+    parts.append(next_step(after, seat))
+    return " ".join(p for p in parts if p)
+
+
+def next_step(state: TableState, seat: int) -> str:
+    """PRIVATE hint: what this player can do now."""
+    hand = state.hand
+    if hand is None:
+        return "The hand is over." if state.last_hand is not None else ""
+    from pancog.game import engine
+
+    if engine.to_act(state) != seat:
+        return ""
+    if hand.phase is Phase.DECLARING:
+        return "Your turn to declare: /knock to play, /sluff to go on top."
+    t = hand.turn
+    if t is None:
+        return ""
+    if hand.make_good is not None:
+        return f"Make meld {hand.make_good[1]} good (see My hand)."
+    match t.step:
+        case Step.DRAW:
+            return "Your turn: /draw" + (" or /take the option card." if hand.option is not None else ".")
+        case Step.DRAWN:
+            return "Meld the plucked card (/meld, /add, /borrow or My hand) or /discard it."
+        case Step.MUST_USE:
+            return "You must meld that card now (/meld, /add or My hand)."
+        case Step.MELDING:
+            return "Meld more, or /discard a card to end your turn."
+    return ""
+
+
+# --------------------------------------------------------------------------------------------- board text
+
+
+def board_text(state: TableState, names: Names, *, title: str, lines: Sequence[str], host_id: int) -> str:
+    """PUBLIC short summary above the table image (≤ 2000 characters)."""
+    head = f"**{title}** — "
+    hand = state.hand
+    seated = sum(1 for s in state.seats if s is not None)
+    if hand is None:
+        nxt = "hand 1" if state.hand_no == 0 else f"hand {state.hand_no + 1}"
+        head += f"{seated} seated, waiting to deal {nxt}. Join, then press **Start**."
+    else:
+        from pancog.game import engine
+
+        actor = engine.to_act(state)
+        phase = "declaring" if hand.phase is Phase.DECLARING else "playing"
+        head += f"hand {hand.hand_no}, {phase}. "
+        if actor is not None:
+            head += f"**{seat_name(state, names, actor)}** to act."
+        t = hand.turn
+        if t is not None and t.drawn is not None and t.step in (Step.DRAWN, Step.MUST_USE):
+            head += f" Card up: {t.drawn.pretty}."
+    head += f" Tops: {state.singles_tops}" + (f" + {state.doubles_tops} doubles" if state.doubles_tops else "") + "."
+    recent = [f"• {line}" for line in lines[-6:]]
+    text = "\n".join([head, *recent])
+    return text[:1900]
+
+
+def seats_text(state: TableState, names: Names) -> str:
+    rows = []
+    for i, s in enumerate(state.seats):
+        if s is None:
+            continue
+        tags = [chips(s.stack)]
+        if s.doubles:
+            tags.append("doubles")
+        if s.away:
+            tags.append("away")
+        if s.leaving:
+            tags.append("leaving")
+        rows.append(f"{i + 1}. {name_of(names, s.player_id)} — {', '.join(tags)}")
+    return "\n".join(rows) or "No one is seated."
+
+
+def hand_dm_text(guild: str, channel: str, hand_no: int, text_twin: str) -> str:
+    """PRIVATE (DM): the deal."""
+    return f"**{guild}** · #{channel} · hand {hand_no}\n{text_twin}"
+
+
+def outs_text(state: TableState, names: Names, seat: int, chips_now: int) -> str:
+    return (
+        f"{seat_name(state, names, seat)}'s board would collect {chips(chips_now)} on going out now (outs + going out)."
+    )

@@ -1,0 +1,190 @@
+"""The /pan commands around the game: chips, settings, history, rules, close; DMs; restarts; autocomplete."""
+
+from __future__ import annotations
+
+import pytest
+
+from pancog.settings import DmMode
+from tests.e2e.conftest import Pan, private_to
+from tests.e2e.scenarios import TWO_SHOE
+from tests.fakediscord import server as fake_server
+
+
+async def play_two(pan: Pan) -> None:
+    a, b = pan.users[:2]
+    pan.stack(TWO_SHOE, first_seat=0)
+    await pan.slash(a, "pan start")
+    for user in (a, b):
+        await pan.slash(user, "knock")
+    await pan.slash(a, "draw")
+    for cards in ("AC 2C 3C", "4D 5D 6D", "JH QH KH"):
+        await pan.slash(a, "meld", cards=cards)
+    await pan.slash(a, "discard", card="7C")
+    await pan.slash(b, "draw")
+    await pan.slash(b, "discard", card="6S")
+    await pan.slash(a, "draw")
+    await pan.slash(a, "add", meld=1)
+
+
+async def test_commands_chips(pan: Pan) -> None:
+    """Balance, daily (once a day), leaderboard, and an admin grant recorded in the ledger."""
+    a, b = pan.users[:2]
+    reply = await pan.slash(a, "pan balance")
+    assert private_to(reply, a) and "1,000 chips" in reply.text
+    reply = await pan.slash(a, "pan daily")
+    assert "claimed 100 chips" in reply.text
+    reply = await pan.slash(a, "pan daily")
+    assert "Already claimed" in reply.text
+    reply = await pan.slash(pan.h.moderator, "pan grant", user=b, amount=250, reason="tournament prize")
+    assert "Granted 250" in reply.text
+    reply = await pan.slash(pan.h.moderator, "pan grant", user=b, amount=-50, reason="correction")
+    assert "Took 50" in reply.text and "1,200 chips" in reply.text
+    reply = await pan.slash(a, "pan leaderboard")
+    assert not reply.ephemeral and reply.text.index("player2") < reply.text.index("player1")
+
+
+async def test_commands_config_and_settings(pan: Pan) -> None:
+    """Guild defaults apply to new players and tables; player settings are private and kept."""
+    a, b = pan.users[:2]
+    reply = await pan.slash(pan.h.moderator, "pan config", preset="online", starting_chips=500, daily_amount=10)
+    assert private_to(reply, pan.h.moderator) and "online" in reply.text
+    reply = await pan.slash(a, "pan balance")
+    assert "500 chips" in reply.text
+    await pan.slash(a, "pan open")
+    assert pan.session().config.preset == "online"
+    reply = await pan.slash(a, "pan rules")
+    assert private_to(reply, a) and "mandatory" in reply.text
+    reply = await pan.slash(b, "pan settings", dms="off", sort="rank", four_colour=True)
+    assert "Hand DMs: off" in reply.text
+    prefs = await pan.rt.settings.get(b.id)
+    assert prefs.dm_mode is DmMode.OFF and prefs.four_color
+
+
+async def test_commands_history_close_and_outs(pan: Pan, monkeypatch: pytest.MonkeyPatch) -> None:
+    """History lists the hands (with a transcript file); /outs calls a board; close returns every chip."""
+    a, b = await pan.seat(2)
+    await play_two(pan)
+    reply = await pan.slash(b, "pan history", transcript=True)
+    assert private_to(reply, b) and "Hand 1 is over: **player1** went out." in reply.text
+    assert reply.files and reply.files[0][0].endswith(".txt") and b"\nstart first=0 shoe=" in reply.files[0][1]
+    pan.stack(TWO_SHOE, first_seat=1)
+    await pan.slash(a, "pan start")
+    reply = await pan.slash(b, "outs", player=a)
+    assert private_to(reply, b) and "would collect" in reply.text
+    with monkeypatch.context() as m:  # the fake gives every member every permission; take Manage Server away
+        m.setattr(fake_server, "ALL_PERMISSIONS", "0")
+        reply = await pan.slash(b, "pan close")
+    assert private_to(reply, b) and "Only the host" in reply.text
+    reply = await pan.slash(b, "pan open")
+    assert private_to(reply, b) and "already open" in reply.text
+    reply = await pan.slash(a, "pan close")
+    assert "Table closed" in reply.text
+    bank = await pan.rt.ledger.balance(pan.h.guild.id, a.id) + await pan.rt.ledger.balance(pan.h.guild.id, b.id)
+    assert bank == 2000
+
+
+async def test_commands_closed_dms_remembered(pan: Pan) -> None:
+    """A refused DM is never retried; the player is told once, privately, to use My hand."""
+    a, b = await pan.seat(2)
+    pan.h.fake.close_dms(b)
+    pan.stack(TWO_SHOE, first_seat=0)
+    await pan.slash(a, "pan start")
+    assert (await pan.rt.settings.get(b.id)).dm_closed
+    reply = await pan.click(b, pan.board(), "My hand")
+    assert "DMs are closed" in reply.text and reply.pngs
+    reply = await pan.click(b, pan.board(), "My hand")
+    assert "DMs are closed" not in reply.text
+    dm_calls = [c for c in pan.h.fake.calls if c.status == 403]
+    await pan.slash(a, "sluff")
+    await pan.slash(b, "sluff")
+    pan.stack(TWO_SHOE, first_seat=0)
+    await pan.slash(a, "pan start")
+    assert [c for c in pan.h.fake.calls if c.status == 403] == dm_calls  # never retried
+    await pan.slash(a, "sluff")
+    await pan.slash(b, "sluff")
+    await pan.h.restart()  # remembered across a restart too
+    pan.rt.edit_interval = 0.02
+    pan.stack(TWO_SHOE, first_seat=0)
+    await pan.slash(a, "pan start")
+    await pan.settle()
+    assert [c for c in pan.h.fake.calls if c.status == 403] == dm_calls
+    assert len(pan.h.dms(a)) == 3
+
+
+async def test_commands_restart_keeps_table_and_buttons(pan: Pan) -> None:
+    """After a restart the table resumes exactly and the old board's buttons still work."""
+    a, b = await pan.seat(2)
+    pan.stack(TWO_SHOE, first_seat=0)
+    await pan.slash(a, "pan start")
+    await pan.slash(a, "knock")
+    board = pan.board()
+    live = pan.session().state
+    await pan.h.restart()
+    pan.rt.edit_interval = 0.02
+    assert pan.session().state == live
+    await pan.click(b, board, "Knock")
+    reply = await pan.click(a, board, "Draw")
+    assert reply.message is not None and reply.message.pngs
+    assert pan.session().state.seq == live.seq + 2
+
+
+async def test_commands_autocomplete(pan: Pan) -> None:
+    """Card and meld options complete from the player's own hand and board."""
+    a, b = await pan.seat(2)
+    pan.stack(TWO_SHOE, first_seat=0)
+    await pan.slash(a, "pan start")
+    for user in (a, b):
+        await pan.slash(user, "knock")
+    await pan.slash(a, "draw")
+    choices = await pan.h.autocomplete(a, "meld", "cards", "")
+    values = [c["value"] for c in choices]
+    assert values[0] == "AC 2C 3C" and "KH" in values
+    choices = await pan.h.autocomplete(a, "discard", "card", "4")
+    assert {c["value"] for c in choices} == {"4C", "4D"}
+    await pan.slash(a, "meld", cards="AC 2C 3C")
+    choices = await pan.h.autocomplete(a, "add", "meld", "")
+    assert [c["value"] for c in choices] == [1]
+    choices = await pan.h.autocomplete(b, "meld", "cards", "J")  # not b's turn: only his own cards
+    assert sorted(c["value"] for c in choices) == ["JD", "JS"]
+
+
+async def test_commands_dm_every_change_and_leave_mid_hand(pan: Pan) -> None:
+    """With DMs on every change a player gets his new hand after each meld; leaving mid-hand still pays."""
+    a, b = await pan.seat(2)
+    await pan.slash(a, "pan settings", dms="every")
+    pan.stack(TWO_SHOE, first_seat=0)
+    await pan.slash(a, "pan start")
+    for user in (a, b):
+        await pan.slash(user, "knock")
+    await pan.slash(a, "draw")
+    dms = len(pan.h.dms(a))
+    await pan.slash(a, "meld", cards="AC 2C 3C")
+    assert len(pan.h.dms(a)) == dms + 1 and "Your hand now" in pan.h.dms(a)[-1].text
+    reply = await pan.slash(b, "pan leave")
+    assert "when this hand ends" in reply.text or "left" in reply.text
+    assert "left the hand" in pan.board().text
+
+
+async def test_commands_board_edits_coalesced_and_reposted(pan: Pan) -> None:
+    """Quick actions share one board edit per interval; /pan table posts the board again."""
+    a, b = await pan.seat(2)
+    pan.stack(TWO_SHOE, first_seat=0)
+    await pan.slash(a, "pan start")
+    pan.rt.edit_interval = 0.5
+    board = pan.board()
+    edits_before = board.edits
+    for user, command, options in [
+        (a, "knock", {}),
+        (b, "knock", {}),
+        (a, "draw", {}),
+        (a, "meld", {"cards": "AC 2C 3C"}),
+        (a, "meld", {"cards": "4D 5D 6D"}),
+        (a, "meld", {"cards": "JH QH KH"}),
+    ]:
+        await pan.h.slash(user, command, settle=False, **options)
+    await pan.settle()
+    assert board.edits - edits_before <= 3  # six actions, at most one edit per 0.5 s
+    assert "melded J♥ Q♥ K♥" in board.text
+    reply = await pan.slash(b, "pan table")
+    assert private_to(reply, b)
+    assert pan.board().id != board.id and "melded J♥ Q♥ K♥" in pan.board().text
