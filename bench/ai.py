@@ -93,6 +93,44 @@ def run_pair(
     }
 
 
+def _pool2(n1: int, m1: float, h1: float, n2: int, m2: float, h2: float) -> tuple[int, float, float]:
+    """Pool two samples given (n, mean, 95% half-width); returns the pooled (n, mean, half-width)."""
+    s1 = h1 / 1.96 * math.sqrt(n1)
+    s2 = h2 / 1.96 * math.sqrt(n2)
+    n = n1 + n2
+    m = (n1 * m1 + n2 * m2) / n
+    var = ((n1 - 1) * s1**2 + (n2 - 1) * s2**2 + n1 * n2 / n * (m1 - m2) ** 2) / (n - 1)
+    return n, m, 1.96 * math.sqrt(var / n)
+
+
+def merge(paths: list[Path]) -> None:
+    """Pool the pair results of several runs (different seeds) and print them like a single run."""
+    pooled: dict[tuple[str, str], dict[str, object]] = {}
+    for path in paths:
+        for r in json.loads(path.read_text())["pairs"]:
+            key = (str(r["a"]), str(r["b"]))
+            if key not in pooled:
+                pooled[key] = dict(r)
+                continue
+            q = pooled[key]
+            for stat, half in (("a_mean", "a_ci"), ("b_mean", "b_ci"), ("diff", "diff_ci")):
+                _n, m, h = _pool2(
+                    int(str(q["deals"])), float(str(q[stat])), float(str(q[half])),
+                    int(str(r["deals"])), float(str(r[stat])), float(str(r[half])),
+                )  # fmt: skip
+                q[stat], q[half] = m, h
+            q["deals"] = int(str(q["deals"])) + int(str(r["deals"]))
+            q["hands"] = int(str(q["hands"])) + int(str(r["hands"]))
+            q["significant"] = abs(float(str(q["diff"]))) > float(str(q["diff_ci"]))
+    for q in pooled.values():
+        print(
+            f"{q['a']:>6} vs {q['b']:<6} deals={q['deals']:4d}  {q['a']}: {q['a_mean']:+7.3f} ±{q['a_ci']:.3f}  "
+            f"{q['b']}: {q['b_mean']:+7.3f} ±{q['b_ci']:.3f}  diff {q['diff']:+7.3f} ±{q['diff_ci']:.3f}"
+            f"  {'significant' if q['significant'] else 'NOT significant'}"
+        )
+    print(f"{sum(int(str(q['hands'])) for q in pooled.values())} hands")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=100, help="duplicate deals per pair of levels (2 hands each)")
@@ -107,7 +145,11 @@ def main() -> None:
     ap.add_argument("--levels", default="random,easy,normal,hard")
     ap.add_argument("--seed", type=int, default=20261130)
     ap.add_argument("--out", type=Path, default=None, help="write the results as JSON")
+    ap.add_argument("--merge", type=Path, nargs="+", default=None, help="pool the results of earlier --out files")
     args = ap.parse_args()
+    if args.merge:
+        merge(args.merge)
+        return
     levels = [Level(x) for x in args.levels.split(",")]
     overrides = {k: int(v) for k, v in (item.split("=") for item in args.pair_deals.split(",") if item)}
     times: dict[str, list[float]] = {}

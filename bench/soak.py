@@ -29,6 +29,7 @@ import gc
 import logging
 import os
 import random
+import shutil
 import signal
 import statistics
 import subprocess
@@ -227,12 +228,19 @@ class Soak:
             self.failed.append(f"panel: {exc}"[:300])
         return False
 
-    async def play_table(self, channel: FakeChannel, players: list[FakeUser], sleepy: FakeUser | None) -> None:
+    async def play_table(
+        self, channel: FakeChannel, players: list[FakeUser], sleepy: FakeUser | None, delay: float
+    ) -> None:
+        await asyncio.sleep(delay)  # tables open over a while, as in a real server, not all in one second
         by_id = {p.id: p for p in players}
         await self.act(players[0], channel, "pan open")
         for p in players[1:]:
             await self.act(p, channel, "pan join")
-        follower = await self.follower(channel)
+        try:
+            follower = await self.follower(channel)
+        except RuntimeError as exc:
+            self.stuck.append(str(exc))
+            return
         counted = 0
         last_seq, last_change = -1, time.monotonic()
         while counted < self.hands:
@@ -338,6 +346,40 @@ async def service_memory(db: Path) -> tuple[int, float, int]:
     return count, replay, held
 
 
+async def bot_memory(h: Harness, workdir: Path) -> tuple[int, int, int]:
+    """Python memory a running bot holds for idle tables (tracemalloc, in-process bot, boards refreshed, quiet).
+
+    Two in-process bots in the same fake world, on copies of the databases: one table (``baseline.sqlite3``)
+    and every table (``soak.sqlite3``). Allocations by the fake Discord (same process) are filtered out by
+    traceback. Returns (tables, bytes with one table, bytes with every table).
+    """
+    held: dict[str, int] = {}  # the last run per database
+    tables: dict[str, int] = {}
+    for name in ("baseline.sqlite3", "baseline.sqlite3", "soak.sqlite3"):  # the first run only warms caches up
+        for suffix in ("", "-wal"):
+            if (workdir / f"{name}{suffix}").exists():
+                shutil.copy(workdir / f"{name}{suffix}", workdir / f"copy-{name}{suffix}")
+        gc.collect()
+        tracemalloc.start(25)
+        await h.start_bot(workdir / f"copy-{name}")
+        await quiet(h)
+        while h.bot.pan.busy():
+            await asyncio.sleep(0.1)
+        await quiet(h)
+        gc.collect()
+        not_fake = [
+            tracemalloc.Filter(False, "*fakediscord*", all_frames=True),
+            tracemalloc.Filter(False, tracemalloc.__file__),
+        ]
+        snapshot = tracemalloc.take_snapshot().filter_traces(not_fake)
+        held[name] = sum(stat.size for stat in snapshot.statistics("filename"))
+        tables[name] = len(h.bot.pan.tables.sessions)
+        await h.stop_bot()
+        tracemalloc.stop()
+    assert tables["baseline.sqlite3"] == 1, tables
+    return tables["soak.sqlite3"], held["baseline.sqlite3"], held["soak.sqlite3"]
+
+
 async def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tables", type=int, default=200)
@@ -349,6 +391,9 @@ async def main(argv: list[str]) -> None:
     parser.add_argument("--restart-after", type=float, default=0.5, help="SIGKILL when this share of hands is done")
     parser.add_argument("--stuck-after", type=float, default=180.0)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--stagger", type=float, default=0.15, help="seconds between two tables opening")
+    parser.add_argument("--keep", action="store_true", help="keep the database and the bot's log")
+    parser.add_argument("--skip-memory", action="store_true", help="skip the in-process tracemalloc measurement")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.ERROR)
     rng = random.Random(args.seed)
@@ -356,12 +401,12 @@ async def main(argv: list[str]) -> None:
     await fake.start()
     channels = tuple(f"pan-{i}" for i in range(args.tables))
     h = Harness(fake, members=args.tables * args.players, channels=channels, timeout=60.0)
-    tmp = tempfile.TemporaryDirectory()
-    db, log = Path(tmp.name) / "soak.sqlite3", Path(tmp.name) / "bot.log"
+    workdir = Path(tempfile.mkdtemp(prefix="pan-soak-"))
+    db, log = workdir / "soak.sqlite3", workdir / "bot.log"
     env = {"PAN_CLOCK_SCALE": str(args.clock_scale), "PAN_IDLE_CLOSE_SECONDS": "100000000"}
 
     # memory baseline: a bot with one idle table (board rendered: fonts and card images loaded), quiet
-    empty = Bot(fake, h, Path(tmp.name) / "baseline.sqlite3", log, env)
+    empty = Bot(fake, h, workdir / "baseline.sqlite3", log, env)
     await empty.start()
     one = h.guild.channels[0]
     await h.slash(h.users[0], "pan open", channel=one)
@@ -390,6 +435,7 @@ async def main(argv: list[str]) -> None:
                 h.guild.channels[i],
                 h.users[i * args.players : (i + 1) * args.players],
                 h.users[(i + 1) * args.players - 1] if i < sleepy_tables else None,
+                i * args.stagger,
             )
         )
         for i in range(args.tables)
@@ -443,7 +489,7 @@ async def main(argv: list[str]) -> None:
     resumes = sum("resume" in x for x in fake.gateway_log)
     print(f"gateway: {fake.gateway_log.count('drop code=4000')} drops, {resumes} resumes")
     print(f"failed interactions={len(soak.failed)} unanswered={unanswered} stuck tables={len(soak.stuck)}")
-    for line in (soak.failed + soak.stuck)[:10]:
+    for line in soak.failed[:5] + soak.stuck[:5]:
         print("  ", line)
     print(f"bot log: {len(errors)} ERROR/Traceback lines")
     for line in errors[:5]:
@@ -458,10 +504,20 @@ async def main(argv: list[str]) -> None:
         f"{(rss_cold - rss_empty) / max(1, count - 1):.0f} KiB per idle table (RSS); "
         f"services {held / max(1, count) / 1024:.1f} KiB per table (tracemalloc)"
     )
+    if not args.skip_memory:
+        open_tables, one, every = await bot_memory(h, workdir)
+        print(
+            f"memory (tracemalloc, in-process bot, quiet): {one / 2**20:.1f} MiB with 1 table, "
+            f"{every / 2**20:.1f} MiB with {open_tables} -> {(every - one) / max(1, open_tables - 1) / 1024:.1f} "
+            "KiB per idle table"
+        )
     print(f"problems seen by the fake: {h.problems()[:5]}")
     await h.close()
     await fake.stop()
-    tmp.cleanup()
+    if args.keep:
+        print(f"kept: {workdir} (soak.sqlite3, baseline.sqlite3, bot.log)")
+    else:
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":

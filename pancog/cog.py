@@ -185,6 +185,7 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         stakes="Chips per unit: the ante and every pay (buy-in is 20 units)",
         seats="Most players at the table (2-15)",
         turn_seconds="Seconds per turn",
+        away_bot="A computer player (normal level) plays the seat of a player marked away",  # issue 8
     )
     @app_commands.choices(preset=PRESET_CHOICES)
     async def open_(
@@ -194,13 +195,16 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         stakes: app_commands.Range[int, 1, 100] | None = None,
         seats: app_commands.Range[int, 2, 15] | None = None,
         turn_seconds: app_commands.Range[int, 10, 600] | None = None,
+        away_bot: bool = False,  # computer players (issue 8)
     ) -> None:
         rt = runtime_of(interaction.client)
         guild_id = interaction.guild_id or 0
         if rt.tables.find_in_channel(interaction.channel_id or 0) is not None:
             raise TableAlreadyOpen  # checked before the public defer, so the refusal stays private
         default = preset_or_default((await rt.ledger.settings(guild_id)).preset)
-        config = TableConfig.build(preset or default, stakes=stakes, seats=seats, turn_seconds=turn_seconds)
+        config = TableConfig.build(
+            preset or default, stakes=stakes, seats=seats, turn_seconds=turn_seconds, away_bot=away_bot
+        )  # computer players (issue 8): away_bot
         await _defer(interaction, ephemeral=False)
         session = await rt.tables.open_table(
             interaction.id,
@@ -715,6 +719,9 @@ async def setup_cogs(bot: commands.Bot) -> None:
     from pancog.ops_cog import setup_ops  # resilience (issue 7): turn clock, faults, /pan back|status|audit
 
     await setup_ops(bot)
+    from pancog.practice_cog import setup_practice  # computer players (issue 8): /pan practice|addbot, /hint
+
+    await setup_practice(bot)
 
 
 async def setup(bot: commands.Bot) -> None:

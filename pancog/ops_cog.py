@@ -307,7 +307,7 @@ class OpsCog(commands.Cog, name="PanOps"):
         gone = [channel.id] + [
             s.channel_id
             for s in self.rt.tables.sessions
-            if False
+            if getattr(self.bot.get_channel(s.channel_id), "parent_id", None) == channel.id
         ]
         for channel_id in gone:
             await self.channel_gone(channel_id)

@@ -87,7 +87,11 @@ Names = Mapping[int, str]
 def name_of(names: Names, player_id: int | None) -> str:
     if player_id is None:
         return "the floor"
-    return names.get(player_id) or (f"Computer {-player_id}" if player_id < 0 else f"Player {player_id % 10000}")
+    if player_id < 0:  # computer players (issue 8): "🤖 Normal bot 1", derived from the id (no Discord member)
+        from pancog.bots import computer_name
+
+        return names.get(player_id) or computer_name(player_id)
+    return names.get(player_id) or f"Player {player_id % 10000}"
 
 
 def seat_name(state: TableState, names: Names, seat: int | None) -> str:
@@ -155,7 +159,7 @@ def table_snapshot(
         index_of[i] = len(seats)
         seats.append(
             SeatSnapshot(
-                name=name_of(names, s.player_id),
+                name=name_of(names, s.player_id).replace("🤖", "⚙"),  # computer players (issue 8): the font has ⚙
                 chips=s.stack,
                 status=_seat_status(state, hand, i),
                 doubles=s.doubles,
@@ -406,7 +410,8 @@ def outcome_snapshot(
 
     def who(seat: int) -> str:
         s = before.seat(seat) or after.seat(seat)
-        return name_of(names, s.player_id) if s is not None else f"seat {seat + 1}"
+        # computer players (issue 8): the image font has no 🤖; ⚙ marks them in images
+        return name_of(names, s.player_id).replace("🤖", "⚙") if s is not None else f"seat {seat + 1}"
 
     return OutcomeSnapshot(
         title=title[:80] or "Pan table",

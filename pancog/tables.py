@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pancog.game import engine
-from pancog.game.actions import Action, Sit, Stand, StartHand
+from pancog.game.actions import Action, Sit, Stand, StartHand, Timeout  # Timeout: computer players (issue 8)
 from pancog.game.cards import Card
-from pancog.game.errors import PanError
+from pancog.game.errors import PanError, RuleViolation  # RuleViolation: computer players (issue 8)
 from pancog.game.events import BoughtIn, CashedOut, ChipsMoved, Event
 from pancog.game.notation import format_action, format_event, parse_action
 from pancog.game.rules import PRESETS, Rules
@@ -118,6 +118,9 @@ class TableConfig:
     preset: str = "california"
     overrides: tuple[tuple[str, int], ...] = ()
     title: str = ""
+    # computer players (issue 8): a /pan practice table; an away person's seat played by the normal level.
+    practice: bool = False
+    away_bot: bool = False
 
     @classmethod
     def build(
@@ -128,6 +131,8 @@ class TableConfig:
         seats: int | None = None,
         turn_seconds: int | None = None,
         title: str = "",
+        practice: bool = False,  # computer players (issue 8)
+        away_bot: bool = False,  # computer players (issue 8)
     ) -> TableConfig:
         """A config; ``stakes`` sets the ante (chips per unit) and the 20-unit minimum buy-in.
 
@@ -143,7 +148,13 @@ class TableConfig:
             overrides["max_players"] = seats
         if turn_seconds is not None:
             overrides["turn_timeout_seconds"] = turn_seconds
-        config = cls(preset=name, overrides=tuple(sorted(overrides.items())), title=title)
+        config = cls(
+            preset=name,
+            overrides=tuple(sorted(overrides.items())),
+            title=title,
+            practice=practice,  # computer players (issue 8)
+            away_bot=away_bot,
+        )
         config.rules()  # validate now
         return config
 
@@ -151,7 +162,10 @@ class TableConfig:
         return Rules.preset(self.preset, **dict(self.overrides))
 
     def to_json(self) -> str:
-        return json.dumps({"preset": self.preset, "overrides": dict(self.overrides), "title": self.title})
+        data: dict[str, Any] = {"preset": self.preset, "overrides": dict(self.overrides), "title": self.title}
+        # computer players (issue 8): the table options, written only when set (older rows read as False).
+        data.update({k: True for k in ("practice", "away_bot") if getattr(self, k)})
+        return json.dumps(data)
 
     @classmethod
     def from_json(cls, text: str) -> TableConfig:
@@ -161,6 +175,8 @@ class TableConfig:
             preset=str(data.get("preset", "california")),
             overrides=tuple(sorted(overrides.items())),
             title=str(data.get("title", "")),
+            practice=bool(data.get("practice", False)),  # computer players (issue 8)
+            away_bot=bool(data.get("away_bot", False)),
         )
 
 
@@ -318,6 +334,9 @@ class TableService:
         self._by_channel: dict[int, int] = {}
         self._listeners: list[Listener] = []
         self._open_lock = asyncio.Lock()
+        # computer players (issue 8): set by pancog.bots.BotDriver; may replace a system Timeout (an away seat
+        # on an away_bot table) with the normal level's move. Called inside the table lock; None keeps the timeout.
+        self.stand_in: Callable[[TableSession, Timeout], Action | None] | None = None
 
     # ------------------------------------------------------------------ registry
 
@@ -479,6 +498,14 @@ class TableService:
             # resilience (issue 7): a turn-clock Timeout must not land on a later decision than the one it timed.
             if expect_seq is not None and session.state.seq != expect_seq:
                 raise PanError(f"The table moved on (seq {session.state.seq}, expected {expect_seq}).")
+            # computer players (issue 8): an away seat's timeout played by the normal level (away_bot tables).
+            if isinstance(action, Timeout) and self.stand_in is not None:
+                chosen = self.stand_in(session, action)
+                if chosen is not None:
+                    try:
+                        return await self._commit(session, chosen, actor=actor)
+                    except RuleViolation:
+                        log.warning("table %s: stand-in move %s refused; timing out", session.table_id, chosen)
             return await self._commit(session, action, actor=actor)
 
     async def _commit(self, session: TableSession, action: Action, *, actor: int | None) -> Applied:

@@ -24,6 +24,7 @@ from typing import Any
 import discord
 
 from pancog import presenters
+from pancog.bots import ordered_plays  # computer players (issue 8)
 from pancog.errors import guarded, send_ephemeral
 from pancog.game import engine
 from pancog.game.actions import (
@@ -141,9 +142,13 @@ class PanRuntime:
 
     def busy(self) -> bool:
         """True while a board has unsent changes or a DM is on its way (tests and the benchmark wait on it)."""
-        return bool(self._tasks) or any(b.pending for b in self.boards.values())
+        bots = getattr(self, "bots", None)  # computer players (issue 8): a computer player thinking or acting
+        return bool(self._tasks) or any(b.pending for b in self.boards.values()) or bool(bots and bots.busy())
 
     async def close(self) -> None:
+        bots = getattr(self, "bots", None)  # computer players (issue 8): stop them before the storage closes
+        if bots is not None:
+            await bots.stop()
         for board in self.boards.values():
             board.stop()
         for task in list(self._tasks):
@@ -214,7 +219,7 @@ class PanRuntime:
             return
         snap = presenters.hand_snapshot(state, seat, sort=prefs.sort.value, four_color=prefs.four_color)
         png = await asyncio.to_thread(render_hand_png, snap)
-        guild = self.bot.get_guild(session.guild_id)
+        guild = self.bot.get_guild(abs(session.guild_id))  # computer players (issue 8): practice tables store -G
         channel = self.bot.get_channel(session.channel_id)
         text = presenters.hand_dm_text(
             guild.name if guild else "your server",
@@ -560,7 +565,7 @@ class HandView(PanView):
         super().__init__()
         plays: list[discord.SelectOption] = []
         discards: list[discord.SelectOption] = []
-        self.plays = engine.plays(state, seat)
+        self.plays = ordered_plays(state, seat, engine.plays(state, seat))  # computer players (issue 8): best first
         seen: set[str] = set()
         for action, pays in self.plays:
             value = format_action(action)

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 _T = TypeVar("_T")
 _REPLACERS: dict[type, Callable[[Any, dict[str, Any]], Any]] = {}
 _BUILDERS: dict[type, Callable[..., Any]] = {}
+_POSITIONAL: dict[type, Callable[..., Any]] = {}
 
 
 def _check(cls: type) -> list[str]:
@@ -47,6 +48,19 @@ def _make_builder(cls: type) -> Callable[..., Any]:
     names = _check(cls)
     ns: dict[str, Any] = {"onew": object.__new__, "cls": cls}
     lines = [f"def build(*, {', '.join(names)}):", "    new = onew(cls)"]
+    for n in names:
+        ns[f"S_{n}"] = getattr(cls, n).__set__
+        lines.append(f"    S_{n}(new, {n})")
+    lines.append("    return new")
+    exec("\n".join(lines), ns)  # noqa: S102 - generated from the dataclass's own field names
+    fn: Callable[..., Any] = ns["build"]
+    return fn
+
+
+def _make_positional(cls: type) -> Callable[..., Any]:
+    names = _check(cls)
+    ns: dict[str, Any] = {"onew": object.__new__, "cls": cls}
+    lines = [f"def build({', '.join(names)}, /):", "    new = onew(cls)"]
     for n in names:
         ns[f"S_{n}"] = getattr(cls, n).__set__
         lines.append(f"    S_{n}(new, {n})")
@@ -88,4 +102,16 @@ def builder(cls: type[_T], /) -> Callable[..., _T]:
     fn = _BUILDERS.get(cls)
     if fn is None:
         fn = _BUILDERS[cls] = _make_builder(cls)
+    return fn
+
+
+def positional_builder(cls: type[_T], /) -> Callable[..., _T]:
+    """A generated constructor of ``cls`` taking every field positionally, in field order.
+
+    For the widest classes on the hottest paths: a call with 20 keyword arguments costs several
+    times more than the same call with positional ones.
+    """
+    fn = _POSITIONAL.get(cls)
+    if fn is None:
+        fn = _POSITIONAL[cls] = _make_positional(cls)
     return fn

@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
+from operator import attrgetter
 
 from .errors import CardsNotInHand, NotationError
 
@@ -204,11 +205,14 @@ def format_cards(cards: Iterable[Card], *, pretty: bool = False) -> str:
 
 
 _SUIT_ORDER: dict[Card, tuple[str, int]] = {c: suit_order_key(c) for c in ALL_CARDS}
+_BY_SUIT = attrgetter("suit", "rank")
+"""The same order as :func:`suit_order_key` (a Suit compares as its letter, a Rank as its index),
+computed in C: the hand is sorted after every change."""
 
 
 def sort_hand(cards: Iterable[Card]) -> tuple[Card, ...]:
     """The canonical hand order: by suit, then rank."""
-    return tuple(sorted(cards, key=_SUIT_ORDER.__getitem__))
+    return tuple(sorted(cards, key=_BY_SUIT))
 
 
 def take_cards(hand: Sequence[Card], cards: Iterable[Card]) -> tuple[Card, ...]:

@@ -12,7 +12,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, assert_never
+from typing import Any, Final, assert_never
 
 from . import _fast
 from .actions import (
@@ -41,7 +41,7 @@ from .actions import (
     TakeOption,
     Timeout,
 )
-from .cards import Card, sort_hand, take_cards
+from .cards import Card, Rank, Suit, sort_hand, take_cards
 from .errors import IllegalMeld, NotYourTurn, RuleViolation
 from .events import (
     AwaySet,
@@ -187,12 +187,121 @@ class Transition:
 # ---------------------------------------------------------------------------------------------
 
 
-_NEW_HAND = _fast.builder(HandState)
-_NEW_TABLE = _fast.builder(TableState)
+# Enum members read on hot paths, as module constants: reading a member through its class is slow
+# in Python 3.11 (EnumType.__getattr__ makes every class attribute lookup go through a hook).
+_BUST_OUT_NEW_ONLY: Final = BustOut.NEW_ONLY
+_BUST_OUT_NEW_OR_ENHANCED: Final = BustOut.NEW_OR_ENHANCED
+_BUST_OUT_OFF: Final = BustOut.OFF
+_CHIP_REASON_ANTE: Final = ChipReason.ANTE
+_CHIP_REASON_BUST_OUT: Final = ChipReason.BUST_OUT
+_CHIP_REASON_CONDITION: Final = ChipReason.CONDITION
+_CHIP_REASON_FORFEIT: Final = ChipReason.FORFEIT
+_CHIP_REASON_FORFEIT_BACK: Final = ChipReason.FORFEIT_BACK
+_CHIP_REASON_GOING_OUT: Final = ChipReason.GOING_OUT
+_CHIP_REASON_OUTS: Final = ChipReason.OUTS
+_CHIP_REASON_RAKE: Final = ChipReason.RAKE
+_CHIP_REASON_REFUND: Final = ChipReason.REFUND
+_CHIP_REASON_SPLIT: Final = ChipReason.SPLIT
+_CHIP_REASON_TOPS: Final = ChipReason.TOPS
+_CHIP_REASON_TOPS_REFUND: Final = ChipReason.TOPS_REFUND
+_CLAIM_MODE_AUTO: Final = ClaimMode.AUTO
+_CLAIM_MODE_FORFEIT: Final = ClaimMode.FORFEIT
+_DRAW_SOURCE_FORCED: Final = DrawSource.FORCED
+_DRAW_SOURCE_OPTION: Final = DrawSource.OPTION
+_DRAW_SOURCE_STOCK: Final = DrawSource.STOCK
+_END_REASON_LONE: Final = EndReason.LONE
+_END_REASON_NOBODY: Final = EndReason.NOBODY
+_END_REASON_OUT: Final = EndReason.OUT
+_END_REASON_SETTLED: Final = EndReason.SETTLED
+_END_REASON_SPLIT: Final = EndReason.SPLIT
+_END_REASON_VOID: Final = EndReason.VOID
+_ENFORCEMENT_PLAYERS: Final = Enforcement.PLAYERS
+_FORCE_MODE_MANDATORY: Final = ForceMode.MANDATORY
+_FORCE_MODE_OFF: Final = ForceMode.OFF
+_FORCE_MODE_ON_DEMAND: Final = ForceMode.ON_DEMAND
+_FOUL_CAUSE_ABANDONED: Final = FoulCause.ABANDONED
+_FOUL_CAUSE_INVALID_MELD: Final = FoulCause.INVALID_MELD
+_FOUL_REFUNDS_PAYERS: Final = FoulRefunds.PAYERS
+_MELD_PLAY_KIND_ADD: Final = MeldPlayKind.ADD
+_MELD_PLAY_KIND_BORROW: Final = MeldPlayKind.BORROW
+_MELD_PLAY_KIND_MAKE_GOOD: Final = MeldPlayKind.MAKE_GOOD
+_MELD_PLAY_KIND_NEW: Final = MeldPlayKind.NEW
+_MELD_PLAY_KIND_SPLIT: Final = MeldPlayKind.SPLIT
+_NOBODY_IN_REFUND: Final = NobodyIn.REFUND
+_ODD_CHIP_NEXT_PLAYER: Final = OddChip.NEXT_PLAYER
+_ONE_LEFT_SETTLE_NOW: Final = OneLeft.SETTLE_NOW
+_PHASE_DECLARING: Final = Phase.DECLARING
+_PHASE_OVER: Final = Phase.OVER
+_PHASE_PLAYING: Final = Phase.PLAYING
+_PLAYER_STATUS_BUSTED: Final = PlayerStatus.BUSTED
+_PLAYER_STATUS_FOULED: Final = PlayerStatus.FOULED
+_PLAYER_STATUS_IN: Final = PlayerStatus.IN
+_PLAYER_STATUS_QUIT: Final = PlayerStatus.QUIT
+_PLAYER_STATUS_RETIRED: Final = PlayerStatus.RETIRED
+_PLAYER_STATUS_UNDECLARED: Final = PlayerStatus.UNDECLARED
+_POT_DOUBLES: Final = Pot.DOUBLES
+_POT_HOUSE: Final = Pot.HOUSE
+_POT_SINGLES: Final = Pot.SINGLES
+_RANK_ACE: Final = Rank.ACE
+_RANK_KING: Final = Rank.KING
+_START_MODE_DOUBLE_DRAW: Final = StartMode.DOUBLE_DRAW
+_START_MODE_UPCARD: Final = StartMode.UPCARD
+_STEP_DRAW: Final = Step.DRAW
+_STEP_DRAWN: Final = Step.DRAWN
+_STEP_MELDING: Final = Step.MELDING
+_STEP_MUST_USE: Final = Step.MUST_USE
+_STOCK_EXHAUSTED_RESHUFFLE_MUCK: Final = StockExhausted.RESHUFFLE_MUCK
+_UNWON_DOUBLES_TOPS_REFUND: Final = UnwonDoublesTops.REFUND
+
+_NEW_HAND_POS = _fast.positional_builder(HandState)
+_NEW_TABLE_POS = _fast.positional_builder(TableState)
+# positional constructors (every field, in field order) for what every pluck and discard builds
+_NEW_TURN = _fast.positional_builder(Turn)  # seat, step, drawn, source, extra_pluck, forced_back, new/enhanced units
+_FORCE_BACK = _fast.positional_builder(ForceBack)  # card, owner, position, draws, drawers, pluck
+_CHIPS_MOVED = _fast.positional_builder(ChipsMoved)  # seq, private_to, payer, payee, amount, reason
+_CARD_PLUCKED = _fast.positional_builder(CardPlucked)  # seq, private_to, seat, card
+_DISCARDED = _fast.positional_builder(Discarded)  # seq, private_to, seat, card, pluck
+_DISCARD_ACTION = _fast.positional_builder(Discard)  # seat, card
+_PLUCK_ACTION = _fast.positional_builder(Pluck)  # seat
 
 
 class _Work:
     """A mutable copy of a TableState for one action; :meth:`freeze` builds the next state."""
+
+    __slots__ = (
+        "dead",
+        "declare_pos",
+        "doubles",
+        "draws",
+        "end_reason",
+        "events",
+        "force_backs",
+        "h",
+        "hand_no",
+        "house",
+        "last_hand",
+        "make_good",
+        "married",
+        "muck",
+        "option",
+        "option_from",
+        "phase",
+        "players",
+        "previous_first",
+        "previous_winner",
+        "reshuffled",
+        "rules",
+        "s",
+        "seats",
+        "seq",
+        "singles",
+        "solo",
+        "split_offer",
+        "stock",
+        "suspended",
+        "turn",
+        "winner",
+    )
 
     def __init__(self, s: TableState, seq: int) -> None:
         self.s = s
@@ -235,51 +344,54 @@ class _Work:
         self.end_reason = h.end_reason
 
     def hand_state(self) -> HandState:
-        if self.h is None:
+        h = self.h
+        if h is None:
             raise RuntimeError("engine invariant broken")
-        return _NEW_HAND(
-            hand_no=self.h.hand_no,
-            seed=self.h.seed,
-            first=self.h.first,
-            order=self.h.order,
-            players=tuple(self.players),
-            phase=self.phase,
-            declare_pos=self.declare_pos,
-            draws=self.draws,
-            stock=self.stock,
-            muck=self.muck,
-            dead=self.dead,
-            option=self.option,
-            option_from=self.option_from,
-            turn=self.turn,
-            suspended=self.suspended,
-            force_backs=tuple(self.force_backs),
-            make_good=self.make_good,
-            split_offer=self.split_offer,
-            reshuffled=self.reshuffled,
-            solo=self.solo,
-            winner=self.winner,
-            end_reason=self.end_reason,
+        # positional, in HandState's field order (a 22-keyword call costs several microseconds)
+        return _NEW_HAND_POS(
+            h.hand_no,
+            h.seed,
+            h.first,
+            h.order,
+            tuple(self.players),
+            self.phase,
+            self.declare_pos,
+            self.draws,
+            self.stock,
+            self.muck,
+            self.dead,
+            self.option,
+            self.option_from,
+            self.turn,
+            self.suspended,
+            tuple(self.force_backs),
+            self.make_good,
+            self.split_offer,
+            self.reshuffled,
+            self.solo,
+            self.winner,
+            self.end_reason,
         )
 
     def freeze(self) -> TableState:
         hand = None
         if self.h is not None:
             hand = self.hand_state()
-        return _NEW_TABLE(
-            rules=self.rules,
-            table_id=self.s.table_id,
-            seats=tuple(self.seats),
-            singles_tops=self.singles,
-            doubles_tops=self.doubles,
-            house=self.house,
-            married=self.married,
-            previous_winner=self.previous_winner,
-            previous_first=self.previous_first,
-            hand_no=self.hand_no,
-            hand=hand,
-            last_hand=self.last_hand,
-            seq=self.seq,
+        # positional, in TableState's field order
+        return _NEW_TABLE_POS(
+            self.rules,
+            self.s.table_id,
+            tuple(self.seats),
+            self.singles,
+            self.doubles,
+            self.house,
+            self.married,
+            self.previous_winner,
+            self.previous_first,
+            self.hand_no,
+            hand,
+            self.last_hand,
+            self.seq,
         )
 
     # --- small helpers -------------------------------------------------------------------------
@@ -311,7 +423,7 @@ class _Work:
         return None if pl is None else pl.status
 
     def in_action(self) -> list[int]:
-        return [pl.seat for pl in self.players if pl is not None and pl.status is PlayerStatus.IN]
+        return [pl.seat for pl in self.players if pl is not None and pl.status is _PLAYER_STATUS_IN]
 
     def rotation_from(self, start: int) -> list[int]:
         """Seat slots after ``start`` in rotation (excluding start)."""
@@ -323,24 +435,24 @@ class _Work:
         n = len(players)
         for k in range(1, n + 1):  # ends with ``after`` itself
             pl = players[(after + k) % n]
-            if pl is not None and pl.status is PlayerStatus.IN:
+            if pl is not None and pl.status is _PLAYER_STATUS_IN:
                 return pl.seat
         return None
 
     def balance(self, account: Account) -> int:
-        if account is Pot.SINGLES:
+        if account is _POT_SINGLES:
             return self.singles
-        if account is Pot.DOUBLES:
+        if account is _POT_DOUBLES:
             return self.doubles
-        if account is Pot.HOUSE:
+        if account is _POT_HOUSE:
             return self.house
         return self.seat(account).stack
 
     def _adjust(self, account: Account, delta: int) -> None:
         if isinstance(account, Pot):
-            if account is Pot.SINGLES:
+            if account is _POT_SINGLES:
                 self.singles += delta
-            elif account is Pot.DOUBLES:
+            elif account is _POT_DOUBLES:
                 self.doubles += delta
             else:
                 self.house += delta
@@ -354,7 +466,7 @@ class _Work:
             return 0
         self._adjust(payer, -amount)
         self._adjust(payee, amount)
-        self.emit(ChipsMoved(seq=self.seq, payer=payer, payee=payee, amount=amount, reason=reason))
+        self.events.append(_CHIPS_MOVED(self.seq, None, payer, payee, amount, reason))
         return amount
 
     def pair_multiplier(self, payer: int, collector: int) -> int:
@@ -366,7 +478,7 @@ class _Work:
         if units <= 0:
             return 0
         paid = self.move(payer, collector, units * self.pair_multiplier(payer, collector), reason)
-        if paid and reason is ChipReason.CONDITION:
+        if paid and reason is _CHIP_REASON_CONDITION:
             c = self.p(collector)
             got = dict(c.received)
             got[payer] = got.get(payer, 0) + paid
@@ -384,12 +496,21 @@ class _Work:
         """Every other player in the hand pays ``units`` (or it waits to be claimed)."""
         if units <= 0:
             return
-        if self.rules.effective_claim_mode is not ClaimMode.AUTO:
+        if self.rules.effective_claim_mode is not _CLAIM_MODE_AUTO:
             c = self.p(collector)
             self.put(_fast.replace(c, unclaimed=c.unclaimed + units))
             return
+        # pay_units(i, collector, units, CONDITION) for each payer, with the collector's record of
+        # what each paid (for foul refunds) updated once at the end
+        got: dict[int, int] | None = None
         for i in self.payers(collector):
-            self.pay_units(i, collector, units, ChipReason.CONDITION)
+            paid = self.move(i, collector, units * self.pair_multiplier(i, collector), _CHIP_REASON_CONDITION)
+            if paid:
+                if got is None:
+                    got = dict(self.p(collector).received)
+                got[i] = got.get(i, 0) + paid
+        if got is not None:
+            self.put(_fast.replace(self.p(collector), received=tuple(sorted(got.items()))))
 
     def kill_hand(self, seat: int, status: PlayerStatus) -> None:
         """Make a player's hand dead (fouled, quit, busted): cards to the dead pile."""
@@ -447,7 +568,7 @@ def to_act(state: TableState) -> int | None:
     h = state.hand
     if h is None:
         return None
-    if h.phase is Phase.DECLARING:
+    if h.phase is _PHASE_DECLARING:
         return h.order[h.declare_pos]
     if h.make_good is not None:
         return h.make_good[0]
@@ -562,12 +683,12 @@ def _cash_out(w: _Work, i: int) -> None:
 def _stand(w: _Work, a: Stand) -> None:
     s = w.seat(a.seat)
     st = w.status(a.seat) if w.h is not None else None
-    if st is None or st in (PlayerStatus.RETIRED, PlayerStatus.BUSTED):
+    if st is None or st in (_PLAYER_STATUS_RETIRED, _PLAYER_STATUS_BUSTED):
         _cash_out(w, a.seat)
         return
-    if st is PlayerStatus.UNDECLARED:
+    if st is _PLAYER_STATUS_UNDECLARED:
         pl = w.p(a.seat)
-        w.put(_fast.replace(pl, status=PlayerStatus.RETIRED))
+        w.put(_fast.replace(pl, status=_PLAYER_STATUS_RETIRED))
         w.emit(Declared(seq=w.seq, seat=a.seat, playing=False))
         _charge_forfeit(w, a.seat)
         _cash_out(w, a.seat)
@@ -576,12 +697,12 @@ def _stand(w: _Work, a: Stand) -> None:
     if s.leaving:
         raise SeatError("You are already leaving after this hand.")
     w.seats[a.seat] = _fast.replace(s, leaving=True)
-    if st is PlayerStatus.IN:
-        w.kill_hand(a.seat, PlayerStatus.QUIT)
+    if st is _PLAYER_STATUS_IN:
+        w.kill_hand(a.seat, _PLAYER_STATUS_QUIT)
         w.emit(PlayerQuit(seq=w.seq, seat=a.seat))
-        if w.phase is Phase.PLAYING:
+        if w.phase is _PHASE_PLAYING:
             _after(w)
-        elif w.phase is Phase.DECLARING:
+        elif w.phase is _PHASE_DECLARING:
             _advance_declarations(w)
 
 
@@ -630,7 +751,7 @@ def _start_hand(w: _Work, a: StartHand) -> None:
         random.Random(a.seed).shuffle(shoe)
     else:
         raise RuleViolation("Dealing needs a seed or a stacked shoe.")
-    need = 10 * len(order) + (1 if r.start_mode is StartMode.UPCARD else 0)
+    need = 10 * len(order) + (1 if r.start_mode is _START_MODE_UPCARD else 0)
     if len(shoe) < need:
         raise RuleViolation("The shoe is too small to deal this hand.")
     w.hand_no += 1
@@ -646,7 +767,7 @@ def _start_hand(w: _Work, a: StartHand) -> None:
     players: list[PlayerHand | None] = [None] * n
     for i in order:
         players[i] = PlayerHand(seat=i, multiplier=mults[i], hand=sort_hand(dealt[i]))
-    upcard = shoe[pos] if r.start_mode is StartMode.UPCARD else None
+    upcard = shoe[pos] if r.start_mode is _START_MODE_UPCARD else None
     if upcard is not None:
         pos += 1
     w._load(
@@ -672,10 +793,10 @@ def _start_hand(w: _Work, a: StartHand) -> None:
         )
     )
     for i in order:
-        w.move(i, Pot.SINGLES, r.ante, ChipReason.ANTE)
+        w.move(i, _POT_SINGLES, r.ante, _CHIP_REASON_ANTE)
         if mults[i] == 2:
-            w.move(i, Pot.DOUBLES, r.ante, ChipReason.ANTE)
-        w.move(i, Pot.HOUSE, r.rake, ChipReason.RAKE)
+            w.move(i, _POT_DOUBLES, r.ante, _CHIP_REASON_ANTE)
+        w.move(i, _POT_HOUSE, r.rake, _CHIP_REASON_RAKE)
     for i in order:
         w.emit(CardsDealt(seq=w.seq, private_to=i, seat=i, cards=w.p(i).hand))
     if upcard is not None:
@@ -683,7 +804,7 @@ def _start_hand(w: _Work, a: StartHand) -> None:
 
 
 def _charge_forfeit(w: _Work, seat: int) -> None:
-    w.move(seat, Pot.SINGLES, w.rules.retire_forfeit_chips, ChipReason.FORFEIT)
+    w.move(seat, _POT_SINGLES, w.rules.retire_forfeit_chips, _CHIP_REASON_FORFEIT)
 
 
 def _declare_refusal(w: _Work, seat: int, *, playing: bool) -> RuleViolation | None:
@@ -694,19 +815,19 @@ def _declare_refusal(w: _Work, seat: int, *, playing: bool) -> RuleViolation | N
     if pl is None:
         return SeatError("That player is not in this hand.")
     order = w.h.order
-    if w.phase is Phase.DECLARING and order[w.declare_pos] == seat:
+    if w.phase is _PHASE_DECLARING and order[w.declare_pos] == seat:
         return None
-    new = PlayerStatus.IN if playing else PlayerStatus.RETIRED
-    if pl.status is PlayerStatus.UNDECLARED:
+    new = _PLAYER_STATUS_IN if playing else _PLAYER_STATUS_RETIRED
+    if pl.status is _PLAYER_STATUS_UNDECLARED:
         return NotYourTurn("It is not your turn to declare.")
-    if pl.status not in (PlayerStatus.IN, PlayerStatus.RETIRED):
+    if pl.status not in (_PLAYER_STATUS_IN, _PLAYER_STATUS_RETIRED):
         return DeclarationClosed("Your declaration can no longer be changed.")
     if pl.status is new:
         return DeclarationClosed("You have already declared that.")
-    if w.phase is Phase.DECLARING:
+    if w.phase is _PHASE_DECLARING:
         if w.declare_pos == 0 or order[w.declare_pos - 1] != seat:
             return DeclarationClosed("You can change your declaration only until the next player declares.")
-    elif w.phase is Phase.PLAYING:
+    elif w.phase is _PHASE_PLAYING:
         if order[-1] != seat or w.draws > 0 or w.make_good is not None:
             return DeclarationClosed("The last player can change his declaration only until the first card is drawn.")
     else:
@@ -724,9 +845,9 @@ def _declare(w: _Work, seat: int, *, playing: bool) -> None:
     if w.h is None:
         raise RuntimeError("engine invariant broken")
     pl = w.p(seat)
-    new = PlayerStatus.IN if playing else PlayerStatus.RETIRED
+    new = _PLAYER_STATUS_IN if playing else _PLAYER_STATUS_RETIRED
     order = w.h.order
-    if w.phase is Phase.DECLARING and order[w.declare_pos] == seat:
+    if w.phase is _PHASE_DECLARING and order[w.declare_pos] == seat:
         w.put(_fast.replace(pl, status=new))
         w.emit(Declared(seq=w.seq, seat=seat, playing=playing))
         if not playing:
@@ -737,10 +858,10 @@ def _declare(w: _Work, seat: int, *, playing: bool) -> None:
     w.put(_fast.replace(pl, status=new))
     w.emit(Declared(seq=w.seq, seat=seat, playing=playing, changed=True))
     if playing:
-        w.move(Pot.SINGLES, seat, w.rules.retire_forfeit_chips, ChipReason.FORFEIT_BACK)
+        w.move(_POT_SINGLES, seat, w.rules.retire_forfeit_chips, _CHIP_REASON_FORFEIT_BACK)
     else:
         _charge_forfeit(w, seat)
-    if w.phase is Phase.PLAYING:
+    if w.phase is _PHASE_PLAYING:
         _open_play(w)
 
 
@@ -748,7 +869,7 @@ def _advance_declarations(w: _Work) -> None:
     if w.h is None:
         raise RuntimeError("engine invariant broken")
     order = w.h.order
-    while w.declare_pos < len(order) and w.p(order[w.declare_pos]).status is not PlayerStatus.UNDECLARED:
+    while w.declare_pos < len(order) and w.p(order[w.declare_pos]).status is not _PLAYER_STATUS_UNDECLARED:
         w.declare_pos += 1
     if w.declare_pos >= len(order):
         w.declare_pos = len(order) - 1
@@ -759,22 +880,22 @@ def _open_play(w: _Work) -> None:
     """Declarations are closed: end the hand if fewer than two play, else the first player draws."""
     if w.h is None:
         raise RuntimeError("engine invariant broken")
-    playing = [i for i in w.h.order if w.status(i) is PlayerStatus.IN]
-    w.phase = Phase.PLAYING
+    playing = [i for i in w.h.order if w.status(i) is _PLAYER_STATUS_IN]
+    w.phase = _PHASE_PLAYING
     if not playing:
-        if w.rules.nobody_in is NobodyIn.REFUND:
+        if w.rules.nobody_in is _NOBODY_IN_REFUND:
             for i in w.h.order:
-                w.move(Pot.SINGLES, i, w.rules.ante, ChipReason.TOPS_REFUND)
+                w.move(_POT_SINGLES, i, w.rules.ante, _CHIP_REASON_TOPS_REFUND)
                 if w.p(i).multiplier == 2:
-                    w.move(Pot.DOUBLES, i, w.rules.ante, ChipReason.TOPS_REFUND)
-        _finish(w, EndReason.NOBODY, None)
+                    w.move(_POT_DOUBLES, i, w.rules.ante, _CHIP_REASON_TOPS_REFUND)
+        _finish(w, _END_REASON_NOBODY, None)
         return
     if len(playing) == 1:
         _award_tops(w, playing[0])
-        _finish(w, EndReason.LONE, playing[0])
+        _finish(w, _END_REASON_LONE, playing[0])
         return
     first = playing[0]
-    w.turn = Turn(seat=first, extra_pluck=w.rules.start_mode is StartMode.DOUBLE_DRAW)
+    w.turn = Turn(seat=first, extra_pluck=w.rules.start_mode is _START_MODE_DOUBLE_DRAW)
     w.emit(PlayStarted(seq=w.seq, seat=first, playing=tuple(playing)))
 
 
@@ -785,7 +906,7 @@ def _open_play(w: _Work) -> None:
 
 def _my_turn(w: _Work, seat: int) -> Turn:
     w.require_hand()
-    if w.phase is not Phase.PLAYING:
+    if w.phase is not _PHASE_PLAYING:
         raise WrongStep("The players are still declaring.")
     if w.make_good is not None:
         if w.make_good[0] == seat:
@@ -801,14 +922,7 @@ def _note_draw(w: _Work, seat: int) -> None:
     w.draws += 1
     if w.force_backs:
         w.force_backs = [
-            ForceBack(
-                card=fb.card,
-                owner=fb.owner,
-                position=fb.position,
-                draws=fb.draws + 1,
-                drawers=(*fb.drawers, seat),
-                pluck=fb.pluck,
-            )
+            _FORCE_BACK(fb.card, fb.owner, fb.position, fb.draws + 1, (*fb.drawers, seat), fb.pluck)
             for fb in w.force_backs
             if fb.draws + 1 < 2
         ]
@@ -839,7 +953,7 @@ def _force_out_allowed(w: _Work, target: int, card: Card, other: int | None) -> 
     ``other`` out for more."""
     if len(w.in_action()) == 2:
         return True
-    if other is None or w.status(other) is not PlayerStatus.IN:
+    if other is None or w.status(other) is not _PLAYER_STATUS_IN:
         return False
     if not (_is_flat(w, other) and lay_offs(w.p(other).melds, card)):
         return False
@@ -861,12 +975,12 @@ def _payout_with(w: _Work, seat: int, card: Card) -> int:
             _hand, melds, coll, _changed, _kind = _resolve_play(r, pl, card, play)
         except RuleViolation:
             continue
-        bonus = {BustOut.OFF: 0, BustOut.NEW_ONLY: coll.new, BustOut.NEW_OR_ENHANCED: coll.total}[r.bust_out]
+        bonus = {_BUST_OUT_OFF: 0, _BUST_OUT_NEW_ONLY: coll.new, _BUST_OUT_NEW_OR_ENHANCED: coll.total}[r.bust_out]
         outs = outs_units(melds, r)
         total = 0
         for i in w.payers(seat):
             units = coll.total + outs + r.going_out_units
-            if w.status(i) is not PlayerStatus.FOULED:
+            if w.status(i) is not _PLAYER_STATUS_FOULED:
                 units += bonus
             total += min(units * w.pair_multiplier(i, seat), w.seat(i).stack)
         best = max(best, total)
@@ -875,7 +989,7 @@ def _payout_with(w: _Work, seat: int, card: Card) -> int:
 
 def _mandatory_option(w: _Work, seat: int) -> bool:
     """Under mandatory forcing: the option card fits the board and must be taken."""
-    if w.rules.force_mode is not ForceMode.MANDATORY or not _option_fits(w, seat):
+    if w.rules.force_mode is not _FORCE_MODE_MANDATORY or not _option_fits(w, seat):
         return False
     if w.option is None:
         raise RuntimeError("engine invariant broken")
@@ -886,25 +1000,25 @@ def _mandatory_option(w: _Work, seat: int) -> bool:
 
 def _pluck(w: _Work, a: Pluck) -> None:
     t = _my_turn(w, a.seat)
-    if t.step is not Step.DRAW:
+    if t.step is not _STEP_DRAW:
         raise WrongStep("You have already drawn this turn.")
     if w.turn is not None and w.turn.forced_back:
         raise WrongStep("You must use the forced card.")
     if _mandatory_option(w, a.seat):
         raise MustUse("You must take the option card: it fits your board.")
     if not w.stock and not _refill_stock(w):
-        _finish(w, EndReason.VOID, None)
+        _finish(w, _END_REASON_VOID, None)
         return
     card = w.stock[0]
     w.stock = w.stock[1:]
     _note_draw(w, a.seat)
-    w.turn = _fast.replace(t, step=Step.DRAWN, drawn=card, source=DrawSource.STOCK)
-    w.emit(CardPlucked(seq=w.seq, seat=a.seat, card=card))
+    w.turn = _fast.replace(t, step=_STEP_DRAWN, drawn=card, source=_DRAW_SOURCE_STOCK)
+    w.events.append(_CARD_PLUCKED(w.seq, None, a.seat, card))
 
 
 def _refill_stock(w: _Work) -> bool:
     """Reshuffle the muck (all but its top card) into a new stock, once. False if the hand is void."""
-    if w.rules.stock_exhausted is not StockExhausted.RESHUFFLE_MUCK or w.reshuffled or len(w.muck) <= 1:
+    if w.rules.stock_exhausted is not _STOCK_EXHAUSTED_RESHUFFLE_MUCK or w.reshuffled or len(w.muck) <= 1:
         return False
     if w.h is None:
         raise RuntimeError("engine invariant broken")
@@ -924,6 +1038,8 @@ def _usable(w: _Work, seat: int, card: Card, *, option: bool = False) -> bool:
     new_only = option and not w.rules.option_card_layoff
     if not new_only and lay_offs(pl.melds, card):
         return True  # it lays off on its own (the add or add-and-split is always legal)
+    if _makes_new_meld(pl.hand, card):
+        return True  # a new meld with hand cards (always legal: new melds are listed first)
     for play in iter_meld_plays(seat, pl.hand, pl.melds, card, w.rules, new_meld_only=new_only):
         try:
             _resolve_play(w.rules, pl, card, play)
@@ -933,11 +1049,42 @@ def _usable(w: _Work, seat: int, card: Card, *, option: bool = False) -> bool:
     return False
 
 
+def _makes_new_meld(hand: Sequence[Card], card: Card) -> bool:
+    """Whether ``card`` and hand cards form a legal meld of three: two of its rank (two of its suit,
+    or two other suits; any two for an Ace or King), or two suit neighbours in sequence.
+
+    A sufficient test for :func:`_usable` (the new meld is a legal play), not a necessary one.
+    """
+    rank, suit = card.rank, card.suit
+    same = 0
+    n_rank = 0
+    others: set[Suit] = set()
+    near: set[int] = set()
+    for c in hand:
+        if c.rank is rank:
+            n_rank += 1
+            if c.suit is suit:
+                same += 1
+            else:
+                others.add(c.suit)
+        elif c.suit is suit:
+            near.add(c.rank)
+    if rank is _RANK_ACE or rank is _RANK_KING:
+        if n_rank >= 2:
+            return True
+    elif same >= 2 or len(others) >= 2:
+        return True
+    r = int(rank)
+    if r - 1 in near:
+        return r - 2 in near or r + 1 in near
+    return r + 1 in near and r + 2 in near
+
+
 def _take_option(w: _Work, a: TakeOption) -> None:
     t = _my_turn(w, a.seat)
     if not w.rules.option_card:
         raise OptionRefused("This table plays without the option card.")
-    if t.step is not Step.DRAW or t.forced_back:
+    if t.step is not _STEP_DRAW or t.forced_back:
         raise OptionRefused("You can take the option card only instead of drawing.")
     if w.option is None or w.option_from == a.seat:
         raise OptionRefused("There is no option card for you: only the previous player's unused pluck is one.")
@@ -948,7 +1095,7 @@ def _take_option(w: _Work, a: TakeOption) -> None:
     _note_draw(w, a.seat)
     w.option = None
     w.option_from = None
-    w.turn = _fast.replace(t, step=Step.MUST_USE, drawn=card, source=DrawSource.OPTION, extra_pluck=False)
+    w.turn = _fast.replace(t, step=_STEP_MUST_USE, drawn=card, source=_DRAW_SOURCE_OPTION, extra_pluck=False)
     w.emit(OptionTaken(seq=w.seq, seat=a.seat, card=card))
 
 
@@ -972,14 +1119,14 @@ def _resolve_play(
     match a:
         case NewMeld():
             cards = (*a.cards, *extra)
-            if rules.enforcement is Enforcement.PLAYERS and len(cards) >= 3:
+            if rules.enforcement is _ENFORCEMENT_PLAYERS and len(cards) >= 3:
                 try:
                     classify(cards)
                 except IllegalMeld:
                     bad = invalid_meld(next_id, cards)
-                    return hand, (*melds, bad), NOTHING, (bad,), MeldPlayKind.NEW
+                    return hand, (*melds, bad), NOTHING, (bad,), _MELD_PLAY_KIND_NEW
             new, coll = fresh_collection(make_meld(next_id, cards, rules), rules)
-            return hand, (*melds, new), coll, (new,), MeldPlayKind.NEW
+            return hand, (*melds, new), coll, (new,), _MELD_PLAY_KIND_NEW
         case AddToMeld():
             idx = next((k for k, m in enumerate(melds) if m.id == a.meld), None)
             if idx is None:
@@ -993,7 +1140,7 @@ def _resolve_play(
             if a.split is None:
                 grown, coll = extend(old, added, rules)
                 melds[idx] = grown
-                return hand, tuple(melds), coll, (grown,), MeldPlayKind.ADD
+                return hand, tuple(melds), coll, (grown,), _MELD_PLAY_KIND_ADD
             combined = Counter(old.cards) + Counter(added)
             piece_b = Counter(a.split)
             if piece_b - combined:
@@ -1006,7 +1153,7 @@ def _resolve_play(
             pieces, coll = remake(old, [(old.id, piece_a), (next_id, tuple(a.split))], rules)
             melds[idx] = pieces[0]
             melds.append(pieces[1])
-            return hand, tuple(melds), coll, tuple(pieces), MeldPlayKind.SPLIT
+            return hand, tuple(melds), coll, tuple(pieces), _MELD_PLAY_KIND_SPLIT
         case Borrow():
             if not a.taken:
                 raise IllegalMeld("Name the cards you borrow.")
@@ -1036,7 +1183,7 @@ def _resolve_play(
                 )
             cards = (*a.cards, *extra, *(c for _, c in a.taken))
             new, c2 = fresh_collection(make_meld(pl.next_meld_id, cards, rules), rules)
-            return hand, (*melds, new), coll + c2, (*changed, new), MeldPlayKind.BORROW
+            return hand, (*melds, new), coll + c2, (*changed, new), _MELD_PLAY_KIND_BORROW
         case _:
             assert_never(a)
 
@@ -1047,12 +1194,12 @@ def _next_meld_id(melds: Sequence[Meld], current: int) -> int:
 
 def _meld_play(w: _Work, a: NewMeld | AddToMeld | Borrow) -> None:
     t = _my_turn(w, a.seat)
-    if t.step is Step.DRAW:
+    if t.step is _STEP_DRAW:
         raise NoHit("Draw first: you can meld only after a hit with the drawn card.")
-    drawn = t.drawn if t.step in (Step.DRAWN, Step.MUST_USE) else None
+    drawn = t.drawn if t.step in (_STEP_DRAWN, _STEP_MUST_USE) else None
     if (
         drawn is not None
-        and t.source is DrawSource.OPTION
+        and t.source is _DRAW_SOURCE_OPTION
         and not w.rules.option_card_layoff
         and isinstance(a, AddToMeld)
     ):
@@ -1064,7 +1211,7 @@ def _meld_play(w: _Work, a: NewMeld | AddToMeld | Borrow) -> None:
     w.put(_fast.replace(pl, hand=hand, melds=melds, next_meld_id=_next_meld_id(melds, pl.next_meld_id)))
     new_t = _fast.replace(
         t,
-        step=Step.MELDING,
+        step=_STEP_MELDING,
         drawn=None,
         new_units=t.new_units + coll.new,
         enhanced_units=t.enhanced_units + coll.enhanced,
@@ -1088,7 +1235,7 @@ def _make_good(w: _Work, a: MakeGood) -> None:
         raise NotYourTurn("A spread is being made good.")
     if pending is None:
         t = w.turn
-        if t is None or t.seat != a.seat or t.step is not Step.MELDING:
+        if t is None or t.seat != a.seat or t.step is not _STEP_MELDING:
             raise WrongStep("You can make a spread good during your turn, after your hit.")
     pl = w.p(a.seat)
     m = pl.meld(a.meld)
@@ -1110,7 +1257,7 @@ def _make_good(w: _Work, a: MakeGood) -> None:
         Melded(
             seq=w.seq,
             seat=a.seat,
-            kind=MeldPlayKind.MAKE_GOOD,
+            kind=_MELD_PLAY_KIND_MAKE_GOOD,
             cards=a.cards,
             drawn=None,
             melds=(new,),
@@ -1130,9 +1277,9 @@ def _make_good(w: _Work, a: MakeGood) -> None:
 
 def _claim(w: _Work, a: Claim) -> None:
     t = _my_turn(w, a.seat)
-    if w.rules.effective_claim_mode is ClaimMode.AUTO:
+    if w.rules.effective_claim_mode is _CLAIM_MODE_AUTO:
         raise WrongStep("Pays are collected automatically at this table.")
-    if t.step is not Step.MELDING:
+    if t.step is not _STEP_MELDING:
         raise NoHit("You can claim pays only after using a card this turn.")
     pl = w.p(a.seat)
     if pl.unclaimed <= 0:
@@ -1140,7 +1287,7 @@ def _claim(w: _Work, a: Claim) -> None:
     units = pl.unclaimed
     w.put(_fast.replace(pl, unclaimed=0))
     for i in w.payers(a.seat):
-        w.pay_units(i, a.seat, units, ChipReason.CONDITION)
+        w.pay_units(i, a.seat, units, _CHIP_REASON_CONDITION)
     _after(w)
 
 
@@ -1151,12 +1298,12 @@ def _claim(w: _Work, a: Claim) -> None:
 
 def _discard(w: _Work, a: Discard) -> None:
     t = _my_turn(w, a.seat)
-    if t.step is Step.DRAW:
+    if t.step is _STEP_DRAW:
         raise WrongStep("Draw first.")
-    if t.step is Step.MUST_USE:
+    if t.step is _STEP_MUST_USE:
         raise MustUse("You must use that card: it cannot be discarded.")
     pl = w.p(a.seat)
-    if t.step is Step.DRAWN:
+    if t.step is _STEP_DRAWN:
         card = t.drawn
         if card is None:
             raise RuntimeError("engine invariant broken")
@@ -1166,10 +1313,10 @@ def _discard(w: _Work, a: Discard) -> None:
         if refusal is not None:
             raise refusal
         w.muck = (*w.muck, card)
-        w.force_backs.append(ForceBack(card=card, owner=a.seat, position=len(w.muck) - 1, pluck=True))
-        w.emit(Discarded(seq=w.seq, seat=a.seat, card=card, pluck=True))
+        w.force_backs.append(_FORCE_BACK(card, a.seat, len(w.muck) - 1, 0, (), True))
+        w.events.append(_DISCARDED(w.seq, None, a.seat, card, True))
         if t.extra_pluck and not t.forced_back:
-            w.turn = _fast.replace(t, step=Step.DRAW, drawn=None, source=None, extra_pluck=False)
+            w.turn = _fast.replace(t, step=_STEP_DRAW, drawn=None, source=None, extra_pluck=False)
             w.option = None
             w.option_from = None
             _after(w)
@@ -1180,11 +1327,13 @@ def _discard(w: _Work, a: Discard) -> None:
         raise WrongStep("Choose a card from your hand to discard.")
     hand = take_cards(pl.hand, (a.card,))
     w.put(
-        _fast.replace(pl, hand=hand, unclaimed=0 if w.rules.effective_claim_mode is ClaimMode.FORFEIT else pl.unclaimed)
+        _fast.replace(
+            pl, hand=hand, unclaimed=0 if w.rules.effective_claim_mode is _CLAIM_MODE_FORFEIT else pl.unclaimed
+        )
     )
     w.muck = (*w.muck, a.card)
-    w.force_backs.append(ForceBack(card=a.card, owner=a.seat, position=len(w.muck) - 1))
-    w.emit(Discarded(seq=w.seq, seat=a.seat, card=a.card, pluck=False))
+    w.force_backs.append(_FORCE_BACK(a.card, a.seat, len(w.muck) - 1, 0, (), False))
+    w.events.append(_DISCARDED(w.seq, None, a.seat, a.card, False))
     _end_turn(w, t, option=None)
 
 
@@ -1216,7 +1365,7 @@ def _end_turn(w: _Work, t: Turn, *, option: Card | None) -> None:
     if nxt is None:
         _after(w)
         return
-    w.turn = Turn(seat=nxt)
+    w.turn = _NEW_TURN(nxt, _STEP_DRAW, None, None, False, False, 0, 0)  # Turn(seat=nxt)
     if option is not None and nxt != t.seat and w.rules.option_card:
         w.option = option
         w.option_from = t.seat
@@ -1228,26 +1377,26 @@ def _end_turn(w: _Work, t: Turn, *, option: Card | None) -> None:
 
 def _after(w: _Work) -> None:
     """Housekeeping after a hand action: busts, players left in action, whose turn it is."""
-    if w.h is None or w.phase is not Phase.PLAYING:
+    if w.h is None or w.phase is not _PHASE_PLAYING:
         return
     busted = [
         pl.seat
         for pl, st in zip(w.players, w.seats, strict=False)
-        if pl is not None and pl.status is PlayerStatus.IN and st is not None and st.stack <= 0
+        if pl is not None and pl.status is _PLAYER_STATUS_IN and st is not None and st.stack <= 0
     ]
     for seat in busted:
-        w.kill_hand(seat, PlayerStatus.BUSTED)
+        w.kill_hand(seat, _PLAYER_STATUS_BUSTED)
         w.emit(PlayerBusted(seq=w.seq, seat=seat))
-    if w.make_good is not None and w.status(w.make_good[0]) is not PlayerStatus.IN:
+    if w.make_good is not None and w.status(w.make_good[0]) is not _PLAYER_STATUS_IN:
         w.make_good = None
     active = w.in_action()
     if w.split_offer is not None and (len(active) != 2 or w.split_offer not in active):
         w.split_offer = None
     if not active:
-        _finish(w, EndReason.VOID, None)
+        _finish(w, _END_REASON_VOID, None)
         return
     if len(active) == 1 and not w.solo:
-        if w.rules.one_left is OneLeft.SETTLE_NOW:
+        if w.rules.one_left is _ONE_LEFT_SETTLE_NOW:
             _settle(w, active[0], going_out=False)
             return
         w.solo = True
@@ -1260,7 +1409,7 @@ def _after(w: _Work) -> None:
 
 def _fix_turn(w: _Work) -> None:
     t = w.turn
-    if t is None or w.status(t.seat) is PlayerStatus.IN:
+    if t is None or w.status(t.seat) is _PLAYER_STATUS_IN:
         return
     if t.drawn is not None:
         w.muck = (*w.muck, t.drawn)
@@ -1272,7 +1421,7 @@ def _fix_turn(w: _Work) -> None:
     nxt = w.next_active(t.seat)
     w.option = None
     w.option_from = None
-    w.turn = Turn(seat=nxt) if nxt is not None else None
+    w.turn = _NEW_TURN(nxt, _STEP_DRAW, None, None, False, False, 0, 0) if nxt is not None else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1289,9 +1438,11 @@ class _ForceOption:
 
 def _possible_forces(w: _Work, caller: int) -> list[_ForceOption]:
     r = w.rules
-    if w.h is None or w.phase is not Phase.PLAYING or r.force_mode is ForceMode.OFF:
+    if w.h is None or w.phase is not _PHASE_PLAYING or r.force_mode is _FORCE_MODE_OFF:
         return []
-    if w.status(caller) is not PlayerStatus.IN or w.make_good is not None:
+    players = w.players
+    me = players[caller] if 0 <= caller < len(players) else None
+    if me is None or me.status is not _PLAYER_STATUS_IN or w.make_good is not None:
         return []
     t = w.turn
     if t is None or t.forced_back or (w.option is None and not w.force_backs):
@@ -1299,29 +1450,37 @@ def _possible_forces(w: _Work, caller: int) -> list[_ForceOption]:
     out: list[_ForceOption] = []
     # the option card on the player in turn
     if (
-        r.force_mode is ForceMode.ON_DEMAND
+        r.force_mode is _FORCE_MODE_ON_DEMAND
         and w.option is not None
         and t.seat != caller
         and w.option_from != caller
-        and t.step in (Step.DRAW, Step.DRAWN)
+        and t.step in (_STEP_DRAW, _STEP_DRAWN)
         and _option_fits(w, t.seat)
         and (not _is_flat(w, t.seat) or _force_out_allowed(w, t.seat, w.option, w.option_from))
     ):
         out.append(_ForceOption(t.seat, w.option, None))
     # force-back on a discarder
+    head_up: bool | None = None
     for fb in reversed(w.force_backs):
-        if fb.owner == caller or fb.owner == t.seat or w.status(fb.owner) is not PlayerStatus.IN:
+        owner = fb.owner
+        if owner == caller or owner == t.seat:
             continue
-        if caller in fb.drawers and len(w.in_action()) != 2:  # head-up: both keep the right
+        op = players[owner] if 0 <= owner < len(players) else None
+        if op is None or op.status is not _PLAYER_STATUS_IN:
             continue
-        if lay_offs(w.p(fb.owner).melds, fb.card):
-            out.append(_ForceOption(fb.owner, fb.card, fb))
+        if caller in fb.drawers:
+            if head_up is None:
+                head_up = len(w.in_action()) == 2
+            if not head_up:  # head-up: both keep the right
+                continue
+        if lay_offs(op.melds, fb.card):
+            out.append(_ForceOption(owner, fb.card, fb))
     return out
 
 
 def _force(w: _Work, a: Force) -> None:
     w.require_hand()
-    if w.rules.force_mode is ForceMode.OFF:
+    if w.rules.force_mode is _FORCE_MODE_OFF:
         raise ForceRefused("This table plays without forcing.")
     options = _possible_forces(w, a.seat)
     if a.target is not None:
@@ -1337,7 +1496,7 @@ def _force(w: _Work, a: Force) -> None:
         t = w.turn
         if t is None:
             raise RuntimeError("engine invariant broken")
-        if t.step is Step.DRAWN and t.drawn is not None:
+        if t.step is _STEP_DRAWN and t.drawn is not None:
             w.emit(PluckVoided(seq=w.seq, seat=t.seat, card=t.drawn))
             _remove_from_muck(w, len(w.muck) - 1)
             w.muck = (*w.muck, t.drawn)
@@ -1346,7 +1505,7 @@ def _force(w: _Work, a: Force) -> None:
             _note_draw(w, t.seat)
         w.option = None
         w.option_from = None
-        w.turn = _fast.replace(t, step=Step.MUST_USE, drawn=o.card, source=DrawSource.FORCED, extra_pluck=False)
+        w.turn = _fast.replace(t, step=_STEP_MUST_USE, drawn=o.card, source=_DRAW_SOURCE_FORCED, extra_pluck=False)
         w.emit(Forced(seq=w.seq, caller=a.seat, target=o.target, card=o.card, back=False))
         return
     top = len(w.muck) - 1
@@ -1355,7 +1514,7 @@ def _force(w: _Work, a: Force) -> None:
         w.option_from = None
     _remove_from_muck(w, o.back.position)
     w.suspended = w.turn
-    w.turn = Turn(seat=o.target, step=Step.MUST_USE, drawn=o.card, source=DrawSource.FORCED, forced_back=True)
+    w.turn = Turn(seat=o.target, step=_STEP_MUST_USE, drawn=o.card, source=_DRAW_SOURCE_FORCED, forced_back=True)
     w.emit(Forced(seq=w.seq, caller=a.seat, target=o.target, card=o.card, back=True))
 
 
@@ -1366,22 +1525,22 @@ def _force(w: _Work, a: Force) -> None:
 
 def _foul_call(w: _Work, a: FoulCall) -> None:
     w.require_hand()
-    if w.phase is not Phase.PLAYING:
+    if w.phase is not _PHASE_PLAYING:
         raise NoCause("Fouls can be called only while the hand is played.")
     if a.seat == a.target:
         raise NoCause("No player may call his own hand foul.")
-    if w.status(a.seat) is not PlayerStatus.IN:
+    if w.status(a.seat) is not _PLAYER_STATUS_IN:
         raise NoCause("Only a player in action may call a foul.")
-    if w.status(a.target) is not PlayerStatus.IN:
+    if w.status(a.target) is not _PLAYER_STATUS_IN:
         raise NoCause("That player is not in action.")
     target = w.p(a.target)
-    if a.cause is FoulCause.ABANDONED:
+    if a.cause is _FOUL_CAUSE_ABANDONED:
         if not (w.seat(a.target).away or target.timeouts >= w.rules.abandon_timeouts):
             raise NoCause("That player has not abandoned the hand.")
         w.emit(FoulCalled(seq=w.seq, caller=a.seat, target=a.target, cause=a.cause))
         _foul(w, a.target)
         return
-    if a.cause is FoulCause.INVALID_MELD:
+    if a.cause is _FOUL_CAUSE_INVALID_MELD:
         bad = next((m for m in target.melds if not m.valid), None)
         if bad is None:
             raise NoCause("That player has no invalid spread.")
@@ -1389,7 +1548,7 @@ def _foul_call(w: _Work, a: FoulCall) -> None:
             raise NoCause("A spread is already being made good.")
         w.emit(FoulCalled(seq=w.seq, caller=a.seat, target=a.target, cause=a.cause))
         t = w.turn
-        in_turn = t is not None and t.seat == a.target and t.step is Step.MELDING
+        in_turn = t is not None and t.seat == a.target and t.step is _STEP_MELDING
         if in_turn and make_good_cards(bad, target.hand) is not None:
             w.make_good = (a.target, bad.id)
             w.emit(MakeGoodDemanded(seq=w.seq, seat=a.target, meld=bad.id))
@@ -1401,7 +1560,7 @@ def _foul_call(w: _Work, a: FoulCall) -> None:
 
 def _floor_foul(w: _Work, a: FloorFoul) -> None:
     w.require_hand()
-    if w.phase is not Phase.PLAYING or w.status(a.target) is not PlayerStatus.IN:
+    if w.phase is not _PHASE_PLAYING or w.status(a.target) is not _PLAYER_STATUS_IN:
         raise NoCause("That player is not in action.")
     w.emit(FoulCalled(seq=w.seq, caller=None, target=a.target, cause=None))
     _foul(w, a.target)
@@ -1410,12 +1569,12 @@ def _floor_foul(w: _Work, a: FloorFoul) -> None:
 def _foul(w: _Work, seat: int) -> None:
     """Foul penalty (§6.3): dead hand, refunds of collections, stays liable (no bust-out)."""
     pl = w.p(seat)
-    w.kill_hand(seat, PlayerStatus.FOULED)
+    w.kill_hand(seat, _PLAYER_STATUS_FOULED)
     w.emit(HandFouled(seq=w.seq, seat=seat))
     owed = [
         (payer, amount)
         for payer, amount in pl.received
-        if w.rules.foul_refunds is FoulRefunds.PAYERS or w.status(payer) is PlayerStatus.IN
+        if w.rules.foul_refunds is _FOUL_REFUNDS_PAYERS or w.status(payer) is _PLAYER_STATUS_IN
     ]
     total = sum(x for _, x in owed)
     stack = w.seat(seat).stack
@@ -1435,7 +1594,7 @@ def _foul(w: _Work, seat: int) -> None:
                 k += 1
         for payer in w.rotation_from(seat):
             if shares.get(payer):
-                w.move(seat, payer, shares[payer], ChipReason.REFUND)
+                w.move(seat, payer, shares[payer], _CHIP_REASON_REFUND)
     w.put(_fast.replace(w.p(seat), received=()))
     _after(w)
 
@@ -1455,7 +1614,7 @@ def _offer_split(w: _Work, a: OfferSplit) -> None:
     if not w.rules.split_tops:
         raise SplitRefused("This table does not allow splitting the tops.")
     active = w.in_action()
-    if w.phase is not Phase.PLAYING or len(active) != 2 or a.seat not in active:
+    if w.phase is not _PHASE_PLAYING or len(active) != 2 or a.seat not in active:
         raise SplitRefused("Only the last two players in action may split the tops.")
     if w.split_offer is not None:
         raise SplitRefused("A split is already offered.")
@@ -1496,23 +1655,23 @@ def _split(w: _Work, a: int, b: int) -> None:
     t = w.turn
     nxt = t.seat if t is not None and t.seat in pair else pair[0]
     other = pair[1] if nxt == pair[0] else pair[0]
-    pots = [Pot.SINGLES]
+    pots = [_POT_SINGLES]
     if ma == 2 and mb == 2:
-        pots.append(Pot.DOUBLES)
+        pots.append(_POT_DOUBLES)
     elif ma == 2 or mb == 2:
-        w.move(Pot.DOUBLES, pair[0] if ma == 2 else pair[1], w.doubles, ChipReason.SPLIT)
+        w.move(_POT_DOUBLES, pair[0] if ma == 2 else pair[1], w.doubles, _CHIP_REASON_SPLIT)
     for pot in pots:
         amount = w.balance(pot)
         half = amount // 2
-        w.move(pot, nxt, half, ChipReason.SPLIT)
-        w.move(pot, other, half, ChipReason.SPLIT)
-        if amount % 2 and w.rules.split_odd_chip is OddChip.NEXT_PLAYER:
-            w.move(pot, nxt, 1, ChipReason.SPLIT)
+        w.move(pot, nxt, half, _CHIP_REASON_SPLIT)
+        w.move(pot, other, half, _CHIP_REASON_SPLIT)
+        if amount % 2 and w.rules.split_odd_chip is _ODD_CHIP_NEXT_PLAYER:
+            w.move(pot, nxt, 1, _CHIP_REASON_SPLIT)
     ida, idb = w.seat(a).player_id, w.seat(b).player_id
     key = (min(ida, idb), max(ida, idb))
     if key not in w.married:
         w.married = (*w.married, key)
-    _finish(w, EndReason.SPLIT, None, splitters=tuple(pair))
+    _finish(w, _END_REASON_SPLIT, None, splitters=tuple(pair))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1521,17 +1680,17 @@ def _split(w: _Work, a: int, b: int) -> None:
 
 
 def _award_tops(w: _Work, winner: int) -> None:
-    w.move(Pot.SINGLES, winner, w.singles, ChipReason.TOPS)
+    w.move(_POT_SINGLES, winner, w.singles, _CHIP_REASON_TOPS)
     if w.p(winner).multiplier == 2:
-        w.move(Pot.DOUBLES, winner, w.doubles, ChipReason.TOPS)
-    elif w.rules.unwon_doubles_tops is UnwonDoublesTops.REFUND and w.doubles:
+        w.move(_POT_DOUBLES, winner, w.doubles, _CHIP_REASON_TOPS)
+    elif w.rules.unwon_doubles_tops is _UNWON_DOUBLES_TOPS_REFUND and w.doubles:
         if w.h is None:
             raise RuntimeError("engine invariant broken")
         dbl = [i for i in w.h.order if w.p(i).multiplier == 2 and w.seats[i] is not None]
         if dbl:
             share = w.doubles // len(dbl)
             for i in dbl:
-                w.move(Pot.DOUBLES, i, share, ChipReason.TOPS_REFUND)
+                w.move(_POT_DOUBLES, i, share, _CHIP_REASON_TOPS_REFUND)
 
 
 def _go_out(w: _Work, winner: int) -> None:
@@ -1539,9 +1698,11 @@ def _go_out(w: _Work, winner: int) -> None:
     if t is None:
         raise RuntimeError("engine invariant broken")
     r = w.rules
-    bonus = {BustOut.OFF: 0, BustOut.NEW_ONLY: t.new_units, BustOut.NEW_OR_ENHANCED: t.new_units + t.enhanced_units}[
-        r.bust_out
-    ]
+    bonus = {
+        _BUST_OUT_OFF: 0,
+        _BUST_OUT_NEW_ONLY: t.new_units,
+        _BUST_OUT_NEW_OR_ENHANCED: t.new_units + t.enhanced_units,
+    }[r.bust_out]
     _settle(w, winner, going_out=True, bonus=bonus)
 
 
@@ -1551,24 +1712,24 @@ def _settle(w: _Work, winner: int, *, going_out: bool, bonus: int = 0) -> None:
         units = pl.unclaimed
         w.put(_fast.replace(pl, unclaimed=0))
         for i in w.payers(winner):
-            w.pay_units(i, winner, units, ChipReason.CONDITION)
+            w.pay_units(i, winner, units, _CHIP_REASON_CONDITION)
     outs = outs_units(w.p(winner).melds, w.rules)
     for i in w.payers(winner):
-        if going_out and w.status(i) is not PlayerStatus.FOULED:
-            w.pay_units(i, winner, bonus, ChipReason.BUST_OUT)
-        w.pay_units(i, winner, outs, ChipReason.OUTS)
+        if going_out and w.status(i) is not _PLAYER_STATUS_FOULED:
+            w.pay_units(i, winner, bonus, _CHIP_REASON_BUST_OUT)
+        w.pay_units(i, winner, outs, _CHIP_REASON_OUTS)
         if going_out:
-            w.pay_units(i, winner, w.rules.going_out_units, ChipReason.GOING_OUT)
+            w.pay_units(i, winner, w.rules.going_out_units, _CHIP_REASON_GOING_OUT)
     if going_out:
         w.emit(WentOut(seq=w.seq, seat=winner, outs_units=outs, bust_out_units=bonus))
     _award_tops(w, winner)
-    _finish(w, EndReason.OUT if going_out else EndReason.SETTLED, winner)
+    _finish(w, _END_REASON_OUT if going_out else _END_REASON_SETTLED, winner)
 
 
 def _finish(w: _Work, reason: EndReason, winner: int | None, splitters: tuple[int, ...] = ()) -> None:
     if w.h is None:
         raise RuntimeError("engine invariant broken")
-    w.phase = Phase.OVER
+    w.phase = _PHASE_OVER
     w.winner = winner
     w.end_reason = reason
     w.make_good = None
@@ -1627,7 +1788,7 @@ def _timeout_step(state: TableState, seat: int) -> Action:
     h = state.hand
     if h is None:
         raise RuntimeError("engine invariant broken")
-    if h.phase is Phase.DECLARING:
+    if h.phase is _PHASE_DECLARING:
         return GoOnTop(seat=seat)
     if h.make_good is not None:
         pl = h.player(seat)
@@ -1641,11 +1802,11 @@ def _timeout_step(state: TableState, seat: int) -> Action:
     t = h.turn
     if t is None:
         raise RuntimeError("engine invariant broken")
-    if t.step is Step.DRAW:
+    if t.step is _STEP_DRAW:
         return TakeOption(seat=seat) if not can(state, Pluck(seat=seat)) else Pluck(seat=seat)
-    if t.step is Step.DRAWN and can(state, Discard(seat=seat)):
+    if t.step is _STEP_DRAWN and can(state, Discard(seat=seat)):
         return Discard(seat=seat)
-    if t.step in (Step.DRAWN, Step.MUST_USE):
+    if t.step in (_STEP_DRAWN, _STEP_MUST_USE):
         pl = h.player(seat)
         for play in meld_plays(seat, pl.hand, pl.melds, t.drawn, state.rules):
             if can(state, play):
@@ -1660,7 +1821,7 @@ def _apply_timeout(state: TableState, a: Timeout, seq: int) -> Transition:
         raise NotYourTurn("It is not that player's turn.")
     hand_no = state.hand.hand_no
     w = _Work(state, seq)
-    if w.phase is Phase.PLAYING:
+    if w.phase is _PHASE_PLAYING:
         pl = w.p(a.seat)
         w.put(_fast.replace(pl, timeouts=pl.timeouts + 1))
     w.emit(TimedOut(seq=seq, seat=a.seat))
@@ -1670,7 +1831,7 @@ def _apply_timeout(state: TableState, a: Timeout, seq: int) -> Transition:
         h = cur.hand
         if h is None or h.hand_no != hand_no or to_act(cur) != a.seat:
             break
-        double_draw = h.turn is not None and h.turn.extra_pluck and h.turn.step is Step.DRAWN
+        double_draw = h.turn is not None and h.turn.extra_pluck and h.turn.step is _STEP_DRAWN
         step = _timeout_step(cur, a.seat)
         w2 = _Work(cur, seq)
         _dispatch(w2, step)
@@ -1708,24 +1869,28 @@ def plays(state: TableState, seat: int, *, table_actions: bool = False) -> tuple
     timer) are never listed; ``Stand``/``SetAway`` only with ``table_actions=True``.
     """
     out: list[tuple[Action, int]] = []
-    me = state.seat(seat)
+    seats = state.seats
+    me = seats[seat] if 0 <= seat < len(seats) else None
     if table_actions and me is not None:
         out.append((Stand(seat=seat), 0))
         out.append((SetAway(seat=seat, away=not me.away), 0))
     h = state.hand
     if h is None or me is None:
         return tuple(out)
-    pl_or_none = h.players[seat]
+    players = h.players
+    pl_or_none = players[seat]
     if pl_or_none is None:
         return tuple(out)
     pl = pl_or_none
+    rules = state.rules
     w = _Work(state, state.seq)
+    phase = h.phase
     # declarations (incl. the change window)
-    if h.phase is Phase.DECLARING or (h.phase is Phase.PLAYING and h.draws == 0 and h.order[-1] == seat):
+    if phase is _PHASE_DECLARING or (phase is _PHASE_PLAYING and h.draws == 0 and h.order[-1] == seat):
         for decl in (Knock(seat=seat), GoOnTop(seat=seat)):
             if _declare_refusal(w, seat, playing=isinstance(decl, Knock)) is None:
                 out.append((decl, 0))
-    if h.phase is not Phase.PLAYING:
+    if phase is not _PHASE_PLAYING:
         return tuple(out)
     t = h.turn
     if h.make_good is not None:
@@ -1736,25 +1901,29 @@ def plays(state: TableState, seat: int, *, table_actions: bool = False) -> tuple
                 out.append((MakeGood(seat=seat, meld=h.make_good[1], cards=cards), 0))
         return tuple(out)
     if t is not None and t.seat == seat:
-        melds_list: list[tuple[Action, int, int]] = []
-        if t.step is not Step.DRAW:
-            drawn = t.drawn if t.step in (Step.DRAWN, Step.MUST_USE) else None
-            new_only = drawn is not None and t.source is DrawSource.OPTION and not state.rules.option_card_layoff
+        step = t.step
+        if step is not _STEP_DRAW:
+            drawn = t.drawn if step is _STEP_DRAWN or step is _STEP_MUST_USE else None
+            new_only = drawn is not None and t.source is _DRAW_SOURCE_OPTION and not rules.option_card_layoff
+            melds_list: list[tuple[Action, int, int]] = []
             chips_for: dict[int, int] = {0: 0}  # units -> chips collected now (same payers for every play)
-            for play in iter_meld_plays(seat, pl.hand, pl.melds, drawn, state.rules, new_meld_only=new_only):
+            n_hand = len(pl.hand)
+            for play in iter_meld_plays(seat, pl.hand, pl.melds, drawn, rules, new_meld_only=new_only):
                 try:
-                    hand, _melds, coll, _c, _k = _resolve_play(state.rules, pl, drawn, play)
+                    hand, _melds, coll, _c, _k = _resolve_play(rules, pl, drawn, play)
                 except RuleViolation:
                     continue
-                units = coll.total
-                if units not in chips_for:
-                    chips_for[units] = _play_chips(w, seat, units)
-                melds_list.append((play, chips_for[units], len(pl.hand) - len(hand)))
-            melds_list.sort(key=lambda x: (-x[1], -x[2]))
-            out.extend((p, v) for p, v, _n in melds_list)
-        if t.step is Step.DRAW:
+                units = coll.new + coll.enhanced
+                chips = chips_for.get(units)
+                if chips is None:
+                    chips = chips_for[units] = _play_chips(w, seat, units)
+                melds_list.append((play, chips, n_hand - len(hand)))
+            if melds_list:
+                melds_list.sort(key=_meld_order)
+                out.extend([(p, v) for p, v, _n in melds_list])
+        if step is _STEP_DRAW:
             if (
-                state.rules.option_card
+                rules.option_card
                 and h.option is not None
                 and h.option_from != seat
                 and not t.forced_back
@@ -1762,34 +1931,34 @@ def plays(state: TableState, seat: int, *, table_actions: bool = False) -> tuple
             ):
                 out.append((TakeOption(seat=seat), 0))
             if not t.forced_back and not _mandatory_option(w, seat):
-                out.append((Pluck(seat=seat), 0))
-        elif t.step is Step.DRAWN:
+                out.append((_PLUCK_ACTION(seat), 0))
+        elif step is _STEP_DRAWN:
             if t.drawn is not None and _pluck_discard_refusal(w, seat, t.drawn) is None:
-                out.append((Discard(seat=seat), 0))
-        elif t.step is Step.MELDING:
-            for card in dict.fromkeys(pl.hand):
-                out.append((Discard(seat=seat, card=card), 0))
-            if state.rules.effective_claim_mode is not ClaimMode.AUTO and pl.unclaimed > 0:
+                out.append((_DISCARD_ACTION(seat, None), 0))
+        elif step is _STEP_MELDING:
+            out.extend([(_DISCARD_ACTION(seat, card), 0) for card in dict.fromkeys(pl.hand)])
+            if rules.effective_claim_mode is not _CLAIM_MODE_AUTO and pl.unclaimed > 0:
                 out.append((Claim(seat=seat), _play_chips(w, seat, pl.unclaimed)))
     # out of turn
-    for o in _possible_forces(w, seat):
-        out.append((Force(seat=seat, target=o.target, card=o.card), 0))
-    if pl.status is PlayerStatus.IN:
-        active = h.in_action()
-        rules = state.rules
-        invalid_possible = rules.enforcement is Enforcement.PLAYERS and h.make_good is None
+    if rules.force_mode is not _FORCE_MODE_OFF and (h.option is not None or h.force_backs):
+        for o in _possible_forces(w, seat):
+            out.append((Force(seat=seat, target=o.target, card=o.card), 0))
+    if pl.status is _PLAYER_STATUS_IN:
+        active = [p.seat for p in players if p is not None and p.status is _PLAYER_STATUS_IN]
+        invalid_possible = rules.enforcement is _ENFORCEMENT_PLAYERS and h.make_good is None
+        abandon = rules.abandon_timeouts
         for other in active:
             if other == seat:
                 continue
-            op = h.players[other]
-            other_seat = state.seats[other]
+            op = players[other]
+            other_seat = seats[other]
             if op is None or other_seat is None:
                 continue
             if invalid_possible and any(not m.valid for m in op.melds):
-                out.append((FoulCall(seat=seat, target=other, cause=FoulCause.INVALID_MELD), 0))
-            if other_seat.away or op.timeouts >= rules.abandon_timeouts:
-                out.append((FoulCall(seat=seat, target=other, cause=FoulCause.ABANDONED), 0))
-        if state.rules.split_tops and len(active) == 2 and seat in active:
+                out.append((FoulCall(seat=seat, target=other, cause=_FOUL_CAUSE_INVALID_MELD), 0))
+            if other_seat.away or op.timeouts >= abandon:
+                out.append((FoulCall(seat=seat, target=other, cause=_FOUL_CAUSE_ABANDONED), 0))
+        if rules.split_tops and len(active) == 2 and seat in active:
             if h.split_offer is None:
                 out.append((OfferSplit(seat=seat), 0))
             elif h.split_offer != seat:
@@ -1800,12 +1969,17 @@ def plays(state: TableState, seat: int, *, table_actions: bool = False) -> tuple
     return tuple(out)
 
 
+def _meld_order(x: tuple[Action, int, int]) -> tuple[int, int]:
+    """Meld plays: most chips, then most cards (a stable sort keeps enumeration order on ties)."""
+    return (-x[1], -x[2])
+
+
 _FOUL_CAUSES: tuple[FoulCause, ...] = tuple(FoulCause)
 
 
 def _foul_cause_exists(w: _Work, target: int, cause: FoulCause) -> bool:
     pl = w.p(target)
-    if cause is FoulCause.ABANDONED:
+    if cause is _FOUL_CAUSE_ABANDONED:
         return w.seat(target).away or pl.timeouts >= w.rules.abandon_timeouts
     return w.make_good is None and any(not m.valid for m in pl.melds)
 
@@ -1816,7 +1990,7 @@ def _ok(state: TableState, action: Action) -> bool:
 
 def legal_actions(state: TableState, seat: int, *, table_actions: bool = False) -> tuple[Action, ...]:
     """Every legal action for ``seat`` now, best first (see :func:`plays`)."""
-    return tuple(a for a, _ in plays(state, seat, table_actions=table_actions))
+    return tuple([a for a, _ in plays(state, seat, table_actions=table_actions)])
 
 
 def play_value(state: TableState, action: NewMeld | AddToMeld | Borrow) -> int:
@@ -1829,7 +2003,7 @@ def play_value(state: TableState, action: NewMeld | AddToMeld | Borrow) -> int:
     if h is None or h.turn is None or h.turn.seat != action.seat:
         raise NotYourTurn("It is not your turn.")
     t = h.turn
-    drawn = t.drawn if t.step in (Step.DRAWN, Step.MUST_USE) else None
+    drawn = t.drawn if t.step in (_STEP_DRAWN, _STEP_MUST_USE) else None
     w = _Work(state, state.seq)
     _h, _m, coll, _c, _k = _resolve_play(state.rules, w.p(action.seat), drawn, action)
     return _play_chips(w, action.seat, coll.total)

@@ -18,10 +18,11 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from itertools import pairwise
+from operator import attrgetter
+from typing import Final
 
 from . import _fast
-from .cards import Card, Rank, Suit, format_cards, rank_order_key, suit_order_key
+from .cards import Card, Rank, Suit, format_cards
 from .errors import IllegalMeld
 from .rules import Rules, SetCharacter
 
@@ -82,6 +83,9 @@ class Collection:
 
 NOTHING = Collection()
 
+_BY_RANK = attrgetter("rank", "suit")  # the order of rank_order_key (and of Card's own ordering)
+_BY_SUIT = attrgetter("suit", "rank")  # the order of suit_order_key
+
 # ---------------------------------------------------------------------------------------------
 # Validity
 # ---------------------------------------------------------------------------------------------
@@ -92,11 +96,13 @@ def is_valid_set(cards: Sequence[Card]) -> bool:
     if len(cards) < 3:
         return False
     rank = cards[0].rank
-    if any(c.rank is not rank for c in cards):
-        return False
-    if rank.is_noncomoquer:
+    suits: dict[Suit, int] = {}
+    for c in cards:
+        if c.rank is not rank:
+            return False
+        suits[c.suit] = suits.get(c.suit, 0) + 1
+    if rank is _RANK_ACE or rank is _RANK_KING:  # non-comoquer
         return True
-    suits = Counter(c.suit for c in cards)
     return len(suits) >= 3 or max(suits.values()) >= 3
 
 
@@ -105,18 +111,26 @@ def is_valid_run(cards: Sequence[Card]) -> bool:
     if len(cards) < 3:
         return False
     suit = cards[0].suit
-    if any(c.suit is not suit for c in cards):
-        return False
-    ranks = sorted(int(c.rank) for c in cards)
-    return all(b == a + 1 for a, b in pairwise(ranks))
+    ranks: list[int] = []
+    for c in cards:
+        if c.suit is not suit:
+            return False
+        ranks.append(c.rank)
+    ranks.sort()
+    prev = ranks[0]
+    for r in ranks[1:]:
+        if r != prev + 1:
+            return False
+        prev = r
+    return True
 
 
 def meld_kind(cards: Sequence[Card]) -> MeldKind | None:
     """The kind of a legal meld made of exactly ``cards``, or None."""
     if is_valid_set(cards):
-        return MeldKind.SET
+        return _MELD_KIND_SET
     if is_valid_run(cards):
-        return MeldKind.RUN
+        return _MELD_KIND_RUN
     return None
 
 
@@ -142,7 +156,8 @@ def classify(cards: Sequence[Card]) -> MeldKind:
 
 def sort_meld(kind: MeldKind, cards: Iterable[Card]) -> tuple[Card, ...]:
     """Canonical order: runs low to high, sets by suit."""
-    return tuple(sorted(cards, key=rank_order_key if kind is MeldKind.RUN else suit_order_key))
+    # attrgetter keys order exactly as rank_order_key / suit_order_key, computed in C
+    return tuple(sorted(cards, key=_BY_RANK if kind is _MELD_KIND_RUN else _BY_SUIT))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -151,18 +166,18 @@ def sort_meld(kind: MeldKind, cards: Iterable[Card]) -> tuple[Card, ...]:
 
 
 def _spade_factor(suit: Suit | None, rules: Rules) -> int:
-    return 2 if suit is Suit.SPADES and rules.spades_double else 1
+    return 2 if suit is _SUIT_SPADES and rules.spades_double else 1
 
 
 def set_value(cards: Sequence[Card], condition: Condition, suit: Suit | None, rules: Rules) -> int:
     """Units a set of ``cards`` shows under the given character."""
-    if condition is Condition.C1:
+    if condition is _CONDITION_C1:
         return 1 + rules.unsuited_valle_increment * (len(cards) - 3)
-    if condition in (Condition.C2, Condition.C3):
+    if condition in (_CONDITION_C2, _CONDITION_C3):
         n = sum(1 for c in cards if c.suit is suit)
         if n < 3:
             return 0
-        base = 2 if condition is Condition.C2 else 1
+        base = 2 if condition is _CONDITION_C2 else 1
         return (base + n - 3) * _spade_factor(suit, rules)
     return 0
 
@@ -170,22 +185,24 @@ def set_value(cards: Sequence[Card], condition: Condition, suit: Suit | None, ru
 def set_readings(cards: Sequence[Card], rules: Rules) -> list[tuple[Condition, Suit | None]]:
     """Every condition reading the set ``cards`` supports right now (possibly empty)."""
     rank = cards[0].rank
-    suits = Counter(c.suit for c in cards)
+    suits: dict[Suit, int] = {}
+    for c in cards:
+        suits[c.suit] = suits.get(c.suit, 0) + 1
     found: list[tuple[Condition, Suit | None]] = []
     for suit, n in suits.items():
         if n >= 3:
             if rank.is_valle:
-                found.append((Condition.C2, suit))
+                found.append((_CONDITION_C2, suit))
             elif not rank.is_noncomoquer or rules.suited_ak_pays:
-                found.append((Condition.C3, suit))
+                found.append((_CONDITION_C3, suit))
     if rank.is_valle and len(suits) >= 3 and rules.unsuited_valle_pays:
-        found.append((Condition.C1, None))
+        found.append((_CONDITION_C1, None))
     return found
 
 
 def best_character(cards: Sequence[Card], rules: Rules) -> tuple[Condition, Suit | None]:
     """The highest-paying reading of a set (ties: the first suit in c d h s order), or NONE."""
-    best: tuple[Condition, Suit | None] = (Condition.NONE, None)
+    best: tuple[Condition, Suit | None] = (_CONDITION_NONE, None)
     best_value = 0
     for cond, suit in sorted(set_readings(cards, rules), key=lambda r: (r[1] or "", r[0])):
         value = set_value(cards, cond, suit, rules)
@@ -198,8 +215,8 @@ def run_values(cards: Sequence[Card], rules: Rules) -> tuple[int, int]:
     """Units of a run's Ace end and King end (C4)."""
     suit = cards[0].suit
     factor = _spade_factor(suit, rules)
-    has_ace = any(c.rank is Rank.ACE for c in cards)
-    has_king = any(c.rank is Rank.KING for c in cards)
+    has_ace = any(c.rank is _RANK_ACE for c in cards)
+    has_king = any(c.rank is _RANK_KING for c in cards)
     low = factor if has_ace else 0
     high = factor if has_king and (rules.full_rope_counts_two or not has_ace) else 0
     return low, high
@@ -209,10 +226,10 @@ def meld_value(meld: Meld, rules: Rules) -> int:
     """Units the meld shows as it lies (what it adds to the outs)."""
     if not meld.valid:
         return 0
-    if meld.kind is MeldKind.RUN:
+    if meld.kind is _MELD_KIND_RUN:
         low, high = run_values(meld.cards, rules)
         return low + high
-    if rules.set_character is SetCharacter.DYNAMIC:
+    if rules.set_character is _SET_CHARACTER_DYNAMIC:
         cond, suit = best_character(meld.cards, rules)
         return set_value(meld.cards, cond, suit, rules)
     return set_value(meld.cards, meld.condition, meld.suit, rules)
@@ -229,10 +246,28 @@ def make_meld(meld_id: int, cards: Sequence[Card], rules: Rules) -> Meld:
     Raises:
         IllegalMeld: if ``cards`` are not a legal meld.
     """
+    key = cards if type(cards) is tuple else tuple(cards)
+    hit = _MADE.get(key)
+    if hit is not None and hit[0] is rules:
+        made = hit[1]
+        return made if made.id == meld_id else _fast.replace(made, id=meld_id)
+    made = _make_meld(meld_id, key, rules)
+    if len(_MADE) >= 8192:
+        _MADE.clear()
+    _MADE[key] = (rules, made)  # a meld is immutable: the same one serves every caller
+    return made
+
+
+_MADE: dict[tuple[Card, ...], tuple[Rules, Meld]] = {}
+"""make_meld by its cards, for the rules object it was made under (the legal-move enumeration makes
+the same melds over and over)."""
+
+
+def _make_meld(meld_id: int, cards: Sequence[Card], rules: Rules) -> Meld:
     kind = classify(cards)
-    if kind is MeldKind.RUN:
+    if kind is _MELD_KIND_RUN:
         low, high = run_values(cards, rules)
-        cond = Condition.C4 if low or high else Condition.NONE
+        cond = _CONDITION_C4 if low or high else _CONDITION_NONE
         return Meld(id=meld_id, kind=kind, cards=sort_meld(kind, cards), condition=cond, suit=cards[0].suit)
     cond, suit = best_character(cards, rules)
     return Meld(id=meld_id, kind=kind, cards=sort_meld(kind, cards), condition=cond, suit=suit)
@@ -240,7 +275,7 @@ def make_meld(meld_id: int, cards: Sequence[Card], rules: Rules) -> Meld:
 
 def invalid_meld(meld_id: int, cards: Sequence[Card]) -> Meld:
     """A spread that is not a legal meld (only under enforcement=players)."""
-    kind = MeldKind.RUN if len({c.rank for c in cards}) > 1 else MeldKind.SET
+    kind = _MELD_KIND_RUN if len({c.rank for c in cards}) > 1 else _MELD_KIND_SET
     return Meld(id=meld_id, kind=kind, cards=sort_meld(kind, cards), valid=False)
 
 
@@ -268,20 +303,20 @@ def _settle_run(meld: Meld, low_pool: int, high_pool: int, rules: Rules) -> tupl
         gain = value - before
         if gain > 0:
             coll = coll + (Collection(enhanced=gain) if before > 0 else Collection(new=gain))
-    cond = Condition.C4 if low or high else Condition.NONE
+    cond = _CONDITION_C4 if low or high else _CONDITION_NONE
     return _fast.replace(meld, paid=low, paid_high=high, condition=cond), coll
 
 
 def added_cards(meld: Meld, cards: Sequence[Card]) -> tuple[Card, ...] | None:
     """The meld's cards after adding ``cards``, if the result is still a legal meld of its kind."""
     combined = meld.cards + tuple(cards)
-    if meld.kind is MeldKind.SET:
+    if meld.kind is _MELD_KIND_SET:
         rank = meld.cards[0].rank
         if all(c.rank is rank for c in cards):
-            return sort_meld(MeldKind.SET, combined)
+            return sort_meld(_MELD_KIND_SET, combined)
         return None
     if is_valid_run(combined):
-        return sort_meld(MeldKind.RUN, combined)
+        return sort_meld(_MELD_KIND_RUN, combined)
     return None
 
 
@@ -297,9 +332,9 @@ def extend(meld: Meld, cards: Sequence[Card], rules: Rules) -> tuple[Meld, Colle
     if result is None:
         raise IllegalMeld(f"{format_cards(cards)} cannot be added to meld {meld.id} ({format_cards(meld.cards)}).")
     grown = _fast.replace(meld, cards=result)
-    if meld.kind is MeldKind.RUN:
+    if meld.kind is _MELD_KIND_RUN:
         return _settle_run(grown, meld.paid, meld.paid_high, rules)
-    if rules.set_character is SetCharacter.DYNAMIC:
+    if rules.set_character is _SET_CHARACTER_DYNAMIC:
         cond, suit = best_character(result, rules)
         grown = _fast.replace(grown, condition=cond, suit=suit)
     settled, coll, _ = _settle_set(grown, meld.paid, rules, same_character=True)
@@ -307,7 +342,7 @@ def extend(meld: Meld, cards: Sequence[Card], rules: Rules) -> tuple[Meld, Colle
 
 
 def _same_character(old: Meld, new: Meld, rules: Rules) -> bool:
-    if rules.set_character is SetCharacter.DYNAMIC:
+    if rules.set_character is _SET_CHARACTER_DYNAMIC:
         return True
     return (old.condition, old.suit) == (new.condition, new.suit)
 
@@ -324,12 +359,12 @@ def remake(old: Meld, pieces: Sequence[tuple[int, tuple[Card, ...]]], rules: Rul
     """
     melds: list[Meld] = []
     total = NOTHING
-    if old.kind is MeldKind.RUN:
+    if old.kind is _MELD_KIND_RUN:
         for meld_id, cards in pieces:
             fresh = make_meld(meld_id, cards, rules)
-            has_ace = any(c.rank is Rank.ACE for c in cards)
-            has_king = any(c.rank is Rank.KING for c in cards)
-            if fresh.kind is MeldKind.RUN:
+            has_ace = any(c.rank is _RANK_ACE for c in cards)
+            has_king = any(c.rank is _RANK_KING for c in cards)
+            if fresh.kind is _MELD_KIND_RUN:
                 settled, coll = _settle_run(fresh, old.paid if has_ace else 0, old.paid_high if has_king else 0, rules)
             else:
                 settled, coll, _ = _settle_set(fresh, 0, rules, same_character=False)
@@ -339,7 +374,7 @@ def remake(old: Meld, pieces: Sequence[tuple[int, tuple[Card, ...]]], rules: Rul
     pool = old.paid
     for meld_id, cards in pieces:
         fresh = make_meld(meld_id, cards, rules)
-        if fresh.kind is MeldKind.SET:
+        if fresh.kind is _MELD_KIND_SET:
             settled, coll, pool = _settle_set(fresh, pool, rules, same_character=_same_character(old, fresh, rules))
         else:
             settled, coll = _settle_run(fresh, 0, 0, rules)
@@ -351,7 +386,7 @@ def remake(old: Meld, pieces: Sequence[tuple[int, tuple[Card, ...]]], rules: Rul
 def fresh_collection(meld: Meld, rules: Rules) -> tuple[Meld, Collection]:
     """Collect on a brand-new meld."""
     value = meld_value(meld, rules)
-    if meld.kind is MeldKind.RUN:
+    if meld.kind is _MELD_KIND_RUN:
         low, high = run_values(meld.cards, rules)
         return _fast.replace(meld, paid=low, paid_high=high), Collection(new=value)
     return _fast.replace(meld, paid=value), Collection(new=value)
@@ -367,7 +402,7 @@ def can_borrow(meld: Meld, card: Card, rules: Rules) -> tuple[Card, ...] | None:
         return None
     rest = list(meld.cards)
     rest.remove(card)
-    if meld.kind is MeldKind.SET:
+    if meld.kind is _MELD_KIND_SET:
         return tuple(rest) if is_valid_set(rest) else None
     if card != meld.cards[0] and card != meld.cards[-1]:
         return None
@@ -387,7 +422,7 @@ def borrow_pieces(meld: Meld, cards: Sequence[Card], rules: Rules) -> list[tuple
     if want - have:
         return None
     rest = sort_meld(meld.kind, (have - want).elements())
-    if meld.kind is MeldKind.SET:
+    if meld.kind is _MELD_KIND_SET:
         return [rest] if is_valid_set(rest) else None
     if is_valid_run(rest):
         return [rest]
@@ -401,3 +436,18 @@ def borrow_pieces(meld: Meld, cards: Sequence[Card], rules: Rules) -> list[tuple
     if is_valid_run(left) and is_valid_run(right):
         return [left, right]
     return None
+
+
+# Enum members read on hot paths, as module constants: reading a member through its class is slow
+# in Python 3.11 (EnumType.__getattr__ makes every class attribute lookup go through a hook).
+_CONDITION_C1: Final = Condition.C1
+_CONDITION_C2: Final = Condition.C2
+_CONDITION_C3: Final = Condition.C3
+_CONDITION_C4: Final = Condition.C4
+_CONDITION_NONE: Final = Condition.NONE
+_MELD_KIND_RUN: Final = MeldKind.RUN
+_MELD_KIND_SET: Final = MeldKind.SET
+_RANK_ACE: Final = Rank.ACE
+_RANK_KING: Final = Rank.KING
+_SET_CHARACTER_DYNAMIC: Final = SetCharacter.DYNAMIC
+_SUIT_SPADES: Final = Suit.SPADES

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Final
 
 from .cards import Card
 from .melds import Meld
@@ -170,7 +171,7 @@ class HandState:
 
     def in_action(self) -> tuple[int, ...]:
         """Seats declared in and still in action, in slot order."""
-        return tuple(p.seat for p in self.players if p is not None and p.status is PlayerStatus.IN)
+        return tuple(p.seat for p in self.players if p is not None and p.status is _PLAYER_STATUS_IN)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -199,3 +200,8 @@ def initial_state(rules: Rules | None = None, table_id: int = 0) -> TableState:
     """An empty table with ``rules`` (default: the california preset)."""
     rules = rules if rules is not None else Rules()
     return TableState(rules=rules, table_id=table_id, seats=(None,) * rules.max_players)
+
+
+# Enum members read on hot paths, as module constants: reading a member through its class is slow
+# in Python 3.11 (EnumType.__getattr__ makes every class attribute lookup go through a hook).
+_PLAYER_STATUS_IN: Final = PlayerStatus.IN
