@@ -9,7 +9,6 @@ that is frozen into the next :class:`TableState`.
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, assert_never
@@ -263,6 +262,7 @@ _CARD_PLUCKED = _fast.positional_builder(CardPlucked)  # seq, private_to, seat, 
 _DISCARDED = _fast.positional_builder(Discarded)  # seq, private_to, seat, card, pluck
 _DISCARD_ACTION = _fast.positional_builder(Discard)  # seat, card
 _PLUCK_ACTION = _fast.positional_builder(Pluck)  # seat
+_NEW_SEAT = _fast.positional_builder(Seat)  # player_id, stack, doubles, away, leaving
 
 
 class _Work:
@@ -458,7 +458,7 @@ class _Work:
                 self.house += delta
         else:
             s = self.seat(account)
-            self.seats[account] = _fast.replace(s, stack=s.stack + delta)
+            self.seats[account] = _NEW_SEAT(s.player_id, s.stack + delta, s.doubles, s.away, s.leaving)
 
     def move(self, payer: Account, payee: Account, amount: int, reason: ChipReason) -> int:
         amount = min(amount, self.balance(payer))
@@ -1141,14 +1141,19 @@ def _resolve_play(
                 grown, coll = extend(old, added, rules)
                 melds[idx] = grown
                 return hand, tuple(melds), coll, (grown,), _MELD_PLAY_KIND_ADD
-            combined = Counter(old.cards) + Counter(added)
-            piece_b = Counter(a.split)
-            if piece_b - combined:
+            # multiset arithmetic with plain dicts (as Counter would: the same piece_a, in the same order)
+            old_counts = _counts(old.cards)
+            combined = dict(old_counts)
+            for c in added:
+                combined[c] = combined.get(c, 0) + 1
+            piece_b = _counts(a.split)
+            if any(n > combined.get(c, 0) for c, n in piece_b.items()):
                 raise IllegalMeld("The split part must be made of the meld's cards and the added cards.")
-            piece_a = tuple((combined - piece_b).elements())
+            rest = {c: n - piece_b.get(c, 0) for c, n in combined.items()}
+            piece_a = tuple(c for c, n in rest.items() for _ in range(n))  # range(n) is empty for n <= 0
             if not piece_b or not piece_a:
                 raise IllegalMeld("A split must leave two melds.")
-            if Counter(piece_a) == Counter(old.cards) or piece_b == Counter(old.cards):
+            if {c: n for c, n in rest.items() if n > 0} == old_counts or piece_b == old_counts:
                 raise IllegalMeld("A split must change the meld: that is a new meld, not a split.")
             pieces, coll = remake(old, [(old.id, piece_a), (next_id, tuple(a.split))], rules)
             melds[idx] = pieces[0]
@@ -1186,6 +1191,14 @@ def _resolve_play(
             return hand, (*melds, new), coll + c2, (*changed, new), _MELD_PLAY_KIND_BORROW
         case _:
             assert_never(a)
+
+
+def _counts(cards: Sequence[Card]) -> dict[Card, int]:
+    """The multiset ``cards`` as a dict in first-seen order (what Counter holds, without its overhead)."""
+    out: dict[Card, int] = {}
+    for c in cards:
+        out[c] = out.get(c, 0) + 1
+    return out
 
 
 def _next_meld_id(melds: Sequence[Meld], current: int) -> int:
@@ -1947,17 +1960,29 @@ def plays(state: TableState, seat: int, *, table_actions: bool = False) -> tuple
         active = [p.seat for p in players if p is not None and p.status is _PLAYER_STATUS_IN]
         invalid_possible = rules.enforcement is _ENFORCEMENT_PLAYERS and h.make_good is None
         abandon = rules.abandon_timeouts
-        for other in active:
-            if other == seat:
-                continue
-            op = players[other]
-            other_seat = seats[other]
-            if op is None or other_seat is None:
-                continue
-            if invalid_possible and any(not m.valid for m in op.melds):
-                out.append((FoulCall(seat=seat, target=other, cause=_FOUL_CAUSE_INVALID_MELD), 0))
-            if other_seat.away or op.timeouts >= abandon:
-                out.append((FoulCall(seat=seat, target=other, cause=_FOUL_CAUSE_ABANDONED), 0))
+        if invalid_possible:
+            for other in active:
+                if other == seat:
+                    continue
+                op = players[other]
+                other_seat = seats[other]
+                if op is None or other_seat is None:
+                    continue
+                if any(not m.valid for m in op.melds):
+                    out.append((FoulCall(seat=seat, target=other, cause=_FOUL_CAUSE_INVALID_MELD), 0))
+                if other_seat.away or op.timeouts >= abandon:
+                    out.append((FoulCall(seat=seat, target=other, cause=_FOUL_CAUSE_ABANDONED), 0))
+        else:  # the same, for the only cause possible (one comprehension: this runs at every step)
+            out.extend(
+                [
+                    (FoulCall(seat=seat, target=other, cause=_FOUL_CAUSE_ABANDONED), 0)
+                    for other in active
+                    if other != seat
+                    and (op := players[other]) is not None
+                    and (other_seat := seats[other]) is not None
+                    and (other_seat.away or op.timeouts >= abandon)
+                ]
+            )
         if rules.split_tops and len(active) == 2 and seat in active:
             if h.split_offer is None:
                 out.append((OfferSplit(seat=seat), 0))
