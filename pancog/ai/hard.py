@@ -1,19 +1,19 @@
-"""The hard level: determinized look-ahead inside a time budget.
+"""The hard level: the normal evaluation plus look-ahead by sampling the unseen cards, inside a time budget.
 
-For a decision worth searching (the knock, and in-turn choices where the normal level's best few
-candidates score close together), the hard player repeatedly
+- **The knock** -- determinized roll-outs: :func:`determinize` builds a full :class:`TableState`
+  consistent with the seat's observation, the cards it cannot see (other hands, the stock, the
+  face-down muck) sampled uniformly from its unseen cards; the hard player knocks in that world and
+  :func:`rollout` finishes the hand with a fast greedy policy for every seat. Going on top costs
+  nothing more, so the normal declaration is reversed only when the mean roll-out result is more than
+  ``z`` standard errors on the other side of ``knock_edge``.
+- **Close in-turn choices** (the normal level's best ``top_k`` within ``margin``) -- solitaire
+  look-ahead (:mod:`pancog.ai.solitaire`): each candidate's end-of-turn position is played forward
+  over the seat's own next ``horizon`` plucks sampled from its unseen cards, the same plucks for every
+  candidate (common random numbers); an alternative replaces the normal choice only if its paired mean
+  advantage exceeds ``z`` standard errors.
 
-1. samples the cards it cannot see -- the other hands, the stock and the face-down part of the
-   muck -- uniformly from the cards unseen by its seat, consistent with every count in its
-   observation (:func:`determinize` builds a full :class:`TableState` from the observation plus
-   that sample); then
-2. plays each candidate action in that world and finishes the hand with a fast greedy policy
-   for every seat (:func:`rollout`), using the same world and rollout seed for every candidate
-   (common random numbers), and records its own chip result.
-
-It picks the candidate with the best mean, falling back to the normal level's order on ties or
-when the budget allowed fewer than two samples. Given the same rng and a budget large enough for
-``samples`` worlds, the choice is deterministic; the time budget (default 500 ms) is a hard cap.
+Given the same rng, the choice is deterministic whenever ``samples`` is reached within the budget;
+the budget (default and maximum 500 ms) is a hard cap.
 """
 
 from __future__ import annotations
@@ -389,9 +389,10 @@ class HardPlayer:
             draws = sample_draws(s.unseen, self.horizon, random.Random(rng.randrange(1 << 62)))
             row: list[float] = []
             for board, hand in positions:
-                row.append(solitaire_value(board, hand, draws, obs.rules, payers=s.payers, tops=tops))
+                value = solitaire_value(board, hand, draws, obs.rules, payers=s.payers, tops=tops, deadline=deadline)
                 if time.perf_counter() > deadline:
-                    break
+                    break  # this sample may be cut short: drop it
+                row.append(value)
             if len(row) < len(positions):
                 break
             out.append(row)

@@ -49,7 +49,8 @@ def rank_plays(obs: Observation, legal: Sequence[Action] | None = None) -> list[
     """``legal`` (default: every legal action in ``obs``) ordered best first by the normal level's evaluation.
 
     In-turn actions are scored by the normal evaluation, forces by how much they hurt the target; any
-    other action (foul calls, split offers, table actions) follows with score :data:`UNRANKED`.
+    other action (foul calls, split offers, table actions) follows with score :data:`UNRANKED`. The
+    returned actions are the very objects of ``legal`` (callers may match them by identity).
     """
     acts = list(legal) if legal is not None else [a for a, _ in obs.legal]
     in_turn = [a for a in acts if isinstance(a, IN_TURN_TYPES)] if obs.to_act == obs.seat else []

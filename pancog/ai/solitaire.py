@@ -11,6 +11,7 @@ turns it took. Opponents are not simulated (that is what keeps it cheap and low-
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Sequence
 
 from pancog.game.cards import ALL_CARDS, Card
@@ -62,11 +63,20 @@ def _meld_more(
 
 
 def play_draws(
-    board: tuple[Meld, ...], hand: tuple[Card, ...], draws: Sequence[Card], rules: Rules
+    board: tuple[Meld, ...],
+    hand: tuple[Card, ...],
+    draws: Sequence[Card],
+    rules: Rules,
+    deadline: float | None = None,
 ) -> tuple[int | None, tuple[Meld, ...], int]:
-    """Play ``draws`` as successive plucks; returns (turn went out or None, final board, units collected)."""
+    """Play ``draws`` as successive plucks; returns (turn went out or None, final board, units collected).
+
+    Stops early (as if the remaining plucks missed) once ``deadline`` (``time.perf_counter()``) passes.
+    """
     units = 0
     for t, card in enumerate(draws):
+        if deadline is not None and time.perf_counter() > deadline:
+            break
         best = None
         for p in meld_plays(0, hand, board, card, rules):
             out = apply_meld_play(board, hand, card, p, rules)
@@ -93,9 +103,10 @@ def solitaire_value(
     *,
     payers: int,
     tops: int,
+    deadline: float | None = None,
 ) -> float:
     """Chips this position is worth over the sampled ``draws`` (conditions, then a discounted going out)."""
-    out_turn, final, units = play_draws(board, hand, draws, rules)
+    out_turn, final, units = play_draws(board, hand, draws, rules, deadline)
     value = float(units * payers)
     if out_turn is not None:
         pay = (outs_units(final, rules) + rules.going_out_units) * payers + tops
