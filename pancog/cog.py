@@ -252,6 +252,16 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
             ephemeral=True,
         )
 
+    @app_commands.command(name="rebuy", description="Bring more chips from your bank (between hands)")
+    @app_commands.describe(chips="How many chips to add to your stack")
+    async def rebuy(self, interaction: discord.Interaction, chips: app_commands.Range[int, 1]) -> None:
+        rt = await _defer(interaction)
+        session = _here(rt, interaction)
+        applied = await rt.tables.rebuy(session.table_id, interaction.user.id, chips)
+        seat = applied.state.seat(session.seat_of(interaction.user.id))
+        bank = await rt.ledger.balance(session.guild_id, interaction.user.id)
+        await interaction.followup.send(presenters.rebought(chips, seat.stack if seat else 0, bank), ephemeral=True)
+
     @app_commands.command(name="start", description="Deal the next hand")
     async def start(self, interaction: discord.Interaction) -> None:
         rt = await _defer(interaction)

@@ -595,3 +595,8 @@ def outs_text(state: TableState, names: Names, seat: int, chips_now: int) -> str
     return (
         f"{seat_name(state, names, seat)}'s board would collect {chips(chips_now)} on going out now (outs + going out)."
     )
+
+
+def rebought(amount: int, stack: int, bank: int) -> str:
+    """The private answer to /pan rebuy."""
+    return f"You added {chips(amount)}. Your stack is {chips(stack)}; bank: {chips(bank)}."

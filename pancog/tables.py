@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pancog.game import engine
-from pancog.game.actions import Action, Sit, Stand, StartHand, Timeout  # Timeout: computer players (issue 8)
+from pancog.game.actions import Action, Rebuy, Sit, Stand, StartHand, Timeout  # Timeout: computer players (issue 8)
 from pancog.game.cards import Card
 from pancog.game.errors import PanError, RuleViolation  # RuleViolation: computer players (issue 8)
 from pancog.game.events import BoughtIn, CashedOut, ChipsMoved, Event
@@ -554,6 +554,16 @@ class TableService:
 
     async def leave(self, table_id: int, user_id: int) -> Applied:
         return await self.act(table_id, user_id, lambda seat: Stand(seat=seat))
+
+    async def rebuy(self, table_id: int, user_id: int, amount: int) -> Applied:
+        """Bring ``amount`` more chips from the bank to the table, between hands (table stakes).
+
+        Raises:
+            InsufficientChips (the bank is short), RuleViolation (a hand is in progress), NotSeated.
+        """
+        session = self.get(table_id)
+        await self.ledger.ensure_player(session.guild_id, user_id)
+        return await self.act(table_id, user_id, lambda seat: Rebuy(seat=seat, amount=amount))
 
     async def start_hand(self, table_id: int, user_id: int) -> Applied:
         """Deal the next hand (asked by a seated player); the seed or stacked shoe is in the action text."""

@@ -188,3 +188,28 @@ async def test_commands_board_edits_coalesced_and_reposted(pan: Pan) -> None:
     reply = await pan.slash(b, "pan table")
     assert private_to(reply, b)
     assert pan.board().id != board.id and "melded J♥ Q♥ K♥" in pan.board().text
+
+
+async def test_commands_rebuy_between_hands_only(pan: Pan) -> None:
+    """/pan rebuy moves chips bank -> stack between hands; mid-hand or beyond the bank it is refused, unchanged."""
+    a, b = await pan.seat(2)
+    seat = pan.session().seat_of(a.id)
+    stack_before = pan.session().state.seats[seat].stack
+    bank_before = await pan.rt.ledger.balance(pan.session().guild_id, a.id)
+    reply = await pan.slash(a, "pan rebuy", chips=30)
+    assert private_to(reply, a) and "30 chips" in reply.text
+    assert pan.session().state.seats[seat].stack == stack_before + 30
+    assert await pan.rt.ledger.balance(pan.session().guild_id, a.id) == bank_before - 30
+
+    before = await pan.fingerprint()
+    reply = await pan.slash(a, "pan rebuy", chips=bank_before * 10)
+    assert private_to(reply, a) and await pan.fingerprint() == before
+
+    pan.stack(TWO_SHOE, first_seat=0)
+    await pan.slash(a, "pan start")
+    before = await pan.fingerprint()
+    reply = await pan.slash(a, "pan rebuy", chips=5)
+    assert private_to(reply, a) and "between hands" in reply.text
+    assert await pan.fingerprint() == before
+    reply = await pan.slash(pan.users[3], "pan rebuy", chips=5)
+    assert private_to(reply, pan.users[3]) and await pan.fingerprint() == before
