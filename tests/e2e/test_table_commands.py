@@ -192,7 +192,7 @@ async def test_commands_board_edits_coalesced_and_reposted(pan: Pan) -> None:
 
 async def test_commands_rebuy_between_hands_only(pan: Pan) -> None:
     """/pan rebuy moves chips bank -> stack between hands; mid-hand or beyond the bank it is refused, unchanged."""
-    a, b = await pan.seat(2)
+    a, _b = await pan.seat(2)
     seat = pan.session().seat_of(a.id)
     stack_before = pan.session().state.seats[seat].stack
     bank_before = await pan.rt.ledger.balance(pan.session().guild_id, a.id)
