@@ -178,8 +178,12 @@ class Soak:
     latency: list[float] = field(default_factory=list)
     finished_tables: int = 0
     followers: dict[int, Follower] = field(default_factory=dict)
+    think: float = 0.0
+    rng: random.Random = field(default_factory=random.Random)
 
     async def act(self, user: FakeUser, channel: FakeChannel, command: str, **options: Any) -> bool:
+        if self.think > 0:
+            await asyncio.sleep(self.rng.uniform(0.5, 1.5) * self.think)  # the player reads the board
         try:
             reply = await self.h.slash(user, command, channel=channel, settle=False, timeout=60, **options)
         except InteractionFailed as exc:
@@ -392,6 +396,8 @@ async def main(argv: list[str]) -> None:
     parser.add_argument("--stuck-after", type=float, default=180.0)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--stagger", type=float, default=0.15, help="seconds between two tables opening")
+    parser.add_argument("--think", type=float, default=0.0, help="mean seconds a player thinks before acting")
+    parser.add_argument("--restart-at", type=float, default=0.0, help="SIGKILL after this many seconds instead")
     parser.add_argument("--keep", action="store_true", help="keep the database and the bot's log")
     parser.add_argument("--skip-memory", action="store_true", help="skip the in-process tracemalloc measurement")
     args = parser.parse_args(argv)
@@ -423,7 +429,7 @@ async def main(argv: list[str]) -> None:
     storage = SqliteStorage(db)
     await storage.open()
     store = TableStore(storage)
-    soak = Soak(h, store, args.hands, args.stuck_after)
+    soak = Soak(h, store, args.hands, args.stuck_after, think=args.think, rng=random.Random(args.seed + 1))
     soak.running.set()
     sleepy_tables = round(args.tables * args.sleepy)
     stop_faults = asyncio.Event()
@@ -450,7 +456,8 @@ async def main(argv: list[str]) -> None:
             print(
                 f"  {time.perf_counter() - started:.0f}s: {soak.hands_done} hands, {soak.actions} actions", flush=True
             )
-        if restart_seconds is None and soak.hands_done >= restart_at:
+        due = time.perf_counter() - started >= args.restart_at if args.restart_at else soak.hands_done >= restart_at
+        if restart_seconds is None and due:
             soak.running.clear()
             while soak.parked < sum(1 for t in tables if not t.done()):
                 await asyncio.sleep(0.05)
@@ -479,7 +486,10 @@ async def main(argv: list[str]) -> None:
     count, replay, held = await service_memory(db)
     bot_log = log.read_text(errors="replace")
     errors = [line for line in bot_log.splitlines() if " ERROR " in line or "Traceback" in line]
-    print(f"tables={args.tables} players={args.players} hands/table={args.hands} sleepy tables={sleepy_tables}")
+    print(
+        f"tables={args.tables} players={args.players} hands/table={args.hands} sleepy tables={sleepy_tables} "
+        f"think={args.think}s clock scale={args.clock_scale}"
+    )
     print(f"hands={soak.hands_done} actions={soak.actions} elapsed={elapsed:.1f}s")
     print(f"hands/min={soak.hands_done / elapsed * 60:.1f} actions/s={soak.actions / elapsed:.1f}")
     if lat:

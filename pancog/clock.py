@@ -10,7 +10,9 @@ No discord imports; it drives :class:`pancog.tables.TableService` through its pu
   can never land on a later decision than the one it timed); the engine plays the minimal legal move.
 * ``away_after`` (2) expiries in a row make the player *away* (``SetAway``): his later turns in the hand time
   out at once, he is not dealt in again, and when the hand ends he is stood up (``Stand``: stack back to the
-  bank). :meth:`TurnClock.back` (``/pan back``) returns him while he is still seated.
+  bank). :meth:`TurnClock.back` (``/pan back``) returns him while he is still seated. If every player still in
+  action is away, the floor fouls their hands in turn (``FloorFoul``, RULES §6.5 b) so the hand ends instead of
+  timing out forever.
 * a table with no hand in progress for ``idle_close_seconds`` (30 min) since its last action closes itself
   (``close_system``: every stack goes back to its bank).
 
@@ -41,7 +43,7 @@ from pancog.game import engine
 from pancog.game.actions import Action, FloorFoul, SetAway, Stand, Timeout
 from pancog.game.errors import PanError
 from pancog.game.events import CashedOut, HandEnded, SeatLeft
-from pancog.game.state import TableState
+from pancog.game.state import Phase, TableState
 from pancog.storage.base import StorageError
 from pancog.store import action_key
 from pancog.tables import Applied, NoTableHere, NotSeated, TableService, TableSession
@@ -52,7 +54,7 @@ log = logging.getLogger("pan.clock")
 
 Now = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
-NoticeKind = Literal["warning", "timeout", "away", "stood", "back", "idle_closed", "error"]
+NoticeKind = Literal["warning", "timeout", "away", "stood", "back", "abandoned", "idle_closed", "error"]
 
 
 def unsubscribe(tables: TableService, listener: Callable[[Applied], None]) -> None:
@@ -491,9 +493,18 @@ class TurnClock:
     # ------------------------------------------------------------------ what the clock does
 
     async def _expire(self, table_id: int, seat: int, seq: int) -> None:
-        """Time out ``seat`` if the table is still at ``seq`` (a duplicate or late expiry is refused, harmlessly)."""
+        """Time out ``seat`` if the table is still at ``seq`` (a duplicate or late expiry is refused, harmlessly).
+
+        When every player still in action is away, nobody can end the hand by playing: the floor fouls the
+        abandoned hand instead (RULES §6.5 b: the player still pays to the end), so the hand ends.
+        """
         with logs.context(table=table_id, seat=seat):
             try:
+                if self._abandoned(table_id, seat):
+                    await self.tables.system_act(table_id, FloorFoul(target=seat), expect_seq=seq)
+                    log.info("every player in the hand is away: the abandoned hand is fouled")
+                    self._notify(ClockNotice(kind="abandoned", table_id=table_id, seat=seat))
+                    return
                 await self.tables.system_act(table_id, Timeout(seat=seat), expect_seq=seq)
                 log.info("turn clock expired: timeout applied")
             except NoTableHere:
@@ -501,6 +512,15 @@ class TurnClock:
             except PanError as exc:
                 if self._still(table_id, seq):
                     await self._unstick(table_id, seat, seq, exc)
+
+    def _abandoned(self, table_id: int, seat: int) -> bool:
+        """In play, ``seat`` and every other player still in action are away."""
+        state = self.tables.get(table_id).state
+        hand = state.hand
+        if hand is None or hand.phase is not Phase.PLAYING:
+            return False
+        playing = hand.in_action()
+        return seat in playing and all((s := state.seat(i)) is not None and s.away for i in playing)
 
     def _still(self, table_id: int, seq: int) -> bool:
         try:
@@ -561,12 +581,13 @@ class TurnClock:
         current = session.state.seat(seat)
         if current is None or current.player_id != player_id or (need_away and not current.away):
             return None
+        seq = session.state.seq
         try:
-            return await self.tables.system_act(table_id, action, expect_seq=session.state.seq)
+            return await self.tables.system_act(table_id, action, expect_seq=seq)
         except (NoTableHere, NotSeated):
             return None
         except PanError as exc:
-            if self._still(table_id, session.state.seq):
+            if self._still(table_id, seq):
                 log.warning("%s refused: %s", type(action).__name__, exc)
                 return None
             # the table moved on between our check and the lock: look again

@@ -171,6 +171,8 @@ class OpsCog(commands.Cog, name="PanOps"):
                     self.spawn(self._tell_away(notice.table_id, notice.player_id), name="pan-ops-away")
             elif notice.kind == "stood":
                 self.health.count("away_stood_up")
+            elif notice.kind == "abandoned":
+                self.health.count("abandoned_hands_fouled")
             elif notice.kind == "idle_closed":
                 self.health.count("idle_closed")
                 self.spawn(self._announce_idle_close(notice), name="pan-ops-idle")

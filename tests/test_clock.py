@@ -398,3 +398,22 @@ async def test_clock_unsticks_a_refused_timeout(env: Env, monkeypatch: pytest.Mo
     assert env.kinds() == ["error"]  # past the deadline at once: no warning
     assert env.service.get(TABLE).find_seat(A) is None, "stood up: declaring, so he retired and cashed out"
     assert engine.to_act(env.state()) == 1
+
+
+async def test_clock_hand_where_everyone_is_away_ends(env: Env) -> None:
+    """Both players away in play: instead of timing out forever, the floor fouls the abandoned hands; it ends."""
+    await seat(env, A, B)
+    await deal(env, shoe=True)
+    await env.service.act(TABLE, A, lambda s: Knock(seat=s))
+    await env.service.act(TABLE, B, lambda s: Knock(seat=s))
+    for _ in range(4):  # A, B, A (away), B (away): two expiries in a row each
+        await env.tick(181)
+    for _ in range(10):
+        if env.state().hand is None:
+            break
+        await env.tick(1)
+    state = env.state()
+    assert state.hand is None and state.last_hand is not None
+    assert env.kinds().count("abandoned") >= 1 and env.kinds().count("timeout") <= 6
+    assert all(s is None for s in state.seats), "both away players were stood up when the hand ended"
+    assert await env.service.check_books(TABLE) == []
