@@ -347,8 +347,7 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
     async def leaderboard(self, interaction: discord.Interaction) -> None:
         rt = await _defer(interaction, ephemeral=False)
         rows = await rt.ledger.leaderboard(interaction.guild_id or 0, 10)
-        lines = [f"{i + 1}. {presenters.name_of(rt.names, u)} — {presenters.chips(n)}" for i, (u, n) in enumerate(rows)]
-        await interaction.followup.send("**Leaderboard**\n" + ("\n".join(lines) or "Nobody has chips yet."))
+        await interaction.followup.send(presenters.leaderboard(rows, rt.names))
 
     @app_commands.command(name="grant", description="Admin: give (or take, if negative) chips, with a reason")
     @app_commands.describe(user="Who", amount="Chips (negative takes)", reason="Why (kept in the ledger)")
@@ -357,7 +356,7 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         rt = await _defer(interaction)
         guild_id = interaction.guild_id or 0
         if not is_moderator(interaction, (await rt.ledger.settings(guild_id)).moderator_role_id):
-            raise BadOption("You need the Manage Server permission (or the moderator role) for that.")
+            raise BadOption(presenters.NEEDS_MODERATOR)
         if amount == 0:
             raise BadOption("The amount must not be zero.")
         rt.remember(user)
@@ -367,11 +366,7 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         else:
             await rt.ledger.take(guild_id, user.id, -amount, actor=interaction.user.id, reason=reason)
         bank = await rt.ledger.balance(guild_id, user.id)
-        await interaction.followup.send(
-            f"{'Granted' if amount > 0 else 'Took'} {presenters.chips(abs(amount))} "
-            f"{'to' if amount > 0 else 'from'} {user.display_name}. Their bank: {presenters.chips(bank)}.",
-            ephemeral=True,
-        )
+        await interaction.followup.send(presenters.granted(amount, user.display_name, bank), ephemeral=True)
 
     @app_commands.command(name="config", description="Admin: server defaults for Pan")
     @app_commands.describe(
@@ -394,7 +389,7 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         guild_id = interaction.guild_id or 0
         current = await rt.ledger.settings(guild_id)
         if not is_moderator(interaction, current.moderator_role_id):
-            raise BadOption("You need the Manage Server permission (or the moderator role) for that.")
+            raise BadOption(presenters.NEEDS_MODERATOR)
         changes: dict[str, Any] = {}
         for key, value in (("preset", preset), ("starting_chips", starting_chips), ("daily_amount", daily_amount)):
             if value is not None:

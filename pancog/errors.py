@@ -14,7 +14,7 @@ import discord
 from discord import app_commands
 
 from pancog.game.errors import PanError
-from pancog.presenters import SOMETHING_WRONG
+from pancog.presenters import NEEDS_MODERATOR, SOMETHING_WRONG
 
 log = logging.getLogger("pan.cog")
 
@@ -47,7 +47,7 @@ def user_message(error: BaseException) -> str | None:
     if isinstance(error, PanError | BadOption):
         return error.message
     if isinstance(error, app_commands.MissingPermissions):
-        return "You need the Manage Server permission (or the moderator role) for that."
+        return NEEDS_MODERATOR
     if isinstance(error, app_commands.CheckFailure | app_commands.TransformerError):
         return str(error) or "You can't use that here."
     return None

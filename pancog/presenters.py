@@ -600,3 +600,18 @@ def outs_text(state: TableState, names: Names, seat: int, chips_now: int) -> str
 def rebought(amount: int, stack: int, bank: int) -> str:
     """The private answer to /pan rebuy."""
     return f"You added {chips(amount)}. Your stack is {chips(stack)}; bank: {chips(bank)}."
+
+
+NEEDS_MODERATOR = "You need the Manage Server permission (or the moderator role) for that."
+
+
+def leaderboard(rows: Sequence[tuple[int, int]], names: Names) -> str:
+    """The public /pan leaderboard message."""
+    lines = [f"{i + 1}. {name_of(names, u)} — {chips(n)}" for i, (u, n) in enumerate(rows)]
+    return "**Leaderboard**\n" + ("\n".join(lines) or "Nobody has chips yet.")
+
+
+def granted(amount: int, who: str, bank: int) -> str:
+    """The private answer to /pan grant (a negative amount took chips)."""
+    verb, prep = ("Granted", "to") if amount > 0 else ("Took", "from")
+    return f"{verb} {chips(abs(amount))} {prep} {who}. Their bank: {chips(bank)}."
