@@ -56,6 +56,7 @@ __all__ = [
     "BOT_LEVELS",
     "BotDriver",
     "BotSettings",
+    "PracticeTableIsPrivate",
     "UnknownLevel",
     "computer_id",
     "computer_name",
@@ -65,6 +66,7 @@ __all__ = [
     "ordered_plays",
     "practice_scope",
     "suggest",
+    "verify_seat",
 ]
 
 log = logging.getLogger("pan.bots")
@@ -83,6 +85,18 @@ class UnknownLevel(PanError):
 
     def __init__(self, level: str) -> None:
         super().__init__(f"There is no computer level {level!r}; choose easy, normal or hard.")
+
+
+class PracticeTableIsPrivate(PanError):
+    """A second person tried to sit at a practice table (one person against computer players)."""
+
+    code = "practice_table_private"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "This is a practice table: one person against computer players, so only the player who opened it "
+            "can sit here. Start your own with /pan practice in another channel or thread."
+        )
 
 
 # --------------------------------------------------------------------------------------------- ids and names
@@ -117,6 +131,16 @@ def computer_name(player_id: int) -> str:
 def practice_scope(guild_id: int) -> int:
     """The ledger scope of practice chips for a guild: the guild id negated (``bank:-G:U``)."""
     return -abs(guild_id) if guild_id else -1
+
+
+def verify_seat(session: TableSession, player_id: int) -> None:
+    """Who may sit at ``session``: anyone, except at a practice table — its host and computer players only.
+
+    Raises:
+        PracticeTableIsPrivate: a person other than the host at a practice table.
+    """
+    if session.config.practice and not is_computer(player_id) and player_id != session.host_id:
+        raise PracticeTableIsPrivate
 
 
 # --------------------------------------------------------------------------------------------- hints
@@ -230,13 +254,33 @@ class BotDriver:
     # ------------------------------------------------------------------ lifecycle
 
     def start(self) -> int:
-        """Subscribe to the service, install the away stand-in, and resume every open table; returns tables poked."""
+        """Subscribe to the service, install the away stand-in and the practice-seat guard, and resume every open
+        table; returns tables poked."""
         self._stopping = False
         if not self._subscribed:
             self.tables.subscribe(self._on_applied)
             self._subscribed = True
         self.tables.stand_in = self.stand_in
+        self._guard_joins()
         return self.resume_all()
+
+    def _guard_joins(self) -> None:
+        """Make ``TableService.join`` refuse a second person at a practice table (:func:`verify_seat`) before any
+        chip moves — for ``/pan join`` and the board's Join button alike.
+
+        Installed on the service instance because ``TableService`` has no seat hook yet; a ``seat_guard``
+        callback called first thing in ``TableService.join`` (like ``stand_in``) would replace this wrapper.
+        """
+        tables = self.tables
+        if "join" in vars(tables):
+            return  # already guarded
+        original = tables.join
+
+        async def join(table_id: int, user_id: int, *, doubles: bool = False, buy_in: int | None = None) -> Applied:
+            verify_seat(tables.get(table_id), user_id)
+            return await original(table_id, user_id, doubles=doubles, buy_in=buy_in)
+
+        tables.join = join  # type: ignore[method-assign]
 
     async def stop(self) -> None:
         self._stopping = True
@@ -246,6 +290,7 @@ class BotDriver:
             self._subscribed = False
         if self.tables.stand_in == self.stand_in:
             self.tables.stand_in = None
+        vars(self.tables).pop("join", None)  # the practice-seat guard
         tasks = list(self._tasks.values())
         for task in tasks:
             task.cancel()

@@ -13,14 +13,18 @@ No discord imports; it drives :class:`pancog.tables.TableService` through its pu
   bank). :meth:`TurnClock.back` (``/pan back``) returns him while he is still seated. If every player still in
   action is away, the floor fouls their hands in turn (``FloorFoul``, RULES §6.5 b) so the hand ends instead of
   timing out forever.
-* a table with no hand in progress for ``idle_close_seconds`` (30 min) since its last action closes itself
-  (``close_system``: every stack goes back to its bank).
+* a table with no hand in progress for ``idle_close_seconds`` (30 min) closes itself (``close_system``: every
+  stack goes back to its bank). The idle time counts from the moment the table became handless — when its last
+  hand ended, or when it was opened if no hand was ever dealt — and only a new deal stops it: joining, leaving,
+  rebuying or being stood up between hands does not keep a table alive.
 
 Durability: decisions start at the last committed action, whose timestamp is its journal's ``created_at``
-(``table:T:seq:N``), so after a restart each clock continues with the time it had left. Banks, expiry streaks
-and the players the clock set away are kept in the table's meta JSON under ``"clock"`` (written only when
-they change, after the action's commit; a crash in between forgets at most one turn's bank spending, in the
-player's favour).
+(``table:T:seq:N``), so after a restart each clock continues with the time it had left. Banks, expiry streaks,
+the players the clock set away and the moment the last hand ended (``idle_since`` with its ``idle_hand``) are
+kept in the table's meta JSON under ``"clock"`` (written only when they change, after the action's commit; a
+crash in between forgets at most one turn's bank spending, in the player's favour). If ``idle_since`` is
+missing or belongs to an earlier hand, the restart reads it from the log instead: the journal time of the
+action whose events include ``HandEnded`` (or the table's creation, if no hand was dealt).
 
 Time: ``now`` and ``sleep`` are injectable; ``time_scale`` divides every duration (tests run a 60 s turn in
 a fraction of a second while timestamps stay wall-clock, so restarts stay consistent).
@@ -127,18 +131,27 @@ class _TableClock:
     banks: dict[int, float] = field(default_factory=dict)  # player id -> nominal seconds left
     streaks: dict[int, int] = field(default_factory=dict)  # player id -> expiries in a row
     auto_away: set[int] = field(default_factory=set)  # players the clock set away (stood up at hand end)
+    idle_since: float = 0.0  # when the table last became handless (its last hand ended, or it opened)
+    idle_hand: int = -1  # the hand count at idle_since (-1: unknown; 0: no hand dealt yet, idle since opening)
 
     def meta(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "banks": {str(k): round(v, 3) for k, v in sorted(self.banks.items())},
             "streaks": {str(k): v for k, v in sorted(self.streaks.items()) if v},
             "away": sorted(self.auto_away),
         }
+        if self.idle_hand > 0:  # idle since the end of hand ``idle_hand`` (hand 0: the table's creation time)
+            data["idle_since"] = round(self.idle_since, 3)
+            data["idle_hand"] = self.idle_hand
+        return data
 
     def load_meta(self, data: dict[str, Any]) -> None:
         self.banks = {int(k): float(v) for k, v in dict(data.get("banks", {})).items()}
         self.streaks = {int(k): int(v) for k, v in dict(data.get("streaks", {})).items()}
         self.auto_away = {int(p) for p in data.get("away", [])}
+        if "idle_since" in data and "idle_hand" in data:
+            self.idle_since = float(data["idle_since"])
+            self.idle_hand = int(data["idle_hand"])
 
 
 class TurnClock:
@@ -224,10 +237,35 @@ class TurnClock:
         if row is not None:
             with contextlib.suppress(ValueError, TypeError, AttributeError):
                 clock.load_meta(dict(json.loads(row.meta or "{}").get("clock", {})))
+        state = session.state
+        if state.hand is None and clock.idle_hand != state.hand_no:  # not (or not yet) in the meta: from the log
+            opened = row.created_at if row is not None else last
+            clock.idle_since = opened if state.hand_no == 0 else await self._hand_ended_at(session.table_id, last)
+            clock.idle_hand = state.hand_no
         if session.table_id in self._clocks:  # an action arrived while we read the store
             return
         self._clocks[session.table_id] = clock
-        self._new_decision(clock, session.state, last)
+        self._new_decision(clock, state, last)
+
+    async def _hand_ended_at(self, table_id: int, default: float) -> float:
+        """The commit time of the last action that ended a hand (``default`` if the log has none)."""
+        store = self.tables.store
+        for seq, _action, events in reversed(await store.read_log(table_id)):
+            if any(line.split(" ", 2)[1:2] == ["HandEnded"] for line in events.splitlines()):
+                async with store.storage.transaction(write=False) as tx:
+                    record = await tx.find_journal(action_key(table_id, seq))
+                return record.created_at if record is not None else default
+        return default
+
+    async def _opened_at(self, table_id: int) -> None:
+        """A clock first met through an action (the table was opened since the last sweep): idle since opening."""
+        row = await self.tables.store.get_table(table_id)
+        clock = self._clocks.get(table_id)
+        if row is None or clock is None or clock.idle_hand != 0 or row.created_at >= clock.idle_since:
+            return
+        clock.idle_since = row.created_at
+        if clock.player_id is None and not clock.in_hand:
+            self._schedule(clock)
 
     # ------------------------------------------------------------------ queries
 
@@ -260,10 +298,14 @@ class TurnClock:
         return clock.streaks.get(player_id, 0) if clock is not None else 0
 
     def idle_deadline(self, table_id: int) -> float | None:
+        """When ``table_id`` closes for idleness: ``idle_close_seconds`` after its last hand ended (or it opened).
+
+        None during a hand or if the table is unknown.
+        """
         clock = self._clocks.get(table_id)
         if clock is None or clock.in_hand:
             return None
-        return clock.started + self.settings.idle_close_seconds / self.settings.time_scale
+        return clock.idle_since + self.settings.idle_close_seconds / self.settings.time_scale
 
     def next_due(self) -> float | None:
         self._prune_heap()
@@ -297,7 +339,10 @@ class TurnClock:
         now = self._now()
         clock = self._clocks.get(session.table_id)
         if clock is None:
-            clock = self._clocks[session.table_id] = _TableClock(session.table_id)
+            hands = applied.before.hand_no  # a table the clock has not met yet (opened since the last sweep)
+            clock = self._clocks[session.table_id] = _TableClock(session.table_id, idle_since=now, idle_hand=hands)
+            if hands == 0:
+                self._spawn(self._opened_at(session.table_id))  # idle since opening, not since this action
         action = applied.action
         changed = False
         # Settle the decision that just ended: bank spending and the expiry streak.
@@ -323,9 +368,12 @@ class TurnClock:
                     book.pop(event.player_id, None)
                 clock.auto_away.discard(event.player_id)
                 changed = True
+        ended = any(isinstance(e, HandEnded) for e in applied.events)
+        if applied.state.hand is None and (ended or applied.before.hand is not None):
+            clock.idle_since, clock.idle_hand = now, applied.state.hand_no  # handless from now: the idle time starts
+            changed = True
         if changed:
             self._mark_dirty(clock)
-        ended = any(isinstance(e, HandEnded) for e in applied.events)
         self._new_decision(clock, applied.state, now)
         self._follow_up(session, clock, applied, ended)
 
@@ -368,7 +416,7 @@ class TurnClock:
         """(deadline, warn_at) of the current decision, or of the idle close between hands."""
         s = self.settings
         if clock.player_id is None:
-            due = clock.started + s.idle_close_seconds / s.time_scale
+            due = clock.idle_since + s.idle_close_seconds / s.time_scale
             return due, due
         if clock.away:
             return clock.started, clock.started

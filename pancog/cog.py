@@ -17,7 +17,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from pancog import presenters
-from pancog.errors import BadOption, report, send_ephemeral
+from pancog.errors import BadOption, deliver, report, reusable_file, send_ephemeral
 from pancog.game import engine
 from pancog.game.actions import (
     AcceptSplit,
@@ -47,6 +47,7 @@ from pancog.settings import DmMode, PlayerSettings, SortOrder, StoragePrefsStore
 from pancog.storage import SqliteStorage
 from pancog.store import TableStore
 from pancog.tables import (
+    NoTableHere,
     NotHost,
     NotSeated,
     TableAlreadyOpen,
@@ -67,14 +68,6 @@ from pancog.views import (
 )
 
 log = logging.getLogger("pan.cog")
-
-HOW_TO_PLAY = (
-    "**Pan (Panguingue)** — ten-card rummy from California card rooms.\n"
-    "Open a table with `/pan open`, sit with `/pan join`, start with `/pan start`.\n"
-    "Each turn: pluck from the stock (`/draw`) or take the option card (`/take`), meld it, then discard.\n"
-    "Melds that make *conditions* are paid in chips at once; the first to meld all 11 cards goes out.\n"
-    "Full guide: docs/how-to-play.md"
-)
 
 PRESET_CHOICES = [app_commands.Choice(name=name, value=name) for name in PRESETS]
 
@@ -175,7 +168,7 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
 
     @app_commands.command(name="help", description="How to play Pan, in short")
     async def help_(self, interaction: discord.Interaction) -> None:
-        await interaction.response.send_message(HOW_TO_PLAY, ephemeral=True)
+        await interaction.response.send_message(presenters.HOW_TO_PLAY, ephemeral=True)
 
     # -- tables
 
@@ -216,13 +209,14 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         board = rt.board(session)
         board.new_post = False
         content, file, view = await rt.board_payload(session, [])
-        message = await interaction.followup.send(content, file=file, view=view, wait=True)
+        fresh = reusable_file(file)  # app-level retry of the first board (pancog/errors.py deliver)
+        message = await deliver(lambda: interaction.followup.send(content, file=fresh(), view=view, wait=True))
         await rt.tables.set_board_message(session.table_id, message.id)
         try:  # the host sits down at once; the board is edited by the usual path
             await rt.tables.join(session.table_id, interaction.user.id)
             await rt.save_names(session)
         except PanError as exc:
-            await interaction.followup.send(f"You could not sit down: {exc.message}", ephemeral=True)
+            await interaction.followup.send(presenters.could_not_sit(exc.message), ephemeral=True)
 
     @app_commands.command(name="join", description="Sit down at this table (chips come from your bank)")
     @app_commands.describe(doubles="Play doubles (needs twice the buy-in)", chips="Chips to bring (default: 5 buy-ins)")
@@ -235,11 +229,8 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         await rt.save_names(session)
         seat = applied.state.seat(session.seat_of(interaction.user.id))
         bank = await rt.ledger.balance(session.guild_id, interaction.user.id)
-        await interaction.followup.send(
-            f"You sat down with {presenters.chips(seat.stack if seat else 0)}"
-            f"{' (doubles)' if doubles else ''}. Bank: {presenters.chips(bank)}.",
-            ephemeral=True,
-        )
+        text = presenters.sat_down(seat.stack if seat else 0, doubles=doubles, bank=bank)
+        await interaction.followup.send(text, ephemeral=True)
 
     @app_commands.command(name="leave", description="Leave the table (mid-hand: you still pay to its end)")
     async def leave(self, interaction: discord.Interaction) -> None:
@@ -247,10 +238,7 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         session = _here(rt, interaction)
         await rt.tables.leave(session.table_id, interaction.user.id)
         gone = session.find_seat(interaction.user.id) is None
-        await interaction.followup.send(
-            "You left; your stack is back in your bank." if gone else "You will leave when this hand ends.",
-            ephemeral=True,
-        )
+        await interaction.followup.send(presenters.left_table(gone), ephemeral=True)
 
     @app_commands.command(name="rebuy", description="Bring more chips from your bank (between hands)")
     @app_commands.describe(chips="How many chips to add to your stack")
@@ -267,10 +255,7 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         rt = await _defer(interaction)
         session = _here(rt, interaction)
         applied = await rt.tables.start_hand(session.table_id, interaction.user.id)
-        await interaction.followup.send(
-            f"Hand {applied.state.hand_no} dealt. Your hand comes by DM; **My hand** on the board shows it too.",
-            ephemeral=True,
-        )
+        await interaction.followup.send(presenters.hand_dealt(applied.state.hand_no), ephemeral=True)
 
     @app_commands.command(name="close", description="Close this table and return every stack (host or moderator)")
     async def close(self, interaction: discord.Interaction) -> None:
@@ -283,8 +268,7 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         await _defer(interaction, ephemeral=False)
         returned = await rt.tables.close(session.table_id, interaction.user.id, moderator=moderator)
         rt.drop_board(session.table_id)
-        lines = [f"{presenters.name_of(rt.names, u)}: {presenters.chips(n)}" for u, n in returned.items()]
-        await interaction.followup.send("Table closed. Chips back to the bank:\n" + ("\n".join(lines) or "none"))
+        await interaction.followup.send(presenters.table_closed(returned, rt.names))
 
     @app_commands.command(name="table", description="Post the table again (the board)")
     async def table(self, interaction: discord.Interaction) -> None:
@@ -293,16 +277,16 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         board = rt.board(session)
         board.new_post = True
         board.kick()
-        await interaction.followup.send("The board is posted again below.", ephemeral=True)
+        await interaction.followup.send(presenters.BOARD_REPOSTED, ephemeral=True)
 
     @app_commands.command(name="rules", description="This table's house rules in plain words")
     async def rules(self, interaction: discord.Interaction) -> None:
         rt = runtime_of(interaction.client)
         session = rt.tables.find_in_channel(interaction.channel_id or 0)
         if session is None:
-            raise PanError("There is no open Pan table here. Open one with /pan open.")
-        text = "\n".join(f"• {line}" for line in describe_rules(session.rules))
-        await interaction.response.send_message(f"**{session.config.preset} rules**\n{text}"[:2000], ephemeral=True)
+            raise NoTableHere
+        text = presenters.rules_text(session.config.preset, describe_rules(session.rules))
+        await interaction.response.send_message(text, ephemeral=True)
 
     @app_commands.command(name="history", description="Recent hands at this table")
     @app_commands.describe(transcript="Also attach the full transcript file of those hands")
@@ -328,19 +312,14 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         for s in on_tables:
             seat = s.state.seat(s.seat_of(interaction.user.id))
             stacks += seat.stack if seat is not None else 0
-        extra = f" Plus {presenters.chips(stacks)} on tables." if stacks else ""
-        await interaction.followup.send(f"Bank: {presenters.chips(bank)}.{extra}", ephemeral=True)
+        await interaction.followup.send(presenters.balance_text(bank, stacks), ephemeral=True)
 
     @app_commands.command(name="daily", description="Claim your daily chips")
     async def daily(self, interaction: discord.Interaction) -> None:
         rt = await _defer(interaction)
         claim = await rt.ledger.claim_daily(interaction.guild_id or 0, interaction.user.id)
         hours = int(claim.next_claim_in.total_seconds() // 3600)
-        text = (
-            f"You claimed {presenters.chips(claim.amount)}. Bank: {presenters.chips(claim.balance)}."
-            if claim.claimed
-            else f"Already claimed today; next claim in about {hours} h. Bank: {presenters.chips(claim.balance)}."
-        )
+        text = presenters.daily_text(claimed=claim.claimed, amount=claim.amount, bank=claim.balance, hours_left=hours)
         await interaction.followup.send(text, ephemeral=True)
 
     @app_commands.command(name="leaderboard", description="The richest players in this server")
@@ -358,7 +337,7 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         if not is_moderator(interaction, (await rt.ledger.settings(guild_id)).moderator_role_id):
             raise BadOption(presenters.NEEDS_MODERATOR)
         if amount == 0:
-            raise BadOption("The amount must not be zero.")
+            raise BadOption(presenters.AMOUNT_NOT_ZERO)
         rt.remember(user)
         await rt.ledger.ensure_player(guild_id, user.id)
         if amount > 0:
@@ -397,12 +376,10 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         if moderator_role is not None:
             changes["moderator_role_id"] = moderator_role.id
         new = await rt.ledger.update_settings(guild_id, **changes) if changes else current
-        role = f"<@&{new.moderator_role_id}>" if new.moderator_role_id else "none"
-        await interaction.followup.send(
-            f"Preset: {preset_or_default(new.preset)}. Starting chips: {new.starting_chips:,}. "
-            f"Daily: {new.daily_amount:,}. Moderator role: {role}.",
-            ephemeral=True,
+        text = presenters.server_config_text(
+            preset_or_default(new.preset), new.starting_chips, new.daily_amount, new.moderator_role_id
         )
+        await interaction.followup.send(text, ephemeral=True)
 
     @app_commands.command(name="settings", description="Your Pan settings: hand DMs, sort order, four-colour deck")
     @app_commands.describe(
@@ -426,12 +403,10 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         if four_colour is not None:
             changes["four_color"] = four_colour
         prefs = await rt.settings.update(interaction.user.id, **changes)
-        closed = " (your DMs are closed: use My hand)" if prefs.dm_closed else ""
-        await interaction.followup.send(
-            f"Hand DMs: {prefs.dm_mode.value}{closed}. Sort: {prefs.sort.value}. "
-            f"Four-colour: {'on' if prefs.four_color else 'off'}.",
-            ephemeral=True,
+        text = presenters.settings_text(
+            dm_mode=prefs.dm_mode.value, dm_closed=prefs.dm_closed, sort=prefs.sort.value, four_color=prefs.four_color
         )
+        await interaction.followup.send(text, ephemeral=True)
 
 
 def presenters_history(session: TableSession, rt: PanRuntime, rows: list[tuple[int, str, str]]) -> tuple[str, str]:
@@ -445,11 +420,8 @@ def presenters_history(session: TableSession, rt: PanRuntime, rows: list[tuple[i
             if isinstance(event, HandEnded):
                 results.append(presenters.end_text(state, rt.names, event))
         state = transition.state
-    lines = [f"**Recent hands at this table** ({state.hand_no} dealt)"]
-    lines += [f"• {line}" for line in results[-10:]]
-    if state.hand is not None:
-        lines.append(f"• Hand {state.hand.hand_no} is in progress.")
-    return "\n".join(lines), dump_transcript(session.rules, actions)
+    in_progress = state.hand.hand_no if state.hand is not None else None
+    return presenters.history_text(results, state.hand_no, in_progress), dump_transcript(session.rules, actions)
 
 
 # --------------------------------------------------------------------------------------------- in-hand commands
@@ -558,7 +530,7 @@ class PlayCog(commands.Cog):
                 raise NotSeated
             await interaction.response.defer(ephemeral=True, thinking=True)
             await rt.tables.system_act(session.table_id, FloorFoul(target=target), actor=interaction.user.id)
-            await interaction.followup.send(f"The floor called {player.display_name}'s hand foul.", ephemeral=True)
+            await interaction.followup.send(presenters.floor_fouled(player.display_name), ephemeral=True)
             return
 
         def make(state: TableState, seat: int) -> Action:
@@ -605,7 +577,7 @@ class PlayCog(commands.Cog):
         session = _here(rt, interaction)
         seat = session.find_seat(member.id)
         if seat is None:
-            raise PanError(f"{member.display_name} is not seated at this table.")
+            raise PanError(presenters.not_seated_here(member.display_name))
         rt.remember(member)
         return seat
 
@@ -663,7 +635,7 @@ class PlayCog(commands.Cog):
             pl = state.hand.players[seat] if state.hand else None
             melds = pl.melds if pl else ()
             return [
-                app_commands.Choice(name=f"{m.id}: {presenters.cards_text(m.cards)}"[:100], value=m.id)
+                app_commands.Choice(name=presenters.meld_choice(m), value=m.id)
                 for m in melds
                 if str(m.id).startswith(str(current or ""))
             ][:25]

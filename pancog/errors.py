@@ -6,10 +6,13 @@ dynamic items), because View and DynamicItem errors never reach the tree handler
 
 from __future__ import annotations
 
+import asyncio
+import io
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
+import aiohttp
 import discord
 from discord import app_commands
 
@@ -27,17 +30,76 @@ class BadOption(app_commands.AppCommandError):
         self.message = message
 
 
-async def send_ephemeral(interaction: discord.Interaction[Any], text: str, **kwargs: Any) -> None:
-    """Answer privately: the first response if not yet answered, else a followup. Never raises on an expired token."""
-    try:
+T = TypeVar("T")
+
+RETRY_DELAYS: tuple[float, ...] = (1.0, 3.0, 6.0)
+"""Pauses before the app-level retries of an interaction answer (after discord.py's own retries): ~10 s."""
+
+
+def is_transient(error: BaseException) -> bool:
+    """A failure worth retrying: 5xx, 429 (after discord.py's own waits) or a connection problem. Never a 4xx."""
+    if isinstance(error, discord.HTTPException):
+        return error.status == 429 or error.status >= 500
+    if isinstance(error, discord.RateLimited):  # a rate limit longer than discord.py is willing to wait
+        return True
+    return isinstance(error, aiohttp.ClientError | ConnectionError | TimeoutError)
+
+
+async def deliver(send: Callable[[], Awaitable[T]], *, what: str = "interaction answer") -> T:
+    """Run ``send()`` (one interaction response, followup or edit), retrying transient failures.
+
+    discord.py already retries a 5xx/429 a few times inside one request; if it still gives up, the user would be
+    left on "thinking…", so this tries again ``len(RETRY_DELAYS)`` more times with backoff. ``send`` must build
+    its request afresh each time (a ``discord.File`` is consumed by a send: see :func:`reusable_file`). Only the
+    delivery is repeated, never the action behind it. 4xx errors (400, 403, 404 …) are raised at once.
+    """
+    for delay in (*RETRY_DELAYS, None):
+        try:
+            return await send()
+        except Exception as exc:
+            if delay is None or not is_transient(exc):
+                raise
+            log.warning("%s failed (%s); trying again in %.1fs", what, exc, delay)
+            await asyncio.sleep(delay)
+    raise AssertionError("unreachable")
+
+
+def reusable_file(file: discord.File) -> Callable[[], discord.File]:
+    """A factory of fresh copies of an in-memory ``file`` (for :func:`deliver`'s retries)."""
+    fp = file.fp
+    data = fp.getvalue() if isinstance(fp, io.BytesIO) else fp.read()
+    name = file.filename
+    return lambda: discord.File(io.BytesIO(data), filename=name)
+
+
+async def answer(interaction: discord.Interaction[Any], text: str, **kwargs: Any) -> None:
+    """Answer privately (the response if not yet answered, else a followup), retrying transient failures.
+
+    Raises what :func:`deliver` raises; a ``file=`` is resent fresh on each attempt.
+    """
+    file = kwargs.pop("file", None)
+    fresh = reusable_file(file) if file is not None else None
+
+    async def send() -> None:
+        extra = dict(kwargs, file=fresh()) if fresh is not None else kwargs
         if interaction.response.is_done():
-            await interaction.followup.send(text, ephemeral=True, **kwargs)
+            await interaction.followup.send(text, ephemeral=True, **extra)
         else:
-            await interaction.response.send_message(text, ephemeral=True, **kwargs)
+            await interaction.response.send_message(text, ephemeral=True, **extra)
+
+    await deliver(send, what=f"answer to interaction {interaction.id}")
+
+
+async def send_ephemeral(interaction: discord.Interaction[Any], text: str, **kwargs: Any) -> None:
+    """Answer privately (see :func:`answer`). Never raises on an expired token or after the last retry."""
+    try:
+        await answer(interaction, text, **kwargs)
     except discord.NotFound:  # the interaction expired (15 min) or was never acknowledged in time
         log.warning("interaction %s expired before the reply %r", interaction.id, text[:60])
     except discord.HTTPException as exc:
         log.warning("could not answer interaction %s: %s", interaction.id, exc)
+    except (aiohttp.ClientError, ConnectionError, TimeoutError) as exc:
+        log.warning("could not reach Discord to answer interaction %s: %s", interaction.id, exc)
 
 
 def user_message(error: BaseException) -> str | None:

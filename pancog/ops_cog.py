@@ -32,6 +32,7 @@ from pancog.clock import ClockNotice, ClockSettings, TurnClock, unsubscribe
 from pancog.errors import report, send_ephemeral
 from pancog.game.errors import PanError
 from pancog.health import HealthRegistry
+from pancog.renderq import Priority
 from pancog.tables import Applied, NoTableHere, TableSession
 from pancog.views import Board, PanRuntime, runtime_of
 
@@ -326,7 +327,7 @@ class OpsCog(commands.Cog, name="PanOps"):
             return
         self._boards_refreshed = True
         for session in self.rt.tables.sessions:
-            self.rt.board(session).kick()
+            self.rt.board(session).kick(Priority.BACKGROUND)  # behind every render someone is waiting on
 
     @commands.Cog.listener()
     async def on_resumed(self) -> None:
@@ -376,7 +377,9 @@ async def _status(interaction: discord.Interaction[Any]) -> None:
         def name(user_id: int) -> str:
             return presenters.name_of(ops.rt.names, user_id)
 
-        await send_ephemeral(interaction, status.summary(names=name, channel=channel_name))
+        head, _, rest = status.summary(names=name, channel=channel_name).partition("\n")
+        renders = ops.rt.renders.figures().line()  # the render scheduler (pancog/renderq.py)
+        await send_ephemeral(interaction, "\n".join(p for p in (head, renders, rest) if p)[:2000])
     except Exception as exc:
         await report(interaction, exc, context="/pan status")
 

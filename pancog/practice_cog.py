@@ -23,8 +23,8 @@ from pancog import presenters
 from pancog.bots import BotDriver, BotSettings, computer_name, hint_allowed, practice_scope, suggest
 from pancog.errors import report, send_ephemeral
 from pancog.game.errors import PanError
-from pancog.tables import BuyInTooSmall, NotHost, TableAlreadyOpen, TableConfig, preset_or_default
-from pancog.views import PanRuntime, runtime_of
+from pancog.tables import BuyInTooSmall, NotHost, TableAlreadyOpen, TableConfig, TableSession, preset_or_default
+from pancog.views import Board, PanRuntime, runtime_of
 
 __all__ = ["PracticeCog", "bots_of", "setup_practice"]
 
@@ -37,10 +37,7 @@ class HintRefused(PanError):
     code = "hint_refused"
 
     def __init__(self) -> None:
-        super().__init__(
-            "Hints are only for practice tables (/pan practice) where everyone else is a computer player; "
-            "at this table it would be coaching."
-        )
+        super().__init__(presenters.HINT_REFUSED)
 
 
 def bots_of(client: discord.Client) -> BotDriver:
@@ -90,13 +87,37 @@ class PracticeCog(commands.Cog, name="PanPractice"):
             raise HintRefused
         found = suggest(session.state, seat)
         if found is None:
-            text = "No hand in progress." if session.state.hand is None else "Nothing to suggest: it is not your move."
+            text = presenters.HINT_NO_HAND if session.state.hand is None else presenters.HINT_NOT_YOUR_MOVE
         else:
-            text = f"💡 {found[1]}"  # the sentence names the play ("Knock: about 30% of the unseen cards ...")
-        await interaction.response.send_message(text[:2000], ephemeral=True)
+            text = presenters.hint_text(found[1])
+        await interaction.response.send_message(text, ephemeral=True)
 
 
 # --------------------------------------------------------------------------------------------- /pan commands
+
+
+def _hold_board(rt: PanRuntime, session: TableSession) -> Board:
+    """A stopped board for a table being filled: it collects the lines of the seating and the deal, posts nothing.
+
+    Otherwise the first sit-down kicks a "waiting to deal" board (with a Join button) and the deal, moments later,
+    posts the hand's board: two boards for one hand.
+    """
+    held = rt.board(session)
+    held.stop()
+    return held
+
+
+def _release_board(rt: PanRuntime, session: TableSession, held: Board) -> None:
+    """Swap the held board for a live one with its lines; it posts the hand's one board. Synchronous on purpose:
+    no computer player can act between the deal and the swap."""
+    if rt.boards.get(session.table_id) is not held or rt.tables.find_in_channel(session.channel_id) is not session:
+        return  # dropped (the table closed on a refusal)
+    rt.drop_board(session.table_id)
+    board = rt.board(session)
+    board.lines.extend(held.lines)
+    board.summaries.extend(held.summaries)
+    board.new_post = True
+    board.kick()
 
 
 @app_commands.command(name="practice", description="Practice against computer players (practice chips by default)")
@@ -128,7 +149,7 @@ async def _practice(
         config = TableConfig.build(
             preset,
             seats=opponents + 1 if rules.max_players < opponents + 1 else None,
-            title=f"Practice: {interaction.user.display_name} vs the computer",
+            title=presenters.practice_title(interaction.user.display_name),
             practice=True,
         )
         # Private answer: the board is posted by the usual path (the first deal posts it), and the interaction is
@@ -143,6 +164,7 @@ async def _practice(
             host_id=interaction.user.id,
             config=config,
         )
+        held = _hold_board(rt, session)  # nothing is posted while the table fills: the first deal posts one board
         try:
             await driver.fill_practice(session.table_id, interaction.user.id, opponents=opponents, level=level)
         except PanError:
@@ -150,16 +172,13 @@ async def _practice(
                 await rt.tables.close_system(session.table_id)
             rt.drop_board(session.table_id)
             raise
+        finally:
+            _release_board(rt, session, held)
         await rt.save_names(session)
-        chips = "chips from your bank" if real_chips else "practice chips (your bank is untouched)"
-        pause = driver.settings.next_hand_delay
-        after = f"the next hand is dealt {pause:g} s after each hand ends" if pause is not None else "press Start"
-        await interaction.followup.send(
-            f"Practice table: you against {opponents} {level} computer player{'s' if opponents > 1 else ''}, "
-            f"playing {chips}. Your hand is in your DMs and under **My hand**; `/hint` suggests a play; {after}. "
-            "`/pan close` ends the session.",
-            ephemeral=True,
+        text = presenters.practice_opened(
+            opponents=opponents, level=level, real_chips=real_chips, next_hand_delay=driver.settings.next_hand_delay
         )
+        await interaction.followup.send(text, ephemeral=True)
     except Exception as exc:
         await report(interaction, exc, context="/pan practice")
 
@@ -181,11 +200,8 @@ async def _addbot(interaction: discord.Interaction[Any], level: BotLevel = "norm
         await interaction.response.defer(ephemeral=True, thinking=True)
         player_id = await driver.seat_computer(session.table_id, level)
         seat = session.state.seat(session.seat_of(player_id))
-        await send_ephemeral(
-            interaction,
-            f"{computer_name(player_id)} sat down with {presenters.chips(seat.stack if seat else 0)}. "
-            "It plays through the same commands as everyone, at a human pace.",
-        )
+        text = presenters.computer_seated(computer_name(player_id), seat.stack if seat else 0)
+        await send_ephemeral(interaction, text)
     except Exception as exc:
         await report(interaction, exc, context="/pan addbot")
 

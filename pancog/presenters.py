@@ -615,3 +615,140 @@ def granted(amount: int, who: str, bank: int) -> str:
     """The private answer to /pan grant (a negative amount took chips)."""
     verb, prep = ("Granted", "to") if amount > 0 else ("Took", "from")
     return f"{verb} {chips(abs(amount))} {prep} {who}. Their bank: {chips(bank)}."
+
+
+# --------------------------------------------------------------------------------------------- command replies
+# The private (ephemeral) answers of the /pan commands, and their few public texts. The adapters (cog.py,
+# practice_cog.py) only call these.
+
+HOW_TO_PLAY = (
+    "**Pan (Panguingue)** — ten-card rummy from California card rooms.\n"
+    "Open a table with `/pan open`, sit with `/pan join`, start with `/pan start`.\n"
+    "Each turn: pluck from the stock (`/draw`) or take the option card (`/take`), meld it, then discard.\n"
+    "Melds that make *conditions* are paid in chips at once; the first to meld all 11 cards goes out.\n"
+    "Full guide: docs/how-to-play.md"
+)
+BOARD_REPOSTED = "The board is posted again below."
+AMOUNT_NOT_ZERO = "The amount must not be zero."
+
+
+def could_not_sit(reason: str) -> str:
+    """PRIVATE: /pan open opened the table but could not seat its host."""
+    return f"You could not sit down: {reason}"
+
+
+def sat_down(stack: int, *, doubles: bool = False, bank: int | None = None) -> str:
+    """PRIVATE: the answer to /pan join (with the bank left) or the Join button."""
+    text = f"You sat down with {chips(stack)}{' (doubles)' if doubles else ''}."
+    return text if bank is None else f"{text} Bank: {chips(bank)}."
+
+
+def left_table(gone: bool) -> str:
+    """PRIVATE: the answer to /pan leave (``gone``: stood up now; else at the end of the hand)."""
+    return "You left; your stack is back in your bank." if gone else "You will leave when this hand ends."
+
+
+def hand_dealt(hand_no: int) -> str:
+    """PRIVATE: the answer to /pan start."""
+    return f"Hand {hand_no} dealt. Your hand comes by DM; **My hand** on the board shows it too."
+
+
+def table_closed(returned: Mapping[int, int], names: Names) -> str:
+    """PUBLIC: /pan close, with what went back to each bank."""
+    lines = [f"{name_of(names, u)}: {chips(n)}" for u, n in returned.items()]
+    return "Table closed. Chips back to the bank:\n" + ("\n".join(lines) or "none")
+
+
+def rules_text(preset: str, lines: Sequence[str]) -> str:
+    """PRIVATE: /pan rules — the table's house rules, one bullet each (≤ 2000 characters)."""
+    text = "\n".join(f"• {line}" for line in lines)
+    return f"**{preset} rules**\n{text}"[:2000]
+
+
+def history_text(results: Sequence[str], dealt: int, in_progress: int | None) -> str:
+    """PRIVATE: /pan history — the last ten hands' results (``in_progress``: the hand being played, if any)."""
+    lines = [f"**Recent hands at this table** ({dealt} dealt)"]
+    lines += [f"• {line}" for line in results[-10:]]
+    if in_progress is not None:
+        lines.append(f"• Hand {in_progress} is in progress.")
+    return "\n".join(lines)
+
+
+def balance_text(bank: int, on_tables: int) -> str:
+    """PRIVATE: /pan balance."""
+    extra = f" Plus {chips(on_tables)} on tables." if on_tables else ""
+    return f"Bank: {chips(bank)}.{extra}"
+
+
+def daily_text(*, claimed: bool, amount: int, bank: int, hours_left: int) -> str:
+    """PRIVATE: /pan daily (claimed now, or already claimed with the hours until the next claim)."""
+    if claimed:
+        return f"You claimed {chips(amount)}. Bank: {chips(bank)}."
+    return f"Already claimed today; next claim in about {hours_left} h. Bank: {chips(bank)}."
+
+
+def server_config_text(preset: str, starting_chips: int, daily_amount: int, moderator_role_id: int | None) -> str:
+    """PRIVATE: /pan config — the server's defaults after the change."""
+    role = f"<@&{moderator_role_id}>" if moderator_role_id else "none"
+    return f"Preset: {preset}. Starting chips: {starting_chips:,}. Daily: {daily_amount:,}. Moderator role: {role}."
+
+
+def settings_text(*, dm_mode: str, dm_closed: bool, sort: str, four_color: bool) -> str:
+    """PRIVATE: /pan settings — the player's preferences after the change."""
+    closed = " (your DMs are closed: use My hand)" if dm_closed else ""
+    return f"Hand DMs: {dm_mode}{closed}. Sort: {sort}. Four-colour: {'on' if four_color else 'off'}."
+
+
+def floor_fouled(who: str) -> str:
+    """PRIVATE: a moderator who is not seated made the floor's foul call."""
+    return f"The floor called {who}'s hand foul."
+
+
+def not_seated_here(who: str) -> str:
+    """PRIVATE refusal: the member named in a command has no seat at this table."""
+    return f"{who} is not seated at this table."
+
+
+def meld_choice(meld: Meld) -> str:
+    """An autocomplete choice for one of the player's melds (≤ 100 characters)."""
+    return f"{meld.id}: {cards_text(meld.cards)}"[:100]
+
+
+# --------------------------------------------------------------------------------------------- computer players
+
+HINT_REFUSED = (
+    "Hints are only for practice tables (/pan practice) where everyone else is a computer player; "
+    "at this table it would be coaching."
+)
+HINT_NO_HAND = "No hand in progress."
+HINT_NOT_YOUR_MOVE = "Nothing to suggest: it is not your move."
+
+
+def hint_text(sentence: str) -> str:
+    """PRIVATE: /hint — the suggestion's one sentence names the play ("Knock: about 30% of the unseen cards ...")."""
+    return f"💡 {sentence}"[:2000]
+
+
+def practice_title(player: str) -> str:
+    """The title of a practice table (board and images)."""
+    return f"Practice: {player} vs the computer"
+
+
+def practice_opened(*, opponents: int, level: str, real_chips: bool, next_hand_delay: float | None) -> str:
+    """PRIVATE: the answer to /pan practice once everyone is seated and the first hand dealt."""
+    chips_used = "chips from your bank" if real_chips else "practice chips (your bank is untouched)"
+    after = (
+        f"the next hand is dealt {next_hand_delay:g} s after each hand ends"
+        if next_hand_delay is not None
+        else "press Start"
+    )
+    return (
+        f"Practice table: you against {opponents} {level} computer player{'s' if opponents > 1 else ''}, "
+        f"playing {chips_used}. Your hand is in your DMs and under **My hand**; `/hint` suggests a play; {after}. "
+        "`/pan close` ends the session."
+    )
+
+
+def computer_seated(name: str, stack: int) -> str:
+    """PRIVATE: the answer to /pan addbot."""
+    return f"{name} sat down with {chips(stack)}. It plays through the same commands as everyone, at a human pace."

@@ -25,7 +25,7 @@ import discord
 
 from pancog import presenters
 from pancog.bots import ordered_plays  # computer players (issue 8)
-from pancog.errors import guarded, send_ephemeral
+from pancog.errors import answer, deliver, guarded, reusable_file, send_ephemeral
 from pancog.game import engine
 from pancog.game.actions import (
     AcceptSplit,
@@ -44,6 +44,7 @@ from pancog.game.events import CardsDealt, Discarded, HandEnded, HandStarted, Me
 from pancog.game.notation import format_action, parse_action
 from pancog.game.state import Phase, TableState
 from pancog.ledger import ChipLedger
+from pancog.renderq import Priority, RenderJob, RenderQueue, RenderQueueClosed, threads_from_env
 from pancog.settings import DmMode, PlayerSettings
 from pancog.storage.base import Storage
 from pancog.store import TableStore
@@ -114,6 +115,7 @@ class PanRuntime:
         self.names: dict[int, str] = {}
         self.boards: dict[int, Board] = {}
         self.edit_interval = BOARD_EDIT_INTERVAL
+        self.renders = RenderQueue(threads_from_env())  # every PNG goes through this (pancog/renderq.py)
         self._tasks: set[asyncio.Task[None]] = set()
         tables.subscribe(self.on_applied)
 
@@ -156,6 +158,7 @@ class PanRuntime:
         for task in list(self._tasks):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        self.renders.shutdown()
 
     # -- boards
     def board(self, session: TableSession) -> Board:
@@ -218,7 +221,10 @@ class PanRuntime:
         if prefs.dm_closed or prefs.dm_mode is DmMode.OFF:
             return
         snap = presenters.hand_snapshot(state, seat, sort=prefs.sort.value, four_color=prefs.four_color)
-        png = await asyncio.to_thread(render_hand_png, snap)
+        try:
+            png = await self.renders.render(render_hand_png, snap, priority=Priority.DM)
+        except RenderQueueClosed:
+            return  # the bot is stopping
         guild = self.bot.get_guild(abs(session.guild_id))  # computer players (issue 8): practice tables store -G
         channel = self.bot.get_channel(session.channel_id)
         text = presenters.hand_dm_text(
@@ -248,17 +254,46 @@ class PanRuntime:
         name = getattr(channel, "name", None)
         return session.config.title or (f"Pan at #{name}" if name else "Pan table")
 
-    async def board_payload(self, session: TableSession, lines: list[str]) -> tuple[str, discord.File, TableView]:
-        state = session.state
-        snap = presenters.table_snapshot(state, self.names, title=self.title(session), notes=lines[-3:])
-        png = await asyncio.to_thread(render_table_png, snap)
-        text = presenters.board_text(state, self.names, title=self.title(session), lines=lines, host_id=session.host_id)
-        clock_line = getattr(self, "clock_line", None)  # resilience (issue 7): the turn clock (ops_cog)
-        if clock_line is not None:
-            text += clock_line(session)
-        twin = table_text(snap)
+    async def board_payload(
+        self, session: TableSession, lines: list[str], *, priority: Priority = Priority.URGENT
+    ) -> tuple[str, discord.File, TableView]:
+        """The board (text, image, buttons) of the table as it is when a render worker takes the job."""
+        return await self.board_render(session, lambda: lines, priority=priority)
+
+    async def board_render(
+        self,
+        session: TableSession,
+        lines: Callable[[], list[str]],
+        *,
+        priority: Priority,
+        on_capture: Callable[[], None] | None = None,
+        on_queued: Callable[[RenderJob[bytes]], None] | None = None,
+    ) -> tuple[str, discord.File, TableView]:
+        """Render the board through the scheduler. The state, lines and text are captured when the job starts
+        (``on_capture`` runs then), so a board that waited in the queue shows the latest state."""
+        captured: dict[str, Any] = {}
+
+        def capture() -> Any:
+            if on_capture is not None:
+                on_capture()
+            state, notes = session.state, lines()
+            snap = presenters.table_snapshot(state, self.names, title=self.title(session), notes=notes[-3:])
+            text = presenters.board_text(
+                state, self.names, title=self.title(session), lines=notes, host_id=session.host_id
+            )
+            clock_line = getattr(self, "clock_line", None)  # resilience (issue 7): the turn clock (ops_cog)
+            if clock_line is not None:
+                text += clock_line(session)
+            captured.update(snap=snap, text=text, view=TableView(session))
+            return snap
+
+        job = self.renders.submit(render_table_png, capture, priority=priority)
+        if on_queued is not None:
+            on_queued(job)
+        png = await job
+        text, twin = captured["text"], table_text(captured["snap"])
         content = text if len(text) + len(twin) > 1900 else f"{text}\n```\n{twin}\n```"
-        return content[:2000], discord.File(io.BytesIO(png), filename="table.png"), TableView(session)
+        return content[:2000], discord.File(io.BytesIO(png), filename="table.png"), captured["view"]
 
     async def hand_panel(self, session: TableSession, user_id: int) -> tuple[str, discord.File | None, HandView]:
         """PRIVATE: the player's hand image, its text twin, and selects of every legal play."""
@@ -275,7 +310,7 @@ class PanRuntime:
         snap = presenters.hand_snapshot(
             state, seat, sort=prefs.sort.value, four_color=prefs.four_color, plays=view.plays
         )
-        png = await asyncio.to_thread(render_hand_png, snap)
+        png = await self.renders.render(render_hand_png, snap, priority=Priority.URGENT)
         step = presenters.next_step(state, seat)
         content = f"{notice}Hand {state.hand_no}. {hand_text(snap)}" + (f"\n{step}" if step else "")
         return content[:2000], discord.File(io.BytesIO(png), filename="hand.png"), view
@@ -291,7 +326,12 @@ def presenters_json(data: dict[str, Any]) -> str:
 
 
 class Board:
-    """One table's public message: posted per hand, edited in place (coalesced), summaries at hand end."""
+    """One table's public message: posted per hand, edited in place (coalesced), summaries at hand end.
+
+    Coalescing: at most one edit per ``edit_interval``, and at most one render job per board. The job captures
+    the table when a render worker takes it, so kicks that arrive while it waits in the (possibly deep) queue are
+    absorbed into it; under load a board simply shows a later state less often.
+    """
 
     def __init__(self, runtime: PanRuntime, session: TableSession) -> None:
         self.runtime = runtime
@@ -304,14 +344,22 @@ class Board:
         self._flushing = False
         self._last_edit = 0.0
         self._stopped = False
+        self._priority: Priority | None = None  # the most urgent priority asked for since the last capture
+        self._job: RenderJob[bytes] | None = None  # this board's render while it waits in the queue
 
     @property
     def pending(self) -> bool:
         return self._dirty.is_set() or self._flushing
 
-    def kick(self) -> None:
+    def kick(self, priority: Priority = Priority.BOARD) -> None:
+        """Mark the board out of date. ``BACKGROUND`` for refreshes nobody is waiting on (after a restart)."""
         if self._stopped:
             return
+        if self._priority is None or priority < self._priority:
+            self._priority = priority
+        job = self._job
+        if job is not None:  # a render is already queued: it will show this change; only hurry it if asked
+            self.runtime.renders.promote(job, priority)
         self._dirty.set()
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._run(), name=f"pan-board-{self.session.table_id}")
@@ -337,10 +385,13 @@ class Board:
                 on_error = getattr(self.runtime, "on_board_error", None)
                 if on_error is not None:
                     on_error(self, exc)
+            except RenderQueueClosed:
+                return  # the bot is stopping
             except Exception:
                 log.exception("table %s: board update crashed", self.session.table_id)
             finally:
                 self._flushing = False
+                self._job = None
                 self._last_edit = time.monotonic()
 
     async def flush(self) -> None:
@@ -354,7 +405,13 @@ class Board:
             if rt.boards.get(self.session.table_id) is self:
                 del rt.boards[self.session.table_id]
             return
-        content, file, view = await rt.board_payload(self.session, list(self.lines))
+        content, file, view = await rt.board_render(
+            self.session,
+            lambda: list(self.lines),
+            priority=self._priority or Priority.BOARD,
+            on_capture=self._captured,
+            on_queued=self._queued,
+        )
         message_id = self.session.board_message_id
         if self.new_post or message_id is None:
             message = await channel.send(content, file=file, view=view)
@@ -367,6 +424,16 @@ class Board:
                 message = await channel.send(content, file=file, view=view)
                 await rt.tables.set_board_message(self.session.table_id, message.id)
 
+    def _queued(self, job: RenderJob[bytes]) -> None:
+        self._job = job if job.queued else None
+
+    def _captured(self) -> None:
+        """A render worker took this board's job: every change so far is in it."""
+        self._job = None
+        self._priority = None
+        if not self.summaries:  # a hand that ended meanwhile still needs its summary posted by the next flush
+            self._dirty.clear()
+
     async def _post_summary(self, channel: discord.PartialMessageable, applied: Applied) -> None:
         rt = self.runtime
         lines = presenters.describe_events(applied.before, applied.state, rt.names, applied.events)
@@ -377,7 +444,7 @@ class Board:
         if snap is None:
             await channel.send(text[:2000])
             return
-        png = await asyncio.to_thread(render_outcome_png, snap)
+        png = await rt.renders.render(render_outcome_png, snap, priority=Priority.BOARD)
         body = f"{text}\n```\n{outcome_text(snap)}\n```"
         if len(body) > 2000:
             body = text[:2000]
@@ -537,10 +604,7 @@ async def send_result(
     if with_hand and seat is not None and session.state.hand is not None:
         content, file, view = await rt.hand_panel(session, user_id)
         content = f"{text}\n{content}" if text else content
-        if file is not None:
-            await interaction.followup.send(content[:2000], ephemeral=True, view=view, file=file)
-        else:
-            await interaction.followup.send(content[:2000], ephemeral=True, view=view)
+        await answer(interaction, content[:2000], view=view, file=file)
         return
     notice = await rt.notice_prefix(user_id)
     await send_ephemeral(interaction, (notice + (text or "Done."))[:2000])
@@ -549,13 +613,7 @@ async def send_result(
 async def send_hand_panel(interaction: discord.Interaction[Any], session: TableSession, user_id: int) -> None:
     rt = runtime_of(interaction.client)
     content, file, view = await rt.hand_panel(session, user_id)
-    kwargs: dict[str, Any] = {"view": view}
-    if file is not None:
-        kwargs["file"] = file
-    if interaction.response.is_done():
-        await interaction.followup.send(content, ephemeral=True, **kwargs)
-    else:
-        await interaction.response.send_message(content, ephemeral=True, **kwargs)
+    await answer(interaction, content, view=view, file=file)
 
 
 class HandView(PanView):
@@ -632,7 +690,13 @@ async def on_play_selected(interaction: discord.Interaction[Any], table_id: int,
     result = presenters.private_result(applied.before, applied.state, seat, applied.events) if seat is not None else ""
     content, file, view = await rt.hand_panel(session, user_id)
     content = f"{result}\n{content}" if result else content
-    await interaction.edit_original_response(content=content[:2000], attachments=[file] if file else [], view=view)
+    fresh = reusable_file(file) if file is not None else None
+    await deliver(
+        lambda: interaction.edit_original_response(
+            content=content[:2000], attachments=[fresh()] if fresh else [], view=view
+        ),
+        what=f"hand panel edit for interaction {interaction.id}",
+    )
 
 
 DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (BoardButton, PlaySelect)

@@ -28,6 +28,11 @@ A, B, C = 11, 12, 13
 T0 = 1_800_000_000.0
 
 
+def at(t: float) -> object:
+    """An epoch time to the millisecond (``pytest.approx``'s default tolerance is 30 minutes at 1.8e9)."""
+    return pytest.approx(t, abs=1e-3)
+
+
 class FakeTime:
     def __init__(self) -> None:
         self.t = T0
@@ -103,7 +108,7 @@ async def test_clock_warns_then_times_out_after_turn_and_bank(env: Env) -> None:
     await deal(env)
     info = env.clock.turn_info(TABLE)
     assert info is not None and info.seat == 0 and info.player_id == A
-    assert info.deadline == pytest.approx(T0 + 180)
+    assert info.deadline == at(T0 + 180)
     assert await env.tick(164) == 0 and env.kinds() == []
     assert await env.tick(2) == 1 and env.kinds() == ["warning"]
     assert env.notices[0].seconds_left == pytest.approx(14)
@@ -135,7 +140,7 @@ async def test_clock_bank_spent_only_beyond_turn_time(env: Env) -> None:
     assert row is not None and json.loads(row.meta)["clock"]["banks"] == {str(B): 110.0}
     # A draws first: his deadline is the full 60 + 120 from B's knock
     info = env.clock.turn_info(TABLE)
-    assert info is not None and info.player_id == A and info.deadline == pytest.approx(env.now.t + 180)
+    assert info is not None and info.player_id == A and info.deadline == at(env.now.t + 180)
 
 
 async def test_clock_timeout_in_play_plucks_and_discards(env: Env) -> None:
@@ -244,7 +249,7 @@ async def test_clock_idle_table_closes_and_returns_stacks(env: Env) -> None:
     """No hand for 30 minutes since the last action: the table closes itself, every chip goes home."""
     await seat(env, A, B)
     banks = {p: await env.ledger.balance(GUILD, p) for p in (A, B)}
-    assert env.clock.idle_deadline(TABLE) == pytest.approx(T0 + 1800)
+    assert env.clock.idle_deadline(TABLE) == at(T0 + 1800)
     await env.tick(1799)
     assert env.service.find_in_channel(CHANNEL) is not None
     await env.tick(2)
@@ -291,8 +296,8 @@ async def test_clock_resumes_after_restart_with_remaining_time(env: Env) -> None
     fresh = await env.restart()
     info = fresh.clock.turn_info(TABLE)
     assert info is not None and info.player_id == A
-    assert info.started == pytest.approx(last) and last > knocked_at
-    assert info.deadline == pytest.approx(last + 60 + 80)
+    assert info.started == at(last) and last > knocked_at
+    assert info.deadline == at(last + 60 + 80)
     seq = fresh.state().seq
     await fresh.tick(89)
     assert fresh.state().seq == seq and fresh.kinds() == ["warning"]
@@ -305,7 +310,7 @@ async def test_clock_idle_time_survives_restart(env: Env) -> None:
     await seat(env, A, B)
     env.now.advance(1000)
     fresh = await env.restart()
-    assert fresh.clock.idle_deadline(TABLE) == pytest.approx(T0 + 1800)
+    assert fresh.clock.idle_deadline(TABLE) == at(T0 + 1800)
     await fresh.tick(801)
     assert fresh.service.find_in_channel(CHANNEL) is None
     await fresh.clock.stop()
@@ -417,3 +422,96 @@ async def test_clock_hand_where_everyone_is_away_ends(env: Env) -> None:
     assert env.kinds().count("abandoned") >= 1 and env.kinds().count("timeout") <= 6
     assert all(s is None for s in state.seats), "both away players were stood up when the hand ended"
     assert await env.service.check_books(TABLE) == []
+
+
+# ----------------------------------------------------------------------------- idle time: from the last hand's end
+
+
+async def end_a_hand(env: Env) -> float:
+    """Deal, A knocks, B goes on top: A wins alone and the hand ends now; returns that moment."""
+    await deal(env, shoe=True)
+    await env.service.act(TABLE, A, lambda s: Knock(seat=s))
+    await env.service.act(TABLE, B, lambda s: GoOnTop(seat=s))
+    assert env.state().hand is None and env.state().hand_no >= 1
+    await env.clock.drain()
+    return env.now.t
+
+
+async def test_clock_idle_time_counts_from_opening_not_from_joins(env: Env) -> None:
+    """No hand ever dealt: 30 minutes from the opening, however many people sit down or leave meanwhile."""
+    await env.service.open_table(TABLE, guild_id=GUILD, channel_id=CHANNEL, host_id=A, config=TableConfig.build())
+    env.now.advance(600)
+    await env.service.join(TABLE, A, buy_in=100)  # the first action the clock sees comes 10 minutes late
+    await env.clock.drain()
+    assert env.clock.idle_deadline(TABLE) == at(T0 + 1800)
+    env.now.advance(600)
+    await env.service.join(TABLE, B, buy_in=100)
+    env.now.advance(300)
+    await env.service.leave(TABLE, A)
+    assert env.clock.idle_deadline(TABLE) == at(T0 + 1800)
+    await env.tick(1800 - 1500 - 1)
+    assert env.service.find_in_channel(CHANNEL) is not None
+    await env.tick(2)
+    assert env.service.find_in_channel(CHANNEL) is None and env.kinds() == ["idle_closed"]
+    assert dict(env.notices[0].cashouts) == {B: 100}
+
+
+async def test_clock_idle_time_counts_from_the_end_of_the_last_hand(env: Env) -> None:
+    """A hand ends at E: seat changes after it do not move the close from E + 30 min; a new deal stops it."""
+    await seat(env, A, B)
+    env.now.advance(3000)  # idle long before the hand: the deal stops the idle clock
+    ended = await end_a_hand(env)
+    assert env.clock.idle_deadline(TABLE) == at(ended + 1800)
+    env.now.advance(900)
+    await env.service.join(TABLE, C, buy_in=100)
+    env.now.advance(600)
+    await env.service.rebuy(TABLE, A, 10)
+    await env.service.leave(TABLE, C)
+    assert env.clock.idle_deadline(TABLE) == at(ended + 1800)
+    await env.tick(1800 - 1500 - 1)
+    assert env.service.find_in_channel(CHANNEL) is not None
+    await env.tick(2)
+    assert env.service.find_in_channel(CHANNEL) is None and env.kinds() == ["idle_closed"]
+
+
+async def test_clock_a_new_hand_restarts_the_idle_time(env: Env) -> None:
+    await seat(env, A, B)
+    first = await end_a_hand(env)
+    env.now.advance(1700)
+    second = await end_a_hand(env)
+    assert second > first and env.clock.idle_deadline(TABLE) == at(second + 1800)
+    await env.tick(1799)
+    assert env.service.find_in_channel(CHANNEL) is not None
+
+
+async def test_clock_idle_deadline_after_a_hand_survives_restart(env: Env) -> None:
+    """The meta keeps when the last hand ended: a restart keeps the deadline (not a fresh 30 minutes)."""
+    await seat(env, A, B)
+    ended = await end_a_hand(env)
+    env.now.advance(500)
+    await env.service.join(TABLE, C, buy_in=100)
+    await env.clock.drain()
+    row = await env.store.get_table(TABLE)
+    assert row is not None and json.loads(row.meta)["clock"]["idle_since"] == at(ended)
+    env.now.advance(500)
+    fresh = await env.restart()
+    assert fresh.clock.idle_deadline(TABLE) == at(ended + 1800)
+    await fresh.tick(799)
+    assert fresh.service.find_in_channel(CHANNEL) is not None
+    await fresh.tick(2)
+    assert fresh.service.find_in_channel(CHANNEL) is None
+    await fresh.clock.stop()
+
+
+async def test_clock_idle_deadline_without_meta_is_read_from_the_log(env: Env) -> None:
+    """Meta lost or overwritten (a crash before its write, another writer): the log's hand end gives the time."""
+    await seat(env, A, B)
+    ended = await end_a_hand(env)
+    env.now.advance(700)
+    await env.service.join(TABLE, C, buy_in=100)
+    await env.clock.stop()
+    await env.store.update_meta(TABLE, json.dumps({"names": {}}))
+    env.now.advance(100)
+    fresh = await env.restart()
+    assert fresh.clock.idle_deadline(TABLE) == at(ended + 1800)
+    await fresh.clock.stop()

@@ -1,0 +1,88 @@
+"""Player-facing wording lives in pancog/presenters.py: the command adapters only call it (STYLE 2.1, 2.6)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from pancog import presenters
+
+ROOT = Path(__file__).resolve().parents[1]
+ADAPTERS = ("pancog/cog.py", "pancog/practice_cog.py")
+REPLIES = {"send_message", "send", "send_ephemeral", "PanError", "BadOption"}
+SENTENCE = re.compile(r"[A-Za-z]{2,}[,:;]? [A-Za-z]{2,}")  # two words in a row: prose, not an id or a filename
+NOT_WORDING = {"context", "filename", "name", "description", "thread_name_prefix"}  # logs, files, command metadata
+
+
+def wording_in(path: str) -> list[str]:
+    """Sentences built or passed to a reply inline: f-strings with prose, and prose literals given to a reply."""
+    tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    found: list[str] = []
+    for node in ast.walk(tree):
+        parent = parents.get(node)
+        if isinstance(parent, ast.keyword) and parent.arg in NOT_WORDING:
+            continue
+        if isinstance(node, ast.JoinedStr):
+            literal = "".join(v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+            if SENTENCE.search(literal) and not _is_log_call(parent):
+                found.append(f"{path}:{node.lineno}: f-string {literal!r}")
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name not in REPLIES:
+                continue
+            for arg in node.args:
+                branches = [arg.body, arg.orelse] if isinstance(arg, ast.IfExp) else [arg]  # "a" if x else "b"
+                for text in branches:
+                    if isinstance(text, ast.Constant) and isinstance(text.value, str) and SENTENCE.search(text.value):
+                        found.append(f"{path}:{node.lineno}: {name}({text.value!r})")
+    return found
+
+
+def _is_log_call(node: ast.AST | None) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in {"debug", "info", "warning", "error", "exception"}
+    )
+
+
+@pytest.mark.parametrize("path", ADAPTERS)
+def test_adapters_build_no_sentences(path: str) -> None:
+    assert wording_in(path) == []
+
+
+def test_presenters_keep_the_replies_word_for_word() -> None:
+    """The texts moved out of the adapters are unchanged."""
+    assert (
+        presenters.sat_down(500, doubles=True, bank=1500) == "You sat down with 500 chips (doubles). Bank: 1,500 chips."
+    )
+    assert presenters.sat_down(1) == "You sat down with 1 chip."
+    assert presenters.left_table(True) == "You left; your stack is back in your bank."
+    assert presenters.left_table(False) == "You will leave when this hand ends."
+    assert presenters.hand_dealt(3) == "Hand 3 dealt. Your hand comes by DM; **My hand** on the board shows it too."
+    assert presenters.table_closed({}, {}) == "Table closed. Chips back to the bank:\nnone"
+    assert presenters.table_closed({7: 100}, {7: "Ann"}) == "Table closed. Chips back to the bank:\nAnn: 100 chips"
+    assert presenters.balance_text(900, 0) == "Bank: 900 chips."
+    assert presenters.balance_text(900, 100) == "Bank: 900 chips. Plus 100 chips on tables."
+    assert presenters.daily_text(claimed=False, amount=0, bank=5, hours_left=3) == (
+        "Already claimed today; next claim in about 3 h. Bank: 5 chips."
+    )
+    assert presenters.server_config_text("classic", 1000, 100, None) == (
+        "Preset: classic. Starting chips: 1,000. Daily: 100. Moderator role: none."
+    )
+    assert presenters.settings_text(dm_mode="deal", dm_closed=True, sort="rank", four_color=False) == (
+        "Hand DMs: deal (your DMs are closed: use My hand). Sort: rank. Four-colour: off."
+    )
+    assert presenters.history_text(["a", "b"], 2, 3) == (
+        "**Recent hands at this table** (2 dealt)\n• a\n• b\n• Hand 3 is in progress."
+    )
+    assert presenters.practice_opened(opponents=1, level="easy", real_chips=False, next_hand_delay=6.0) == (
+        "Practice table: you against 1 easy computer player, playing practice chips (your bank is untouched). "
+        "Your hand is in your DMs and under **My hand**; `/hint` suggests a play; the next hand is dealt 6 s after "
+        "each hand ends. `/pan close` ends the session."
+    )
