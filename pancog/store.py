@@ -4,7 +4,9 @@ The table service calls :meth:`TableStore.commit_action` for every action: the l
 ledger postings of that action commit in ONE transaction (all or nothing), then the service swaps its
 in-memory state. A retry with the same key is a no-op that returns the original receipt
 (``created=False``). At start-up :meth:`TableStore.load_open_tables` returns every open table with its
-config, meta and action texts (since the start, or since its latest snapshot) for replay.
+config, meta and action texts (since the start, or since its snapshot) for replay. A table keeps at most
+one snapshot (the state after some action, written with that action by ``commit_action(snapshot=...)``);
+the log stays the durable truth and a snapshot only shortens the replay.
 
 Seqs are per table and contiguous: the first action is seq 1, then 2, 3, … (``StoredTable.last_seq`` tells
 where to resume). A table id is used once, forever: a channel hosting a new table needs a new table id.
@@ -120,11 +122,16 @@ class TableStore:
         key: str | None = None,
         actor: Actor = "system",
         reason: str = "table action",
+        snapshot: str | None = None,
     ) -> Receipt:
         """Append action ``seq`` to the table's log and apply its postings in one transaction.
 
+        ``snapshot``: the table state after this action (the engine codec's text); stored in the same
+        transaction as the table's only snapshot (older ones are deleted), so start-up replays only the
+        actions after it.
+
         Returns the receipt; ``created`` is False when ``key`` (default ``table:T:seq:N``) was already
-        committed — nothing was appended or posted again.
+        committed — nothing was appended, posted or snapshotted again.
 
         Raises:
             InsufficientChips: a posting would overdraw (nothing persists).
@@ -150,6 +157,9 @@ class TableStore:
                     )
                 except TableNotOpen as exc:
                     raise TableClosed(table_id) from exc
+                if snapshot is not None:
+                    await tx.put_snapshot(table_id, seq, snapshot, now)
+                    await tx.drop_snapshots(table_id, below=seq)
             return receipt
 
     async def close_table(
@@ -218,6 +228,7 @@ class TableStore:
                 await tx.mark_closed(table_id, now)
             except TableNotOpen as exc:  # pragma: no cover - checked above under the same write lock
                 raise TableClosed(table_id) from exc
+            await tx.drop_snapshots(table_id)  # a closed table is never replayed; its log stays
         return _close_result(receipt, table_id)
 
     async def set_board_message(self, table_id: int, message_id: int | None) -> None:
@@ -235,7 +246,11 @@ class TableStore:
                 raise TableClosed(table_id) from exc
 
     async def save_snapshot(self, table_id: int, seq: int, state: str) -> None:
-        """Record the table state after action ``seq``; later loads replay only the actions after it."""
+        """Record the table state after action ``seq`` as its only snapshot (older ones are deleted).
+
+        Later loads replay only the actions after it. ``commit_action(..., snapshot=...)`` does the same atomically
+        with the action.
+        """
         async with self.storage.transaction() as tx:
             row = await tx.get_table(table_id)
             if row is None:
@@ -243,6 +258,7 @@ class TableStore:
             if not 1 <= seq <= row.last_seq:
                 raise StorageError(f"table {table_id}: snapshot seq {seq} is outside 1..{row.last_seq}")
             await tx.put_snapshot(table_id, seq, state, self._clock())
+            await tx.drop_snapshots(table_id, below=seq)
 
     async def load_open_tables(self) -> list[StoredTable]:
         """Every open table with its config/meta and ordered action texts, for replay at start-up."""

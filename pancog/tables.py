@@ -7,7 +7,9 @@ a player's action or a system action (the deal, a timeout, a floor foul) — goe
          -> swap the in-memory state -> notify listeners
 
 So a refused action (a :class:`PanError`) or a failed commit leaves the table exactly as it was. At start-up
-:meth:`TableService.load` replays every open table's action log through the engine.
+:meth:`TableService.load` rebuilds every open table: from its snapshot (the engine state written with the action
+that ended the last hand, or every ``snapshot_every`` actions) plus the actions after it, or by replaying the
+whole log through the engine when there is no usable snapshot.
 
 No discord imports: ids are ints. Wording for players lives in the errors' messages only.
 """
@@ -15,6 +17,7 @@ No discord imports: ids are ints. Wording for players lives in the errors' messa
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import random
@@ -27,8 +30,9 @@ from typing import Any
 from pancog.game import engine
 from pancog.game.actions import Action, Rebuy, Sit, Stand, StartHand, Timeout  # Timeout: computer players (issue 8)
 from pancog.game.cards import Card
+from pancog.game.codec import StateFormatError, dump_state, load_state
 from pancog.game.errors import PanError, RuleViolation  # RuleViolation: computer players (issue 8)
-from pancog.game.events import BoughtIn, CashedOut, ChipsMoved, Event
+from pancog.game.events import BoughtIn, CashedOut, ChipsMoved, Event, HandEnded
 from pancog.game.notation import format_action, format_event, parse_action
 from pancog.game.rules import PRESETS, Rules
 from pancog.game.state import Account as EngineAccount
@@ -56,6 +60,9 @@ __all__ = [
 log = logging.getLogger("pan.tables")
 
 DEFAULT_BUYIN_MINIMUMS = 5  # a join without an amount brings this many minimum buy-ins (capped at the bank)
+SNAPSHOT_EVERY = 400
+"""Snapshot a table whose log grew by more than this many actions since its last snapshot (bounds the replay of
+a very long hand); every hand end is snapshotted anyway."""
 
 
 class NoTableHere(PanError):
@@ -201,6 +208,7 @@ class TableSession:
     board_message_id: int | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     stacked: list[StartHand] = field(default_factory=list)  # test hook: the next deals
+    snapshot_seq: int = 0  # the seq of the table's stored snapshot (0: none)
 
     @property
     def rules(self) -> Rules:
@@ -312,6 +320,26 @@ def engine_postings(
     return [Posting(account, delta) for account, delta in sorted(net.items()) if delta]
 
 
+# --------------------------------------------------------------------------------------------- snapshots
+
+
+class _UnusableSnapshot(Exception):
+    """A stored snapshot that cannot stand in for the replay of the log before it."""
+
+
+def _from_snapshot(text: str, item: StoredTable, rules: Rules) -> TableState:
+    """The state in ``text``, ``item``'s snapshot (after seq ``first_seq - 1``). Raises :class:`_UnusableSnapshot`."""
+    try:
+        state = load_state(text)
+    except StateFormatError as exc:
+        raise _UnusableSnapshot(f"snapshot at seq {item.first_seq - 1} is unreadable ({exc})") from exc
+    if state.seq != item.first_seq - 1 or state.table_id != item.table_id:
+        raise _UnusableSnapshot(f"snapshot at seq {item.first_seq - 1} holds table {state.table_id} at seq {state.seq}")
+    if state.rules != rules:  # the preset changed since: a full replay uses today's rules, as without snapshots
+        raise _UnusableSnapshot(f"snapshot at seq {item.first_seq - 1} has other rules than the table's config")
+    return state
+
+
 # --------------------------------------------------------------------------------------------- the service
 
 
@@ -325,11 +353,16 @@ class TableService:
         *,
         dealer: Dealer = random_deal,
         clock: Callable[[], float] = time.time,
+        snapshots: bool = True,
+        snapshot_every: int = SNAPSHOT_EVERY,
     ) -> None:
+        """``snapshots=False`` writes no snapshots (start-up then replays whole logs; for benchmarks and tests)."""
         self.ledger = ledger
         self.store = store
         self._dealer = dealer
         self._clock = clock
+        self._snapshots = snapshots
+        self._snapshot_every = snapshot_every
         self._tables: dict[int, TableSession] = {}
         self._by_channel: dict[int, int] = {}
         self._listeners: list[Listener] = []
@@ -372,20 +405,27 @@ class TableService:
     # ------------------------------------------------------------------ lifecycle
 
     async def load(self) -> int:
-        """Rebuild every open table by replaying its action log; returns how many were loaded."""
+        """Rebuild every open table (its snapshot plus the actions after it, else its whole log); returns how many."""
         stored = await self.store.load_open_tables()
         for item in stored:
-            session = self._replay(item)
+            try:
+                session = self._replay(item)
+            except _UnusableSnapshot as exc:
+                log.warning("table %s: %s; replaying the whole log", item.table_id, exc)
+                whole = await self.store.read_log(item.table_id, 0)
+                item = dataclasses.replace(item, snapshot=None, actions=tuple(a for _, a, _ in whole), first_seq=1)
+                session = self._replay(item)
             self._tables[session.table_id] = session
             self._by_channel[session.channel_id] = session.table_id
         return len(stored)
 
     def _replay(self, item: StoredTable) -> TableSession:
+        """The table at its last committed action. Raises :class:`_UnusableSnapshot` (the caller replays all)."""
         row = item.row
         config = TableConfig.from_json(row.config)
-        if item.snapshot is not None:
-            raise NotImplementedError("table snapshots are not written by this service")
-        state = initial_state(config.rules(), table_id=row.table_id)
+        rules = config.rules()
+        snap = item.snapshot
+        state = initial_state(rules, table_id=row.table_id) if snap is None else _from_snapshot(snap, item, rules)
         for text in item.actions:
             state = engine.apply(state, parse_action(text)).state
         if state.seq != row.last_seq:
@@ -398,6 +438,7 @@ class TableService:
             config=config,
             state=state,
             board_message_id=row.board_message_id,
+            snapshot_seq=item.first_seq - 1 if item.snapshot is not None else 0,
         )
 
     async def open_table(
@@ -515,6 +556,7 @@ class TableService:
         postings = engine_postings(
             transition.events, table_id=session.table_id, guild_id=session.guild_id, before=before, after=after
         )
+        snapshot = self._snapshot_text(session, transition)
         await self.store.commit_action(
             session.table_id,
             after.seq,
@@ -523,8 +565,11 @@ class TableService:
             postings,
             actor=actor if actor is not None else "system",
             reason=type(action).__name__,
+            snapshot=snapshot,
         )
         session.state = after  # swap only after the commit
+        if snapshot is not None:
+            session.snapshot_seq = after.seq
         applied = Applied(session, before, action, transition, actor)
         for listener in self._listeners:
             try:
@@ -532,6 +577,21 @@ class TableService:
             except Exception:
                 log.exception("table %s: listener failed after seq %s", session.table_id, after.seq)
         return applied
+
+    def _snapshot_text(self, session: TableSession, transition: engine.Transition) -> str | None:
+        """The state to store with this action: after a hand ends, or once the log has grown ``snapshot_every``
+        actions past the last snapshot. None otherwise, or if encoding fails (logged: a snapshot is only a cache)."""
+        after = transition.state
+        if not self._snapshots or (
+            after.seq - session.snapshot_seq <= self._snapshot_every
+            and not any(isinstance(e, HandEnded) for e in transition.events)
+        ):
+            return None
+        try:
+            return dump_state(after)
+        except Exception:
+            log.exception("table %s: no snapshot at seq %s", session.table_id, after.seq)
+            return None
 
     # ------------------------------------------------------------------ table-level conveniences
 

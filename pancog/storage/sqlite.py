@@ -298,6 +298,13 @@ class SqliteTx:
             (table_id, seq, state, created_at),
         )
 
+    async def drop_snapshots(self, table_id: int, *, below: int | None = None) -> int:
+        cursor = await self._conn.execute(
+            "DELETE FROM snapshots WHERE table_id = ? AND seq < ?",
+            (table_id, below if below is not None else 2**63 - 1),
+        )
+        return cursor.rowcount
+
     async def load_open_tables(self) -> list[StoredTable]:
         tables = [
             _table_row(r)
@@ -312,10 +319,13 @@ class SqliteTx:
         ):
             snapshots[table_id] = (seq, state)
         actions: dict[int, list[str]] = {t.table_id: [] for t in tables}
+        # One primary-key range scan per open table (seq > its snapshot's), not a subquery per logged action.
         for table_id, action in await self._conn.execute_fetchall(
-            "SELECT a.table_id, a.action FROM actions a JOIN tables t ON t.table_id = a.table_id "
-            "WHERE t.status = 'open' AND a.seq > COALESCE((SELECT MAX(seq) FROM snapshots s "
-            "WHERE s.table_id = a.table_id), 0) ORDER BY a.table_id, a.seq"
+            "SELECT a.table_id, a.action FROM tables t "
+            "LEFT JOIN (SELECT table_id, MAX(seq) AS seq FROM snapshots GROUP BY table_id) s "
+            "ON s.table_id = t.table_id "
+            "JOIN actions a ON a.table_id = t.table_id AND a.seq > COALESCE(s.seq, 0) "
+            "WHERE t.status = 'open' ORDER BY a.table_id, a.seq"
         ):
             actions[table_id].append(action)
         result: list[StoredTable] = []

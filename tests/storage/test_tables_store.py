@@ -51,6 +51,33 @@ async def test_snapshot_shortens_replay(store: TableStore, table: int) -> None:
         await store.save_snapshot(table, 8, "future")
 
 
+async def test_commit_action_snapshot_is_atomic_and_the_only_one(store: TableStore, table: int) -> None:
+    """A snapshot commits with its action (not on an overdraw, not on a retry) and replaces older ones."""
+    stack = Account.stack(table, 11)
+    await store.commit_action(table, 1, "a1", "[]", snapshot="s1")
+    await store.commit_action(table, 2, "a2", "[]")
+    await store.save_snapshot(table, 2, "s2")  # the older snapshot is deleted
+    async with store.storage.transaction(write=False) as tx:
+        assert await tx.drop_snapshots(table, below=1) == 0
+    with pytest.raises(InsufficientChips):
+        overdraw = transfer(stack, Account.stack(table, 12), 10_000)
+        await store.commit_action(table, 3, "a3", "[]", overdraw, snapshot="s3")
+    (loaded,) = await store.load_open_tables()
+    assert (loaded.snapshot, loaded.first_seq, loaded.actions) == ("s2", 3, ())
+    await store.commit_action(table, 3, "a3", "[]", snapshot="s3")
+    receipt = await store.commit_action(table, 3, "a3", "[]", snapshot="retried")  # same key: a no-op
+    assert not receipt.created
+    await store.commit_action(table, 4, "a4", "[]")
+    (loaded,) = await store.load_open_tables()
+    assert (loaded.snapshot, loaded.first_seq, loaded.actions, loaded.last_seq) == ("s3", 4, ("a4",), 4)
+    rows = await store.storage._connection().execute_fetchall("SELECT seq FROM snapshots WHERE table_id = ?", (table,))
+    assert [r[0] for r in rows] == [3]
+    await store.close_table(table)
+    rows = await store.storage._connection().execute_fetchall("SELECT seq FROM snapshots WHERE table_id = ?", (table,))
+    assert list(rows) == []
+    assert len(await store.read_log(table)) == 4  # the log itself is never pruned
+
+
 async def test_close_table_cashes_out_and_returns_unclaimed_tops(
     store: TableStore, ledger: ChipLedger, table: int
 ) -> None:
