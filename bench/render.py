@@ -1,19 +1,26 @@
 """Renderer benchmark: median and p99 ms per image, the PNG-encode floor, and byte sizes.
 
-Run: .venv/bin/python bench/render.py [--runs N]
+Run: .venv/bin/python bench/render.py [--runs N] [--only SUBSTRING] [--cpu] [--encode-levels]
 Pins itself to one CPU core. "cold" is the first render in a fresh process (fonts and card sprites
 drawn and cached); every other figure is warm (sprites cached, as in a running bot).
+
+The "live" table case gives every render new notes and a new clock (as a busy table does: each
+board edit carries the latest moves), so text that was never drawn before is measured too; the
+other cases repeat one snapshot, whose strings are all cached after the first render.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
+import itertools
 import os
 import platform
 import statistics
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -21,16 +28,38 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import PIL
 from PIL import Image
 
-from renderer import assets, render_hand, render_outcome, render_table
-from renderer.samples import sample_hand, sample_outcome, sample_table, worst_hand, worst_table
+from renderer import TableSnapshot, assets, render_hand, render_outcome, render_table
+from renderer.samples import NAMES, sample_hand, sample_outcome, sample_table, worst_hand, worst_table
+
+_counter = itertools.count(1)
+
+
+def _live_table(n_seats: int, n_melds: int) -> Callable[[], TableSnapshot]:
+    """A table whose notes and clock change on every call (fresh strings, like a table in play)."""
+    base = sample_table(n_seats, n_melds)
+
+    def make() -> TableSnapshot:
+        n = next(_counter)
+        who = NAMES[n % len(NAMES)]
+        notes = (
+            f"{who} melded 5S 5S 5S (+4), move {n}.",
+            f"{NAMES[(n + 3) % len(NAMES)]} drew from the stock and discarded 7H at move {n}.",
+            f"{NAMES[(n + 7) % len(NAMES)]} went on top; {n % 9} chips paid.",
+        )
+        return replace(base, notes=notes, clock_seconds=n % 90)
+
+    return make
+
+
+_clock = time.perf_counter  # --cpu: time.process_time (this process's CPU time, robust to a busy machine)
 
 
 def _times(fn: Callable[[], object], runs: int) -> list[float]:
     out = []
     for _ in range(runs):
-        start = time.perf_counter()
+        start = _clock()
         fn()
-        out.append((time.perf_counter() - start) * 1000)
+        out.append((_clock() - start) * 1000)
     return sorted(out)
 
 
@@ -38,27 +67,82 @@ def _p99(xs: list[float]) -> float:
     return xs[min(len(xs) - 1, round(0.99 * (len(xs) - 1)))]
 
 
+_LEVELS: tuple[tuple[str, dict[str, object]], ...] = (
+    ("level 1", {"compress_level": 1}),
+    ("level 2", {"compress_level": 2}),
+    ("level 3", {"compress_level": 3}),
+    ("level 6", {"compress_level": 6}),
+    ("level 9 + optimize", {"compress_level": 9, "optimize": True}),
+)
+
+
+def encode_levels(runs: int) -> None:
+    """The quantize step and PNG deflate at several levels, on the final images (the `to_png` choice)."""
+    images = {
+        "hand, 11 shown": render_hand(sample_hand(10)),
+        "table, 2 seats": render_table(sample_table(2, 6)),
+        "table, 6 seats": render_table(sample_table(6, 20)),
+        "table, 8 seats": render_table(sample_table(8, 30)),
+        "table, 15 worst": render_table(worst_table()),
+        "outcome, 14": render_outcome(sample_outcome(14)),
+    }
+    pal = assets.palette()
+    print(f"Python {platform.python_version()}, Pillow {PIL.__version__}, 1 core, median of {runs} runs")
+    print("| image | quantize ms | " + " | ".join(f"{name} ms / bytes" for name, _ in _LEVELS) + " |")
+    print("|---|---|" + "---|" * len(_LEVELS))
+    for name, im in images.items():
+        quant = statistics.median(_times(lambda im=im: im.quantize(palette=pal, dither=Image.Dither.NONE), runs))  # type: ignore[misc]
+        q = im.quantize(palette=pal, dither=Image.Dither.NONE)
+        cells = []
+        for _, options in _LEVELS:
+
+            def save(q: Image.Image = q, options: dict[str, object] = options) -> bytes:
+                buf = io.BytesIO()
+                q.save(buf, "PNG", **options)
+                return buf.getvalue()
+
+            n = max(3, runs // 10) if options.get("optimize") else runs
+            cells.append(f"{statistics.median(_times(save, n)):.2f} / {len(save()):,}")
+        print(f"| {name} | {quant:.2f} | " + " | ".join(cells) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=300)
+    parser.add_argument("--only", default="", help="run only the cases whose name contains this")
+    parser.add_argument("--encode-levels", action="store_true", help="compare PNG compress levels instead")
+    parser.add_argument("--cpu", action="store_true", help="time CPU used (process_time), not wall time")
     args = parser.parse_args()
+    global _clock  # one switch for the whole run
+    if args.cpu:
+        _clock = time.process_time
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    if args.encode_levels:
+        encode_levels(args.runs)
+        return
+    live8 = _live_table(8, 30)
     cases: list[tuple[str, Callable[[], Image.Image]]] = [
         ("hand: 10 cards + pluck (11 shown)", lambda: render_hand(sample_hand(10))),
         ("hand: 11 cards + drawn, all marked", lambda: render_hand(worst_hand())),
+        ("table: 2 seats, 6 melds", lambda: render_table(sample_table(2, 6))),
+        ("table: 6 seats, 20 melds", lambda: render_table(sample_table(6, 20))),
         ("table: 8 seats, 30 melds", lambda: render_table(sample_table(8, 30))),
+        ("table: 8 seats, 30 melds, live (new notes + clock)", lambda: render_table(live8())),
         ("table: 15 seats, 45 melds", lambda: render_table(sample_table(15, 45))),
         ("table: 15-seat worst case (75 long melds)", lambda: render_table(worst_table())),
         ("outcome: 4 melds, 14 payers", lambda: render_outcome(sample_outcome(14))),
     ]
-    print(f"Python {platform.python_version()}, Pillow {PIL.__version__}, 1 core, {args.runs} runs each")
+    clock = "CPU time" if args.cpu else "wall time"
+    print(f"Python {platform.python_version()}, Pillow {PIL.__version__}, 1 core, {args.runs} runs each, {clock}")
     print("| image | px | cold ms | render+encode median / p99 ms | encode alone median / p99 ms | ratio | bytes |")
     print("|---|---|---|---|---|---|---|")
     for name, make in cases:
-        start = time.perf_counter()
+        if args.only not in name:
+            continue
+        start = _clock()
         assets.to_png(make())
-        cold = (time.perf_counter() - start) * 1000
+        cold = (_clock() - start) * 1000
         full = _times(lambda make=make: assets.to_png(make()), args.runs)  # type: ignore[misc]
         im = make()
         enc = _times(lambda im=im: assets.to_png(im), args.runs)  # type: ignore[misc]

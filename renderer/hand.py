@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from pancog.game.cards import Card, rank_order_key, suit_order_key
 
@@ -102,26 +102,26 @@ def render_hand(snapshot: HandSnapshot) -> Image.Image:
     """The hand as an RGB image (see `render_hand_png`)."""
     lay = layout_hand(snapshot)
     im = Image.new("RGB", (lay.width, lay.height), assets.FELT)
-    draw = ImageDraw.Draw(im)
     if not lay.order:
         assets.paste_text(im, (MARGIN + 8, MARGIN + LIFT + CARD.height // 2 - 14), "No cards", "bold", 26,
                           assets.INK_MUTED)  # fmt: skip
     if lay.drawn_panel is not None:
-        draw.rounded_rectangle(lay.drawn_panel, radius=14, fill=assets.FELT_DARK)
+        p = lay.drawn_panel  # as draw.rounded_rectangle(p, radius=14) would cover it, right/bottom edges included
+        panel = assets.rounded_box((p[2] - p[0] + 1, p[3] - p[1] + 1), 14, assets.FELT_DARK, assets.FELT)
+        assets.paste_rgba(im, panel, p[:2])
     for pos, idx in enumerate(lay.order):
-        sprite = assets.card_face(snapshot.cards[idx], CARD, snapshot.four_color, lay.marked[pos])
-        box = lay.card_boxes[pos]
-        im.paste(sprite, box[:2], sprite)
+        assets.card_sprite(snapshot.cards[idx], CARD, snapshot.four_color, lay.marked[pos]).paste(
+            im, lay.card_boxes[pos][:2]
+        )
         if lay.marked[pos]:
             pill = assets.pill(str(pos + 1), assets.GOLD, assets.GOLD_DARK, LABEL_SIZE)
         else:
             pill = assets.pill(str(pos + 1), assets.PANEL, assets.INK_LIGHT, LABEL_SIZE)
-        im.paste(pill, lay.label_boxes[pos][:2], pill)
+        assets.paste_rgba(im, pill, lay.label_boxes[pos][:2])
     if snapshot.drawn is not None and lay.drawn_box is not None and lay.drawn_label_box is not None:
-        sprite = assets.card_face(snapshot.drawn, CARD, snapshot.four_color)
-        im.paste(sprite, lay.drawn_box[:2], sprite)
+        assets.card_sprite(snapshot.drawn, CARD, snapshot.four_color).paste(im, lay.drawn_box[:2])
         pill = assets.pill(snapshot.drawn_label.upper(), assets.GOLD, assets.GOLD_DARK, LABEL_SIZE)
-        im.paste(pill, lay.drawn_label_box[:2], pill)
+        assets.paste_rgba(im, pill, lay.drawn_label_box[:2])
     return im
 
 

@@ -128,11 +128,10 @@ def render_outcome(snapshot: OutcomeSnapshot) -> Image.Image:
                       assets.INK_MUTED)  # fmt: skip
     for meld, boxes, tag_box in zip(snapshot.melds, lay.card_boxes, lay.tag_boxes, strict=True):
         for card, box in zip(meld.cards, boxes, strict=False):
-            face = assets.card_face(card, CARD, snapshot.four_color)
-            im.paste(face, box[:2], face)
+            assets.card_sprite(card, CARD, snapshot.four_color).paste(im, box[:2])
         tag = _tag(meld)
         if tag is not None and tag_box is not None:
-            im.paste(tag, tag_box[:2], tag)
+            assets.paste_rgba(im, tag, tag_box[:2])
     bb = lay.breakdown_box
     assets.paste_text(im, (bb[0], bb[1]), "OUTS, PER PLAYER", "bold", 15, assets.INK_MUTED)
     for i, (label, value) in enumerate(breakdown_lines(snapshot)):

@@ -35,6 +35,7 @@ TAG_SIZE = 18
 STATUS_SIZE = 15
 COUNT_SIZE = 17
 MAX_NOTES = 3
+PANEL_CACHE_PX = 150_000  # seat panels up to this many pixels are cached (`assets.rounded_box`, 32 kept)
 
 _ACTIVE = {SeatStatus.IN, SeatStatus.FOULED}
 
@@ -242,7 +243,7 @@ def _draw_header(im: Image.Image, draw: ImageDraw.ImageDraw, snapshot: TableSnap
         ink = assets.WHITE if urgent else assets.GOLD_DARK
         clock = assets.pill(clock_text(snapshot.clock_seconds), fill, ink, 20)
         x_right -= clock.width
-        im.paste(clock, (x_right, (HEADER_H - clock.height) // 2), clock)
+        assets.paste_rgba(im, clock, (x_right, (HEADER_H - clock.height) // 2))
         x_right -= 10
     right_w = 0
     if right:
@@ -260,18 +261,17 @@ def _draw_centre(im: Image.Image, draw: ImageDraw.ImageDraw, snapshot: TableSnap
     assets.paste_text(im, (lay.top_card_box[0], cap_y), caption, "bold", CAPTION_SIZE,
                       assets.GOLD if is_option else assets.INK_MUTED)  # fmt: skip
     if snapshot.top_card is not None:
-        face = assets.card_face(snapshot.top_card, TOP_CARD, snapshot.four_color, snapshot.top_is_option)
-        im.paste(face, lay.top_card_box[:2], face)
+        face = assets.card_sprite(snapshot.top_card, TOP_CARD, snapshot.four_color, snapshot.top_is_option)
+        face.paste(im, lay.top_card_box[:2])
     else:
         draw.rounded_rectangle(lay.top_card_box, radius=8, outline=assets.INK_MUTED, width=2)
         assets.paste_text(im, (lay.top_card_box[0] + 14, lay.top_card_box[1] + 48), "none", "bold", 18,
                           assets.INK_MUTED)  # fmt: skip
     assets.paste_text(im, (lay.stock_box[0], cap_y), "STOCK", "bold", CAPTION_SIZE, assets.INK_MUTED)
-    back = assets.card_back(TOP_CARD)
-    im.paste(back, lay.stock_box[:2], back)
+    assets.back_sprite(TOP_CARD).paste(im, lay.stock_box[:2])
     count = assets.pill(str(snapshot.stock_count), assets.CARD_WHITE, assets.STOCK_INK, 22)
     sb = lay.stock_box
-    im.paste(count, ((sb[0] + sb[2] - count.width) // 2, (sb[1] + sb[3] - count.height) // 2), count)
+    assets.paste_rgba(im, count, ((sb[0] + sb[2] - count.width) // 2, (sb[1] + sb[3] - count.height) // 2))
     tb = lay.tops_box
     for i, (label, value) in enumerate(
         (("SINGLES TOPS", snapshot.singles_tops), ("DOUBLES TOPS", snapshot.doubles_tops))
@@ -289,36 +289,48 @@ def _draw_centre(im: Image.Image, draw: ImageDraw.ImageDraw, snapshot: TableSnap
         assets.paste_text(im, (nb[0], cap_y + 26 + i * 30), shown, "regular", 17, assets.INK_LIGHT)
 
 
+def _draw_panel(
+    im: Image.Image, draw: ImageDraw.ImageDraw, box: Box, fill: assets.RGB, outline: assets.RGB | None, line: int
+) -> None:
+    """``draw.rounded_rectangle(box, radius=10, ...)`` on the felt: a copy of a cached panel when it is
+    at most `PANEL_CACHE_PX` pixels (every usual seat panel), else drawn (bounds the cache's memory)."""
+    size = (box[2] - box[0] + 1, box[3] - box[1] + 1)  # Pillow's box includes its right and bottom edges
+    if size[0] * size[1] <= PANEL_CACHE_PX:
+        assets.paste_rgba(im, assets.rounded_box(size, 10, fill, assets.FELT, outline, line), box[:2])
+    else:
+        draw.rounded_rectangle(box, radius=10, fill=fill, outline=outline, width=line)
+
+
 def _draw_seat(im: Image.Image, draw: ImageDraw.ImageDraw, seat: SeatSnapshot, lay: SeatLayout, four: bool) -> None:
     if seat.is_turn:
-        draw.rounded_rectangle(lay.panel, radius=10, fill=assets.PANEL_TURN, outline=assets.GOLD, width=3)
+        fill = assets.PANEL_TURN
+        _draw_panel(im, draw, lay.panel, fill, assets.GOLD, 3)
         nb = lay.name_box
         mid = (nb[1] + nb[3]) // 2
         draw.polygon([(nb[0] - 14, mid - 8), (nb[0] - 14, mid + 8), (nb[0] - 3, mid)], fill=assets.GOLD)
     else:
         fill = assets.PANEL if seat.status in _ACTIVE else assets.FELT_DARK
-        draw.rounded_rectangle(lay.panel, radius=10, fill=fill)
+        _draw_panel(im, draw, lay.panel, fill, None, 1)
     name_ink = assets.INK_LIGHT if seat.status in _ACTIVE else assets.INK_MUTED
     assets.paste_text(im, (lay.name_box[0], lay.name_box[1] + 1), lay.name_text, "cond", NAME_SIZE, name_ink)
     status = _status_pill(seat.status)
-    im.paste(status, lay.status_box[:2], status)
+    assets.paste_rgba(im, status, lay.status_box[:2])
     if lay.doubles_box is not None:
         dbl = _doubles_pill()
-        im.paste(dbl, lay.doubles_box[:2], dbl)
+        assets.paste_rgba(im, dbl, lay.doubles_box[:2])
     cb = lay.count_box
-    draw.rounded_rectangle((cb[0], cb[1] + 2, cb[0] + 13, cb[3] - 2), radius=3, fill=assets.HAND_ICON,
-                           outline=assets.CARD_WHITE)  # fmt: skip
+    icon = assets.rounded_box((14, cb[3] - cb[1] - 3), 3, assets.HAND_ICON, fill, assets.CARD_WHITE)
+    assets.paste_rgba(im, icon, (cb[0], cb[1] + 2))  # was draw.rounded_rectangle((x, y + 2, x + 13, y + h - 2))
     assets.paste_text(im, (cb[0] + 17, cb[1]), _count_text(seat), "bold", COUNT_SIZE, assets.INK_LIGHT)
     hb = lay.chips_box
     draw.ellipse((hb[0], hb[1] + 4, hb[0] + 16, hb[1] + 20), fill=assets.GOLD, outline=assets.GOLD_DARK)
     assets.paste_text(im, (hb[0] + 22, hb[1]), chips_text(seat.chips), "bold", NAME_SIZE, assets.INK_LIGHT)
     for meld, ml in zip(seat.melds, lay.melds, strict=True):
         for card, box in zip(meld.cards, ml.card_boxes, strict=True):
-            face = assets.card_face(card, MINI, four)
-            im.paste(face, box[:2], face)
+            assets.card_sprite(card, MINI, four).paste(im, box[:2])
         tag = _tag(meld)
         if tag is not None and ml.tag_box is not None:
-            im.paste(tag, ml.tag_box[:2], tag)
+            assets.paste_rgba(im, tag, ml.tag_box[:2])
 
 
 def render_table(snapshot: TableSnapshot) -> Image.Image:

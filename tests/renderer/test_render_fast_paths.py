@@ -1,0 +1,215 @@
+"""The renderer's shortcuts draw exactly what the plain Pillow calls they replace would draw.
+
+`fit_text` bisects with font advances instead of cutting one character at a time through rendered
+masks; card sprites are pasted as split bands; panels are cached `rounded_box` images; renders
+run concurrently in worker threads over shared caches.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+
+import pytest
+from PIL import Image, ImageDraw
+
+from pancog.game.cards import ALL_CARDS, Suit, parse_card
+from renderer import assets, render_hand_png, render_outcome_png, render_table_png
+from renderer.samples import NAMES, sample_hand, sample_outcome, sample_table, worst_hand, worst_table
+
+# (kind, size) pairs the images use for cut text: names, header, notes, payments, titles.
+FIT_FONTS: list[tuple[assets.FontKind, int]] = [
+    ("cond", 20), ("cond", 22), ("bold", 22), ("bold", 28),
+    ("regular", 15), ("regular", 16), ("regular", 17), ("cond", 18),
+]  # fmt: skip
+
+
+def _old_fit_text_all(text: str, kind: assets.FontKind, size: int, widths: list[int]) -> list[str]:
+    """The previous algorithm (drop one character at a time until ``cut + "…"`` fits) for each width.
+
+    Each prefix is measured once and shared by all the widths; the answers are what the old loop
+    gave, one width at a time.
+    """
+    f = assets.font(kind, size)
+    full = round(f.getlength(text))
+    with_dots = [round(f.getlength(text[:k] + "…")) for k in range(len(text) + 1)]
+    out = []
+    for width in widths:
+        if full <= width:
+            out.append(text)
+            continue
+        k = len(text)
+        while k and with_dots[k] > width:
+            k -= 1
+        out.append(text[:k].rstrip() + "…" if k else "")
+    return out
+
+
+def _strings() -> list[str]:
+    rng = random.Random(20261130)
+    alphabet = "AVTWYLPFaeiouvwyjfrt.,;:'\"-–—…  0123456789ÁéñüçØßłŁİıĳ«»ƒfiﬁ漢字🂡♠♥"
+    out = list(NAMES) + [f"{n} WWWWWWWWWWWWWWWWWWWW" for n in NAMES]
+    out += ["Rosa melded 5S 5S 5S (+4).", "Lupe went on top.", "Big Eddie fouled: refunds 3.", "x" * 300, "", " ", "…"]
+    out += ["AVAVAVAVAVAV", "To Ta Te Wa We Yo", "LT LY FA PA", "   trailing spaces then more   text", "a  b  c  d"]
+    for _ in range(40):
+        out.append("".join(rng.choice(alphabet) for _ in range(rng.randint(1, 70))))
+    return out
+
+
+@pytest.mark.parametrize(("kind", "size"), FIT_FONTS)
+def test_fit_text_matches_the_character_by_character_cut(kind: assets.FontKind, size: int) -> None:
+    """Bisection returns the same string as the old linear cut, for every string and many widths."""
+    rng = random.Random(size * 31 + len(kind))
+    checked = 0
+    for text in _strings():
+        full = round(assets.font(kind, size).getlength(text))
+        widths = {0, 1, 5, full - 1, full, full + 1, *(rng.randint(0, full + 10) for _ in range(12))}
+        ordered = sorted(w for w in widths if w >= 0)
+        expected = _old_fit_text_all(text, kind, size, ordered)
+        for width, old in zip(ordered, expected, strict=True):
+            assert assets.fit_text(text, kind, size, width) == old, (text, width)
+            checked += 1
+    assert checked > 800
+
+
+def test_fit_text_draws_nothing() -> None:
+    """Measuring and cutting render no mask; only the string finally pasted becomes a sprite."""
+    note = "Chuy the Card Shark of Gardena melded QD QD QD QD and discarded 7H, a note drawn once " + "z" * 40
+    before = assets.text_sprite.cache_info()
+    shown = assets.fit_text(note, "regular", 17, 394)
+    assert shown.endswith("…") and len(shown) < len(note)
+    assert assets.text_width(shown, "regular", 17) <= 394
+    assert assets.text_sprite.cache_info().misses == before.misses
+    im = Image.new("RGB", (400, 30), assets.FELT)
+    assets.paste_text(im, (0, 0), shown, "regular", 17, assets.INK_LIGHT)
+    assert assets.text_sprite.cache_info().misses == before.misses + 1
+
+
+def test_text_width_is_the_sprite_advance() -> None:
+    for text in ("Rosa", "1,234,567", "Mrs. Kawamoto to play", "AV…"):
+        for kind, size in FIT_FONTS[:4]:
+            assert assets.text_width(text, kind, size) == assets.text_sprite(text, kind, size).advance
+
+
+def _noise(size: tuple[int, int], seed: int) -> Image.Image:
+    return Image.frombytes("RGB", size, random.Random(seed).randbytes(size[0] * size[1] * 3))
+
+
+def _all_sprites() -> list[tuple[str, assets.Sprite]]:
+    """Every card at every size, the backs, and the gold-framed and four-colour variants of a few."""
+    out = []
+    for size in (assets.LARGE, assets.MEDIUM, assets.SMALL):
+        out.append((f"back {size.name}", assets.back_sprite(size)))
+        out += [(f"{card} {size.name}", assets.card_sprite(card, size)) for card in ALL_CARDS]
+        for card in map(parse_card, ("AD", "5C", "7D", "JC", "QD", "KH")):
+            out.append((f"{card} {size.name} four", assets.card_sprite(card, size, True)))
+            out.append((f"{card} {size.name} marked", assets.card_sprite(card, size, card.suit is Suit.DIAMONDS, True)))
+    return out
+
+
+@pytest.mark.parametrize("card", ["AS", "7H", "QD", "KC", "JH"])
+def test_split_sprite_reassembles_to_the_drawn_card(card: str) -> None:
+    for size in (assets.LARGE, assets.MEDIUM, assets.SMALL):
+        for four in (False, True):
+            drawn = assets._draw_card_face(parse_card(card), size, four, size is assets.LARGE)
+            sprite = assets.card_sprite(parse_card(card), size, four, size is assets.LARGE)
+            assert sprite.image().tobytes() == drawn.tobytes()
+    assert assets.back_sprite(assets.SMALL).image().tobytes() == assets._draw_card_back(assets.SMALL).tobytes()
+
+
+def test_split_sprites_paste_exactly_like_an_alpha_paste() -> None:
+    """Band-wise pasting gives the same pixels as pasting the whole RGBA sprite through its alpha,
+    including where the sprite hangs off the canvas."""
+    canvas = _noise((150, 200), 7)
+    positions = [(5, 9), (-20, -30), (100, 150)]
+    for name, sprite in _all_sprites():
+        whole = sprite.image()
+        assert len(sprite.bands) == 3, name  # corners above and below, an opaque middle
+        for xy in positions:
+            expected, actual = canvas.copy(), canvas.copy()
+            expected.paste(whole, xy, whole)
+            sprite.paste(actual, xy)
+            assert actual.tobytes() == expected.tobytes(), (name, xy)
+
+
+def test_split_sprite_on_other_canvases_and_without_opaque_rows() -> None:
+    """The ordinary Image.paste path (non-RGB canvas) and a sprite with no opaque rows (one band)."""
+    face = assets._draw_card_face(parse_card("QH"), assets.SMALL, False, False)
+    sprite = assets.card_sprite(parse_card("QH"), assets.SMALL)
+    rgba = Image.new("RGBA", (80, 90), (10, 20, 30, 255))
+    expected = rgba.copy()
+    expected.paste(face, (3, 4), face)
+    sprite.paste(rgba, (3, 4))
+    assert rgba.tobytes() == expected.tobytes()
+    pill = assets.pill("x2", assets.GOLD, assets.GOLD_DARK, 15)
+    whole = assets.Sprite.split(pill)
+    assert len(whole.bands) == 1 and whole.bands[0].mode == "RGBA"
+    canvas = _noise((60, 40), 3)
+    expected = canvas.copy()
+    expected.paste(pill, (2, 2), pill)
+    whole.paste(canvas, (2, 2))
+    assert canvas.tobytes() == expected.tobytes()
+
+
+def test_paste_rgba_is_image_paste() -> None:
+    pill = assets.pill("on top", *assets.STATUS_COLOURS["on top"], 15)
+    box = assets.rounded_box((30, 20), 3, assets.HAND_ICON, assets.PANEL, assets.CARD_WHITE)
+    for canvas in (_noise((120, 60), 1), Image.new("RGBA", (120, 60), (1, 2, 3, 200))):
+        for src, mask in ((pill, pill), (box, None)):
+            for xy in ((4, 5), (-10, 50)):
+                expected, actual = canvas.copy(), canvas.copy()
+                expected.paste(src, xy, mask)
+                assets.paste_rgba(actual, src, xy)
+                assert actual.tobytes() == expected.tobytes()
+
+
+def test_card_face_is_a_fresh_copy() -> None:
+    """Callers get their own image: changing it cannot change a later render."""
+    face = assets.card_face(parse_card("5D"), assets.LARGE)
+    before = render_hand_png(sample_hand())
+    face.paste((255, 0, 0, 255), (0, 0, face.width, face.height))
+    assert assets.card_face(parse_card("5D"), assets.LARGE).getpixel((60, 84)) != (255, 0, 0, 255)
+    assert render_hand_png(sample_hand()) == before
+
+
+@pytest.mark.parametrize(
+    ("size", "radius", "fill", "bg", "outline", "line"),
+    [
+        ((387, 120), 10, assets.PANEL, assets.FELT, None, 1),
+        ((773, 63), 10, assets.PANEL_TURN, assets.FELT, assets.GOLD, 3),
+        ((381, 211), 10, assets.FELT_DARK, assets.FELT, None, 1),
+        ((14, 19), 3, assets.HAND_ICON, assets.PANEL, assets.CARD_WHITE, 1),
+        ((141, 239), 14, assets.FELT_DARK, assets.FELT, None, 1),
+    ],
+)
+def test_rounded_box_is_the_drawn_rounded_rectangle(
+    size: tuple[int, int], radius: int, fill: assets.RGB, bg: assets.RGB, outline: assets.RGB | None, line: int
+) -> None:
+    """The cached panel equals draw.rounded_rectangle at any position (drawing is translation-invariant)."""
+    sprite = assets.rounded_box(size, radius, fill, bg, outline, line)
+    for x, y in ((0, 0), (14, 301), (407, 77)):
+        expected = Image.new("RGB", (x + size[0] + 5, y + size[1] + 5), bg)
+        box = (x, y, x + size[0] - 1, y + size[1] - 1)
+        ImageDraw.Draw(expected).rounded_rectangle(box, radius=radius, fill=fill, outline=outline, width=line)
+        actual = Image.new("RGB", expected.size, bg)
+        assets.paste_rgba(actual, sprite, (x, y))
+        assert actual.tobytes() == expected.tobytes(), (x, y)
+
+
+def test_concurrent_renders_match_serial_ones() -> None:
+    """Renders in worker threads share the caches (sprites, text, panels) and still draw the same bytes."""
+    jobs = []
+    for i in range(24):
+        notes = (f"{NAMES[i % 15]} melded 5S 5S 5S 5S (+4) at move {i} of a long game.", f"note {i}")
+        jobs.append((render_table_png, replace(sample_table(2 + i % 14, 3 * i), notes=notes, clock_seconds=i)))
+        jobs.append((render_hand_png, sample_hand(i % 12, four_color=i % 2 == 0)))
+    jobs += [(render_table_png, worst_table()), (render_hand_png, worst_hand())]
+    jobs.append((render_outcome_png, sample_outcome(9)))
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        threaded = list(pool.map(lambda job: job[0](job[1]), jobs * 2))
+    serial = [fn(snap) for fn, snap in jobs]
+    assert threaded == serial * 2
+    for png in serial[:3]:
+        Image.open(io.BytesIO(png)).verify()
