@@ -261,36 +261,18 @@ class BotDriver:
             self.tables.subscribe(self._on_applied)
             self._subscribed = True
         self.tables.stand_in = self.stand_in
-        self._guard_joins()
+        self.tables.seat_guard = verify_seat
         return self.resume_all()
-
-    def _guard_joins(self) -> None:
-        """Make ``TableService.join`` refuse a second person at a practice table (:func:`verify_seat`) before any
-        chip moves — for ``/pan join`` and the board's Join button alike.
-
-        Installed on the service instance because ``TableService`` has no seat hook yet; a ``seat_guard``
-        callback called first thing in ``TableService.join`` (like ``stand_in``) would replace this wrapper.
-        """
-        tables = self.tables
-        if "join" in vars(tables):
-            return  # already guarded
-        original = tables.join
-
-        async def join(table_id: int, user_id: int, *, doubles: bool = False, buy_in: int | None = None) -> Applied:
-            verify_seat(tables.get(table_id), user_id)
-            return await original(table_id, user_id, doubles=doubles, buy_in=buy_in)
-
-        tables.join = join  # type: ignore[method-assign]
 
     async def stop(self) -> None:
         self._stopping = True
         if self._subscribed:
-            with contextlib.suppress(ValueError):
-                self.tables._listeners.remove(self._on_applied)  # the service has no public unsubscribe
+            self.tables.unsubscribe(self._on_applied)
             self._subscribed = False
         if self.tables.stand_in == self.stand_in:
             self.tables.stand_in = None
-        vars(self.tables).pop("join", None)  # the practice-seat guard
+        if self.tables.seat_guard is verify_seat:
+            self.tables.seat_guard = None
         tasks = list(self._tasks.values())
         for task in tasks:
             task.cancel()

@@ -683,16 +683,7 @@ class TurnClock:
             await self._write_meta(table_id, clock.meta())
 
     async def _write_meta(self, table_id: int, data: dict[str, Any]) -> None:
-        store = self.tables.store
         try:
-            row = await store.get_table(table_id)
-            if row is None or row.status != "open":
-                return
-            try:
-                meta = dict(json.loads(row.meta or "{}"))
-            except ValueError:
-                meta = {}
-            meta["clock"] = data
-            await store.update_meta(table_id, json.dumps(meta, sort_keys=True))
+            await self.tables.store.merge_meta(table_id, "clock", data)
         except (PanError, StorageError):
             return  # closed meanwhile, or shutting down (the bank spending of one turn is forgotten)

@@ -216,7 +216,7 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
             await rt.tables.join(session.table_id, interaction.user.id)
             await rt.save_names(session)
         except PanError as exc:
-            await interaction.followup.send(presenters.could_not_sit(exc.message), ephemeral=True)
+            await send_ephemeral(interaction, presenters.could_not_sit(exc.message))
 
     @app_commands.command(name="join", description="Sit down at this table (chips come from your bank)")
     @app_commands.describe(doubles="Play doubles (needs twice the buy-in)", chips="Chips to bring (default: 5 buy-ins)")
@@ -230,7 +230,7 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         seat = applied.state.seat(session.seat_of(interaction.user.id))
         bank = await rt.ledger.balance(session.guild_id, interaction.user.id)
         text = presenters.sat_down(seat.stack if seat else 0, doubles=doubles, bank=bank)
-        await interaction.followup.send(text, ephemeral=True)
+        await send_ephemeral(interaction, text)
 
     @app_commands.command(name="leave", description="Leave the table (mid-hand: you still pay to its end)")
     async def leave(self, interaction: discord.Interaction) -> None:
@@ -238,7 +238,7 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         session = _here(rt, interaction)
         await rt.tables.leave(session.table_id, interaction.user.id)
         gone = session.find_seat(interaction.user.id) is None
-        await interaction.followup.send(presenters.left_table(gone), ephemeral=True)
+        await send_ephemeral(interaction, presenters.left_table(gone))
 
     @app_commands.command(name="rebuy", description="Bring more chips from your bank (between hands)")
     @app_commands.describe(chips="How many chips to add to your stack")
@@ -248,14 +248,14 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         applied = await rt.tables.rebuy(session.table_id, interaction.user.id, chips)
         seat = applied.state.seat(session.seat_of(interaction.user.id))
         bank = await rt.ledger.balance(session.guild_id, interaction.user.id)
-        await interaction.followup.send(presenters.rebought(chips, seat.stack if seat else 0, bank), ephemeral=True)
+        await send_ephemeral(interaction, presenters.rebought(chips, seat.stack if seat else 0, bank))
 
     @app_commands.command(name="start", description="Deal the next hand")
     async def start(self, interaction: discord.Interaction) -> None:
         rt = await _defer(interaction)
         session = _here(rt, interaction)
         applied = await rt.tables.start_hand(session.table_id, interaction.user.id)
-        await interaction.followup.send(presenters.hand_dealt(applied.state.hand_no), ephemeral=True)
+        await send_ephemeral(interaction, presenters.hand_dealt(applied.state.hand_no))
 
     @app_commands.command(name="close", description="Close this table and return every stack (host or moderator)")
     async def close(self, interaction: discord.Interaction) -> None:
@@ -268,7 +268,7 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         await _defer(interaction, ephemeral=False)
         returned = await rt.tables.close(session.table_id, interaction.user.id, moderator=moderator)
         rt.drop_board(session.table_id)
-        await interaction.followup.send(presenters.table_closed(returned, rt.names))
+        await deliver(lambda: interaction.followup.send(presenters.table_closed(returned, rt.names)))
 
     @app_commands.command(name="table", description="Post the table again (the board)")
     async def table(self, interaction: discord.Interaction) -> None:
@@ -277,7 +277,7 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         board = rt.board(session)
         board.new_post = True
         board.kick()
-        await interaction.followup.send(presenters.BOARD_REPOSTED, ephemeral=True)
+        await send_ephemeral(interaction, presenters.BOARD_REPOSTED)
 
     @app_commands.command(name="rules", description="This table's house rules in plain words")
     async def rules(self, interaction: discord.Interaction) -> None:
@@ -298,7 +298,7 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         kwargs: dict[str, Any] = {}
         if transcript:
             kwargs["file"] = discord.File(io.BytesIO(file_text.encode()), filename=f"pan-{session.table_id}.txt")
-        await interaction.followup.send(text[:2000], ephemeral=True, **kwargs)
+        await send_ephemeral(interaction, text[:2000], **kwargs)
 
     # -- chips
 
@@ -312,7 +312,7 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         for s in on_tables:
             seat = s.state.seat(s.seat_of(interaction.user.id))
             stacks += seat.stack if seat is not None else 0
-        await interaction.followup.send(presenters.balance_text(bank, stacks), ephemeral=True)
+        await send_ephemeral(interaction, presenters.balance_text(bank, stacks))
 
     @app_commands.command(name="daily", description="Claim your daily chips")
     async def daily(self, interaction: discord.Interaction) -> None:
@@ -320,13 +320,13 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         claim = await rt.ledger.claim_daily(interaction.guild_id or 0, interaction.user.id)
         hours = int(claim.next_claim_in.total_seconds() // 3600)
         text = presenters.daily_text(claimed=claim.claimed, amount=claim.amount, bank=claim.balance, hours_left=hours)
-        await interaction.followup.send(text, ephemeral=True)
+        await send_ephemeral(interaction, text)
 
     @app_commands.command(name="leaderboard", description="The richest players in this server")
     async def leaderboard(self, interaction: discord.Interaction) -> None:
         rt = await _defer(interaction, ephemeral=False)
         rows = await rt.ledger.leaderboard(interaction.guild_id or 0, 10)
-        await interaction.followup.send(presenters.leaderboard(rows, rt.names))
+        await deliver(lambda: interaction.followup.send(presenters.leaderboard(rows, rt.names)))
 
     @app_commands.command(name="grant", description="Admin: give (or take, if negative) chips, with a reason")
     @app_commands.describe(user="Who", amount="Chips (negative takes)", reason="Why (kept in the ledger)")
@@ -345,7 +345,7 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         else:
             await rt.ledger.take(guild_id, user.id, -amount, actor=interaction.user.id, reason=reason)
         bank = await rt.ledger.balance(guild_id, user.id)
-        await interaction.followup.send(presenters.granted(amount, user.display_name, bank), ephemeral=True)
+        await send_ephemeral(interaction, presenters.granted(amount, user.display_name, bank))
 
     @app_commands.command(name="config", description="Admin: server defaults for Pan")
     @app_commands.describe(
@@ -379,7 +379,7 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         text = presenters.server_config_text(
             preset_or_default(new.preset), new.starting_chips, new.daily_amount, new.moderator_role_id
         )
-        await interaction.followup.send(text, ephemeral=True)
+        await send_ephemeral(interaction, text)
 
     @app_commands.command(name="settings", description="Your Pan settings: hand DMs, sort order, four-colour deck")
     @app_commands.describe(
@@ -406,7 +406,7 @@ class PanCog(commands.GroupCog, group_name="pan", group_description="Panguingue 
         text = presenters.settings_text(
             dm_mode=prefs.dm_mode.value, dm_closed=prefs.dm_closed, sort=prefs.sort.value, four_color=prefs.four_color
         )
-        await interaction.followup.send(text, ephemeral=True)
+        await send_ephemeral(interaction, text)
 
 
 def presenters_history(session: TableSession, rt: PanRuntime, rows: list[tuple[int, str, str]]) -> tuple[str, str]:
@@ -530,7 +530,7 @@ class PlayCog(commands.Cog):
                 raise NotSeated
             await interaction.response.defer(ephemeral=True, thinking=True)
             await rt.tables.system_act(session.table_id, FloorFoul(target=target), actor=interaction.user.id)
-            await interaction.followup.send(presenters.floor_fouled(player.display_name), ephemeral=True)
+            await send_ephemeral(interaction, presenters.floor_fouled(player.display_name))
             return
 
         def make(state: TableState, seat: int) -> Action:

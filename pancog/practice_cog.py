@@ -178,7 +178,7 @@ async def _practice(
         text = presenters.practice_opened(
             opponents=opponents, level=level, real_chips=real_chips, next_hand_delay=driver.settings.next_hand_delay
         )
-        await interaction.followup.send(text, ephemeral=True)
+        await send_ephemeral(interaction, text)
     except Exception as exc:
         await report(interaction, exc, context="/pan practice")
 

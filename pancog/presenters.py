@@ -645,7 +645,9 @@ def sat_down(stack: int, *, doubles: bool = False, bank: int | None = None) -> s
 
 def left_table(gone: bool) -> str:
     """PRIVATE: the answer to /pan leave (``gone``: stood up now; else at the end of the hand)."""
-    return "You left; your stack is back in your bank." if gone else "You will leave when this hand ends."
+    if gone:
+        return "You left; your stack is back in your bank."
+    return "You will leave when this hand ends (you still pay until then)."
 
 
 def hand_dealt(hand_no: int) -> str:

@@ -14,9 +14,11 @@ where to resume). A table id is used once, forever: a channel hosting a new tabl
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from pancog.game.errors import PanError
 from pancog.ledger import Actor, Receipt, TableClosed, post_transaction
@@ -242,6 +244,29 @@ class TableStore:
         async with self.storage.transaction() as tx:
             try:
                 await tx.set_meta(table_id, meta)
+            except TableNotOpen as exc:
+                raise TableClosed(table_id) from exc
+
+    async def merge_meta(self, table_id: int, key: str, value: Any) -> None:
+        """Set ``meta[key] = value`` in one write transaction, keeping every other key (the names and the turn
+        clock share the meta JSON; a whole-meta write from one of them used to erase the other).
+
+        Raises:
+            TableClosed: the table is not open.
+        """
+        async with self.storage.transaction() as tx:
+            row = await tx.get_table(table_id)
+            if row is None or row.status != "open":
+                raise TableClosed(table_id)
+            try:
+                meta = json.loads(row.meta or "{}")
+            except ValueError:
+                meta = {}
+            if not isinstance(meta, dict):
+                meta = {}
+            meta[key] = value
+            try:
+                await tx.set_meta(table_id, json.dumps(meta, sort_keys=True))
             except TableNotOpen as exc:
                 raise TableClosed(table_id) from exc
 

@@ -370,12 +370,20 @@ class TableService:
         # computer players (issue 8): set by pancog.bots.BotDriver; may replace a system Timeout (an away seat
         # on an away_bot table) with the normal level's move. Called inside the table lock; None keeps the timeout.
         self.stand_in: Callable[[TableSession, Timeout], Action | None] | None = None
+        # computer players (issue 8): who may sit at a table beyond the engine's rules (a practice table admits its
+        # host and computer players only). Called first thing in ``join``, before any chip moves; raises a PanError.
+        self.seat_guard: Callable[[TableSession, int], None] | None = None
 
     # ------------------------------------------------------------------ registry
 
     def subscribe(self, listener: Listener) -> None:
         """Call ``listener(applied)`` after every committed action (inside the table lock; keep it quick)."""
         self._listeners.append(listener)
+
+    def unsubscribe(self, listener: Listener) -> None:
+        """Stop calling ``listener`` (no error if it was not subscribed)."""
+        if listener in self._listeners:
+            self._listeners.remove(listener)
 
     @property
     def sessions(self) -> tuple[TableSession, ...]:
@@ -602,6 +610,8 @@ class TableService:
             BuyInTooSmall, InsufficientChips, RuleViolation (table full, already seated, ...).
         """
         session = self.get(table_id)
+        if self.seat_guard is not None:
+            self.seat_guard(session, user_id)
         bank = await self.ledger.ensure_player(session.guild_id, user_id)
         rules = session.rules
         minimum = rules.min_buyin_chips * (2 if doubles else 1)

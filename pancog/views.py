@@ -127,7 +127,7 @@ class PanRuntime:
         ids = session.player_ids()
         names = {str(i): self.names[i] for i in ids if i in self.names}
         with contextlib.suppress(PanError):
-            await self.store.update_meta(session.table_id, presenters_json({"names": names}))
+            await self.store.merge_meta(session.table_id, "names", names)
 
     def load_names(self, meta: str) -> None:
         import json
@@ -314,12 +314,6 @@ class PanRuntime:
         step = presenters.next_step(state, seat)
         content = f"{notice}Hand {state.hand_no}. {hand_text(snap)}" + (f"\n{step}" if step else "")
         return content[:2000], discord.File(io.BytesIO(png), filename="hand.png"), view
-
-
-def presenters_json(data: dict[str, Any]) -> str:
-    import json
-
-    return json.dumps(data)
 
 
 # --------------------------------------------------------------------------------------------- the board
@@ -551,18 +545,16 @@ async def on_board_click(interaction: discord.Interaction[Any], table_id: int, v
         applied = await tables.join(table_id, user_id)
         await rt.save_names(session)
         seat = applied.state.seat(session.seat_of(user_id))
-        await send_ephemeral(interaction, f"You sat down with {presenters.chips(seat.stack if seat else 0)}.")
+        await send_ephemeral(interaction, presenters.sat_down(seat.stack if seat else 0))
         return
     if verb == "leave":
         applied = await tables.leave(table_id, user_id)
         left = session.find_seat(user_id) is None
-        await send_ephemeral(
-            interaction, "You left the table." if left else "You will leave when this hand ends (you still pay)."
-        )
+        await send_ephemeral(interaction, presenters.left_table(left))
         return
     if verb == "start":
-        await tables.start_hand(table_id, user_id)
-        await send_ephemeral(interaction, "Dealt. Your hand is on its way by DM; My hand shows it too.")
+        applied = await tables.start_hand(table_id, user_id)
+        await send_ephemeral(interaction, presenters.hand_dealt(applied.state.hand_no))
         return
     if verb == "hand":
         await send_hand_panel(interaction, session, user_id)

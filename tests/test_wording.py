@@ -63,7 +63,7 @@ def test_presenters_keep_the_replies_word_for_word() -> None:
     )
     assert presenters.sat_down(1) == "You sat down with 1 chip."
     assert presenters.left_table(True) == "You left; your stack is back in your bank."
-    assert presenters.left_table(False) == "You will leave when this hand ends."
+    assert presenters.left_table(False) == "You will leave when this hand ends (you still pay until then)."
     assert presenters.hand_dealt(3) == "Hand 3 dealt. Your hand comes by DM; **My hand** on the board shows it too."
     assert presenters.table_closed({}, {}) == "Table closed. Chips back to the bank:\nnone"
     assert presenters.table_closed({7: 100}, {7: "Ann"}) == "Table closed. Chips back to the bank:\nAnn: 100 chips"

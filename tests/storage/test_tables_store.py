@@ -125,3 +125,22 @@ async def test_storage_reopen_keeps_everything(db_path: object, store: TableStor
         ledger = ChipLedger(reopened)
         assert (await ledger.balances([Account.stack(table, 12)]))[Account.stack(table, 12)] == 205
         assert (await ledger.audit()).ok
+
+
+async def test_merge_meta_keeps_the_other_keys(store: TableStore, table: int) -> None:
+    """The names and the turn clock share the meta JSON: writing one must not erase the other."""
+    import json
+
+    await store.merge_meta(table, "clock", {"banks": {"1": 90.0}})
+    await store.merge_meta(table, "names", {"1": "Ann"})
+    await store.merge_meta(table, "clock", {"banks": {"1": 60.0}})
+    row = await store.get_table(table)
+    assert row is not None
+    assert json.loads(row.meta) == {"clock": {"banks": {"1": 60.0}}, "names": {"1": "Ann"}}
+    await store.update_meta(table, "not json")  # an unreadable meta is replaced, not a crash
+    await store.merge_meta(table, "names", {"2": "Bo"})
+    row = await store.get_table(table)
+    assert row is not None and json.loads(row.meta) == {"names": {"2": "Bo"}}
+    await store.close_table(table)
+    with pytest.raises(TableClosed):
+        await store.merge_meta(table, "names", {})
