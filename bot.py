@@ -9,6 +9,9 @@ Environment (see .env.example and docs/admin.md):
   DISCORD_GATEWAY_URL  optional; gateway URL such as ws://127.0.0.1:8080/gateway/.
   PAN_GUILD_READY_TIMEOUT  optional; seconds discord.py waits for GUILD_CREATEs before on_ready
                        (default 2.0; the end-to-end tests use 0.05).
+  PAN_MALLOC_ARENAS    optional; glibc malloc arenas (default 2; 0 = glibc's default of 8 per core).
+  PAN_MALLOC_TRIM_SECONDS  optional; seconds between malloc_trim calls returning freed memory to the
+                       system (default 60; 0 = never). Both are no-ops where the C library is not glibc.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from pathlib import Path
 import discord
 import yarl
 from discord.ext import commands
+
+from pancog import memory
 
 log = logging.getLogger("pan.bot")
 
@@ -55,14 +60,21 @@ class PanBot(commands.Bot):
         *,
         db_path: str,
         test_guild_id: int | None = None,
+        trim_seconds: float = 0.0,
         **options: object,
     ) -> None:
         intents = discord.Intents.default()
+        # No message cache: the bot never reads cached messages (deleted boards arrive as raw events, clicks carry
+        # their message), and a cache of 1000 board/summary messages with attachments and components is memory
+        # that grows with the tables (docs/perf/soak.md, "Memory").
+        options.setdefault("max_messages", None)
         super().__init__(command_prefix=commands.when_mentioned, intents=intents, **options)  # type: ignore[arg-type]
         self.db_path = db_path
         self.test_guild_id = test_guild_id
+        self.trimmer = memory.Trimmer(trim_seconds)
 
     async def setup_hook(self) -> None:
+        self.trimmer.start()
         # The extension is pancog.cog, not the package: unloading an extension purges its submodules from
         # sys.modules, and the engine, services and views must keep one identity across a reload or restart.
         await self.load_extension(EXTENSION)
@@ -76,6 +88,10 @@ class PanBot(commands.Bot):
     async def on_ready(self) -> None:
         log.info("ready as %s in %d guild(s)", self.user, len(self.guilds))
 
+    async def close(self) -> None:
+        await self.trimmer.stop()
+        await super().close()
+
 
 def build_bot_from_env(env: dict[str, str] | os._Environ[str] = os.environ) -> PanBot:
     guild = env.get("TEST_GUILD_ID", "").strip()
@@ -85,7 +101,18 @@ def build_bot_from_env(env: dict[str, str] | os._Environ[str] = os.environ) -> P
     ready_timeout = env.get("PAN_GUILD_READY_TIMEOUT", "").strip()
     if ready_timeout:
         options["guild_ready_timeout"] = float(ready_timeout)
-    return PanBot(db_path=db_path, test_guild_id=int(guild) if guild else None, **options)
+    trim = env.get("PAN_MALLOC_TRIM_SECONDS", "").strip()
+    trim_seconds = float(trim) if trim else memory.DEFAULT_TRIM_SECONDS
+    return PanBot(db_path=db_path, test_guild_id=int(guild) if guild else None, trim_seconds=trim_seconds, **options)
+
+
+def configure_allocator_from_env(env: dict[str, str] | os._Environ[str] = os.environ) -> bool:
+    """glibc malloc: at most PAN_MALLOC_ARENAS arenas and a fixed mmap threshold. Call before any thread starts."""
+    arenas = env.get("PAN_MALLOC_ARENAS", "").strip()
+    count = int(arenas) if arenas else memory.DEFAULT_ARENAS
+    if count <= 0:
+        return False
+    return memory.configure_allocator(arenas=count)
 
 
 def main() -> int:
@@ -95,6 +122,7 @@ def main() -> int:
         pass
     else:
         load_dotenv()
+    configure_allocator_from_env()  # before any thread starts: the arena cap applies only to threads started later
     level = os.environ.get("PAN_LOG_LEVEL", "INFO").upper()
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     token = os.environ.get("DISCORD_TOKEN", "").strip()

@@ -13,8 +13,13 @@ Reported: hands per minute and actions per second; ack latency; failed interacti
 a timeout) and ERROR lines in the bot's log; stuck tables (a hand with no progress for ``--stuck-after`` s);
 the ledger audit and every table's engine stacks against the ledger; start-up time of the restarted bot with
 every table to resume (spawn -> gateway IDENTIFY, i.e. after replaying every log and syncing commands);
-memory per open idle table: RSS of a bot holding every table (idle, boards refreshed) minus RSS of a bot with
-none, and the services' share by tracemalloc.
+memory (see "Memory" in docs/perf/soak.md): the bot's RSS (a) after start-up with no table, (b) after start-up
+with one idle table (its board rendered: fonts and sprites loaded, the fixed warm-up cost), (c) after the run with
+every table idle and (d) after a cold start with every table idle (boards re-rendered), each read once the bot has
+been quiet for 2.5 s and again after the bot's periodic malloc_trim (``--trim-seconds``); per idle table =
+((c) or (d) - (b)) / (tables - 1); and the Python share per table by tracemalloc (services alone, and a whole
+in-process bot). ``--malloc-defaults`` runs the bot with glibc's allocator defaults (no arena cap, no trim)
+for comparison; ``--probe`` runs bench/memprobe.py (bot.py plus a memory report on SIGUSR1) and prints reports.
 
     .venv/bin/python bench/soak.py                                 # 200 tables x 6 players x 2 hands
     .venv/bin/python bench/soak.py --tables 20 --hands 1           # a quick run
@@ -26,6 +31,7 @@ import argparse
 import asyncio
 import contextlib
 import gc
+import json
 import logging
 import os
 import random
@@ -105,8 +111,11 @@ def rss_kib(pid: int) -> int:
 class Bot:
     """``python bot.py`` against the fake, on a database file; SIGKILL and start again."""
 
-    def __init__(self, fake: FakeDiscord, h: Harness, db: Path, log: Path, env: dict[str, str]) -> None:
+    def __init__(
+        self, fake: FakeDiscord, h: Harness, db: Path, log: Path, env: dict[str, str], script: str = "bot.py"
+    ) -> None:
         self.fake = fake
+        self.script = script  # bench/memprobe.py: bot.py with a memory probe (a diagnostic)
         self.env = {
             **os.environ,
             "DISCORD_TOKEN": fake.token,
@@ -127,7 +136,7 @@ class Bot:
         started = time.perf_counter()
         with self.log.open("ab") as sink:
             self.process = await asyncio.create_subprocess_exec(
-                sys.executable, "bot.py", cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=sink
+                sys.executable, self.script, cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=sink
             )
         await asyncio.wait_for(self.fake.identified.wait(), 600)
         return time.perf_counter() - started
@@ -331,6 +340,72 @@ async def check_books(store: TableStore, followers: dict[int, Follower]) -> list
     return problems
 
 
+@dataclass
+class Settled:
+    """RSS (KiB) once quiet, and again after the bot's next periodic malloc_trim (None when it does not trim)."""
+
+    quiet: int
+    trimmed: int | None
+
+    @property
+    def final(self) -> int:
+        return self.trimmed if self.trimmed is not None else self.quiet
+
+    def text(self) -> str:
+        after = f" / {self.trimmed / 1024:.1f} MiB" if self.trimmed is not None else ""
+        return f"{self.quiet / 1024:.1f} MiB{after}"
+
+    def per_table(self, base: Settled, tables: int) -> str:
+        quiet = (self.quiet - base.quiet) / tables
+        if self.trimmed is None or base.trimmed is None:
+            return f"{quiet:.0f} KiB"
+        return f"{quiet:.0f} KiB / {(self.trimmed - base.trimmed) / tables:.0f} KiB trimmed"
+
+
+@dataclass
+class Rss:
+    h: Harness
+    trim_seconds: float
+    probe: Path | None
+    reports: list[str] = field(default_factory=list)
+
+    async def settled(self, bot: Bot, label: str) -> Settled:
+        await quiet(self.h)
+        while True:  # the cold start's board refresh is done (no REST call for 2.5 s, twice in a row)
+            before = len(self.h.fake.calls)
+            await quiet(self.h)
+            if len(self.h.fake.calls) == before:
+                break
+        first = bot.rss_kib()
+        await self.report(bot, label)
+        trimmed = None
+        if self.trim_seconds > 0:
+            await asyncio.sleep(self.trim_seconds + 1.0)
+            trimmed = bot.rss_kib()
+            await self.report(bot, label + ", trimmed")
+        return Settled(first, trimmed)
+
+    async def report(self, bot: Bot, label: str) -> None:
+        if self.probe is None or bot.process is None:
+            return
+        seen = self.probe.read_text().count("\n") if self.probe.exists() else 0
+        bot.process.send_signal(signal.SIGUSR1)
+        for _ in range(100):
+            await asyncio.sleep(0.1)
+            if self.probe.exists() and self.probe.read_text().count("\n") > seen:
+                break
+        else:
+            return
+        data = json.loads(self.probe.read_text().splitlines()[-1])
+        m = data.get("mallinfo2", {})
+        self.reports.append(
+            f"{label}: RSS {data['rss_kib'] / 1024:.1f} MiB, malloc in use {m.get('uordblks', 0) / 2**20:.1f} MiB, "
+            f"free in heap {m.get('fordblks', 0) / 2**20:.1f} MiB, mmapped {m.get('hblkhd', 0) / 2**20:.1f} MiB, "
+            f"{len(data['threads'])} threads, {data['gc_objects']} objects, discord {data.get('discord')}, "
+            f"sprites {data.get('sprites')}"
+        )
+
+
 async def service_memory(db: Path) -> tuple[int, float, int]:
     """(tables, seconds to replay them, bytes the services hold for them by tracemalloc)."""
     gc.collect()
@@ -400,6 +475,11 @@ async def main(argv: list[str]) -> None:
     parser.add_argument("--restart-at", type=float, default=0.0, help="SIGKILL after this many seconds instead")
     parser.add_argument("--keep", action="store_true", help="keep the database and the bot's log")
     parser.add_argument("--skip-memory", action="store_true", help="skip the in-process tracemalloc measurement")
+    parser.add_argument("--trim-seconds", type=float, default=10.0, help="PAN_MALLOC_TRIM_SECONDS for the bot")
+    parser.add_argument(
+        "--malloc-defaults", action="store_true", help="bot with glibc's malloc defaults (no arena cap, no trim)"
+    )
+    parser.add_argument("--probe", action="store_true", help="bench/memprobe.py instead of bot.py; print its reports")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.ERROR)
     rng = random.Random(args.seed)
@@ -410,21 +490,29 @@ async def main(argv: list[str]) -> None:
     workdir = Path(tempfile.mkdtemp(prefix="pan-soak-"))
     db, log = workdir / "soak.sqlite3", workdir / "bot.log"
     env = {"PAN_CLOCK_SCALE": str(args.clock_scale), "PAN_IDLE_CLOSE_SECONDS": "100000000"}
+    trim_seconds = 0.0 if args.malloc_defaults else args.trim_seconds
+    env["PAN_MALLOC_TRIM_SECONDS"] = str(trim_seconds)
+    if args.malloc_defaults:
+        env["PAN_MALLOC_ARENAS"] = "0"
+    script = "bench/memprobe.py" if args.probe else "bot.py"
+    if args.probe:
+        env["PAN_PROBE_OUT"] = str(workdir / "probe.jsonl")
+    rss = Rss(h, trim_seconds, workdir / "probe.jsonl" if args.probe else None)
 
-    # memory baseline: a bot with one idle table (board rendered: fonts and card images loaded), quiet
-    empty = Bot(fake, h, workdir / "baseline.sqlite3", log, env)
+    # memory baselines: a bot with no table, then with one idle table (board rendered: fonts and sprites loaded)
+    empty = Bot(fake, h, workdir / "baseline.sqlite3", log, env, script)
     await empty.start()
+    rss_zero = await rss.settled(empty, "start-up, no table")
     one = h.guild.channels[0]
     await h.slash(h.users[0], "pan open", channel=one)
     for user in h.users[1 : args.players]:
         await h.slash(user, "pan join", channel=one)
     await empty.stop()
     await empty.start()
-    await quiet(h)
-    rss_empty = empty.rss_kib()
+    rss_one = await rss.settled(empty, "start-up, 1 idle table")
     await empty.stop()
 
-    bot = Bot(fake, h, db, log, env)
+    bot = Bot(fake, h, db, log, env, script)
     await bot.start()
     storage = SqliteStorage(db)
     await storage.open()
@@ -469,18 +557,16 @@ async def main(argv: list[str]) -> None:
     elapsed = time.perf_counter() - started
     stop_faults.set()
     fault_counts = await faults
-    await quiet(h)
-    rss_full = bot.rss_kib()
+    rss_full = await rss.settled(bot, f"after the run, {args.tables} tables")
     audit = await ChipLedger(storage).audit()
     books = await check_books(store, soak.followers)
     unanswered = sum(1 for i in fake.interactions.values() if i.callback_type is None)
     lat = sorted(soak.latency)
     await bot.stop()
     # a cold start with every table idle, for the start-up figure
-    cold = Bot(fake, h, db, log, env)
+    cold = Bot(fake, h, db, log, env, script)
     cold_start = await cold.start()
-    await quiet(h)
-    rss_cold = cold.rss_kib()
+    rss_cold = await rss.settled(cold, f"cold start, {args.tables} idle tables")
     await cold.stop()
     await storage.close()
     count, replay, held = await service_memory(db)
@@ -508,12 +594,20 @@ async def main(argv: list[str]) -> None:
     print(f"audit: {audit.summary().splitlines()[0]}; engine vs ledger differences: {len(books)}")
     print(f"SIGKILL restart mid-run: IDENTIFY after {restart_seconds or float('nan'):.2f}s")
     print(f"cold start with {count} idle tables: IDENTIFY after {cold_start:.2f}s (service replay alone {replay:.2f}s)")
+    allocator = "glibc defaults" if args.malloc_defaults else f"2 arenas, malloc_trim every {trim_seconds:g}s"
+    per = max(1, count - 1)
+    print(f"memory (bot RSS, quiet 2.5 s / then after a malloc_trim; allocator: {allocator}):")
+    print(f"  start-up, no table:            {rss_zero.text()}")
+    print(f"  start-up, 1 idle table:        {rss_one.text()}   <- baseline (board rendered: fonts, sprites)")
+    print(f"  after the run, {count} tables:   {rss_full.text()}")
+    print(f"  cold start, {count} idle tables: {rss_cold.text()}")
     print(
-        f"memory: bot RSS {rss_empty / 1024:.0f} MiB cold with 1 idle table, {rss_full / 1024:.0f} MiB after the "
-        f"run, {rss_cold / 1024:.0f} MiB cold with {count} idle tables -> "
-        f"{(rss_cold - rss_empty) / max(1, count - 1):.0f} KiB per idle table (RSS); "
-        f"services {held / max(1, count) / 1024:.1f} KiB per table (tracemalloc)"
+        f"  per idle table vs the baseline: {rss_full.per_table(rss_one, per)} after the run; "
+        f"{rss_cold.per_table(rss_one, per)} after a cold start"
     )
+    print(f"  services (tracemalloc): {held / max(1, count) / 1024:.1f} KiB per table")
+    for line in rss.reports:
+        print("  probe:", line)
     if not args.skip_memory:
         open_tables, one, every = await bot_memory(h, workdir)
         print(

@@ -597,6 +597,7 @@ async def send_result(
         content, file, view = await rt.hand_panel(session, user_id)
         content = f"{text}\n{content}" if text else content
         await answer(interaction, content[:2000], view=view, file=file)
+        view.stop()
         return
     notice = await rt.notice_prefix(user_id)
     await send_ephemeral(interaction, (notice + (text or "Done."))[:2000])
@@ -606,10 +607,16 @@ async def send_hand_panel(interaction: discord.Interaction[Any], session: TableS
     rt = runtime_of(interaction.client)
     content, file, view = await rt.hand_panel(session, user_id)
     await answer(interaction, content, view=view, file=file)
+    view.stop()
 
 
 class HandView(PanView):
-    """PRIVATE: selects of every legal play (best first, with what each pays) and of the discards."""
+    """PRIVATE: selects of every legal play (best first, with what each pays) and of the discards.
+
+    Made only of dynamic items, so nothing needs the view object once its message is sent: callers ``stop()``
+    it right away. Otherwise discord.py gives a view on an ephemeral message a 15-minute timeout whose timer
+    keeps the view (selects, options, the state's plays) alive: about 5.5 KiB per panel shown (docs/perf/soak.md).
+    """
 
     def __init__(self, session: TableSession, state: TableState, seat: int) -> None:
         super().__init__()
@@ -689,6 +696,7 @@ async def on_play_selected(interaction: discord.Interaction[Any], table_id: int,
         ),
         what=f"hand panel edit for interaction {interaction.id}",
     )
+    view.stop()
 
 
 DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (BoardButton, PlaySelect)

@@ -99,9 +99,19 @@ class TextSprite:
     ascent: int  # font ascent: pen y + ascent is the baseline
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=1024)
 def text_sprite(text: str, kind: FontKind, size: int) -> TextSprite:
-    """Render ``text`` once as a mask; pasting the mask with a colour is much cheaper than draw.text."""
+    """Render ``text`` once as a mask; pasting the mask with a colour is much cheaper than draw.text.
+
+    For strings that recur (labels, names, chip counts). One-off text (a board's latest-event lines, an
+    outcome's notes) goes through `draw_text_sprite` uncached: each entry holds ~7 KiB of pixels, and with
+    8,192 entries one-off lines filled the cache to ~57 MiB in a 50-table soak (docs/perf/soak.md).
+    """
+    return draw_text_sprite(text, kind, size)
+
+
+def draw_text_sprite(text: str, kind: FontKind, size: int) -> TextSprite:
+    """``text`` as a mask, drawn now and not kept (see `text_sprite`)."""
     f = font(kind, size)
     left, top, right, bottom = (int(v) for v in f.getbbox(text))
     width, height = max(1, right - left), max(1, bottom - top)
@@ -141,11 +151,16 @@ def fit_text(text: str, kind: FontKind, size: int, width: int) -> str:
     return cut.rstrip() + "…" if cut else ""
 
 
-def paste_text(im: Image.Image, xy: tuple[int, int], text: str, kind: FontKind, size: int, fill: RGB) -> None:
-    """Draw ``text`` with its pen at ``xy`` (top of the font's ascent box, like anchor 'la')."""
+def paste_text(
+    im: Image.Image, xy: tuple[int, int], text: str, kind: FontKind, size: int, fill: RGB, *, cache: bool = True
+) -> None:
+    """Draw ``text`` with its pen at ``xy`` (top of the font's ascent box, like anchor 'la').
+
+    ``cache=False`` for one-off text that would only crowd the sprite cache (see `text_sprite`).
+    """
     if not text:
         return
-    sprite = text_sprite(text, kind, size)
+    sprite = text_sprite(text, kind, size) if cache else draw_text_sprite(text, kind, size)
     x, y = xy[0] + sprite.dx, xy[1] + sprite.dy
     if im.mode == "RGB" and not im.readonly:  # Pillow's core paste directly, as in `Sprite.paste`
         im.load()

@@ -125,7 +125,7 @@ def render_outcome(snapshot: OutcomeSnapshot) -> Image.Image:
     assets.paste_text(im, (MARGIN, 8), head, "bold", 28, assets.INK_LIGHT)
     sub = f"{snapshot.title} · hand {snapshot.hand_no} · the winner's board"
     assets.paste_text(im, (MARGIN, 42), assets.fit_text(sub, "regular", 15, WIDTH - 2 * MARGIN), "regular", 15,
-                      assets.INK_MUTED)  # fmt: skip
+                      assets.INK_MUTED, cache=False)  # fmt: skip
     for meld, boxes, tag_box in zip(snapshot.melds, lay.card_boxes, lay.tag_boxes, strict=True):
         for card, box in zip(meld.cards, boxes, strict=False):
             assets.card_sprite(card, CARD, snapshot.four_color).paste(im, box[:2])
@@ -152,7 +152,7 @@ def render_outcome(snapshot: OutcomeSnapshot) -> Image.Image:
     nb = lay.notes_box
     for i, note in enumerate(snapshot.notes):
         shown = assets.fit_text(note, "regular", 16, nb[2] - nb[0])
-        assets.paste_text(im, (nb[0], nb[1] + i * LINE_H), shown, "regular", 16, assets.INK_MUTED)
+        assets.paste_text(im, (nb[0], nb[1] + i * LINE_H), shown, "regular", 16, assets.INK_MUTED, cache=False)
     return im
 
 

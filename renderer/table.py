@@ -286,7 +286,7 @@ def _draw_centre(im: Image.Image, draw: ImageDraw.ImageDraw, snapshot: TableSnap
         assets.paste_text(im, (nb[0], cap_y), "LATEST", "bold", CAPTION_SIZE, assets.INK_MUTED)
     for i, note in enumerate(notes):
         shown = assets.fit_text(note, "regular", 17, nb[2] - nb[0])
-        assets.paste_text(im, (nb[0], cap_y + 26 + i * 30), shown, "regular", 17, assets.INK_LIGHT)
+        assets.paste_text(im, (nb[0], cap_y + 26 + i * 30), shown, "regular", 17, assets.INK_LIGHT, cache=False)
 
 
 def _draw_panel(

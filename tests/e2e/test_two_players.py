@@ -104,3 +104,24 @@ async def test_two_players_my_hand_button(pan: Pan) -> None:
     assert labels[:2] == ["Knock (play this hand)", "Go on top (sluff)"]
     panel = await choose(pan, a, reply.message, "play", "Knock")
     assert "You knocked" in panel.text
+
+
+async def test_hand_panels_do_not_stay_alive(pan: Pan) -> None:
+    """A My hand panel's view is released once sent (its selects are dynamic items): a select on the panel still
+    works, and no HandView is kept for discord.py's 15-minute ephemeral timeout (memory per table, issue 7)."""
+    import gc
+
+    from pancog.views import HandView
+
+    a, b = await pan.seat(2)
+    pan.stack(TWO_SHOE, first_seat=0)
+    await pan.slash(a, "pan start")
+    for _ in range(3):
+        await pan.click(b, pan.board(), "My hand")
+    reply = await pan.click(a, pan.board(), "My hand")
+    assert reply.message is not None
+    panel = await choose(pan, a, reply.message, "play", "Knock")  # the released view's select still dispatches
+    assert "You knocked" in panel.text
+    gc.collect()
+    alive = [v for v in gc.get_objects() if isinstance(v, HandView) and not v.is_finished()]
+    assert alive == []

@@ -213,3 +213,18 @@ def test_concurrent_renders_match_serial_ones() -> None:
     assert threaded == serial * 2
     for png in serial[:3]:
         Image.open(io.BytesIO(png)).verify()
+
+
+def test_one_off_notes_do_not_fill_the_sprite_cache() -> None:
+    """A board's latest-event lines are drawn uncached: a long-running bot renders thousands of distinct lines
+    and each cached sprite holds kilobytes of pixels (memory per table, issue 7). Recurring text is cached."""
+    notes = tuple(f"Player {i} melded 7H 7H 7H and discarded {i}C (unique line {random.random()})" for i in range(3))
+    snap = replace(sample_table(6, 6), notes=notes)
+    render_table_png(snap)
+    before = assets.text_sprite.cache_info()
+    png = render_table_png(replace(snap, notes=tuple(n + " again" for n in notes)))
+    after = assets.text_sprite.cache_info()
+    assert after.currsize == before.currsize and after.misses == before.misses  # nothing new was cached
+    assert after.hits > before.hits  # names, chips and captions still come from the cache
+    assert Image.open(io.BytesIO(png)).size[0] > 0
+    assert assets.text_sprite.cache_info().maxsize == 1024

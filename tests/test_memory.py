@@ -1,0 +1,77 @@
+"""pancog/memory.py (glibc malloc housekeeping) and the memory-related options bot.py sets."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+import bot as bot_module
+from pancog import memory
+
+glibc_only = pytest.mark.skipif(memory.glibc() is None, reason="the C library is not glibc")
+
+
+@glibc_only
+def test_configure_allocator_and_trim_on_glibc() -> None:
+    assert memory.configure_allocator(arenas=memory.DEFAULT_ARENAS) is True
+    assert memory.configure_allocator(arenas=0, mmap_threshold=0) is True  # nothing to change
+    assert isinstance(memory.trim(), bool)
+    rss = memory.rss_kib()
+    assert rss is None or rss > 0
+
+
+def test_everything_is_a_no_op_without_glibc(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(memory, "_probed", True)
+    monkeypatch.setattr(memory, "_glibc", None)
+    assert memory.glibc() is None
+    assert memory.configure_allocator() is False
+    assert memory.trim() is False
+    trimmer = memory.Trimmer(0.01)
+    assert not trimmer.enabled
+    trimmer.start()  # does nothing
+    assert trimmer._task is None
+
+
+@glibc_only
+async def test_trimmer_trims_periodically_and_stops() -> None:
+    trimmer = memory.Trimmer(0.01)
+    trimmer.start()
+    for _ in range(200):
+        if trimmer.trims >= 2:
+            break
+        await asyncio.sleep(0.01)
+    await trimmer.stop()
+    assert trimmer.trims >= 2
+    done = trimmer.trims
+    await asyncio.sleep(0.05)
+    assert trimmer.trims == done  # stopped
+
+
+async def test_trimmer_off_with_zero_interval() -> None:
+    trimmer = memory.Trimmer(0)
+    assert not trimmer.enabled
+    trimmer.start()
+    await trimmer.stop()
+    assert trimmer.trims == 0
+
+
+def test_bot_keeps_no_message_cache_and_reads_the_trim_interval(tmp_path: Path) -> None:
+    env = {"PAN_DB_PATH": str(tmp_path / "pan.sqlite3"), "PAN_MALLOC_TRIM_SECONDS": "15"}
+    pan_bot = bot_module.build_bot_from_env(env)
+    assert pan_bot._connection.max_messages is None  # no cache of board/summary messages
+    assert pan_bot.trimmer.interval == 15.0
+    default = bot_module.build_bot_from_env({"PAN_DB_PATH": str(tmp_path / "pan.sqlite3")})
+    assert default.trimmer.interval == memory.DEFAULT_TRIM_SECONDS
+    off = bot_module.build_bot_from_env({"PAN_DB_PATH": str(tmp_path / "pan.sqlite3"), "PAN_MALLOC_TRIM_SECONDS": "0"})
+    assert not off.trimmer.enabled
+
+
+def test_allocator_settings_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    monkeypatch.setattr(memory, "configure_allocator", lambda arenas: calls.append(arenas) or True)
+    assert bot_module.configure_allocator_from_env({"PAN_MALLOC_ARENAS": "0"}) is False
+    assert bot_module.configure_allocator_from_env({}) is True
+    assert bot_module.configure_allocator_from_env({"PAN_MALLOC_ARENAS": "4"}) is True
+    assert calls == [memory.DEFAULT_ARENAS, 4]
