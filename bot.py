@@ -115,6 +115,24 @@ def configure_allocator_from_env(env: dict[str, str] | os._Environ[str] = os.env
     return memory.configure_allocator(arenas=count)
 
 
+def configure_switch_interval(value: str) -> float:
+    """Set how long a thread may hold the GIL while another waits (``PAN_GIL_SWITCH_MS``, default 1 ms).
+
+    Images are drawn in worker threads that hold the GIL for their whole render, and CPython only asks them to
+    let go every switch interval (5 ms by default). Every database statement (aiosqlite's thread) and every turn
+    of the event loop waits for that hand-off, so under load a transaction of ~10 statements took tens of ms and
+    actions queued behind the storage lock (the 200-table soak, docs/perf/soak.md). 1 ms keeps answers and
+    commits moving while boards render; renders get a little slower, which board coalescing absorbs.
+    """
+    try:
+        ms = float(value) if value.strip() else 1.0
+    except ValueError:
+        ms = 1.0
+    if ms > 0:
+        sys.setswitchinterval(ms / 1000)
+    return sys.getswitchinterval()
+
+
 def main() -> int:
     try:
         from dotenv import load_dotenv
@@ -123,6 +141,7 @@ def main() -> int:
     else:
         load_dotenv()
     configure_allocator_from_env()  # before any thread starts: the arena cap applies only to threads started later
+    configure_switch_interval(os.environ.get("PAN_GIL_SWITCH_MS", ""))
     level = os.environ.get("PAN_LOG_LEVEL", "INFO").upper()
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     token = os.environ.get("DISCORD_TOKEN", "").strip()

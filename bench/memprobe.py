@@ -3,7 +3,8 @@ malloc_trim, then report). A diagnostic for ``bench/soak.py --probe``; the soak'
 
 Report: RSS and /proc smaps_rollup, glibc ``mallinfo2`` (arena = heap bytes from brk/arenas, hblkhd = mmapped
 blocks, uordblks = in use, fordblks = free but kept), threads, the 25 most numerous object types, discord.py
-caches (messages, users, members, the view store), renderer sprite caches, and the top tracemalloc sites when
+caches (messages, users, members, the view store), renderer sprite caches, where pending asyncio tasks wait
+(``waiting``: the innermost project frame of each) and the render queue's figures, and the top tracemalloc sites when
 ``PAN_PROBE_TRACEMALLOC=<frames>`` is set (tracing starts before the bot imports anything).
 
     PAN_PROBE_OUT=/tmp/probe.jsonl python bench/memprobe.py
@@ -154,6 +155,10 @@ def report(trim: bool = False) -> dict[str, Any]:
                 "names": len(rt.names),
                 "tasks": len(asyncio_tasks()),
             }
+    out["waiting"] = task_census()
+    if pan_bot is not None and getattr(pan_bot, "pan", None) is not None:
+        renders = getattr(pan_bot.pan, "renders", None)
+        out["renders"] = renders.figures().line() if renders is not None else None
     try:
         from renderer import assets
 
@@ -184,6 +189,27 @@ def _is_view(o: Any) -> bool:
         return isinstance(o, discord.ui.view.BaseView)
     except Exception:  # a diagnostic: never fail
         return False
+
+
+def task_census(limit: int = 25) -> list[tuple[str, int]]:
+    """Where the pending asyncio tasks are waiting: the innermost project frame of each (most common first)."""
+    places: collections.Counter[str] = collections.Counter()
+    for task in asyncio_tasks():
+        frames = []
+        coro: Any = task.get_coro()
+        while coro is not None:  # follow the await chain (Task.get_stack gives only a suspended task's top frame)
+            frame = getattr(coro, "cr_frame", None) or getattr(coro, "gi_frame", None)
+            if frame is not None:
+                frames.append(frame)
+            coro = getattr(coro, "cr_await", None) or getattr(coro, "gi_yieldfrom", None)
+        ours = [f for f in frames if str(ROOT) in f.f_code.co_filename and ".venv" not in f.f_code.co_filename]
+        frame = (ours or frames or [None])[-1]
+        if frame is None:
+            places["<no frame>"] += 1
+            continue
+        name = frame.f_code.co_filename.replace(str(ROOT), ".")
+        places[f"{name}:{frame.f_lineno} {frame.f_code.co_name}"] += 1
+    return places.most_common(limit)
 
 
 def asyncio_tasks() -> set[Any]:

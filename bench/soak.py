@@ -220,23 +220,33 @@ class Soak:
         raise RuntimeError(f"no table in #{channel.name}")
 
     async def play_from_panel(self, follower: Follower, user: FakeUser, seat: int) -> bool:
-        """A play no slash command expresses (a split lay-off, a two-card borrow): My hand, then its select."""
-        legal = engine.legal_actions(follower.state, seat)
+        """A play no slash command expresses (a split lay-off, a two-card borrow, a claim): My hand, then its select.
+
+        Like a player, it picks from what the panel offers: the engine's best legal action that is in one of the
+        panel's selects (plays or discards), else the panel's first play, else its first discard.
+        """
+        legal = [format_action(a) for a in engine.legal_actions(follower.state, seat)]
         row = await self.store.get_table(follower.table_id)
         if not legal or row is None or row.board_message_id is None:
             return False
-        wanted = format_action(legal[0])
         board = self.h.fake.messages[row.board_message_id]
         try:
             reply = await self.h.click(user, board, "My hand", settle=False, timeout=60)
             panel = reply.message
-            for menu in panel.iter_components() if panel is not None else ():
-                if str(menu.get("custom_id", "")).endswith(":play") and any(
-                    o["value"] == wanted for o in menu.get("options") or []
-                ):
-                    await self.h.select(user, panel, menu["custom_id"], [wanted], settle=False, timeout=60)
-                    self.actions += 2
-                    return True
+            menus = [
+                (str(m.get("custom_id", "")), [o["value"] for o in m.get("options") or []])
+                for m in (panel.iter_components() if panel is not None else ())
+                if str(m.get("custom_id", "")).endswith((":play", ":discard"))
+            ]
+            menus.sort(key=lambda m: not m[0].endswith(":play"))
+            choice = next(((cid, v) for v in legal for cid, values in menus if v in values), None)
+            if choice is None:
+                choice = next(((cid, values[0]) for cid, values in menus if values and values[0] != "-"), None)
+            if panel is None or choice is None:
+                return False
+            await self.h.select(user, panel, choice[0], [choice[1]], settle=False, timeout=60)
+            self.actions += 2
+            return True
         except InteractionFailed as exc:
             self.failed.append(f"panel: {exc}"[:300])
         return False

@@ -366,7 +366,7 @@ class TableService:
         self._tables: dict[int, TableSession] = {}
         self._by_channel: dict[int, int] = {}
         self._listeners: list[Listener] = []
-        self._open_lock = asyncio.Lock()
+        self._opening: set[int] = set()  # channels whose open_table is writing its row
         # computer players (issue 8): set by pancog.bots.BotDriver; may replace a system Timeout (an away seat
         # on an away_bot table) with the normal level's move. Called inside the table lock; None keeps the timeout.
         self.stand_in: Callable[[TableSession, Timeout], Action | None] | None = None
@@ -457,9 +457,14 @@ class TableService:
         Raises:
             TableAlreadyOpen: the channel has an open table.
         """
-        async with self._open_lock:
-            if channel_id in self._by_channel:
-                raise TableAlreadyOpen
+        # The channel is reserved synchronously (no await between the check and the reservation), so two opens in
+        # one channel cannot both succeed; opens in different channels no longer wait for each other's database
+        # write. (A global lock held across the write made a burst of 30 opens wait ~30 transactions each behind
+        # a busy storage queue: > 60 s in the 200-table soak, docs/perf/soak.md.)
+        if channel_id in self._by_channel or channel_id in self._opening:
+            raise TableAlreadyOpen
+        self._opening.add(channel_id)
+        try:
             rules = config.rules()
             await self.store.open_table(
                 table_id, guild_id=guild_id, channel_id=channel_id, host_id=host_id, config=config.to_json()
@@ -475,6 +480,8 @@ class TableService:
             self._tables[table_id] = session
             self._by_channel[channel_id] = table_id
             return session
+        finally:
+            self._opening.discard(channel_id)
 
     async def close(self, table_id: int, user_id: int, *, moderator: bool = False) -> dict[int, int]:
         """Close a table: the tops are shared among the seated players, every stack goes back to its bank.

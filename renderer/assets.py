@@ -99,13 +99,14 @@ class TextSprite:
     ascent: int  # font ascent: pen y + ascent is the baseline
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=4096)
 def text_sprite(text: str, kind: FontKind, size: int) -> TextSprite:
     """Render ``text`` once as a mask; pasting the mask with a colour is much cheaper than draw.text.
 
-    For strings that recur (labels, names, chip counts). One-off text (a board's latest-event lines, an
-    outcome's notes) goes through `draw_text_sprite` uncached: each entry holds ~7 KiB of pixels, and with
-    8,192 entries one-off lines filled the cache to ~57 MiB in a 50-table soak (docs/perf/soak.md).
+    For short strings that recur (labels, names, chip counts: about 1 KiB of pixels each; 200 busy tables keep
+    ~3,600 of them in use, so a smaller cache thrashes). One-off lines (a board's latest events, an outcome's
+    notes, ~7 KiB each) go through `draw_text_sprite` uncached: cached, they filled an 8,192-entry cache to
+    ~57 MiB in a 50-table soak (docs/perf/soak.md).
     """
     return draw_text_sprite(text, kind, size)
 

@@ -75,3 +75,18 @@ def test_allocator_settings_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
     assert bot_module.configure_allocator_from_env({}) is True
     assert bot_module.configure_allocator_from_env({"PAN_MALLOC_ARENAS": "4"}) is True
     assert calls == [memory.DEFAULT_ARENAS, 4]
+
+
+def test_gil_switch_interval_from_env() -> None:
+    """PAN_GIL_SWITCH_MS: 1 ms by default, a number of ms when given, Python's own value kept for 0."""
+    import sys
+
+    before = sys.getswitchinterval()
+    try:
+        assert bot_module.configure_switch_interval("") == pytest.approx(0.001, abs=1e-9)
+        assert bot_module.configure_switch_interval("0.5") == pytest.approx(0.0005, abs=1e-9)
+        assert bot_module.configure_switch_interval("not a number") == pytest.approx(0.001, abs=1e-9)
+        sys.setswitchinterval(0.005)
+        assert bot_module.configure_switch_interval("0") == pytest.approx(0.005, abs=1e-9)
+    finally:
+        sys.setswitchinterval(before)

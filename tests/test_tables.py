@@ -229,3 +229,43 @@ async def test_tables_seeded_deals_reproduce(env: Env) -> None:
     await open_two(env)
     session = env.service.get(TABLE)
     assert [deal_a(session).seed for _ in range(3)] == [deal_b(session).seed for _ in range(3)]
+
+
+async def test_simultaneous_opens(env: Env) -> None:
+    """Two opens in one channel: exactly one table. Opens in different channels do not wait for each other: while
+    one channel's open is writing its row, another channel's open completes (no global lock across the write)."""
+    svc = env.service
+    results = await asyncio.gather(
+        *(
+            svc.open_table(900 + i, guild_id=GUILD, channel_id=CHANNEL, host_id=A, config=TableConfig.build())
+            for i in range(2)
+        ),
+        return_exceptions=True,
+    )
+    assert sum(isinstance(r, TableAlreadyOpen) for r in results) == 1
+    assert [s.table_id for s in svc.sessions] == [next(r.table_id for r in results if not isinstance(r, Exception))]
+
+    gate = asyncio.Event()
+    original = env.store.open_table
+    calls: list[int] = []
+
+    async def slow_open(table_id: int, **kwargs: object) -> object:
+        calls.append(table_id)
+        if table_id == 950:
+            await gate.wait()  # this channel's database write is slow
+        return await original(table_id, **kwargs)  # type: ignore[arg-type]
+
+    env.store.open_table = slow_open  # type: ignore[method-assign]
+    slow = asyncio.create_task(
+        svc.open_table(950, guild_id=GUILD, channel_id=CHANNEL + 1, host_id=A, config=TableConfig.build())
+    )
+    await asyncio.sleep(0)
+    with pytest.raises(TableAlreadyOpen):  # the same channel, while its open is still writing
+        await svc.open_table(951, guild_id=GUILD, channel_id=CHANNEL + 1, host_id=B, config=TableConfig.build())
+    fast = await asyncio.wait_for(
+        svc.open_table(952, guild_id=GUILD, channel_id=CHANNEL + 2, host_id=B, config=TableConfig.build()), 5
+    )
+    assert fast.table_id == 952 and not slow.done()
+    gate.set()
+    assert (await slow).table_id == 950
+    assert calls == [950, 952]

@@ -227,4 +227,4 @@ def test_one_off_notes_do_not_fill_the_sprite_cache() -> None:
     assert after.currsize == before.currsize and after.misses == before.misses  # nothing new was cached
     assert after.hits > before.hits  # names, chips and captions still come from the cache
     assert Image.open(io.BytesIO(png)).size[0] > 0
-    assert assets.text_sprite.cache_info().maxsize == 1024
+    assert assets.text_sprite.cache_info().maxsize == 4096
