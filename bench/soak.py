@@ -183,6 +183,7 @@ class Soak:
     actions: int = 0
     hands_done: int = 0
     failed: list[str] = field(default_factory=list)
+    panel_misses: list[str] = field(default_factory=list)
     stuck: list[str] = field(default_factory=list)
     latency: list[float] = field(default_factory=list)
     finished_tables: int = 0
@@ -243,6 +244,8 @@ class Soak:
             if choice is None:
                 choice = next(((cid, values[0]) for cid, values in menus if values and values[0] != "-"), None)
             if panel is None or choice is None:
+                shown = "no panel" if panel is None else repr(panel.text[:120])
+                self.panel_misses.append(f"legal {legal[:3]}; selects {[(c[-8:], v[:3]) for c, v in menus]}; {shown}")
                 return False
             await self.h.select(user, panel, choice[0], [choice[1]], settle=False, timeout=60)
             self.actions += 2
@@ -298,8 +301,10 @@ class Soak:
             found = greedy_command(state, seat)
             if found is None:
                 if not await self.play_from_panel(follower, user, seat):
-                    self.stuck.append(f"#{channel.name}: no move at seq {state.seq}")
-                    return
+                    # The player found nothing to pick (reported below); the table is not stuck unless it makes
+                    # no progress for --stuck-after seconds: the turn clock plays for a player who does not act.
+                    self.panel_misses.append(f"#{channel.name}: no pick at seq {state.seq}")
+                    await asyncio.sleep(1.0)
                 continue
             command, options = found
             await self.act(user, channel, command, **options)
@@ -595,6 +600,8 @@ async def main(argv: list[str]) -> None:
     resumes = sum("resume" in x for x in fake.gateway_log)
     print(f"gateway: {fake.gateway_log.count('drop code=4000')} drops, {resumes} resumes")
     print(f"failed interactions={len(soak.failed)} unanswered={unanswered} stuck tables={len(soak.stuck)}")
+    if soak.panel_misses:  # a player who found nothing to pick waited for the turn clock (not a failure by itself)
+        print(f"   players who found no pick in My hand: {len(soak.panel_misses)}; first: {soak.panel_misses[:4]}")
     for line in soak.failed[:5] + soak.stuck[:5]:
         print("  ", line)
     print(f"bot log: {len(errors)} ERROR/Traceback lines")
