@@ -33,7 +33,8 @@ from tests.fakediscord.server import FakeDiscord
 
 ROOT = Path(__file__).resolve().parents[2]
 KILLS = 12
-MAX_MOVES = 220
+MAX_MOVES = 1200  # a safety cap only: the deal is not stacked, so a hand may pass through the stock; progress
+STALL_MOVES = 8  # is checked directly: the log must grow at least once every STALL_MOVES moves
 
 
 class BotProcess:
@@ -153,6 +154,7 @@ async def test_kill_restart_sigkill_through_one_hand(fake_discord: FakeDiscord, 
         await harness.slash(players[0], "pan start")
         open_board = harness.messages()[0]  # posted by the first process with /pan open
         kills = moves = 0
+        last_seq, last_progress = -1, 0
         while True:
             state, _, problems = await read_table(db)
             assert problems == [], problems
@@ -160,6 +162,9 @@ async def test_kill_restart_sigkill_through_one_hand(fake_discord: FakeDiscord, 
                 break
             moves += 1
             assert moves <= MAX_MOVES, "the hand never ended"
+            if state.seq != last_seq:
+                last_seq, last_progress = state.seq, moves
+            assert moves - last_progress <= STALL_MOVES, f"no committed action in {STALL_MOVES} moves (seq {state.seq})"
             seat, command, options = greedy_command(state)
             seated = state.seats[seat]
             assert seated is not None
