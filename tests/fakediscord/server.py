@@ -669,7 +669,9 @@ class FakeDiscord:
         if not is_interaction and self._over_global_limit(call.at):
             call.status, call.injected = 429, "global"
             self.global_429s += 1
-            refusal = Fault(pattern="", status=429, remaining=0, retry_after=0.2, is_global=True)
+            # retry_after is the time until the window has room again, as Discord computes it
+            wait = max(0.01, self._global_window[0] + 1.0 - call.at)
+            refusal = Fault(pattern="", status=429, remaining=0, retry_after=round(wait, 3), is_global=True)
             return self._fault_response(refusal, template)
         if not is_interaction and request.headers.get("Authorization") != f"Bot {self.token}":
             call.status = 401
