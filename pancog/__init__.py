@@ -9,6 +9,6 @@ if TYPE_CHECKING:
 
 
 async def setup(bot: commands.Bot) -> None:
-    from .cog import setup_cogs
+    from .adapter.cog import setup_cogs
 
     await setup_cogs(bot)

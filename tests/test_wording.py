@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from pancog import presenters
+from pancog.adapter import presenters
 
 ROOT = Path(__file__).resolve().parents[1]
-ADAPTERS = ("pancog/cog.py", "pancog/practice_cog.py")
+ADAPTERS = ("pancog/adapter/cog.py", "pancog/adapter/practice_cog.py")
 REPLIES = {"send_message", "send", "send_ephemeral", "PanError", "BadOption"}
 SENTENCE = re.compile(r"[A-Za-z]{2,}[,:;]? [A-Za-z]{2,}")  # two words in a row: prose, not an id or a filename
 NOT_WORDING = {"context", "filename", "name", "description", "thread_name_prefix"}  # logs, files, command metadata

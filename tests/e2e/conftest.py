@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from pancog.adapter.views import PanRuntime
 from pancog.game.cards import Card
 from pancog.tables import TableSession
-from pancog.views import PanRuntime
 from tests.fakediscord.harness import Harness, Reply
 from tests.fakediscord.models import FakeChannel, FakeMessage, FakeUser
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-import pancog.views
+import pancog.adapter.views
 from pancog.renderq import Priority
 from tests.e2e.conftest import PanFactory
 from tests.e2e.scenarios import TWO_SHOE
@@ -26,8 +26,8 @@ class SlowRenders:
         self.calls: list[tuple[str, str]] = []  # (kind, title) in start order
         self._lock = threading.Lock()
         for kind in ("render_table_png", "render_hand_png"):
-            original = getattr(pancog.views, kind)
-            monkeypatch.setattr(pancog.views, kind, self._wrap(kind, original))
+            original = getattr(pancog.adapter.views, kind)
+            monkeypatch.setattr(pancog.adapter.views, kind, self._wrap(kind, original))
 
     def _wrap(self, kind: str, original: Any) -> Any:
         def slow(snap: Any) -> bytes:

@@ -27,14 +27,15 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from pancog import logs, presenters
+from pancog import logs
+from pancog.adapter import presenters
+from pancog.adapter.errors import report, send_ephemeral
+from pancog.adapter.views import Board, PanRuntime, runtime_of
 from pancog.clock import ClockNotice, ClockSettings, TurnClock, unsubscribe
-from pancog.errors import report, send_ephemeral
 from pancog.game.errors import PanError
 from pancog.health import HealthRegistry
 from pancog.renderq import Priority
 from pancog.tables import Applied, NoTableHere, TableSession
-from pancog.views import Board, PanRuntime, runtime_of
 
 __all__ = ["OPS_ATTR", "OpsCog", "clock_settings_from_env", "ops_of"]
 
@@ -81,7 +82,7 @@ class OpsCog(commands.Cog, name="PanOps"):
         self._boards_refreshed = False
         runtime.tables.subscribe(self._on_applied)
         self.clock.observe(self._on_clock)
-        # Hooks read by pancog.views (marked "resilience (issue 7)" there).
+        # Hooks read by pancog.adapter.views (marked "resilience (issue 7)" there).
         runtime.on_board_error = self.board_failed  # type: ignore[attr-defined]
         runtime.clock_line = self.clock_line  # type: ignore[attr-defined]
 
@@ -343,7 +344,7 @@ class OpsCog(commands.Cog, name="PanOps"):
 
 
 async def _is_admin(interaction: discord.Interaction[Any], rt: PanRuntime) -> bool:
-    from pancog.cog import is_moderator  # the cog's rule for "moderator"; imported late (cog imports views)
+    from pancog.adapter.cog import is_moderator  # the cog's rule for "moderator"; imported late (cog imports views)
 
     settings = await rt.ledger.settings(interaction.guild_id or 0)
     return is_moderator(interaction, settings.moderator_role_id)

@@ -23,9 +23,9 @@ from typing import Any
 
 import discord
 
-from pancog import presenters
+from pancog.adapter import presenters
+from pancog.adapter.errors import answer, deliver, guarded, reusable_file, send_ephemeral
 from pancog.bots import ordered_plays  # computer players (issue 8)
-from pancog.errors import answer, deliver, guarded, reusable_file, send_ephemeral
 from pancog.game import engine
 from pancog.game.actions import (
     AcceptSplit,
@@ -455,7 +455,7 @@ class PanView(discord.ui.View):
         super().__init__(timeout=None)
 
     async def on_error(self, interaction: discord.Interaction[Any], error: Exception, item: Any) -> None:
-        from pancog.errors import report
+        from pancog.adapter.errors import report
 
         await report(interaction, error, context=f"view item {getattr(item, 'custom_id', item)}")
 

@@ -16,8 +16,8 @@ import aiohttp
 import discord
 from discord import app_commands
 
+from pancog.adapter.presenters import NEEDS_MODERATOR, SOMETHING_WRONG
 from pancog.game.errors import PanError
-from pancog.presenters import NEEDS_MODERATOR, SOMETHING_WRONG
 
 log = logging.getLogger("pan.cog")
 

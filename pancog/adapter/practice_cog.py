@@ -19,12 +19,12 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from pancog import presenters
+from pancog.adapter import presenters
+from pancog.adapter.errors import report, send_ephemeral
+from pancog.adapter.views import Board, PanRuntime, runtime_of
 from pancog.bots import BotDriver, BotSettings, computer_name, hint_allowed, practice_scope, suggest
-from pancog.errors import report, send_ephemeral
 from pancog.game.errors import PanError
 from pancog.tables import BuyInTooSmall, NotHost, TableAlreadyOpen, TableConfig, TableSession, preset_or_default
-from pancog.views import Board, PanRuntime, runtime_of
 
 __all__ = ["PracticeCog", "bots_of", "setup_practice"]
 
@@ -188,7 +188,7 @@ async def _practice(
 @app_commands.guild_only()
 async def _addbot(interaction: discord.Interaction[Any], level: BotLevel = "normal") -> None:
     try:
-        from pancog.cog import is_moderator  # the cog's rule for "moderator"; imported late (cog imports this)
+        from pancog.adapter.cog import is_moderator  # the cog's rule for "moderator"; imported late (cog imports this)
 
         rt = runtime_of(interaction.client)
         driver = bots_of(interaction.client)

@@ -1,7 +1,7 @@
 """The slash-command adapters. Thin: parse, call one service method, present, respond.
 
 ``PanCog`` is the ``/pan`` group (tables, chips, settings); ``PlayCog`` holds the in-hand top-level commands
-(``/knock``, ``/draw``, ``/meld`` ...). Both share one :class:`~pancog.views.PanRuntime`.
+(``/knock``, ``/draw``, ``/meld`` ...). Both share one :class:`~pancog.adapter.views.PanRuntime`.
 """
 
 from __future__ import annotations
@@ -16,8 +16,16 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from pancog import presenters
-from pancog.errors import BadOption, deliver, report, reusable_file, send_ephemeral
+from pancog.adapter import presenters
+from pancog.adapter.errors import BadOption, deliver, report, reusable_file, send_ephemeral
+from pancog.adapter.views import (
+    DYNAMIC_ITEMS,
+    RUNTIME_ATTR,
+    PanRuntime,
+    runtime_of,
+    send_hand_panel,
+    send_result,
+)
 from pancog.game import engine
 from pancog.game.actions import (
     AcceptSplit,
@@ -57,14 +65,6 @@ from pancog.tables import (
     preset_or_default,
     random_deal,
     seeded_deals,
-)
-from pancog.views import (
-    DYNAMIC_ITEMS,
-    RUNTIME_ATTR,
-    PanRuntime,
-    runtime_of,
-    send_hand_panel,
-    send_result,
 )
 
 log = logging.getLogger("pan.cog")
@@ -693,14 +693,14 @@ async def setup_cogs(bot: commands.Bot) -> None:
     await bot.add_cog(pan)
     await bot.add_cog(PlayCog(bot, pan.rt))
     bot.add_dynamic_items(*DYNAMIC_ITEMS)
-    from pancog.ops_cog import setup_ops  # resilience (issue 7): turn clock, faults, /pan back|status|audit
+    from pancog.adapter.ops_cog import setup_ops  # resilience (issue 7): turn clock, faults, /pan back|status|audit
 
     await setup_ops(bot)
-    from pancog.practice_cog import setup_practice  # computer players (issue 8): /pan practice|addbot, /hint
+    from pancog.adapter.practice_cog import setup_practice  # computer players (issue 8): /pan practice|addbot, /hint
 
     await setup_practice(bot)
 
 
 async def setup(bot: commands.Bot) -> None:
-    """The discord.py extension entry point (``bot.load_extension("pancog.cog")``)."""
+    """The discord.py extension entry point (``bot.load_extension("pancog.adapter.cog")``)."""
     await setup_cogs(bot)

@@ -1,0 +1,1 @@
+"""The Discord adapter wing: the only package that imports discord (besides bot.py)."""
