@@ -19,9 +19,10 @@ import discord
 from pancog.adapter import presenters
 from pancog.adapter.errors import PanView, answer, send_ephemeral
 from pancog.adapter.runtime import PanRuntime, runtime_of
-from pancog.bots import ordered_plays  # computer players (issue 8)
+from pancog.bots import ordered_legal  # computer players (issue 8)
 from pancog.game import engine
 from pancog.game.actions import Discard
+from pancog.game.engine import Observation
 from pancog.game.events import CardsDealt, Discarded, HandStarted, Melded, OptionTaken
 from pancog.game.notation import format_action
 from pancog.game.state import TableState
@@ -109,20 +110,35 @@ class Hands:
         return ""
 
     # -- the panel
-    async def panel(self, session: TableSession, user_id: int) -> Panel:
-        """PRIVATE: the player's hand image, its text twin, and selects of every legal play."""
+    async def panel(self, session: TableSession, user_id: int, *, after: Applied | None = None) -> Panel:
+        """PRIVATE: the player's hand image, its text twin, and selects of every legal play.
+
+        ``after``: the player's own action just committed; its private result comes first. Whose turn it is and
+        the legal plays come from one engine pass (``engine.observe``) shared by the result and the panel.
+        """
         seat = session.seat_of(user_id)
+        state = session.state
+        obs = engine.observe(state, seat)
+        result = ""
+        if after is not None:
+            to_act = obs.to_act if after.state is state else engine.to_act(after.state)  # a later action landed
+            result = presenters.private_result(after.before, after.state, seat, after.events, to_act=to_act)
+        content, file, view = await self._panel(session, user_id, obs)
+        return (f"{result}\n{content}"[:2000] if result else content), file, view
+
+    async def _panel(self, session: TableSession, user_id: int, obs: Observation) -> Panel:
+        seat = obs.seat
         state = session.state
         prefs = await self.rt.settings.get(user_id)
         notice = await self.notice_prefix(user_id)
-        view = HandView(session, state, seat)
+        view = HandView(session.table_id, obs)
         if state.hand is None or state.hand.players[seat] is None:
             return notice + presenters.not_in_hand(dealt=state.hand is not None), None, view
         snap = presenters.hand_snapshot(
             state, seat, sort=prefs.sort.value, four_color=prefs.four_color, plays=view.plays
         )
         png = await self.rt.renders.render(render_hand_png, snap, priority=Priority.URGENT)
-        step = presenters.next_step(state, seat)
+        step = presenters.next_step(state, seat, to_act=obs.to_act)
         content = f"{notice}Hand {state.hand_no}. {hand_text(snap)}" + (f"\n{step}" if step else "")
         return content[:2000], discord.File(io.BytesIO(png), filename="hand.png"), view
 
@@ -138,15 +154,15 @@ class Hands:
         """PRIVATE reply after the player's own action (optionally with his hand panel to keep playing)."""
         session = applied.session
         seat = session.find_seat(user_id)
-        text = (
-            presenters.private_result(applied.before, applied.state, seat, applied.events) if seat is not None else ""
-        )
         if with_hand and seat is not None and session.state.hand is not None:
-            content, file, view = await self.panel(session, user_id)
-            content = f"{text}\n{content}" if text else content
+            content, file, view = await self.panel(session, user_id, after=applied)
             await answer(interaction, content[:2000], view=view, file=file)
             view.stop()
             return
+        text = ""
+        if seat is not None:
+            to_act = engine.to_act(applied.state)
+            text = presenters.private_result(applied.before, applied.state, seat, applied.events, to_act=to_act)
         notice = await self.notice_prefix(user_id)
         await send_ephemeral(interaction, (notice + (text or presenters.DONE))[:2000])
 
@@ -159,11 +175,11 @@ class HandView(PanView):
     keeps the view (selects, options, the state's plays) alive: about 5.5 KiB per panel shown (docs/perf/soak.md).
     """
 
-    def __init__(self, session: TableSession, state: TableState, seat: int) -> None:
+    def __init__(self, table_id: int, obs: Observation) -> None:
         super().__init__()
         plays: list[discord.SelectOption] = []
         discards: list[discord.SelectOption] = []
-        self.plays = ordered_plays(state, seat, engine.plays(state, seat))  # computer players (issue 8): best first
+        self.plays = ordered_legal(obs)  # computer players (issue 8): best first
         seen: set[str] = set()
         for action, pays in self.plays:
             value = format_action(action)
@@ -173,9 +189,9 @@ class HandView(PanView):
             option = discord.SelectOption(label=presenters.action_label(action, pays), value=value)
             (discards if isinstance(action, Discard) else plays).append(option)
         if plays:
-            self.add_item(PlaySelect(session.table_id, "play", plays[:25]))
+            self.add_item(PlaySelect(table_id, "play", plays[:25]))
         if discards:
-            self.add_item(PlaySelect(session.table_id, "discard", discards[:25]))
+            self.add_item(PlaySelect(table_id, "discard", discards[:25]))
 
 
 class PlaySelect(

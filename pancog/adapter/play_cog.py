@@ -161,12 +161,7 @@ class PlayCog(PanCog, name="PanPlay"):
             return replaced
 
         applied = await rt.tables.act(table_id, user_id, make)
-        seat = session.find_seat(user_id)
-        result = (
-            presenters.private_result(applied.before, applied.state, seat, applied.events) if seat is not None else ""
-        )
-        content, file, view = await self.hands.panel(session, user_id)
-        content = f"{result}\n{content}" if result else content
+        content, file, view = await self.hands.panel(session, user_id, after=applied)
         fresh = reusable_file(file) if file is not None else None
         await deliver(
             lambda: interaction.edit_original_response(

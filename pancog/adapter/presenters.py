@@ -489,8 +489,11 @@ class PrivateNote:
     text: str
 
 
-def private_result(before: TableState, after: TableState, seat: int, events: Sequence[Event]) -> str:
-    """PRIVATE (ephemeral to the actor): the outcome of his own action, with his next step."""
+def private_result(
+    before: TableState, after: TableState, seat: int, events: Sequence[Event], *, to_act: int | None
+) -> str:
+    """PRIVATE (ephemeral to the actor): the outcome of his own action, with his next step (``to_act``: whose
+    turn it is in ``after``, from the engine)."""
     parts: list[str] = []
     for e in events:
         match e:
@@ -510,18 +513,16 @@ def private_result(before: TableState, after: TableState, seat: int, events: Seq
                 parts.append(f"You forced {e.card.pretty}.")
             case _:
                 pass
-    parts.append(next_step(after, seat))
+    parts.append(next_step(after, seat, to_act=to_act))
     return " ".join(p for p in parts if p)
 
 
-def next_step(state: TableState, seat: int) -> str:
-    """PRIVATE hint: what this player can do now."""
+def next_step(state: TableState, seat: int, *, to_act: int | None) -> str:
+    """PRIVATE hint: what this player can do now (``to_act``: whose turn it is, from the engine)."""
     hand = state.hand
     if hand is None:
         return "The hand is over." if state.last_hand is not None else ""
-    from pancog.game import engine
-
-    if engine.to_act(state) != seat:
+    if to_act != seat:
         return ""
     if hand.phase is Phase.DECLARING:
         return "Your turn to declare: /knock to play, /sluff to go on top."
