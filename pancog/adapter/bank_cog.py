@@ -9,10 +9,9 @@ import discord
 from discord import app_commands
 
 from pancog.adapter import presenters
-from pancog.adapter.base import IN_PAN, PanCog
+from pancog.adapter.base import IN_PAN, PRESET_CHOICES, PanCog
 from pancog.adapter.checks import is_moderator
 from pancog.adapter.errors import BadOption, deliver, send_ephemeral
-from pancog.adapter.table_cog import PRESET_CHOICES
 from pancog.settings import DmMode, SortOrder
 from pancog.tables import preset_or_default
 

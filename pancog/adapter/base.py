@@ -21,12 +21,16 @@ from discord.ext import commands
 from pancog import logs
 from pancog.adapter.errors import report
 from pancog.adapter.runtime import Handler, PanRuntime
+from pancog.game.rules import PRESETS
 from pancog.tables import TableSession
 
-__all__ = ["IN_PAN", "PanCog"]
+__all__ = ["IN_PAN", "PRESET_CHOICES", "PanCog"]
 
 IN_PAN: dict[str, Any] = {"group": "pan"}
 """``@app_commands.command(..., extras=IN_PAN)``: a ``/pan`` subcommand."""
+
+PRESET_CHOICES = [app_commands.Choice(name=name, value=name) for name in PRESETS]
+"""The rules presets as the choices of a ``preset`` option."""
 
 
 class PanCog(commands.Cog):

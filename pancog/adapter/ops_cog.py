@@ -28,6 +28,7 @@ from pancog.adapter.runtime import PanRuntime
 from pancog.clock import ClockNotice, ClockSettings, TurnClock
 from pancog.game.errors import PanError
 from pancog.renderq import Priority
+from pancog.tables import Applied
 
 __all__ = ["OpsCog", "clock_settings_from_env"]
 
@@ -55,7 +56,18 @@ class OpsCog(PanCog, name="PanOps"):
         self.boards = boards
         self.clock = clock
         self._boards_refreshed = False
+        runtime.tables.subscribe(self._on_applied)
         clock.observe(self._on_clock)
+
+    async def cog_unload(self) -> None:
+        self.rt.tables.unsubscribe(self._on_applied)
+        await super().cog_unload()
+
+    def _on_applied(self, applied: Applied) -> None:
+        """Every log line of the acting task carries guild, table, hand and seat (pancog/logs.py)."""
+        session = applied.session
+        seat = session.find_seat(applied.actor) if applied.actor is not None else None
+        logs.bind(guild=session.guild_id, table=session.table_id, hand=applied.state.hand_no or None, seat=seat)
 
     # ------------------------------------------------------------------ /pan back, status, audit
 

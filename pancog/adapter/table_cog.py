@@ -11,7 +11,7 @@ import discord
 from discord import app_commands
 
 from pancog.adapter import presenters
-from pancog.adapter.base import IN_PAN, PanCog
+from pancog.adapter.base import IN_PAN, PRESET_CHOICES, PanCog
 from pancog.adapter.board import Boards
 from pancog.adapter.checks import require_host_or_moderator
 from pancog.adapter.errors import deliver, reusable_file, send_ephemeral
@@ -20,13 +20,11 @@ from pancog.game import engine
 from pancog.game.errors import PanError
 from pancog.game.events import HandEnded
 from pancog.game.notation import dump_transcript, parse_action
-from pancog.game.rules import PRESETS, describe_rules
+from pancog.game.rules import describe_rules
 from pancog.game.state import initial_state
 from pancog.tables import NoTableHere, TableAlreadyOpen, TableConfig, TableSession, preset_or_default
 
-__all__ = ["PRESET_CHOICES", "TableCog"]
-
-PRESET_CHOICES = [app_commands.Choice(name=name, value=name) for name in PRESETS]
+__all__ = ["TableCog"]
 
 
 class TableCog(PanCog, name="PanTables"):
