@@ -24,9 +24,10 @@ def is_moderator(interaction: discord.Interaction[Any], moderator_role_id: int |
     return moderator_role_id is not None and any(r.id == moderator_role_id for r in member.roles)
 
 
-async def moderator(ledger: ChipLedger, interaction: discord.Interaction[Any]) -> bool:
-    """:func:`is_moderator` with the server's configured moderator role."""
-    settings = await ledger.settings(interaction.guild_id or 0)
+async def moderator(ledger: ChipLedger, interaction: discord.Interaction[Any], guild_id: int | None = None) -> bool:
+    """:func:`is_moderator` with the configured moderator role of ``guild_id`` (default: the interaction's server;
+    a table passes its own ledger scope, which for a practice table is the negated server id)."""
+    settings = await ledger.settings(interaction.guild_id or 0 if guild_id is None else guild_id)
     return is_moderator(interaction, settings.moderator_role_id)
 
 
@@ -34,7 +35,7 @@ async def require_host_or_moderator(
     ledger: ChipLedger, interaction: discord.Interaction[Any], session: TableSession
 ) -> bool:
     """Raise :class:`NotHost` unless the user hosts the table or is a moderator; returns whether a moderator."""
-    is_mod = await moderator(ledger, interaction)
+    is_mod = await moderator(ledger, interaction, session.guild_id)
     if interaction.user.id != session.host_id and not is_mod:
         raise NotHost
     return is_mod

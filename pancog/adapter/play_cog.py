@@ -255,7 +255,7 @@ class PlayCog(PanCog, name="PanPlay"):
         target = self._seat_of_member(interaction, player)
         session = self.here(interaction)
         if session.find_seat(interaction.user.id) is None:  # a moderator not seated: the floor's call
-            if not await moderator(rt.ledger, interaction):
+            if not await moderator(rt.ledger, interaction, session.guild_id):
                 raise NotSeated
             await interaction.response.defer(ephemeral=True, thinking=True)
             await rt.tables.system_act(session.table_id, FloorFoul(target=target), actor=interaction.user.id)
