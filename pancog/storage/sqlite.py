@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import sqlite3
 from collections.abc import AsyncIterator, Iterable, Sequence
 from pathlib import Path
@@ -34,36 +33,13 @@ from pancog.storage.base import (
     TableNotOpen,
     TableRow,
 )
+from pancog.storage.migrations import MIGRATIONS_DIR, load_migrations
 
-__all__ = ["MIGRATIONS_DIR", "Migration", "SqliteStorage", "SqliteTx", "load_migrations"]
+__all__ = ["SqliteStorage", "SqliteTx"]
 
-MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
-_MIGRATION_NAME = re.compile(r"^V(?P<version>\d+)__(?P<name>\w+)\.sql$")
 _MAX_ROWS_PER_STATEMENT = 150  # 6 parameters per row stays far below SQLite's 32766 parameter limit
 
 Synchronous = Literal["FULL", "NORMAL", "EXTRA", "OFF"]
-
-
-class Migration:
-    __slots__ = ("name", "sql", "version")
-
-    def __init__(self, version: int, name: str, sql: str) -> None:
-        self.version = version
-        self.name = name
-        self.sql = sql
-
-
-def load_migrations(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
-    """The numbered ``V<n>__<name>.sql`` files, ordered; versions must be 1, 2, 3, … with no gap."""
-    found: list[Migration] = []
-    for path in directory.iterdir():
-        match = _MIGRATION_NAME.match(path.name)
-        if match:
-            found.append(Migration(int(match["version"]), match["name"], path.read_text(encoding="utf-8")))
-    found.sort(key=lambda m: m.version)
-    if [m.version for m in found] != list(range(1, len(found) + 1)):
-        raise StorageError(f"migration versions must be 1..n without gaps: {[m.version for m in found]}")
-    return found
 
 
 def _split_statements(script: str) -> list[str]:
@@ -364,7 +340,7 @@ class SqliteTx:
             ),
         )
 
-    # Added for the Discord adapter (issue #6, pancog/settings.py; migration V3__player_settings.sql).
+    # Added for the Discord adapter (issue #6, pancog/settings.py; migration V3__player_settings).
     async def get_player_prefs(self, user_id: int) -> str | None:
         rows = list(
             await self._conn.execute_fetchall("SELECT prefs FROM player_settings WHERE user_id = ?", (user_id,))
@@ -481,7 +457,7 @@ class SqliteStorage:
         return int(rows[0][0])
 
     async def _migrate(self, conn: aiosqlite.Connection) -> None:
-        migrations = load_migrations(self._migrations)
+        migrations = load_migrations("sqlite", self._migrations)
         target = len(migrations) if self._target_version is None else self._target_version
         for migration in migrations[:target]:
             await conn.execute("BEGIN IMMEDIATE")  # re-read the version under the write lock: another process
@@ -522,3 +498,8 @@ class SqliteStorage:
                     await asyncio.shield(conn.execute("ROLLBACK"))
                 raise
             self._known_accounts.update(tx.created_accounts)
+
+    async def fetch(self, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+        """Rows of one read-only query (operations and tests; ``?`` placeholders)."""
+        async with self._lock:
+            return [tuple(r) for r in await self._connection().execute_fetchall(sql, args)]
