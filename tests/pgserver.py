@@ -23,14 +23,8 @@ from pathlib import Path
 
 __all__ = ["PostgresUnavailable", "TempPostgres", "find_bindir"]
 
-SETTINGS = {
-    "listen_addresses": "''",
-    "fsync": "off",
-    "synchronous_commit": "off",
-    "full_page_writes": "off",
-    "max_connections": "300",
-    "shared_buffers": "64MB",
-}
+SETTINGS = {"listen_addresses": "''", "max_connections": "300", "shared_buffers": "64MB"}
+NOT_DURABLE = {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}  # tests: data is thrown away
 
 
 class PostgresUnavailable(RuntimeError):
@@ -60,8 +54,9 @@ def find_bindir() -> Path:
 class TempPostgres:
     """A server living in ``root`` (``root/data``, socket in ``root``). :meth:`start` is idempotent across processes."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, durable: bool = False) -> None:
         self.root = root
+        self.durable = durable  # True (benchmarks): PostgreSQL's default fsync / synchronous_commit
         self.data = root / "data"
         self.log = root / "server.log"
 
@@ -102,7 +97,8 @@ class TempPostgres:
             if not self.data.exists():
                 self._run(str(bindir / "initdb"), "-D", str(self.data), "-U", "postgres", "-A", "trust", "-N", "-E",
                           "UTF8", "--locale=C")  # fmt: skip
-            options = " ".join(f"-c {name}={value}" for name, value in SETTINGS.items())
+            settings = SETTINGS if self.durable else SETTINGS | NOT_DURABLE
+            options = " ".join(f"-c {name}={value}" for name, value in settings.items())
             self._run(str(bindir / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60",
                       "-o", f"-k {self.root} {options}", "start")  # fmt: skip
 
@@ -114,6 +110,6 @@ class TempPostgres:
         shutil.rmtree(self.root, ignore_errors=True)
 
     @classmethod
-    def in_new_folder(cls) -> TempPostgres:
+    def in_new_folder(cls, *, durable: bool = False) -> TempPostgres:
         # A short path: the socket path (folder + "/.s.PGSQL.5432") must stay under 107 bytes.
-        return cls(Path(tempfile.mkdtemp(prefix="pan-pg-", dir="/tmp")))
+        return cls(Path(tempfile.mkdtemp(prefix="pan-pg-", dir="/tmp")), durable=durable)

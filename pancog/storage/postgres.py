@@ -85,6 +85,13 @@ def _rowcount(status: str) -> int:
     return int(status.rsplit(" ", 1)[-1])
 
 
+async def _end_transaction(conn: _Conn) -> None:
+    """The pool's reset on release: ``transaction()`` always commits or rolls back, so the default reset query
+    (a round trip per transaction) is skipped; only a connection somehow left inside a transaction rolls back."""
+    if conn.is_in_transaction():
+        await conn.execute("ROLLBACK")
+
+
 class PostgresTx:
     """The :class:`~pancog.storage.base.StorageTx` of one PostgreSQL transaction. Only valid inside its block."""
 
@@ -421,7 +428,9 @@ class PostgresStorage:
     async def open(self) -> None:
         if self._pool is not None:
             return
-        pool = await asyncpg.create_pool(self.url, min_size=self.min_size, max_size=self.max_size)
+        pool = await asyncpg.create_pool(
+            self.url, min_size=self.min_size, max_size=self.max_size, reset=_end_transaction
+        )
         try:
             async with pool.acquire() as conn:
                 await self._migrate(conn)
