@@ -44,7 +44,7 @@ from pancog.game.rules import PRESETS, describe_rules
 from pancog.game.state import Step, TableState, initial_state
 from pancog.ledger import ChipLedger
 from pancog.settings import DmMode, PlayerSettings, SortOrder, StoragePrefsStore
-from pancog.storage import SqliteStorage
+from pancog.storage import storage_for
 from pancog.store import TableStore
 from pancog.tables import (
     NoTableHere,
@@ -105,7 +105,7 @@ async def _setup_runtime(bot: commands.Bot) -> PanRuntime:
     existing = getattr(bot, RUNTIME_ATTR, None)
     if isinstance(existing, PanRuntime):
         return existing
-    storage = SqliteStorage(getattr(bot, "db_path", "data/pan.sqlite3"))
+    storage = storage_for(getattr(bot, "db_path", "data/pan.sqlite3"))  # a SQLite path or a DATABASE_URL
     await storage.open()
     ledger = ChipLedger(storage)
     store = TableStore(storage)
