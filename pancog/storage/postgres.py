@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 
 from pancog.storage.base import (
     Account,
-    AccountKind,
     AuditFacts,
     GuildSettings,
     JournalRecord,
@@ -45,39 +44,14 @@ from pancog.storage.base import (
     TableNotOpen,
     TableRow,
 )
+from pancog.storage.common import TABLE_COLUMNS, account_from_row, audit_facts, load_open_tables, table_row
 from pancog.storage.migrations import MIGRATIONS_DIR, load_migrations
 
 __all__ = ["PostgresStorage", "PostgresTx"]
 
 _Conn: TypeAlias = "asyncpg.Connection[asyncpg.Record] | PoolConnectionProxy[asyncpg.Record]"
 
-_TABLE_COLUMNS = (
-    "table_id, guild_id, channel_id, host_id, config, meta, status, created_at, closed_at, board_message_id, last_seq"
-)
 _MIGRATION_LOCK = 0x70616E  # "pan": the advisory lock every migrating process takes (per schema, see _migrate)
-
-
-def _account(kind: str, scope_id: int, user_id: int | None, pot: str | None) -> Account:
-    k = AccountKind(kind)
-    if k is AccountKind.TOPS:
-        return Account.tops(scope_id, "singles" if pot == "singles" else "doubles")
-    return Account(k, scope_id, user_id)
-
-
-def _table_row(r: asyncpg.Record) -> TableRow:
-    return TableRow(
-        table_id=r["table_id"],
-        guild_id=r["guild_id"],
-        channel_id=r["channel_id"],
-        host_id=r["host_id"],
-        config=r["config"],
-        meta=r["meta"],
-        status="open" if r["status"] == "open" else "closed",
-        created_at=r["created_at"],
-        closed_at=r["closed_at"],
-        board_message_id=r["board_message_id"],
-        last_seq=r["last_seq"],
-    )
 
 
 def _rowcount(status: str) -> int:
@@ -125,7 +99,9 @@ class PostgresTx:
             "JOIN accounts a ON a.key = p.account_key WHERE p.journal_id = $1 ORDER BY p.leg",
             head["id"],
         )
-        postings = tuple(Posting(_account(r["kind"], r["scope_id"], r["user_id"], r["pot"]), r["delta"]) for r in legs)
+        postings = tuple(
+            Posting(account_from_row(r["kind"], r["scope_id"], r["user_id"], r["pot"]), r["delta"]) for r in legs
+        )
         return JournalRecord(
             head["id"], key, head["reason"], head["actor"], head["table_id"], head["created_at"], postings
         )
@@ -185,7 +161,7 @@ class PostgresTx:
 
     async def insert_table(self, row: TableRow) -> bool:
         inserted = await self._conn.fetchval(
-            f"INSERT INTO tables ({_TABLE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "  # noqa: S608
+            f"INSERT INTO tables ({TABLE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "  # noqa: S608
             "ON CONFLICT (table_id) DO NOTHING RETURNING table_id",
             row.table_id,
             row.guild_id,
@@ -202,8 +178,8 @@ class PostgresTx:
         return inserted is not None
 
     async def get_table(self, table_id: int) -> TableRow | None:
-        r = await self._conn.fetchrow(f"SELECT {_TABLE_COLUMNS} FROM tables WHERE table_id = $1", table_id)  # noqa: S608
-        return None if r is None else _table_row(r)
+        r = await self._conn.fetchrow(f"SELECT {TABLE_COLUMNS} FROM tables WHERE table_id = $1", table_id)  # noqa: S608
+        return None if r is None else table_row(tuple(r))
 
     async def append_action(
         self, *, table_id: int, seq: int, action: str, events: str, journal_id: int, created_at: float
@@ -240,7 +216,7 @@ class PostgresTx:
             "WHERE kind IN ('stack', 'tops') AND scope_id = $1 AND balance <> 0",
             table_id,
         )
-        return {_account(r["kind"], r["scope_id"], r["user_id"], r["pot"]): int(r["balance"]) for r in rows}
+        return {account_from_row(r["kind"], r["scope_id"], r["user_id"], r["pot"]): int(r["balance"]) for r in rows}
 
     async def mark_closed(self, table_id: int, closed_at: float) -> None:
         status = await self._conn.execute(
@@ -282,32 +258,7 @@ class PostgresTx:
         return _rowcount(status)
 
     async def load_open_tables(self) -> list[StoredTable]:
-        tables = [
-            _table_row(r)
-            for r in await self._conn.fetch(
-                f"SELECT {_TABLE_COLUMNS} FROM tables WHERE status = 'open' ORDER BY table_id"  # noqa: S608
-            )
-        ]
-        snapshots: dict[int, tuple[int, str]] = {}
-        for r in await self._conn.fetch(
-            "SELECT DISTINCT ON (s.table_id) s.table_id, s.seq, s.state FROM snapshots s "
-            "JOIN tables t ON t.table_id = s.table_id WHERE t.status = 'open' ORDER BY s.table_id, s.seq DESC"
-        ):
-            snapshots[r["table_id"]] = (int(r["seq"]), str(r["state"]))
-        actions: dict[int, list[str]] = {t.table_id: [] for t in tables}
-        for r in await self._conn.fetch(
-            "SELECT a.table_id, a.action FROM tables t "
-            "LEFT JOIN (SELECT table_id, MAX(seq) AS seq FROM snapshots GROUP BY table_id) s "
-            "ON s.table_id = t.table_id "
-            "JOIN actions a ON a.table_id = t.table_id AND a.seq > COALESCE(s.seq, 0) "
-            "WHERE t.status = 'open' ORDER BY a.table_id, a.seq"
-        ):
-            actions[r["table_id"]].append(r["action"])
-        result: list[StoredTable] = []
-        for row in tables:
-            snap_seq, state = snapshots.get(row.table_id, (0, None))
-            result.append(StoredTable(row, state, tuple(actions[row.table_id]), snap_seq + 1))
-        return result
+        return await load_open_tables(self._fetch)
 
     async def get_settings(self, guild_id: int) -> GuildSettings | None:
         r = await self._conn.fetchrow(
@@ -361,37 +312,10 @@ class PostgresTx:
         return [(int(r["user_id"]), int(r["balance"])) for r in rows]
 
     async def audit_facts(self) -> AuditFacts:
-        async def scalar(sql: str) -> int:
-            return int(await self._conn.fetchval(sql) or 0)
+        return await audit_facts(self._fetch)
 
-        mismatch = await self._conn.fetch(
-            "SELECT a.key, a.balance, COALESCE(p.total, 0) AS total FROM accounts a LEFT JOIN "
-            "(SELECT account_key, SUM(delta) AS total FROM postings GROUP BY account_key) p "
-            "ON p.account_key = a.key WHERE a.balance <> COALESCE(p.total, 0) ORDER BY a.key"
-        )
-        unbalanced = await self._conn.fetch(
-            "SELECT j.idem_key, SUM(p.delta) AS total FROM journals j JOIN postings p ON p.journal_id = j.id "
-            "GROUP BY j.id HAVING SUM(p.delta) <> 0 ORDER BY j.id"
-        )
-        negative = await self._conn.fetch(
-            "SELECT key, balance FROM accounts WHERE kind <> 'issued' AND balance < 0 ORDER BY key"
-        )
-        gaps = await self._conn.fetch(
-            "SELECT t.table_id, t.last_seq, COUNT(a.seq) AS n FROM tables t "
-            "LEFT JOIN actions a ON a.table_id = t.table_id GROUP BY t.table_id "
-            "HAVING t.last_seq <> COUNT(a.seq) OR t.last_seq <> COALESCE(MAX(a.seq), 0) ORDER BY t.table_id"
-        )
-        return AuditFacts(
-            accounts=await scalar("SELECT COUNT(*) FROM accounts"),
-            journals=await scalar("SELECT COUNT(*) FROM journals"),
-            postings=await scalar("SELECT COUNT(*) FROM postings"),
-            cached_mismatch=tuple((str(r[0]), int(r[1]), int(r[2])) for r in mismatch),
-            unbalanced_journals=tuple((str(r[0]), int(r[1])) for r in unbalanced),
-            negative_accounts=tuple((str(r[0]), int(r[1])) for r in negative),
-            log_gaps=tuple((int(r[0]), int(r[1]), int(r[2])) for r in gaps),
-            total_non_system=await scalar("SELECT SUM(balance) FROM accounts WHERE kind <> 'issued'"),
-            total_issued=await scalar("SELECT SUM(balance) FROM accounts WHERE kind = 'issued'"),
-        )
+    async def _fetch(self, sql: str) -> list[tuple[Any, ...]]:
+        return [tuple(r) for r in await self._conn.fetch(sql)]
 
 
 class PostgresStorage:
