@@ -9,4 +9,4 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-pytest_plugins = ["tests.fakediscord.plugin"]
+pytest_plugins = ["tests.fakediscord.plugin", "tests.pgplugin"]

@@ -35,7 +35,7 @@ from pancog.health import HealthRegistry
 from pancog.ledger import ChipLedger
 from pancog.renderq import RenderQueue, threads_from_env
 from pancog.settings import PlayerSettings, StoragePrefsStore
-from pancog.storage import SqliteStorage
+from pancog.storage import storage_for
 from pancog.store import TableStore
 from pancog.tables import TableService, random_deal, seeded_deals
 
@@ -59,7 +59,7 @@ def cogs(rt: PanRuntime, boards: Boards, hands: Hands, clock: TurnClock, driver:
 
 async def open_runtime(bot: commands.Bot) -> tuple[PanRuntime, TurnClock, BotDriver]:
     """Open the storage and build the services: the runtime, its turn clock and its computer players."""
-    storage = SqliteStorage(str(getattr(bot, "db_path", DEFAULT_DB_PATH)))  # PanBot's configuration
+    storage = storage_for(str(getattr(bot, "db_path", DEFAULT_DB_PATH)))  # a SQLite path or a DATABASE_URL
     await storage.open()
     ledger = ChipLedger(storage)
     store = TableStore(storage)
