@@ -12,6 +12,7 @@ from .outcome import OutcomeLayout, layout_outcome, outcome_text, render_outcome
 from .snapshot import (
     HandSnapshot,
     MeldSnapshot,
+    NetSnapshot,
     OutcomeSnapshot,
     PaymentSnapshot,
     SeatSnapshot,
@@ -19,11 +20,13 @@ from .snapshot import (
     TableSnapshot,
 )
 from .table import TableLayout, layout_table, render_table, render_table_png, table_text
+from .text import clean_text, image_text
 
 __all__ = [
     "HandLayout",
     "HandSnapshot",
     "MeldSnapshot",
+    "NetSnapshot",
     "OutcomeLayout",
     "OutcomeSnapshot",
     "PaymentSnapshot",
@@ -31,8 +34,10 @@ __all__ = [
     "SeatStatus",
     "TableLayout",
     "TableSnapshot",
+    "clean_text",
     "display_order",
     "hand_text",
+    "image_text",
     "layout_hand",
     "layout_outcome",
     "layout_table",
