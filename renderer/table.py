@@ -219,7 +219,10 @@ def layout_table(snapshot: TableSnapshot) -> TableLayout:
     """Boxes for the header, centre (stock, discards, card in play, tops, notes) and every seat panel."""
     header = (0, 0, WIDTH, HEADER_H)
     card_top = CENTRE_TOP + CAPTION_H
-    tops_box = (WIDTH - MARGIN - TOPS_W, CENTRE_TOP, WIDTH - MARGIN, CENTRE_TOP + CAPTION_H + 2 * 40)
+    if snapshot.in_hand:  # a column at the right of the piles
+        tops_box = (WIDTH - MARGIN - TOPS_W, CENTRE_TOP, WIDTH - MARGIN, CENTRE_TOP + CAPTION_H + 2 * 40)
+    else:  # one row: nothing else is in the centre
+        tops_box = (MARGIN, CENTRE_TOP, WIDTH - MARGIN, CENTRE_TOP + CAPTION_H)
     stock_box = discard_box = in_play_box = in_play_text_box = None
     in_play_name = ""
     centre_bottom = tops_box[3]
@@ -330,10 +333,17 @@ def _draw_centre(im: Image.Image, draw: ImageDraw.ImageDraw, snapshot: TableSnap
     _draw_piles(im, draw, snapshot, lay)
     tb = lay.tops_box
     _caption(im, tb[0], "Tops", assets.INK_MUTED)
-    for i, (label, value) in enumerate((("singles", snapshot.singles_tops), ("doubles", snapshot.doubles_tops))):
-        y = tb[1] + CAPTION_H + i * 40
-        draw.ellipse((tb[0], y + 6, tb[0] + 24, y + 30), fill=assets.GOLD, outline=assets.GOLD_DARK, width=2)
-        assets.paste_text(im, (tb[0] + 32, y), f"{value} {label}", "bold", TEXT_SIZE, assets.INK_LIGHT)
+    x, y = tb[0], tb[1] + CAPTION_H
+    if not snapshot.in_hand:
+        x, y = tb[0] + assets.text_width("Tops", "cond", TEXT_SIZE) + 20, tb[1]
+    for label, value in (("singles", snapshot.singles_tops), ("doubles", snapshot.doubles_tops)):
+        text = f"{value} {label}"
+        draw.ellipse((x, y + 6, x + 24, y + 30), fill=assets.GOLD, outline=assets.GOLD_DARK, width=2)
+        assets.paste_text(im, (x + 32, y), text, "bold", TEXT_SIZE, assets.INK_LIGHT)
+        if snapshot.in_hand:
+            y += 40
+        else:
+            x += 32 + assets.text_width(text, "bold", TEXT_SIZE) + 28
     nb = lay.notes_box
     if nb is None:
         return
