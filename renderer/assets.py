@@ -474,10 +474,11 @@ def _draw_card_back(size: CardSize) -> Image.Image:
 
 
 @lru_cache(maxsize=1024)
-def pill(text: str, fill: RGB, ink: RGB, size: int, kind: FontKind = "bold") -> Image.Image:
-    """A rounded label (status, value tag, position number) as an RGBA sprite."""
+def pill(text: str, fill: RGB, ink: RGB, size: int, kind: FontKind = "bold", *, tight: bool = False) -> Image.Image:
+    """A rounded label (status, value tag, position number) as an RGBA sprite; ``tight``: less room at the ends
+    and a lower pill (a meld's value tag, where every pixel of a seat's row counts)."""
     sprite = text_sprite(text, kind, size)
-    pad_x, height = round(size * 0.45), round(size * 1.45)
+    pad_x, height = (round(size * 0.3), round(size * 1.3)) if tight else (round(size * 0.45), round(size * 1.45))
     width = max(height, sprite.advance + 2 * pad_x)
     s = _SS
     big = Image.new("RGBA", (width * s, height * s), (0, 0, 0, 0))

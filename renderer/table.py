@@ -17,29 +17,29 @@ from PIL import Image, ImageDraw
 from . import assets
 from .layout import Box
 from .snapshot import MeldSnapshot, SeatSnapshot, SeatStatus, TableSnapshot
-from .text import image_text
+from .text import clean_text, image_text
 
 WIDTH = 800
 MARGIN = 14
 TEXT_SIZE = assets.MINI_INDEX_SIZE  # every text on the board: no smaller than a card's index (issue #14.9)
-HEADER_H = 54
+HEADER_H = 50
 PILE = assets.MEDIUM
 MINI = assets.SMALL
-CAPTION_H = 36
+CAPTION_H = 32
 CENTRE_TOP = HEADER_H + 8
 PILE_GAP = 20
 DISCARD_SLOT_W = 130  # the discard pile's card and its caption ("Discards" is wider than a card)
 TOPS_W = 190
-NOTE_H = 36
+NOTE_H = 34
 SEAT_GAP = 10
-PANEL_PAD = 10
-SEAT_HEAD_H = 48
-BADGE_ROW_H = 44
+PANEL_PAD = 8
+SEAT_HEAD_H = 42
+BADGE_ROW_H = 40
 MIN_NAME_W = 140
 ROBOT = 26  # the computer player's mark before a name
-MELD_GAP = 12
-MELD_ROW_GAP = 8
-NUMBER_GAP = 4  # between a meld's number and its cards
+MELD_GAP = 10
+MELD_ROW_GAP = 6
+NUMBER_GAP = 3  # between a meld's number and its cards
 TAG_OVERLAP = 20  # a value tag sits over the lower right of the meld's last card (its index stays clear)
 MAX_NOTES = 2  # drawn; the text twin gives `TWIN_NOTES`
 TWIN_NOTES = 3
@@ -100,7 +100,7 @@ def _meld_width(meld: MeldSnapshot, step: int) -> int:
 
 def _tag(meld: MeldSnapshot) -> Image.Image | None:
     label = meld.shown_label
-    return assets.pill(label, assets.GOLD, assets.GOLD_DARK, TEXT_SIZE) if label else None
+    return assets.pill(label, assets.GOLD, assets.GOLD_DARK, TEXT_SIZE, tight=True) if label else None
 
 
 def _status_pill(status: SeatStatus) -> Image.Image | None:
@@ -126,7 +126,7 @@ def _layout_melds(melds: tuple[MeldSnapshot, ...], left: int, top: int, inner_w:
     for meld in melds:
         tag = _tag(meld)
         tag_w = tag.width - TAG_OVERLAP if tag else 0
-        num_w = assets.text_width(_number_text(meld), "bold", TEXT_SIZE) + NUMBER_GAP
+        num_w = assets.text_width(_number_text(meld), "cond", TEXT_SIZE) + NUMBER_GAP
         step = MINI.step
         width = num_w + _meld_width(meld, step) + tag_w
         if width > inner_w and len(meld.cards) > 1:  # squeeze a very long meld into the row
@@ -176,8 +176,8 @@ def _layout_badges(seat: SeatSnapshot, right: int, mid: int, in_hand: bool) -> t
 def _layout_seat(seat: SeatSnapshot, left: int, top: int, width: int, in_hand: bool) -> tuple[SeatLayout, int]:
     """Lay one seat panel at (left, top); returns it and its natural height.
 
-    The header is one row (name, badges, chips) when the name keeps at least `MIN_NAME_W` pixels,
-    otherwise the badges move to a second row under the name.
+    The header is one row (name, badges, chips) when the whole name fits or keeps at least `MIN_NAME_W`
+    pixels, otherwise the badges move to a second row under the name.
     """
     right = left + width
     mid = top + SEAT_HEAD_H // 2 + 2
@@ -188,7 +188,8 @@ def _layout_seat(seat: SeatSnapshot, left: int, top: int, width: int, in_hand: b
     count_box, status_box, doubles_box, edge = _layout_badges(seat, chips_box[0] - 12, mid, in_hand)
     head_h = SEAT_HEAD_H
     name_right = (edge[0] if edge else 0) - 10
-    if name_right - text_left < MIN_NAME_W and name_right < chips_box[0] - 22:
+    full_w = assets.text_width(clean_text(seat.name, "cond"), "cond", TEXT_SIZE)
+    if name_right - text_left < min(MIN_NAME_W, full_w) and name_right < chips_box[0] - 22:
         name_right = chips_box[0] - 12
         head_h = SEAT_HEAD_H + BADGE_ROW_H
         count_box, status_box, doubles_box, _ = _layout_badges(seat, right - PANEL_PAD, mid + BADGE_ROW_H, in_hand)
@@ -239,10 +240,10 @@ def layout_table(snapshot: TableSnapshot) -> TableLayout:
         centre_bottom = max(centre_bottom, card_top + PILE.height)
     notes = snapshot.notes[-MAX_NOTES:]
     notes_box = None
-    y = centre_bottom + 12
+    y = centre_bottom + 8
     if notes:
         notes_box = (MARGIN, y, WIDTH - MARGIN, y + NOTE_H * len(notes))
-        y = notes_box[3] + 6
+        y = notes_box[3] + 4
     columns = 1 if len(snapshot.seats) <= 4 else 2
     panel_w = (WIDTH - 2 * MARGIN - (columns - 1) * SEAT_GAP) // columns
     seats: list[SeatLayout] = []
@@ -395,7 +396,7 @@ def _draw_seat(im: Image.Image, draw: ImageDraw.ImageDraw, seat: SeatSnapshot, l
     assets.paste_text(im, (hb[0] + 26, hb[1] + 1), chips_text(seat.chips), "bold", TEXT_SIZE, assets.INK_LIGHT)
     for meld, ml in zip(seat.melds, lay.melds, strict=True):
         num = ml.number_box
-        assets.paste_text(im, (num[0], num[1] + 14), _number_text(meld), "bold", TEXT_SIZE, assets.GOLD)
+        assets.paste_text(im, (num[0], num[1] + 14), _number_text(meld), "cond", TEXT_SIZE, assets.GOLD)
         for card, box in zip(meld.cards, ml.card_boxes, strict=True):
             assets.card_sprite(card, MINI, four).paste(im, box[:2])
         tag = _tag(meld)
