@@ -68,6 +68,7 @@ from pancog.game.rules import Rules
 from pancog.game.state import DrawSource, EndReason, HandState, Phase, PlayerStatus, Pot, Step, TableState
 from renderer import (
     HandSnapshot,
+    InPlayHow,
     MeldSnapshot,
     NetSnapshot,
     OutcomeSnapshot,
@@ -162,7 +163,7 @@ def image_name(names: Names, player_id: int) -> tuple[str, bool]:
     return name, False
 
 
-def _in_play(state: TableState, names: Names) -> tuple[Card | None, str, str]:
+def _in_play(state: TableState, names: Names) -> tuple[Card | None, str, InPlayHow]:
     """The card lying face up for everyone (just plucked, taken or forced), who holds it, and how it came."""
     hand = state.hand
     t = hand.turn if hand is not None else None
@@ -170,7 +171,9 @@ def _in_play(state: TableState, names: Names) -> tuple[Card | None, str, str]:
         return None, "", "plucked"
     s = state.seat(t.seat)
     who = image_name(names, s.player_id)[0] if s is not None else f"seat {t.seat + 1}"
-    how = {DrawSource.OPTION: "taken", DrawSource.FORCED: "forced"}.get(t.source, "plucked") if t.source else "plucked"
+    how: InPlayHow = (
+        "taken" if t.source is DrawSource.OPTION else "forced" if t.source is DrawSource.FORCED else "plucked"
+    )
     return t.drawn, who, how
 
 
@@ -210,7 +213,7 @@ def table_snapshot(
         in_hand=hand is not None,
         in_play=in_play,
         in_play_by=by,
-        in_play_how="taken" if how == "taken" else "forced" if how == "forced" else "plucked",
+        in_play_how=how,
         discard=hand.muck[-1] if hand is not None and hand.muck else None,
         discard_count=len(hand.muck) if hand is not None else 0,
         discard_is_option=hand is not None and hand.option is not None,
@@ -414,7 +417,7 @@ _PAID_TO_WINNER = {ChipReason.OUTS: "outs", ChipReason.GOING_OUT: "going out", C
 _NOT_IN_RECEIVED = frozenset(ChipReason) - {ChipReason.CONDITION, ChipReason.ANTE, ChipReason.RAKE}
 
 
-def hand_nets(before: TableState, after: TableState, events: Sequence[Event]) -> dict[int, int]:
+def hand_nets(after: TableState, events: Sequence[Event]) -> dict[int, int]:
     """Each dealt-in seat's net for the hand that ``events`` (the last action's) ended: chips won minus chips
     lost, antes and rake included. Conditions paid on earlier turns come from the finished hand's ``received``
     (the engine keeps them per collector, net of foul refunds); the last action's other movements from its
@@ -486,7 +489,7 @@ def outcome_snapshot(
         for seat, paid in items.items()
         if sum(paid.values())
     )
-    nets = sorted(hand_nets(before, after, events).items(), key=lambda kv: (kv[0] != winner, -kv[1], kv[0]))
+    nets = sorted(hand_nets(after, events).items(), key=lambda kv: (kv[0] != winner, -kv[1], kv[0]))
     return OutcomeSnapshot(
         title=title[:80] or "Pan table",
         hand_no=ended.hand_no,

@@ -11,6 +11,7 @@ from .hand import HandLayout, display_order, hand_text, layout_hand, render_hand
 from .outcome import OutcomeLayout, layout_outcome, outcome_text, render_outcome, render_outcome_png
 from .snapshot import (
     HandSnapshot,
+    InPlayHow,
     MeldSnapshot,
     NetSnapshot,
     OutcomeSnapshot,
@@ -25,6 +26,7 @@ from .text import clean_text, image_text
 __all__ = [
     "HandLayout",
     "HandSnapshot",
+    "InPlayHow",
     "MeldSnapshot",
     "NetSnapshot",
     "OutcomeLayout",

@@ -115,6 +115,14 @@ def text_sprite(text: str, kind: FontKind, size: int) -> TextSprite:
     return draw_text_sprite(text, kind, size)
 
 
+@lru_cache(maxsize=64)
+def recent_text_sprite(text: str, kind: FontKind, size: int) -> TextSprite:
+    """A one-off line (a board's latest notes), kept among the last 64 only: each board edit shows again the
+    note the edit before it added, so that one is not drawn twice, while the memory stays bounded (64 lines
+    of at most ~30 KiB each), unlike `text_sprite`'s 4,096 entries (see there)."""
+    return draw_text_sprite(text, kind, size)
+
+
 def draw_text_sprite(text: str, kind: FontKind, size: int) -> TextSprite:
     """``text`` as a mask, drawn now and not kept (see `text_sprite`)."""
     f = font(kind, size)
@@ -161,11 +169,11 @@ def paste_text(
 ) -> None:
     """Draw ``text`` with its pen at ``xy`` (top of the font's ascent box, like anchor 'la').
 
-    ``cache=False`` for one-off text that would only crowd the sprite cache (see `text_sprite`).
+    ``cache=False`` for one-off text that would only crowd the sprite cache (see `recent_text_sprite`).
     """
     if not text:
         return
-    sprite = text_sprite(text, kind, size) if cache else draw_text_sprite(text, kind, size)
+    sprite = text_sprite(text, kind, size) if cache else recent_text_sprite(text, kind, size)
     x, y = xy[0] + sprite.dx, xy[1] + sprite.dy
     if im.mode == "RGB" and not im.readonly:  # Pillow's core paste directly, as in `Sprite.paste`
         im.load()

@@ -40,15 +40,16 @@ def drawn_texts() -> Iterator[list[tuple[str, assets.FontKind, int]]]:
         seen.append((text, kind, size))
         return real(text, kind, size)
 
-    assets.text_sprite.cache_clear()
-    assets.pill.cache_clear()
+    caches = (assets.text_sprite, assets.recent_text_sprite, assets.pill)
+    for cache in caches:
+        cache.cache_clear()
     assets.draw_text_sprite = spy  # type: ignore[assignment]
     try:
         yield seen
     finally:
         assets.draw_text_sprite = real  # type: ignore[assignment]
-        assets.text_sprite.cache_clear()
-        assets.pill.cache_clear()
+        for cache in caches:
+            cache.cache_clear()
 
 
 def assert_all_drawable(seen: list[tuple[str, assets.FontKind, int]]) -> None:
@@ -231,7 +232,7 @@ def test_outcome_totals_equal_the_items_and_nets_match_real_events() -> None:
                 real[m.payer] -= m.amount
             if isinstance(m.payee, int):
                 real[m.payee] += m.amount
-        assert presenters.hand_nets(before, after, events) == real
+        assert presenters.hand_nets(after, events) == real
         assert sorted(n.chips for n in snap.nets) == sorted(real.values())
         with drawn_texts() as seen:
             render_outcome(snap)
