@@ -8,6 +8,7 @@ function names.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -64,10 +65,12 @@ from pancog.game.events import (
 )
 from pancog.game.melds import Meld, meld_value
 from pancog.game.rules import Rules
-from pancog.game.state import EndReason, HandState, Phase, PlayerStatus, Pot, Step, TableState
+from pancog.game.state import DrawSource, EndReason, HandState, Phase, PlayerStatus, Pot, Step, TableState
 from renderer import (
     HandSnapshot,
+    InPlayHow,
     MeldSnapshot,
+    NetSnapshot,
     OutcomeSnapshot,
     PaymentSnapshot,
     SeatSnapshot,
@@ -143,10 +146,41 @@ def meld_snapshots(melds: Sequence[Meld], rules: Rules) -> tuple[MeldSnapshot, .
     )
 
 
+_MARKUP = re.compile(r"\\(.)|\*\*|__|\|\||~~|`")
+_COMPUTER_MARK = "🤖 "
+
+
+def plain_text(line: str) -> str:
+    """A board line without its Discord Markdown (``**bold**``, ``||spoiler||``, escapes), for images."""
+    return _MARKUP.sub(lambda m: m.group(1) or "", line)
+
+
+def image_name(names: Names, player_id: int) -> tuple[str, bool]:
+    """(name, is a computer player) for an image: the renderer draws a robot mark, not the 🤖 the font lacks."""
+    name = name_of(names, player_id)
+    if player_id < 0:
+        return name.removeprefix(_COMPUTER_MARK), True
+    return name, False
+
+
+def _in_play(state: TableState, names: Names) -> tuple[Card | None, str, InPlayHow]:
+    """The card lying face up for everyone (just plucked, taken or forced), who holds it, and how it came."""
+    hand = state.hand
+    t = hand.turn if hand is not None else None
+    if t is None or t.drawn is None or t.step not in (Step.DRAWN, Step.MUST_USE):
+        return None, "", "plucked"
+    s = state.seat(t.seat)
+    who = image_name(names, s.player_id)[0] if s is not None else f"seat {t.seat + 1}"
+    how: InPlayHow = (
+        "taken" if t.source is DrawSource.OPTION else "forced" if t.source is DrawSource.FORCED else "plucked"
+    )
+    return t.drawn, who, how
+
+
 def table_snapshot(
     state: TableState, names: Names, *, title: str, notes: Sequence[str] = (), four_color: bool = False
 ) -> TableSnapshot:
-    """The public table (never a hand's cards: only counts)."""
+    """The public table (never a hand's cards: only counts). ``notes`` may carry Markdown: the image gets plain text."""
     hand = state.hand
     shown = hand if hand is not None else state.last_hand
     seats: list[SeatSnapshot] = []
@@ -157,9 +191,11 @@ def table_snapshot(
             continue
         pl = shown.players[i] if shown is not None and i < len(shown.players) else None
         index_of[i] = len(seats)
+        name, computer = image_name(names, s.player_id)
         seats.append(
             SeatSnapshot(
-                name=name_of(names, s.player_id).replace("🤖", "⚙"),  # computer players (issue 8): the font has ⚙
+                name=name,
+                computer=computer,
                 chips=s.stack,
                 status=_seat_status(state, hand, i),
                 doubles=s.doubles,
@@ -168,26 +204,23 @@ def table_snapshot(
                 hand_count=len(pl.hand) if pl is not None and hand is not None else 0,
             )
         )
-    top: Card | None = None
-    is_option = False
-    stock = 0
-    if hand is not None:
-        stock = len(hand.stock)
-        if hand.option is not None:
-            top, is_option = hand.option, True
-        elif hand.muck:
-            top = hand.muck[-1]
+    in_play, by, how = _in_play(state, names)
     return TableSnapshot(
         title=title[:80] or "Pan table",
         hand_no=state.hand_no,
         seats=tuple(seats),
         to_act=index_of.get(to_act) if to_act is not None else None,
-        top_card=top,
-        top_is_option=is_option,
-        stock_count=stock,
+        in_hand=hand is not None,
+        in_play=in_play,
+        in_play_by=by,
+        in_play_how=how,
+        discard=hand.muck[-1] if hand is not None and hand.muck else None,
+        discard_count=len(hand.muck) if hand is not None else 0,
+        discard_is_option=hand is not None and hand.option is not None,
+        stock_count=len(hand.stock) if hand is not None else 0,
         singles_tops=state.singles_tops,
         doubles_tops=state.doubles_tops,
-        notes=tuple(notes[-3:]),
+        notes=tuple(plain_text(n) for n in notes[-3:]),
         four_color=four_color,
     )
 
@@ -380,6 +413,35 @@ def describe_events(before: TableState, after: TableState, names: Names, events:
 # --------------------------------------------------------------------------------------------- outcome
 
 
+_PAID_TO_WINNER = {ChipReason.OUTS: "outs", ChipReason.GOING_OUT: "going out", ChipReason.BUST_OUT: "bust-out"}
+_NOT_IN_RECEIVED = frozenset(ChipReason) - {ChipReason.CONDITION, ChipReason.ANTE, ChipReason.RAKE}
+
+
+def hand_nets(after: TableState, events: Sequence[Event]) -> dict[int, int]:
+    """Each dealt-in seat's net for the hand that ``events`` (the last action's) ended: chips won minus chips
+    lost, antes and rake included. Conditions paid on earlier turns come from the finished hand's ``received``
+    (the engine keeps them per collector, net of foul refunds); the last action's other movements from its
+    events. Forfeits for going on top (``retire_forfeit_chips``) are not counted."""
+    hand = after.last_hand
+    if hand is None:
+        return {}
+    rules = after.rules
+    nets = {pl.seat: -(rules.ante * pl.multiplier + rules.rake) for pl in hand.players if pl is not None}
+    for pl in hand.players:
+        if pl is None:
+            continue
+        for payer, amount in pl.received:
+            nets[pl.seat] = nets.get(pl.seat, 0) + amount
+            nets[payer] = nets.get(payer, 0) - amount
+    for e in events:
+        if isinstance(e, ChipsMoved) and e.reason in _NOT_IN_RECEIVED:
+            if isinstance(e.payer, int):
+                nets[e.payer] = nets.get(e.payer, 0) - e.amount
+            if isinstance(e.payee, int):
+                nets[e.payee] = nets.get(e.payee, 0) + e.amount
+    return nets
+
+
 def outcome_snapshot(
     before: TableState,
     after: TableState,
@@ -389,14 +451,21 @@ def outcome_snapshot(
     title: str,
     four_color: bool = False,
 ) -> OutcomeSnapshot | None:
-    """The end-of-hand summary image, when a hand just ended with a winner."""
+    """The end-of-hand summary image, when a hand just ended with a winner.
+
+    Each payment is everything that player paid the winner this hand: conditions (those paid on the
+    going-out turn too), outs, going out and bust-out, itemised in its note; the image's total is their sum
+    plus the tops. `hand_nets` gives every player's net for the hand.
+    """
     ended = next((e for e in events if isinstance(e, HandEnded)), None)
     if ended is None or ended.winner is None or after.last_hand is None:
         return None
     winner = ended.winner
     pl = after.last_hand.players[winner]
     went = next((e for e in events if isinstance(e, WentOut)), None)
-    per_payer: dict[int, int] = {}
+    items: dict[int, dict[str, int]] = {}
+    for payer, amount in pl.received if pl is not None else ():
+        items.setdefault(payer, {})["conditions"] = amount
     singles = doubles = 0
     for e in events:
         if not isinstance(e, ChipsMoved) or e.payee != winner:
@@ -405,25 +474,34 @@ def outcome_snapshot(
             singles += e.amount
         elif e.payer is Pot.DOUBLES:
             doubles += e.amount
-        elif isinstance(e.payer, int) and e.reason in (ChipReason.OUTS, ChipReason.GOING_OUT, ChipReason.BUST_OUT):
-            per_payer[e.payer] = per_payer.get(e.payer, 0) + e.amount
+        elif isinstance(e.payer, int) and e.reason in _PAID_TO_WINNER:
+            paid = items.setdefault(e.payer, {})
+            paid[_PAID_TO_WINNER[e.reason]] = paid.get(_PAID_TO_WINNER[e.reason], 0) + e.amount
 
-    def who(seat: int) -> str:
+    def who(seat: int) -> tuple[str, bool]:
         s = before.seat(seat) or after.seat(seat)
-        # computer players (issue 8): the image font has no 🤖; ⚙ marks them in images
-        return name_of(names, s.player_id).replace("🤖", "⚙") if s is not None else f"seat {seat + 1}"
+        return image_name(names, s.player_id) if s is not None else (f"seat {seat + 1}", False)
 
+    payments = tuple(
+        PaymentSnapshot(
+            payer=who(seat)[0], chips=sum(paid.values()), note=", ".join(f"{k} {v}" for k, v in paid.items() if v)
+        )
+        for seat, paid in items.items()
+        if sum(paid.values())
+    )
+    nets = sorted(hand_nets(after, events).items(), key=lambda kv: (kv[0] != winner, -kv[1], kv[0]))
     return OutcomeSnapshot(
         title=title[:80] or "Pan table",
         hand_no=ended.hand_no,
-        winner=who(winner),
+        winner=who(winner)[0],
         melds=meld_snapshots(pl.melds, after.rules) if pl is not None else (),
         conditions=went.outs_units if went else 0,
         bust_out=went.bust_out_units if went else 0,
         going_out=after.rules.going_out_units if went else 0,
         singles_tops=singles,
         doubles_tops=doubles,
-        payments=tuple(PaymentSnapshot(payer=who(s), chips=n) for s, n in per_payer.items()),
+        payments=payments,
+        nets=tuple(NetSnapshot(name=who(seat)[0], chips=n, computer=who(seat)[1]) for seat, n in nets),
         four_color=four_color,
     )
 
