@@ -20,7 +20,6 @@ from pancog.game.engine import PlayerView
 from pancog.game.state import HandState, Phase, PlayerHand, PlayerStatus, Seat, TableState
 from pancog.presenters import (
     Names,
-    cards_text,
     chips,
     describe_events,
     meld_snapshots,
@@ -34,6 +33,7 @@ from renderer import (
     SeatSnapshot,
     SeatStatus,
     TableSnapshot,
+    hand_text,
     render_hand,
     render_outcome,
     render_table,
@@ -143,8 +143,9 @@ def step_text(replay: HandReplay, index: int, names: Names) -> str:
     parts = [f"**{step_title(replay, index)}**", step_line(step, names)]
     if step.board.drawn is not None and step.board.phase is Phase.PLAYING:
         parts.append(f"Card up: {step.board.drawn.pretty}.")
-    if replay.viewer_seat is not None:
-        parts.append(f"Your cards: {cards_text(step.own) or 'none'}.")
+    hand = own_hand_snapshot(replay, index)
+    if hand is not None:
+        parts.append(hand_text(hand))  # "Your hand, 10 cards by suit: …" as in My hand (the e2e privacy check reads it)
     parts.append(table_text(board_snapshot(replay, index, names)))
     return "\n".join(parts)[:2000]
 
@@ -327,3 +328,32 @@ def share_animation(
         if len(data) <= max_bytes or frames <= 2:
             return data
         frames = max(2, frames // 2)
+
+
+# --------------------------------------------------------------------------------------------- watching with consent
+
+
+def watch_announcement(player: str, watcher: str) -> str:
+    """PUBLIC, at the table: a player lets one member see their cards (no card is named)."""
+    return (
+        f"👁 **{player}** lets {watcher} see their cards for this hand. While it lasts {watcher} cannot sit at this "
+        f"table; it ends when the hand ends or {player} stops sharing."
+    )
+
+
+def watch_stopped(player: str, watcher: str) -> str:
+    """PUBLIC, at the table: the player stopped sharing."""
+    return f"👁 {player} no longer shares their cards with {watcher}."
+
+
+def watch_granted(watcher: str) -> str:
+    """PRIVATE to the player: the answer to /pan settings share_hand."""
+    return f"{watcher} can see your cards until this hand ends. `/pan settings stop_sharing:True` ends it sooner."
+
+
+def watched_hand_text(player: str, snapshot: HandSnapshot) -> str:
+    """PRIVATE to the watcher: the shared hand, read-only ("Ana's hand, 10 cards by suit: …")."""
+    text = hand_text(snapshot)
+    if text.startswith("Your hand"):
+        text = f"{player}'s hand" + text[len("Your hand") :]
+    return f"{text}\nShared with you by {player} for this hand (read-only)."

@@ -212,6 +212,7 @@ def check_replay(log: TableLog, replay: HandReplay, viewer_seat: int | None) -> 
             assert hand is not None and Counter(hand.cards) == own, f"step {step.index}: not the viewer's hand"
             own_shown += len(hand.cards)
         text = replay_view.step_text(replay, step.index, NAMES)
+        assert ("Your hand" in text) == (viewer_seat is not None)
         # Cards of one name are indistinguishable, so a text may name a card if some copy of it is public or the
         # viewer's own; and no other player's hand may appear as a listing (the way a leak would show).
         leaked = sorted(str(c) for c in set(text_cards(text)) - set(board + public_event_cards(events) + own))
