@@ -27,13 +27,14 @@ from pancog.game.cards import Card
 from pancog.game.engine import Observation
 from pancog.game.errors import PanError
 from pancog.game.events import ChipsMoved, Event, HandEnded, HandStarted
-from pancog.game.notation import parse_action
+from pancog.game.notation import dump_transcript, parse_action
 from pancog.game.rules import Rules
 from pancog.game.state import Seat, TableState, initial_state
 from pancog.store import TableStore
 from pancog.tables import NoTableHere, TableConfig
 
 __all__ = [
+    "PUBLIC_VIEWER",
     "HandNotFound",
     "HandReplay",
     "HandSummary",
@@ -45,6 +46,8 @@ __all__ = [
 
 STRANGER = -1
 """The seat index a viewer without a seat in the hand is observed as (sees the public board only)."""
+PUBLIC_VIEWER = 0
+"""A viewer id no player has (Discord ids are positive, computer players negative): a replay for everyone."""
 
 
 class HandNotFound(PanError):
@@ -331,6 +334,16 @@ class ReplayService:
         """The last ``limit`` hands dealt at the table, oldest first (the last one may be in progress)."""
         log = await self.log(table_id)
         return [h.summary for h in log.hands[-limit:]]
+
+    async def transcript(self, table_id: int) -> str:
+        """The table's whole log as a replayable transcript (``pancog.game.notation``: rules line, one action a line).
+
+        Raises:
+            NoTableHere.
+        """
+        log = await self.log(table_id)
+        rows = await self.store.read_log(table_id)
+        return dump_transcript(log.rules, [parse_action(text) for _seq, text, _events in rows])
 
     async def replay(self, table_id: int, viewer_id: int, hand_no: int | None = None) -> HandReplay:
         """Hand ``hand_no`` (default: the viewer's last hand here, else the table's last hand) for ``viewer_id``.

@@ -17,6 +17,7 @@ from PIL import Image
 
 from pancog.game.cards import Card
 from pancog.game.engine import PlayerView
+from pancog.game.events import CardPlucked, OptionTaken
 from pancog.game.state import HandState, Phase, PlayerHand, PlayerStatus, Seat, TableState
 from pancog.presenters import (
     Names,
@@ -46,6 +47,8 @@ MAX_FRAMES = 48
 """Frames in a shared animation at most: a longer hand coalesces several steps into a frame (the frame shows the
 board after the last of them and their lines as notes)."""
 MAX_GIF_BYTES = 8_000_000  # well under Discord's 10 MiB upload limit; fewer frames are tried above it
+MAX_JUMPS = 25  # a select offers at most 25 options
+SHARED = "The replay is posted in the channel."
 FRAME_MS = 900
 FIRST_MS = 1800
 LAST_MS = 6000
@@ -135,6 +138,29 @@ def history_text(summaries: Sequence[HandSummary], names: Names) -> str:
     lines = ["**Recent hands at this table** (press Replay to step through one)"]
     lines += [f"• {summary_line(s, names)}" for s in reversed(summaries)]
     return "\n".join(lines)[:2000]
+
+
+def jump_options(replay: HandReplay, names: Names) -> list[tuple[str, str]]:
+    """The "jump to turn" choices, (value, label): the deal, every turn's draw, the end — at most ``MAX_JUMPS``,
+    evenly spread when a hand has more turns. Values are step indexes; only these are honoured."""
+    last = len(replay.steps) - 1
+    turns = [s.index for s in replay.steps if any(isinstance(e, CardPlucked | OptionTaken) for e in s.events)]
+    picks = sorted({0, *turns, last}) if last >= 0 else []
+    if len(picks) > MAX_JUMPS:
+        inner = picks[1:-1]
+        keep = MAX_JUMPS - 2
+        picks = [0, *(inner[k * len(inner) // keep] for k in range(keep)), last]
+    options: list[tuple[str, str]] = []
+    for index in picks:
+        if index == 0:
+            label = "The deal"
+        elif index == last and replay.summary.finished:
+            label = "The end: " + summary_line(replay.summary, names)
+        else:
+            turn = turns.index(index) + 1 if index in turns else index
+            label = f"Turn {turn}: " + _plain(step_line(replay.steps[index], names))
+        options.append((str(index), label[:100]))
+    return options
 
 
 def step_text(replay: HandReplay, index: int, names: Names) -> str:

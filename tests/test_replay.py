@@ -381,3 +381,28 @@ async def test_replay_animation_fits_the_byte_budget(env: Env) -> None:
     small = replay_view.share_animation(replay, NAMES, max_bytes=budget)
     assert len(small) <= budget or len(replay.steps) <= 2
     assert len(small) < len(full)
+
+
+async def test_replay_jump_options_are_few_and_cover_the_hand(env: Env) -> None:
+    """At most 25 jump choices: the deal first, the end last, turn starts between; values are step indexes."""
+    await open_table(env)
+    await play(env, hands=1)
+    replay = await env.replays.replay(TABLE, PLAYERS[0], 1)
+    options = replay_view.jump_options(replay, NAMES)
+    values = [int(v) for v, _ in options]
+    assert 2 <= len(options) <= replay_view.MAX_JUMPS
+    assert values[0] == 0 and values[-1] == len(replay.steps) - 1 and values == sorted(set(values))
+    assert options[0][1] == "The deal" and options[-1][1].startswith("The end: Hand 1 — ")
+    assert all(len(label) <= 100 for _, label in options)
+    assert all(label.startswith("Turn ") for _, label in options[1:-1])
+
+
+async def test_replay_transcript_replays_to_the_table(env: Env) -> None:
+    """The transcript file holds the whole log: loading and replaying it gives the live table's state."""
+    from pancog.game.notation import load_transcript, replay
+
+    await open_table(env)
+    await play(env, hands=1, then=4)
+    transcript = load_transcript(await env.replays.transcript(TABLE))
+    state, _events = replay(transcript.rules, transcript.actions, table_id=TABLE)
+    assert state == env.tables.get(TABLE).state
