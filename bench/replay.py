@@ -5,7 +5,7 @@ Pins itself to one CPU core. Plays 8-seat hands from seeded deals (the engine's 
 best-paying and random legal moves) until one lasts at least ``--min-actions`` actions, then measures, warm:
 
 - the live board at each step of that hand (presenters.table_snapshot + render + PNG: what the bot posts);
-- a replay step: its public board (replay_view.board_snapshot + render + PNG), and board + the viewer's hand;
+- a replay step: its public board (presenters.board_snapshot + render + PNG), and board + the viewer's hand;
 - building the replay (log replay + per-step observation), and the shared animation (frames + GIF): time, bytes.
 """
 
@@ -25,13 +25,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import PIL
 
-from pancog import replay_view
+from pancog.adapter import presenters, replay_images
 from pancog.game import engine
 from pancog.game.actions import Sit, StartHand
 from pancog.game.notation import format_action
 from pancog.game.rules import Rules
 from pancog.game.state import TableState, initial_state
-from pancog.presenters import table_snapshot
 from pancog.replay import TableLog, build_replay
 from renderer import render_table, to_png
 
@@ -103,16 +102,16 @@ def main() -> None:
     build_ms = (_clock() - start) * 1000
     stranger = build_replay(log, 1, 0)
     n = len(viewer.steps)
-    render_table(table_snapshot(states[0], NAMES, title="Bench"))  # warm the sprites and fonts
+    render_table(presenters.table_snapshot(states[0], NAMES, title="Bench"))  # warm the sprites and fonts
 
     def live(i: int) -> bytes:
-        return to_png(render_table(table_snapshot(states[i], NAMES, title="Bench", notes=(f"move {i}",))))
+        return to_png(render_table(presenters.table_snapshot(states[i], NAMES, title="Bench", notes=(f"move {i}",))))
 
     def step_board(i: int) -> bytes:
-        return to_png(render_table(replay_view.board_snapshot(viewer, i, NAMES)))
+        return to_png(render_table(presenters.board_snapshot(viewer, i, NAMES)))
 
     def step_both(i: int) -> tuple[bytes, bytes | None]:
-        return replay_view.render_step(viewer, i, NAMES)
+        return replay_images.render_step(viewer, i, NAMES)
 
     results: dict[str, list[float]] = {"live": [], "board": [], "both": []}
     for _ in range(args.runs):
@@ -124,7 +123,7 @@ def main() -> None:
     data = b""
     for _ in range(args.runs):
         start = _clock()
-        data = replay_view.share_animation(stranger, NAMES)
+        data = replay_images.share_animation(stranger, NAMES)
         exports.append((_clock() - start) * 1000)
     clock = "CPU time" if args.cpu else "wall time"
     print(f"Python {platform.python_version()}, Pillow {PIL.__version__}, 1 core, {clock}")
@@ -138,7 +137,7 @@ def main() -> None:
     ):
         xs = sorted(results[key])
         print(f"| {label} | {statistics.median(xs):.1f} / {_p99(xs):.1f} |")
-    frames = len(replay_view.frame_groups(n, replay_view.MAX_FRAMES)) + 1
+    frames = len(replay_images.frame_groups(n, replay_images.MAX_FRAMES)) + 1
     print(
         f"| animation: {frames} frames (incl. outcome), GIF | {statistics.median(exports):.0f} ms "
         f"(best {min(exports):.0f}), {len(data):,} bytes |"

@@ -1,4 +1,4 @@
-"""Hand replays and history (pancog/replay.py, pancog/replay_view.py): steps, wording, images, and the privacy proof.
+"""Hand replays and history (pancog/replay.py, pancog/presenters.py): steps, wording, images, and the privacy proof.
 
 The privacy proof replays whole recorded hands for every seat and for a stranger and checks, per step, every card
 the replay shows — the board snapshot, the viewer's hand, the step's text and the shared animation's frames —
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from pancog import replay_view
+from pancog.adapter import presenters, replay_images
 from pancog.game import engine
 from pancog.game.actions import Action, Rebuy
 from pancog.game.cards import Card, parse_card
@@ -201,17 +201,17 @@ def check_replay(log: TableLog, replay: HandReplay, viewer_seat: int | None) -> 
     for step, (state, events) in zip(replay.steps, truth, strict=True):
         board = public_board(state)
         own = Counter(own_cards(state, viewer_seat))
-        snap = replay_view.board_snapshot(replay, step.index, NAMES)
+        snap = presenters.board_snapshot(replay, step.index, NAMES)
         drawn = state.hand.turn.drawn if state.hand is not None and state.hand.turn is not None else None
         board_without_drawn = board - Counter([drawn] if drawn is not None else [])
         assert snapshot_cards(snap) == board_without_drawn, f"step {step.index}: the board image is not the board"
-        hand = replay_view.own_hand_snapshot(replay, step.index)
+        hand = presenters.own_hand_snapshot(replay, step.index)
         if viewer_seat is None:
             assert hand is None and step.own == ()
         else:
             assert hand is not None and Counter(hand.cards) == own, f"step {step.index}: not the viewer's hand"
             own_shown += len(hand.cards)
-        text = replay_view.step_text(replay, step.index, NAMES)
+        text = presenters.step_text(replay, step.index, NAMES)
         assert ("Your hand" in text) == (viewer_seat is not None)
         # Cards of one name are indistinguishable, so a text may name a card if some copy of it is public or the
         # viewer's own; and no other player's hand may appear as a listing (the way a leak would show).
@@ -238,13 +238,13 @@ async def test_replay_privacy_every_seat_and_a_stranger(env: Env, monkeypatch: p
     summaries = await env.replays.history(TABLE)
     assert [s.hand_no for s in summaries] == [1, 2, 3]
     frames: list[TableSnapshot] = []
-    real_render = replay_view.render_table
+    real_render = replay_images.render_table
 
     def spy(snap: TableSnapshot) -> Image.Image:
         frames.append(snap)
         return real_render(snap)
 
-    monkeypatch.setattr(replay_view, "render_table", spy)
+    monkeypatch.setattr(replay_images, "render_table", spy)
     for summary in summaries:
         dealt = summary.dealt
         for viewer in (*PLAYERS, STRANGER):
@@ -257,7 +257,7 @@ async def test_replay_privacy_every_seat_and_a_stranger(env: Env, monkeypatch: p
             shown = check_replay(log, replay, replay.viewer_seat)
             assert (shown > 0) == (viewer in dealt)
         frames.clear()
-        gif = replay_view.share_animation(build_replay(log, summary.hand_no, STRANGER), NAMES)
+        gif = replay_images.share_animation(build_replay(log, summary.hand_no, STRANGER), NAMES)
         boards = [public_board(state) for state, _ in _truth(log, summary.hand_no)]
         assert frames, "the animation drew no board"
         for snap in frames:
@@ -276,7 +276,7 @@ async def test_replay_steps_lines_and_results(env: Env) -> None:
     assert summary.finished and summary.ended is not None
     assert len(replay.steps) == summary.actions == summary.last_seq - summary.first_seq + 1
     assert [s.seq for s in replay.steps] == list(range(summary.first_seq, summary.last_seq + 1))
-    lines = [replay_view.step_line(s, NAMES) for s in replay.steps]
+    lines = [presenters.step_line(s, NAMES) for s in replay.steps]
     assert lines[0].startswith("Hand 2 dealt to 4 players")
     assert all(lines)
     assert "Hand 2 is" in lines[-1]
@@ -285,7 +285,7 @@ async def test_replay_steps_lines_and_results(env: Env) -> None:
         start = log.find(2).start
         seat = start.seats[end.winner]
         assert seat is not None and summary.winner_id == seat.player_id
-        assert NAMES[seat.player_id] in replay_view.summary_line(summary, NAMES)
+        assert NAMES[seat.player_id] in presenters.summary_line(summary, NAMES)
 
 
 async def test_replay_default_hand_is_the_viewers_last(env: Env) -> None:
@@ -324,9 +324,9 @@ async def test_replay_history_follows_the_log(env: Env) -> None:
     assert [s.hand_no for s in later] == [1, 2, 3]
     assert later[0] == first[0]
     assert later[1].finished and not later[2].finished
-    text = replay_view.history_text(later, NAMES)
+    text = presenters.replay_history_text(later, NAMES)
     assert text.index("Hand 3") < text.index("Hand 1") and "in progress" in text
-    assert replay_view.history_text([], NAMES) == "No hand has been dealt at this table yet."
+    assert presenters.replay_history_text([], NAMES) == "No hand has been dealt at this table yet."
     limited = await env.replays.history(TABLE, limit=2)
     assert [s.hand_no for s in limited] == [2, 3]
 
@@ -348,27 +348,27 @@ async def test_replay_render_step_and_animation(env: Env) -> None:
     await open_table(env)
     await play(env, hands=1)
     mine = await env.replays.replay(TABLE, PLAYERS[0], 1)
-    board, hand = replay_view.render_step(mine, 0, NAMES)
+    board, hand = replay_images.render_step(mine, 0, NAMES)
     assert board[:8] == b"\x89PNG\r\n\x1a\n" and hand is not None and hand[:4] == b"\x89PNG"
     stranger = await env.replays.replay(TABLE, STRANGER, 1)
-    _board, none = replay_view.render_step(stranger, len(stranger.steps) - 1, NAMES)
+    _board, none = replay_images.render_step(stranger, len(stranger.steps) - 1, NAMES)
     assert none is None
-    gif = replay_view.share_animation(stranger, NAMES, max_frames=10)
+    gif = replay_images.share_animation(stranger, NAMES, max_frames=10)
     with Image.open(io.BytesIO(gif)) as im:
         assert im.format == "GIF"
         n = getattr(im, "n_frames", 1)
-        extra = 1 if replay_view.outcome_of(stranger, NAMES) is not None else 0
+        extra = 1 if presenters.outcome_of(stranger, NAMES) is not None else 0
         assert n == min(10, len(stranger.steps)) + extra
 
 
 def test_replay_frame_groups_coalesce_a_long_hand() -> None:
     """Every step alone when they fit; else consecutive groups covering every step once, the last step alone."""
-    assert replay_view.frame_groups(5, 48) == [range(i, i + 1) for i in range(5)]
-    groups = replay_view.frame_groups(250, 48)
+    assert replay_images.frame_groups(5, 48) == [range(i, i + 1) for i in range(5)]
+    groups = replay_images.frame_groups(250, 48)
     assert len(groups) == 48
     assert [i for g in groups for i in g] == list(range(250))
     assert groups[-1] == range(249, 250)
-    assert replay_view.frame_groups(0, 48) == []
+    assert replay_images.frame_groups(0, 48) == []
 
 
 async def test_replay_animation_fits_the_byte_budget(env: Env) -> None:
@@ -376,9 +376,9 @@ async def test_replay_animation_fits_the_byte_budget(env: Env) -> None:
     await open_table(env)
     await play(env, hands=1)
     replay = await env.replays.replay(TABLE, STRANGER, 1)
-    full = replay_view.share_animation(replay, NAMES)
+    full = replay_images.share_animation(replay, NAMES)
     budget = len(full) // 2
-    small = replay_view.share_animation(replay, NAMES, max_bytes=budget)
+    small = replay_images.share_animation(replay, NAMES, max_bytes=budget)
     assert len(small) <= budget or len(replay.steps) <= 2
     assert len(small) < len(full)
 
@@ -388,9 +388,9 @@ async def test_replay_jump_options_are_few_and_cover_the_hand(env: Env) -> None:
     await open_table(env)
     await play(env, hands=1)
     replay = await env.replays.replay(TABLE, PLAYERS[0], 1)
-    options = replay_view.jump_options(replay, NAMES)
+    options = presenters.jump_options(replay, NAMES)
     values = [int(v) for v, _ in options]
-    assert 2 <= len(options) <= replay_view.MAX_JUMPS
+    assert 2 <= len(options) <= presenters.MAX_JUMPS
     assert values[0] == 0 and values[-1] == len(replay.steps) - 1 and values == sorted(set(values))
     assert options[0][1] == "The deal" and options[-1][1].startswith("The end: Hand 1 — ")
     assert all(len(label) <= 100 for _, label in options)
