@@ -191,8 +191,10 @@ class ReplayCog(PanCog, name="PanReplays"):
         await send_ephemeral(interaction, presenters.watch_granted(f"<@{watcher}>"))
 
     async def on_watch(self, interaction: discord.Interaction[Any], table_id: int, values: tuple[str, ...]) -> None:
-        """The watcher's read-only view of the hand shared with them (anyone else: a private refusal)."""
-        await self.defer(interaction)
+        """The watcher's read-only view of the hand shared with them (anyone else: a private refusal); also what My
+        hand shows a watcher who has no seat here."""
+        if not interaction.response.is_done():
+            await self.defer(interaction)
         watched = self.watch.watched_hand(table_id, interaction.user.id, int(values[0]))
         prefs = await self.rt.settings.get(interaction.user.id)
         snap = HandSnapshot(

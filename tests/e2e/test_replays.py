@@ -171,6 +171,8 @@ async def test_watch_discord_shared_cards_reach_only_the_named_member(pan: Pan, 
     assert not announcement.ephemeral and not named_cards(announcement.text)
     seen = await pan.click(watcher, announcement, "👁 See the shared hand")
     assert private_to(seen, watcher) and seen.text.startswith("player2's hand, 10 cards")
+    mine = await pan.click(watcher, pan.board(), "My hand")  # the board's My hand shows the watcher the same
+    assert private_to(mine, watcher) and mine.text.startswith("player2's hand, 10 cards")
     refused = await pan.click(other, announcement, "👁 See the shared hand")
     assert private_to(refused, other) and "Nobody is sharing" in refused.text
     refused = await pan.slash(watcher, "pan join")
