@@ -34,6 +34,7 @@ from pancog.game.events import (
 )
 from pancog.game.state import HandState, TableState
 from pancog.ledger import ChipLedger
+from pancog.renderq import RenderQueue, processes_available
 from pancog.replay import HandNotFound, HandReplay, ReplayService, TableLog, build_replay
 from pancog.storage import SqliteStorage
 from pancog.store import TableStore
@@ -406,3 +407,20 @@ async def test_replay_transcript_replays_to_the_table(env: Env) -> None:
     transcript = load_transcript(await env.replays.transcript(TABLE))
     state, _events = replay(transcript.rules, transcript.actions, table_id=TABLE)
     assert state == env.tables.get(TABLE).state
+
+
+@pytest.mark.skipif(not processes_available(), reason="no forkserver on this platform")
+async def test_replay_render_jobs_run_in_process_workers(env: Env) -> None:
+    """A step's and a share's render jobs are module-level functions with picklable inputs (process mode)."""
+    await open_table(env)
+    await play(env, hands=1)
+    replay = await env.replays.replay(TABLE, PLAYERS[0], 1)
+    snaps = replay_images.step_snapshots(replay, 3, NAMES)
+    queue = RenderQueue(1, mode="process")
+    try:
+        board, hand = await queue.render(replay_images.render_step_pngs, snaps)
+        gif = await queue.render(replay_images.animation_job, (replay, dict(NAMES)))
+    finally:
+        queue.shutdown()
+    assert (board, hand) == replay_images.render_step(replay, 3, NAMES)
+    assert gif == replay_images.share_animation(replay, NAMES)

@@ -128,11 +128,8 @@ class ReplayCog(PanCog, name="PanReplays"):
     ) -> None:
         prefs = await self.rt.settings.get(interaction.user.id)
         names = dict(self.rt.names)
-        board, hand = await self.rt.renders.render(
-            lambda r: replay_images.render_step(r, index, names, sort=prefs.sort.value, four_color=prefs.four_color),
-            replay,
-            priority=Priority.URGENT,
-        )
+        snaps = replay_images.step_snapshots(replay, index, names, sort=prefs.sort.value, four_color=prefs.four_color)
+        board, hand = await self.rt.renders.render(replay_images.render_step_pngs, snaps, priority=Priority.URGENT)
         text = presenters.step_text(replay, index, names)
         view = ReplayView(replay, index, names)
 
@@ -154,9 +151,7 @@ class ReplayCog(PanCog, name="PanReplays"):
         if not replay.summary.finished:
             raise NotOver
         names = dict(self.rt.names)
-        gif = await self.rt.renders.render(
-            lambda r: replay_images.share_animation(r, names), replay, priority=Priority.BACKGROUND
-        )
+        gif = await self.rt.renders.render(replay_images.animation_job, (replay, names), priority=Priority.BACKGROUND)
         channel = interaction.channel
         if not isinstance(channel, discord.abc.Messageable):
             raise NotOver

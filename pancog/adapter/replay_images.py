@@ -12,10 +12,19 @@ from PIL import Image
 from pancog.adapter import presenters
 from pancog.adapter.presenters import Names
 from pancog.replay import HandReplay
-from renderer import render_hand, render_outcome, render_table, to_png
+from renderer import HandSnapshot, TableSnapshot, render_hand, render_outcome, render_table, to_png
 from renderer.animation import to_gif
 
-__all__ = ["MAX_FRAMES", "MAX_GIF_BYTES", "frame_groups", "render_step", "share_animation"]
+__all__ = [
+    "MAX_FRAMES",
+    "MAX_GIF_BYTES",
+    "animation_job",
+    "frame_groups",
+    "render_step",
+    "render_step_pngs",
+    "share_animation",
+    "step_snapshots",
+]
 
 MAX_FRAMES = 48
 """Frames in a shared animation at most: a longer hand coalesces several steps into a frame (the frame shows the
@@ -26,16 +35,33 @@ FIRST_MS = 1800
 LAST_MS = 6000
 
 
+def step_snapshots(
+    replay: HandReplay, index: int, names: Names, *, sort: str = "suit", four_color: bool = False
+) -> tuple[TableSnapshot, HandSnapshot | None]:
+    """The public board at a step, and (PRIVATE) the requester's own cards (None for a stranger): cheap, built on
+    the event loop so the render job carries only these small values (picklable, for process workers)."""
+    board = presenters.board_snapshot(replay, index, names, four_color=four_color)
+    return board, presenters.own_hand_snapshot(replay, index, sort=sort, four_color=four_color)
+
+
+def render_step_pngs(snapshots: tuple[TableSnapshot, HandSnapshot | None]) -> tuple[bytes, bytes | None]:
+    """PNGs of a step's board and of the requester's hand (a module-level function: a render job)."""
+    board, hand = snapshots
+    return to_png(render_table(board)), (to_png(render_hand(hand)) if hand is not None else None)
+
+
 def render_step(
     replay: HandReplay, index: int, names: Names, *, sort: str = "suit", four_color: bool = False
 ) -> tuple[bytes, bytes | None]:
-    """PNG of the public board at a step, and (PRIVATE) of the requester's own cards (None for a stranger).
+    """PNG of the public board at a step, and (PRIVATE) of the requester's own cards (None for a stranger)."""
+    return render_step_pngs(step_snapshots(replay, index, names, sort=sort, four_color=four_color))
 
-    CPU work: the adapter runs it through the render scheduler, like a live board.
-    """
-    board = to_png(render_table(presenters.board_snapshot(replay, index, names, four_color=four_color)))
-    hand = presenters.own_hand_snapshot(replay, index, sort=sort, four_color=four_color)
-    return board, (to_png(render_hand(hand)) if hand is not None else None)
+
+def animation_job(job: tuple[HandReplay, dict[int, str]]) -> bytes:
+    """:func:`share_animation` of ``(replay, names)`` (a module-level function with a picklable input: a render
+    job, in thread or process workers)."""
+    replay, names = job
+    return share_animation(replay, names)
 
 
 def frame_groups(steps: int, max_frames: int) -> list[range]:
