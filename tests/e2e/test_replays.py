@@ -206,3 +206,26 @@ async def test_watch_discord_shared_cards_reach_only_the_named_member(pan: Pan, 
             checked += 1
     assert checked >= 2
     assert assert_private(pan.h.fake, hands) >= 4
+
+
+async def test_watch_discord_stop_sharing_is_announced_and_frees_the_seat(pan: Pan) -> None:
+    """stop_sharing ends it at once (announced publicly); the former watcher is refused the cards and may sit; a
+    seated member cannot be named; a refused /pan settings changes nothing."""
+    a, b = await pan.seat(2)
+    watcher = pan.users[2]
+    pan.stack(TWO_SHOE, first_seat=0)
+    await pan.slash(a, "pan start")
+    refused = await pan.slash(a, "pan settings", share_hand=b)
+    assert private_to(refused, a) and "seated at this table" in refused.text
+    await pan.slash(a, "pan settings", share_hand=watcher)
+    announcement = next(m for m in reversed(pan.h.messages()) if "see their cards" in m.text)
+    reply = await pan.slash(a, "pan settings", stop_sharing=True)
+    assert private_to(reply, a) and "no longer share" in reply.text
+    stopped = pan.h.last_message()
+    assert not stopped.ephemeral and "no longer shares their cards" in stopped.text
+    gone = await pan.click(watcher, announcement, "👁 See the shared hand")
+    assert private_to(gone, watcher) and "Nobody is sharing" in gone.text
+    joined = await pan.slash(watcher, "pan join")
+    assert private_to(joined, watcher) and "You sat down" in joined.text
+    again = await pan.slash(a, "pan settings", stop_sharing=True)
+    assert private_to(again, a) and "not sharing" in again.text
