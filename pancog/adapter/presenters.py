@@ -125,9 +125,14 @@ def _seat_status(state: TableState, hand: HandState | None, seat: int) -> SeatSt
     pl = hand.players[seat]
     if pl is None:
         return SeatStatus.WAITING
-    match pl.status:
+    return _status_pill(pl.status, flat=pl.board_count >= 10 and not pl.hand)
+
+
+def _status_pill(status: PlayerStatus, *, flat: bool) -> SeatStatus:
+    """A dealt-in player's pill (``flat``: ten cards on the board, none in hand)."""
+    match status:
         case PlayerStatus.IN:
-            return SeatStatus.FLAT if pl.board_count >= 10 and not pl.hand else SeatStatus.IN
+            return SeatStatus.FLAT if flat else SeatStatus.IN
         case PlayerStatus.RETIRED:
             return SeatStatus.ON_TOP
         case PlayerStatus.FOULED | PlayerStatus.QUIT:
@@ -983,18 +988,7 @@ def share_caption(replay: HandReplay, names: Names, sharer: int) -> str:
 def _status(view: PlayerView | None, seat: Seat) -> SeatStatus:
     if view is None:
         return SeatStatus.AWAY if seat.away else SeatStatus.WAITING
-    match view.status:
-        case PlayerStatus.IN:
-            flat = sum(len(m.cards) for m in view.melds) >= 10 and view.hand_count == 0
-            return SeatStatus.FLAT if flat else SeatStatus.IN
-        case PlayerStatus.RETIRED:
-            return SeatStatus.ON_TOP
-        case PlayerStatus.FOULED | PlayerStatus.QUIT:
-            return SeatStatus.FOULED
-        case PlayerStatus.BUSTED:
-            return SeatStatus.BUSTED
-        case _:
-            return SeatStatus.WAITING
+    return _status_pill(view.status, flat=sum(len(m.cards) for m in view.melds) >= 10 and view.hand_count == 0)
 
 
 def _image_name(names: Names, player_id: int) -> str:
