@@ -204,8 +204,9 @@ class RenderFigures:
         waits = ", ".join(
             f"{k} {self.mean_wait[k]:.2f}/{self.max_wait[k]:.2f}" for k in self.queued if self.max_wait[k]
         )
+        kind = "threads" if self.mode == "thread" else "processes"
         return (
-            f"Renders: {self.running}/{self.workers} {self.mode} workers busy · queued {queued} · {self.done} done"
+            f"Renders: {self.running}/{self.workers} workers busy ({kind}) · queued {queued} · {self.done} done"
             + (f", {self.failed} failed" if self.failed else "")
             + (f" · wait mean/max s: {waits}" if waits else "")
         )
