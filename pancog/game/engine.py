@@ -1035,6 +1035,8 @@ def _refill_stock(w: _Work) -> bool:
 
 def _usable(w: _Work, seat: int, card: Card, *, option: bool = False) -> bool:
     pl = w.p(seat)
+    if not pl.hand and any(not m.valid for m in pl.melds):
+        return False  # flat beside a spread that is not valid: the card could only put him out, which is refused
     new_only = option and not w.rules.option_card_layoff
     if not new_only and lay_offs(pl.melds, card):
         return True  # it lays off on its own (the add or add-and-split is always legal)
@@ -1926,6 +1928,8 @@ def plays(state: TableState, seat: int, *, table_actions: bool = False) -> tuple
                     hand, _melds, coll, _c, _k = _resolve_play(rules, pl, drawn, play)
                 except RuleViolation:
                     continue
+                if not hand and any(not m.valid for m in _melds):
+                    continue  # going out with a spread that is not valid (apply refuses it: _meld_play)
                 units = coll.new + coll.enhanced
                 chips = chips_for.get(units)
                 if chips is None:
