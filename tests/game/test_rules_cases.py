@@ -209,3 +209,15 @@ def test_standing_up_between_hands_cashes_out_and_frees_the_seat() -> None:
     assert len(cashed) == 1 and cashed[0].amount == 31
     with pytest.raises(game.RuleViolation, match="seat"):
         apply(t.state, game.Stand(seat=1))
+
+
+@pytest.mark.parametrize("seat", [-1, 8, 9])
+def test_seat_actions_outside_the_table_are_refused(seat: int) -> None:
+    """Naming a seat the table does not have is refused like an empty seat (never an IndexError)."""
+    s = initial_state(Rules(max_players=8))
+    s = apply(s, game.Sit(player_id=1, buy_in=20)).state
+    for action in (game.Stand(seat=seat), game.SetAway(seat=seat, away=True), game.Rebuy(seat=seat, amount=20)):
+        with pytest.raises(game.RuleViolation, match="seat is empty"):
+            apply(s, action)
+    with pytest.raises(game.RuleViolation, match="seat is empty"):
+        apply(s, game.Stand(seat=3))  # inside the table, nobody there
