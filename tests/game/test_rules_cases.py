@@ -221,3 +221,19 @@ def test_seat_actions_outside_the_table_are_refused(seat: int) -> None:
             apply(s, action)
     with pytest.raises(game.RuleViolation, match="seat is empty"):
         apply(s, game.Stand(seat=3))  # inside the table, nobody there
+
+
+def test_rebuy_adds_to_the_stack_between_hands_only() -> None:
+    """Table stakes (§4.8, [S0] "no playing behind"): chips are added only between hands."""
+    s = initial_state(Rules())
+    for i in range(2):
+        s = apply(s, game.Sit(player_id=i + 1, buy_in=20)).state
+    t = apply(s, game.Rebuy(seat=1, amount=15))
+    assert [x.stack for x in t.state.seats[:2] if x is not None] == [20, 35]
+    assert [(e.seat, e.amount) for e in t.events if isinstance(e, game.BoughtIn)] == [(1, 15)]
+    for amount in (0, -5):
+        with pytest.raises(game.RuleViolation, match="positive number of chips"):
+            apply(s, game.Rebuy(seat=1, amount=amount))
+    mid = apply(t.state, StartHand(seed=1)).state
+    with pytest.raises(game.RuleViolation, match="only between hands"):
+        apply(mid, game.Rebuy(seat=0, amount=10))
