@@ -51,6 +51,7 @@ from pancog.game import (
     Rules,
     RuleViolation,
     SetAway,
+    SetCharacter,
     Sit,
     Stand,
     StartHand,
@@ -100,7 +101,7 @@ def _multiset_combos(cards: tuple, sizes: range) -> Iterator[tuple]:
                 yield combo
 
 
-def generated(state: TableState, seat: int, rng: random.Random) -> list[Action]:
+def generated(state: TableState, seat: int, rng: random.Random, split_adds: int = 1) -> list[Action]:
     """A broad set of candidate actions for ``seat``: legal ones and many illegal ones."""
     h = state.hand
     out: list[Action] = [Stand(seat=seat), SetAway(seat=seat, away=True), SetAway(seat=seat, away=False)]
@@ -135,9 +136,9 @@ def generated(state: TableState, seat: int, rng: random.Random) -> list[Action]:
     out += [AddToMeld(seat=seat, meld=mid, cards=c) for mid in meld_ids for c in small]
     # splits: add 0 or 1 card, cut off every 3..n-3 sub-multiset (also impossible cuts)
     for m in melds:
-        for add in _multiset_combos(hand, range(2)):
+        for add in _multiset_combos(hand, range(split_adds + 1)):
             pool = (*m.cards, *add, *(() if drawn is None else (drawn,)))
-            if len(pool) > 9:
+            if len(pool) > 10:
                 continue
             for cut in _multiset_combos(pool, range(2, len(pool) - 1)):
                 out.append(AddToMeld(seat=seat, meld=m.id, cards=add, split=cut))
@@ -171,14 +172,14 @@ def check_menu_applies(state: TableState, tally: Counter) -> None:
                 tally[f"FoulCall:{action.cause.value}"] += 1
 
 
-def check_generated_are_listed(state: TableState, rng: random.Random, tally: Counter) -> None:
+def check_generated_are_listed(state: TableState, rng: random.Random, tally: Counter, split_adds: int = 1) -> None:
     """Every accepted generated action is on the menu (or equals a menu action's result)."""
     rules = state.rules
     for seat in range(len(state.seats)):
         menu = _menu(state, seat)
         listed = set(menu)
         results: set[TableState] | None = None
-        for action in generated(state, seat, rng):
+        for action in generated(state, seat, rng, split_adds):
             if action in listed:
                 continue
             try:
@@ -347,3 +348,34 @@ def test_invalid_spread_made_good_by_choice_or_on_demand() -> None:
     check_generated_are_listed(s, rng, tally)
     t = apply(s, MakeGood(seat=0, meld=1, cards=(h5,)))  # 5H 5H 5H 5D: three hearts, a C2 = 2 units
     assert chips(t.events, payee=0) == 4
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules(set_character=SetCharacter.DYNAMIC)], ids=["static", "dynamic"])
+def test_set_splits_agree(rules: Rules) -> None:
+    """A five-card set 5S 5S 5S 5H 5D with four 5C in hand: every split the engine accepts (adding up
+    to four cards, e.g. 5C 5C 5C cut off a six-card set) is listed, and every listed one applies."""
+    from tests.game.conftest import table
+
+    s = table(
+        ["5S 5S 5H 5D 5C 5C 5C 5C 5H 2D", "2S 3S 4S 6S QS KS AS JS 3D 7C", "2H 3H 4H 6H QH KH AH JH 4C 6C"],
+        stock="5S",
+        rules=rules,
+    )
+    for seat in (0, 1, 2):
+        s = apply(s, Knock(seat=seat)).state
+    s = apply(s, Pluck(seat=0)).state
+    s = apply(s, NewMeld(seat=0, cards=parse_cards("5S 5S 5H 5D"))).state
+    tally: Counter = Counter()
+    check_menu_applies(s, tally)
+    check_generated_are_listed(s, random.Random(1), tally, split_adds=4)
+    splits = {a.split for a in _menu(s, 0) if isinstance(a, AddToMeld) and a.split is not None}
+    assert any(sorted(p) == sorted(parse_cards("5C 5C 5C")) for p in splits), splits
+
+
+def test_no_declaration_between_hands() -> None:
+    s = initial_state(Rules())
+    for i in range(2):
+        s = apply(s, Sit(player_id=i + 1, buy_in=20)).state
+    for action in (Knock(seat=0), GoOnTop(seat=1)):
+        with pytest.raises(RuleViolation, match="No hand is in progress"):
+            apply(s, action)
