@@ -107,3 +107,12 @@ def test_notation_keeps_each_argument() -> None:
         parse_action("2 borrow 5D from")
     with pytest.raises(NotationError, match="<meld>:<card>"):
         parse_action("2 borrow 5D from 5H")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("2 foul 3", "is not an action"), ("2 dance 1 2", "is not an action"), ("2 foul 3 napping", "Unknown foul cause")],
+)
+def test_bad_notation_says_why(text: str, message: str) -> None:
+    with pytest.raises(NotationError, match=message):
+        parse_action(text)

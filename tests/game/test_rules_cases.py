@@ -237,3 +237,34 @@ def test_rebuy_adds_to_the_stack_between_hands_only() -> None:
     mid = apply(t.state, StartHand(seed=1)).state
     with pytest.raises(game.RuleViolation, match="only between hands"):
         apply(mid, game.Rebuy(seat=0, amount=10))
+
+
+def test_rake_goes_to_the_house() -> None:
+    """A rake (§8, G33) is taken from every dealt-in player with the ante; chips only move, never vanish."""
+    s = initial_state(Rules(rake=2))
+    for i in range(3):
+        s = apply(s, game.Sit(player_id=i + 1, buy_in=30)).state
+    s = apply(s, StartHand(seed=4)).state
+    assert [x.stack for x in s.seats[:3] if x is not None] == [27, 27, 27]
+    assert (s.singles_tops, s.house) == (3, 6)
+
+
+def test_no_forcing_at_a_table_without_it() -> None:
+    """force_mode = off (G10): a discard that fits its owner's board cannot be forced back; on demand
+    it can (§5.2)."""
+    from tests.game.conftest import table
+
+    hands = ["4H 5H 7H 2C QC 3D KD AS JS 6C", "2S 3S 4S 6S QS KS 7D JD 3C 5C", "2H 3H QH KH AH JH 4C 2D 4D QD"]
+    for mode, allowed in ((game.ForceMode.OFF, False), (game.ForceMode.ON_DEMAND, True)):
+        s = table(hands, stock="6H 7S 7S", rules=Rules(force_mode=mode))
+        for seat in (0, 1, 2):
+            s = apply(s, game.Knock(seat=seat)).state
+        s = apply(s, game.Pluck(seat=0)).state
+        s = apply(s, game.NewMeld(seat=0, cards=parse_cards("4H 5H"))).state  # 4H 5H 6H on his board
+        s = apply(s, game.Discard(seat=0, card=parse_cards("7H")[0])).state  # fits his own rope
+        back = game.Force(seat=2, target=0)
+        if allowed:
+            assert game.can(s, back)
+        else:
+            with pytest.raises(game.RuleViolation, match="without forcing"):
+                apply(s, back)

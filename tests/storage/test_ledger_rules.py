@@ -191,3 +191,15 @@ def test_audit_report_wording() -> None:
         "FAILED: 3 accounts, 2 transactions, 4 postings; 1,500 chips held, 1,500 issued.",
         "bank:1:7 is negative (-5)",
     ]
+
+
+async def test_audit_names_an_unbalanced_transaction(ledger: ChipLedger, storage: SqliteStorage) -> None:
+    await ledger.grant(GUILD, 7, 50, actor="system", reason="seed", key="seed")
+    async with storage.transaction() as tx:  # a rogue leg added to a committed transaction
+        await tx._conn.execute(  # type: ignore[attr-defined]
+            "INSERT INTO postings (journal_id, leg, account_key, delta) "
+            "SELECT id, 99, 'bank:1:7', 5 FROM journals WHERE idem_key = 'seed'"
+        )
+    report = await ledger.audit()
+    assert not report.ok
+    assert "transaction seed sums to 5, not 0" in report.problems
