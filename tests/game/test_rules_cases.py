@@ -268,3 +268,33 @@ def test_no_forcing_at_a_table_without_it() -> None:
         else:
             with pytest.raises(game.RuleViolation, match="without forcing"):
                 apply(s, back)
+
+
+def test_the_previous_winner_is_first_hand_even_when_another_player_leaves() -> None:
+    """§2.2: the winner of a hand is first hand for the next; someone else standing up between hands
+    does not change that."""
+    s = initial_state(Rules())
+    for i in range(4):
+        s = apply(s, game.Sit(player_id=i + 1, buy_in=30)).state
+    s = apply(s, StartHand(seed=5)).state
+    while s.hand is not None:  # seat 1 knocks, everyone else goes on top: seat 1 wins the tops
+        seat = game.to_act(s)
+        assert seat is not None
+        s = apply(s, game.Knock(seat=seat) if seat == 1 else game.GoOnTop(seat=seat)).state
+    assert s.previous_winner == 1
+    s = apply(s, game.Stand(seat=3)).state
+    for seed in range(6):
+        started = [e for e in apply(s, StartHand(seed=seed)).events if isinstance(e, game.HandStarted)]
+        assert started[0].first == 1, seed
+
+
+def test_standing_twice_in_a_hand_is_refused() -> None:
+    from tests.game.conftest import table
+
+    s = table(["2C 3C 4C 5C 6C QD QD QD 7H JS"] * 3)
+    for seat in (0, 1, 2):
+        s = apply(s, game.Knock(seat=seat)).state
+    s = apply(s, game.Stand(seat=2)).state  # in the hand: he keeps paying and leaves at its end
+    assert s.seats[2] is not None and s.seats[2].leaving
+    with pytest.raises(game.RuleViolation, match="already leaving"):
+        apply(s, game.Stand(seat=2))
