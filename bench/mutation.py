@@ -372,6 +372,7 @@ def changed_tests(rev: str) -> set[str]:
 
 
 OLD_REV = [""]
+OLD_SURVIVORS: set[str] = set()
 
 
 def sync_tests(box: Path) -> None:
@@ -411,7 +412,10 @@ def iter_results(
                 changed = changed_tests(OLD_REV[0])
             tests = tests_for(site.path)
             if old_box is not None:
-                before, took, failed = run_tests(old_box, tests, timeout)
+                if site.id in OLD_SURVIVORS:  # --rerun: the old suite's verdict does not change
+                    before, took, failed = "survived", 0.0, ""
+                else:
+                    before, took, failed = run_tests(old_box, tests, timeout)
                 row.update(before=before, before_seconds=round(took, 1), before_failed=failed)
                 if before != "survived":
                     row.update(outcome=before, seconds=0.0, failed="(old suite)")
@@ -498,6 +502,7 @@ def main() -> None:
         previous = json.loads(Path(args.rerun).read_text())["results"]
         kept = [r for r in previous if r["outcome"] != "survived"]
         wanted = {r["id"] for r in previous if r["outcome"] == "survived"}
+        OLD_SURVIVORS.update(str(r["id"]) for r in previous if r.get("before") == "survived")
         all_sites = {s.id: s for f in {str(r["path"]) for r in previous} for s in find_sites(f)}
         sites = [all_sites[i] for i in sorted(wanted) if i in all_sites]
         missing = wanted - set(all_sites)

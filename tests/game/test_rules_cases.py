@@ -298,3 +298,17 @@ def test_standing_twice_in_a_hand_is_refused() -> None:
     assert s.seats[2] is not None and s.seats[2].leaving
     with pytest.raises(game.RuleViolation, match="already leaving"):
         apply(s, game.Stand(seat=2))
+
+
+@pytest.mark.parametrize("name", sorted(game.PRESETS))
+def test_describe_rules_states_each_preset(name: str) -> None:
+    """``/pan rules`` wording for every preset: one line per option group, with the values that matter."""
+    rules = Rules.preset(name, going_out_units=2, split_tops=True, auto_split_married=True)
+    lines = game.describe_rules(rules)
+    assert len(lines) == 25
+    text = "\n".join(lines)
+    assert f"{len(rules.shoe())} cards." in text
+    assert "Going out pays the outs plus 2 unit(s) from every player in the hand." in lines
+    assert any(line.startswith("The last two players may split the tops") and "Married" in line for line in lines)
+    no_split = game.describe_rules(Rules.preset(name, split_tops=False))
+    assert "Splitting the tops is not allowed." in no_split
