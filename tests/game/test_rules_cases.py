@@ -312,3 +312,29 @@ def test_describe_rules_states_each_preset(name: str) -> None:
     assert any(line.startswith("The last two players may split the tops") and "Married" in line for line in lines)
     no_split = game.describe_rules(Rules.preset(name, split_tops=False))
     assert "Splitting the tops is not allowed." in no_split
+
+
+def test_an_away_previous_winner_is_not_first_hand() -> None:
+    """§2.6: if the previous winner does not play, the next player to his right who plays goes first."""
+    s = initial_state(Rules())
+    for i in range(4):
+        s = apply(s, game.Sit(player_id=i + 1, buy_in=30)).state
+    s = apply(s, StartHand(seed=5)).state
+    while s.hand is not None:
+        seat = game.to_act(s)
+        assert seat is not None
+        s = apply(s, game.Knock(seat=seat) if seat == 1 else game.GoOnTop(seat=seat)).state
+    s = apply(s, game.SetAway(seat=1, away=True)).state
+    started = [e for e in apply(s, StartHand(seed=2)).events if isinstance(e, game.HandStarted)]
+    assert 1 not in started[0].dealt and started[0].first == 2
+
+
+def test_rank_neighbours_follow_section_1_2() -> None:
+    """§1.2: K Q J 7 6 5 4 3 2 A, the Jack next to the 7, the Ace always low, no wrap."""
+    order = list(game.Rank)
+    assert [str(r.value) for r in order] == [str(v) for v in range(1, 11)]
+    assert game.Rank.ACE.predecessor is None
+    assert game.Rank.JACK.predecessor is game.Rank.SEVEN
+    assert [r.predecessor for r in order[1:]] == order[:-1]
+    assert game.Rank.KING.successor is None
+    assert [r.successor for r in order[:-1]] == order[1:]
