@@ -45,9 +45,10 @@ from pancog.game import (
     legal_actions,
     to_act,
 )
-from pancog.game.engine import _payout_with, _Work
+from pancog.game._work import Work as _Work
 from pancog.game.events import MeldPlayKind
 from pancog.game.rules import FoulRefunds, OddChip, StockExhausted
+from pancog.game.settlement import payout_with as _payout_with
 from pancog.game.state import EndReason, Step
 from tests.game.conftest import cards, chips, of_type, run, stacked_shoe, table
 from tests.game.test_cases import INERT_A, INERT_B, INERT_C, JUNK, card, junk_turns, knock
