@@ -84,6 +84,7 @@ from .actions import (
     AddToMeld,
     Borrow,
     Claim,
+    DeclineDraw,
     DeclineSplit,
     Discard,
     FloorFoul,
@@ -127,6 +128,7 @@ from .events import (
     CardsDealt,
     CashedOut,
     Declared,
+    DrawDeclined,
     Event,
     Forced,
     FoulCalled,
@@ -134,6 +136,7 @@ from .events import (
     HandFouled,
     HandStarted,
     MakeGoodDemanded,
+    MarriedSplitOffered,
     Melded,
     OptionTaken,
     PlayerBusted,
@@ -153,6 +156,7 @@ from .legality import (
     accept_split_refusal,
     claim_refusal,
     declare_refusal,
+    decline_draw_refusal,
     decline_split_refusal,
     discard_refusal,
     force_refusal,
@@ -257,6 +261,8 @@ def _dispatch_match(w: Work, action: Action) -> None:
             _declare(w, action.seat, playing=isinstance(action, Knock))
         case Pluck():
             _pluck(w, action)
+        case DeclineDraw():
+            _decline_draw(w, action)
         case TakeOption():
             _take_option(w, action)
         case NewMeld() | AddToMeld() | Borrow():
@@ -558,7 +564,7 @@ def _pluck(w: Work, a: Pluck) -> None:
     card = w.stock[0]
     w.stock = w.stock[1:]
     _note_draw(w, a.seat)
-    w.turn = _fast.replace(t, step=_STEP_DRAWN, drawn=card, source=_DRAW_SOURCE_STOCK)
+    w.turn = _fast.replace(t, step=_STEP_DRAWN, drawn=card, source=_DRAW_SOURCE_STOCK, second_pluck=False)
     w.events.append(_CARD_PLUCKED(w.seq, None, a.seat, card))
 
 
@@ -690,8 +696,8 @@ def _discard(w: Work, a: Discard) -> None:
         w.muck = (*w.muck, card)
         w.force_backs.append(_FORCE_BACK(card, a.seat, len(w.muck) - 1, 0, (), True))
         w.events.append(_DISCARDED(w.seq, None, a.seat, card, True))
-        if t.extra_pluck and not t.forced_back:
-            w.turn = _fast.replace(t, step=_STEP_DRAW, drawn=None, source=None, extra_pluck=False)
+        if t.extra_pluck and not t.forced_back:  # the double draw: he may pluck once more, or decline
+            w.turn = _fast.replace(t, step=_STEP_DRAW, drawn=None, source=None, extra_pluck=False, second_pluck=True)
             w.option = None
             w.option_from = None
             _after(w)
@@ -724,7 +730,7 @@ def _end_turn(w: Work, t: Turn, *, option: Card | None) -> None:
     if nxt is None:
         _after(w)
         return
-    w.turn = _NEW_TURN(nxt, _STEP_DRAW, None, None, False, False, 0, 0)  # Turn(seat=nxt)
+    w.turn = _NEW_TURN(nxt, _STEP_DRAW, None, None, False, False, 0, 0, False)  # Turn(seat=nxt)
     if option is not None and nxt != t.seat and w.rules.option_card:
         w.option = option
         w.option_from = t.seat
@@ -760,10 +766,10 @@ def _after(w: Work) -> None:
             return
         w.solo = True
         w.force_backs = []
-    if len(active) == 2 and w.rules.split_tops and w.rules.auto_split_married and _married(w, active[0], active[1]):
-        _split(w, active[0], active[1])
-        return
+    married = len(active) == 2 and w.split_offer is None and _left_married_pair(w, active[0], active[1])
     _fix_turn(w)
+    if married:
+        _offer_married_split(w, active[0], active[1])
 
 
 def _fix_turn(w: Work) -> None:
@@ -780,7 +786,7 @@ def _fix_turn(w: Work) -> None:
     nxt = w.next_active(t.seat)
     w.option = None
     w.option_from = None
-    w.turn = _NEW_TURN(nxt, _STEP_DRAW, None, None, False, False, 0, 0) if nxt is not None else None
+    w.turn = _NEW_TURN(nxt, _STEP_DRAW, None, None, False, False, 0, 0, False) if nxt is not None else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -893,6 +899,29 @@ def _married(w: Work, a: int, b: int) -> bool:
     return (min(pa, pb), max(pa, pb)) in w.married
 
 
+def _left_married_pair(w: Work, a: int, b: int) -> bool:
+    """Whether this action left married splitters ``a`` and ``b`` the last two in action (they were more
+    before it), at a table that offers them the split automatically (§7.6, G25)."""
+    r = w.rules
+    before = w.s.hand
+    return (
+        r.split_tops
+        and r.auto_split_married
+        and before is not None
+        and len(before.in_action()) > 2
+        and _married(w, a, b)
+    )
+
+
+def _offer_married_split(w: Work, a: int, b: int) -> None:
+    """Offer the split to a married pair automatically, in the name of the one in turn (or the first in
+    rotation): the other may accept or decline it, he may withdraw it; play goes on meanwhile [S0]."""
+    t = w.turn
+    offerer = t.seat if t is not None and t.seat in (a, b) else a
+    w.split_offer = offerer
+    w.emit(MarriedSplitOffered(seq=w.seq, seat=offerer, partner=b if offerer == a else a))
+
+
 def _offer_split(w: Work, a: OfferSplit) -> None:
     refuse(offer_split_refusal(w, a.seat))
     w.split_offer = a.seat
@@ -1003,6 +1032,18 @@ def _finish(w: Work, reason: EndReason, winner: int | None, splitters: tuple[int
             _cash_out(w, i)
 
 
+def _decline_draw(w: Work, a: DeclineDraw) -> None:
+    """The first player declines his second pluck: the turn ends; his unused first pluck, still the top
+    discard, is the next player's option card."""
+    refuse(decline_draw_refusal(w, a.seat))
+    t = _turn(w)
+    first_pluck = next(
+        (fb.card for fb in w.force_backs if fb.pluck and fb.owner == a.seat and fb.position == len(w.muck) - 1), None
+    )
+    w.emit(DrawDeclined(seq=w.seq, seat=a.seat))
+    _end_turn(w, t, option=first_pluck)
+
+
 def _knock(w: Work, a: Knock) -> None:
     _declare(w, a.seat, playing=True)
 
@@ -1020,6 +1061,7 @@ _HANDLERS: dict[type, Callable[[Work, Any], None]] = {
     Knock: _knock,
     GoOnTop: _go_on_top,
     Pluck: _pluck,
+    DeclineDraw: _decline_draw,
     TakeOption: _take_option,
     NewMeld: _meld_play,
     AddToMeld: _meld_play,

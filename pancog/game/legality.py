@@ -11,7 +11,7 @@ turn and the step; whether their cards make a legal meld is :func:`.melding.reso
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from ._work import (
@@ -176,6 +176,18 @@ def pluck_refusal(w: Work, seat: int) -> Refusal | None:
     return None
 
 
+def decline_draw_refusal(w: Work, seat: int) -> Refusal | None:
+    """Why ``seat`` may not decline a pluck now: only the double draw's second pluck is a right he may
+    waive ([S0] "the right to draw twice"); every other draw is his turn's one move."""
+    why = turn_refusal(w, seat)
+    if why is not None:
+        return why
+    t = w.turn
+    if t is None or t.step is not _STEP_DRAW or not t.second_pluck:
+        return WrongStep, "Only the second pluck of the first player's double draw may be declined."
+    return None
+
+
 def take_option_refusal(w: Work, seat: int) -> Refusal | None:
     why = turn_refusal(w, seat)
     if why is not None:
@@ -220,9 +232,49 @@ def meld_play_refusal(w: Work, a: NewMeld | AddToMeld | Borrow) -> Refusal | Non
     if why is not None:
         return why
     t = w.turn
-    if t is not None and isinstance(a, AddToMeld) and waiting_card(t) is not None and new_meld_only(t, w.rules):
-        return OptionRefused, "At this table the option card must go into a new meld."
+    if t is not None and t.source is _DRAW_SOURCE_OPTION and waiting_card(t) is not None:
+        return option_play_refusal(w.rules, a)
     return None
+
+
+def option_play_refusal(rules: Rules, a: NewMeld | AddToMeld | Borrow) -> Refusal | None:
+    """Why the meld play ``a`` may not use the option card. RULES.md §2.7 (b): the option card goes into
+    a new meld with cards from the taker's hand, or is laid off on one of his own melds (G9: new melds
+    only at tables without option-card lay-offs); a borrow that puts no hand card into the new meld is
+    neither."""
+    if isinstance(a, AddToMeld) and not rules.option_card_layoff:
+        return OptionRefused, "At this table the option card must go into a new meld."
+    if isinstance(a, Borrow) and not a.cards:
+        return (
+            OptionRefused,
+            "The option card must go into a new meld with cards from your hand, or onto one of your melds.",
+        )
+    return None
+
+
+def option_plays(w: Work, seat: int, card: Card) -> Iterator[tuple[Card, ...]]:
+    """The hand ``seat`` would keep after each legal play of ``card`` as his option card (one per play).
+
+    The one statement of what taking the option card allows: :func:`usable` (may he take it) and
+    :func:`goes_out_with_option` (would it put him out) both read it.
+    """
+    pl = w.p(seat)
+    r = w.rules
+    for play in iter_meld_plays(seat, pl.hand, pl.melds, card, r, new_meld_only=not r.option_card_layoff):
+        if option_play_refusal(r, play) is not None:
+            continue
+        try:
+            hand, melds, _coll, _changed, _kind = resolve_play(r, pl, card, play)
+        except RuleViolation:
+            continue
+        if not hand and any(not m.valid for m in melds):
+            continue  # nobody goes out with an invalid spread
+        yield hand
+
+
+def goes_out_with_option(w: Work, seat: int, card: Card) -> bool:
+    """Whether ``seat`` could go out by taking ``card`` as the option card (at a table with option cards)."""
+    return w.rules.option_card and any(not hand for hand in option_plays(w, seat, card))
 
 
 def make_good_refusal(w: Work, seat: int, meld: int) -> Refusal | None:
@@ -285,7 +337,13 @@ def pluck_discard_refusal(w: Work, seat: int, card: Card) -> Refusal | None:
     if w.solo and usable(w, seat, card):
         return MustUse, "Playing out alone, you must use every usable card."
     nxt = w.next_active(seat)
-    if nxt is not None and nxt != seat and is_flat(w, nxt) and lay_offs(w.p(nxt).melds, card) and usable(w, seat, card):
+    if (
+        nxt is not None
+        and nxt != seat
+        and is_flat(w, nxt)
+        and goes_out_with_option(w, nxt, card)
+        and usable(w, seat, card)
+    ):
         return MustUse, "You may not give an out card to a flat player when you can use it yourself."
     return None
 
@@ -326,14 +384,16 @@ def mandatory_option(w: Work, seat: int) -> bool:
 
 
 def usable(w: Work, seat: int, card: Card, *, option: bool = False) -> bool:
-    """Whether ``seat`` can meld ``card`` now (as an option card: only as the rules allow it)."""
+    """Whether ``seat`` can meld ``card`` now (as an option card: only as :func:`option_plays` allows)."""
     pl = w.p(seat)
     new_only = option and not w.rules.option_card_layoff
     if not new_only and lay_offs(pl.melds, card):
         return True  # it lays off on its own (the add or add-and-split is always legal)
     if makes_new_meld(pl.hand, card):
         return True  # a new meld with hand cards (always legal: new melds are listed first)
-    for play in iter_meld_plays(seat, pl.hand, pl.melds, card, w.rules, new_meld_only=new_only):
+    if option:
+        return any(True for _hand in option_plays(w, seat, card))
+    for play in iter_meld_plays(seat, pl.hand, pl.melds, card, w.rules):
         try:
             resolve_play(w.rules, pl, card, play)
         except RuleViolation:
@@ -411,7 +471,7 @@ def possible_forces(w: Work, caller: int) -> list[ForceOption]:
     head_up: bool | None = None
     for fb in reversed(w.force_backs):
         owner = fb.owner
-        if owner == caller or owner == t.seat:
+        if owner == caller:  # (the discarder may be the player in turn: head-up, his window can still be open)
             continue
         op = players[owner] if 0 <= owner < len(players) else None
         if op is None or op.status is not _PLAYER_STATUS_IN:

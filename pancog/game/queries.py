@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ._work import (
     _DISCARD_ACTION,
+    _DRAW_SOURCE_OPTION,
     _ENFORCEMENT_PLAYERS,
     _FORCE_MODE_OFF,
     _FOUL_CAUSE_ABANDONED,
@@ -28,6 +29,7 @@ from .actions import (
     AddToMeld,
     Borrow,
     Claim,
+    DeclineDraw,
     DeclineSplit,
     Force,
     FoulCall,
@@ -45,6 +47,7 @@ from .legality import (
     accept_split_refusal,
     claim_refusal,
     declare_refusal,
+    decline_draw_refusal,
     decline_split_refusal,
     discard_refusal,
     foul_refusals,
@@ -52,6 +55,7 @@ from .legality import (
     meld_refusal,
     new_meld_only,
     offer_split_refusal,
+    option_play_refusal,
     pluck_refusal,
     possible_forces,
     set_away_refusal,
@@ -132,8 +136,11 @@ def plays(state: TableState, seat: int, *, table_actions: bool = False) -> tuple
             melds_list: list[tuple[Action, int, int]] = []
             chips_for: dict[int, int] = {0: 0}  # units -> chips collected now (same payers for every play)
             n_hand = len(pl.hand)
-            new_only = drawn is not None and new_meld_only(t, rules)
+            option = drawn is not None and t.source is _DRAW_SOURCE_OPTION
+            new_only = option and new_meld_only(t, rules)
             for play in iter_meld_plays(seat, pl.hand, pl.melds, drawn, rules, new_meld_only=new_only):
+                if option and option_play_refusal(rules, play) is not None:
+                    continue
                 try:
                     hand, _melds, coll, _c, _k = resolve_play(rules, pl, drawn, play)
                 except RuleViolation:
@@ -151,6 +158,8 @@ def plays(state: TableState, seat: int, *, table_actions: bool = False) -> tuple
                 out.append((TakeOption(seat=seat), 0))
             if pluck_refusal(w, seat) is None:
                 out.append((_PLUCK_ACTION(seat), 0))
+            if decline_draw_refusal(w, seat) is None:
+                out.append((DeclineDraw(seat=seat), 0))
         elif step is _STEP_DRAWN:
             if discard_refusal(w, seat, None) is None:
                 out.append((_DISCARD_ACTION(seat, None), 0))

@@ -24,7 +24,7 @@ ASSUMED_ORDER = {
         "rules table_id seats singles_tops doubles_tops house married previous_winner previous_first hand_no hand "
         "last_hand seq"
     ),
-    Turn: "seat step drawn source extra_pluck forced_back new_units enhanced_units",
+    Turn: "seat step drawn source extra_pluck forced_back new_units enhanced_units second_pluck",
     ForceBack: "card owner position draws drawers pluck",
     ChipsMoved: "seq private_to payer payee amount reason",
     CardPlucked: "seq private_to seat card",
@@ -41,7 +41,7 @@ def test_positional_constructors_follow_field_order() -> None:
 
 
 def test_positional_builder_equals_constructor() -> None:
-    t = eng._NEW_TURN(3, Step.DRAW, None, None, False, False, 0, 0)
+    t = eng._NEW_TURN(3, Step.DRAW, None, None, False, False, 0, 0, False)
     assert t == Turn(seat=3)
     assert list(inspect.signature(eng._NEW_TURN).parameters) == ASSUMED_ORDER[Turn].split()
 

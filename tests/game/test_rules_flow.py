@@ -265,7 +265,7 @@ def test_stock_exhausted_void_hand_option() -> None:
 
 def test_split_tops_odd_chip_and_marriage() -> None:
     """§7.6: the last two split the singles tops; the odd chip stays; they are married, and married splitters
-    split automatically when they are again the last two in action."""
+    are offered the split automatically when a later action leaves them the last two in action."""
     s = table([INERT_A, INERT_B, INERT_C])
     s, _ = run(s, GoOnTop(seat=0), Knock(seat=1), Knock(seat=2))
     assert not can(s, OfferSplit(seat=0))  # not in action
@@ -275,10 +275,12 @@ def test_split_tops_odd_chip_and_marriage() -> None:
     assert chips(ev, payee=1, reason=ChipReason.SPLIT) == 1 and chips(ev, payee=2, reason=ChipReason.SPLIT) == 1
     assert s.singles_tops == 1 and s.married == ((1001, 1002),)
     assert of_type(ev, HandEnded)[0].reason is EndReason.SPLIT and of_type(ev, HandEnded)[0].splitters == (1, 2)
-    # next hand: seat 0 is fouled; the married pair are the last two and split at once
+    # next hand: seat 0 is fouled; the married pair are left the last two and are offered the split (issue 13)
     s, _ = run(s, StartHand(seed=11, first_seat=0), Knock(seat=0), Knock(seat=1), Knock(seat=2))
     assert s.singles_tops == 4
     s, ev = run(s, FloorFoul(target=0))
+    assert s.hand is not None and s.hand.split_offer is not None and not of_type(ev, HandEnded)
+    s, ev = run(s, AcceptSplit(seat=3 - s.hand.split_offer))
     assert s.hand is None and of_type(ev, HandEnded)[0].reason is EndReason.SPLIT
     assert chips(ev, reason=ChipReason.SPLIT) == 4 and s.singles_tops == 0
 
