@@ -199,3 +199,24 @@ def test_second_pluck_may_still_be_taken() -> None:
     s, _ = run(s, Knock(seat=0), Knock(seat=1), Pluck(seat=0), Discard(seat=0))
     s, _ = run(s, Pluck(seat=0))
     assert s.hand is not None and s.hand.turn is not None and s.hand.turn.step is Step.DRAWN
+
+
+# --- 5. the california preset follows the California house rules: no going-out units ([S0], RULES.md §0) -------
+
+
+def test_california_pays_the_tops_and_the_outs_without_going_out_units() -> None:
+    from pancog.game.rules import PRESETS, describe_rules
+
+    assert Rules().going_out_units == 0 and PRESETS["california"].going_out_units == 0
+    assert PRESETS["classic"].going_out_units == 2 and PRESETS["online"].going_out_units == 2
+    assert Rules.preset_of_edition("california", 1, {}).going_out_units == 2  # tables opened before keep 2
+    assert Rules.preset_of_edition("classic", 1, {}) == PRESETS["classic"]
+    words = describe_rules(Rules())
+    assert any("no going-out units" in line for line in words)
+    assert any("plus 2 unit(s)" in line for line in describe_rules(PRESETS["classic"]))
+    try:
+        Rules.preset_of_edition("california", 99, {})
+    except RuleViolation:
+        pass
+    else:
+        raise AssertionError("an unknown edition was accepted")

@@ -53,6 +53,11 @@ from pancog.game.state import EndReason, Step
 from tests.game.conftest import cards, chips, of_type, run, stacked_shoe, table
 from tests.game.test_cases import INERT_A, INERT_B, INERT_C, JUNK, card, junk_turns, knock
 
+# RULES.md's worked cases count the 2 going-out units of its §4.6 REC (the classic and online presets); the
+# california preset pays none since issue 13, so these cases name the option.
+TWO_UNITS = Rules(going_out_units=2)
+
+
 # --- declarations ------------------------------------------------------------------------------
 
 
@@ -201,7 +206,7 @@ def test_worked_example_7_2(last: str, outs: int, bonus: int) -> None:
     a = "5S 5S QD QD QD 2C 3C 4C 5C KH"
     b = "KH QH 3C 7C KC 4D JD AH 2S 6S"
     c = "6D 6D 4C JC AD 5D 2H 6H 3S 7S"
-    s = table([a, b, c, INERT_A, INERT_B], stock=f"5S JH 6D {JUNK} {last}")
+    s = table([a, b, c, INERT_A, INERT_B], stock=f"5S JH 6D {JUNK} {last}", rules=TWO_UNITS)
     assert s.singles_tops == 5
     s, _ = run(s, *[Knock(seat=i) for i in range(4)], GoOnTop(seat=4))
     s, ev = run(s, Pluck(seat=0), NewMeld(seat=0, cards=cards("5S 5S")))
@@ -503,7 +508,7 @@ def test_out_card_case_2_compares_full_settlement() -> None:
 
 def _flat_board_with(run_cards: str, hit: str, _out: str):
     hand = f"{run_cards} 4D 4C 4H 4D JC QC KC 2D"
-    s = knock(table([hand, INERT_B, INERT_C], stock=hit))
+    s = knock(table([hand, INERT_B, INERT_C], stock=hit, rules=TWO_UNITS))
     s, _ = run(
         s,
         Pluck(seat=0),
