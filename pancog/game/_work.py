@@ -129,6 +129,8 @@ _NEW_SEAT = _fast.positional_builder(Seat)  # player_id, stack, doubles, away, l
 _HAND_FIXED: Final = ("hand_no", "seed", "first", "order")
 _LOAD_HAND, _FREEZE_HAND = _fast.working_copy(HandState, fixed=_HAND_FIXED, as_list=("players", "force_backs"))
 _LOAD_TABLE, _FREEZE_TABLE = _fast.working_copy(TableState, fixed=("table_id",), given=("hand",), as_list=("seats",))
+_VIEW_HAND, _ = _fast.working_copy(HandState, fixed=_HAND_FIXED)
+_VIEW_TABLE, _ = _fast.working_copy(TableState, fixed=("table_id",), given=("hand",))
 
 
 class Work:
@@ -187,6 +189,17 @@ class Work:
         self.h: HandState | None = s.hand
         if s.hand is not None:
             _LOAD_HAND(self, s.hand)
+
+    @classmethod
+    def view(cls, s: TableState) -> Work:
+        """A working copy only to read (the menu's questions): its lists are the state's own tuples."""
+        w = object.__new__(cls)
+        w.s = s
+        _VIEW_TABLE(w, s)
+        w.h = s.hand
+        if s.hand is not None:
+            _VIEW_HAND(w, s.hand)
+        return w
 
     def _load(self, h: HandState) -> None:
         self.h = h

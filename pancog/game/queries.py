@@ -99,7 +99,7 @@ def plays(state: TableState, seat: int, *, table_actions: bool = False) -> tuple
     h = state.hand
     if h is None and not table_actions:
         return ()
-    w = Work(state, state.seq)
+    w = Work.view(state)
     if table_actions:
         if stand_refusal(w, seat) is None:
             out.append((Stand(seat=seat), 0))
@@ -191,12 +191,14 @@ def plays(state: TableState, seat: int, *, table_actions: bool = False) -> tuple
                     if why is None
                 ]
             )
-    if offer_split_refusal(w, seat) is None:
-        out.append((OfferSplit(seat=seat), 0))
-    if accept_split_refusal(w, seat) is None:
-        out.append((AcceptSplit(seat=seat), 0))
-    if decline_split_refusal(w, seat) is None:
-        out.append((DeclineSplit(seat=seat), 0))
+    if h.split_offer is None:  # (only an offer is answered, and only one offer stands at a time)
+        if offer_split_refusal(w, seat) is None:
+            out.append((OfferSplit(seat=seat), 0))
+    else:
+        if accept_split_refusal(w, seat) is None:
+            out.append((AcceptSplit(seat=seat), 0))
+        if decline_split_refusal(w, seat) is None:
+            out.append((DeclineSplit(seat=seat), 0))
     return tuple(out)
 
 
