@@ -129,8 +129,8 @@ _NEW_SEAT = _fast.positional_builder(Seat)  # player_id, stack, doubles, away, l
 _HAND_FIXED: Final = ("hand_no", "seed", "first", "order")
 _LOAD_HAND, _FREEZE_HAND = _fast.working_copy(HandState, fixed=_HAND_FIXED, as_list=("players", "force_backs"))
 _LOAD_TABLE, _FREEZE_TABLE = _fast.working_copy(TableState, fixed=("table_id",), given=("hand",), as_list=("seats",))
-_VIEW_HAND, _ = _fast.working_copy(HandState, fixed=_HAND_FIXED)
-_VIEW_TABLE, _ = _fast.working_copy(TableState, fixed=("table_id",), given=("hand",))
+_VIEW_HAND = _fast.working_copy(HandState, fixed=_HAND_FIXED)[0]  # load only: lists stay tuples
+_VIEW_TABLE = _fast.working_copy(TableState, fixed=("table_id",), given=("hand",))[0]
 
 
 class Work:
