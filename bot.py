@@ -1,4 +1,4 @@
-"""Entry point: load .env, build PanBot, load the ``pancog.cog`` extension, connect.
+"""Entry point: load .env, build PanBot, load the ``pancog.adapter.extension`` extension, connect.
 
 Environment (see .env.example and docs/admin.md):
   DISCORD_TOKEN        required; the bot token.
@@ -30,7 +30,7 @@ from pancog import memory
 
 log = logging.getLogger("pan.bot")
 
-EXTENSION = "pancog.cog"
+EXTENSION = "pancog.adapter.extension"
 
 SETUP_HELP = """\
 DISCORD_TOKEN is not set.
@@ -75,7 +75,7 @@ class PanBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         self.trimmer.start()
-        # The extension is pancog.cog, not the package: unloading an extension purges its submodules from
+        # The extension is pancog.adapter.extension, not the package: unloading an extension purges its submodules from
         # sys.modules, and the engine, services and views must keep one identity across a reload or restart.
         await self.load_extension(EXTENSION)
         if self.test_guild_id:

@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from pancog.adapter.runtime import runtime_of  # noqa: E402
 from pancog.game import engine  # noqa: E402
 from pancog.game.actions import (  # noqa: E402
     AddToMeld,
@@ -81,7 +82,7 @@ def greedy_command(session: TableSession, seat: int, *, melds_ok: bool = True) -
 async def play_table(
     h: Harness, channel: FakeChannel, players: list[FakeUser], hands: int, max_actions: int, stats: dict[str, Any]
 ) -> None:
-    rt = h.bot.pan
+    rt = runtime_of(h.bot)
     await h.slash(players[0], "pan open", channel=channel, settle=False)
     for p in players[1:]:
         await h.slash(p, "pan join", channel=channel, settle=False)
@@ -154,7 +155,7 @@ async def main(argv: list[str]) -> None:
                 for i in range(args.tables)
             )
         )
-        while h.bot.pan.busy():
+        while runtime_of(h.bot).busy():
             await asyncio.sleep(0.05)
         await h.idle(timeout=60)
         elapsed = time.perf_counter() - started

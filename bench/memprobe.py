@@ -78,6 +78,16 @@ class _MallInfo2(ctypes.Structure):
     ] + [("keepcost", ctypes.c_size_t)]
 
 
+def _runtime(pan_bot: Any) -> Any:
+    """The Pan runtime of the bot (None before the extension is loaded)."""
+    from pancog.adapter.runtime import runtime_of
+
+    try:
+        return runtime_of(pan_bot)
+    except RuntimeError:
+        return None
+
+
 def _libc() -> Any:
     try:
         return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
@@ -147,7 +157,7 @@ def report(trim: bool = False) -> dict[str, Any]:
             "synced_message_views": len(store._synced_message_views),
             "dynamic_items": len(store._dynamic_items),
         }
-        rt = getattr(pan_bot, "pan", None)
+        rt = _runtime(pan_bot)
         if rt is not None:
             out["pan"] = {
                 "sessions": len(rt.tables.sessions),
@@ -156,9 +166,9 @@ def report(trim: bool = False) -> dict[str, Any]:
                 "tasks": len(asyncio_tasks()),
             }
     out["waiting"] = task_census()
-    if pan_bot is not None and getattr(pan_bot, "pan", None) is not None:
-        renders = getattr(pan_bot.pan, "renders", None)
-        out["renders"] = renders.figures().line() if renders is not None else None
+    rt = _runtime(pan_bot) if pan_bot is not None else None
+    if rt is not None:
+        out["renders"] = rt.renders.figures().line()
     try:
         from renderer import assets
 

@@ -51,6 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from pancog.adapter.runtime import runtime_of  # noqa: E402
 from pancog.clock import TurnClock  # noqa: E402
 from pancog.game import engine  # noqa: E402
 from pancog.game.actions import AddToMeld, Borrow, Discard, GoOnTop, Knock, NewMeld, Pluck, TakeOption  # noqa: E402
@@ -457,7 +458,7 @@ async def bot_memory(h: Harness, workdir: Path) -> tuple[int, int, int]:
         tracemalloc.start(25)
         await h.start_bot(workdir / f"copy-{name}")
         await quiet(h)
-        while h.bot.pan.busy():
+        while runtime_of(h.bot).busy():
             await asyncio.sleep(0.1)
         await quiet(h)
         gc.collect()
@@ -467,7 +468,7 @@ async def bot_memory(h: Harness, workdir: Path) -> tuple[int, int, int]:
         ]
         snapshot = tracemalloc.take_snapshot().filter_traces(not_fake)
         held[name] = sum(stat.size for stat in snapshot.statistics("filename"))
-        tables[name] = len(h.bot.pan.tables.sessions)
+        tables[name] = len(runtime_of(h.bot).tables.sessions)
         await h.stop_bot()
         tracemalloc.stop()
     assert tables["baseline.sqlite3"] == 1, tables

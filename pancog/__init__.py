@@ -1,14 +1,14 @@
-"""The Pan cog package. ``setup`` is the discord.py extension entry point."""
+"""The Pan cog package. ``setup`` is the discord.py extension entry point: it hands on to the adapter's.
+
+Importing ``pancog`` (or any service in it) imports nothing of Discord: only :mod:`pancog.adapter` does.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from discord.ext import commands
+from typing import Any
 
 
-async def setup(bot: commands.Bot) -> None:
-    from .cog import setup_cogs
+async def setup(bot: Any) -> None:
+    from pancog.adapter.extension import setup as adapter_setup
 
-    await setup_cogs(bot)
+    await adapter_setup(bot)

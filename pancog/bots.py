@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pancog.ai import Level, Player, choices, hint, make_player, rank_plays, reactions
 from pancog.game import engine
 from pancog.game.actions import Action, Rebuy, Timeout
+from pancog.game.engine import Observation
 from pancog.game.errors import PanError
 from pancog.game.state import TableState
 from pancog.storage.base import StorageError
@@ -63,6 +64,7 @@ __all__ = [
     "hint_allowed",
     "is_computer",
     "level_of",
+    "ordered_legal",
     "ordered_plays",
     "practice_scope",
     "suggest",
@@ -153,8 +155,20 @@ def ordered_plays(state: TableState, seat: int, plays: Sequence[tuple[Action, in
     """
     if len(plays) < 2:
         return tuple(plays)
+    return _best_first(engine.observe(state, seat), plays)
+
+
+def ordered_legal(obs: Observation) -> tuple[tuple[Action, int], ...]:
+    """The observed seat's legal plays (``obs.legal``) best first, as :func:`ordered_plays` orders them: the reply
+    path gets whose turn it is and the ordered plays from one :func:`~pancog.game.engine.observe`."""
+    if len(obs.legal) < 2:
+        return obs.legal
+    return _best_first(obs, obs.legal)
+
+
+def _best_first(obs: Observation, plays: Sequence[tuple[Action, int]]) -> tuple[tuple[Action, int], ...]:
     try:
-        ranked = rank_plays(engine.observe(state, seat), [a for a, _ in plays])
+        ranked = rank_plays(obs, [a for a, _ in plays])
     except Exception:
         log.warning("ranking the legal plays failed; keeping the engine's order", exc_info=True)
         return tuple(plays)

@@ -1,8 +1,13 @@
 """The render scheduler: every PNG the bot draws goes through one bounded, prioritised queue.
 
-Rendering (Pillow, ~10-20 ms an image) holds the GIL, so running many renders at once only makes each one
-slower. Instead a small pool of worker threads (``PAN_RENDER_THREADS``, default ``min(2, cpu_count)``) takes
-jobs from four FIFO queues, most urgent first:
+Rendering (Pillow, ~10-20 ms an image) holds the GIL for most of its time. In ``process`` mode (the default
+where the platform has ``forkserver``: ``PAN_RENDER_MODE=process|thread``) the workers are processes forked
+from a server that has already imported the renderer, each warming its sprite caches once, so drawing and PNG
+encoding run on other cores and never take the event loop's GIL; a worker that dies is replaced and its job
+retried once. In ``thread`` mode (the fallback, and what the unit tests use for callables that cannot be
+pickled) a small pool of threads does the same work inside the bot's process. Either way
+``PAN_RENDER_THREADS`` (default ``min(2, cpu_count)``) workers take jobs from four FIFO queues, most urgent
+first:
 
 ``URGENT``      a user is waiting on this image (My hand, the first board of ``/pan open``)
 ``BOARD``       a table's coalesced board edit, end-of-hand summaries
@@ -26,9 +31,11 @@ import contextlib
 import dataclasses
 import enum
 import logging
+import multiprocessing
 import os
 import time
 from collections.abc import Callable, Generator, Mapping
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Generic, TypeVar
 
 __all__ = [
@@ -38,6 +45,7 @@ __all__ = [
     "RenderQueue",
     "RenderQueueClosed",
     "default_threads",
+    "mode_from_env",
     "threads_from_env",
 ]
 
@@ -47,6 +55,8 @@ A = TypeVar("A")
 T = TypeVar("T")
 
 ENV_THREADS = "PAN_RENDER_THREADS"
+ENV_MODE = "PAN_RENDER_MODE"
+MODES = ("process", "thread")
 
 
 class Priority(enum.IntEnum):
@@ -79,10 +89,40 @@ def threads_from_env(env: Mapping[str, str] = os.environ) -> int:
     return max(1, value)
 
 
+def processes_available() -> bool:
+    """True where a ``forkserver`` process pool can run (Linux, macOS; not where semaphores are missing)."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return False
+    try:
+        multiprocessing.get_context("forkserver").Lock()
+    except (ImportError, OSError, NotImplementedError):  # e.g. no sem_open on this platform
+        return False
+    return True
+
+
+def mode_from_env(env: Mapping[str, str] = os.environ) -> str:
+    """``PAN_RENDER_MODE`` (``process`` or ``thread``); default ``process`` where processes are available."""
+    text = env.get(ENV_MODE, "").strip().lower()
+    if text and text not in MODES:
+        log.warning("%s=%r is not one of %s; using the default", ENV_MODE, text, "/".join(MODES))
+        text = ""
+    if text == "thread":
+        return "thread"
+    if processes_available():
+        return "process"
+    if text == "process":
+        log.warning("%s=process, but worker processes are unavailable here: rendering in threads", ENV_MODE)
+    return "thread"
+
+
+def _noop(_: object) -> None:
+    """A job that only makes sure a worker exists (see :meth:`RenderQueue.start_workers`)."""
+
+
 class RenderJob(Generic[T]):
     """One queued render. Await it (``await job``) for the PNG; cancelling the awaiter drops a queued job."""
 
-    __slots__ = ("_fn", "_make_input", "enqueued_at", "future", "priority", "started_at")
+    __slots__ = ("_fn", "_make_input", "enqueued_at", "future", "priority", "retried", "started_at")
 
     def __init__(
         self,
@@ -97,6 +137,7 @@ class RenderJob(Generic[T]):
         self.future = future
         self.enqueued_at = time.monotonic()
         self.started_at: float | None = None
+        self.retried = False
 
     @property
     def queued(self) -> bool:
@@ -111,6 +152,7 @@ class RenderFigures:
     """A cheap snapshot for ``/pan status`` and the benchmark (waits in seconds, queued → started)."""
 
     workers: int
+    mode: str
     running: int
     queued: dict[str, int]
     done: int
@@ -130,20 +172,36 @@ class RenderFigures:
             f"{k} {self.mean_wait[k]:.2f}/{self.max_wait[k]:.2f}" for k in self.queued if self.max_wait[k]
         )
         return (
-            f"Renders: {self.running}/{self.workers} workers busy · queued {queued} · {self.done} done"
+            f"Renders: {self.running}/{self.workers} {self.mode} workers busy · queued {queued} · {self.done} done"
             + (f", {self.failed} failed" if self.failed else "")
             + (f" · wait mean/max s: {waits}" if waits else "")
         )
 
 
 class RenderQueue:
-    """A bounded pool of render threads fed from per-priority FIFO queues (see the module docstring)."""
+    """A bounded pool of render workers fed from per-priority FIFO queues (see the module docstring).
 
-    def __init__(self, workers: int | None = None) -> None:
+    ``mode="thread"`` (the default here, for any callable) or ``"process"`` (module-level functions and
+    picklable inputs only, as the renderer's are); :meth:`from_env` is what the bot uses. In process mode
+    ``preload`` names the modules the forkserver imports once (the renderer) and ``warm_up`` (a module-level
+    function) runs once in each worker (the sprite caches are per process). The queue itself imports no
+    renderer: the composition root says what to preload."""
+
+    def __init__(
+        self,
+        workers: int | None = None,
+        *,
+        mode: str = "thread",
+        preload: tuple[str, ...] = (),
+        warm_up: Callable[[], None] | None = None,
+    ) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
         self.workers = max(1, workers if workers is not None else default_threads())
-        self._executor = concurrent.futures.ThreadPoolExecutor(
-            max_workers=self.workers, thread_name_prefix="pan-render"
-        )
+        self.mode = mode
+        self._preload, self._warm_up = list(preload), warm_up
+        self.restarts = 0  # process pools replaced after a worker died
+        self._executor = self._new_executor()
         self._queues: dict[Priority, collections.deque[RenderJob[Any]]] = {p: collections.deque() for p in Priority}
         self._running = 0
         self._closed = False
@@ -153,6 +211,33 @@ class RenderQueue:
         self._waited = dict.fromkeys(Priority, 0)
         self._wait_total = dict.fromkeys(Priority, 0.0)
         self._wait_max = dict.fromkeys(Priority, 0.0)
+
+    @classmethod
+    def from_env(
+        cls,
+        env: Mapping[str, str] = os.environ,
+        *,
+        preload: tuple[str, ...] = (),
+        warm_up: Callable[[], None] | None = None,
+    ) -> RenderQueue:
+        """The bot's queue: ``PAN_RENDER_THREADS`` workers in ``PAN_RENDER_MODE`` (processes by default)."""
+        return cls(threads_from_env(env), mode=mode_from_env(env), preload=preload, warm_up=warm_up)
+
+    def _new_executor(self) -> concurrent.futures.Executor:
+        if self.mode == "thread":
+            return concurrent.futures.ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="pan-render")
+        context = multiprocessing.get_context("forkserver")
+        if self._preload:
+            context.set_forkserver_preload(self._preload)
+        return concurrent.futures.ProcessPoolExecutor(
+            max_workers=self.workers, mp_context=context, initializer=self._warm_up
+        )
+
+    async def start_workers(self) -> None:
+        """Start every worker now (process mode forks and warms them) so no player's first image waits for a
+        process to start; a no-op job per worker, at BACKGROUND priority. Threads start at once anyway."""
+        if self.mode == "process":
+            await asyncio.gather(*(self.render(_noop, None, priority=Priority.BACKGROUND) for _ in range(self.workers)))
 
     # ------------------------------------------------------------------ submitting
 
@@ -206,6 +291,7 @@ class RenderQueue:
         names = {p: p.name.lower() for p in Priority}
         return RenderFigures(
             workers=self.workers,
+            mode=self.mode,
             running=self._running,
             queued={names[p]: self.depth(p) for p in Priority},
             done=self._done,
@@ -269,13 +355,25 @@ class RenderQueue:
             return
         loop = job.future.get_loop()
         self._running += 1
-        done = self._executor.submit(job._fn, value)
+        try:
+            done = self._executor.submit(job._fn, value)
+        except BrokenProcessPool:  # a worker died since the last job finished: replace the pool, then submit
+            self._replace_executor()
+            done = self._executor.submit(job._fn, value)
 
         def finished(result: concurrent.futures.Future[Any]) -> None:
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting any more
                 loop.call_soon_threadsafe(self._finish, job, result)
 
         done.add_done_callback(finished)
+
+    def _replace_executor(self) -> None:
+        if self.mode != "process" or not getattr(self._executor, "_broken", False):
+            return
+        log.warning("a render worker process died; starting a new pool")
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        self._executor = self._new_executor()
+        self.restarts += 1
 
     def _finish(self, job: RenderJob[Any], result: concurrent.futures.Future[Any]) -> None:
         self._running -= 1
@@ -284,6 +382,15 @@ class RenderQueue:
                 job.future.set_exception(RenderQueueClosed("the render queue is shut down"))
         else:
             exc = result.exception()
+            if isinstance(exc, BrokenProcessPool) and not self._closed:
+                # A render process died (killed, out of memory): new pool, and this job gets one more try.
+                self._replace_executor()
+                if not job.retried and not job.future.done():
+                    job.retried = True
+                    job.started_at = None
+                    self._queues[Priority.URGENT].appendleft(job)
+                    self._pump()
+                    return
             if exc is None:
                 self._done += 1
                 if not job.future.done():

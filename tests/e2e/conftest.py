@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from pancog.adapter.runtime import PanRuntime, runtime_of
 from pancog.game.cards import Card
 from pancog.tables import TableSession
-from pancog.views import PanRuntime
 from tests.fakediscord.harness import Harness, Reply
 from tests.fakediscord.models import FakeChannel, FakeMessage, FakeUser
 
@@ -31,9 +31,7 @@ class Pan:
 
     @property
     def rt(self) -> PanRuntime:
-        rt = self.h.bot.pan
-        assert isinstance(rt, PanRuntime)
-        return rt
+        return runtime_of(self.h.bot)
 
     @property
     def users(self) -> list[FakeUser]:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from pancog import presenters
+from pancog.adapter import presenters
 from pancog.bots import computer_id, suggest
 from pancog.game import engine
 from pancog.game.actions import Action, GoOnTop, Knock, Pluck, TakeOption

@@ -11,8 +11,8 @@ import discord
 import discord.webhook.async_
 import pytest
 
-import pancog.errors
-from pancog.errors import deliver, is_transient
+import pancog.adapter.errors
+from pancog.adapter.errors import deliver, is_transient
 from tests.e2e.conftest import Pan, PanFactory
 from tests.e2e.scenarios import TWO_SHOE
 
@@ -22,7 +22,7 @@ FOLLOWUP = "POST /webhooks/*"
 @pytest.fixture(autouse=True)
 def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     """Our backoff, and discord.py's webhook backoff (1, 3, 5, 7, 9 s after a 5xx), 100 times shorter."""
-    monkeypatch.setattr(pancog.errors, "RETRY_DELAYS", (0.01, 0.03, 0.06))
+    monkeypatch.setattr(pancog.adapter.errors, "RETRY_DELAYS", (0.01, 0.03, 0.06))
     shim = types.SimpleNamespace(**{k: getattr(asyncio, k) for k in dir(asyncio) if not k.startswith("__")})
 
     async def sleep(delay: float, result: Any = None) -> Any:

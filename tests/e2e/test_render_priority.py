@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-import pancog.views
+import pancog.adapter.board
+import pancog.adapter.hand
 from pancog.renderq import Priority
 from tests.e2e.conftest import PanFactory
 from tests.e2e.scenarios import TWO_SHOE
@@ -25,9 +26,9 @@ class SlowRenders:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls: list[tuple[str, str]] = []  # (kind, title) in start order
         self._lock = threading.Lock()
-        for kind in ("render_table_png", "render_hand_png"):
-            original = getattr(pancog.views, kind)
-            monkeypatch.setattr(pancog.views, kind, self._wrap(kind, original))
+        for module, kind in ((pancog.adapter.board, "render_table_png"), (pancog.adapter.hand, "render_hand_png")):
+            original = getattr(module, kind)
+            monkeypatch.setattr(module, kind, self._wrap(kind, original))
 
     def _wrap(self, kind: str, original: Any) -> Any:
         def slow(snap: Any) -> bytes:

@@ -9,10 +9,10 @@ from collections.abc import Iterable
 
 import pytest
 
+from pancog.adapter.runtime import PanRuntime
 from pancog.clock import ClockNotice
 from pancog.game.actions import StartHand
 from pancog.game.state import PlayerStatus
-from pancog.ops_cog import OpsCog, ops_of
 from tests.e2e.conftest import Pan, PanFactory
 from tests.e2e.scenarios import TWO_SHOE
 from tests.fakediscord.models import FakeUser
@@ -23,9 +23,10 @@ STARTING_CHIPS = 1000
 class Watch:
     """Collects the clock's notices; ``await watch.until(kind, n)`` waits for the n-th of a kind."""
 
-    def __init__(self, ops: OpsCog) -> None:
+    def __init__(self, ops: PanRuntime) -> None:
         self.notices: list[ClockNotice] = []
         self._changed = asyncio.Event()
+        assert ops.clock is not None
         ops.clock.observe(self._on)
 
     def _on(self, notice: ClockNotice) -> None:
@@ -43,8 +44,9 @@ class Watch:
         return self.of(kind)[n - 1]
 
 
-def ops(pan: Pan) -> OpsCog:
-    return ops_of(pan.h.bot)
+def ops(pan: Pan) -> PanRuntime:
+    """The runtime: the turn clock and the health registry are services on it."""
+    return pan.rt
 
 
 async def settle(pan: Pan) -> None:

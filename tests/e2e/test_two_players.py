@@ -111,7 +111,7 @@ async def test_hand_panels_do_not_stay_alive(pan: Pan) -> None:
     works, and no HandView is kept for discord.py's 15-minute ephemeral timeout (memory per table, issue 7)."""
     import gc
 
-    from pancog.views import HandView
+    from pancog.adapter.hand import HandView
 
     a, b = await pan.seat(2)
     pan.stack(TWO_SHOE, first_seat=0)

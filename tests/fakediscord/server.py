@@ -98,9 +98,25 @@ class _Session:
     buffer: list[dict[str, Any]] = field(default_factory=list)
     conn: _Connection | None = None
     ended: bool = False
+    shard: tuple[int, int] = (0, 1)  # (shard_id, num_shards) from IDENTIFY
+
+    def owns(self, guild_id: int | None) -> bool:
+        """Discord routes a guild's events to shard ``(guild_id >> 22) % num_shards``; DMs to shard 0."""
+        shard_id, count = self.shard
+        return (shard_of(guild_id, count) if guild_id is not None else 0) == shard_id
 
 
 Handler = Callable[[Request], Awaitable[Any]]
+
+
+def shard_of(guild_id: int, num_shards: int) -> int:
+    """The shard a guild lives on: ``(guild_id >> 22) % num_shards`` (Discord's formula)."""
+    return (guild_id >> 22) % num_shards
+
+
+def _guild_id_of(data: dict[str, Any]) -> int | None:
+    raw = data.get("guild_id")
+    return int(raw) if raw is not None else None
 
 
 class FakeDiscord:
@@ -110,8 +126,22 @@ class FakeDiscord:
     ``await fake.start()``; point discord.py at ``fake.api_base`` / ``fake.gateway_url``.
     """
 
-    def __init__(self, *, token: str = "fake-token", bot_name: str = "PanBot") -> None:  # noqa: S107
+    def __init__(
+        self,
+        *,
+        token: str = "fake-token",  # noqa: S107
+        bot_name: str = "PanBot",
+        shards: int = 1,
+        global_limit: int | None = None,
+    ) -> None:
         self.token = token
+        # Sharding: /gateway/bot reports ``shards``; each IDENTIFY names [shard_id, num_shards] and gets
+        # only the guilds (and guild events) of its shard. ``global_limit`` (e.g. 50): counted REST calls
+        # per second across every connection of the bot token, past which the fake answers 429 global.
+        self.shard_count = shards
+        self.global_limit = global_limit
+        self.global_429s = 0
+        self._global_window: list[float] = []
         self.bot_user = FakeUser(id=snowflake(), name=bot_name, bot=True)
         self.application_id = self.bot_user.id
         self.users: dict[int, FakeUser] = {self.bot_user.id: self.bot_user}
@@ -147,11 +177,21 @@ class FakeDiscord:
         return user
 
     def add_guild(
-        self, name: str = "Pan Test", *, channels: tuple[str, ...] = ("general",), members: list[FakeUser] | None = None
+        self,
+        name: str = "Pan Test",
+        *,
+        channels: tuple[str, ...] = ("general",),
+        members: list[FakeUser] | None = None,
+        shard: int | None = None,
     ) -> FakeGuild:
+        """A guild; ``shard=k`` picks an id that lives on shard k of ``shard_count``."""
         members = members or []
         owner = members[0] if members else self.bot_user
-        guild = FakeGuild(id=snowflake(), name=name, owner_id=owner.id)
+        guild_id = snowflake()
+        if shard is not None:
+            while shard_of(guild_id, self.shard_count) != shard:
+                guild_id += 1 << 22
+        guild = FakeGuild(id=guild_id, name=name, owner_id=owner.id)
         guild.member_ids = [self.bot_user.id, *(m.id for m in members)]
         for position, channel_name in enumerate(channels):
             channel = FakeChannel(id=snowflake(), type=0, name=channel_name, guild_id=guild.id, position=position)
@@ -302,10 +342,20 @@ class FakeDiscord:
 
     # ------------------------------------------------------------------ gateway
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
-        """Send a DISPATCH (op 0) to every live session, buffering it for a RESUME."""
+        """Send a DISPATCH (op 0) to every live session that owns the event's guild (DMs: shard 0),
+        buffering it for a RESUME."""
+        guild_id = _guild_id_of(data)
         for session in list(self._sessions.values()):
-            if not session.ended:
+            if not session.ended and session.owns(guild_id):
                 await self._send_dispatch(session, event, data)
+
+    def sessions_by_shard(self) -> dict[int, int]:
+        """Live (not ended) sessions per shard id: which shards are connected right now."""
+        out: dict[int, int] = {}
+        for session in self._sessions.values():
+            if not session.ended and session.conn is not None:
+                out[session.shard[0]] = out.get(session.shard[0], 0) + 1
+        return out
 
     async def _send_dispatch(self, session: _Session, event: str, data: dict[str, Any]) -> None:
         self.last_activity = time.monotonic()
@@ -348,13 +398,21 @@ class FakeDiscord:
             if d.get("token") != self.token:
                 await conn.ws.close(code=4004, message=b"Authentication failed.")
                 return
-            session = _Session(id=secrets.token_hex(8))
+            shard_id, count = d.get("shard") or (0, 1)
+            if not 0 <= shard_id < count:
+                await conn.ws.close(code=4010, message=b"Invalid shard.")
+                return
+            if count != self.shard_count and count > 1:
+                await conn.ws.close(code=4011, message=b"Sharding required.")
+                return
+            session = _Session(id=secrets.token_hex(8), shard=(shard_id, count))
             self._sessions[session.id] = session
             conn.session, session.conn = session, conn
-            self.gateway_log.append(f"identify {session.id}")
+            self.gateway_log.append(f"identify {session.id} shard={shard_id}/{count}")
             await self._send_dispatch(session, "READY", self._ready(session))
             for guild in self.guilds.values():
-                await self._send_dispatch(session, "GUILD_CREATE", self._guild_create(guild))
+                if session.owns(guild.id):
+                    await self._send_dispatch(session, "GUILD_CREATE", self._guild_create(guild))
             self.identified.set()
         elif op == 6:
             session = self._sessions.get(d.get("session_id", ""))
@@ -388,7 +446,8 @@ class FakeDiscord:
             "user": self.bot_user.to_json() | {"verified": True, "mfa_enabled": False, "flags": 0},
             "session_id": session.id,
             "resume_gateway_url": self.gateway_url,
-            "guilds": [{"id": str(g), "unavailable": True} for g in self.guilds],
+            "guilds": [{"id": str(g), "unavailable": True} for g in self.guilds if session.owns(g)],
+            "shard": list(session.shard),
             "application": {"id": str(self.application_id), "flags": 0},
             "private_channels": [],
             "relationships": [],
@@ -607,6 +666,13 @@ class FakeDiscord:
             wait = fault.retry_after if fault.status == 429 else 1.0
             self.retry_expected_until = time.monotonic() + wait + 0.5
             return self._fault_response(fault, template)
+        if not is_interaction and self._over_global_limit(call.at):
+            call.status, call.injected = 429, "global"
+            self.global_429s += 1
+            # retry_after is the time until the window has room again, as Discord computes it
+            wait = max(0.01, self._global_window[0] + 1.0 - call.at)
+            refusal = Fault(pattern="", status=429, remaining=0, retry_after=round(wait, 3), is_global=True)
+            return self._fault_response(refusal, template)
         if not is_interaction and request.headers.get("Authorization") != f"Bot {self.token}":
             call.status = 401
             return _json({"message": "401: Unauthorized", "code": 0}, status=401)
@@ -624,6 +690,19 @@ class FakeDiscord:
             return web.Response(status=204, headers=_ratelimit_headers(template))
         call.status = 200
         return _json(result, headers=_ratelimit_headers(template))
+
+    def _over_global_limit(self, now: float) -> bool:
+        """Discord's global limit: at most ``global_limit`` counted requests in any one second, across every
+        connection of the bot token (interaction endpoints are not counted). Refused requests don't count."""
+        if self.global_limit is None:
+            return False
+        window = self._global_window
+        while window and window[0] <= now - 1.0:
+            window.pop(0)
+        if len(window) >= self.global_limit:
+            return True
+        window.append(now)
+        return False
 
     def _take_fault(self, method: str, template: str, path: str) -> Fault | None:
         for fault in self.faults:
@@ -679,8 +758,9 @@ class FakeDiscord:
         }
 
     async def _get_gateway(self, req: Request) -> Any:
-        start = {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}
-        return {"url": self.gateway_url, "shards": 1, "session_start_limit": start}
+        # max_concurrency 16 (as Discord gives large bots): shards identify in parallel instead of 5 s apart
+        start = {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 16}
+        return {"url": self.gateway_url, "shards": self.shard_count, "session_start_limit": start}
 
     def _command_list(self, req: Request) -> list[dict[str, Any]]:
         if "guild_id" in req.params:

@@ -22,8 +22,11 @@ class FakeDiscordThread:
         running.call(lambda h: h.slash(h.users[0], "pan help"))   # drive it from any thread
     """
 
-    def __init__(self, *, members: int = 4, channels: int = 3, port: int = 0) -> None:
+    def __init__(
+        self, *, members: int = 4, channels: int = 3, port: int = 0, shards: int = 1, global_limit: int | None = None
+    ) -> None:
         self.members, self.channels, self.port = members, channels, port
+        self.shards, self.global_limit = shards, global_limit
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="fake-discord", daemon=True)
         self.fake: FakeDiscord
@@ -40,7 +43,7 @@ class FakeDiscordThread:
         self._thread.join(timeout=10)
 
     async def _start(self) -> None:
-        self.fake = FakeDiscord()
+        self.fake = FakeDiscord(shards=self.shards, global_limit=self.global_limit)
         await self.fake.start(port=self.port)
         names = ("general", *(f"pan-{i}" for i in range(1, self.channels)))
         self.harness = Harness(self.fake, members=self.members, channels=names)

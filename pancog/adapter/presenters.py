@@ -8,7 +8,7 @@ function names.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pancog.game.actions import (
@@ -489,8 +489,11 @@ class PrivateNote:
     text: str
 
 
-def private_result(before: TableState, after: TableState, seat: int, events: Sequence[Event]) -> str:
-    """PRIVATE (ephemeral to the actor): the outcome of his own action, with his next step."""
+def private_result(
+    before: TableState, after: TableState, seat: int, events: Sequence[Event], *, to_act: int | None
+) -> str:
+    """PRIVATE (ephemeral to the actor): the outcome of his own action, with his next step (``to_act``: whose
+    turn it is in ``after``, from the engine)."""
     parts: list[str] = []
     for e in events:
         match e:
@@ -510,18 +513,16 @@ def private_result(before: TableState, after: TableState, seat: int, events: Seq
                 parts.append(f"You forced {e.card.pretty}.")
             case _:
                 pass
-    parts.append(next_step(after, seat))
+    parts.append(next_step(after, seat, to_act=to_act))
     return " ".join(p for p in parts if p)
 
 
-def next_step(state: TableState, seat: int) -> str:
-    """PRIVATE hint: what this player can do now."""
+def next_step(state: TableState, seat: int, *, to_act: int | None) -> str:
+    """PRIVATE hint: what this player can do now (``to_act``: whose turn it is, from the engine)."""
     hand = state.hand
     if hand is None:
         return "The hand is over." if state.last_hand is not None else ""
-    from pancog.game import engine
-
-    if engine.to_act(state) != seat:
+    if to_act != seat:
         return ""
     if hand.phase is Phase.DECLARING:
         return "Your turn to declare: /knock to play, /sluff to go on top."
@@ -754,3 +755,84 @@ def practice_opened(*, opponents: int, level: str, real_chips: bool, next_hand_d
 def computer_seated(name: str, stack: int) -> str:
     """PRIVATE: the answer to /pan addbot."""
     return f"{name} sat down with {chips(stack)}. It plays through the same commands as everyone, at a human pace."
+
+
+# --------------------------------------------------------------------------------------------- board, hand panel
+
+DONE = "Done."
+
+
+def table_title(channel_name: str | None) -> str:
+    """A table's title when its host gave none."""
+    return f"Pan at #{channel_name}" if channel_name else "Pan table"
+
+
+def board_failed(error: str) -> str:
+    """A failed board update, as /pan status lists it."""
+    return f"board update failed: {error}"
+
+
+SELECT_PLACEHOLDERS = {"play": "Play: meld, draw, declare…", "discard": "Discard a card"}
+CHOOSE_A_PLAY = "Choose a play."
+PANEL_OUT_OF_DATE = "That panel is out of date: open My hand again."
+
+
+def nothing_to(what: str) -> str:
+    return f"There is nothing you can {what} now."
+
+
+def clock_line(name: str, deadline: int) -> str:
+    """The board's countdown line (Discord renders ``<t:..:R>`` live)."""
+    return f"\n⏱ {name} to play · time runs out <t:{deadline}:R>"
+
+
+def hand_now(text_twin: str) -> str:
+    return "Your hand now: " + text_twin
+
+
+def not_in_hand(*, dealt: bool) -> str:
+    return "You are not in a hand right now." + (
+        " Wait for the next deal." if dealt else " Press Start on the board to deal."
+    )
+
+
+def missing_permissions(where: str, error: str) -> str:
+    return (
+        f"I can't post the Pan table in {where}: Discord says I am missing permissions ({error}). "
+        "Please give me View Channel, Send Messages, Attach Files and Embed Links there "
+        "(and Send Messages in Threads for a thread). The game is saved; the board comes back "
+        "with the next move once I can post."
+    )
+
+
+def _cashouts(returned: Iterable[tuple[int, int]], names: Names) -> str:
+    return "\n".join(f"{name_of(names, u)}: {chips(n)}" for u, n in returned) or "none"
+
+
+def channel_deleted(returned: Mapping[int, int], names: Names) -> str:
+    return "Your Pan table's channel was deleted, so the table is closed. Chips back to the bank:\n" + _cashouts(
+        returned.items(), names
+    )
+
+
+# --------------------------------------------------------------------------------------------- operations
+
+WELCOME_BACK = "Welcome back: you will be dealt in from the next hand."
+STATUS_FOR_MODERATORS = "Only server moderators can see the bot status."
+AUDIT_FOR_MODERATORS = "Only server moderators can run the ledger audit."
+MARKED_AWAY = (
+    "Your time ran out twice in a row at a Pan table, so you are marked **away**: you will not be dealt in, "
+    "and you will be stood up (stack back to your bank) when this hand ends. Use `/pan back` there to stay."
+)
+
+
+def time_warning(name: str, seconds_left: float) -> str:
+    return f"⏰ {name}: {int(seconds_left)} s left to play."
+
+
+def idle_closed(cashouts: Iterable[tuple[int, int]], names: Names) -> str:
+    return "This table closed after 30 minutes without a hand. Chips back to the bank:\n" + _cashouts(cashouts, names)
+
+
+def audit_text(summary: str, books: Sequence[str]) -> str:
+    return "Ledger audit: " + summary + ("\n" + "\n".join(books) if books else "")

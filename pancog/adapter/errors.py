@@ -1,7 +1,10 @@
-"""Adapter-level error mapping: PanError -> its message, privately; anything else -> logged + a safe sentence.
+"""Adapter-level error mapping and delivery: PanError -> its message, privately; anything else -> logged + a safe
+sentence; transient Discord failures retried.
 
-Shared by the slash-command tree handler (``PanCog``) and by every button/select (``PanView`` and the
-dynamic items), because View and DynamicItem errors never reach the tree handler.
+:func:`report` is the one error path. The cogs call it from ``cog_app_command_error`` (every slash command is a
+cog method, see :class:`pancog.adapter.cogs.PanCog`); every button and select runs inside :func:`guarded`
+(``PanRuntime.dispatch``), and :class:`PanView` catches the rest, because View and DynamicItem errors never reach
+a command error handler.
 """
 
 from __future__ import annotations
@@ -16,8 +19,8 @@ import aiohttp
 import discord
 from discord import app_commands
 
+from pancog.adapter.presenters import NEEDS_MODERATOR, SOMETHING_WRONG
 from pancog.game.errors import PanError
-from pancog.presenters import NEEDS_MODERATOR, SOMETHING_WRONG
 
 log = logging.getLogger("pan.cog")
 
@@ -130,6 +133,25 @@ async def report(interaction: discord.Interaction[Any], error: BaseException, *,
         )
         text = SOMETHING_WRONG
     await send_ephemeral(interaction, text)
+
+
+async def send_dm(client: discord.Client, user_id: int, text: str) -> None:
+    """Send ``text`` to a user by DM; a closed DM or a failure is logged, never raised."""
+    try:
+        dm = await client.create_dm(discord.Object(id=user_id))
+        await dm.send(text[:2000])
+    except discord.HTTPException as exc:
+        log.info("could not DM user %s: %s", user_id, exc)
+
+
+class PanView(discord.ui.View):
+    """Base of every Pan view: errors become one private reply (View errors never reach a command handler)."""
+
+    def __init__(self) -> None:
+        super().__init__(timeout=None)
+
+    async def on_error(self, interaction: discord.Interaction[Any], error: Exception, item: Any) -> None:
+        await report(interaction, error, context=f"view item {getattr(item, 'custom_id', item)}")
 
 
 async def guarded(

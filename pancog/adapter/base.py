@@ -1,0 +1,93 @@
+"""The base of every Pan cog: the one way to register a command, a button or a select, and the one error path.
+
+* A command is a method decorated with ``@app_commands.command``. Pass ``extras=IN_PAN`` to put it in the
+  ``/pan`` group (shared by every cog: the composition root creates it); without it the command is top level.
+* A board button or a hand-panel select is answered by a handler this cog lists in :meth:`PanCog.handlers`
+  (verb -> method); the verb's slash command calls the same method.
+* Errors of every command go to :meth:`PanCog.cog_app_command_error` (a PanError's message privately, anything
+  else logged + a safe sentence); buttons and selects go through ``PanRuntime.dispatch`` to the same
+  :func:`~pancog.adapter.errors.report`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from pancog import logs
+from pancog.adapter.errors import report
+from pancog.adapter.runtime import Handler, PanRuntime
+from pancog.game.rules import PRESETS
+from pancog.tables import TableSession
+
+__all__ = ["IN_PAN", "PRESET_CHOICES", "PanCog"]
+
+IN_PAN: dict[str, Any] = {"group": "pan"}
+"""``@app_commands.command(..., extras=IN_PAN)``: a ``/pan`` subcommand."""
+
+PRESET_CHOICES = [app_commands.Choice(name=name, value=name) for name in PRESETS]
+"""The rules presets as the choices of a ``preset`` option."""
+
+
+class PanCog(commands.Cog):
+    """Holds the runtime; moves its ``IN_PAN`` commands into the ``/pan`` group; registers its handlers."""
+
+    def __init__(self, runtime: PanRuntime) -> None:
+        self.rt = runtime
+        mine = self.__cog_app_commands__
+        self._in_pan = [c for c in mine if isinstance(c, app_commands.Command) and c.extras.get("group") == "pan"]
+        self.__cog_app_commands__ = [c for c in mine if c not in self._in_pan]  # the rest is top level
+
+    def handlers(self) -> Mapping[str, Handler]:
+        """The buttons and selects this cog answers: verb -> handler (none by default)."""
+        return {}
+
+    async def cog_load(self) -> None:
+        for command in self._in_pan:
+            self.rt.group.add_command(command)
+        self.rt.handlers.update(self.handlers())
+
+    async def cog_unload(self) -> None:
+        for command in self._in_pan:
+            self.rt.group.remove_command(command.name)
+        for verb in self.handlers():
+            self.rt.handlers.pop(verb, None)
+
+    # -- helpers of every command
+    async def defer(self, interaction: discord.Interaction[Any], *, ephemeral: bool = True) -> PanRuntime:
+        """Acknowledge at once (renders and the database come after), remember the user's name, load their
+        preferences (DM mode) into the cache."""
+        await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+        self.rt.remember(interaction.user)
+        await self.rt.settings.get(interaction.user.id)
+        return self.rt
+
+    def button(self, act: Callable[[discord.Interaction[Any], TableSession], Awaitable[None]]) -> Handler:
+        """A board button's handler: acknowledge privately, find the table, then ``act`` (what the slash command
+        does after its own ``defer`` and ``here``)."""
+
+        async def run(interaction: discord.Interaction[Any], table_id: int, _values: tuple[str, ...]) -> None:
+            await self.defer(interaction)
+            await act(interaction, self.rt.tables.get(table_id))
+
+        return run
+
+    def here(self, interaction: discord.Interaction[Any]) -> TableSession:
+        """The table of the channel the command was used in (a private error if there is none)."""
+        return self.rt.tables.in_channel(interaction.channel_id or 0)
+
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        """Bind guild and table to the log context of this command's task (every log line carries them)."""
+        session = self.rt.tables.find_in_channel(interaction.channel_id or 0)
+        logs.bind(guild=interaction.guild_id, table=session.table_id if session is not None else None)
+        return True
+
+    async def cog_app_command_error(
+        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
+    ) -> None:
+        command = interaction.command.qualified_name if interaction.command else "?"
+        await report(interaction, error, context=f"/{command} channel={interaction.channel_id}")

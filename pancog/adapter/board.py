@@ -1,0 +1,411 @@
+"""The public board: one message per table and hand, its buttons, and what happens when Discord refuses it.
+
+- :class:`Boards` subscribes to the table service: every committed action (by a command, a button, a select, the
+  clock or a computer player) adds its lines to the table's :class:`Board` and marks it out of date.
+- A ``Board`` is edited in place by a per-table task at most once per ``edit_interval`` seconds (coalesced), and
+  re-posted for each new hand; an end-of-hand summary message is posted when a hand ends.
+- Its buttons are ``DynamicItem``s whose custom_id carries the table (``pan:t:<table>:<verb>``), so they keep
+  working after a restart. A click runs the handler the cogs registered for the verb (``PanRuntime.handlers``):
+  the same method the verb's slash command calls.
+- A failed update is retried with the latest state; missing permissions are told to the host; a deleted channel
+  closes its table (stacks back to the banks).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import io
+import logging
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+import discord
+
+from pancog import logs
+from pancog.adapter import presenters
+from pancog.adapter.errors import PanView, send_dm
+from pancog.adapter.runtime import PanRuntime, runtime_of
+from pancog.game import engine
+from pancog.game.actions import AcceptSplit, Force, FoulCall, OfferSplit
+from pancog.game.events import HandEnded, HandStarted
+from pancog.game.state import Phase
+from pancog.renderq import Priority, RenderJob, RenderQueueClosed
+from pancog.tables import Applied, NoTableHere, TableSession
+from renderer import outcome_text, render_outcome_png, render_table_png, table_text
+
+__all__ = ["Board", "BoardButton", "Boards", "TableView", "board_verbs"]
+
+log = logging.getLogger("pan.views")
+
+HOST_NOTICE_INTERVAL = 3600.0  # tell a host about missing permissions at most once an hour per table
+MAX_RETRY_DELAY = 30.0
+
+# The board's buttons: label and style by verb. What each does is the handler a cog registers for the verb.
+BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
+    "join": ("Join", discord.ButtonStyle.success),
+    "leave": ("Leave", discord.ButtonStyle.secondary),
+    "start": ("Start", discord.ButtonStyle.primary),
+    "knock": ("Knock", discord.ButtonStyle.success),
+    "sluff": ("Sluff", discord.ButtonStyle.secondary),
+    "draw": ("Draw", discord.ButtonStyle.primary),
+    "take": ("Take", discord.ButtonStyle.success),
+    "hand": ("My hand", discord.ButtonStyle.primary),
+    "force": ("Force", discord.ButtonStyle.danger),
+    "foul": ("Foul", discord.ButtonStyle.danger),
+    "split": ("Split", discord.ButtonStyle.secondary),
+}
+
+
+def board_verbs(session: TableSession) -> list[str]:
+    """The buttons that fit the moment (from the engine's legal actions, never re-deriving the rules)."""
+    state = session.state
+    hand = state.hand
+    if hand is None:
+        return ["join", "leave", "start"]
+    verbs: list[str] = []
+    if hand.phase is Phase.DECLARING:
+        verbs += ["knock", "sluff"]
+    else:
+        verbs.append("draw")
+        if hand.option is not None:
+            verbs.append("take")
+    verbs.append("hand")
+    actor = engine.to_act(state)
+    extra: set[str] = set()
+    if hand.phase is Phase.PLAYING:
+        for seat in hand.in_action():
+            if seat == actor:
+                continue  # the player in turn cannot force or call fouls on himself; avoids enumerating melds
+            for action in engine.legal_actions(state, seat):
+                if isinstance(action, Force):
+                    extra.add("force")
+                elif isinstance(action, FoulCall):
+                    extra.add("foul")
+                elif isinstance(action, OfferSplit | AcceptSplit):
+                    extra.add("split")
+    verbs += [v for v in ("force", "foul", "split") if v in extra]
+    if len(hand.in_action()) == 2 and "split" not in verbs and state.rules.split_tops and hand.phase is Phase.PLAYING:
+        verbs.append("split")
+    verbs.append("leave")
+    return verbs
+
+
+class TableView(PanView):
+    """The board's buttons (dynamic items only: a click finds its handler again from the custom_id)."""
+
+    def __init__(self, session: TableSession) -> None:
+        super().__init__()
+        for verb in board_verbs(session):
+            self.add_item(BoardButton(session.table_id, verb))
+
+
+class BoardButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"pan:t:(?P<table>\d+):(?P<verb>" + "|".join(BUTTONS) + ")",
+):
+    def __init__(self, table_id: int, verb: str) -> None:
+        label, style = BUTTONS[verb]
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"pan:t:{table_id}:{verb}"))
+        self.table_id = table_id
+        self.verb = verb
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> BoardButton:
+        return cls(int(match["table"]), match["verb"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await runtime_of(interaction.client).dispatch(interaction, self.table_id, self.verb, ())
+
+
+# --------------------------------------------------------------------------------------------- the boards
+
+
+class Boards:
+    """Every open table's board: the table-service listener for the public side, renders, and Discord faults."""
+
+    def __init__(self, runtime: PanRuntime) -> None:
+        self.rt = runtime
+        self._retries: dict[int, int] = {}
+        self._host_told: dict[int, float] = {}
+        runtime.tables.subscribe(self.on_applied)
+
+    def get(self, session: TableSession) -> Board:
+        board = self.rt.boards.get(session.table_id)
+        if isinstance(board, Board) and board.session is session:
+            return board
+        board = Board(self, session)
+        self.rt.boards[session.table_id] = board
+        return board
+
+    def channel_of(self, table_id: int) -> int | None:
+        """The channel of the table's board (None: no board)."""
+        board = self.rt.boards.get(table_id)
+        return board.session.channel_id if isinstance(board, Board) else None
+
+    def drop(self, table_id: int) -> None:
+        board = self.rt.boards.pop(table_id, None)
+        if board is not None:
+            board.stop()
+
+    def repost(self, session: TableSession, priority: Priority = Priority.BOARD) -> None:
+        board = self.get(session)
+        board.new_post = True
+        board.kick(priority)
+
+    def add_line(self, table_id: int, line: str) -> None:
+        try:
+            session = self.rt.tables.get(table_id)
+        except NoTableHere:
+            return
+        board = self.get(session)
+        board.lines.append(line)
+        board.kick()
+
+    # -- the service listener (synchronous, inside the table lock)
+    def on_applied(self, applied: Applied) -> None:
+        board = self.get(applied.session)
+        events = applied.events
+        self._retries.pop(applied.session.table_id, None)
+        if any(isinstance(e, HandStarted) for e in events):
+            board.lines.clear()
+            board.new_post = True
+        board.lines.extend(presenters.describe_events(applied.before, applied.state, self.rt.names, events))
+        if any(isinstance(e, HandEnded) for e in events):
+            board.summaries.append(applied)
+        board.kick()
+
+    # -- renders
+    def title(self, session: TableSession) -> str:
+        channel = self.rt.bot.get_channel(session.channel_id)
+        name = getattr(channel, "name", None)
+        return session.config.title or presenters.table_title(name)
+
+    def clock_line(self, session: TableSession) -> str:
+        """The board's countdown: Discord renders ``<t:..:R>`` live, so no edit is needed while it runs."""
+        clock = self.rt.clock
+        info = clock.turn_info(session.table_id) if clock is not None else None
+        if info is None or info.away:
+            return ""
+        return presenters.clock_line(presenters.name_of(self.rt.names, info.player_id), int(info.deadline))
+
+    async def payload(
+        self, session: TableSession, lines: list[str], *, priority: Priority = Priority.URGENT
+    ) -> tuple[str, discord.File, TableView]:
+        """The board (text, image, buttons) of the table as it is when a render worker takes the job."""
+        return await self.render(session, lambda: lines, priority=priority)
+
+    async def render(
+        self,
+        session: TableSession,
+        lines: Callable[[], list[str]],
+        *,
+        priority: Priority,
+        on_capture: Callable[[], None] | None = None,
+        on_queued: Callable[[RenderJob[bytes]], None] | None = None,
+    ) -> tuple[str, discord.File, TableView]:
+        """Render the board through the scheduler. The state, lines and text are captured when the job starts
+        (``on_capture`` runs then), so a board that waited in the queue shows the latest state."""
+        captured: dict[str, Any] = {}
+        rt = self.rt
+
+        def capture() -> Any:
+            if on_capture is not None:
+                on_capture()
+            state, notes = session.state, lines()
+            title = self.title(session)
+            snap = presenters.table_snapshot(state, rt.names, title=title, notes=notes[-3:])
+            text = presenters.board_text(state, rt.names, title=title, lines=notes, host_id=session.host_id)
+            captured.update(snap=snap, text=text + self.clock_line(session), view=TableView(session))
+            return snap
+
+        job = rt.renders.submit(render_table_png, capture, priority=priority)
+        if on_queued is not None:
+            on_queued(job)
+        png = await job
+        text, twin = captured["text"], table_text(captured["snap"])
+        content = text if len(text) + len(twin) > 1900 else f"{text}\n```\n{twin}\n```"
+        return content[:2000], discord.File(io.BytesIO(png), filename="table.png"), captured["view"]
+
+    # -- Discord faults
+    def failed(self, board: Board, error: Exception) -> None:
+        """Posting/editing failed after discord.py's own retries: retry, tell the host, or close the table."""
+        session = board.session
+        table_id = session.table_id
+        health = self.rt.health
+        with logs.context(guild=session.guild_id, table=table_id):
+            if isinstance(error, discord.NotFound) and error.code == 10003:  # Unknown Channel
+                self.rt.spawn(self.channel_gone(session.channel_id), name="pan-ops-channel-gone")
+                return
+            health.record_error(table_id, presenters.board_failed(str(error)))
+            if isinstance(error, discord.Forbidden):
+                health.count("board_forbidden")
+                log.warning("missing permissions to post the board in channel %s: %s", session.channel_id, error)
+                self.rt.spawn(self._tell_host_permissions(session, error), name="pan-ops-perms")
+                return
+            attempt = self._retries.get(table_id, 0) + 1
+            self._retries[table_id] = attempt
+            delay = min(MAX_RETRY_DELAY, 0.5 * 2 ** (attempt - 1))
+            health.count("board_retries")
+            log.warning("board update failed (%s); re-rendering the latest state in %.1fs", error, delay)
+            self.rt.spawn(self._retry(board, delay), name="pan-ops-retry")
+
+    async def _retry(self, board: Board, delay: float) -> None:
+        await asyncio.sleep(delay)
+        if self.rt.boards.get(board.session.table_id) is board:
+            board.kick()
+
+    async def _tell_host_permissions(self, session: TableSession, error: Exception) -> None:
+        now = time.monotonic()
+        last = self._host_told.get(session.table_id)
+        if last is not None and now - last < HOST_NOTICE_INTERVAL:
+            return
+        self._host_told[session.table_id] = now
+        channel = self.rt.bot.get_channel(session.channel_id)
+        where = f"#{getattr(channel, 'name', None) or session.channel_id}"
+        await send_dm(self.rt.bot, session.host_id, presenters.missing_permissions(where, str(error)))
+
+    async def channel_gone(self, channel_id: int) -> None:
+        """The table's channel or thread was deleted: close the table, every stack back to its bank."""
+        rt = self.rt
+        session = rt.tables.find_in_channel(channel_id)
+        if session is None:
+            return
+        with logs.context(guild=session.guild_id, table=session.table_id):
+            try:
+                returned = await rt.tables.close_system(session.table_id)
+            except NoTableHere:
+                return
+            self.drop(session.table_id)
+            rt.health.count("channels_deleted")
+            rt.health.forget(session.table_id)
+            log.warning("channel deleted: table closed, chips returned %s", returned)
+            await send_dm(rt.bot, session.host_id, presenters.channel_deleted(returned, rt.names))
+
+
+class Board:
+    """One table's public message: posted per hand, edited in place (coalesced), summaries at hand end.
+
+    Coalescing: at most one edit per ``edit_interval``, and at most one render job per board. The job captures
+    the table when a render worker takes it, so kicks that arrive while it waits in the (possibly deep) queue are
+    absorbed into it; under load a board simply shows a later state less often.
+    """
+
+    def __init__(self, boards: Boards, session: TableSession) -> None:
+        self.boards = boards
+        self.runtime = boards.rt
+        self.session = session
+        self.lines: collections.deque[str] = collections.deque(maxlen=12)
+        self.summaries: list[Applied] = []
+        self.new_post = session.board_message_id is None
+        self._dirty = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._flushing = False
+        self._last_edit = 0.0
+        self._stopped = False
+        self._priority: Priority | None = None  # the most urgent priority asked for since the last capture
+        self._job: RenderJob[bytes] | None = None  # this board's render while it waits in the queue
+
+    @property
+    def pending(self) -> bool:
+        return self._dirty.is_set() or self._flushing
+
+    def kick(self, priority: Priority = Priority.BOARD) -> None:
+        """Mark the board out of date. ``BACKGROUND`` for refreshes nobody is waiting on (after a restart)."""
+        if self._stopped:
+            return
+        if self._priority is None or priority < self._priority:
+            self._priority = priority
+        job = self._job
+        if job is not None:  # a render is already queued: it will show this change; only hurry it if asked
+            self.runtime.renders.promote(job, priority)
+        self._dirty.set()
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._run(), name=f"pan-board-{self.session.table_id}")
+
+    def stop(self) -> None:
+        self._stopped = True
+        if self._task is not None:
+            self._task.cancel()
+
+    async def _run(self) -> None:
+        while not self._stopped:
+            await self._dirty.wait()
+            wait = self.runtime.edit_interval - (time.monotonic() - self._last_edit)
+            if wait > 0:
+                await asyncio.sleep(wait)  # coalesce: at most one edit per interval
+            self._dirty.clear()
+            self._flushing = True
+            try:
+                await self.flush()
+            except discord.HTTPException as exc:
+                log.warning("table %s: board update failed: %s", self.session.table_id, exc)
+                self.boards.failed(self, exc)
+            except RenderQueueClosed:
+                return  # the bot is stopping
+            except Exception:
+                log.exception("table %s: board update crashed", self.session.table_id)
+            finally:
+                self._flushing = False
+                self._job = None
+                self._last_edit = time.monotonic()
+
+    async def flush(self) -> None:
+        rt = self.runtime
+        channel = rt.bot.get_partial_messageable(self.session.channel_id, guild_id=self.session.guild_id)
+        summaries, self.summaries = self.summaries, []
+        for applied in summaries:
+            await self._post_summary(channel, applied)
+        if rt.tables.find_in_channel(self.session.channel_id) is not self.session:
+            self._stopped = True  # the table closed meanwhile: this board is done
+            if rt.boards.get(self.session.table_id) is self:
+                del rt.boards[self.session.table_id]
+            return
+        content, file, view = await self.boards.render(
+            self.session,
+            lambda: list(self.lines),
+            priority=self._priority or Priority.BOARD,
+            on_capture=self._captured,
+            on_queued=self._queued,
+        )
+        message_id = self.session.board_message_id
+        if self.new_post or message_id is None:
+            message = await channel.send(content, file=file, view=view)
+            self.new_post = False
+            await rt.tables.set_board_message(self.session.table_id, message.id)
+        else:
+            try:
+                await channel.get_partial_message(message_id).edit(content=content, attachments=[file], view=view)
+            except discord.NotFound:  # deleted by a moderator: post it again
+                message = await channel.send(content, file=file, view=view)
+                await rt.tables.set_board_message(self.session.table_id, message.id)
+
+    def _queued(self, job: RenderJob[bytes]) -> None:
+        self._job = job if job.queued else None
+
+    def _captured(self) -> None:
+        """A render worker took this board's job: every change so far is in it."""
+        self._job = None
+        self._priority = None
+        if not self.summaries:  # a hand that ended meanwhile still needs its summary posted by the next flush
+            self._dirty.clear()
+
+    async def _post_summary(self, channel: discord.PartialMessageable, applied: Applied) -> None:
+        rt = self.runtime
+        lines = presenters.describe_events(applied.before, applied.state, rt.names, applied.events)
+        snap = presenters.outcome_snapshot(
+            applied.before, applied.state, rt.names, applied.events, title=self.boards.title(self.session)
+        )
+        text = "\n".join(lines)
+        if snap is None:
+            await channel.send(text[:2000])
+            return
+        png = await rt.renders.render(render_outcome_png, snap, priority=Priority.BOARD)
+        body = f"{text}\n```\n{outcome_text(snap)}\n```"
+        if len(body) > 2000:
+            body = text[:2000]
+        await channel.send(body, file=discord.File(io.BytesIO(png), filename="outcome.png"))

@@ -1,0 +1,117 @@
+"""The discord.py extension and the adapter's one composition root.
+
+``setup(bot)`` opens the storage, builds the services and the :class:`~pancog.adapter.runtime.PanRuntime`, the
+hand side and the board (each a table-service listener), the ``/pan`` group and every cog, starts the turn
+clock and the computer players, and registers the buttons and selects so old messages keep working.
+``teardown(bot)`` undoes it. To add a cog: write it (a :class:`~pancog.adapter.base.PanCog`) and add one line
+to :func:`cogs` below.
+
+bot.py loads this module, not the package: unloading an extension purges its submodules from ``sys.modules``,
+and the engine, services and adapter classes must keep one identity across a reload or restart.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+
+from discord import app_commands
+from discord.ext import commands
+
+from pancog import logs
+from pancog.adapter.bank_cog import BankCog
+from pancog.adapter.base import PanCog
+from pancog.adapter.board import BoardButton, Boards
+from pancog.adapter.hand import Hands, PlaySelect
+from pancog.adapter.ops_cog import OpsCog, clock_settings_from_env
+from pancog.adapter.play_cog import PlayCog
+from pancog.adapter.practice_cog import PracticeCog
+from pancog.adapter.runtime import PanRuntime, attach, runtime_of
+from pancog.adapter.table_cog import TableCog
+from pancog.bots import BotDriver, BotSettings
+from pancog.clock import TurnClock
+from pancog.health import HealthRegistry
+from pancog.ledger import ChipLedger
+from pancog.renderq import RenderQueue, threads_from_env
+from pancog.settings import PlayerSettings, StoragePrefsStore
+from pancog.storage import SqliteStorage
+from pancog.store import TableStore
+from pancog.tables import TableService, random_deal, seeded_deals
+
+__all__ = ["cogs", "open_runtime", "setup", "teardown"]
+
+log = logging.getLogger("pan.cog")
+
+DEFAULT_DB_PATH = "data/pan.sqlite3"
+
+
+def cogs(rt: PanRuntime, boards: Boards, hands: Hands, clock: TurnClock, driver: BotDriver) -> list[PanCog]:
+    """Every cog of the adapter, in load order. A new feature's cog is one more line here."""
+    return [
+        TableCog(rt, boards),
+        BankCog(rt),
+        PlayCog(rt, hands),
+        OpsCog(rt, boards, clock),
+        PracticeCog(rt, boards, driver),
+    ]
+
+
+async def open_runtime(bot: commands.Bot) -> tuple[PanRuntime, TurnClock, BotDriver]:
+    """Open the storage and build the services: the runtime, its turn clock and its computer players."""
+    storage = SqliteStorage(str(getattr(bot, "db_path", DEFAULT_DB_PATH)))  # PanBot's configuration
+    await storage.open()
+    ledger = ChipLedger(storage)
+    store = TableStore(storage)
+    deal_seed = os.environ.get("PAN_DEAL_SEED", "").strip()  # reproducible deals (tests, benchmarks) when set
+    tables = TableService(ledger, store, dealer=seeded_deals(int(deal_seed)) if deal_seed else random_deal)
+    clock = TurnClock(tables, clock_settings_from_env())
+    driver = BotDriver(tables, BotSettings.from_env())
+    rt = PanRuntime(
+        bot=bot,
+        storage=storage,
+        ledger=ledger,
+        store=store,
+        tables=tables,
+        settings=PlayerSettings(StoragePrefsStore(storage)),
+        renders=RenderQueue(threads_from_env()),  # every PNG goes through this (pancog/renderq.py)
+        health=HealthRegistry(tables, clock=clock),
+        group=app_commands.Group(name="pan", description="Panguingue card tables", guild_only=True),
+        clock=clock,
+        bots=driver,
+    )
+    return rt, clock, driver
+
+
+async def setup(bot: commands.Bot) -> None:
+    """The extension entry point (``bot.load_extension("pancog.adapter.extension")``)."""
+    logs.install(json_lines=os.environ.get("PAN_LOG_JSON", "") == "1")
+    rt, clock, driver = await open_runtime(bot)
+    hands = Hands(rt)  # listeners, in this order: hand DMs, the board, then the clock and the computer players
+    boards = Boards(rt)
+    await rt.tables.load()
+    for stored in await rt.store.load_open_tables():
+        rt.load_names(stored.row.meta)
+    attach(bot, rt)
+    bot.tree.add_command(rt.group)
+    for cog in cogs(rt, boards, hands, clock, driver):
+        await bot.add_cog(cog)
+    started = time.perf_counter()
+    await clock.start()
+    rt.health.load_seconds = time.perf_counter() - started
+    log.info("turn clock started for %d open table(s)", len(rt.tables.sessions))
+    resumed = driver.start()
+    log.info("computer players started; %d open table(s) looked at", resumed)
+    bot.add_dynamic_items(BoardButton, PlaySelect)
+
+
+async def teardown(bot: commands.Bot) -> None:
+    """Remove the cogs, the /pan group and the buttons, then close the runtime (services, storage)."""
+    rt = runtime_of(bot)
+    for name, cog in list(bot.cogs.items()):
+        if isinstance(cog, PanCog):
+            await bot.remove_cog(name)
+    bot.tree.remove_command(rt.group.name)
+    bot.remove_dynamic_items(BoardButton, PlaySelect)
+    attach(bot, None)
+    await rt.close()

@@ -1,0 +1,220 @@
+"""The private side of a table: hand DMs, the My hand panel, and the private reply after a player's own action.
+
+- :class:`Hands` subscribes to the table service: the deal (and, for players who asked for it, every change of
+  their hand) is sent by DM as a rendered image. A closed DM never blocks the game: **My hand** always works.
+- The panel is an ephemeral message: the hand image, its text twin, and selects of every legal play (best first,
+  with what each pays) and of the discards. The selects are ``DynamicItem``s (``pan:t:<table>:play|discard``)
+  whose choice runs the handler the play cog registered (``PanRuntime.handlers``).
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+from typing import Any
+
+import discord
+
+from pancog.adapter import presenters
+from pancog.adapter.errors import PanView, answer, send_ephemeral
+from pancog.adapter.runtime import PanRuntime, runtime_of
+from pancog.bots import ordered_legal  # computer players (issue 8)
+from pancog.game import engine
+from pancog.game.actions import Discard
+from pancog.game.engine import Observation
+from pancog.game.events import CardsDealt, Discarded, HandStarted, Melded, OptionTaken
+from pancog.game.notation import format_action
+from pancog.game.state import TableState
+from pancog.renderq import Priority, RenderQueueClosed
+from pancog.settings import DmMode
+from pancog.tables import Applied, TableSession
+from renderer import hand_text, render_hand_png
+
+__all__ = ["HandView", "Hands", "PlaySelect"]
+
+log = logging.getLogger("pan.views")
+
+Panel = tuple[str, discord.File | None, "HandView"]
+
+
+class Hands:
+    """Hand DMs (a table-service listener), the My hand panel, and the private reply after an action."""
+
+    def __init__(self, runtime: PanRuntime) -> None:
+        self.rt = runtime
+        runtime.tables.subscribe(self.on_applied)
+
+    # -- the service listener (synchronous, inside the table lock)
+    def on_applied(self, applied: Applied) -> None:
+        session = applied.session
+        for e in applied.events:
+            if isinstance(e, CardsDealt):
+                seat = applied.state.seat(e.seat)
+                if seat is not None:
+                    self.send_dm(session, seat.player_id, e.seat, applied.state, deal=True)
+        if applied.actor is not None and not any(isinstance(e, HandStarted) for e in applied.events):
+            self._dm_changes(applied)
+
+    def _dm_changes(self, applied: Applied) -> None:
+        session = applied.session
+        seat = session.find_seat(applied.actor) if applied.actor is not None else None
+        if seat is None or applied.state.hand is None:
+            return
+        changed = any(
+            isinstance(e, Melded | Discarded | OptionTaken) and getattr(e, "seat", None) == seat for e in applied.events
+        )
+        if changed and self.rt.settings.cached(applied.actor or 0).dm_mode is DmMode.EVERY:
+            self.send_dm(session, applied.actor or 0, seat, applied.state, deal=False)
+
+    # -- DMs
+    def send_dm(self, session: TableSession, player_id: int, seat: int, state: TableState, *, deal: bool) -> None:
+        if player_id < 0:
+            return
+        prefs = self.rt.settings.cached(player_id)
+        if prefs.dm_closed or prefs.dm_mode is DmMode.OFF:
+            return
+        self.rt.spawn(self._send_dm(session, player_id, seat, state, deal), name=f"pan-dm-{player_id}")
+
+    async def _send_dm(self, session: TableSession, player_id: int, seat: int, state: TableState, deal: bool) -> None:
+        rt = self.rt
+        prefs = await rt.settings.get(player_id)
+        if prefs.dm_closed or prefs.dm_mode is DmMode.OFF:
+            return
+        snap = presenters.hand_snapshot(state, seat, sort=prefs.sort.value, four_color=prefs.four_color)
+        try:
+            png = await rt.renders.render(render_hand_png, snap, priority=Priority.DM)
+        except RenderQueueClosed:
+            return  # the bot is stopping
+        guild = rt.bot.get_guild(abs(session.guild_id))  # computer players (issue 8): practice tables store -G
+        channel = rt.bot.get_channel(session.channel_id)
+        text = presenters.hand_dm_text(
+            guild.name if guild else "your server",
+            getattr(channel, "name", None) or "the table",
+            state.hand_no,
+            hand_text(snap) if deal else presenters.hand_now(hand_text(snap)),
+        )
+        try:
+            dm = await rt.bot.create_dm(discord.Object(id=player_id))
+            await dm.send(text, file=discord.File(io.BytesIO(png), filename="hand.png"))
+        except discord.Forbidden as exc:
+            log.info("DMs closed for user %s (code %s); not retrying", player_id, exc.code)
+            await rt.settings.dm_refused(player_id)
+        except discord.HTTPException as exc:
+            log.warning("hand DM to %s failed: %s", player_id, exc)
+
+    async def notice_prefix(self, user_id: int) -> str:
+        """The one-time private notice after a refused DM ('' otherwise)."""
+        if await self.rt.settings.take_notice(user_id):
+            return presenters.DM_CLOSED_NOTICE + "\n"
+        return ""
+
+    # -- the panel
+    async def panel(self, session: TableSession, user_id: int, *, after: Applied | None = None) -> Panel:
+        """PRIVATE: the player's hand image, its text twin, and selects of every legal play.
+
+        ``after``: the player's own action just committed; its private result comes first. Whose turn it is and
+        the legal plays come from one engine pass (``engine.observe``) shared by the result and the panel.
+        """
+        seat = session.seat_of(user_id)
+        state = session.state
+        obs = engine.observe(state, seat)
+        result = ""
+        if after is not None:
+            to_act = obs.to_act if after.state is state else engine.to_act(after.state)  # a later action landed
+            result = presenters.private_result(after.before, after.state, seat, after.events, to_act=to_act)
+        content, file, view = await self._panel(session, user_id, obs)
+        return (f"{result}\n{content}"[:2000] if result else content), file, view
+
+    async def _panel(self, session: TableSession, user_id: int, obs: Observation) -> Panel:
+        seat = obs.seat
+        state = session.state
+        prefs = await self.rt.settings.get(user_id)
+        notice = await self.notice_prefix(user_id)
+        view = HandView(session.table_id, obs)
+        if state.hand is None or state.hand.players[seat] is None:
+            return notice + presenters.not_in_hand(dealt=state.hand is not None), None, view
+        snap = presenters.hand_snapshot(
+            state, seat, sort=prefs.sort.value, four_color=prefs.four_color, plays=view.plays
+        )
+        png = await self.rt.renders.render(render_hand_png, snap, priority=Priority.URGENT)
+        step = presenters.next_step(state, seat, to_act=obs.to_act)
+        content = f"{notice}Hand {state.hand_no}. {hand_text(snap)}" + (f"\n{step}" if step else "")
+        return content[:2000], discord.File(io.BytesIO(png), filename="hand.png"), view
+
+    async def show(self, interaction: discord.Interaction[Any], session: TableSession, user_id: int) -> None:
+        """Answer privately with the panel."""
+        content, file, view = await self.panel(session, user_id)
+        await answer(interaction, content, view=view, file=file)
+        view.stop()
+
+    async def result(
+        self, interaction: discord.Interaction[Any], applied: Applied, user_id: int, *, with_hand: bool = False
+    ) -> None:
+        """PRIVATE reply after the player's own action (optionally with his hand panel to keep playing)."""
+        session = applied.session
+        seat = session.find_seat(user_id)
+        if with_hand and seat is not None and session.state.hand is not None:
+            content, file, view = await self.panel(session, user_id, after=applied)
+            await answer(interaction, content[:2000], view=view, file=file)
+            view.stop()
+            return
+        text = ""
+        if seat is not None:
+            to_act = engine.to_act(applied.state)
+            text = presenters.private_result(applied.before, applied.state, seat, applied.events, to_act=to_act)
+        notice = await self.notice_prefix(user_id)
+        await send_ephemeral(interaction, (notice + (text or presenters.DONE))[:2000])
+
+
+class HandView(PanView):
+    """PRIVATE: selects of every legal play (best first, with what each pays) and of the discards.
+
+    Made only of dynamic items, so nothing needs the view object once its message is sent: callers ``stop()``
+    it right away. Otherwise discord.py gives a view on an ephemeral message a 15-minute timeout whose timer
+    keeps the view (selects, options, the state's plays) alive: about 5.5 KiB per panel shown (docs/perf/soak.md).
+    """
+
+    def __init__(self, table_id: int, obs: Observation) -> None:
+        super().__init__()
+        plays: list[discord.SelectOption] = []
+        discards: list[discord.SelectOption] = []
+        self.plays = ordered_legal(obs)  # computer players (issue 8): best first
+        seen: set[str] = set()
+        for action, pays in self.plays:
+            value = format_action(action)
+            if value in seen or len(value) > 100:  # option values are unique and at most 100 characters
+                continue
+            seen.add(value)
+            option = discord.SelectOption(label=presenters.action_label(action, pays), value=value)
+            (discards if isinstance(action, Discard) else plays).append(option)
+        if plays:
+            self.add_item(PlaySelect(table_id, "play", plays[:25]))
+        if discards:
+            self.add_item(PlaySelect(table_id, "discard", discards[:25]))
+
+
+class PlaySelect(
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=r"pan:t:(?P<table>\d+):(?P<kind>play|discard)",
+):
+    def __init__(self, table_id: int, kind: str, options: list[discord.SelectOption] | None = None) -> None:
+        super().__init__(
+            discord.ui.Select(
+                custom_id=f"pan:t:{table_id}:{kind}",
+                placeholder=presenters.SELECT_PLACEHOLDERS[kind],
+                options=options or [discord.SelectOption(label="-", value="-")],
+            )
+        )
+        self.table_id = table_id
+        self.kind = kind
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> PlaySelect:
+        return cls(int(match["table"]), match["kind"], list(getattr(item, "options", [])))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        values = tuple(self.item.values)
+        await runtime_of(interaction.client).dispatch(interaction, self.table_id, self.kind, values)

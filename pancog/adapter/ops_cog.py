@@ -1,0 +1,206 @@
+"""Operations on Discord (issue 7): the turn clock's notices, Discord events about deleted messages and channels,
+gateway health, and the ``/pan back``, ``/pan status`` and ``/pan audit`` commands.
+
+The clock itself (:class:`~pancog.clock.TurnClock`) and the health registry are services on the runtime; the
+board shows the countdown (:meth:`pancog.adapter.board.Boards.clock_line`) and handles its own failed updates.
+
+Environment (tests and benchmarks): ``PAN_CLOCK_SCALE`` (speed the clock up), ``PAN_TIME_BANK_SECONDS``,
+``PAN_IDLE_CLOSE_SECONDS``, ``PAN_LOG_JSON=1`` (one JSON object per log line).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from pancog import logs
+from pancog.adapter import presenters
+from pancog.adapter.base import IN_PAN, PanCog
+from pancog.adapter.board import Boards
+from pancog.adapter.checks import moderator
+from pancog.adapter.errors import send_dm, send_ephemeral
+from pancog.adapter.runtime import PanRuntime
+from pancog.clock import ClockNotice, ClockSettings, TurnClock
+from pancog.game.errors import PanError
+from pancog.renderq import Priority
+from pancog.tables import Applied
+
+__all__ = ["OpsCog", "clock_settings_from_env"]
+
+log = logging.getLogger("pan.ops")
+
+
+def clock_settings_from_env(env: Mapping[str, str] = os.environ) -> ClockSettings:
+    def number(name: str, default: float) -> float:
+        text = env.get(name, "").strip()
+        return float(text) if text else default
+
+    base = ClockSettings()
+    return ClockSettings(
+        time_bank_seconds=number("PAN_TIME_BANK_SECONDS", base.time_bank_seconds),
+        idle_close_seconds=number("PAN_IDLE_CLOSE_SECONDS", base.idle_close_seconds),
+        time_scale=number("PAN_CLOCK_SCALE", base.time_scale),
+    )
+
+
+class OpsCog(PanCog, name="PanOps"):
+    """The turn clock's notices, Discord faults and admin commands; owns no game rules."""
+
+    def __init__(self, runtime: PanRuntime, boards: Boards, clock: TurnClock) -> None:
+        super().__init__(runtime)
+        self.boards = boards
+        self.clock = clock
+        self._boards_refreshed = False
+        runtime.tables.subscribe(self._on_applied)
+        clock.observe(self._on_clock)
+
+    async def cog_unload(self) -> None:
+        self.rt.tables.unsubscribe(self._on_applied)
+        await super().cog_unload()
+
+    def _on_applied(self, applied: Applied) -> None:
+        """Every log line of the acting task carries guild, table, hand and seat (pancog/logs.py)."""
+        session = applied.session
+        seat = session.find_seat(applied.actor) if applied.actor is not None else None
+        logs.bind(guild=session.guild_id, table=session.table_id, hand=applied.state.hand_no or None, seat=seat)
+
+    # ------------------------------------------------------------------ /pan back, status, audit
+
+    @app_commands.command(name="back", description="Come back to the table after being marked away", extras=IN_PAN)
+    async def back(self, interaction: discord.Interaction) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        session = self.here(interaction)
+        await self.clock.back(session.table_id, interaction.user.id)
+        await send_ephemeral(interaction, presenters.WELCOME_BACK)
+
+    @app_commands.command(
+        name="status", description="Bot status: open tables, players, hands, last errors (moderators)", extras=IN_PAN
+    )
+    async def status(self, interaction: discord.Interaction) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        rt = self.rt
+        if not await moderator(rt.ledger, interaction):
+            raise PanError(presenters.STATUS_FOR_MODERATORS)
+        status = rt.health.report(interaction.guild_id)
+
+        def channel_name(channel_id: int) -> str:
+            channel = interaction.client.get_channel(channel_id)
+            return f"#{getattr(channel, 'name', None) or channel_id}"
+
+        def name(user_id: int) -> str:
+            return presenters.name_of(rt.names, user_id)
+
+        head, _, rest = status.summary(names=name, channel=channel_name).partition("\n")
+        renders = rt.renders.figures().line()  # the render scheduler (pancog/renderq.py)
+        await send_ephemeral(interaction, "\n".join(p for p in (head, renders, rest) if p)[:2000])
+
+    @app_commands.command(
+        name="audit", description="Check the chip ledger: every chip accounted for (moderators)", extras=IN_PAN
+    )
+    async def audit(self, interaction: discord.Interaction) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        rt = self.rt
+        if not await moderator(rt.ledger, interaction):
+            raise PanError(presenters.AUDIT_FOR_MODERATORS)
+        audit = await rt.ledger.audit()
+        books: list[str] = []
+        for session in rt.tables.sessions:
+            if session.guild_id == interaction.guild_id:
+                books += [f"table {session.table_id}: {p}" for p in await rt.tables.check_books(session.table_id)]
+        if not audit.ok or books:
+            log.error("ledger audit failed: %s %s", audit.problems[:5], books[:5])
+        await send_ephemeral(interaction, presenters.audit_text(audit.summary(), books)[:1990])
+
+    # ------------------------------------------------------------------ the clock on Discord
+
+    def _on_clock(self, notice: ClockNotice) -> None:
+        health = self.rt.health
+        with logs.context(table=notice.table_id, seat=notice.seat):
+            name = presenters.name_of(self.rt.names, notice.player_id)
+            if notice.kind == "warning":
+                self.boards.add_line(notice.table_id, presenters.time_warning(name, notice.seconds_left))
+            elif notice.kind == "timeout":
+                health.count("timeouts")
+            elif notice.kind == "away":
+                health.count("players_away")
+                if notice.player_id is not None:
+                    self.rt.spawn(send_dm(self.rt.bot, notice.player_id, presenters.MARKED_AWAY), name="pan-ops-away")
+            elif notice.kind == "stood":
+                health.count("away_stood_up")
+            elif notice.kind == "abandoned":
+                health.count("abandoned_hands_fouled")
+            elif notice.kind == "idle_closed":
+                health.count("idle_closed")
+                self.rt.spawn(self._announce_idle_close(notice), name="pan-ops-idle")
+            elif notice.kind == "error":
+                health.record_error(notice.table_id, notice.detail)
+
+    async def _announce_idle_close(self, notice: ClockNotice) -> None:
+        channel_id = self.boards.channel_of(notice.table_id)
+        self.boards.drop(notice.table_id)
+        if channel_id is None:
+            return
+        text = presenters.idle_closed(notice.cashouts, self.rt.names)
+        try:
+            await self.rt.bot.get_partial_messageable(channel_id).send(text[:2000])
+        except discord.HTTPException as exc:
+            log.warning("could not announce the idle close: %s", exc)
+
+    # ------------------------------------------------------------------ Discord events
+
+    @commands.Cog.listener()
+    async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
+        self._board_deleted(payload.channel_id, {payload.message_id})
+
+    @commands.Cog.listener()
+    async def on_raw_bulk_message_delete(self, payload: discord.RawBulkMessageDeleteEvent) -> None:
+        self._board_deleted(payload.channel_id, set(payload.message_ids))
+
+    def _board_deleted(self, channel_id: int, message_ids: set[int]) -> None:
+        session = self.rt.tables.find_in_channel(channel_id)
+        if session is None or session.board_message_id not in message_ids:
+            return
+        with logs.context(guild=session.guild_id, table=session.table_id):
+            log.warning("board message %s was deleted; posting it again", session.board_message_id)
+            self.rt.health.count("boards_reposted")
+            self.boards.repost(session)
+
+    @commands.Cog.listener()
+    async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
+        # tables in threads of the deleted channel go with it (Discord sends no THREAD_DELETE for them)
+        bot = self.rt.bot
+        gone = [channel.id] + [
+            s.channel_id
+            for s in self.rt.tables.sessions
+            if getattr(bot.get_channel(s.channel_id), "parent_id", None) == channel.id
+        ]
+        for channel_id in gone:
+            await self.boards.channel_gone(channel_id)
+
+    @commands.Cog.listener()
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
+        await self.boards.channel_gone(payload.thread_id)
+
+    @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        """After a start (or restart), re-render every board once: the last committed action may have been
+        applied after the previous process's final board edit."""
+        if self._boards_refreshed:
+            return
+        self._boards_refreshed = True
+        for session in self.rt.tables.sessions:
+            self.boards.get(session).kick(Priority.BACKGROUND)  # behind every render someone is waiting on
+
+    @commands.Cog.listener()
+    async def on_resumed(self) -> None:
+        self.rt.health.count("gateway_resumed")
+        log.info("gateway session resumed")
+
+    @commands.Cog.listener()
+    async def on_disconnect(self) -> None:
+        self.rt.health.count("gateway_disconnects")

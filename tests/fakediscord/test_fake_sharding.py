@@ -1,0 +1,110 @@
+"""The fake's sharded gateway and global rate limit, driven by real discord.py clients.
+
+Two ``AutoShardedClient`` processes' worth of clients (two clients in one event loop here), each owning
+two of four shards, as a cluster would run them: each sees only its own shards' guilds, an interaction in
+a guild reaches only the client that owns its shard, and the fake's global 50 req/s counter answers 429
+``global: true`` past the limit, which discord.py waits out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+import discord as dpy
+import pytest
+import yarl
+
+from tests.fakediscord.models import FakeGuild
+from tests.fakediscord.server import FakeDiscord, shard_of
+
+
+@contextlib.asynccontextmanager
+async def _client(fake: FakeDiscord, shard_ids: list[int]) -> AsyncIterator[tuple[dpy.AutoShardedClient, list[int]]]:
+    dpy.http.Route.BASE = fake.api_base
+    dpy.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(fake.gateway_url)
+    client = dpy.AutoShardedClient(intents=dpy.Intents.default(), shard_ids=shard_ids, shard_count=fake.shard_count)
+    seen: list[int] = []  # guild ids of the interactions this client received
+
+    async def no_identify_wait(shard_id: int | None, *, initial: bool = False) -> None:
+        """The fake allows 16 concurrent identifies; discord.py's default sleeps 5 s between shards."""
+
+    client.before_identify_hook = no_identify_wait  # type: ignore[method-assign]
+
+    @client.event
+    async def on_interaction(interaction: dpy.Interaction) -> None:
+        seen.append(interaction.guild_id or 0)
+        await interaction.response.send_message("ok", ephemeral=True)
+
+    task = asyncio.create_task(client.start(fake.token))
+    try:
+        await asyncio.wait_for(client.wait_until_ready(), 10)
+        yield client, seen
+    finally:
+        await client.close()
+        with contextlib.suppress(Exception):
+            await task
+
+
+@pytest.fixture
+async def sharded() -> AsyncIterator[tuple[FakeDiscord, list[FakeGuild]]]:
+    fake = FakeDiscord(shards=4)
+    user = fake.add_user("alice")
+    guilds = [fake.add_guild(f"g{k}", members=[user], shard=k) for k in range(4)]
+    await fake.start()
+    try:
+        yield fake, guilds
+    finally:
+        await fake.stop()
+
+
+async def test_each_cluster_process_sees_only_its_shards(sharded: tuple[FakeDiscord, list[FakeGuild]]) -> None:
+    fake, guilds = sharded
+    assert [shard_of(g.id, 4) for g in guilds] == [0, 1, 2, 3]
+    async with _client(fake, [0, 1]) as (low, low_seen), _client(fake, [2, 3]) as (high, high_seen):
+        assert sorted(g.id for g in low.guilds) == sorted(g.id for g in guilds[:2])
+        assert sorted(g.id for g in high.guilds) == sorted(g.id for g in guilds[2:])
+        assert fake.sessions_by_shard() == {0: 1, 1: 1, 2: 1, 3: 1}
+        for guild in guilds:
+            user = fake.users[guild.member_ids[1]]
+            await fake.create_interaction(
+                type=2, user=user, channel=guild.channels[0], data={"id": "1", "name": "x", "type": 1}, label="x"
+            )
+        for _ in range(200):
+            if len(low_seen) + len(high_seen) == 4:
+                break
+            await asyncio.sleep(0.01)
+        assert low_seen == [guilds[0].id, guilds[1].id]
+        assert high_seen == [guilds[2].id, guilds[3].id]
+    identifies = [line for line in fake.gateway_log if line.startswith("identify")]
+    assert sorted(line.split()[-1] for line in identifies) == ["shard=0/4", "shard=1/4", "shard=2/4", "shard=3/4"]
+
+
+async def test_gateway_bot_reports_the_shard_count(sharded: tuple[FakeDiscord, list[FakeGuild]]) -> None:
+    fake, _ = sharded
+    async with _client(fake, [0, 1, 2, 3]) as (client, _seen):
+        shards, _url, limits = await client.http.get_bot_gateway()
+    assert shards == 4
+    assert limits["max_concurrency"] >= 4
+
+
+async def test_global_limit_answers_429_global_and_discord_py_waits_it_out() -> None:
+    fake = FakeDiscord(global_limit=8)  # low, so 12 concurrent sends exceed it even on a loaded machine
+    user = fake.add_user("alice")
+    guild = fake.add_guild("g", members=[user])
+    await fake.start()
+    try:
+        async with _client(fake, [0]) as (client, _seen):
+            channel = client.get_channel(guild.channels[0].id)
+            assert isinstance(channel, dpy.TextChannel)
+            sent = await asyncio.gather(*(channel.send(f"m{i}") for i in range(12)))
+        assert len(sent) == 12
+        assert fake.global_429s > 0
+        refused = [c for c in fake.calls if c.injected == "global"]
+        assert refused and all(c.status == 429 for c in refused)
+        accepted = sorted(c.at for c in fake.calls if c.global_limit and c.status == 200)
+        # never more than 8 accepted counted calls in any one-second window
+        assert max(sum(1 for t in accepted if start <= t < start + 1.0) for start in accepted) <= 8
+    finally:
+        await fake.stop()

@@ -1,0 +1,108 @@
+"""The render scheduler in process mode: real renders in forked workers, priorities kept, a dead worker
+replaced and its job retried once, and the thread fallback."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from pancog.renderq import Priority, RenderQueue, mode_from_env, processes_available
+from renderer.samples import sample_hand, sample_table
+from renderer.table import render_table_png
+
+pytestmark = pytest.mark.skipif(not processes_available(), reason="no forkserver on this platform")
+
+PRELOAD = ("renderer.table", "renderer.hand", "renderer.outcome")
+
+
+def pid_after(delay: float) -> int:
+    """A render stand-in: sleeps, then says which process ran it."""
+    time.sleep(delay)
+    return os.getpid()
+
+
+def die_once(marker: str) -> int:
+    """Kills its own worker process the first time (marker file absent), succeeds the second time."""
+    path = Path(marker)
+    if not path.exists():
+        path.write_text("died")
+        os.kill(os.getpid(), signal.SIGKILL)
+    return os.getpid()
+
+
+def always_die(_: object) -> int:
+    os.kill(os.getpid(), signal.SIGKILL)
+    return 0
+
+
+async def test_process_renders_are_the_same_pngs_drawn_elsewhere() -> None:
+    queue = RenderQueue(2, mode="process", preload=PRELOAD)
+    try:
+        await queue.start_workers()
+        assert queue.figures().done == 2
+        snapshot = sample_table(6, 12)
+        png = await queue.render(render_table_png, snapshot)
+        pid = await queue.render(pid_after, 0.0)
+    finally:
+        queue.shutdown()
+    assert png == render_table_png(snapshot), "a worker process draws exactly what the bot's process would"
+    assert pid != os.getpid()
+    assert queue.figures().mode == "process"
+
+
+async def test_priorities_hold_with_process_workers() -> None:
+    queue = RenderQueue(1, mode="process")
+    try:
+        await queue.render(pid_after, 0.0)  # the worker is up
+        finished: list[str] = []
+        jobs = []
+        for name, priority in [("busy", Priority.BOARD), *[(f"bg{i}", Priority.BACKGROUND) for i in range(4)]]:
+            job = queue.submit(pid_after, lambda: 0.05, priority=priority)
+            job.future.add_done_callback(lambda _f, n=name: finished.append(n))
+            jobs.append(job)
+        urgent = queue.submit(pid_after, lambda: 0.0, priority=Priority.URGENT)
+        urgent.future.add_done_callback(lambda _f: finished.append("urgent"))
+        await asyncio.gather(*jobs, urgent)
+    finally:
+        queue.shutdown()
+    assert finished[:2] == ["busy", "urgent"], "My hand jumps every queued board, as with threads"
+
+
+async def test_a_dead_worker_is_replaced_and_its_job_retried_once(tmp_path: Path) -> None:
+    queue = RenderQueue(1, mode="process")
+    try:
+        first = await queue.render(pid_after, 0.0)
+        survivor = await queue.render(die_once, str(tmp_path / "marker"))
+        assert survivor != first, "the retry ran in a new worker"
+        assert queue.restarts == 1
+        with pytest.raises(Exception, match="process"):
+            await queue.render(always_die, None)  # dies on its retry too: the awaiter gets the error
+        assert await queue.render(pid_after, 0.0) > 0, "the queue still serves the next job"
+        assert queue.restarts >= 2
+    finally:
+        queue.shutdown()
+
+
+async def test_hand_and_table_snapshots_pickle_across() -> None:
+    queue = RenderQueue(1, mode="process", preload=PRELOAD)
+    try:
+        from renderer.hand import render_hand_png
+
+        hand = sample_hand(10, four_color=True)
+        assert await queue.render(render_hand_png, hand) == render_hand_png(hand)
+    finally:
+        queue.shutdown()
+
+
+def test_mode_from_env() -> None:
+    assert mode_from_env({}) == "process"
+    assert mode_from_env({"PAN_RENDER_MODE": "thread"}) == "thread"
+    assert mode_from_env({"PAN_RENDER_MODE": "process"}) == "process"
+    assert mode_from_env({"PAN_RENDER_MODE": "gpu"}) == "process"  # unknown: warned, default
+    with pytest.raises(ValueError, match="mode"):
+        RenderQueue(1, mode="gpu")
