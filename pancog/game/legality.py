@@ -163,9 +163,11 @@ def turn_refusal(w: Work, seat: int) -> Refusal | None:
 
 
 def pluck_refusal(w: Work, seat: int) -> Refusal | None:
-    why = turn_refusal(w, seat)
-    if why is not None:
-        return why
+    return turn_refusal(w, seat) or pluck_refusal_in_turn(w, seat)
+
+
+def pluck_refusal_in_turn(w: Work, seat: int) -> Refusal | None:
+    """:func:`pluck_refusal` once it is ``seat``'s turn (the menu asks :func:`turn_refusal` once)."""
     t = w.turn
     if t is None or t.step is not _STEP_DRAW:
         return WrongStep, "You have already drawn this turn."
@@ -179,9 +181,11 @@ def pluck_refusal(w: Work, seat: int) -> Refusal | None:
 def decline_draw_refusal(w: Work, seat: int) -> Refusal | None:
     """Why ``seat`` may not decline a pluck now: only the double draw's second pluck is a right he may
     waive ([S0] "the right to draw twice"); every other draw is his turn's one move."""
-    why = turn_refusal(w, seat)
-    if why is not None:
-        return why
+    return turn_refusal(w, seat) or decline_draw_refusal_in_turn(w, seat)
+
+
+def decline_draw_refusal_in_turn(w: Work, seat: int) -> Refusal | None:
+    """:func:`decline_draw_refusal` once it is ``seat``'s turn (the menu asks :func:`turn_refusal` once)."""
     t = w.turn
     if t is None or t.step is not _STEP_DRAW or not t.second_pluck:
         return WrongStep, "Only the second pluck of the first player's double draw may be declined."
@@ -189,9 +193,11 @@ def decline_draw_refusal(w: Work, seat: int) -> Refusal | None:
 
 
 def take_option_refusal(w: Work, seat: int) -> Refusal | None:
-    why = turn_refusal(w, seat)
-    if why is not None:
-        return why
+    return turn_refusal(w, seat) or take_option_refusal_in_turn(w, seat)
+
+
+def take_option_refusal_in_turn(w: Work, seat: int) -> Refusal | None:
+    """:func:`take_option_refusal` once it is ``seat``'s turn (the menu asks :func:`turn_refusal` once)."""
     t = w.turn
     if not w.rules.option_card:
         return OptionRefused, "This table plays without the option card."
@@ -207,9 +213,11 @@ def take_option_refusal(w: Work, seat: int) -> Refusal | None:
 
 def meld_refusal(w: Work, seat: int) -> Refusal | None:
     """Why ``seat`` may not make a meld play now, whatever its cards."""
-    why = turn_refusal(w, seat)
-    if why is not None:
-        return why
+    return turn_refusal(w, seat) or meld_refusal_in_turn(w, seat)
+
+
+def meld_refusal_in_turn(w: Work, seat: int) -> Refusal | None:
+    """:func:`meld_refusal` once it is ``seat``'s turn (the menu asks :func:`turn_refusal` once)."""
     t = w.turn
     if t is None or t.step is _STEP_DRAW:
         return NoHit, "Draw first: you can meld only after a hit with the drawn card."
@@ -297,9 +305,11 @@ def make_good_refusal(w: Work, seat: int, meld: int) -> Refusal | None:
 
 
 def claim_refusal(w: Work, seat: int) -> Refusal | None:
-    why = turn_refusal(w, seat)
-    if why is not None:
-        return why
+    return turn_refusal(w, seat) or claim_refusal_in_turn(w, seat)
+
+
+def claim_refusal_in_turn(w: Work, seat: int) -> Refusal | None:
+    """:func:`claim_refusal` once it is ``seat``'s turn (the menu asks :func:`turn_refusal` once)."""
     t = w.turn
     if w.rules.effective_claim_mode is _CLAIM_MODE_AUTO:
         return WrongStep, "Pays are collected automatically at this table."
@@ -312,9 +322,11 @@ def claim_refusal(w: Work, seat: int) -> Refusal | None:
 
 def discard_refusal(w: Work, seat: int, card: Card | None) -> Refusal | None:
     """Why ``seat`` may not discard ``card`` now (None: his unused pluck)."""
-    why = turn_refusal(w, seat)
-    if why is not None:
-        return why
+    return turn_refusal(w, seat) or discard_refusal_in_turn(w, seat, card)
+
+
+def discard_refusal_in_turn(w: Work, seat: int, card: Card | None) -> Refusal | None:
+    """:func:`discard_refusal` once it is ``seat``'s turn (the menu asks :func:`turn_refusal` once)."""
     t = w.turn
     if t is None or t.step is _STEP_DRAW:
         return WrongStep, "Draw first."

@@ -45,22 +45,23 @@ from .actions import (
 from .errors import NotYourTurn, RuleViolation
 from .legality import (
     accept_split_refusal,
-    claim_refusal,
+    claim_refusal_in_turn,
     declare_refusal,
-    decline_draw_refusal,
+    decline_draw_refusal_in_turn,
     decline_split_refusal,
-    discard_refusal,
+    discard_refusal_in_turn,
     foul_refusals,
     make_good_refusal,
-    meld_refusal,
+    meld_refusal_in_turn,
     new_meld_only,
     offer_split_refusal,
     option_play_refusal,
-    pluck_refusal,
+    pluck_refusal_in_turn,
     possible_forces,
     set_away_refusal,
     stand_refusal,
-    take_option_refusal,
+    take_option_refusal_in_turn,
+    turn_refusal,
     waiting_card,
 )
 from .melding import resolve_play
@@ -129,9 +130,9 @@ def plays(state: TableState, seat: int, *, table_actions: bool = False) -> tuple
             if cards is not None:
                 out.append((MakeGood(seat=seat, meld=h.make_good[1], cards=cards), 0))
         return tuple(out)
-    if t is not None and t.seat == seat:
+    if t is not None and turn_refusal(w, seat) is None:  # his turn: each in-turn refusal below assumes it
         step = t.step
-        if meld_refusal(w, seat) is None:
+        if meld_refusal_in_turn(w, seat) is None:
             drawn = waiting_card(t)
             melds_list: list[tuple[Action, int, int]] = []
             chips_for: dict[int, int] = {0: 0}  # units -> chips collected now (same payers for every play)
@@ -154,20 +155,20 @@ def plays(state: TableState, seat: int, *, table_actions: bool = False) -> tuple
                 melds_list.sort(key=_meld_order)
                 out.extend([(p, v) for p, v, _n in melds_list])
         if step is _STEP_DRAW:
-            if take_option_refusal(w, seat) is None:
+            if take_option_refusal_in_turn(w, seat) is None:
                 out.append((TakeOption(seat=seat), 0))
-            if pluck_refusal(w, seat) is None:
+            if pluck_refusal_in_turn(w, seat) is None:
                 out.append((_PLUCK_ACTION(seat), 0))
-            if decline_draw_refusal(w, seat) is None:
+            if decline_draw_refusal_in_turn(w, seat) is None:
                 out.append((DeclineDraw(seat=seat), 0))
         elif step is _STEP_DRAWN:
-            if discard_refusal(w, seat, None) is None:
+            if discard_refusal_in_turn(w, seat, None) is None:
                 out.append((_DISCARD_ACTION(seat, None), 0))
         elif step is _STEP_MELDING:
             # a hand card's discard is never refused for a reason of its own: asking for one asks for all
-            if pl.hand and discard_refusal(w, seat, pl.hand[0]) is None:
+            if pl.hand and discard_refusal_in_turn(w, seat, pl.hand[0]) is None:
                 out.extend([(_DISCARD_ACTION(seat, card), 0) for card in dict.fromkeys(pl.hand)])
-            if claim_refusal(w, seat) is None:
+            if claim_refusal_in_turn(w, seat) is None:
                 out.append((Claim(seat=seat), collects(w, seat, pl.unclaimed)))
     # out of turn
     if rules.force_mode is not _FORCE_MODE_OFF and (h.option is not None or h.force_backs):
