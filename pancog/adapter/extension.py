@@ -27,17 +27,20 @@ from pancog.adapter.hand import Hands, PlaySelect
 from pancog.adapter.ops_cog import OpsCog, clock_settings_from_env
 from pancog.adapter.play_cog import PlayCog
 from pancog.adapter.practice_cog import PracticeCog
+from pancog.adapter.replay_cog import REPLAY_ITEMS, ReplayCog
 from pancog.adapter.runtime import PanRuntime, attach, runtime_of
 from pancog.adapter.table_cog import TableCog
 from pancog.bots import BotDriver, BotSettings
 from pancog.clock import TurnClock
 from pancog.health import HealthRegistry
 from pancog.ledger import ChipLedger
-from pancog.renderq import RenderQueue, threads_from_env
+from pancog.renderq import RenderQueue
+from pancog.replay import ReplayService
 from pancog.settings import PlayerSettings, StoragePrefsStore
-from pancog.storage import SqliteStorage
+from pancog.storage import storage_for
 from pancog.store import TableStore
 from pancog.tables import TableService, random_deal, seeded_deals
+from pancog.watch import WatchService
 
 __all__ = ["cogs", "open_runtime", "setup", "teardown"]
 
@@ -54,12 +57,13 @@ def cogs(rt: PanRuntime, boards: Boards, hands: Hands, clock: TurnClock, driver:
         PlayCog(rt, hands),
         OpsCog(rt, boards, clock),
         PracticeCog(rt, boards, driver),
+        ReplayCog(rt),
     ]
 
 
 async def open_runtime(bot: commands.Bot) -> tuple[PanRuntime, TurnClock, BotDriver]:
     """Open the storage and build the services: the runtime, its turn clock and its computer players."""
-    storage = SqliteStorage(str(getattr(bot, "db_path", DEFAULT_DB_PATH)))  # PanBot's configuration
+    storage = storage_for(str(getattr(bot, "db_path", DEFAULT_DB_PATH)))  # a SQLite path or a DATABASE_URL
     await storage.open()
     ledger = ChipLedger(storage)
     store = TableStore(storage)
@@ -74,11 +78,15 @@ async def open_runtime(bot: commands.Bot) -> tuple[PanRuntime, TurnClock, BotDri
         store=store,
         tables=tables,
         settings=PlayerSettings(StoragePrefsStore(storage)),
-        renders=RenderQueue(threads_from_env()),  # every PNG goes through this (pancog/renderq.py)
+        # every PNG goes through this (pancog/renderq.py): worker processes forked from a server that has the
+        # renderer loaded and every sprite drawn (renderer/preload.py), or threads (PAN_RENDER_MODE=thread)
+        renders=RenderQueue.from_env(preload=("renderer.preload",)),
         health=HealthRegistry(tables, clock=clock),
         group=app_commands.Group(name="pan", description="Panguingue card tables", guild_only=True),
         clock=clock,
         bots=driver,
+        replays=ReplayService(store),
+        watch=WatchService(tables),
     )
     return rt, clock, driver
 
@@ -102,7 +110,8 @@ async def setup(bot: commands.Bot) -> None:
     log.info("turn clock started for %d open table(s)", len(rt.tables.sessions))
     resumed = driver.start()
     log.info("computer players started; %d open table(s) looked at", resumed)
-    bot.add_dynamic_items(BoardButton, PlaySelect)
+    bot.add_dynamic_items(BoardButton, PlaySelect, *REPLAY_ITEMS)
+    rt.spawn(rt.renders.start_workers(), name="render-workers")  # fork the render workers now, not at 1st image
 
 
 async def teardown(bot: commands.Bot) -> None:
@@ -112,6 +121,6 @@ async def teardown(bot: commands.Bot) -> None:
         if isinstance(cog, PanCog):
             await bot.remove_cog(name)
     bot.tree.remove_command(rt.group.name)
-    bot.remove_dynamic_items(BoardButton, PlaySelect)
+    bot.remove_dynamic_items(BoardButton, PlaySelect, *REPLAY_ITEMS)
     attach(bot, None)
     await rt.close()
