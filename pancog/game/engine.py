@@ -1311,11 +1311,13 @@ def _claim(w: _Work, a: Claim) -> None:
 
 def _discard(w: _Work, a: Discard) -> None:
     t = _my_turn(w, a.seat)
+    pl = w.p(a.seat)
+    if a.card is not None and a.card != t.drawn and a.card not in pl.hand:
+        take_cards(pl.hand, (a.card,))  # "You don't hold QS" comes before any rule on what may be discarded
     if t.step is _STEP_DRAW:
         raise WrongStep("Draw first.")
     if t.step is _STEP_MUST_USE:
         raise MustUse("You must use that card: it cannot be discarded.")
-    pl = w.p(a.seat)
     if t.step is _STEP_DRAWN:
         card = t.drawn
         if card is None:
