@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from pancog.adapter.safety import plain, shown, unescaped
 from pancog.game.actions import (
     AcceptSplit,
     Action,
@@ -84,14 +85,29 @@ DM_CLOSED_NOTICE = (
 Names = Mapping[int, str]
 
 
-def name_of(names: Names, player_id: int | None) -> str:
-    if player_id is None:
-        return "the floor"
+def _default_name(player_id: int) -> str:
     if player_id < 0:  # computer players (issue 8): "🤖 Normal bot 1", derived from the id (no Discord member)
         from pancog.bots import computer_name
 
-        return names.get(player_id) or computer_name(player_id)
-    return names.get(player_id) or f"Player {player_id % 10000}"
+        return computer_name(player_id)
+    return f"Player {player_id % 10000}"
+
+
+def name_of(names: Names, player_id: int | None) -> str:
+    """A player's name for Discord text: escaped (Markdown and mentions), capped, never empty (issue 19)."""
+    if player_id is None:
+        return "the floor"
+    default = _default_name(player_id)
+    return shown(names.get(player_id) or default, fallback=default)
+
+
+def image_name_of(names: Names, player_id: int | None) -> str:
+    """A player's name for images: no control or bidirectional characters, capped, never empty (no escaping: the
+    renderer draws it as it is)."""
+    if player_id is None:
+        return "the floor"
+    default = _default_name(player_id)
+    return plain(names.get(player_id) or default) or default
 
 
 def seat_name(state: TableState, names: Names, seat: int | None) -> str:
@@ -159,7 +175,7 @@ def table_snapshot(
         index_of[i] = len(seats)
         seats.append(
             SeatSnapshot(
-                name=name_of(names, s.player_id).replace("🤖", "⚙"),  # computer players (issue 8): the font has ⚙
+                name=image_name_of(names, s.player_id).replace("🤖", "⚙"),  # (issue 8): the font has ⚙
                 chips=s.stack,
                 status=_seat_status(state, hand, i),
                 doubles=s.doubles,
@@ -187,7 +203,7 @@ def table_snapshot(
         stock_count=stock,
         singles_tops=state.singles_tops,
         doubles_tops=state.doubles_tops,
-        notes=tuple(notes[-3:]),
+        notes=tuple(unescaped(n) for n in notes[-3:]),
         four_color=four_color,
     )
 
@@ -411,7 +427,7 @@ def outcome_snapshot(
     def who(seat: int) -> str:
         s = before.seat(seat) or after.seat(seat)
         # computer players (issue 8): the image font has no 🤖; ⚙ marks them in images
-        return name_of(names, s.player_id).replace("🤖", "⚙") if s is not None else f"seat {seat + 1}"
+        return image_name_of(names, s.player_id).replace("🤖", "⚙") if s is not None else f"seat {seat + 1}"
 
     return OutcomeSnapshot(
         title=title[:80] or "Pan table",
@@ -548,7 +564,7 @@ def next_step(state: TableState, seat: int, *, to_act: int | None) -> str:
 
 def board_text(state: TableState, names: Names, *, title: str, lines: Sequence[str], host_id: int) -> str:
     """PUBLIC short summary above the table image (≤ 2000 characters)."""
-    head = f"**{title}** — "
+    head = f"**{shown(title, limit=80)}** — "
     hand = state.hand
     seated = sum(1 for s in state.seats if s is not None)
     if hand is None:
@@ -589,7 +605,7 @@ def seats_text(state: TableState, names: Names) -> str:
 
 def hand_dm_text(guild: str, channel: str, hand_no: int, text_twin: str) -> str:
     """PRIVATE (DM): the deal."""
-    return f"**{guild}** · #{channel} · hand {hand_no}\n{text_twin}"
+    return f"**{shown(guild, limit=100)}** · #{shown(channel, limit=100)} · hand {hand_no}\n{text_twin}"
 
 
 def outs_text(state: TableState, names: Names, seat: int, chips_now: int) -> str:
@@ -615,7 +631,7 @@ def leaderboard(rows: Sequence[tuple[int, int]], names: Names) -> str:
 def granted(amount: int, who: str, bank: int) -> str:
     """The private answer to /pan grant (a negative amount took chips)."""
     verb, prep = ("Granted", "to") if amount > 0 else ("Took", "from")
-    return f"{verb} {chips(abs(amount))} {prep} {who}. Their bank: {chips(bank)}."
+    return f"{verb} {chips(abs(amount))} {prep} {shown(who)}. Their bank: {chips(bank)}."
 
 
 # --------------------------------------------------------------------------------------------- command replies
@@ -704,12 +720,12 @@ def settings_text(*, dm_mode: str, dm_closed: bool, sort: str, four_color: bool)
 
 def floor_fouled(who: str) -> str:
     """PRIVATE: a moderator who is not seated made the floor's foul call."""
-    return f"The floor called {who}'s hand foul."
+    return f"The floor called {shown(who)}'s hand foul."
 
 
 def not_seated_here(who: str) -> str:
     """PRIVATE refusal: the member named in a command has no seat at this table."""
-    return f"{who} is not seated at this table."
+    return f"{shown(who)} is not seated at this table."
 
 
 def meld_choice(meld: Meld) -> str:
