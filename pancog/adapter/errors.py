@@ -204,7 +204,7 @@ def sizes(content: str | None, kwargs: dict[str, Any]) -> str:
         longest = max(
             (len(o.label) for c in view.children for o in getattr(getattr(c, "item", c), "options", [])), default=0
         )
-        parts.append(f"{len(view.children)} components, longest option label {longest}")
+        parts.append(f"components={len(view.children)} longest_option_label={longest}")
     return ", ".join(parts)
 
 

@@ -790,7 +790,7 @@ def board_failed(error: str) -> str:
 
 SELECT_PLACEHOLDERS = {"play": "Play: meld, draw, declare…", "discard": "Discard a card"}
 CHOOSE_A_PLAY = "Choose a play."
-PANEL_OUT_OF_DATE = "That panel is out of date: open My hand again."
+MENU_OUT_OF_DATE = "That menu is out of date — open My hand again."
 
 
 def nothing_to(what: str) -> str:
