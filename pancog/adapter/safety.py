@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["NAME_MAX", "TEXT_MAX", "plain", "shown", "unescaped"]
+__all__ = ["NAME_MAX", "TEXT_MAX", "code_block", "plain", "shown", "unescaped"]
 
 NAME_MAX = 32
 """Display names and titles, as shown (Discord's own nickname limit is 32)."""
@@ -70,3 +70,12 @@ _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 def unescaped(text: str) -> str:
     """Discord text as it reads (a backslash before ASCII punctuation dropped): board lines drawn in an image."""
     return _ESCAPED.sub(r"\1", text)
+
+
+_BACKTICKS = re.compile(r"``+")
+
+
+def code_block(text: str) -> str:
+    """``text`` in a Discord code block (shown literally: no Markdown, no mentions). Runs of backticks in it
+    (a name can hold some) are split by zero-width spaces, so nothing inside can close the block early."""
+    return "```\n" + _BACKTICKS.sub(lambda m: "\u200b".join(m.group()), text) + "\n```"
