@@ -19,7 +19,7 @@ from discord import app_commands
 from pancog.adapter import presenters
 from pancog.adapter.base import PanCog
 from pancog.adapter.checks import moderator, seat_of_member
-from pancog.adapter.errors import deliver, reusable_file, send_ephemeral
+from pancog.adapter.errors import deliver, fit_choices, reusable_file, send_ephemeral
 from pancog.adapter.hand import Hands, chosen_play
 from pancog.adapter.runtime import Handler, PanRuntime
 from pancog.game import engine
@@ -332,7 +332,7 @@ class PlayCog(PanCog, name="PanPlay"):
             if turn is not None and turn.seat == seat and turn.drawn is not None:
                 options.insert(0, turn.drawn)
             names = [str(c) for c in options if str(c).lower().startswith(current.strip().lower())]
-            return [app_commands.Choice(name=n, value=n) for n in names[:25]]
+            return fit_choices(app_commands.Choice(name=n, value=n) for n in names)
         except Exception:
             log.warning("discard autocomplete failed", exc_info=True)
             return []
@@ -349,11 +349,11 @@ class PlayCog(PanCog, name="PanPlay"):
             state, seat = found
             pl = state.hand.players[seat] if state.hand else None
             melds = pl.melds if pl else ()
-            return [
+            return fit_choices(
                 app_commands.Choice(name=presenters.meld_choice(m), value=m.id)
                 for m in melds
                 if str(m.id).startswith(str(current or ""))
-            ][:25]
+            )
         except Exception:
             log.warning("meld autocomplete failed", exc_info=True)
             return []
@@ -370,7 +370,7 @@ class PlayCog(PanCog, name="PanPlay"):
             pl = state.hand.players[seat] if state.hand else None
             cards = dict.fromkeys(c for m in (pl.melds if pl else ()) for c in m.cards)
             names = [str(c) for c in cards if str(c).lower().startswith(current.strip().lower())]
-            return [app_commands.Choice(name=n, value=n) for n in names[:25]]
+            return fit_choices(app_commands.Choice(name=n, value=n) for n in names)
         except Exception:
             log.warning("borrow autocomplete failed", exc_info=True)
             return []
@@ -399,4 +399,4 @@ def cards_choices(found: tuple[TableState, int] | None, current: str) -> list[ap
             text = f"{head} {card}".strip()
             if text not in choices:
                 choices.append(text)
-    return [app_commands.Choice(name=c[:100], value=c[:100]) for c in choices[:25]]
+    return fit_choices(app_commands.Choice(name=c, value=c) for c in choices)

@@ -38,6 +38,7 @@ def every_category(length: int = 2000) -> str:
 
 HOSTILE: dict[str, str] = {
     "2000 Qs": "Q" * 2000,
+    "6000 chars": ("KH QS ♠😀 " * 700)[:6000],  # Discord's longest string option
     "2000 cards": ("2C " * 700)[:2000],
     "2000 spades": "♠" * 2000,
     "2000 zero-width": "\u200b" * 2000,
