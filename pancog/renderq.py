@@ -28,11 +28,15 @@ import asyncio
 import collections
 import concurrent.futures
 import contextlib
+import ctypes
 import dataclasses
 import enum
+import functools
 import logging
 import multiprocessing
 import os
+import signal
+import sys
 import time
 from collections.abc import Callable, Generator, Mapping
 from concurrent.futures.process import BrokenProcessPool
@@ -113,6 +117,35 @@ def mode_from_env(env: Mapping[str, str] = os.environ) -> str:
     if text == "process":
         log.warning("%s=process, but worker processes are unavailable here: rendering in threads", ENV_MODE)
     return "thread"
+
+
+PR_SET_PDEATHSIG = 1
+GUARD_MODULE = "pancog.render_guard"  # imported first by the forkserver: it dies with the bot
+
+
+def die_with_parent() -> None:
+    """Linux: have the kernel SIGKILL this process when its parent dies (no-op elsewhere).
+
+    A process pool's workers hold both ends of their own call queue, so they never see the bot go away: after
+    a SIGKILL of the bot they (and the forkserver) would live on, holding its stdout/stderr open. The
+    forkserver runs this when it imports :data:`GUARD_MODULE` (its parent is the bot) and every worker runs it
+    first thing (its parent is the forkserver), so the whole tree goes with the bot."""
+    if not sys.platform.startswith("linux"):
+        return
+    parent = os.getppid()
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - no prctl: nothing better to do
+        return
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
+
+
+def _worker_init(warm_up: Callable[[], None] | None) -> None:
+    die_with_parent()
+    if warm_up is not None:
+        warm_up()
 
 
 def _noop(_: object) -> None:
@@ -227,17 +260,18 @@ class RenderQueue:
         if self.mode == "thread":
             return concurrent.futures.ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="pan-render")
         context = multiprocessing.get_context("forkserver")
-        if self._preload:
-            context.set_forkserver_preload(self._preload)
+        context.set_forkserver_preload([GUARD_MODULE, *self._preload])
         return concurrent.futures.ProcessPoolExecutor(
-            max_workers=self.workers, mp_context=context, initializer=self._warm_up
+            max_workers=self.workers, mp_context=context, initializer=functools.partial(_worker_init, self._warm_up)
         )
 
     async def start_workers(self) -> None:
         """Start every worker now (process mode forks and warms them) so no player's first image waits for a
         process to start; a no-op job per worker, at BACKGROUND priority. Threads start at once anyway."""
         if self.mode == "process":
-            await asyncio.gather(*(self.render(_noop, None, priority=Priority.BACKGROUND) for _ in range(self.workers)))
+            jobs = [self.render(_noop, None, priority=Priority.BACKGROUND) for _ in range(self.workers)]
+            with contextlib.suppress(RenderQueueClosed):  # the bot stopped first: nothing to warm any more
+                await asyncio.gather(*jobs)
 
     # ------------------------------------------------------------------ submitting
 

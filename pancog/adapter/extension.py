@@ -33,9 +33,9 @@ from pancog.bots import BotDriver, BotSettings
 from pancog.clock import TurnClock
 from pancog.health import HealthRegistry
 from pancog.ledger import ChipLedger
-from pancog.renderq import RenderQueue, threads_from_env
+from pancog.renderq import RenderQueue
 from pancog.settings import PlayerSettings, StoragePrefsStore
-from pancog.storage import SqliteStorage
+from pancog.storage import storage_for
 from pancog.store import TableStore
 from pancog.tables import TableService, random_deal, seeded_deals
 
@@ -59,7 +59,7 @@ def cogs(rt: PanRuntime, boards: Boards, hands: Hands, clock: TurnClock, driver:
 
 async def open_runtime(bot: commands.Bot) -> tuple[PanRuntime, TurnClock, BotDriver]:
     """Open the storage and build the services: the runtime, its turn clock and its computer players."""
-    storage = SqliteStorage(str(getattr(bot, "db_path", DEFAULT_DB_PATH)))  # PanBot's configuration
+    storage = storage_for(str(getattr(bot, "db_path", DEFAULT_DB_PATH)))  # a SQLite path or a DATABASE_URL
     await storage.open()
     ledger = ChipLedger(storage)
     store = TableStore(storage)
@@ -74,7 +74,9 @@ async def open_runtime(bot: commands.Bot) -> tuple[PanRuntime, TurnClock, BotDri
         store=store,
         tables=tables,
         settings=PlayerSettings(StoragePrefsStore(storage)),
-        renders=RenderQueue(threads_from_env()),  # every PNG goes through this (pancog/renderq.py)
+        # every PNG goes through this (pancog/renderq.py): worker processes forked from a server that has the
+        # renderer loaded and every sprite drawn (renderer/preload.py), or threads (PAN_RENDER_MODE=thread)
+        renders=RenderQueue.from_env(preload=("renderer.preload",)),
         health=HealthRegistry(tables, clock=clock),
         group=app_commands.Group(name="pan", description="Panguingue card tables", guild_only=True),
         clock=clock,
@@ -103,6 +105,7 @@ async def setup(bot: commands.Bot) -> None:
     resumed = driver.start()
     log.info("computer players started; %d open table(s) looked at", resumed)
     bot.add_dynamic_items(BoardButton, PlaySelect)
+    rt.spawn(rt.renders.start_workers(), name="render-workers")  # fork the render workers now, not at 1st image
 
 
 async def teardown(bot: commands.Bot) -> None:
