@@ -27,7 +27,8 @@ import discord
 from discord import app_commands
 
 from pancog.adapter.presenters import NEEDS_MODERATOR, SOMETHING_WRONG
-from pancog.game.errors import PanError
+from pancog.adapter.safety import shown
+from pancog.game.errors import NotationError, PanError
 
 log = logging.getLogger("pan.cog")
 
@@ -304,6 +305,8 @@ def user_message(error: BaseException) -> str | None:
     """The text a user may see for ``error`` (None: not a user-facing error)."""
     if isinstance(error, app_commands.CommandInvokeError):
         error = error.original
+    if isinstance(error, NotationError):  # it quotes what the player typed: shown, never obeyed (issue 19)
+        return shown(error.message, limit=CONTENT_MAX)
     if isinstance(error, PanError | BadOption):
         return error.message
     if isinstance(error, app_commands.MissingPermissions):

@@ -22,7 +22,7 @@ from typing import Any
 import discord
 
 from pancog.adapter import presenters
-from pancog.adapter.errors import PanView, answer, send_ephemeral
+from pancog.adapter.errors import PanView, answer, fit_view, send_ephemeral
 from pancog.adapter.runtime import PanRuntime, runtime_of
 from pancog.bots import ordered_legal  # computer players (issue 8)
 from pancog.game import engine
@@ -234,6 +234,7 @@ class HandView(PanView):
             ]
             if options:
                 self.add_item(PlaySelect(table_id, kind, options))
+        fit_view(self)  # labels of long melds within Discord's 100 characters
 
 
 class PlaySelect(

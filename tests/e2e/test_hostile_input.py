@@ -17,6 +17,7 @@ import pytest
 
 from pancog.adapter import presenters
 from pancog.adapter.hand import offered
+from pancog.adapter.safety import unescaped
 from pancog.game import engine
 from tests.e2e.conftest import Pan, private_to
 from tests.e2e.scenarios import TWO_SHOE
@@ -271,3 +272,6 @@ async def test_replies_quoting_long_input_fit(pan: Pan) -> None:
     assert private_to(reply, a) and "'QQQQQQQQQQQ…' has no Pan rank" in reply.text, reply.text
     reply = await pan.slash(a, "discard", card="QS")
     assert private_to(reply, a) and "You don't hold QS" in reply.text
+    reply = await pan.slash(a, "discard", card="<@&1>**x**")  # typed text quoted back is shown, never obeyed
+    assert private_to(reply, a) and unescaped(reply.text).startswith("'<@&1>**x**' has no Pan rank"), reply.text
+    assert "\\<\\@&1\\>\\*\\*x" in reply.text  # escaped: no role pill, no bold
