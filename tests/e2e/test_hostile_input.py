@@ -20,7 +20,7 @@ from pancog.adapter.hand import offered
 from pancog.adapter.safety import unescaped
 from pancog.game import engine
 from tests.e2e.conftest import Pan, private_to
-from tests.e2e.scenarios import TWO_SHOE
+from tests.e2e.test_refusals import started
 from tests.fakediscord.harness import Reply
 from tests.fakediscord.models import FakeMessage, FakeUser
 
@@ -60,16 +60,6 @@ CHANGES_BY_DESIGN = {
     "pan addbot": "seats a computer player (every member of the fake guild is an administrator)",
 }
 """Commands that, sent by a seated player not to act, change the table or the bank because that is their job."""
-
-
-async def started(pan: Pan) -> tuple[FakeUser, FakeUser, FakeUser]:
-    a, b = await pan.seat(2)
-    pan.stack(TWO_SHOE, first_seat=0)
-    await pan.slash(a, "pan start")
-    await pan.slash(a, "knock")
-    await pan.slash(b, "knock")
-    await pan.slash(a, "draw")
-    return a, b, pan.users[2]
 
 
 async def books(pan: Pan) -> tuple[object, ...]:
@@ -229,6 +219,10 @@ async def test_forged_menu_values_are_refused_at_the_door(pan: Pan) -> None:
     # the menu as offered still plays
     option = play["options"][0]
     await pan.select(a, panel, play["custom_id"], [option["value"]])
+    deadline = time.monotonic() + 5  # acknowledged at once (type 6); the play commits just after
+    while not applied and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    await pan.settle()
     assert len(applied) == 1
     reply = await forge(pan, a, panel, play["custom_id"], [option["value"]])  # the same value, now from an older state
     assert presenters.MENU_OUT_OF_DATE in reply.text and len(applied) == 1
