@@ -121,25 +121,34 @@ def mode_from_env(env: Mapping[str, str] = os.environ) -> str:
 
 PR_SET_PDEATHSIG = 1
 GUARD_MODULE = "pancog.render_guard"  # imported first by the forkserver: it dies with the bot
+ENV_PARENT = "PAN_RENDER_PARENT_PID"  # the bot's pid, for the forkserver's guard
 
 
-def die_with_parent() -> None:
+def die_with_parent(expected_parent: int | None = None) -> None:
     """Linux: have the kernel SIGKILL this process when its parent dies (no-op elsewhere).
 
     A process pool's workers hold both ends of their own call queue, so they never see the bot go away: after
-    a SIGKILL of the bot they (and the forkserver) would live on, holding its stdout/stderr open. The
-    forkserver runs this when it imports :data:`GUARD_MODULE` (its parent is the bot) and every worker runs it
-    first thing (its parent is the forkserver), so the whole tree goes with the bot."""
+    a SIGKILL of the bot they (and the forkserver, and the resource tracker waiting on them) would live on,
+    holding its stdout/stderr open. The forkserver runs this when it imports :data:`GUARD_MODULE` (its parent is
+    the bot, whose pid it finds in :data:`ENV_PARENT`) and every worker runs it first thing (its parent is the
+    forkserver), so the whole tree goes with the bot. A parent that died before the signal was armed is caught
+    by the checks after ``prctl``."""
     if not sys.platform.startswith("linux"):
         return
-    parent = os.getppid()
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     except (OSError, AttributeError):  # pragma: no cover - no prctl: nothing better to do
         return
-    if os.getppid() != parent:  # the parent died before the signal was armed
-        os._exit(1)
+    parent = os.getppid()
+    if parent == 1 or (expected_parent is not None and parent != expected_parent):
+        os._exit(1)  # orphaned already: the bot (or the forkserver) is gone
+
+
+def guard_forkserver() -> None:
+    """What :data:`GUARD_MODULE` runs in the forkserver: die with the bot that started it."""
+    text = os.environ.get(ENV_PARENT, "")
+    die_with_parent(int(text) if text.isdigit() else None)
 
 
 def _worker_init(warm_up: Callable[[], None] | None) -> None:
@@ -150,6 +159,12 @@ def _worker_init(warm_up: Callable[[], None] | None) -> None:
 
 def _noop(_: object) -> None:
     """A job that only makes sure a worker exists (see :meth:`RenderQueue.start_workers`)."""
+
+
+def _prespawn(executor: concurrent.futures.Executor, workers: int) -> None:
+    """On the spawner thread: one no-op per worker, so the pool forks every worker now, and wait for them."""
+    for future in [executor.submit(_noop, None) for _ in range(workers)]:
+        future.result()
 
 
 class RenderJob(Generic[T]):
@@ -204,8 +219,9 @@ class RenderFigures:
         waits = ", ".join(
             f"{k} {self.mean_wait[k]:.2f}/{self.max_wait[k]:.2f}" for k in self.queued if self.max_wait[k]
         )
+        kind = "threads" if self.mode == "thread" else "processes"
         return (
-            f"Renders: {self.running}/{self.workers} {self.mode} workers busy · queued {queued} · {self.done} done"
+            f"Renders: {self.running}/{self.workers} workers busy ({kind}) · queued {queued} · {self.done} done"
             + (f", {self.failed} failed" if self.failed else "")
             + (f" · wait mean/max s: {waits}" if waits else "")
         )
@@ -235,6 +251,12 @@ class RenderQueue:
         self._preload, self._warm_up = list(preload), warm_up
         self.restarts = 0  # process pools replaced after a worker died
         self._executor = self._new_executor()
+        # Process mode: forking the workers waits for the forkserver to import and warm the renderer (seconds on a
+        # busy machine), so it happens on a thread of its own, never on the event loop; jobs wait in their queues
+        # until the pool is up (``_ready``).
+        self._ready = mode == "thread"
+        self._spawning: asyncio.Task[None] | None = None
+        self._spawner: concurrent.futures.ThreadPoolExecutor | None = None
         self._queues: dict[Priority, collections.deque[RenderJob[Any]]] = {p: collections.deque() for p in Priority}
         self._running = 0
         self._closed = False
@@ -260,18 +282,44 @@ class RenderQueue:
         if self.mode == "thread":
             return concurrent.futures.ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="pan-render")
         context = multiprocessing.get_context("forkserver")
+        os.environ[ENV_PARENT] = str(os.getpid())  # the forkserver inherits it: see guard_forkserver
         context.set_forkserver_preload([GUARD_MODULE, *self._preload])
         return concurrent.futures.ProcessPoolExecutor(
             max_workers=self.workers, mp_context=context, initializer=functools.partial(_worker_init, self._warm_up)
         )
 
     async def start_workers(self) -> None:
-        """Start every worker now (process mode forks and warms them) so no player's first image waits for a
-        process to start; a no-op job per worker, at BACKGROUND priority. Threads start at once anyway."""
-        if self.mode == "process":
-            jobs = [self.render(_noop, None, priority=Priority.BACKGROUND) for _ in range(self.workers)]
-            with contextlib.suppress(RenderQueueClosed):  # the bot stopped first: nothing to warm any more
-                await asyncio.gather(*jobs)
+        """Start every worker now (process mode forks them, off the event loop) so no player's first image waits
+        for a process to start. Threads start at once anyway. Without this call the pool starts at the first job."""
+        self._ensure_spawning()
+        task = self._spawning
+        if task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(task)
+
+    def _ensure_spawning(self) -> None:
+        if self._ready or self._closed or self._spawning is not None:
+            return
+        self._spawning = asyncio.get_running_loop().create_task(self._spawn(), name="render-spawn")
+
+    async def _spawn(self) -> None:
+        if self._spawner is None:  # one long-lived thread: the forkserver's death signal follows its parent thread
+            self._spawner = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="pan-render-spawn")
+        executor = self._executor
+        try:
+            await asyncio.get_running_loop().run_in_executor(self._spawner, _prespawn, executor, self.workers)
+        except Exception:
+            if self._closed:
+                return
+            log.exception("render worker processes could not start: rendering in threads instead")
+            executor.shutdown(wait=False, cancel_futures=True)
+            self.mode = "thread"
+            self._executor = self._new_executor()
+        finally:
+            self._spawning = None
+        if self._executor is executor or self.mode == "thread":
+            self._ready = True
+        self._pump()
 
     # ------------------------------------------------------------------ submitting
 
@@ -349,6 +397,15 @@ class RenderQueue:
                     job.future.set_exception(RenderQueueClosed("the render queue is shut down"))
                     job.future.exception()  # retrieved: no "never retrieved" warning if nobody awaits it
         self._executor.shutdown(wait=False, cancel_futures=True)
+        if self._spawning is not None:
+            self._spawning.cancel()
+        if self._spawner is not None:
+            self._spawner.shutdown(wait=False)
+
+    @property
+    def ready(self) -> bool:
+        """The workers are up (always, in thread mode)."""
+        return self._ready
 
     @property
     def closed(self) -> bool:
@@ -368,6 +425,9 @@ class RenderQueue:
         return None
 
     def _pump(self) -> None:
+        if not self._ready:
+            self._ensure_spawning()
+            return
         while not self._closed and self._running < self.workers:
             job = self._next()
             if job is None:
@@ -391,9 +451,13 @@ class RenderQueue:
         self._running += 1
         try:
             done = self._executor.submit(job._fn, value)
-        except BrokenProcessPool:  # a worker died since the last job finished: replace the pool, then submit
+        except BrokenProcessPool:  # a worker died since the last job finished: a new pool, the job waits for it
+            self._running -= 1
+            job.started_at = None
+            self._queues[Priority.URGENT].appendleft(job)
             self._replace_executor()
-            done = self._executor.submit(job._fn, value)
+            self._ensure_spawning()
+            return
 
         def finished(result: concurrent.futures.Future[Any]) -> None:
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting any more
@@ -407,6 +471,7 @@ class RenderQueue:
         log.warning("a render worker process died; starting a new pool")
         self._executor.shutdown(wait=False, cancel_futures=True)
         self._executor = self._new_executor()
+        self._ready = False
         self.restarts += 1
 
     def _finish(self, job: RenderJob[Any], result: concurrent.futures.Future[Any]) -> None:

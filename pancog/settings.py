@@ -129,3 +129,62 @@ class PlayerSettings:
             return False
         await self.update(user_id, notice_pending=False)
         return True
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GuildDisplayPrefs:
+    """A server's choices for its public images (issue #14.9): the four-colour deck (diamonds blue, clubs
+    green) on the public board and the end-of-hand image. Each player's own hand keeps `PlayerPrefs.four_color`."""
+
+    four_color: bool = False
+
+    def to_json(self) -> str:
+        return json.dumps({"four_color": self.four_color})
+
+    @classmethod
+    def from_json(cls, text: str) -> GuildDisplayPrefs:
+        return cls(four_color=bool(json.loads(text).get("four_color", False)))
+
+
+class GuildDisplayStore(Protocol):
+    async def load_guild_display(self, guild_id: int) -> str | None: ...
+
+    async def save_guild_display(self, guild_id: int, prefs: str) -> None: ...
+
+
+class MemoryGuildDisplayStore:
+    def __init__(self) -> None:
+        self.data: dict[int, str] = {}
+
+    async def load_guild_display(self, guild_id: int) -> str | None:
+        return self.data.get(guild_id)
+
+    async def save_guild_display(self, guild_id: int, prefs: str) -> None:
+        self.data[guild_id] = prefs
+
+
+class GuildDisplaySettings:
+    """Cached per-server image preferences. `cached` answers synchronously (the board renders off the event
+    loop from a captured snapshot), so `get` must have run for the guild once, e.g. when a table opens."""
+
+    def __init__(self, store: GuildDisplayStore | None = None) -> None:
+        self._store = store or MemoryGuildDisplayStore()
+        self._cache: dict[int, GuildDisplayPrefs] = {}
+
+    async def get(self, guild_id: int) -> GuildDisplayPrefs:
+        cached = self._cache.get(guild_id)
+        if cached is not None:
+            return cached
+        text = await self._store.load_guild_display(guild_id)
+        prefs = GuildDisplayPrefs.from_json(text) if text else GuildDisplayPrefs()
+        self._cache[guild_id] = prefs
+        return prefs
+
+    def cached(self, guild_id: int) -> GuildDisplayPrefs:
+        return self._cache.get(guild_id, GuildDisplayPrefs())
+
+    async def set_four_color(self, guild_id: int, on: bool) -> GuildDisplayPrefs:
+        prefs = dataclasses.replace(await self.get(guild_id), four_color=on)
+        self._cache[guild_id] = prefs
+        await self._store.save_guild_display(guild_id, prefs.to_json())
+        return prefs

@@ -43,8 +43,9 @@ def always_die(_: object) -> int:
 async def test_process_renders_are_the_same_pngs_drawn_elsewhere() -> None:
     queue = RenderQueue(2, mode="process", preload=PRELOAD)
     try:
+        assert not queue.ready
         await queue.start_workers()
-        assert queue.figures().done == 2
+        assert queue.ready
         snapshot = sample_table(6, 12)
         png = await queue.render(render_table_png, snapshot)
         pid = await queue.render(pid_after, 0.0)
@@ -96,6 +97,29 @@ async def test_hand_and_table_snapshots_pickle_across() -> None:
         hand = sample_hand(10, four_color=True)
         assert await queue.render(render_hand_png, hand) == render_hand_png(hand)
     finally:
+        queue.shutdown()
+
+
+async def test_the_event_loop_never_waits_for_the_pool_to_start() -> None:
+    """Forking workers waits for the forkserver's imports; the loop must keep turning meanwhile."""
+    queue = RenderQueue(2, mode="process", preload=PRELOAD)
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0.001)
+
+    task = asyncio.create_task(ticker())
+    try:
+        job = queue.submit(pid_after, lambda: 0.0)  # the first job starts the pool
+        assert not queue.ready and queue.depth() == 1, "the job waits for the pool instead of blocking the loop"
+        assert await job > 0
+        assert queue.ready
+        assert ticks > 5, "the event loop kept running while the workers started"
+    finally:
+        task.cancel()
         queue.shutdown()
 
 

@@ -89,9 +89,6 @@ def test_presenters_keep_the_replies_word_for_word() -> None:
     assert presenters.settings_text(dm_mode="deal", dm_closed=True, sort="rank", four_color=False) == (
         "Hand DMs: deal (your DMs are closed: use My hand). Sort: rank. Four-colour: off."
     )
-    assert presenters.history_text(["a", "b"], 2, 3) == (
-        "**Recent hands at this table** (2 dealt)\n• a\n• b\n• Hand 3 is in progress."
-    )
     assert presenters.practice_opened(opponents=1, level="easy", real_chips=False, next_hand_delay=6.0) == (
         "Practice table: you against 1 easy computer player, playing practice chips (your bank is untouched). "
         "Your hand is in your DMs and under **My hand**; `/hint` suggests a play; the next hand is dealt 6 s after "

@@ -27,6 +27,7 @@ from pancog.adapter.hand import Hands, PlaySelect
 from pancog.adapter.ops_cog import OpsCog, clock_settings_from_env
 from pancog.adapter.play_cog import PlayCog
 from pancog.adapter.practice_cog import PracticeCog
+from pancog.adapter.replay_cog import REPLAY_ITEMS, ReplayCog
 from pancog.adapter.runtime import PanRuntime, attach, runtime_of
 from pancog.adapter.table_cog import TableCog
 from pancog.bots import BotDriver, BotSettings
@@ -34,10 +35,12 @@ from pancog.clock import TurnClock
 from pancog.health import HealthRegistry
 from pancog.ledger import ChipLedger
 from pancog.renderq import RenderQueue
+from pancog.replay import ReplayService
 from pancog.settings import PlayerSettings, StoragePrefsStore
 from pancog.storage import storage_for
 from pancog.store import TableStore
 from pancog.tables import TableService, random_deal, seeded_deals
+from pancog.watch import WatchService
 
 __all__ = ["cogs", "open_runtime", "setup", "teardown"]
 
@@ -54,6 +57,7 @@ def cogs(rt: PanRuntime, boards: Boards, hands: Hands, clock: TurnClock, driver:
         PlayCog(rt, hands),
         OpsCog(rt, boards, clock),
         PracticeCog(rt, boards, driver),
+        ReplayCog(rt),
     ]
 
 
@@ -81,6 +85,8 @@ async def open_runtime(bot: commands.Bot) -> tuple[PanRuntime, TurnClock, BotDri
         group=app_commands.Group(name="pan", description="Panguingue card tables", guild_only=True),
         clock=clock,
         bots=driver,
+        replays=ReplayService(store),
+        watch=WatchService(tables),
     )
     return rt, clock, driver
 
@@ -104,7 +110,7 @@ async def setup(bot: commands.Bot) -> None:
     log.info("turn clock started for %d open table(s)", len(rt.tables.sessions))
     resumed = driver.start()
     log.info("computer players started; %d open table(s) looked at", resumed)
-    bot.add_dynamic_items(BoardButton, PlaySelect)
+    bot.add_dynamic_items(BoardButton, PlaySelect, *REPLAY_ITEMS)
     rt.spawn(rt.renders.start_workers(), name="render-workers")  # fork the render workers now, not at 1st image
 
 
@@ -115,6 +121,6 @@ async def teardown(bot: commands.Bot) -> None:
         if isinstance(cog, PanCog):
             await bot.remove_cog(name)
     bot.tree.remove_command(rt.group.name)
-    bot.remove_dynamic_items(BoardButton, PlaySelect)
+    bot.remove_dynamic_items(BoardButton, PlaySelect, *REPLAY_ITEMS)
     attach(bot, None)
     await rt.close()

@@ -137,7 +137,13 @@ class PlayCog(PanCog, name="PanPlay"):
         await self.hands.result(interaction, applied, interaction.user.id, with_hand=with_hand)
 
     async def show_hand(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
-        """/hand and the My hand button."""
+        """/hand and the My hand button (for a member watching a shared hand here: that hand, read-only)."""
+        watch = self.rt.watch  # watching with consent (issue 20): replay_cog answers the watcher
+        if watch is not None and session.find_seat(interaction.user.id) is None:
+            grants = watch.watching(session.table_id, interaction.user.id)
+            if grants:
+                await self.rt.handlers["watch"](interaction, session.table_id, (str(grants[0].player_id),))
+                return
         await self.hands.show(interaction, session, interaction.user.id)
 
     async def play_selected(
