@@ -80,7 +80,11 @@ def chosen_play(state: TableState, seat: int, user_id: int, kind: str, values: t
     seq, _, rest = token.partition(".")
     owner, _, _ = rest.partition(".")
     if kind in ("play", "discard") and seq == str(state.seq) and owner == str(user_id):
-        for value, action, _ in offered(engine.observe(state, seat), user_id)[kind]:
+        obs = engine.observe(state, seat)
+        everything = offered(obs, user_id, obs.legal)  # the engine's order: no ranking needed to check membership
+        if any(len(entries) >= MENU_MAX for entries in everything.values()):
+            everything = offered(obs, user_id)  # more than a menu holds: only the best 25, as shown, count
+        for value, action, _ in everything[kind]:
             if value == token:
                 return action
     raise PanError(presenters.MENU_OUT_OF_DATE)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -54,7 +55,13 @@ async def act_by_clicking(pan: Pan, user: FakeUser, action: Action) -> None:
     value = menu_token(pan, user, action)
     for menu in select_menus(panel):
         if any(o["value"] == value for o in menu["options"]):
+            seq = pan.session().state.seq
             await pan.select(user, panel, menu["custom_id"], [value])
+            for _ in range(500):  # a select is acknowledged first (type 6); the play commits just after
+                if pan.session().state.seq != seq:
+                    break
+                await asyncio.sleep(0.01)
+            await pan.settle()
             return
     raise AssertionError(f"{value} is not offered in My hand: {[m['options'] for m in select_menus(panel)]}")
 
