@@ -11,9 +11,12 @@ import re
 
 import pytest
 
+from pancog.adapter import presenters
 from pancog.adapter.safety import code_block, shown, unescaped
+from renderer import render_table
 from tests.e2e.conftest import Pan, PanFactory
 from tests.fakediscord.models import FakeMessage
+from tests.renderer.test_image_text import assert_all_drawable, drawn_texts
 
 MARKUP = "<@&1> **x** ||y|| @everyone"
 RTL = "\u202e" + "Evil name reads backwards here!"  # 32 characters, the first a right-to-left override
@@ -82,6 +85,15 @@ async def test_hostile_names_are_shown_not_obeyed(hostile: Pan) -> None:
     assert f"Player {zero_width_id % 10000}" in read  # nothing visible: the name falls back to a readable one
     leaderboard = next(m for m in messages if m.content.startswith("**Leaderboard**"))
     assert MARKUP in unescaped(leaderboard.content) and shown(MARKUP) in leaderboard.content
+
+    # the board image: the names as typed (override dropped, text in stored order), every glyph in the font
+    session = pan.session()
+    snap = presenters.table_snapshot(session.state, pan.rt.names, title=pan.rt.names[players[0].id], notes=[])
+    assert [seat.name for seat in snap.seats] == [MARKUP, RTL[1:], f"Player {zero_width_id % 10000}", EMOJI]
+    with drawn_texts() as seen:
+        render_table(snap)
+    assert_all_drawable(seen)
+    assert not any("\u202e" in text or "\u200b" in text for text, _, _ in seen)
 
 
 async def test_safety_function_contract() -> None:
