@@ -121,6 +121,7 @@ def mode_from_env(env: Mapping[str, str] = os.environ) -> str:
 
 PR_SET_PDEATHSIG = 1
 GUARD_MODULE = "pancog.render_guard"  # imported first by the forkserver: it dies with the bot
+SPAWN_ATTEMPTS = 3  # pool starts that fail in a row before rendering falls back to threads for good
 ENV_PARENT = "PAN_RENDER_PARENT_PID"  # the bot's pid, for the forkserver's guard
 
 
@@ -159,6 +160,17 @@ def _worker_init(warm_up: Callable[[], None] | None) -> None:
 
 def _noop(_: object) -> None:
     """A job that only makes sure a worker exists (see :meth:`RenderQueue.start_workers`)."""
+
+
+_SPAWNER: list[concurrent.futures.ThreadPoolExecutor] = []
+
+
+def _spawner() -> concurrent.futures.ThreadPoolExecutor:
+    """The one thread that starts render processes, for the life of the process: the kernel sends the
+    forkserver its death signal when the *thread* that started it ends, not only the process."""
+    if not _SPAWNER:
+        _SPAWNER.append(concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="pan-render-spawn"))
+    return _SPAWNER[0]
 
 
 def _prespawn(executor: concurrent.futures.Executor, workers: int) -> None:
@@ -252,11 +264,15 @@ class RenderQueue:
         self.restarts = 0  # process pools replaced after a worker died
         self._executor = self._new_executor()
         # Process mode: forking the workers waits for the forkserver to import and warm the renderer (seconds on a
-        # busy machine), so it happens on a thread of its own, never on the event loop; jobs wait in their queues
-        # until the pool is up (``_ready``).
+        # busy machine), so it happens on a thread of its own, never on the event loop; until the pool is up
+        # (``_ready``) jobs render on threads, so a restart never makes a player wait for processes to start.
         self._ready = mode == "thread"
         self._spawning: asyncio.Task[None] | None = None
-        self._spawner: concurrent.futures.ThreadPoolExecutor | None = None
+        self._spawn_failures = 0
+        self._fallback: concurrent.futures.ThreadPoolExecutor | None = None
+        # jobs whose worker process died under them: they get one more try, in a process only (never on the
+        # fallback thread: whatever killed a worker must not run inside the bot)
+        self._retry: collections.deque[RenderJob[Any]] = collections.deque()
         self._queues: dict[Priority, collections.deque[RenderJob[Any]]] = {p: collections.deque() for p in Priority}
         self._running = 0
         self._closed = False
@@ -303,21 +319,26 @@ class RenderQueue:
         self._spawning = asyncio.get_running_loop().create_task(self._spawn(), name="render-spawn")
 
     async def _spawn(self) -> None:
-        if self._spawner is None:  # one long-lived thread: the forkserver's death signal follows its parent thread
-            self._spawner = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="pan-render-spawn")
         executor = self._executor
         try:
-            await asyncio.get_running_loop().run_in_executor(self._spawner, _prespawn, executor, self.workers)
-        except Exception:
+            await asyncio.get_running_loop().run_in_executor(_spawner(), _prespawn, executor, self.workers)
+        except Exception as exc:
+            self._spawning = None
             if self._closed:
                 return
-            log.exception("render worker processes could not start: rendering in threads instead")
             executor.shutdown(wait=False, cancel_futures=True)
+            self._spawn_failures += 1
+            if self._spawn_failures < SPAWN_ATTEMPTS:  # e.g. a worker died while the pool was starting
+                log.warning("render worker processes did not start (%r); trying again", exc)
+                self._executor = self._new_executor()
+                self._ensure_spawning()
+                return
+            log.error("render worker processes could not start (%r): rendering in threads from now on", exc)
             self.mode = "thread"
             self._executor = self._new_executor()
-        finally:
-            self._spawning = None
+        self._spawning = None
         if self._executor is executor or self.mode == "thread":
+            self._spawn_failures = 0
             self._ready = True
         self._pump()
 
@@ -390,7 +411,7 @@ class RenderQueue:
         if self._closed:
             return
         self._closed = True
-        for queue in self._queues.values():
+        for queue in (*self._queues.values(), self._retry):
             while queue:
                 job = queue.popleft()
                 if not job.future.done():
@@ -399,8 +420,8 @@ class RenderQueue:
         self._executor.shutdown(wait=False, cancel_futures=True)
         if self._spawning is not None:
             self._spawning.cancel()
-        if self._spawner is not None:
-            self._spawner.shutdown(wait=False)
+        if self._fallback is not None:
+            self._fallback.shutdown(wait=False, cancel_futures=True)
 
     @property
     def ready(self) -> bool:
@@ -414,6 +435,11 @@ class RenderQueue:
     # ------------------------------------------------------------------ internals
 
     def _next(self) -> RenderJob[Any] | None:
+        while self._ready and self._retry:
+            job = self._retry.popleft()
+            if not job.future.done():
+                return job
+            self._dropped += 1
         for priority in Priority:
             queue = self._queues[priority]
             while queue:
@@ -427,7 +453,6 @@ class RenderQueue:
     def _pump(self) -> None:
         if not self._ready:
             self._ensure_spawning()
-            return
         while not self._closed and self._running < self.workers:
             job = self._next()
             if job is None:
@@ -449,12 +474,17 @@ class RenderQueue:
             return
         loop = job.future.get_loop()
         self._running += 1
+        executor: concurrent.futures.Executor = self._executor
+        if not self._ready:  # the processes are still starting: this one renders on a thread
+            if self._fallback is None:
+                self._fallback = concurrent.futures.ThreadPoolExecutor(self.workers, thread_name_prefix="pan-render")
+            executor = self._fallback
         try:
-            done = self._executor.submit(job._fn, value)
+            done = executor.submit(job._fn, value)
         except BrokenProcessPool:  # a worker died since the last job finished: a new pool, the job waits for it
             self._running -= 1
             job.started_at = None
-            self._queues[Priority.URGENT].appendleft(job)
+            (self._retry if job.retried else self._queues[Priority.URGENT]).appendleft(job)
             self._replace_executor()
             self._ensure_spawning()
             return
@@ -487,7 +517,7 @@ class RenderQueue:
                 if not job.retried and not job.future.done():
                     job.retried = True
                     job.started_at = None
-                    self._queues[Priority.URGENT].appendleft(job)
+                    self._retry.append(job)
                     self._pump()
                     return
             if exc is None:

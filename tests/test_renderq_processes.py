@@ -59,7 +59,7 @@ async def test_process_renders_are_the_same_pngs_drawn_elsewhere() -> None:
 async def test_priorities_hold_with_process_workers() -> None:
     queue = RenderQueue(1, mode="process")
     try:
-        await queue.render(pid_after, 0.0)  # the worker is up
+        await queue.start_workers()
         finished: list[str] = []
         jobs = []
         for name, priority in [("busy", Priority.BOARD), *[(f"bg{i}", Priority.BACKGROUND) for i in range(4)]]:
@@ -77,7 +77,9 @@ async def test_priorities_hold_with_process_workers() -> None:
 async def test_a_dead_worker_is_replaced_and_its_job_retried_once(tmp_path: Path) -> None:
     queue = RenderQueue(1, mode="process")
     try:
+        await queue.start_workers()  # (before that, jobs would render on a thread of this very process)
         first = await queue.render(pid_after, 0.0)
+        assert first != os.getpid()
         survivor = await queue.render(die_once, str(tmp_path / "marker"))
         assert survivor != first, "the retry ran in a new worker"
         assert queue.restarts == 1
@@ -94,6 +96,7 @@ async def test_hand_and_table_snapshots_pickle_across() -> None:
     try:
         from renderer.hand import render_hand_png
 
+        await queue.start_workers()
         hand = sample_hand(10, four_color=True)
         assert await queue.render(render_hand_png, hand) == render_hand_png(hand)
     finally:
@@ -114,9 +117,11 @@ async def test_the_event_loop_never_waits_for_the_pool_to_start() -> None:
     task = asyncio.create_task(ticker())
     try:
         job = queue.submit(pid_after, lambda: 0.0)  # the first job starts the pool
-        assert not queue.ready and queue.depth() == 1, "the job waits for the pool instead of blocking the loop"
-        assert await job > 0
+        assert not queue.ready, "the pool starts on its own thread, not on the loop"
+        assert await job == os.getpid(), "meanwhile the job rendered on a thread of the bot's process"
+        await queue.start_workers()
         assert queue.ready
+        assert await queue.render(pid_after, 0.0) != os.getpid(), "then jobs go to the worker processes"
         assert ticks > 5, "the event loop kept running while the workers started"
     finally:
         task.cancel()

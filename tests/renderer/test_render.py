@@ -80,6 +80,26 @@ GOLDEN_CASES = {
 }
 
 
+def update_golden_png(path: Path, png: bytes, actual: Image.Image) -> None:
+    """Update mode never approves itself: an image that differs from its golden beyond the tolerance
+    (or has none) is written, the old one is kept under ``_failures/`` to compare, and the test fails
+    until it is reviewed and the suite re-run without PAN_UPDATE_GOLDEN. A matching image passes and
+    the golden is left alone."""
+    if path.exists():
+        old = Image.open(path).convert("RGB")
+        if old.size == actual.size and _mean_diff(actual, old) <= MAX_MEAN_DIFF:
+            return
+        FAILURES.mkdir(exist_ok=True)
+        old.save(FAILURES / f"{path.stem}.previous.png")
+    path.parent.mkdir(exist_ok=True)
+    path.write_bytes(png)
+    pytest.fail(
+        f"PAN_UPDATE_GOLDEN: wrote {path.name} (previous image in {FAILURES.name}/); look at it, then run again "
+        "without PAN_UPDATE_GOLDEN.",
+        pytrace=False,
+    )
+
+
 def _mean_diff(a: Image.Image, b: Image.Image) -> float:
     stat = ImageStat.Stat(ImageChops.difference(a.convert("RGB"), b.convert("RGB")))
     return sum(stat.mean) / len(stat.mean)
@@ -92,9 +112,7 @@ def test_render_matches_golden(name: str) -> None:
     actual = Image.open(io.BytesIO(png)).convert("RGB")
     path = GOLDEN / f"{name}.png"
     if os.environ.get("PAN_UPDATE_GOLDEN") == "1":
-        GOLDEN.mkdir(exist_ok=True)
-        path.write_bytes(png)
-        return
+        update_golden_png(path, png, actual)
     assert path.exists(), f"missing golden {path.name}; run with PAN_UPDATE_GOLDEN=1 and look at it"
     expected = Image.open(path).convert("RGB")
     diff = _mean_diff(actual, expected) if actual.size == expected.size else float("inf")
@@ -450,3 +468,26 @@ def test_png_is_small_and_valid(make: object) -> None:
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
     assert len(png) <= MAX_BYTES, len(png)
     Image.open(io.BytesIO(png)).verify()
+
+
+def test_png_update_mode_writes_and_still_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PAN_UPDATE_GOLDEN never approves itself: a new or changed image is written and the test fails;
+    an image within the tolerance passes and its golden is not rewritten."""
+    import sys
+
+    monkeypatch.setattr(sys.modules[__name__], "FAILURES", tmp_path / "failures")
+    png = assets.to_png(render_hand(sample_hand()))
+    actual = Image.open(io.BytesIO(png)).convert("RGB")
+    path = tmp_path / "hand.png"
+    with pytest.raises(pytest.fail.Exception, match=r"wrote hand\.png"):
+        update_golden_png(path, png, actual)
+    assert path.read_bytes() == png
+    update_golden_png(path, png, actual)  # the same image: passes
+    cards = list(sample_hand().cards)
+    cards[0] = parse_card("QD")
+    other_png = assets.to_png(render_hand(replace(sample_hand(), cards=tuple(cards))))
+    other = Image.open(io.BytesIO(other_png)).convert("RGB")
+    with pytest.raises(pytest.fail.Exception, match="look at it"):
+        update_golden_png(path, other_png, other)
+    assert path.read_bytes() == other_png
+    assert (tmp_path / "failures" / "hand.previous.png").exists()

@@ -132,7 +132,7 @@ async def test_guild_settings_round_trip(ledger: ChipLedger) -> None:
     )
     with pytest.raises(InvalidAmount):
         await ledger.update_settings(GUILD, daily_amount=-5)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="unknown guild settings"):
         await ledger.update_settings(GUILD, colour="red")
 
 

@@ -47,7 +47,7 @@ async def test_snapshot_shortens_replay(store: TableStore, table: int) -> None:
     await store.save_snapshot(table, 5, "state-after-5")
     (loaded,) = await store.load_open_tables()
     assert (loaded.snapshot, loaded.first_seq, loaded.actions, loaded.last_seq) == ("state-after-5", 6, ("a6", "a7"), 7)
-    with pytest.raises(StorageError):
+    with pytest.raises(StorageError, match=r"snapshot seq 8 is outside 1\.\.7"):
         await store.save_snapshot(table, 8, "future")
 
 
