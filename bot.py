@@ -70,6 +70,9 @@ class PanBot(commands.Bot):
         # their message), and a cache of 1000 board/summary messages with attachments and components is memory
         # that grows with the tables (docs/perf/soak.md, "Memory").
         options.setdefault("max_messages", None)
+        # Nothing the bot posts pings anyone unless that message says so (errors.pings: exactly the users it
+        # names). Names and typed text are shown, never obeyed (issue 19); the bot never needs Mention Everyone.
+        options.setdefault("allowed_mentions", discord.AllowedMentions.none())
         super().__init__(command_prefix=commands.when_mentioned, intents=intents, **options)  # type: ignore[arg-type]
         self.db_path = db_path
         self.test_guild_id = test_guild_id

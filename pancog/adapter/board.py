@@ -28,6 +28,7 @@ from pancog import logs
 from pancog.adapter import presenters
 from pancog.adapter.errors import PanView, send_dm
 from pancog.adapter.runtime import PanRuntime, runtime_of
+from pancog.adapter.safety import code_block
 from pancog.game import engine
 from pancog.game.actions import AcceptSplit, Force, FoulCall, OfferSplit
 from pancog.game.events import HandEnded, HandStarted
@@ -229,7 +230,7 @@ class Boards:
             on_queued(job)
         png = await job
         text, twin = captured["text"], table_text(captured["snap"])
-        content = text if len(text) + len(twin) > 1900 else f"{text}\n```\n{twin}\n```"
+        content = text if len(text) + len(twin) > 1900 else f"{text}\n{code_block(twin)}"
         return content[:2000], discord.File(io.BytesIO(png), filename="table.png"), captured["view"]
 
     # -- Discord faults
@@ -406,7 +407,7 @@ class Board:
             await channel.send(text[:2000])
             return
         png = await rt.renders.render(render_outcome_png, snap, priority=Priority.BOARD)
-        body = f"{text}\n```\n{outcome_text(snap)}\n```"
+        body = f"{text}\n{code_block(outcome_text(snap))}"
         if len(body) > 2000:
             body = text[:2000]
         await channel.send(body, file=discord.File(io.BytesIO(png), filename="outcome.png"))

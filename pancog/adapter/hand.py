@@ -5,10 +5,15 @@
 - The panel is an ephemeral message: the hand image, its text twin, and selects of every legal play (best first,
   with what each pays) and of the discards. The selects are ``DynamicItem``s (``pan:t:<table>:play|discard``)
   whose choice runs the handler the play cog registered (``PanRuntime.handlers``).
+- A select's option values are **tokens**, not actions: ``<seq>.<user>.<digest>`` names the table state the menu
+  was built for, the user it was built for, and the play (a short digest of its notation). :func:`chosen_play`
+  rebuilds the same menu from the table as it is and accepts only a token it contains, so a forged value, one
+  from another player's panel or from an older state is refused before anything reaches the engine (issue 18).
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import logging
 import re
@@ -18,12 +23,13 @@ import discord
 
 from pancog.adapter import presenters
 from pancog.adapter.board import BoardButton
-from pancog.adapter.errors import PanView, answer, send_ephemeral
+from pancog.adapter.errors import PanView, answer, fit_view, send_ephemeral
 from pancog.adapter.runtime import PanRuntime, runtime_of
 from pancog.bots import ordered_legal  # computer players (issue 8)
 from pancog.game import engine
-from pancog.game.actions import DeclineDraw, Discard
+from pancog.game.actions import Action, DeclineDraw, Discard
 from pancog.game.engine import Observation
+from pancog.game.errors import PanError
 from pancog.game.events import CardsDealt, Discarded, HandStarted, Melded, OptionTaken
 from pancog.game.notation import format_action
 from pancog.game.state import TableState
@@ -32,11 +38,57 @@ from pancog.settings import DmMode
 from pancog.tables import Applied, TableSession
 from renderer import hand_text, render_hand_png
 
-__all__ = ["HandView", "Hands", "PlaySelect"]
+__all__ = ["HandView", "Hands", "PlaySelect", "chosen_play", "offered"]
 
 log = logging.getLogger("pan.views")
 
+MENU_MAX = 25
+"""Options in one select (Discord's limit)."""
+
 Panel = tuple[str, discord.File | None, "HandView"]
+
+MenuEntry = tuple[str, Action, int]
+"""(option value token, the action, what it pays) as one select offers it."""
+
+
+def offered(
+    obs: Observation, user_id: int, ordered: tuple[tuple[Action, int], ...] | None = None
+) -> dict[str, list[MenuEntry]]:
+    """The My hand menus for ``user_id`` in the observed state: ``play`` and ``discard``, best first, at most 25
+    each, one option per distinct play. Built the same way for the panel and for checking a choice.
+    ``ordered``: ``ordered_legal(obs)`` when the caller has it already."""
+    menus: dict[str, list[MenuEntry]] = {"play": [], "discard": []}
+    seen: set[str] = set()
+    for action, pays in ordered_legal(obs) if ordered is None else ordered:  # computer players (issue 8): best first
+        text = format_action(action)
+        if text in seen:
+            continue
+        seen.add(text)
+        menu = menus["discard" if isinstance(action, Discard) else "play"]
+        if len(menu) < MENU_MAX:
+            digest = hashlib.blake2s(text.encode(), digest_size=6).hexdigest()
+            menu.append((f"{obs.seq}.{user_id}.{digest}", action, pays))
+    return menus
+
+
+def chosen_play(state: TableState, seat: int, user_id: int, kind: str, values: tuple[str, ...]) -> Action:
+    """The action a My hand choice names, if it is one the bot offers ``user_id`` in ``state`` under ``kind``.
+
+    Raises:
+        PanError: "That menu is out of date — open My hand again" for anything else.
+    """
+    token = values[0] if len(values) == 1 else ""
+    seq, _, rest = token.partition(".")
+    owner, _, _ = rest.partition(".")
+    if kind in ("play", "discard") and seq == str(state.seq) and owner == str(user_id):
+        obs = engine.observe(state, seat)
+        everything = offered(obs, user_id, obs.legal)  # the engine's order: no ranking needed to check membership
+        if any(len(entries) >= MENU_MAX for entries in everything.values()):
+            everything = offered(obs, user_id)  # more than a menu holds: only the best 25, as shown, count
+        for value, action, _ in everything[kind]:
+            if value == token:
+                return action
+    raise PanError(presenters.MENU_OUT_OF_DATE)
 
 
 class Hands:
@@ -132,7 +184,7 @@ class Hands:
         state = session.state
         prefs = await self.rt.settings.get(user_id)
         notice = await self.notice_prefix(user_id)
-        view = HandView(session.table_id, obs)
+        view = HandView(session.table_id, obs, user_id)
         if state.hand is None or state.hand.players[seat] is None:
             return notice + presenters.not_in_hand(dealt=state.hand is not None), None, view
         snap = presenters.hand_snapshot(
@@ -176,25 +228,20 @@ class HandView(PanView):
     keeps the view (selects, options, the state's plays) alive: about 5.5 KiB per panel shown (docs/perf/soak.md).
     """
 
-    def __init__(self, table_id: int, obs: Observation) -> None:
+    def __init__(self, table_id: int, obs: Observation, user_id: int) -> None:
         super().__init__()
-        plays: list[discord.SelectOption] = []
-        discards: list[discord.SelectOption] = []
         self.plays = ordered_legal(obs)  # computer players (issue 8): best first
-        seen: set[str] = set()
-        for action, pays in self.plays:
-            value = format_action(action)
-            if value in seen or len(value) > 100:  # option values are unique and at most 100 characters
-                continue
-            seen.add(value)
-            option = discord.SelectOption(label=presenters.action_label(action, pays), value=value)
-            (discards if isinstance(action, Discard) else plays).append(option)
-        if plays:
-            self.add_item(PlaySelect(table_id, "play", plays[:25]))
-        if discards:
-            self.add_item(PlaySelect(table_id, "discard", discards[:25]))
+        menus = offered(obs, user_id, self.plays)
+        for kind, entries in menus.items():
+            options = [
+                discord.SelectOption(label=presenters.action_label(action, pays), value=token)
+                for token, action, pays in entries
+            ]
+            if options:
+                self.add_item(PlaySelect(table_id, kind, options))
         if any(isinstance(action, DeclineDraw) for action, _pays in self.plays):
             self.add_item(BoardButton(table_id, "nodraw"))  # the double draw's second pluck is a right
+        fit_view(self)  # labels of long melds within Discord's 100 characters
 
 
 class PlaySelect(

@@ -7,7 +7,7 @@ shows the public result.
 
 from __future__ import annotations
 
-import dataclasses
+import functools
 import logging
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -19,8 +19,8 @@ from discord import app_commands
 from pancog.adapter import presenters
 from pancog.adapter.base import PanCog
 from pancog.adapter.checks import moderator, seat_of_member
-from pancog.adapter.errors import deliver, reusable_file, send_ephemeral
-from pancog.adapter.hand import Hands
+from pancog.adapter.errors import deliver, fit_choices, reusable_file, send_ephemeral
+from pancog.adapter.hand import Hands, chosen_play
 from pancog.adapter.runtime import Handler, PanRuntime
 from pancog.game import engine
 from pancog.game.actions import (
@@ -43,7 +43,6 @@ from pancog.game.actions import (
 )
 from pancog.game.cards import Card, parse_card, parse_cards
 from pancog.game.errors import PanError
-from pancog.game.notation import parse_action
 from pancog.game.state import Step, TableState
 from pancog.tables import NotSeated, TableSession
 
@@ -113,7 +112,8 @@ class PlayCog(PanCog, name="PanPlay"):
         found: dict[str, Handler] = {"hand": self.button(self.show_hand)}
         for verb, (make, with_hand) in BUTTON_ACTIONS.items():
             found[verb] = self.button(self._acting(make, with_hand=with_hand))
-        found["play"] = found["discard"] = self.play_selected
+        found["play"] = functools.partial(self.play_selected, kind="play")
+        found["discard"] = functools.partial(self.play_selected, kind="discard")
         return found
 
     def _acting(self, make: Make, *, with_hand: bool) -> Callable[[discord.Interaction[Any], TableSession], Any]:
@@ -149,24 +149,22 @@ class PlayCog(PanCog, name="PanPlay"):
         await self.hands.show(interaction, session, interaction.user.id)
 
     async def play_selected(
-        self, interaction: discord.Interaction[Any], table_id: int, values: tuple[str, ...]
+        self, interaction: discord.Interaction[Any], table_id: int, values: tuple[str, ...], *, kind: str
     ) -> None:
-        """A choice in the My hand selects: play it, then edit the private panel in place."""
+        """A choice in the My hand selects: play it, then edit the private panel in place.
+
+        The value must be a token of the menu the bot offers this user for the table as it is now
+        (:func:`~pancog.adapter.hand.chosen_play`); anything else is refused before the engine sees it."""
         rt = self.rt
         rt.remember(interaction.user)
         await interaction.response.defer()  # type 6: the private panel is edited in place below
         if not values:
             raise PanError(presenters.CHOOSE_A_PLAY)
-        chosen = parse_action(values[0])
         user_id = interaction.user.id
         session = rt.tables.get(table_id)
 
-        def make(seat: int) -> Action:
-            if getattr(chosen, "seat", None) != seat:
-                raise PanError(presenters.PANEL_OUT_OF_DATE)
-            template: Any = chosen
-            replaced: Action = dataclasses.replace(template, seat=seat)
-            return replaced
+        def make(seat: int) -> Action:  # under the table's lock: the state the choice must have been made in
+            return chosen_play(session.state, seat, user_id, kind, values)
 
         applied = await rt.tables.act(table_id, user_id, make)
         content, file, view = await self.hands.panel(session, user_id, after=applied)
@@ -349,7 +347,7 @@ class PlayCog(PanCog, name="PanPlay"):
             if turn is not None and turn.seat == seat and turn.drawn is not None:
                 options.insert(0, turn.drawn)
             names = [str(c) for c in options if str(c).lower().startswith(current.strip().lower())]
-            return [app_commands.Choice(name=n, value=n) for n in names[:25]]
+            return fit_choices(app_commands.Choice(name=n, value=n) for n in names)
         except Exception:
             log.warning("discard autocomplete failed", exc_info=True)
             return []
@@ -366,11 +364,11 @@ class PlayCog(PanCog, name="PanPlay"):
             state, seat = found
             pl = state.hand.players[seat] if state.hand else None
             melds = pl.melds if pl else ()
-            return [
+            return fit_choices(
                 app_commands.Choice(name=presenters.meld_choice(m), value=m.id)
                 for m in melds
                 if str(m.id).startswith(str(current or ""))
-            ][:25]
+            )
         except Exception:
             log.warning("meld autocomplete failed", exc_info=True)
             return []
@@ -387,7 +385,7 @@ class PlayCog(PanCog, name="PanPlay"):
             pl = state.hand.players[seat] if state.hand else None
             cards = dict.fromkeys(c for m in (pl.melds if pl else ()) for c in m.cards)
             names = [str(c) for c in cards if str(c).lower().startswith(current.strip().lower())]
-            return [app_commands.Choice(name=n, value=n) for n in names[:25]]
+            return fit_choices(app_commands.Choice(name=n, value=n) for n in names)
         except Exception:
             log.warning("borrow autocomplete failed", exc_info=True)
             return []
@@ -416,4 +414,4 @@ def cards_choices(found: tuple[TableState, int] | None, current: str) -> list[ap
             text = f"{head} {card}".strip()
             if text not in choices:
                 choices.append(text)
-    return [app_commands.Choice(name=c[:100], value=c[:100]) for c in choices[:25]]
+    return fit_choices(app_commands.Choice(name=c, value=c) for c in choices)

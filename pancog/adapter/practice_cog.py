@@ -21,7 +21,7 @@ from pancog.adapter import presenters
 from pancog.adapter.base import IN_PAN, PanCog
 from pancog.adapter.board import Board, Boards
 from pancog.adapter.checks import moderator
-from pancog.adapter.errors import send_ephemeral
+from pancog.adapter.errors import answer, send_ephemeral
 from pancog.adapter.runtime import PanRuntime
 from pancog.bots import BotDriver, computer_name, hint_allowed, practice_scope, suggest
 from pancog.game.errors import PanError
@@ -61,7 +61,7 @@ class PracticeCog(PanCog, name="PanPractice"):
             text = presenters.HINT_NO_HAND if session.state.hand is None else presenters.HINT_NOT_YOUR_MOVE
         else:
             text = presenters.hint_text(found[1])
-        await interaction.response.send_message(text, ephemeral=True)
+        await answer(interaction, text)
 
     @app_commands.command(
         name="practice",

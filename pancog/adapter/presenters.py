@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from pancog.adapter.safety import plain, shown
 from pancog.game.actions import (
     AcceptSplit,
     Action,
@@ -107,14 +108,29 @@ DM_CLOSED_NOTICE = (
 Names = Mapping[int, str]
 
 
-def name_of(names: Names, player_id: int | None) -> str:
-    if player_id is None:
-        return "the floor"
+def _default_name(player_id: int) -> str:
     if player_id < 0:  # computer players (issue 8): "🤖 Normal bot 1", derived from the id (no Discord member)
         from pancog.bots import computer_name
 
-        return names.get(player_id) or computer_name(player_id)
-    return names.get(player_id) or f"Player {player_id % 10000}"
+        return computer_name(player_id)
+    return f"Player {player_id % 10000}"
+
+
+def name_of(names: Names, player_id: int | None) -> str:
+    """A player's name for Discord text: escaped (Markdown and mentions), capped, never empty (issue 19)."""
+    if player_id is None:
+        return "the floor"
+    default = _default_name(player_id)
+    return shown(names.get(player_id) or default, fallback=default)
+
+
+def image_name_of(names: Names, player_id: int | None) -> str:
+    """A player's name for images: no control or bidirectional characters, capped, never empty (no escaping: the
+    renderer draws it as it is)."""
+    if player_id is None:
+        return "the floor"
+    default = _default_name(player_id)
+    return plain(names.get(player_id) or default) or default
 
 
 def seat_name(state: TableState, names: Names, seat: int | None) -> str:
@@ -182,7 +198,7 @@ def plain_text(line: str) -> str:
 
 def image_name(names: Names, player_id: int) -> tuple[str, bool]:
     """(name, is a computer player) for an image: the renderer draws a robot mark, not the 🤖 the font lacks."""
-    name = name_of(names, player_id)
+    name = image_name_of(names, player_id)
     if player_id < 0:
         return name.removeprefix(_COMPUTER_MARK), True
     return name, False
@@ -664,7 +680,7 @@ def next_step(state: TableState, seat: int, *, to_act: int | None) -> str:
 
 def board_text(state: TableState, names: Names, *, title: str, lines: Sequence[str], host_id: int) -> str:
     """PUBLIC short summary above the table image (≤ 2000 characters)."""
-    head = f"**{title}** — "
+    head = f"**{shown(title, limit=80)}** — "
     hand = state.hand
     seated = sum(1 for s in state.seats if s is not None)
     if hand is None:
@@ -705,7 +721,7 @@ def seats_text(state: TableState, names: Names) -> str:
 
 def hand_dm_text(guild: str, channel: str, hand_no: int, text_twin: str) -> str:
     """PRIVATE (DM): the deal."""
-    return f"**{guild}** · #{channel} · hand {hand_no}\n{text_twin}"
+    return f"**{shown(guild, limit=100)}** · #{shown(channel, limit=100)} · hand {hand_no}\n{text_twin}"
 
 
 def outs_text(state: TableState, names: Names, seat: int, chips_now: int) -> str:
@@ -730,7 +746,7 @@ def leaderboard(rows: Sequence[tuple[int, int]], names: Names) -> str:
 def granted(amount: int, who: str, bank: int) -> str:
     """The private answer to /pan grant (a negative amount took chips)."""
     verb, prep = ("Granted", "to") if amount > 0 else ("Took", "from")
-    return f"{verb} {chips(abs(amount))} {prep} {who}. Their bank: {chips(bank)}."
+    return f"{verb} {chips(abs(amount))} {prep} {shown(who)}. Their bank: {chips(bank)}."
 
 
 # --------------------------------------------------------------------------------------------- command replies
@@ -810,12 +826,12 @@ def settings_text(*, dm_mode: str, dm_closed: bool, sort: str, four_color: bool)
 
 def floor_fouled(who: str) -> str:
     """PRIVATE: a moderator who is not seated made the floor's foul call."""
-    return f"The floor called {who}'s hand foul."
+    return f"The floor called {shown(who)}'s hand foul."
 
 
 def not_seated_here(who: str) -> str:
     """PRIVATE refusal: the member named in a command has no seat at this table."""
-    return f"{who} is not seated at this table."
+    return f"{shown(who)} is not seated at this table."
 
 
 def meld_choice(meld: Meld) -> str:
@@ -880,7 +896,7 @@ def board_failed(error: str) -> str:
 
 SELECT_PLACEHOLDERS = {"play": "Play: meld, draw, declare…", "discard": "Discard a card"}
 CHOOSE_A_PLAY = "Choose a play."
-PANEL_OUT_OF_DATE = "That panel is out of date: open My hand again."
+MENU_OUT_OF_DATE = "That menu is out of date — open My hand again."
 
 
 def nothing_to(what: str) -> str:

@@ -13,7 +13,7 @@ from pancog.adapter import presenters
 from pancog.adapter.base import IN_PAN, PRESET_CHOICES, PanCog
 from pancog.adapter.board import Boards
 from pancog.adapter.checks import require_host_or_moderator
-from pancog.adapter.errors import deliver, reusable_file, send_ephemeral
+from pancog.adapter.errors import CONTENT_MAX, answer, cut, deliver, reusable_file, send_ephemeral
 from pancog.adapter.runtime import Handler, PanRuntime
 from pancog.game.errors import PanError
 from pancog.game.rules import describe_rules
@@ -154,7 +154,8 @@ class TableCog(PanCog, name="PanTables"):
         await self.defer(interaction, ephemeral=False)
         returned = await rt.tables.close(session.table_id, interaction.user.id, moderator=moderator)
         self.boards.drop(session.table_id)
-        await deliver(lambda: interaction.followup.send(presenters.table_closed(returned, rt.names)))
+        text = cut(presenters.table_closed(returned, rt.names), CONTENT_MAX)
+        await deliver(lambda: interaction.followup.send(text), what="table closed", detail=f"content {len(text)} chars")
 
     @app_commands.command(name="table", description="Post the table again (the board)", extras=IN_PAN)
     async def table(self, interaction: discord.Interaction) -> None:
@@ -167,5 +168,4 @@ class TableCog(PanCog, name="PanTables"):
         session = self.rt.tables.find_in_channel(interaction.channel_id or 0)
         if session is None:
             raise NoTableHere
-        text = presenters.rules_text(session.config.preset, describe_rules(session.rules))
-        await interaction.response.send_message(text, ephemeral=True)
+        await answer(interaction, presenters.rules_text(session.config.preset, describe_rules(session.rules)))

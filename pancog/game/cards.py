@@ -160,6 +160,14 @@ _SUIT_PARSE = {
     "♤": Suit.SPADES,
 }
 _SEPARATORS = re.compile(r"[\s,;]+")
+EXCERPT_MAX = 12
+"""Refusals quote at most this many characters of what the player typed, then a clear cut (``…``)."""
+
+
+def excerpt(text: str, limit: int = EXCERPT_MAX) -> str:
+    """``text`` stripped and cut to ``limit`` characters (``…`` marks the cut), for quoting input in a refusal."""
+    text = text.strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def parse_card(text: str) -> Card:
@@ -174,16 +182,16 @@ def parse_card(text: str) -> Card:
     if token in ("JOKER", "JK", "JKR", "X", "*", "W") or "JOKER" in token:
         raise NotationError("Pan is played without jokers or wild cards.")
     if len(token) < 2:
-        raise NotationError(f"'{text.strip()}' is not a card. Write a rank and a suit, like 5S or QH.")
+        raise NotationError(f"'{excerpt(text)}' is not a card. Write a rank and a suit, like 5S or QH.")
     rank_part, suit_part = token[:-1], token[-1]
     if rank_part in ("8", "9", "10", "T"):
         raise NotationError("Pan decks have no 8s, 9s or 10s.")
     rank = _RANK_PARSE.get(rank_part)
     suit = _SUIT_PARSE.get(suit_part)
     if rank is None:
-        raise NotationError(f"'{text.strip()}' has no Pan rank. Ranks are A 2 3 4 5 6 7 J Q K (no 8s, 9s or 10s).")
+        raise NotationError(f"'{excerpt(text)}' has no Pan rank. Ranks are A 2 3 4 5 6 7 J Q K (no 8s, 9s or 10s).")
     if suit is None:
-        raise NotationError(f"'{text.strip()}' has no suit. Suits are S H D C (or ♠ ♥ ♦ ♣).")
+        raise NotationError(f"'{excerpt(text)}' has no suit. Suits are S H D C (or ♠ ♥ ♦ ♣).")
     return Card(rank, suit)
 
 
@@ -229,7 +237,7 @@ def take_cards(hand: Sequence[Card], cards: Iterable[Card]) -> tuple[Card, ...]:
     except ValueError:
         missing = Counter(wanted) - Counter(hand)
         listed = format_cards(sorted(missing.elements(), key=suit_order_key))
-        raise CardsNotInHand(f"You don't hold {listed}.") from None
+        raise CardsNotInHand(f"You don't hold {excerpt(listed, 60)}.") from None
     return sort_hand(rest)
 
 

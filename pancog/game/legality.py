@@ -38,6 +38,7 @@ from ._work import (
 from .actions import AddToMeld, Borrow, FoulCause, NewMeld
 from .cards import Card, Suit
 from .errors import (
+    CardsNotInHand,
     DeclarationClosed,
     ForceRefused,
     IllegalMeld,
@@ -328,6 +329,8 @@ def discard_refusal(w: Work, seat: int, card: Card | None) -> Refusal | None:
 def discard_refusal_in_turn(w: Work, seat: int, card: Card | None) -> Refusal | None:
     """:func:`discard_refusal` once it is ``seat``'s turn (the menu asks :func:`turn_refusal` once)."""
     t = w.turn
+    if card is not None and (t is None or card != t.drawn) and card not in w.p(seat).hand:
+        return CardsNotInHand, "You don't hold {}.", card  # before any rule on what may be discarded
     if t is None or t.step is _STEP_DRAW:
         return WrongStep, "Draw first."
     if t.step is _STEP_MUST_USE:

@@ -48,7 +48,7 @@ from .actions import (
     TakeOption,
     Timeout,
 )
-from .cards import Card, format_cards, parse_card, parse_cards
+from .cards import Card, excerpt, format_cards, parse_card, parse_cards
 from .errors import NotationError, RuleViolation
 from .events import Event
 from .rules import PRESETS, Rules, rule_overrides
@@ -139,7 +139,7 @@ def _int(text: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise NotationError(f"'{text}' is not a number.") from None
+        raise NotationError(f"'{excerpt(text)}' is not a number.") from None
 
 
 def _kv(tokens: Sequence[str]) -> dict[str, str]:
@@ -198,7 +198,7 @@ def parse_action(text: str) -> Action:
     if head == "floor" and len(tokens) == 3 and tokens[1] == "foul":
         return FloorFoul(target=_int(tokens[2]))
     if len(tokens) < 2:
-        raise NotationError(f"'{text}' is not an action.")
+        raise NotationError(f"'{excerpt(text)}' is not an action.")
     seat = _int(tokens[0])
     verb = tokens[1].lower()
     args = tokens[2:]
@@ -267,7 +267,7 @@ def parse_action(text: str) -> Action:
         }
         if args[0] in kinds:
             return kinds[args[0]]
-    raise NotationError(f"'{text}' is not an action.")
+    raise NotationError(f"'{excerpt(text)}' is not an action.")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 
 from pancog.adapter import presenters
+from pancog.adapter.hand import offered
 from pancog.bots import computer_id, suggest
 from pancog.game import engine
 from pancog.game.actions import Action, GoOnTop, Knock, Pluck, TakeOption
@@ -31,6 +33,16 @@ def select_menus(message: FakeMessage) -> list[dict[str, Any]]:
     return [c for c in message.iter_components() if "options" in c]
 
 
+def menu_token(pan: Pan, user: FakeUser, action: Action) -> str:
+    """The option value (a token, issue 18) My hand offers ``user`` for ``action`` in the table as it is."""
+    session = pan.session()
+    menus = offered(engine.observe(session.state, session.seat_of(user.id)), user.id)
+    wanted = format_action(action)
+    found = [token for entries in menus.values() for token, offer, _ in entries if format_action(offer) == wanted]
+    assert found, f"{format_action(action)} is not offered to {user.name}"
+    return found[0]
+
+
 async def act_by_clicking(pan: Pan, user: FakeUser, action: Action) -> None:
     """Play ``action`` with the board's buttons or My hand's selects only."""
     label = BUTTONS.get(type(action))
@@ -40,10 +52,16 @@ async def act_by_clicking(pan: Pan, user: FakeUser, action: Action) -> None:
     reply = await pan.click(user, pan.board(), "My hand")
     panel = reply.message
     assert panel is not None and panel.ephemeral and panel.visible_to == user.id
-    value = format_action(action)
+    value = menu_token(pan, user, action)
     for menu in select_menus(panel):
         if any(o["value"] == value for o in menu["options"]):
+            seq = pan.session().state.seq
             await pan.select(user, panel, menu["custom_id"], [value])
+            for _ in range(500):  # a select is acknowledged first (type 6); the play commits just after
+                if pan.session().state.seq != seq:
+                    break
+                await asyncio.sleep(0.01)
+            await pan.settle()
             return
     raise AssertionError(f"{value} is not offered in My hand: {[m['options'] for m in select_menus(panel)]}")
 
@@ -90,7 +108,7 @@ async def test_practice_hand_by_clicking(pan_factory: PanFactory) -> None:
     assert panel is not None
     first = select_menus(panel)[0]["options"][0]["value"]
     found = suggest(state, session.seat_of(me.id))
-    assert found is not None and first == format_action(found[0])
+    assert found is not None and first == menu_token(pan, me, found[0])
     moves = await play_hand_by_clicking(pan, [me])
     state = pan.session().state
     assert state.hand is None and state.hand_no == 1 and state.last_hand is not None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from pancog.game.state import EndReason
@@ -57,7 +58,13 @@ async def choose(pan: Pan, user: FakeUser, panel: FakeMessage, kind: str, label:
     found = [o for o in options(panel, kind) if o["label"].startswith(label)]
     assert found, f"no {label!r} in {[o['label'] for o in options(panel, kind)]}"
     menu_id = next(c["custom_id"] for c in panel.iter_components() if str(c.get("custom_id", "")).endswith(kind))
+    seq = pan.session().state.seq
     await pan.select(user, panel, menu_id, [found[0]["value"]])
+    for _ in range(500):  # a select is acknowledged first (type 6); the play commits and the panel is edited after
+        if pan.session().state.seq != seq and pan.h.fake.messages[panel.id].edits:
+            break
+        await asyncio.sleep(0.01)
+    await pan.settle()
     return pan.h.fake.messages[panel.id]
 
 

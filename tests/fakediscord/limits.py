@@ -33,6 +33,9 @@ REQUEST_SIZE_MAX = 25 * 1024 * 1024
 CHOICES_MAX = 25
 CHOICE_NAME_MAX = 100
 CHOICE_VALUE_MAX = 100
+ATTACHMENT_DESCRIPTION_MAX = 1024
+MENTION_PARSE = frozenset({"roles", "users", "everyone"})
+MENTION_IDS_MAX = 100
 MODAL_TITLE_MAX = 45
 MODAL_COMPONENTS_MAX = 5
 TEXT_INPUT_LABEL_MAX = 45
@@ -187,6 +190,45 @@ def check_files(files: list[tuple[str, bytes]], size_limit: int = FILE_SIZE_MAX)
     return problems
 
 
+def check_attachments(attachments: list[dict[str, Any]]) -> list[str]:
+    """The ``attachments`` array of a message payload: alt text (``description``) at most 1,024 characters."""
+    problems: list[str] = []
+    for i, attachment in enumerate(attachments):
+        description = attachment.get("description")
+        if description is not None and (
+            not isinstance(description, str) or len(description) > ATTACHMENT_DESCRIPTION_MAX
+        ):
+            problems.append(
+                f"attachments[{i}].description has {_len(description)} chars > {ATTACHMENT_DESCRIPTION_MAX}"
+            )
+    return problems
+
+
+def check_allowed_mentions(allowed: Any) -> list[str]:
+    """``allowed_mentions`` as Discord validates it: ``parse`` ⊆ {roles, users, everyone}; ``users``/``roles`` lists
+    of at most 100 snowflakes, each not also named in ``parse``; ``replied_user`` a boolean."""
+    if allowed is None:
+        return []
+    if not isinstance(allowed, dict):
+        return [f"allowed_mentions must be an object, not {type(allowed).__name__}"]
+    problems: list[str] = []
+    parse = allowed.get("parse", [])
+    if not isinstance(parse, list) or not set(parse) <= MENTION_PARSE:
+        problems.append(f"allowed_mentions.parse {parse!r} must be a list of {sorted(MENTION_PARSE)}")
+        parse = []
+    for key in ("users", "roles"):
+        ids = allowed.get(key)
+        if ids is None:
+            continue
+        if not isinstance(ids, list) or len(ids) > MENTION_IDS_MAX or not all(str(i).isdigit() for i in ids):
+            problems.append(f"allowed_mentions.{key} must be a list of at most {MENTION_IDS_MAX} snowflakes")
+        elif key in parse:
+            problems.append(f"allowed_mentions: parse {key!r} and {key} are mutually exclusive")
+    if "replied_user" in allowed and not isinstance(allowed["replied_user"], bool):
+        problems.append("allowed_mentions.replied_user must be a boolean")
+    return problems
+
+
 def check_message(
     payload: dict[str, Any], files: list[tuple[str, bytes]], *, creating: bool, size_limit: int = FILE_SIZE_MAX
 ) -> list[str]:
@@ -198,6 +240,8 @@ def check_message(
     problems += check_embeds(payload.get("embeds") or [])
     problems += check_components(payload.get("components") or [], payload.get("flags") or 0)
     problems += check_files(files, size_limit)
+    problems += check_attachments(payload.get("attachments") or [])
+    problems += check_allowed_mentions(payload.get("allowed_mentions"))
     is_v2 = bool((payload.get("flags") or 0) & IS_COMPONENTS_V2)
     if is_v2 and (content or payload.get("embeds")):
         problems.append("content/embeds are not allowed with the components v2 flag")

@@ -145,6 +145,7 @@ class FakeMessage:
     flags: int = 0
     interaction_id: int | None = None
     visible_to: int | None = None  # the user who can see an ephemeral message
+    allowed_mentions: dict[str, Any] | None = None  # as sent; None: omitted (Discord then parses every mention)
     deleted: bool = False
     edits: int = 0
     created_at: float = field(default_factory=time.monotonic)

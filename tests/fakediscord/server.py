@@ -859,6 +859,7 @@ class FakeDiscord:
             flags=flags,
             interaction_id=interaction.id if interaction else None,
             visible_to=interaction.user_id if interaction and flags & EPHEMERAL else None,
+            allowed_mentions=payload.get("allowed_mentions"),
         )
         self.messages[message.id] = message
         req.call.ephemeral = message.ephemeral
@@ -875,6 +876,8 @@ class FakeDiscord:
             message.content = payload["content"] or ""
         if "embeds" in payload:
             message.embeds = payload["embeds"] or []
+        if "allowed_mentions" in payload:
+            message.allowed_mentions = payload["allowed_mentions"]
         if "components" in payload:
             message.components = payload["components"] or []
         if "flags" in payload and payload["flags"] is not None:

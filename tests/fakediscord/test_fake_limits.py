@@ -50,3 +50,22 @@ def test_embeds_files_choices_and_empty() -> None:
     assert limits.check_choices([{"name": "n" * 101, "value": "v"}]) == ["choices[0].name must be 1..100 chars"]
     assert limits.check_message({}, [], creating=True) != []
     assert limits.check_message({}, [], creating=False) == []
+
+
+def test_attachment_alt_text_and_allowed_mentions() -> None:
+    """Alt text over 1,024 characters and malformed allowed_mentions are refused, as Discord refuses them."""
+    alt = {"content": "x", "attachments": [{"id": 0, "filename": "a.png", "description": "d" * 1025}]}
+    assert limits.check_message(alt, [("a.png", b"\x89PNG")], creating=True) == [
+        "attachments[0].description has 1025 chars > 1024"
+    ]
+    alt["attachments"][0]["description"] = "d" * 1024
+    assert limits.check_message(alt, [("a.png", b"\x89PNG")], creating=True) == []
+    assert limits.check_allowed_mentions({"parse": []}) == []
+    assert limits.check_allowed_mentions({"parse": [], "users": ["123"], "replied_user": False}) == []
+    assert limits.check_allowed_mentions({"parse": ["here"]}) != []
+    assert limits.check_allowed_mentions({"parse": ["users"], "users": ["1"]}) == [
+        "allowed_mentions: parse 'users' and users are mutually exclusive"
+    ]
+    assert limits.check_allowed_mentions({"users": [str(i) for i in range(101)]}) != []
+    assert limits.check_allowed_mentions({"replied_user": "yes"}) != []
+    assert limits.check_message({"content": "x", "allowed_mentions": {"parse": "all"}}, [], creating=True) != []

@@ -348,3 +348,17 @@ def test_going_out_units_zero() -> None:
     s, _ = run(s, Pluck(seat=0), NewMeld(seat=0, cards=cards("JS QS")), NewMeld(seat=0, cards=cards("2H 3H 4H 5H 6H")))
     s, ev = run(s, NewMeld(seat=0, cards=cards("4D 4C 4S")))
     assert chips_to(ev, 0, ChipReason.GOING_OUT) == 0 and chips_to(ev, 0, ChipReason.OUTS) == 4
+
+
+def test_discarding_an_unheld_card_says_so_first() -> None:
+    """#18 item 3: a card the player does not hold is named as such before any rule on what may be discarded."""
+    s, _ = knock_all(table(["5H 5H 5H 2C 4D 6S JC QD KH AS", P1, P2], stock="KC"))
+    with pytest.raises(RuleViolation, match="You don't hold QS"):  # before the draw
+        apply(s, Discard(seat=0, card=cards("QS")[0]))
+    s, _ = run(s, Pluck(seat=0))
+    with pytest.raises(RuleViolation, match="You don't hold QS"):  # drawn, no hit yet
+        apply(s, Discard(seat=0, card=cards("QS")[0]))
+    with pytest.raises(RuleViolation, match="only discard the card you drew"):  # held: the rule applies
+        apply(s, Discard(seat=0, card=cards("2C")[0]))
+    after, _ = run(s, Discard(seat=0, card=cards("KC")[0]))  # the drawn card itself may go
+    assert after.seq == s.seq + 1

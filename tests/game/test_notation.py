@@ -7,6 +7,8 @@ import random
 import pytest
 
 from pancog.game import NotationError, Rules, Sit, StartHand, apply, format_action, initial_state, parse_action, plays
+from pancog.game.cards import EXCERPT_MAX, parse_cards, take_cards
+from pancog.game.errors import CardsNotInHand
 from pancog.game.notation import dump_transcript, format_event, format_rules, load_transcript, parse_rules, replay
 from pancog.game.rules import ForceMode
 
@@ -47,6 +49,22 @@ def test_transcript_round_trip_and_replay() -> None:
 def test_bad_notation(text: str) -> None:
     with pytest.raises(NotationError):
         parse_action(text)
+
+
+@pytest.mark.parametrize("typed", ["Q" * 2000, "♠" * 2000, "\u200b" * 2000, "😀" * 2000, "ZZ " * 700])
+def test_refusals_quote_a_short_clearly_cut_excerpt(typed: str) -> None:
+    """#18: a refusal quotes at most a short excerpt of what was typed, with a visible cut."""
+    with pytest.raises(NotationError) as caught:
+        parse_cards(typed)
+    message = caught.value.message
+    assert len(message) < 120, message
+    assert "…" in message or len(typed.split()[0]) <= EXCERPT_MAX
+
+
+def test_cards_not_held_are_listed_short() -> None:
+    with pytest.raises(CardsNotInHand) as caught:
+        take_cards((), parse_cards(" ".join(["2C"] * 600)))
+    assert len(caught.value.message) < 100 and caught.value.message.startswith("You don't hold 2C 2C")
 
 
 @pytest.mark.parametrize(

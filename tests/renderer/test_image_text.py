@@ -195,7 +195,8 @@ def test_every_note_kind_renders_with_glyphs_the_font_has() -> None:
     with drawn_texts() as seen:
         for i in range(0, len(notes), 2):
             snap = presenters.table_snapshot(state, NAMES, title="**T** 🤖", notes=notes[i : i + 2])
-            assert not any("**" in n for n in snap.notes)
+            # the bot's own Markdown is gone; a name typed with ** keeps it (shown as typed, issue 19)
+            assert not any("**" in n.replace(HOSTILE["markup"], "") for n in snap.notes)
             render_table(snap)
     assert_all_drawable(seen)
 
