@@ -386,6 +386,14 @@ class SqliteTx:
         )
         return [(int(u), int(b)) for u, b in rows]
 
+    # Added for chip leagues (issue #16): the generic statements pancog/league/repo.py runs.
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        cursor = await self._conn.execute(sql, tuple(params))
+        return cursor.rowcount
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return [tuple(row) for row in await self._conn.execute_fetchall(sql, tuple(params))]
+
     async def audit_facts(self) -> AuditFacts:
         async def scalar(sql: str) -> int:
             rows = list(await self._conn.execute_fetchall(sql))
