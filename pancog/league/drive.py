@@ -9,7 +9,7 @@ in and never melds, so the partner it sits with collects its conditions hand aft
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from pancog.ai.base import Player, choices, reactions
 from pancog.game.actions import Action, GoOnTop, Knock, MeldPlay
@@ -52,6 +52,10 @@ class SoftPlayer:
 
     def react(self, obs: Observation, legal: Sequence[Action], rng: random.Random) -> Action | None:
         return self.base.react(obs, legal, rng)
+
+
+def _const(action: Action) -> Callable[[int], Action]:
+    return lambda _seat: action
 
 
 async def play_hands(
@@ -102,6 +106,6 @@ async def play_hands(
                 user = occupant.player_id
                 chosen = (user, players[user].choose(obs, legal, rngs[user]))
             user, action = chosen
-            await service.act(table_id, user, lambda _seat, a=action: a)
+            await service.act(table_id, user, _const(action))
             committed += 1
     return committed

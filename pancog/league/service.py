@@ -215,6 +215,21 @@ class LeagueService:
         self._seasons[guild_id] = season
         return season
 
+    async def record_hand(self, guild_id: int, digest: HandDigest) -> bool:
+        """Record a hand digest outside a table's commit (imports, tests, benchmarks); False if already recorded.
+        Its ordinal is a fresh (empty) ledger journal, so it sorts with everything else by commit order."""
+        async with self.storage.transaction() as tx:
+            journal = await tx.insert_journal(
+                key=f"league:{digest.key}",
+                reason="hand result",
+                actor="system",
+                table_id=None,
+                created_at=self._clock(),
+            )
+            if journal is None:
+                return False
+            return await self._record(tx, guild_id, digest, ordinal=journal)
+
     # ------------------------------------------------------------------ tournaments
 
     async def record_tournament(
