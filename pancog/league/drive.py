@@ -11,25 +11,86 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 
+from pancog.ai import make_player
 from pancog.ai.base import Player, choices, reactions
-from pancog.game.actions import Action, GoOnTop, Knock, MeldPlay
-from pancog.game.engine import Observation, observe, to_act
-from pancog.game.state import PlayerStatus
+from pancog.ai.selfplay import play_hand
+from pancog.game.actions import (
+    Action,
+    AddToMeld,
+    Borrow,
+    Discard,
+    GoOnTop,
+    Knock,
+    MeldPlay,
+    NewMeld,
+    OfferSplit,
+    Pluck,
+    Sit,
+)
+from pancog.game.engine import Observation, apply, observe, to_act
+from pancog.game.events import Event
+from pancog.game.rules import Rules
+from pancog.game.state import PlayerStatus, initial_state
+from pancog.league.digest import HandDigest, HandTally
 from pancog.tables import TableService
 
-__all__ = ["Feeder", "SoftPlayer", "play_hands"]
+__all__ = ["Feeder", "GreedyPlayer", "SoftPlayer", "engine_session", "honest_guild", "play_hands"]
 
 MAX_STEPS = 5000
+
+
+class GreedyPlayer:
+    """A quick honest policy: knocks with probability ``knock``, then makes the play melding the most cards, else
+    plucks / uses the drawn card / discards at random. Equal players for the false-positive runs."""
+
+    def __init__(self, knock: float = 0.75) -> None:
+        self.knock = knock
+
+    def choose(self, obs: Observation, legal: Sequence[Action], rng: random.Random) -> Action:
+        return self.pick(legal, rng)
+
+    def pick(self, legal: Sequence[Action], rng: random.Random) -> Action:
+        declare = [a for a in legal if isinstance(a, (Knock, GoOnTop))]
+        if declare:
+            want = Knock if rng.random() < self.knock else GoOnTop
+            return next((a for a in declare if isinstance(a, want)), declare[0])
+        best: Action | None = None
+        best_n = 0
+        for a in legal:
+            if isinstance(a, (NewMeld, AddToMeld, Borrow)):
+                n = len(a.cards) + (len(a.taken) if isinstance(a, Borrow) else 0)
+                if n > best_n:
+                    best, best_n = a, n
+        if best is not None:
+            return best
+        for kind in (Pluck,):
+            for a in legal:
+                if isinstance(a, kind):
+                    return a
+        discards = [a for a in legal if isinstance(a, Discard)]
+        if discards:
+            return rng.choice(discards)
+        return rng.choice([a for a in legal if not isinstance(a, OfferSplit)] or list(legal))
+
+    def react(self, obs: Observation, legal: Sequence[Action], rng: random.Random) -> Action | None:
+        return None
 
 
 class Feeder:
     """Knocks in every hand and never melds (plucks and throws): a pure chip donor to whoever it sits with."""
 
     def choose(self, obs: Observation, legal: Sequence[Action], rng: random.Random) -> Action:
-        knock = [a for a in legal if isinstance(a, Knock)]
-        if knock:
-            return knock[0]
-        passive = [a for a in legal if not isinstance(a, (MeldPlay, GoOnTop))]
+        return self.pick(legal, rng)
+
+    def pick(self, legal: Sequence[Action], rng: random.Random) -> Action:
+        for kind in (Knock, Pluck):
+            for a in legal:
+                if isinstance(a, kind):
+                    return a
+        discards = [a for a in legal if isinstance(a, Discard)]
+        if discards:
+            return rng.choice(discards)
+        passive = [a for a in legal if not isinstance(a, (MeldPlay, GoOnTop, OfferSplit))]
         return rng.choice(passive or list(legal))
 
     def react(self, obs: Observation, legal: Sequence[Action], rng: random.Random) -> Action | None:
@@ -109,3 +170,39 @@ async def play_hands(
             await service.act(table_id, user, _const(action))
             committed += 1
     return committed
+
+
+def engine_session(
+    user_ids: Sequence[int], players: Sequence[Player], hands: int, *, seed: int, table_id: int, buy_in: int = 100_000
+) -> list[HandDigest]:
+    """Play ``hands`` hands of engine self-play (:func:`pancog.ai.selfplay.play_hand`: no storage, quick) with
+    ``user_ids`` seated in order and return the hands' digests, folded by the same :class:`HandTally` the settlement
+    hook uses."""
+    state = initial_state(Rules(), table_id=table_id)
+    for seat, user in enumerate(user_ids):
+        state = apply(state, Sit(player_id=user, buy_in=buy_in, seat=seat)).state
+    tally = HandTally(table_id)
+    out: list[HandDigest] = []
+    rng = random.Random(seed)
+    seated = state
+
+    def feed(events: Sequence[Event]) -> None:
+        digest = tally.feed(seated, events)  # HandTally reads the seats at the deal; they do not change here
+        if digest is not None:
+            out.append(digest)
+
+    for _ in range(hands):
+        state = play_hand(state, players, seed=rng.getrandbits(40), on_events=feed).state
+    return out
+
+
+def honest_guild(seed: int, *, pool: int = 6, sessions: int = 8, hands: int = 12) -> list[HandDigest]:
+    """A guild of ``pool`` equal honest players (user ids 1..pool, the easy computer level): ``sessions`` table
+    sessions, each seating 2-4 players drawn at random, ``hands`` hands each. For the flags' false-positive runs."""
+    rng = random.Random(seed)
+    out: list[HandDigest] = []
+    for s in range(sessions):
+        users = rng.sample(range(1, pool + 1), rng.randint(2, min(4, pool)))
+        players = [make_player("easy") for _ in users]
+        out += engine_session(users, players, hands, seed=rng.getrandbits(40), table_id=seed * 10_000 + s + 1)
+    return out
