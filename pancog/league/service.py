@@ -268,7 +268,7 @@ class LeagueService:
                     rows = await repo.results_after(tx, cursor, self._rating_batch)
                     if not rows:
                         return total
-                    await _fold_ratings(tx, rows, {})
+                    await _fold_ratings(tx, [(o, g, n, decode(b)) for o, g, n, b in rows], {})
                     await repo.set_cursor(tx, RATINGS_CURSOR, rows[-1][0])
                 total += len(rows)
 
@@ -621,10 +621,10 @@ class LeagueService:
             if from_log:
                 hands = await _rederive_hands(tx)
             await repo.clear_derived(tx)
-            rows = await repo.results_after(tx, 0, 2**62)
+            rows = [(o, g, n, decode(b)) for o, g, n, b in await repo.results_after(tx, 0, 2**62)]
             stats: dict[tuple[int, int, int], list[int]] = {}
-            for _ordinal, guild, season_no, body in rows:
-                for row in stat_rows(guild, season_no, decode(body)):
+            for _ordinal, guild, season_no, result in rows:
+                for row in stat_rows(guild, season_no, result):
                     key = (row[0], row[1], row[2])
                     acc = stats.get(key)
                     if acc is None:
@@ -667,12 +667,14 @@ async def _ratings_map(
 
 
 async def _fold_ratings(
-    tx: StorageTx, rows: Sequence[tuple[int, int, int, str]], cache: dict[tuple[int, int, int], Rating]
+    tx: StorageTx,
+    rows: Sequence[tuple[int, int, int, HandDigest | TourneyDigest]],
+    cache: dict[tuple[int, int, int], Rating],
 ) -> None:
-    """Apply the results ``rows`` (ordinal, guild, season, body) to the ratings, in order, and write them."""
+    """Apply the decoded results ``rows`` (ordinal, guild, season, digest) to the ratings, in order, and write them."""
     dirty: set[tuple[int, int, int]] = set()
-    for _ordinal, guild, season_no, body in rows:
-        match = rating_match(decode(body))
+    for _ordinal, guild, season_no, result in rows:
+        match = rating_match(result)
         if match is None:
             continue
         ids, ranks = match
