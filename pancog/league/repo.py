@@ -210,6 +210,35 @@ async def insert_result(
     return changed == 1
 
 
+def record_statements(
+    *,
+    key: str,
+    ordinal: int,
+    guild_id: int,
+    season_no: int,
+    kind: str,
+    table_id: int | None,
+    hand_no: int | None,
+    created_at: int,
+    body: str,
+    stats: Sequence[tuple[int, ...]],
+) -> list[tuple[str, list[Any]]]:
+    """The statements that record one result and add its counters, for ``StorageTx.execute_batch`` (one round trip
+    on the settlement path). The counters are added only if THIS ordinal owns the key (a key recorded before by
+    another result adds nothing); the first statement's row count says whether the result is new."""
+    statements: list[tuple[str, list[Any]]] = [
+        (
+            "INSERT INTO league_results (result_key, ordinal, guild_id, season_no, kind, table_id, hand_no, "
+            "created_at, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (result_key) DO NOTHING",
+            [key, ordinal, guild_id, season_no, kind, table_id, hand_no, created_at, body],
+        )
+    ]
+    for start in range(0, len(stats), _ROWS_PER_STATEMENT):
+        part = stats[start : start + _ROWS_PER_STATEMENT]
+        statements.append(_add_stats_sql(part, owner=(key, ordinal)))
+    return statements
+
+
 async def results_after(tx: StorageTx, ordinal: int, limit: int) -> list[tuple[int, int, int, str]]:
     """(ordinal, guild id, season number, body) of the results after ``ordinal``, in order."""
     rows = await tx.fetchall(
@@ -235,22 +264,34 @@ async def result_bodies(tx: StorageTx, guild_id: int, season_no: int | None) -> 
 
 async def add_stats(tx: StorageTx, rows: Sequence[tuple[int, ...]]) -> None:
     """Add counters: each row is (guild, season, user, *STAT_COLUMNS values); ``biggest`` keeps the maximum."""
-    cols = ", ".join(STAT_COLUMNS)
-    updates = ", ".join(
-        f"{c} = CASE WHEN excluded.{c} > league_stats.{c} THEN excluded.{c} ELSE league_stats.{c} END"
-        if c == "biggest"
-        else f"{c} = league_stats.{c} + excluded.{c}"
-        for c in STAT_COLUMNS
-    )
-    width = 3 + len(STAT_COLUMNS)
     for start in range(0, len(rows), _ROWS_PER_STATEMENT):
-        part = rows[start : start + _ROWS_PER_STATEMENT]
-        values = ", ".join(["(" + ", ".join("?" * width) + ")"] * len(part))
-        await tx.execute(
-            f"INSERT INTO league_stats (guild_id, season_no, user_id, {cols}) VALUES {values} "  # noqa: S608
-            f"ON CONFLICT (guild_id, season_no, user_id) DO UPDATE SET {updates}",
-            [v for r in part for v in r],
-        )
+        sql, params = _add_stats_sql(rows[start : start + _ROWS_PER_STATEMENT])
+        await tx.execute(sql, params)
+
+
+_STATS_UPDATES = ", ".join(
+    f"{c} = CASE WHEN excluded.{c} > league_stats.{c} THEN excluded.{c} ELSE league_stats.{c} END"
+    if c == "biggest"
+    else f"{c} = league_stats.{c} + excluded.{c}"
+    for c in STAT_COLUMNS
+)
+
+
+def _add_stats_sql(rows: Sequence[tuple[int, ...]], owner: tuple[str, int] | None = None) -> tuple[str, list[Any]]:
+    width = 3 + len(STAT_COLUMNS)
+    values = ", ".join(["(" + ", ".join("?" * width) + ")"] * len(rows))
+    params: list[Any] = [v for r in rows for v in r]
+    # INSERT ... SELECT with a WHERE: the condition (if any) and no parse ambiguity before ON CONFLICT
+    where = "1 = 1"
+    if owner is not None:
+        where = "(SELECT ordinal FROM league_results WHERE result_key = ?) = ?"
+        params += list(owner)
+    sql = (
+        f"INSERT INTO league_stats (guild_id, season_no, user_id, {', '.join(STAT_COLUMNS)}) "  # noqa: S608
+        f"SELECT * FROM (VALUES {values}) AS v WHERE {where} "
+        f"ON CONFLICT (guild_id, season_no, user_id) DO UPDATE SET {_STATS_UPDATES}"
+    )
+    return sql, params
 
 
 async def get_stats(tx: StorageTx, guild_id: int, season_no: int, user_id: int) -> StatsRow | None:

@@ -190,23 +190,22 @@ class LeagueService:
     async def _record(self, tx: StorageTx, guild_id: int, result: HandDigest | TourneyDigest, *, ordinal: int) -> bool:
         season = await self._active_in_tx(tx, guild_id)
         season_no = season.number if season is not None else 0
-        created = await repo.insert_result(
-            tx,
-            key=result.key,
-            ordinal=ordinal,
-            guild_id=guild_id,
-            season_no=season_no,
-            kind="hand" if isinstance(result, HandDigest) else "tourney",
-            table_id=result.table_id if isinstance(result, HandDigest) else None,
-            hand_no=result.hand_no if isinstance(result, HandDigest) else None,
-            created_at=int(self._clock()),
-            body=result.encode(),
+        is_hand = isinstance(result, HandDigest)
+        counts = await tx.execute_batch(
+            repo.record_statements(
+                key=result.key,
+                ordinal=ordinal,
+                guild_id=guild_id,
+                season_no=season_no,
+                kind="hand" if is_hand else "tourney",
+                table_id=result.table_id if isinstance(result, HandDigest) else None,
+                hand_no=result.hand_no if isinstance(result, HandDigest) else None,
+                created_at=int(self._clock()),
+                body=result.encode(),
+                stats=stat_rows(guild_id, season_no, result),
+            )
         )
-        if created:
-            rows = stat_rows(guild_id, season_no, result)
-            if rows:
-                await repo.add_stats(tx, rows)
-        return created
+        return counts[0] == 1
 
     async def _active_in_tx(self, tx: StorageTx, guild_id: int) -> SeasonRow | None:
         if guild_id in self._seasons:

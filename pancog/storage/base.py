@@ -308,6 +308,10 @@ class StorageTx(Protocol):
         """Run one query (or a statement with RETURNING); returns every row."""
         ...
 
+    async def execute_batch(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[int]:
+        """Run statements in order (one round trip where the backend can); returns each one's changed-row count."""
+        ...
+
 
 class Storage(Protocol):
     """A backend: open/close, schema migrations, and serialised transactions."""

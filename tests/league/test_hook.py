@@ -108,3 +108,34 @@ async def test_rebuild_reproduces_stats_and_ratings_exactly(env: Env) -> None:
     assert bodies_after == bodies
     assert -1001 not in {k[2] for k in before_stats}
     assert isinstance(HandDigest, type)
+
+
+async def test_rebuild_script_refolds_a_database(env: Env, tmp_path, capsys) -> None:  # noqa: ANN001
+    """``python -m pancog.league rebuild --db`` reproduces the counters of a database played through the service."""
+    from pancog.league.__main__ import _rebuild, main
+
+    table = await env.open_table(USERS)
+    await play_hands(env.tables, table, {u: make_player("easy") for u in USERS}, 3, seed=21)
+    before = await stored(env)
+    async with env.storage.transaction() as tx:
+        await tx.execute("DELETE FROM league_stats")
+    assert await stored(env) == {}
+    await _rebuild(env.storage.path, from_log=True)
+    assert await stored(env) == before
+    assert "3 hands re-derived" in capsys.readouterr().out
+    assert main(["rebuild", "--db", str(tmp_path / "missing.sqlite3")]) == 2
+
+
+async def test_a_result_recorded_again_under_another_ordinal_adds_nothing(env: Env) -> None:
+    """The same hand key offered again (another journal): no second result row, the counters do not move."""
+    table = await env.open_table(USERS)
+    await play_hands(env.tables, table, {u: make_player("easy") for u in USERS}, 2, seed=8)
+    before = await stored(env)
+    async with env.storage.transaction(write=False) as tx:
+        (body,) = (await tx.fetchall("SELECT body FROM league_results ORDER BY ordinal LIMIT 1"))[0]
+    from pancog.league.digest import decode
+
+    digest = decode(body)
+    assert isinstance(digest, HandDigest)
+    assert not await env.league.record_hand(GUILD, digest)
+    assert await stored(env) == before
