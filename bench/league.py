@@ -54,9 +54,10 @@ def sample_hand(n: int, users: list[int]) -> HandDigest:
     )
 
 
-async def settlements(path: Path, count: int, *, league: bool) -> tuple[float, float]:
-    """Seconds per settlement (the ledger bench's loop) with or without the league's in-transaction work; and the
-    seconds per hand of folding the recorded hands into ratings afterwards (0 without the league)."""
+async def settlements(path: Path, count: int, *, league: bool) -> tuple[float, float, float]:
+    """Seconds per settlement (the ledger bench's loop) with or without the league's in-transaction work, wall and
+    process CPU (all threads: the event loop and aiosqlite's worker); and the seconds per hand of folding the
+    recorded hands into ratings afterwards (0 without the league)."""
     async with SqliteStorage(path, synchronous="FULL") as storage:
         ledger, store = ChipLedger(storage), TableStore(storage)
         service = LeagueService(storage, ledger)
@@ -67,7 +68,7 @@ async def settlements(path: Path, count: int, *, league: bool) -> tuple[float, f
             await ledger.buy_in(table, user, 500, key=f"sit:{user}")
         stacks = [Account.stack(table, u) for u in players]
         tops = Account.tops(table, "singles")
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         for seq in range(1, count + 1):
             winner = stacks[((seq + 1) // 2) % 6]
             postings = []
@@ -84,14 +85,14 @@ async def settlements(path: Path, count: int, *, league: bool) -> tuple[float, f
                     await service._record(tx, GUILD, d, ordinal=journal)
 
             await store.commit_action(table, seq, f"settle hand {seq}", '[{"e": "HandWon"}]', postings, in_tx=in_tx)
-        elapsed = time.perf_counter() - start
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
         fold = 0.0
         if league:
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             await service.drain_ratings()
-            fold = (time.perf_counter() - t0) / count
+            fold = (time.process_time() - t0) / count
         assert (await ledger.audit()).ok
-    return elapsed / count, fold
+    return elapsed / count, cpu / count, fold
 
 
 async def real_digests(tmp: Path, hands: int) -> tuple[list[HandDigest], float, int]:
@@ -161,16 +162,16 @@ def synthesise(path: Path, base: list[HandDigest], count: int) -> None:
     conn.close()
 
 
-async def rebuild(path: Path) -> tuple[float, int]:
+async def rebuild(path: Path) -> tuple[float, float, int]:
     async with SqliteStorage(path, synchronous="NORMAL") as storage:
         league = LeagueService(storage, ChipLedger(storage))
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         _, results = await league.rebuild(from_log=False)
-        elapsed = time.perf_counter() - t0
+        elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
         async with storage.transaction(write=False) as tx:
             rated = await tx.fetchall("SELECT COUNT(*), SUM(rated) FROM league_ratings")
         print(f"  ratings rows {rated[0][0]}, rated results {rated[0][1]}")
-    return elapsed, results
+    return elapsed, cpu, results
 
 
 def false_positives(guilds: int) -> None:
@@ -201,18 +202,30 @@ async def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
-        base_t, league_t, folds = [], [], []
+        base_t, league_t, base_c, league_c, folds = [], [], [], [], []
         for r in range(args.rounds):
-            base_t.append((await settlements(tmp / f"b{r}.sqlite3", args.settlements, league=False))[0])
-            spent, fold = await settlements(tmp / f"l{r}.sqlite3", args.settlements, league=True)
-            league_t.append(spent)
+            wall, cpu, _ = await settlements(tmp / f"b{r}.sqlite3", args.settlements, league=False)
+            base_t.append(wall)
+            base_c.append(cpu)
+            wall, cpu, fold = await settlements(tmp / f"l{r}.sqlite3", args.settlements, league=True)
+            league_t.append(wall)
+            league_c.append(cpu)
             folds.append(fold)
         b, lg, f = statistics.median(base_t), statistics.median(league_t), statistics.median(folds)
-        print(f"settlement (ledger bench loop, FULL): {b * 1e3:.3f} ms; with the league hook {lg * 1e3:.3f} ms")
-        print(f"  in-transaction overhead: {100 * (lg - b) / b:+.1f} % (rounds: {[round(x * 1e3, 3) for x in base_t]}"
-              f" vs {[round(x * 1e3, 3) for x in league_t]})")
-        print(f"  ratings fold (batched, off the settlement path): {f * 1e6:.0f} us per 4-player hand "
-              f"= {100 * f / b:.1f} % of a settlement if it were counted")
+        bc, lc = statistics.median(base_c), statistics.median(league_c)
+        print(f"settlement (ledger bench loop, FULL), median of {args.rounds} alternated rounds:")
+        print(
+            f"  wall {b * 1e3:.3f} ms -> {lg * 1e3:.3f} ms with the league ({100 * (lg - b) / b:+.1f} %); rounds "
+            f"{[round(x * 1e3, 3) for x in base_t]} vs {[round(x * 1e3, 3) for x in league_t]}"
+        )
+        print(
+            f"  CPU  {bc * 1e3:.3f} ms -> {lc * 1e3:.3f} ms with the league ({100 * (lc - bc) / bc:+.1f} %); rounds "
+            f"{[round(x * 1e3, 3) for x in base_c]} vs {[round(x * 1e3, 3) for x in league_c]}"
+        )
+        print(
+            f"  ratings fold (batched, off the settlement path): {f * 1e6:.0f} us CPU per 4-player hand "
+            f"= {100 * f / bc:.1f} % of a settlement's CPU if it were counted"
+        )
         base, from_log, actions = await real_digests(tmp, args.log_hands)
         print(
             f"rebuild from raw action logs (engine replay): {len(base)} hands / {actions} actions in {from_log:.2f} s "
@@ -223,8 +236,8 @@ async def main() -> None:
         async with SqliteStorage(path):
             pass
         synthesise(path, base + extra, args.rebuild_hands)
-        elapsed, results = await rebuild(path)
-        print(f"rebuild of stats + ratings from {results} hand results: {elapsed:.1f} s")
+        elapsed, cpu, results = await rebuild(path)
+        print(f"rebuild of stats + ratings from {results} hand results: {elapsed:.1f} s wall, {cpu:.1f} s CPU")
     if args.fp_guilds:
         false_positives(args.fp_guilds)
 
