@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import random
 import sqlite3
 import statistics
@@ -136,19 +137,7 @@ def synthesise(path: Path, base: list[HandDigest], count: int) -> None:
             reason=src.reason,
             winner=remap.get(src.winner) if src.winner is not None else None,
             splitters=tuple(remap[s] for s in src.splitters),
-            players=[
-                PlayerLine(
-                    user_id=remap[p.user_id],
-                    played=p.played,
-                    on_top=p.on_top,
-                    won=p.won,
-                    conditions=p.conditions,
-                    condition_chips=p.condition_chips,
-                    biggest=p.biggest,
-                    net=p.net,
-                )
-                for p in src.players
-            ],
+            players=[dataclasses.replace(p, user_id=remap[p.user_id]) for p in src.players],
             flows={(remap[a], remap[b]): c for (a, b), c in src.flows.items()},
         )
         rows.append((d.key, n + 1, GUILD, 0, "hand", d.table_id, d.hand_no, 0, d.encode()))

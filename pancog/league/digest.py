@@ -12,6 +12,7 @@ Pure: no I/O, no discord.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -45,6 +46,8 @@ _COLLECTING = frozenset(
     }
 )
 """Chip reasons that count towards a player's biggest single collection."""
+
+_ENCODER = json.JSONEncoder(separators=(",", ":"))  # one encoder: json.dumps with options builds one per call
 
 RATED_REASONS = frozenset({EndReason.OUT.value, EndReason.SETTLED.value, EndReason.SPLIT.value})
 """Hand ends that rank the players in action (someone went out, was settled as the last one, or split)."""
@@ -96,7 +99,7 @@ class HandDigest:
         return f"hand:{self.table_id}:{self.hand_no}"
 
     def encode(self) -> str:
-        return json.dumps(
+        return _ENCODER.encode(
             {
                 "k": "hand",
                 "t": self.table_id,
@@ -106,8 +109,7 @@ class HandDigest:
                 "s": list(self.splitters),
                 "p": [p.row() for p in self.players],
                 "f": [[a, b, c] for (a, b), c in sorted(self.flows.items())],
-            },
-            separators=(",", ":"),
+            }
         )
 
 
@@ -122,7 +124,7 @@ class TourneyDigest:
 
     def encode(self) -> str:
         rows = [[u, p, int(c)] for u, p, c in self.places]
-        return json.dumps({"k": "tourney", "i": self.tourney_id, "pl": rows}, separators=(",", ":"))
+        return _ENCODER.encode({"k": "tourney", "i": self.tourney_id, "pl": rows})
 
 
 def decode(text: str) -> HandDigest | TourneyDigest:
@@ -195,19 +197,7 @@ class HandTally:
         other = HandTally(self.table_id)
         other.hand_no = self.hand_no
         other._seat_user = dict(self._seat_user)
-        other._lines = {
-            s: PlayerLine(
-                user_id=p.user_id,
-                played=p.played,
-                on_top=p.on_top,
-                won=p.won,
-                conditions=p.conditions,
-                condition_chips=p.condition_chips,
-                biggest=p.biggest,
-                net=p.net,
-            )
-            for s, p in self._lines.items()
-        }
+        other._lines = {seat: dataclasses.replace(line) for seat, line in self._lines.items()}
         if self._hand is not None:
             other._hand = HandDigest(table_id=self._hand.table_id, hand_no=self._hand.hand_no, reason="", winner=None)
             other._hand.flows = dict(self._hand.flows)

@@ -6,6 +6,7 @@ instead of ``MAX(a, b)``/``GREATEST``; a backend runs them through ``StorageTx.e
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -187,29 +188,6 @@ async def standings(tx: StorageTx, guild_id: int, season_no: int) -> list[Standi
 # ------------------------------------------------------------------ results and counters
 
 
-async def insert_result(
-    tx: StorageTx,
-    *,
-    key: str,
-    ordinal: int,
-    guild_id: int,
-    season_no: int,
-    kind: str,
-    table_id: int | None,
-    hand_no: int | None,
-    created_at: int,
-    body: str,
-) -> bool:
-    """Append a result (``ordinal``: its ledger journal id, the global commit order); False (nothing written) if
-    ``key`` was recorded before."""
-    changed = await tx.execute(
-        "INSERT INTO league_results (result_key, ordinal, guild_id, season_no, kind, table_id, hand_no, created_at, "
-        "body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (result_key) DO NOTHING",
-        (key, ordinal, guild_id, season_no, kind, table_id, hand_no, created_at, body),
-    )
-    return changed == 1
-
-
 def record_statements(
     *,
     key: str,
@@ -278,20 +256,23 @@ _STATS_UPDATES = ", ".join(
 
 
 def _add_stats_sql(rows: Sequence[tuple[int, ...]], owner: tuple[str, int] | None = None) -> tuple[str, list[Any]]:
-    width = 3 + len(STAT_COLUMNS)
-    values = ", ".join(["(" + ", ".join("?" * width) + ")"] * len(rows))
     params: list[Any] = [v for r in rows for v in r]
-    # INSERT ... SELECT with a WHERE: the condition (if any) and no parse ambiguity before ON CONFLICT
-    where = "1 = 1"
     if owner is not None:
-        where = "(SELECT ordinal FROM league_results WHERE result_key = ?) = ?"
-        params += list(owner)
-    sql = (
+        params += owner
+    return _stats_sql(len(rows), owner is not None), params
+
+
+@functools.lru_cache(maxsize=64)
+def _stats_sql(rows: int, owned: bool) -> str:
+    width = 3 + len(STAT_COLUMNS)
+    values = ", ".join(["(" + ", ".join("?" * width) + ")"] * rows)
+    # INSERT ... SELECT with a WHERE: the condition (if any) and no parse ambiguity before ON CONFLICT
+    where = "(SELECT ordinal FROM league_results WHERE result_key = ?) = ?" if owned else "1 = 1"
+    return (
         f"INSERT INTO league_stats (guild_id, season_no, user_id, {', '.join(STAT_COLUMNS)}) "  # noqa: S608
         f"SELECT * FROM (VALUES {values}) AS v WHERE {where} "
         f"ON CONFLICT (guild_id, season_no, user_id) DO UPDATE SET {_STATS_UPDATES}"
     )
-    return sql, params
 
 
 async def get_stats(tx: StorageTx, guild_id: int, season_no: int, user_id: int) -> StatsRow | None:

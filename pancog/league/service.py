@@ -125,18 +125,34 @@ class SeasonInfo:
 
 def stat_rows(guild_id: int, season_no: int, result: HandDigest | TourneyDigest) -> list[tuple[int, ...]]:
     """The ``league_stats`` increments of one result (humans only), for all-time (0) and the season."""
-    per_user: list[tuple[int, tuple[int, ...]]] = []
+    per_user: list[tuple[int, ...]] = []
     if isinstance(result, HandDigest):
         for p in result.players:
-            if is_human(p.user_id):
-                values = (1, int(p.played), int(p.on_top), int(p.won), p.conditions, p.condition_chips)
-                per_user.append((p.user_id, (*values, p.biggest, p.net, 0, 0, 0)))
+            if p.user_id >= 0:  # humans only (is_human, inlined: this runs in every settlement)
+                per_user.append(
+                    (
+                        p.user_id,
+                        1,
+                        int(p.played),
+                        int(p.on_top),
+                        int(p.won),
+                        p.conditions,
+                        p.condition_chips,
+                        p.biggest,
+                        p.net,
+                        0,
+                        0,
+                        0,
+                    )
+                )
     else:
         for user, place, cashed in result.places:
             if is_human(user):
-                per_user.append((user, (0, 0, 0, 0, 0, 0, 0, 0, 1, int(cashed), int(place == 1))))
-    scopes = (0, season_no) if season_no else (0,)
-    return [(guild_id, scope, user, *values) for scope in scopes for user, values in per_user]
+                per_user.append((user, 0, 0, 0, 0, 0, 0, 0, 0, 1, int(cashed), int(place == 1)))
+    rows = [(guild_id, 0, *row) for row in per_user]
+    if season_no:
+        rows += [(guild_id, season_no, *row) for row in per_user]
+    return rows
 
 
 class LeagueService:
@@ -169,6 +185,8 @@ class LeagueService:
         if tally is None:
             tally = self._tallies[table_id] = HandTally(table_id)
         tally.feed(applied.state, applied.events)
+        if applied.state.hand is None:  # between hands: nothing to remember (the next deal starts a new tally)
+            del self._tallies[table_id]
 
     def _settlement_hook(self, session: TableSession, before: TableState, transition: engine.Transition) -> InTx | None:
         ended = next((e for e in transition.events if isinstance(e, HandEnded)), None)
@@ -733,17 +751,19 @@ async def _rederive_hands(tx: StorageTx) -> int:
                     ),
                     0,
                 )
-            await repo.insert_result(
-                tx,
-                key=hand.key,
-                ordinal=journal,
-                guild_id=guild_id,
-                season_no=season,
-                kind="hand",
-                table_id=table_id,
-                hand_no=hand.hand_no,
-                created_at=int(created),
-                body=hand.encode(),
+            await tx.execute_batch(
+                repo.record_statements(
+                    key=hand.key,
+                    ordinal=journal,
+                    guild_id=guild_id,
+                    season_no=season,
+                    kind="hand",
+                    table_id=table_id,
+                    hand_no=hand.hand_no,
+                    created_at=int(created),
+                    body=hand.encode(),
+                    stats=(),
+                )
             )
             count += 1
     return count
