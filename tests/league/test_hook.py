@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from pancog.ai import make_player
 from pancog.league import HandDigest, LeagueService, digests_from_log, repo
 from pancog.league.drive import play_hands
 from pancog.league.service import stat_rows
+from pancog.storage import SqliteStorage
 from pancog.tables import TableConfig, TableService, seeded_deals
 
 from .conftest import GUILD, Env
@@ -110,7 +115,7 @@ async def test_rebuild_reproduces_stats_and_ratings_exactly(env: Env) -> None:
     assert isinstance(HandDigest, type)
 
 
-async def test_rebuild_script_refolds_a_database(env: Env, tmp_path, capsys) -> None:  # noqa: ANN001
+async def test_rebuild_script_refolds_a_database(env: Env, tmp_path, capsys) -> None:
     """``python -m pancog.league rebuild --db`` reproduces the counters of a database played through the service."""
     from pancog.league.__main__ import _rebuild, main
 
@@ -139,3 +144,42 @@ async def test_a_result_recorded_again_under_another_ordinal_adds_nothing(env: E
     assert isinstance(digest, HandDigest)
     assert not await env.league.record_hand(GUILD, digest)
     assert await stored(env) == before
+
+
+async def test_hands_in_a_season_count_for_it_and_all_time(env: Env) -> None:
+    """During a season a settled hand feeds the season's counters and the all-time ones; after it, all-time only."""
+    season = await env.league.start_season(GUILD, "Autumn", length_days=1)
+    table = await env.open_table(USERS)
+    players = {u: make_player("easy") for u in USERS}
+    await play_hands(env.tables, table, players, 2, seed=31)
+    async with env.storage.transaction(write=False) as tx:
+        in_season = {r.user_id: r.hands_dealt for r in await repo.all_stats(tx, GUILD, season.number)}
+    assert in_season == dict.fromkeys(USERS, 2)
+    env.clock.now += 2 * 86_400
+    assert [s.number for s in await env.league.due_seasons()] == [season.number]
+    await env.league.end_season(GUILD)
+    await play_hands(env.tables, table, players, 1, seed=32)
+    async with env.storage.transaction(write=False) as tx:
+        assert {r.user_id: r.hands_dealt for r in await repo.all_stats(tx, GUILD, season.number)} == in_season
+        assert {r.user_id: r.hands_dealt for r in await repo.all_stats(tx, GUILD, 0)} == dict.fromkeys(USERS, 3)
+    card = await env.league.player_card(GUILD, USERS[0])
+    assert card.season is None and card.all_time.hands_dealt == 3
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 10_000), seats=st.integers(2, 4), hands=st.integers(1, 3), computer=st.booleans())
+async def test_stats_equal_a_recount_from_the_log_property(
+    tmp_path_factory: pytest.TempPathFactory, seed: int, seats: int, hands: int, computer: bool
+) -> None:
+    """Any seeded session (2-4 seats, maybe a computer player): the counters written at settlement equal a recount
+    from the stored log replayed through the engine, and every hand is recorded exactly once."""
+    async with SqliteStorage(tmp_path_factory.mktemp("prop") / "db.sqlite3", synchronous="OFF") as storage:
+        env = Env(storage, seed=seed)
+        users = [501 + i for i in range(seats)]
+        if computer:
+            users[-1] = -2001
+        table = await env.open_table(users)
+        await play_hands(env.tables, table, {u: make_player("easy") for u in users}, hands, seed=seed)
+        assert await stored(env) == await recount(env, table)
+        async with env.storage.transaction(write=False) as tx:
+            assert len(await repo.results_after(tx, 0, 100)) == hands
