@@ -163,11 +163,11 @@ async def rebuild(path: Path) -> tuple[float, float, int]:
     return elapsed, cpu, results
 
 
-def false_positives(guilds: int) -> None:
+def false_positives(guilds: int, first_seed: int = 1000) -> None:
     flagged = 0
     hands = 0
     t0 = time.perf_counter()
-    for seed in range(1000, 1000 + guilds):
+    for seed in range(first_seed, first_seed + guilds):
         digests = honest_guild(seed, pool=6, sessions=8, hands=12)
         hands += len(digests)
         found = compute_flags(digests)
@@ -188,6 +188,7 @@ async def main() -> None:
     parser.add_argument("--rebuild-hands", type=int, default=100_000)
     parser.add_argument("--log-hands", type=int, default=60)
     parser.add_argument("--fp-guilds", type=int, default=0)
+    parser.add_argument("--fp-first-seed", type=int, default=1000)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
@@ -228,7 +229,7 @@ async def main() -> None:
         elapsed, cpu, results = await rebuild(path)
         print(f"rebuild of stats + ratings from {results} hand results: {elapsed:.1f} s wall, {cpu:.1f} s CPU")
     if args.fp_guilds:
-        false_positives(args.fp_guilds)
+        false_positives(args.fp_guilds, args.fp_first_seed)
 
 
 if __name__ == "__main__":
