@@ -344,9 +344,9 @@ async def clear_derived(tx: StorageTx) -> None:
     await tx.execute("DELETE FROM league_cursors")
 
 
-async def clear_hand_results(tx: StorageTx) -> None:
-    """Forget the hand digests (the rebuild re-derives them from the action logs); tournament results stay."""
-    await tx.execute("DELETE FROM league_results WHERE kind = 'hand'")
+async def delete_table_hands(tx: StorageTx, table_id: int) -> None:
+    """Forget one table's hand digests (the rebuild re-derives them from its action log)."""
+    await tx.execute("DELETE FROM league_results WHERE kind = 'hand' AND table_id = ?", (table_id,))
 
 
 async def hand_seasons(tx: StorageTx) -> list[tuple[str, int]]:

@@ -723,24 +723,24 @@ async def _digest_from_stored_log(tx: StorageTx, table_id: int, config: TableCon
 
 
 async def _rederive_hands(tx: StorageTx) -> int:
-    """Replace every hand result with one re-derived from the action logs (same key, same ordinal). Returns the
-    number of hands; the season of a hand recorded before keeps its season number, a hand never recorded
-    gets the season that was running when it was logged."""
+    """Replace each table's hand results with ones re-derived from its action log (same key, same ordinal). Returns
+    the number of hands re-derived. A hand recorded before keeps its season number; a hand never recorded gets the
+    season that was running when it was logged. A table whose log does not replay keeps its recorded results (logged
+    as a warning); results with no table behind them (``record_hand``) are kept as they are."""
     known = dict(await repo.hand_seasons(tx))
     windows = await repo.season_windows(tx)
-    await repo.clear_hand_results(tx)
     count = 0
     for table_id, guild_id, config_text in await repo.all_tables(tx):
-        config = TableConfig.from_json(config_text)
         log_rows = await repo.table_log(tx, table_id)
-        journals = {seq: (journal, created) for seq, _, journal, created in log_rows}
-        by_hand: dict[int, int] = {}
-        actions = []
-        for seq, action, _, _ in log_rows:
-            actions.append(action)
-            by_hand[len(actions)] = seq
-        for position, hand in digests_from_log(table_id, config.rules(), actions):
-            journal, created = journals[by_hand[position]]
+        try:
+            rules = TableConfig.from_json(config_text).rules()
+            derived = list(digests_from_log(table_id, rules, [action for _, action, _, _ in log_rows]))
+        except Exception:
+            log.warning("table %s: its log does not replay; its recorded results are kept", table_id, exc_info=True)
+            continue
+        await repo.delete_table_hands(tx, table_id)
+        for position, hand in derived:
+            _, _, journal, created = log_rows[position - 1]
             season = known.get(hand.key)
             if season is None:
                 season = next(

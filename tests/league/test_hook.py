@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pancog.ai import make_player
-from pancog.league import HandDigest, LeagueService, digests_from_log, repo
+from pancog.league import HandDigest, LeagueService, PlayerLine, digests_from_log, repo
 from pancog.league.drive import play_hands
 from pancog.league.service import stat_rows
 from pancog.storage import SqliteStorage
@@ -183,3 +183,19 @@ async def test_stats_equal_a_recount_from_the_log_property(
         assert await stored(env) == await recount(env, table)
         async with env.storage.transaction(write=False) as tx:
             assert len(await repo.results_after(tx, 0, 100)) == hands
+
+
+async def test_rebuild_keeps_the_results_of_a_log_that_does_not_replay(env: Env) -> None:
+    """A table whose stored log cannot be replayed keeps its recorded results (a warning); other tables rebuild."""
+    table = await env.open_table(USERS)
+    await play_hands(env.tables, table, {u: make_player("easy") for u in USERS}, 2, seed=41)
+    broken = await env.store.open_table(
+        99, guild_id=GUILD, channel_id=99, host_id=1, config=TableConfig.build().to_json()
+    )
+    await env.store.commit_action(broken.table_id, 1, "not an action", "")
+    kept = HandDigest(table_id=99, hand_no=1, reason="void", winner=None, players=[PlayerLine(user_id=USERS[0])])
+    assert await env.league.record_hand(GUILD, kept)
+    before = await stored(env)
+    hands, results = await env.league.rebuild(from_log=True)
+    assert (hands, results) == (2, 3)
+    assert await stored(env) == before
