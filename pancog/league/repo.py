@@ -129,6 +129,12 @@ async def due_seasons(tx: StorageTx, now: int) -> list[SeasonRow]:
     return [_season(r) for r in rows]
 
 
+async def scope_owner(tx: StorageTx, scope_id: int) -> tuple[int, int] | None:
+    """(guild, season number) of the season whose banks live in ledger scope ``scope_id``."""
+    rows = await tx.fetchall("SELECT guild_id, number FROM league_seasons WHERE scope_id = ?", (scope_id,))
+    return (int(rows[0][0]), int(rows[0][1])) if rows else None
+
+
 async def last_season_number(tx: StorageTx, guild_id: int) -> int:
     rows = await tx.fetchall("SELECT COALESCE(MAX(number), 0) FROM league_seasons WHERE guild_id = ?", (guild_id,))
     return int(rows[0][0])

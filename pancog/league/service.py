@@ -31,7 +31,7 @@ from pancog.game.errors import PanError
 from pancog.game.events import HandEnded
 from pancog.game.state import TableState
 from pancog.ledger import ChipLedger, post_transaction
-from pancog.storage.base import Account, Posting, Storage, StorageTx
+from pancog.storage.base import Account, GuildSettings, Posting, Storage, StorageTx
 from pancog.tables import Applied, InTx, TableConfig, TableService, TableSession
 
 from . import repo
@@ -170,6 +170,7 @@ class LeagueService:
         self._rating_batch = rating_batch
         self._tallies: dict[int, HandTally] = {}
         self._seasons: dict[int, SeasonRow | None] = {}  # guild -> active season (cache; dropped on change)
+        self._scopes: dict[int, tuple[int, int] | None] = {}  # negative ledger scope -> (guild, season) or None
         self._rating_lock = asyncio.Lock()
 
     # ------------------------------------------------------------------ wiring to the table service
@@ -206,8 +207,12 @@ class LeagueService:
         return record
 
     async def _record(self, tx: StorageTx, guild_id: int, result: HandDigest | TourneyDigest, *, ordinal: int) -> bool:
-        season = await self._active_in_tx(tx, guild_id)
-        season_no = season.number if season is not None else 0
+        owner = await self._scope_owner(tx, guild_id) if guild_id < 0 else None
+        if owner is not None:  # a table of a bank season: the guild's result, for that season
+            guild_id, season_no = owner
+        else:
+            season = await self._active_in_tx(tx, guild_id)
+            season_no = season.number if season is not None else 0
         is_hand = isinstance(result, HandDigest)
         counts = await tx.execute_batch(
             repo.record_statements(
@@ -224,6 +229,13 @@ class LeagueService:
             )
         )
         return counts[0] == 1
+
+    async def _scope_owner(self, tx: StorageTx, scope_id: int) -> tuple[int, int] | None:
+        """(guild, season number) whose season banks live in ledger scope ``scope_id``; None for any other scope
+        (a practice scope, say). Scopes never change owner, so the answer is cached."""
+        if scope_id not in self._scopes:
+            self._scopes[scope_id] = await repo.scope_owner(tx, scope_id)
+        return self._scopes[scope_id]
 
     async def _active_in_tx(self, tx: StorageTx, guild_id: int) -> SeasonRow | None:
         if guild_id in self._seasons:
@@ -346,6 +358,10 @@ class LeagueService:
         created = await repo.get_season(tx, guild_id, number)
         if created is None:  # pragma: no cover - inserted just above under the write lock
             raise RuntimeError("season row vanished")
+        if mode == "bank":  # the season scope's "starting chips": what the ledger issues to a new season bank
+            await tx.put_settings(
+                GuildSettings(guild_id=created.scope_id, starting_chips=starting_chips, daily_amount=0), float(now)
+            )
         return created
 
     async def end_season(self, guild_id: int) -> SeasonInfo:
@@ -426,29 +442,25 @@ class LeagueService:
         return SeasonInfo(season=ended or season, standings=tuple(rows), exclusions=tuple(exclusions))
 
     async def season_bank(self, guild_id: int, user_id: int) -> int:
-        """A player's season bank in a 'bank' season (issued the starting chips on first use, through the ledger).
+        """A player's season bank in a 'bank' season (issued the season's starting chips on first use, through the
+        ledger: ``ChipLedger.ensure_player`` on the season's scope, the same call a table's join makes).
 
         Raises:
             NoSeason: no season is running, or it measures net chips on the ordinary bank.
         """
-        async with self.storage.transaction() as tx:
+        async with self.storage.transaction(write=False) as tx:
             season = await repo.active_season(tx, guild_id)
-            if season is None or season.mode != "bank":
-                raise NoSeason
-            account = Account.bank(season.scope_id, user_id)
-            if season.starting_chips > 0:
-                await post_transaction(
-                    tx,
-                    [
-                        Posting(Account.issued(season.scope_id), -season.starting_chips),
-                        Posting(account, season.starting_chips),
-                    ],
-                    key=f"season:{guild_id}:{season.number}:issue:{user_id}",
-                    reason="season bank issued",
-                    actor="system",
-                    now=self._clock(),
-                )
-            return (await tx.balances([account]))[account]
+        if season is None or season.mode != "bank":
+            raise NoSeason
+        return await self.ledger.ensure_player(season.scope_id, user_id)
+
+    async def table_scope(self, guild_id: int) -> int:
+        """The ledger scope a new league table of ``guild_id`` opens under (``TableService.open_table(guild_id=…)``):
+        the running bank season's scope, so buy-ins and cash-outs use the season banks; else the guild itself.
+        Hands at such a table are recorded for the real guild and that season."""
+        async with self.storage.transaction(write=False) as tx:
+            season = await repo.active_season(tx, guild_id)
+        return season.scope_id if season is not None and season.mode == "bank" else guild_id
 
     async def due_seasons(self) -> list[SeasonRow]:
         """Running seasons whose planned end has passed (the adapter's loop ends or rolls them over)."""

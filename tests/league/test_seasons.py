@@ -205,3 +205,36 @@ async def test_leaderboard_metrics_and_the_callers_own_rank(env: Env) -> None:
     with pytest.raises(SeasonInputError):
         await league.leaderboard(GUILD, metric="luck", period="all")  # type: ignore[arg-type]
     assert isinstance(TourneyDigest, type)
+
+
+async def test_bank_season_table_plays_from_the_season_banks(env: Env) -> None:
+    """A league table opened under ``table_scope`` buys in from the season banks (issued the season's starting
+    chips by the join), its hands count for the real guild's season, the standings rank the season banks, and the
+    audit balances after the season ends and the table closes."""
+    from pancog.ai import make_player
+    from pancog.league.drive import play_hands
+    from pancog.tables import TableConfig
+
+    league = env.league
+    season = await league.start_season(GUILD, "Fresh start", starting_chips=800, mode="bank")
+    scope = await league.table_scope(GUILD)
+    assert scope == season.scope_id and scope < 0
+    users = [61, 62, 63]
+    await env.tables.open_table(555, guild_id=scope, channel_id=555, host_id=61, config=TableConfig.build())
+    for u in users:
+        await env.tables.join(555, u, buy_in=400)
+        assert await league.season_bank(GUILD, u) == 400  # 800 issued, 400 on the table
+    assert await env.ledger.balance(GUILD, 61) == 0  # the ordinary bank was never touched
+    await play_hands(env.tables, 555, {u: make_player("easy") for u in users}, 3, seed=12)
+    async with env.storage.transaction(write=False) as tx:
+        in_season = {r.user_id: r.hands_dealt for r in await repo.all_stats(tx, GUILD, season.number)}
+        assert await repo.all_stats(tx, scope, 0) == []
+    assert in_season == dict.fromkeys(users, 3)
+    await env.tables.close(555, 61)
+    standings = (await league.season_info(GUILD)).standings
+    assert sorted(r.chips for r in standings) == sorted([await league.season_bank(GUILD, u) for u in users])
+    assert sum(r.chips for r in standings) <= 3 * 800  # chips only move between them (the tops may hold some)
+    info = await league.end_season(GUILD)
+    assert info.season.champion_id == standings[0].user_id
+    assert await league.table_scope(GUILD) == GUILD
+    assert (await env.ledger.audit()).ok
