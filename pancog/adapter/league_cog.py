@@ -189,10 +189,10 @@ class LeagueCog(PanCog, name="PanLeague"):
         if exclude is not None:
             rt.remember(exclude)
             await league.exclude(guild_id, exclude.id, interaction.user.id, reason or "")
-            await send_ephemeral(interaction, f"{exclude.display_name} is left out of this season's standings.")
+            await send_ephemeral(interaction, presenters.excluded_text(exclude.display_name))
             return
         if include is not None:
             lifted = await league.include(guild_id, include.id)
-            await send_ephemeral(interaction, "Exclusion lifted." if lifted else "That player was not excluded.")
+            await send_ephemeral(interaction, presenters.included_text(lifted))
             return
         await send_ephemeral(interaction, presenters.league_flags(await league.flags(guild_id), rt.names))

@@ -1279,3 +1279,11 @@ def stats_rows(card: PlayerCard) -> tuple[tuple[str, str], ...]:
         rows.append((f"Net chips, season {card.season.number}", f"{season.net if season else 0:+,}"))
     rows.append(("Tournaments played / cashed / won", f"{s.tourneys_played} / {s.tourneys_cashed} / {s.tourneys_won}"))
     return tuple(rows)
+
+
+def excluded_text(who: str) -> str:
+    return f"{who} is left out of this season's standings (the reason is recorded)."
+
+
+def included_text(lifted: bool) -> str:
+    return "Exclusion lifted." if lifted else "That player was not excluded."

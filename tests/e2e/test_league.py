@@ -70,3 +70,15 @@ async def test_league_refusals_are_private_and_change_nothing(pan: Pan, monkeypa
     assert "left out" in reply.text
     info = await league.season_info(pan.h.guild.id)
     assert [(u, r) for u, _, r, _ in info.exclusions] == [(b.id, "fed by a friend")]
+
+
+async def test_a_season_whose_length_is_up_is_ended_by_the_background_check(pan: Pan) -> None:
+    league = pan.rt.league
+    assert league is not None
+    await pan.slash(pan.h.moderator, "panadmin season start", name="Short", length=1)
+    cog = pan.h.bot.get_cog("PanLeague")
+    assert await cog.end_due_seasons() == 0  # type: ignore[union-attr]  # not due yet: nothing ends
+    league._clock = lambda: 10**12  # far past the planned end
+    assert await cog.end_due_seasons() == 1  # type: ignore[union-attr]
+    assert await cog.end_due_seasons() == 0  # type: ignore[union-attr]  # idempotent
+    assert [s.status for s in await league.seasons(pan.h.guild.id)] == ["ended"]
