@@ -20,7 +20,7 @@ from pancog.adapter.base import IN_PAN, PanCog
 from pancog.adapter.checks import is_moderator
 from pancog.adapter.errors import BadOption, deliver, send_ephemeral
 from pancog.adapter.runtime import PanRuntime
-from pancog.league import LeagueService, display
+from pancog.league import LeagueService, SeasonInfo, display
 from pancog.renderq import Priority
 from renderer.stats import StatsSnapshot, render_stats_png, stats_text
 
@@ -30,6 +30,7 @@ log = logging.getLogger("pan.league")
 
 IN_SEASON: dict[str, Any] = {"group": "panadmin season"}
 IN_ADMIN: dict[str, Any] = {"group": "panadmin"}
+WINNER_PLACES = 3  # the season's role goes to places 1..3
 DUE_CHECK_SECONDS = float(os.environ.get("PAN_SEASON_CHECK_SECONDS", "60"))
 
 
@@ -93,11 +94,38 @@ class LeagueCog(PanCog, name="PanLeague"):
         ended = 0
         for row in await league.due_seasons():
             try:
-                await league.end_season(row.guild_id)
+                info = await league.end_season(row.guild_id)
                 ended += 1
+                note = await self.grant_winner_roles(info)
+                if note is not None:
+                    log.warning("season %s of guild %s: %s", row.number, row.guild_id, note)
             except Exception:  # one guild's failure must not stop the others; the next tick retries
                 log.exception("ending the due season %s of guild %s failed", row.number, row.guild_id)
         return ended
+
+    async def grant_winner_roles(self, info: SeasonInfo) -> str | None:
+        """Give the season's role (if it has one) to its top finishers; a sentence for the admin, None if no role.
+
+        Without Manage Roles (or with the role above the bot's) Discord answers 403: the admin is told, once, and
+        no further member is tried."""
+        role_id = info.season.role_id
+        if role_id is None:
+            return None
+        guild = self.rt.bot.get_guild(info.season.guild_id)
+        if guild is None:
+            return presenters.winner_roles_failed()
+        winners = [row.user_id for row in info.standings if row.place <= WINNER_PLACES and row.user_id >= 0]
+        given = 0
+        for user_id in winners:
+            try:
+                member = guild.get_member(user_id) or await guild.fetch_member(user_id)
+                await member.add_roles(discord.Object(role_id), reason=f"Pan season {info.season.number} top finisher")
+            except discord.Forbidden:
+                return presenters.winner_roles_failed()
+            except discord.NotFound:  # left the server
+                continue
+            given += 1
+        return presenters.winner_roles_given(given)
 
     # ------------------------------------------------------------------ /pan
 
@@ -136,25 +164,42 @@ class LeagueCog(PanCog, name="PanLeague"):
     # ------------------------------------------------------------------ /panadmin season
 
     @app_commands.command(name="start", description="Start a league season", extras=IN_SEASON)
-    @app_commands.describe(name="The season's name", length="Days until it ends by itself (default: until ended)")
+    @app_commands.describe(
+        name="The season's name",
+        length="Days until it ends by itself (default: until ended)",
+        winner_role=f"A role the top {WINNER_PLACES} get when the season ends (the bot needs Manage Roles)",
+    )
     async def season_start(
         self,
         interaction: discord.Interaction,
         name: app_commands.Range[str, 1, 60],
         length: app_commands.Range[int, 1, 366] | None = None,
         starting_chips: app_commands.Range[int, 0, 1_000_000] | None = None,
+        winner_role: discord.Role | None = None,
     ) -> None:
         await self.defer(interaction)
         guild_id = await self._moderator(interaction)
-        row = await self.league().start_season(guild_id, name, length_days=length, starting_chips=starting_chips)
-        await send_ephemeral(interaction, presenters.season_started(row))
+        role_id = winner_role.id if winner_role is not None else None
+        row = await self.league().start_season(
+            guild_id, name, length_days=length, starting_chips=starting_chips, role_id=role_id
+        )
+        text = presenters.season_started(row)
+        if winner_role is not None:
+            # told once, now: the bot's own permissions as Discord resolved them for this interaction
+            can = interaction.app_permissions.manage_roles
+            text += "\n" + presenters.winner_role_note(winner_role.name, WINNER_PLACES, can_manage=can)
+        await send_ephemeral(interaction, text)
 
     @app_commands.command(name="end", description="End the running season and archive its standings", extras=IN_SEASON)
     async def season_end(self, interaction: discord.Interaction) -> None:
         rt = await self.defer(interaction)
         guild_id = await self._moderator(interaction)
         info = await self.league().end_season(guild_id)
-        await send_ephemeral(interaction, presenters.season_standings(info, rt.names, title="Final standings"))
+        text = presenters.season_standings(info, rt.names, title="Final standings")
+        granted = await self.grant_winner_roles(info)
+        if granted is not None:
+            text += "\n" + granted
+        await send_ephemeral(interaction, text)
 
     @app_commands.command(name="info", description="The running season (or a past one)", extras=IN_SEASON)
     @app_commands.describe(number="Season number (default: the running one)")

@@ -1287,3 +1287,20 @@ def excluded_text(who: str) -> str:
 
 def included_text(lifted: bool) -> str:
     return "Exclusion lifted." if lifted else "That player was not excluded."
+
+
+def winner_role_note(role: str, places: int, *, can_manage: bool) -> str:
+    if can_manage:
+        return f"The top {places} get the role {role} when the season ends."
+    return (
+        f"Note: I can't give the role {role} — I need the Manage Roles permission (and my role above it). "
+        "Grant it before the season ends."
+    )
+
+
+def winner_roles_failed() -> str:
+    return "I could not give the season's role: I need Manage Roles, and my role must be above it."
+
+
+def winner_roles_given(count: int) -> str:
+    return f"Season role given to {count} top finisher{'s' if count != 1 else ''}."

@@ -44,6 +44,7 @@ class SeasonRow:
     ends_at: int | None
     ended_at: int | None
     champion_id: int | None
+    role_id: int | None = None  # the Discord role the top finishers get when it ends
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -73,7 +74,8 @@ class StandingRow:
 
 
 _SEASON_COLUMNS = (
-    "guild_id, number, name, mode, starting_chips, scope_id, status, started_at, ends_at, ended_at, champion_id"
+    "guild_id, number, name, mode, starting_chips, scope_id, status, started_at, ends_at, ended_at, champion_id, "
+    "role_id"
 )
 
 
@@ -90,6 +92,7 @@ def _season(r: Sequence[Any]) -> SeasonRow:
         ends_at=None if r[8] is None else int(r[8]),
         ended_at=None if r[9] is None else int(r[9]),
         champion_id=None if r[10] is None else int(r[10]),
+        role_id=None if r[11] is None else int(r[11]),
     )
 
 
@@ -145,7 +148,7 @@ async def insert_season(tx: StorageTx, season: SeasonRow) -> bool:
     season is active, in the same write transaction. The season banks' ledger scope is the next negative id."""
     changed = await tx.execute(
         f"INSERT INTO league_seasons ({_SEASON_COLUMNS}) "  # noqa: S608
-        "SELECT ?, ?, ?, ?, ?, COALESCE(MIN(scope_id), 0) - 1, ?, ?, ?, ?, ? FROM league_seasons WHERE 1 = 1 "
+        "SELECT ?, ?, ?, ?, ?, COALESCE(MIN(scope_id), 0) - 1, ?, ?, ?, ?, ?, ? FROM league_seasons WHERE 1 = 1 "
         "ON CONFLICT (guild_id, number) DO NOTHING",
         (
             season.guild_id,
@@ -158,6 +161,7 @@ async def insert_season(tx: StorageTx, season: SeasonRow) -> bool:
             season.ends_at,
             season.ended_at,
             season.champion_id,
+            season.role_id,
         ),
     )
     return changed == 1

@@ -311,8 +311,9 @@ class LeagueService:
         length_days: int | None = None,
         starting_chips: int | None = None,
         mode: SeasonMode = DEFAULT_MODE,
+        role_id: int | None = None,
     ) -> SeasonRow:
-        """Start the guild's next season.
+        """Start the guild's next season (``role_id``: a role the adapter gives the top finishers when it ends).
 
         Raises:
             SeasonActive: a season is running.
@@ -320,7 +321,7 @@ class LeagueService:
         """
         name = _check_season_input(name, length_days, starting_chips, mode)
         async with self.storage.transaction() as tx:
-            season = await self._start_in_tx(tx, guild_id, name, length_days, starting_chips, mode)
+            season = await self._start_in_tx(tx, guild_id, name, length_days, starting_chips, mode, role_id)
         self._seasons.pop(guild_id, None)
         return season
 
@@ -332,6 +333,7 @@ class LeagueService:
         length_days: int | None,
         starting_chips: int | None,
         mode: SeasonMode,
+        role_id: int | None = None,
     ) -> SeasonRow:
         current = await repo.active_season(tx, guild_id)
         if current is not None:
@@ -353,6 +355,7 @@ class LeagueService:
             ends_at=now + length_days * 86_400 if length_days else None,
             ended_at=None,
             champion_id=None,
+            role_id=role_id,
         )
         await repo.insert_season(tx, row)
         created = await repo.get_season(tx, guild_id, number)

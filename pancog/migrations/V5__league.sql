@@ -14,6 +14,7 @@ CREATE TABLE league_seasons (
     ends_at        BIGINT,                                 -- planned end (NULL: ended by a moderator)
     ended_at       BIGINT,
     champion_id    BIGINT,
+    role_id        BIGINT,                                 -- Discord role for the top finishers (optional)
     PRIMARY KEY (guild_id, number)
 );
 CREATE INDEX league_seasons_by_status ON league_seasons (status, ends_at);

@@ -82,3 +82,32 @@ async def test_a_season_whose_length_is_up_is_ended_by_the_background_check(pan:
     assert await cog.end_due_seasons() == 1  # type: ignore[union-attr]
     assert await cog.end_due_seasons() == 0  # type: ignore[union-attr]  # idempotent
     assert [s.status for s in await league.seasons(pan.h.guild.id)] == ["ended"]
+
+
+def role_grants(pan: Pan) -> list[str]:
+    return [c.path for c in pan.h.fake.calls if c.route == "PUT /guilds/{guild_id}/members/{user_id}/roles/{role_id}"]
+
+
+async def test_season_winner_roles_are_given_when_the_season_ends(pan: Pan) -> None:
+    a, b = pan.users[:2]
+    mod = pan.h.moderator
+    reply = await pan.slash(mod, "panadmin season start", name="Roles", winner_role=(777, "Champions"))
+    assert "The top 3 get the role Champions" in reply.text
+    await pan.seat(2)
+    await play_two(pan)
+    assert role_grants(pan) == []
+    reply = await pan.slash(mod, "panadmin season end")
+    assert "Season role given to 2 top finishers" in reply.text
+    assert sorted(role_grants(pan)) == sorted(f"/guilds/{pan.h.guild.id}/members/{u.id}/roles/777" for u in (a, b))
+
+
+async def test_a_missing_manage_roles_permission_is_told_to_the_admin_once(pan: Pan) -> None:
+    mod = pan.h.moderator
+    await pan.slash(mod, "panadmin season start", name="Roles", winner_role=(778, "Top"))
+    await pan.seat(2)
+    await play_two(pan)
+    pan.h.fake.fail_next("PUT /guilds/*/members/*/roles/*", status=403, count=5)
+    reply = await pan.slash(mod, "panadmin season end")
+    assert private_to(reply, mod) and reply.text.count("I could not give the season's role") == 1
+    assert len(role_grants(pan)) == 1  # the first refusal stops the others
+    assert "Champion: player1" in reply.text  # the season ended all the same
