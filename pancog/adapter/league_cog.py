@@ -119,7 +119,9 @@ class LeagueCog(PanCog, name="PanLeague"):
         for user_id in winners:
             try:
                 member = guild.get_member(user_id) or await guild.fetch_member(user_id)
-                await member.add_roles(discord.Object(role_id), reason=f"Pan season {info.season.number} top finisher")
+                await member.add_roles(
+                    discord.Object(role_id), reason=presenters.winner_role_reason(info.season.number)
+                )
             except discord.Forbidden:
                 return presenters.winner_roles_failed()
             except discord.NotFound:  # left the server
@@ -167,7 +169,7 @@ class LeagueCog(PanCog, name="PanLeague"):
     @app_commands.describe(
         name="The season's name",
         length="Days until it ends by itself (default: until ended)",
-        winner_role=f"A role the top {WINNER_PLACES} get when the season ends (the bot needs Manage Roles)",
+        winner_role="A role the top 3 get when the season ends (the bot needs Manage Roles)",
     )
     async def season_start(
         self,

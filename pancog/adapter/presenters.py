@@ -1304,3 +1304,8 @@ def winner_roles_failed() -> str:
 
 def winner_roles_given(count: int) -> str:
     return f"Season role given to {count} top finisher{'s' if count != 1 else ''}."
+
+
+def winner_role_reason(season_no: int) -> str:
+    """The audit-log reason of a season role."""
+    return f"Pan season {season_no} top finisher"
