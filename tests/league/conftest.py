@@ -73,13 +73,11 @@ _schemas = itertools.count(1)
 
 
 @contextlib.asynccontextmanager
-async def fresh_storage(
-    backend: str, folder: Path, server_url: str | None
-) -> AsyncIterator[SqliteStorage | PostgresStorage]:
-    """A new, empty, opened database: a SQLite file in ``folder``, or a PostgreSQL schema dropped afterwards."""
+async def fresh_database(backend: str, folder: Path, server_url: str | None) -> AsyncIterator[str]:
+    """A new, empty database, not opened: a SQLite file path in ``folder``, or the URL of a new PostgreSQL schema
+    (dropped afterwards)."""
     if backend == "sqlite":
-        async with SqliteStorage(folder / f"league{next(_schemas)}.sqlite3", synchronous="OFF") as storage:
-            yield storage
+        yield str(folder / f"league{next(_schemas)}.sqlite3")
         return
     assert server_url is not None
     schema = f"pan_league_{os.environ.get('PYTEST_XDIST_WORKER', 'main')}_{os.getpid()}_{next(_schemas)}"
@@ -89,14 +87,24 @@ async def fresh_storage(
     finally:
         await conn.close()
     try:
-        async with storage_for(with_search_path(server_url, schema)) as storage:
-            yield storage
+        yield with_search_path(server_url, schema)
     finally:
         conn = await asyncpg.connect(server_url)
         try:
             await conn.execute(f"DROP SCHEMA {schema} CASCADE")
         finally:
             await conn.close()
+
+
+@contextlib.asynccontextmanager
+async def fresh_storage(
+    backend: str, folder: Path, server_url: str | None
+) -> AsyncIterator[SqliteStorage | PostgresStorage]:
+    """A new, empty database of either backend, opened (migrated to the latest version)."""
+    async with fresh_database(backend, folder, server_url) as target:
+        storage = SqliteStorage(target, synchronous="OFF") if backend == "sqlite" else storage_for(target)
+        async with storage:
+            yield storage
 
 
 @pytest.fixture(params=BACKENDS)
