@@ -57,8 +57,9 @@ def render_stats_png(snap: StatsSnapshot) -> bytes:
     for i, (label, value) in enumerate(snap.rows):
         if i % 2 == 0:
             im.paste(PANEL, (PAD // 2, y - 4, WIDTH - PAD // 2, y + LINE - 4))
-        paste_text(im, (PAD, y), fit_text(label, "regular", ROW, inner // 2), "regular", ROW, INK)
-        shown = fit_text(value, "bold", ROW, inner // 2)
+        label = fit_text(label, "regular", ROW, inner // 2)
+        paste_text(im, (PAD, y), label, "regular", ROW, INK)
+        shown = fit_text(value, "bold", ROW, inner - text_width(label, "regular", ROW) - 16)
         paste_text(im, (WIDTH - PAD - text_width(shown, "bold", ROW), y), shown, "bold", ROW, INK, cache=False)
         y += LINE
     return to_png(im)
