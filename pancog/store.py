@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +29,7 @@ from pancog.storage.base import (
     Posting,
     Storage,
     StorageError,
+    StorageTx,
     StoredTable,
     TableNotOpen,
     TableRow,
@@ -125,12 +126,16 @@ class TableStore:
         actor: Actor = "system",
         reason: str = "table action",
         snapshot: str | None = None,
+        in_tx: Callable[[StorageTx, int], Awaitable[None]] | None = None,
     ) -> Receipt:
         """Append action ``seq`` to the table's log and apply its postings in one transaction.
 
         ``snapshot``: the table state after this action (the engine codec's text); stored in the same
         transaction as the table's only snapshot (older ones are deleted), so start-up replays only the
         actions after it.
+
+        ``in_tx``: called as ``in_tx(tx, journal_id)`` after the append, inside the same transaction, only when the
+        action is new (chip leagues, issue #16: a hand's stats are recorded with its settlement, never twice).
 
         Returns the receipt; ``created`` is False when ``key`` (default ``table:T:seq:N``) was already
         committed — nothing was appended, posted or snapshotted again.
@@ -162,6 +167,8 @@ class TableStore:
                 if snapshot is not None:
                     await tx.put_snapshot(table_id, seq, snapshot, now)
                     await tx.drop_snapshots(table_id, below=seq)
+                if in_tx is not None:
+                    await in_tx(tx, receipt.journal_id)
             return receipt
 
     async def close_table(

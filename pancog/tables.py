@@ -23,7 +23,7 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +38,7 @@ from pancog.game.rules import PRESET_EDITION, PRESETS, Rules
 from pancog.game.state import Account as EngineAccount
 from pancog.game.state import Phase, Pot, TableState, initial_state
 from pancog.ledger import ChipLedger
-from pancog.storage.base import Account, Posting, StoredTable
+from pancog.storage.base import Account, Posting, StorageTx, StoredTable
 from pancog.store import TableStore
 
 __all__ = [
@@ -263,6 +263,9 @@ class Applied:
 
 
 Listener = Callable[[Applied], None]
+InTx = Callable[[StorageTx, int], Awaitable[None]]
+SettlementHook = Callable[[TableSession, TableState, engine.Transition], InTx | None]
+"""Chip leagues (issue #16): given an action about to commit, optionally work to do inside its transaction."""
 Dealer = Callable[[TableSession], StartHand]
 
 
@@ -383,6 +386,9 @@ class TableService:
         # replays (issue 20): more seating checks (a member watching a player's hand may not sit at that table).
         # Each is called in ``join`` before any chip moves and raises a PanError to refuse.
         self.seat_guards: list[Callable[[TableSession, int], None]] = []
+        # chip leagues (issue #16): set by pancog.league.LeagueService.attach; records a hand's result in the same
+        # transaction as its settlement. Called inside the table lock, before the commit; must not raise.
+        self.settlement_hook: SettlementHook | None = None
 
     # ------------------------------------------------------------------ registry
 
@@ -582,6 +588,7 @@ class TableService:
             transition.events, table_id=session.table_id, guild_id=session.guild_id, before=before, after=after
         )
         snapshot = self._snapshot_text(session, transition)
+        in_tx = self.settlement_hook(session, before, transition) if self.settlement_hook is not None else None
         await self.store.commit_action(
             session.table_id,
             after.seq,
@@ -591,6 +598,7 @@ class TableService:
             actor=actor if actor is not None else "system",
             reason=type(action).__name__,
             snapshot=snapshot,
+            in_tx=in_tx,
         )
         session.state = after  # swap only after the commit
         if snapshot is not None:

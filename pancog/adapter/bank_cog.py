@@ -41,11 +41,28 @@ class BankCog(PanCog, name="PanBank"):
         text = presenters.daily_text(claimed=claim.claimed, amount=claim.amount, bank=claim.balance, hours_left=hours)
         await send_ephemeral(interaction, text)
 
-    @app_commands.command(name="leaderboard", description="The richest players in this server", extras=IN_PAN)
-    async def leaderboard(self, interaction: discord.Interaction) -> None:
-        rt = await self.defer(interaction, ephemeral=False)
-        rows = await rt.ledger.leaderboard(interaction.guild_id or 0, 10)
-        text = cut(presenters.leaderboard(rows, rt.names), CONTENT_MAX)
+    @app_commands.command(name="leaderboard", description="Top ten of this server, and your own rank", extras=IN_PAN)
+    @app_commands.describe(metric="Ranked by (default: chips)", period="This season or all time (default: all)")
+    async def leaderboard(
+        self,
+        interaction: discord.Interaction,
+        metric: Literal["net", "chips", "rating", "wins"] = "chips",
+        period: Literal["season", "all"] = "all",
+    ) -> None:
+        # public, except a season board: "no season running" must be a private refusal (a public defer's first
+        # followup is public whatever it asks)
+        rt = await self.defer(interaction, ephemeral=period == "season")
+        if rt.league is None:  # no league service: the bank's top ten
+            rows = await rt.ledger.leaderboard(interaction.guild_id or 0, 10)
+            text = cut(presenters.leaderboard(rows, rt.names), CONTENT_MAX)
+            await deliver(
+                lambda: interaction.followup.send(text), what="leaderboard", detail=f"content {len(text)} chars"
+            )
+            return
+        board = await rt.league.leaderboard(
+            interaction.guild_id or 0, metric=metric, period=period, caller=interaction.user.id
+        )
+        text = cut(presenters.league_board(board, rt.names), CONTENT_MAX)
         await deliver(lambda: interaction.followup.send(text), what="leaderboard", detail=f"content {len(text)} chars")
 
     @app_commands.command(

@@ -24,6 +24,7 @@ from pancog.adapter.bank_cog import BankCog
 from pancog.adapter.base import PanCog
 from pancog.adapter.board import BoardButton, Boards
 from pancog.adapter.hand import Hands, PlaySelect
+from pancog.adapter.league_cog import LeagueCog
 from pancog.adapter.ops_cog import OpsCog, clock_settings_from_env
 from pancog.adapter.play_cog import PlayCog
 from pancog.adapter.practice_cog import PracticeCog
@@ -33,6 +34,7 @@ from pancog.adapter.table_cog import TableCog
 from pancog.bots import BotDriver, BotSettings
 from pancog.clock import TurnClock
 from pancog.health import HealthRegistry
+from pancog.league import LeagueService
 from pancog.ledger import ChipLedger
 from pancog.renderq import RenderQueue
 from pancog.replay import ReplayService
@@ -58,6 +60,7 @@ def cogs(rt: PanRuntime, boards: Boards, hands: Hands, clock: TurnClock, driver:
         OpsCog(rt, boards, clock),
         PracticeCog(rt, boards, driver),
         ReplayCog(rt),
+        LeagueCog(rt),
     ]
 
 
@@ -71,6 +74,8 @@ async def open_runtime(bot: commands.Bot) -> tuple[PanRuntime, TurnClock, BotDri
     tables = TableService(ledger, store, dealer=seeded_deals(int(deal_seed)) if deal_seed else random_deal)
     clock = TurnClock(tables, clock_settings_from_env())
     driver = BotDriver(tables, BotSettings.from_env())
+    league = LeagueService(storage, ledger)
+    league.attach(tables)  # a hand's stats are recorded in its settlement's transaction
     rt = PanRuntime(
         bot=bot,
         storage=storage,
@@ -87,6 +92,7 @@ async def open_runtime(bot: commands.Bot) -> tuple[PanRuntime, TurnClock, BotDri
         bots=driver,
         replays=ReplayService(store),
         watch=WatchService(tables),
+        league=league,
     )
     return rt, clock, driver
 

@@ -28,6 +28,7 @@ from pancog.bots import BotDriver
 from pancog.clock import TurnClock
 from pancog.game.errors import PanError
 from pancog.health import HealthRegistry
+from pancog.league import LeagueService
 from pancog.ledger import ChipLedger
 from pancog.renderq import RenderQueue
 from pancog.replay import ReplayService
@@ -73,6 +74,7 @@ class PanRuntime:
     bots: BotDriver | None = None
     replays: ReplayService | None = None  # hand history and replays (issue 20)
     watch: WatchService | None = None  # watching a hand with consent (issue 20)
+    league: LeagueService | None = None  # seasons, standings, ratings, stats, flags (issue 16)
     names: dict[int, str] = field(default_factory=dict)
     boards: dict[int, OpenBoard] = field(default_factory=dict)
     handlers: dict[str, Handler] = field(default_factory=dict)

@@ -298,6 +298,20 @@ class StorageTx(Protocol):
 
     async def audit_facts(self) -> AuditFacts: ...
 
+    # Added for chip leagues (issue #16): pancog/league/repo.py keeps its SQL (portable subset, ``?`` placeholders)
+    # in one module; a backend runs it as is (PostgreSQL: rewrite ``?`` to ``$n``).
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run one statement; returns the number of rows it changed."""
+        ...
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Run one query (or a statement with RETURNING); returns every row."""
+        ...
+
+    async def execute_batch(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[int]:
+        """Run statements in order (one round trip where the backend can); returns each one's changed-row count."""
+        ...
+
 
 class Storage(Protocol):
     """A backend: open/close, schema migrations, and serialised transactions."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -47,11 +48,46 @@ from pancog.storage.base import (
 from pancog.storage.common import TABLE_COLUMNS, account_from_row, audit_facts, load_open_tables, table_row
 from pancog.storage.migrations import MIGRATIONS_DIR, load_migrations
 
-__all__ = ["PostgresStorage", "PostgresTx"]
+__all__ = ["PostgresStorage", "PostgresTx", "dollar_placeholders"]
 
 _Conn: TypeAlias = "asyncpg.Connection[asyncpg.Record] | PoolConnectionProxy[asyncpg.Record]"
 
 _MIGRATION_LOCK = 0x70616E  # "pan": the advisory lock every migrating process takes (per schema, see _migrate)
+
+
+@functools.lru_cache(maxsize=512)
+def dollar_placeholders(sql: str) -> str:
+    """``?`` placeholders (the portable subset's) rewritten to PostgreSQL's ``$1, $2, …``.
+
+    A ``?`` inside a single-quoted string literal, a double-quoted identifier or a ``--`` comment is left alone.
+    Cached: the league's statements are a few dozen distinct texts.
+    """
+    out: list[str] = []
+    n = 0
+    i = 0
+    length = len(sql)
+    while i < length:
+        ch = sql[i]
+        if ch in "'\"":
+            end = sql.find(ch, i + 1)
+            while end != -1 and sql.startswith(ch, end + 1):  # a doubled quote is an escaped quote
+                end = sql.find(ch, end + 2)
+            end = length if end == -1 else end + 1
+            out.append(sql[i:end])
+            i = end
+        elif sql.startswith("--", i):
+            end = sql.find("\n", i)
+            end = length if end == -1 else end
+            out.append(sql[i:end])
+            i = end
+        elif ch == "?":
+            n += 1
+            out.append(f"${n}")
+            i += 1
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
 
 
 def _rowcount(status: str) -> int:
@@ -310,6 +346,18 @@ class PostgresTx:
             limit,
         )
         return [(int(r["user_id"]), int(r["balance"])) for r in rows]
+
+    # Added for chip leagues (issue #16): the generic statements pancog/league/repo.py runs, written with ``?``
+    # placeholders (portable subset); rewritten here to ``$n``.
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        return _rowcount(await self._conn.execute(dollar_placeholders(sql), *params))
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return [tuple(r) for r in await self._conn.fetch(dollar_placeholders(sql), *params)]
+
+    async def execute_batch(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[int]:
+        # asyncpg runs one parameterised statement per call; in order, on this transaction's connection.
+        return [await self.execute(sql, params) for sql, params in statements]
 
     async def audit_facts(self) -> AuditFacts:
         return await audit_facts(self._fetch)

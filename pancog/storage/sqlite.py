@@ -308,6 +308,19 @@ class SqliteTx:
         )
         return [(int(u), int(b)) for u, b in rows]
 
+    # Added for chip leagues (issue #16): the generic statements pancog/league/repo.py runs.
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        cursor = await self._conn.execute(sql, tuple(params))
+        return cursor.rowcount
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return [tuple(row) for row in await self._conn.execute_fetchall(sql, tuple(params))]
+
+    async def execute_batch(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[int]:
+        # In order, through aiosqlite's public API (one worker-thread hop per statement; the league's settlement
+        # batch is two statements). Same connection, inside this transaction.
+        return [await self.execute(sql, params) for sql, params in statements]
+
     async def audit_facts(self) -> AuditFacts:
         return await audit_facts(self._fetch)
 

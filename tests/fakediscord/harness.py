@@ -488,6 +488,20 @@ class Harness:
             data = channel.to_json(self.fake.users) | {"permissions": "0"}
             resolved.setdefault("channels", {})[str(channel.id)] = data
             converted = str(channel.id)
+        elif kind == 8:  # a role: (role id, name); the fake keeps no roles, the option carries its resolved data
+            role_id, name = value
+            resolved.setdefault("roles", {})[str(role_id)] = {
+                "id": str(role_id),
+                "name": str(name),
+                "permissions": "0",
+                "position": 1,
+                "color": 0,
+                "hoist": False,
+                "managed": False,
+                "mentionable": False,
+                "flags": 0,
+            }
+            converted = str(role_id)
         else:
             raise AssertionError(f"/{command}: option type {kind} is not supported by the harness")
         choices = spec.get("choices")

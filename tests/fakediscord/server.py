@@ -604,6 +604,7 @@ class FakeDiscord:
             ("GET", "/guilds/{guild_id}", self._get_guild),
             ("GET", "/guilds/{guild_id}/channels", self._get_guild_channels),
             ("GET", "/guilds/{guild_id}/members/{user_id}", self._get_member),
+            ("PUT", "/guilds/{guild_id}/members/{user_id}/roles/{role_id}", self._no_content),  # recorded in calls
         ]
         for method, template, handler in table:
             pattern = re.escape(template).replace(r"\{", "{").replace(r"\}", "}")

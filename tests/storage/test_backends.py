@@ -32,3 +32,37 @@ async def test_open_storage_connects_and_migrates(database: str) -> None:
         assert await ChipLedger(storage).ensure_player(1, 2) == 1000
     finally:
         await storage.close()
+
+
+def test_question_marks_become_numbered_placeholders_outside_literals() -> None:
+    from pancog.storage.postgres import dollar_placeholders
+
+    assert dollar_placeholders("SELECT ?, '?', \"a?\" FROM t WHERE x = ? -- why?\nAND y = ?") == (
+        "SELECT $1, '?', \"a?\" FROM t WHERE x = $2 -- why?\nAND y = $3"
+    )
+    assert dollar_placeholders("SELECT 'it''s ?', ?") == "SELECT 'it''s ?', $1"
+
+
+async def test_generic_statements_run_the_same_on_both_backends(storage: SqliteStorage | PostgresStorage) -> None:
+    """``execute`` / ``fetchall`` / ``execute_batch`` (chip leagues): ``?`` placeholders, row counts, rows in order."""
+    async with storage.transaction() as tx:
+        assert await tx.execute("INSERT INTO league_cursors (name, value) VALUES (?, ?)", ("a", 1)) == 1
+        counts = await tx.execute_batch(
+            [
+                ("INSERT INTO league_cursors (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING", ("a", 9)),
+                ("INSERT INTO league_cursors (name, value) VALUES (?, ?), (?, ?)", ("b", 2, "c", 3)),
+                ("UPDATE league_cursors SET value = value + ? WHERE name <> ?", (10, "c")),
+            ]
+        )
+        assert counts == [0, 2, 2]
+        assert await tx.fetchall("SELECT name, value FROM league_cursors ORDER BY name") == [
+            ("a", 11),
+            ("b", 12),
+            ("c", 3),
+        ]
+    with pytest.raises(RuntimeError):
+        async with storage.transaction() as tx:
+            await tx.execute("DELETE FROM league_cursors WHERE name = ?", ("a",))
+            raise RuntimeError("rolled back")
+    async with storage.transaction(write=False) as tx:
+        assert len(await tx.fetchall("SELECT name FROM league_cursors")) == 3

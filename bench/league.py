@@ -1,0 +1,236 @@
+"""League benchmark: what recording a hand costs its settlement, the ratings fold, and the rebuild.
+
+Run: .venv/bin/python bench/league.py [--settlements 2000] [--rounds 3] [--rebuild-hands 100000] [--log-hands 60]
+                                      [--fp-guilds 0]
+
+1. Settlement cost, back to back with ``bench/ledger.py``'s loop (one ``commit_action`` = log append + 10 postings,
+   ``synchronous=FULL``): the same loop with the league's in-transaction work of a four-player hand (the result row
+   + the stats upsert, what the settlement hook does) — alternated ``--rounds`` times, medians compared. The ratings
+   fold (``drain_ratings``, batched off the settlement path) is timed separately, per hand.
+2. Rebuild: ``--rebuild-hands`` hand results (digests of real self-played hands, replicated over a 200-player guild
+   with fresh keys) refolded into stats and ratings by ``LeagueService.rebuild(from_log=False)``; and the full
+   re-derivation from raw action logs (engine replay) of ``--log-hands`` hands played through the table service.
+3. ``--fp-guilds N``: false-positive run of the collusion flags over N seeded honest guilds (slow: ~6 s a guild).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import random
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pancog.ai import make_player
+from pancog.league import HandDigest, LeagueService, PlayerLine, compute_flags
+from pancog.league.drive import engine_session, honest_guild, play_hands
+from pancog.ledger import ChipLedger
+from pancog.storage import Account, SqliteStorage, StorageTx, transfer
+from pancog.store import TableStore
+from pancog.tables import TableConfig, TableService, seeded_deals
+
+GUILD = 1
+
+
+def sample_hand(n: int, users: list[int]) -> HandDigest:
+    winner = users[n % len(users)]
+    players = [
+        PlayerLine(user_id=u, played=True, won=u == winner, conditions=1, condition_chips=3, biggest=6, net=-2)
+        for u in users
+    ]
+    return HandDigest(
+        table_id=1,
+        hand_no=n,
+        reason="out",
+        winner=winner,
+        players=players,
+        flows={(u, winner): 2 for u in users if u != winner},
+    )
+
+
+async def settlements(path: Path, count: int, *, league: bool) -> tuple[float, float, float]:
+    """Seconds per settlement (the ledger bench's loop) with or without the league's in-transaction work, wall and
+    process CPU (all threads: the event loop and aiosqlite's worker); and the seconds per hand of folding the
+    recorded hands into ratings afterwards (0 without the league)."""
+    async with SqliteStorage(path, synchronous="FULL") as storage:
+        ledger, store = ChipLedger(storage), TableStore(storage)
+        service = LeagueService(storage, ledger)
+        table = 1
+        await store.open_table(table, guild_id=GUILD, channel_id=table, host_id=1, config="{}")
+        players = list(range(1, 7))
+        for user in players:
+            await ledger.buy_in(table, user, 500, key=f"sit:{user}")
+        stacks = [Account.stack(table, u) for u in players]
+        tops = Account.tops(table, "singles")
+        start, cpu = time.perf_counter(), time.process_time()
+        for seq in range(1, count + 1):
+            winner = stacks[((seq + 1) // 2) % 6]
+            postings = []
+            for loser in stacks:
+                if loser != winner:
+                    postings += transfer(loser, winner, 1) if seq % 2 else transfer(winner, loser, 1)
+            if len(postings) < 10:
+                postings += transfer(winner, tops, 1)
+            in_tx = None
+            if league:
+                digest = sample_hand(seq, players[(seq % 3) : (seq % 3) + 4])
+
+                async def in_tx(tx: StorageTx, journal: int, d: HandDigest = digest) -> None:
+                    await service._record(tx, GUILD, d, ordinal=journal)
+
+            await store.commit_action(table, seq, f"settle hand {seq}", '[{"e": "HandWon"}]', postings, in_tx=in_tx)
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+        fold = 0.0
+        if league:
+            t0 = time.process_time()
+            await service.drain_ratings()
+            fold = (time.process_time() - t0) / count
+        assert (await ledger.audit()).ok
+    return elapsed / count, cpu / count, fold
+
+
+async def real_digests(tmp: Path, hands: int) -> tuple[list[HandDigest], float, int]:
+    """Play ``hands`` hands (3 easy-level players) through the table service with the league attached; return their
+    digests, the seconds ``rebuild(from_log=True)`` took to re-derive them from the action log, and the log length."""
+    async with SqliteStorage(tmp / "real.sqlite3", synchronous="OFF") as storage:
+        ledger = ChipLedger(storage)
+        tables = TableService(ledger, TableStore(storage), dealer=seeded_deals(5))
+        league = LeagueService(storage, ledger)
+        league.attach(tables)
+        users = [11, 12, 13]
+        await tables.open_table(7, guild_id=GUILD, channel_id=7, host_id=11, config=TableConfig.build())
+        for u in users:
+            await ledger.grant(GUILD, u, 100_000, actor="system", reason="bench")
+            await tables.join(7, u, buy_in=100_000)
+        actions = await play_hands(tables, 7, {u: make_player("easy") for u in users}, hands, seed=1)
+        t0 = time.perf_counter()
+        derived, _ = await league.rebuild(from_log=True)
+        elapsed = time.perf_counter() - t0
+        assert derived == hands
+        async with storage.transaction(write=False) as tx:
+            bodies = await tx.fetchall("SELECT body FROM league_results ORDER BY ordinal")
+    from pancog.league.digest import decode
+
+    found = [d for d in (decode(b[0]) for b in bodies) if isinstance(d, HandDigest)]
+    return found, elapsed, actions
+
+
+def synthesise(path: Path, base: list[HandDigest], count: int) -> None:
+    """Write ``count`` hand results to ``league_results`` directly: the base digests with their players remapped onto
+    random players of a 200-player guild and fresh keys (setup only, not measured)."""
+    rng = random.Random(7)
+    rows = []
+    for n in range(count):
+        src = base[n % len(base)]
+        people = rng.sample(range(1, 201), len(src.players))
+        remap = {p.user_id: people[i] for i, p in enumerate(src.players)}
+        d = HandDigest(
+            table_id=100 + n // 500,
+            hand_no=n,
+            reason=src.reason,
+            winner=remap.get(src.winner) if src.winner is not None else None,
+            splitters=tuple(remap[s] for s in src.splitters),
+            players=[dataclasses.replace(p, user_id=remap[p.user_id]) for p in src.players],
+            flows={(remap[a], remap[b]): c for (a, b), c in src.flows.items()},
+        )
+        rows.append((d.key, n + 1, GUILD, 0, "hand", d.table_id, d.hand_no, 0, d.encode()))
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.executemany(
+            "INSERT INTO league_results (result_key, ordinal, guild_id, season_no, kind, table_id, hand_no, "
+            "created_at, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+    conn.close()
+
+
+async def rebuild(path: Path) -> tuple[float, float, int]:
+    async with SqliteStorage(path, synchronous="NORMAL") as storage:
+        league = LeagueService(storage, ChipLedger(storage))
+        t0, c0 = time.perf_counter(), time.process_time()
+        _, results = await league.rebuild(from_log=False)
+        elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
+        async with storage.transaction(write=False) as tx:
+            rated = await tx.fetchall("SELECT COUNT(*), SUM(rated) FROM league_ratings")
+        print(f"  ratings rows {rated[0][0]}, rated results {rated[0][1]}")
+    return elapsed, cpu, results
+
+
+def false_positives(guilds: int, first_seed: int = 1000) -> None:
+    flagged = 0
+    hands = 0
+    t0 = time.perf_counter()
+    for seed in range(first_seed, first_seed + guilds):
+        digests = honest_guild(seed, pool=6, sessions=8, hands=12)
+        hands += len(digests)
+        found = compute_flags(digests)
+        flagged += len(found)
+        for f in found:
+            print(f"  guild {seed}: {f.kind} {f.first}->{f.second} {f.figures}")
+    pairs = guilds * 15
+    print(
+        f"false positives: {flagged} flags in {guilds} honest guilds ({hands} hands, {pairs} pairs, "
+        f"{2 * pairs} ordered pairs) in {time.perf_counter() - t0:.0f} s"
+    )
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--settlements", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rebuild-hands", type=int, default=100_000)
+    parser.add_argument("--log-hands", type=int, default=60)
+    parser.add_argument("--fp-guilds", type=int, default=0)
+    parser.add_argument("--fp-first-seed", type=int, default=1000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        base_t, league_t, base_c, league_c, folds = [], [], [], [], []
+        for r in range(args.rounds):
+            wall, cpu, _ = await settlements(tmp / f"b{r}.sqlite3", args.settlements, league=False)
+            base_t.append(wall)
+            base_c.append(cpu)
+            wall, cpu, fold = await settlements(tmp / f"l{r}.sqlite3", args.settlements, league=True)
+            league_t.append(wall)
+            league_c.append(cpu)
+            folds.append(fold)
+        b, lg, f = statistics.median(base_t), statistics.median(league_t), statistics.median(folds)
+        bc, lc = statistics.median(base_c), statistics.median(league_c)
+        print(f"settlement (ledger bench loop, FULL), median of {args.rounds} alternated rounds:")
+        print(
+            f"  wall {b * 1e3:.3f} ms -> {lg * 1e3:.3f} ms with the league ({100 * (lg - b) / b:+.1f} %); rounds "
+            f"{[round(x * 1e3, 3) for x in base_t]} vs {[round(x * 1e3, 3) for x in league_t]}"
+        )
+        print(
+            f"  CPU  {bc * 1e3:.3f} ms -> {lc * 1e3:.3f} ms with the league ({100 * (lc - bc) / bc:+.1f} %); rounds "
+            f"{[round(x * 1e3, 3) for x in base_c]} vs {[round(x * 1e3, 3) for x in league_c]}"
+        )
+        print(
+            f"  ratings fold (batched, off the settlement path): {f * 1e6:.0f} us CPU per 4-player hand "
+            f"= {100 * f / bc:.1f} % of a settlement's CPU if it were counted"
+        )
+        base, from_log, actions = await real_digests(tmp, args.log_hands)
+        print(
+            f"rebuild from raw action logs (engine replay): {len(base)} hands / {actions} actions in {from_log:.2f} s "
+            f"= {len(base) / from_log:.0f} hands/s"
+        )
+        extra = engine_session([21, 22, 23, 24], [make_player("easy")] * 4, 40, seed=3, table_id=8)
+        path = tmp / "rebuild.sqlite3"
+        async with SqliteStorage(path):
+            pass
+        synthesise(path, base + extra, args.rebuild_hands)
+        elapsed, cpu, results = await rebuild(path)
+        print(f"rebuild of stats + ratings from {results} hand results: {elapsed:.1f} s wall, {cpu:.1f} s CPU")
+    if args.fp_guilds:
+        false_positives(args.fp_guilds, args.fp_first_seed)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

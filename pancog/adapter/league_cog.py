@@ -1,0 +1,245 @@
+"""Chip leagues (issue 16): ``/pan stats``, ``/pan standings``; ``/panadmin season start|end|info`` and
+``/panadmin flags``; the background task that ends seasons whose length is up. ``/pan leaderboard`` (bank_cog)
+reads the league too. Thin: parse, call one :class:`~pancog.league.LeagueService` method, present, respond."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import logging
+import os
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from pancog.adapter import presenters
+from pancog.adapter.admin import panadmin, season
+from pancog.adapter.base import IN_PAN, PanCog
+from pancog.adapter.checks import is_moderator
+from pancog.adapter.errors import BadOption, deliver, send_ephemeral
+from pancog.adapter.runtime import PanRuntime
+from pancog.league import LeagueService, SeasonInfo, display
+from pancog.renderq import Priority
+from renderer.stats import StatsSnapshot, render_stats_png, stats_text
+
+__all__ = ["LeagueCog"]
+
+log = logging.getLogger("pan.league")
+
+IN_SEASON: dict[str, Any] = {"group": "panadmin season"}
+IN_ADMIN: dict[str, Any] = {"group": "panadmin"}
+WINNER_PLACES = 3  # the season's role goes to places 1..3
+DUE_CHECK_SECONDS = float(os.environ.get("PAN_SEASON_CHECK_SECONDS", "60"))
+
+
+class LeagueCog(PanCog, name="PanLeague"):
+    """Seasons, standings, stats and flags."""
+
+    def __init__(self, runtime: PanRuntime) -> None:
+        super().__init__(runtime)
+        mine = self.__cog_app_commands__
+        self._admin = [c for c in mine if isinstance(c, app_commands.Command) and "group" in c.extras]
+        self.__cog_app_commands__ = [c for c in mine if c not in self._admin]
+        self._due_task: asyncio.Task[None] | None = None
+
+    async def cog_load(self) -> None:
+        await super().cog_load()
+        for command in self._admin:
+            (season if command.extras["group"] == IN_SEASON["group"] else panadmin).add_command(command)
+        tree = self.rt.bot.tree if isinstance(self.rt.bot, discord.ext.commands.Bot) else None
+        if tree is not None and tree.get_command(panadmin.name) is None:
+            tree.add_command(panadmin)
+        # not rt.spawn: that set is "work in flight" (rt.busy); this loop runs for the bot's life
+        self._due_task = asyncio.create_task(self._end_due_seasons(), name="league-due-seasons")
+
+    async def cog_unload(self) -> None:
+        if self._due_task is not None:
+            self._due_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._due_task
+            self._due_task = None
+        await super().cog_unload()
+        for command in self._admin:
+            (season if command.extras["group"] == IN_SEASON["group"] else panadmin).remove_command(command.name)
+        tree = self.rt.bot.tree if isinstance(self.rt.bot, discord.ext.commands.Bot) else None
+        if tree is not None and not [c for c in panadmin.commands if c is not season] and not season.commands:
+            tree.remove_command(panadmin.name)
+
+    def league(self) -> LeagueService:
+        if self.rt.league is None:
+            raise BadOption(presenters.NO_LEAGUE)
+        return self.rt.league
+
+    async def _moderator(self, interaction: discord.Interaction[Any]) -> int:
+        guild_id = interaction.guild_id or 0
+        if not is_moderator(interaction, (await self.rt.ledger.settings(guild_id)).moderator_role_id):
+            raise BadOption(presenters.NEEDS_MODERATOR)
+        return guild_id
+
+    # ------------------------------------------------------------------ background
+
+    async def _end_due_seasons(self) -> None:
+        """Every ``PAN_SEASON_CHECK_SECONDS``: end each season whose planned end has passed (idempotent: a season
+        already ended by a moderator or another process is skipped)."""
+        while True:
+            await asyncio.sleep(DUE_CHECK_SECONDS)
+            await self.end_due_seasons()
+
+    async def end_due_seasons(self) -> int:
+        league = self.rt.league
+        if league is None:
+            return 0
+        ended = 0
+        for row in await league.due_seasons():
+            try:
+                info = await league.end_season(row.guild_id)
+                ended += 1
+                note = await self.grant_winner_roles(info)
+                if note is not None:
+                    log.warning("season %s of guild %s: %s", row.number, row.guild_id, note)
+            except Exception:  # one guild's failure must not stop the others; the next tick retries
+                log.exception("ending the due season %s of guild %s failed", row.number, row.guild_id)
+        return ended
+
+    async def grant_winner_roles(self, info: SeasonInfo) -> str | None:
+        """Give the season's role (if it has one) to its top finishers; a sentence for the admin, None if no role.
+
+        Without Manage Roles (or with the role above the bot's) Discord answers 403: the admin is told, once, and
+        no further member is tried."""
+        role_id = info.season.role_id
+        if role_id is None:
+            return None
+        guild = self.rt.bot.get_guild(info.season.guild_id)
+        if guild is None:
+            return presenters.winner_roles_failed()
+        winners = [row.user_id for row in info.standings if row.place <= WINNER_PLACES and row.user_id >= 0]
+        given = 0
+        for user_id in winners:
+            try:
+                member = guild.get_member(user_id) or await guild.fetch_member(user_id)
+                await member.add_roles(
+                    discord.Object(role_id), reason=presenters.winner_role_reason(info.season.number)
+                )
+            except discord.Forbidden:
+                return presenters.winner_roles_failed()
+            except discord.NotFound:  # left the server
+                continue
+            given += 1
+        return presenters.winner_roles_given(given)
+
+    # ------------------------------------------------------------------ /pan
+
+    @app_commands.command(name="stats", description="A player's league stats (image card and text)", extras=IN_PAN)
+    @app_commands.describe(player="Whose stats (default: yours)")
+    async def stats(self, interaction: discord.Interaction, player: discord.Member | None = None) -> None:
+        rt = await self.defer(interaction)  # private: a refusal after a public defer would be public
+        who = player or interaction.user
+        rt.remember(who)
+        card = await self.league().player_card(interaction.guild_id or 0, who.id)
+        rating = card.rating
+        subtitle = f"rating {display(rating.score, rating.rated)}"
+        if card.season is not None:
+            subtitle = f"season {card.season.number} ({card.season.name}) · " + subtitle
+        snap = StatsSnapshot(who.display_name, subtitle, presenters.stats_rows(card))
+        png = await rt.renders.render(render_stats_png, snap, priority=Priority.URGENT)
+        text = stats_text(snap)
+        await deliver(
+            lambda: interaction.followup.send(
+                text, file=discord.File(io.BytesIO(png), filename="stats.png"), ephemeral=True
+            )
+        )
+
+    @app_commands.command(
+        name="standings", description="A season's standings (default: the current one)", extras=IN_PAN
+    )
+    @app_commands.describe(season="Season number (past seasons stay viewable)")
+    async def standings(
+        self, interaction: discord.Interaction, season: app_commands.Range[int, 1, 100_000] | None = None
+    ) -> None:
+        rt = await self.defer(interaction)
+        info = await self.league().season_info(interaction.guild_id or 0, season)
+        text = presenters.season_standings(info, rt.names, title="Standings")
+        await deliver(lambda: interaction.followup.send(text, ephemeral=True))
+
+    # ------------------------------------------------------------------ /panadmin season
+
+    @app_commands.command(name="start", description="Start a league season", extras=IN_SEASON)
+    @app_commands.describe(
+        name="The season's name",
+        length="Days until it ends by itself (default: until ended)",
+        winner_role="A role the top 3 get when the season ends (the bot needs Manage Roles)",
+    )
+    async def season_start(
+        self,
+        interaction: discord.Interaction,
+        name: app_commands.Range[str, 1, 60],
+        length: app_commands.Range[int, 1, 366] | None = None,
+        starting_chips: app_commands.Range[int, 0, 1_000_000] | None = None,
+        winner_role: discord.Role | None = None,
+    ) -> None:
+        await self.defer(interaction)
+        guild_id = await self._moderator(interaction)
+        role_id = winner_role.id if winner_role is not None else None
+        row = await self.league().start_season(
+            guild_id, name, length_days=length, starting_chips=starting_chips, role_id=role_id
+        )
+        text = presenters.season_started(row)
+        if winner_role is not None:
+            # told once, now: the bot's own permissions as Discord resolved them for this interaction
+            can = interaction.app_permissions.manage_roles
+            text += "\n" + presenters.winner_role_note(winner_role.name, WINNER_PLACES, can_manage=can)
+        await send_ephemeral(interaction, text)
+
+    @app_commands.command(name="end", description="End the running season and archive its standings", extras=IN_SEASON)
+    async def season_end(self, interaction: discord.Interaction) -> None:
+        rt = await self.defer(interaction)
+        guild_id = await self._moderator(interaction)
+        info = await self.league().end_season(guild_id)
+        text = presenters.season_standings(info, rt.names, title="Final standings")
+        granted = await self.grant_winner_roles(info)
+        if granted is not None:
+            text += "\n" + granted
+        await send_ephemeral(interaction, text)
+
+    @app_commands.command(name="info", description="The running season (or a past one)", extras=IN_SEASON)
+    @app_commands.describe(number="Season number (default: the running one)")
+    async def season_info(
+        self, interaction: discord.Interaction, number: app_commands.Range[int, 1, 100_000] | None = None
+    ) -> None:
+        rt = await self.defer(interaction)
+        guild_id = await self._moderator(interaction)
+        info = await self.league().season_info(guild_id, number)
+        await send_ephemeral(interaction, presenters.season_standings(info, rt.names, title="Season"))
+
+    # ------------------------------------------------------------------ /panadmin flags
+
+    @app_commands.command(
+        name="flags", description="Chip-dumping and collusion flags; exclude a player", extras=IN_ADMIN
+    )
+    @app_commands.describe(
+        exclude="Leave this player's results out of the running season's standings",
+        reason="Why (recorded with the exclusion)",
+        include="Lift this player's exclusion",
+    )
+    async def flags(
+        self,
+        interaction: discord.Interaction,
+        exclude: discord.Member | None = None,
+        reason: str | None = None,
+        include: discord.Member | None = None,
+    ) -> None:
+        rt = await self.defer(interaction)
+        guild_id = await self._moderator(interaction)
+        league = self.league()
+        if exclude is not None:
+            rt.remember(exclude)
+            await league.exclude(guild_id, exclude.id, interaction.user.id, reason or "")
+            await send_ephemeral(interaction, presenters.excluded_text(exclude.display_name))
+            return
+        if include is not None:
+            lifted = await league.include(guild_id, include.id)
+            await send_ephemeral(interaction, presenters.included_text(lifted))
+            return
+        await send_ephemeral(interaction, presenters.league_flags(await league.flags(guild_id), rt.names))

@@ -1,0 +1,50 @@
+"""Chip leagues (issue #16): seasons, standings, ratings, player stats and chip-dumping flags.
+
+Services only (no discord import). The adapter builds one :class:`LeagueService`, calls
+:meth:`LeagueService.attach` on the table service, and calls one method per command (docs/leagues.md).
+"""
+
+from .digest import HandDigest, HandTally, PlayerLine, TourneyDigest, digests_from_log, rating_match
+from .flags import Flag, compute_flags
+from .ratings import PROVISIONAL_RESULTS, Rating, display, rate
+from .repo import SeasonRow, StandingRow, StatsRow
+from .service import (
+    Board,
+    BoardLine,
+    LeagueService,
+    Metric,
+    NoSeason,
+    Period,
+    PlayerCard,
+    SeasonActive,
+    SeasonInfo,
+    SeasonInputError,
+)
+
+__all__ = [
+    "PROVISIONAL_RESULTS",
+    "Board",
+    "BoardLine",
+    "Flag",
+    "HandDigest",
+    "HandTally",
+    "LeagueService",
+    "Metric",
+    "NoSeason",
+    "Period",
+    "PlayerCard",
+    "PlayerLine",
+    "Rating",
+    "SeasonActive",
+    "SeasonInfo",
+    "SeasonInputError",
+    "SeasonRow",
+    "StandingRow",
+    "StatsRow",
+    "TourneyDigest",
+    "compute_flags",
+    "digests_from_log",
+    "display",
+    "rate",
+    "rating_match",
+]
