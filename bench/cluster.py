@@ -60,7 +60,7 @@ def p99(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
 
 
-async def postgres_url(workdir: Path) -> tuple[str, Any]:
+async def postgres_url() -> tuple[str, Any]:
     """(url, cleanup): a fresh schema on DATABASE_URL's server, or a throw-away durable server."""
     base = os.environ.get("DATABASE_URL", "").strip()
     if base:
@@ -75,7 +75,7 @@ async def postgres_url(workdir: Path) -> tuple[str, Any]:
             await c.close()
 
         return f"{base}{'&' if '?' in base else '?'}search_path={schema}", drop
-    server = TempPostgres(workdir / "pg", durable=True)
+    server = TempPostgres.in_new_folder(durable=True)
     server.start()
 
     async def stop() -> None:
@@ -102,7 +102,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     await fake.start()
     cleanup = None
     if args.backend == "postgres":
-        url, cleanup = await postgres_url(workdir)
+        url, cleanup = await postgres_url()
     else:
         if args.processes > 1:
             raise SystemExit("several processes need --backend postgres")
@@ -203,6 +203,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     )
     if not result["audit_ok"]:
         print(audit.summary(), books[:5])
+    for failure in (soak.failed + soak.stuck)[:5]:
+        print("  failed:", failure)
     if errors:
         print("\n".join(errors[:10]))
     if args.json:
