@@ -14,14 +14,22 @@ Environment (see .env.example and docs/admin.md):
   PAN_MALLOC_ARENAS    optional; glibc malloc arenas (default 2; 0 = glibc's default of 8 per core).
   PAN_MALLOC_TRIM_SECONDS  optional; seconds between malloc_trim calls returning freed memory to the
                        system (default 60; 0 = never). Both are no-ops where the C library is not glibc.
+
+Arguments (a cluster, see docs/operations.md "Running a cluster"; scripts/cluster starts them):
+  --shards N           connect N shards (discord.py AutoShardedBot); alone: all N in this process.
+  --cluster k/M        with --shards: this process is k of M and runs the contiguous shard range
+                       pancog.cluster.shard_range(k, M, N); it leases those shards' tables in the database.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import logging
 import os
 import sys
+import time
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 import discord
@@ -29,6 +37,7 @@ import yarl
 from discord.ext import commands
 
 from pancog import memory
+from pancog.cluster import parse_cluster, shard_range
 
 log = logging.getLogger("pan.bot")
 
@@ -98,7 +107,94 @@ class PanBot(commands.Bot):
         await super().close()
 
 
-def build_bot_from_env(env: dict[str, str] | os._Environ[str] = os.environ) -> PanBot:
+IDENTIFY_WINDOW = 5.0  # Discord: one IDENTIFY per rate-limit bucket (shard_id % max_concurrency) per 5 s
+
+
+class IdentifyPacer:
+    """Spaces IDENTIFYs as Discord asks: shards in one bucket (``shard_id % max_concurrency``) 5 s apart, shards in
+    different buckets at once. discord.py's default hook sleeps 5 s before every shard but the first, whatever the
+    gateway's ``max_concurrency`` (16 for large bots: a 16-shard process would wait 75 s instead of none)."""
+
+    def __init__(
+        self,
+        max_concurrency: int,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.max_concurrency = max(1, max_concurrency)
+        self._clock, self._sleep = clock, sleep
+        self._last: dict[int, float] = {}  # bucket -> when its last IDENTIFY went out
+        self._lock = asyncio.Lock()
+
+    async def wait(self, shard_id: int) -> float:
+        """Wait until ``shard_id`` may IDENTIFY; returns the seconds waited."""
+        bucket = shard_id % self.max_concurrency
+        async with self._lock:
+            last = self._last.get(bucket)
+            delay = 0.0 if last is None else max(0.0, last + IDENTIFY_WINDOW - self._clock())
+            if delay:
+                await self._sleep(delay)
+            self._last[bucket] = self._clock()
+        return delay
+
+
+class PanShardedBot(PanBot, commands.AutoShardedBot):
+    """PanBot over several shards (``shard_ids`` of ``shard_count``), one process of a cluster."""
+
+    def __init__(self, *, shard_ids: Sequence[int], shard_count: int, **options: object) -> None:
+        super().__init__(shard_ids=list(shard_ids), shard_count=shard_count, **options)  # type: ignore[arg-type]
+        self.pacer: IdentifyPacer | None = None
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        if self.pacer is None:
+            try:
+                limits = await self.fetch_session_start_limits()
+                concurrency = limits.max_concurrency
+            except (discord.HTTPException, discord.GatewayNotFound, KeyError, TypeError):
+                concurrency = 1  # unknown: Discord's floor
+            self.pacer = IdentifyPacer(concurrency)
+        waited = await self.pacer.wait(shard_id or 0)
+        if waited:
+            log.info(
+                "shard %s waited %.1f s to identify (max_concurrency %d)", shard_id, waited, self.pacer.max_concurrency
+            )
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    """``--shards N [--cluster k/M]`` → namespace with ``shard_count`` and ``shard_ids`` (None: unsharded)."""
+    parser = argparse.ArgumentParser(prog="bot.py", description="The Panguingue bot (environment: see .env.example).")
+    parser.add_argument("--shards", type=int, default=None, help="total shard count N")
+    parser.add_argument("--cluster", default=None, help="k/M: this process runs the k-th of M shard ranges")
+    args = parser.parse_args(list(argv))
+    args.shard_count, args.shard_ids = None, None
+    if args.cluster is not None and args.shards is None:
+        parser.error("--cluster needs --shards")
+    if args.shards is not None:
+        if args.shards < 1:
+            parser.error("--shards must be at least 1")
+        args.shard_count = args.shards
+        index, count = (0, 1) if args.cluster is None else _cluster_or_exit(parser, args.cluster)
+        try:
+            args.shard_ids = shard_range(index, count, args.shards)
+        except ValueError as exc:
+            parser.error(str(exc))
+    return args
+
+
+def _cluster_or_exit(parser: argparse.ArgumentParser, text: str) -> tuple[int, int]:
+    try:
+        return parse_cluster(text)
+    except ValueError as exc:
+        parser.error(str(exc))
+
+
+def build_bot_from_env(
+    env: dict[str, str] | os._Environ[str] = os.environ,
+    *,
+    shard_count: int | None = None,
+    shard_ids: Sequence[int] | None = None,
+) -> PanBot:
     guild = env.get("TEST_GUILD_ID", "").strip()
     db_path = env.get("DATABASE_URL", "").strip() or env.get("PAN_DB_PATH", "").strip() or "data/pan.sqlite3"
     if "://" not in db_path:  # a SQLite file, not a database URL
@@ -109,7 +205,17 @@ def build_bot_from_env(env: dict[str, str] | os._Environ[str] = os.environ) -> P
         options["guild_ready_timeout"] = float(ready_timeout)
     trim = env.get("PAN_MALLOC_TRIM_SECONDS", "").strip()
     trim_seconds = float(trim) if trim else memory.DEFAULT_TRIM_SECONDS
-    return PanBot(db_path=db_path, test_guild_id=int(guild) if guild else None, trim_seconds=trim_seconds, **options)
+    test_guild = int(guild) if guild else None
+    if shard_count is not None:
+        return PanShardedBot(
+            db_path=db_path,
+            test_guild_id=test_guild,
+            trim_seconds=trim_seconds,
+            shard_count=shard_count,
+            shard_ids=list(shard_ids) if shard_ids is not None else list(range(shard_count)),
+            **options,
+        )
+    return PanBot(db_path=db_path, test_guild_id=test_guild, trim_seconds=trim_seconds, **options)
 
 
 def configure_allocator_from_env(env: dict[str, str] | os._Environ[str] = os.environ) -> bool:
@@ -139,7 +245,8 @@ def configure_switch_interval(value: str) -> float:
     return sys.getswitchinterval()
 
 
-def main() -> int:
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
         from dotenv import load_dotenv
     except ImportError:  # pragma: no cover - python-dotenv is in requirements.txt
@@ -155,7 +262,7 @@ def main() -> int:
         print(SETUP_HELP, file=sys.stderr)  # noqa: T201
         return 2
     apply_endpoint_overrides(os.environ.get("DISCORD_API_BASE"), os.environ.get("DISCORD_GATEWAY_URL"))
-    bot = build_bot_from_env()
+    bot = build_bot_from_env(shard_count=args.shard_count, shard_ids=args.shard_ids)
 
     async def runner() -> None:
         async with bot:

@@ -10,6 +10,11 @@ the log stays the durable truth and a snapshot only shortens the replay.
 
 Seqs are per table and contiguous: the first action is seq 1, then 2, 3, … (``StoredTable.last_seq`` tells
 where to resume). A table id is used once, forever: a channel hosting a new table needs a new table id.
+
+In a cluster each process owns some shards (:class:`~pancog.storage.base.ShardSet`).
+:meth:`TableStore.take_leases` bumps those shards' lease epochs at start-up; from then on every table write checks,
+inside its own transaction, that the table's shard still has this process's epoch (else
+:class:`~pancog.storage.base.ShardLeaseLost`, nothing written), and start-up loads only the owned guilds' tables.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ from pancog.storage.base import (
     AccountKind,
     LogConflict,
     Posting,
+    ShardLeaseLost,
+    ShardSet,
     Storage,
     StorageError,
     StorageTx,
@@ -35,7 +42,7 @@ from pancog.storage.base import (
     TableRow,
 )
 
-__all__ = ["CloseResult", "LogConflict", "StoredTable", "TableExists", "TableStore", "action_key"]
+__all__ = ["CloseResult", "LogConflict", "ShardLeaseLost", "StoredTable", "TableExists", "TableStore", "action_key"]
 
 
 class TableExists(PanError):
@@ -66,6 +73,37 @@ class TableStore:
     def __init__(self, storage: Storage, *, clock: Callable[[], float] = time.time) -> None:
         self.storage = storage
         self._clock = clock
+        self.shards: ShardSet | None = None  # None: one process owns every table (no lease checks)
+        self.epochs: dict[int, int] = {}  # shard -> the lease epoch this process took
+        self._guilds: dict[int, int] = {}  # table id -> guild id (a table never moves)
+
+    async def take_leases(self, shards: ShardSet, holder: str) -> dict[int, int]:
+        """Take the leases of ``shards`` (each epoch + 1): any older holder's table writes are refused from now on.
+        Call before loading the tables; afterwards :meth:`load_open_tables` returns only these shards' tables."""
+        async with self.storage.transaction() as tx:
+            epochs = await tx.take_shard_leases(shards, holder, self._clock())
+        self.shards, self.epochs = shards, dict(epochs)
+        return epochs
+
+    async def _fence(self, tx: StorageTx, table_id: int, guild_id: int | None = None) -> None:
+        """Raise :class:`ShardLeaseLost` unless this process still holds the lease of the table's shard (a no-op when
+        not sharded). Runs inside the write's transaction, so the check and the write commit together."""
+        shards = self.shards
+        if shards is None:
+            return
+        if guild_id is None:
+            guild_id = self._guilds.get(table_id)
+        if guild_id is None:
+            row = await tx.get_table(table_id)
+            if row is None:
+                return  # unknown table: the write itself fails with TableClosed
+            guild_id = row.guild_id
+        self._guilds[table_id] = guild_id
+        shard = shards.shard_of(guild_id)
+        held = self.epochs.get(shard)
+        current = await tx.shard_lease_epoch(shards.count, shard)
+        if held is None or current != held:
+            raise ShardLeaseLost(shards.count, shard, held, current)
 
     async def open_table(
         self,
@@ -99,6 +137,7 @@ class TableStore:
             last_seq=0,
         )
         async with self.storage.transaction() as tx:
+            await self._fence(tx, table_id, guild_id)
             if await tx.insert_table(row):
                 return row
             existing = await tx.get_table(table_id)
@@ -149,6 +188,7 @@ class TableStore:
         key = key or action_key(table_id, seq)
         now = self._clock()
         async with self.storage.transaction() as tx:
+            await self._fence(tx, table_id)
             receipt = await post_transaction(
                 tx, postings, key=key, reason=reason, actor=actor, now=now, table_id=table_id
             )
@@ -194,6 +234,7 @@ class TableStore:
             row = await tx.get_table(table_id)
             if row is None:
                 raise TableClosed(table_id)
+            await self._fence(tx, table_id, row.guild_id)
             if row.status == "closed":
                 record = await tx.find_journal(key)
                 if record is None:
@@ -242,6 +283,7 @@ class TableStore:
 
     async def set_board_message(self, table_id: int, message_id: int | None) -> None:
         async with self.storage.transaction() as tx:
+            await self._fence(tx, table_id)
             try:
                 await tx.set_board_message(table_id, message_id)
             except TableNotOpen as exc:
@@ -249,6 +291,7 @@ class TableStore:
 
     async def update_meta(self, table_id: int, meta: str) -> None:
         async with self.storage.transaction() as tx:
+            await self._fence(tx, table_id)
             try:
                 await tx.set_meta(table_id, meta)
             except TableNotOpen as exc:
@@ -265,6 +308,7 @@ class TableStore:
             row = await tx.get_table(table_id)
             if row is None or row.status != "open":
                 raise TableClosed(table_id)
+            await self._fence(tx, table_id, row.guild_id)
             try:
                 meta = json.loads(row.meta or "{}")
             except ValueError:
@@ -287,15 +331,19 @@ class TableStore:
             row = await tx.get_table(table_id)
             if row is None:
                 raise TableClosed(table_id)
+            await self._fence(tx, table_id, row.guild_id)
             if not 1 <= seq <= row.last_seq:
                 raise StorageError(f"table {table_id}: snapshot seq {seq} is outside 1..{row.last_seq}")
             await tx.put_snapshot(table_id, seq, state, self._clock())
             await tx.drop_snapshots(table_id, below=seq)
 
     async def load_open_tables(self) -> list[StoredTable]:
-        """Every open table with its config/meta and ordered action texts, for replay at start-up."""
+        """Every open table with its config/meta and ordered action texts, for replay at start-up (only the tables
+        of the guilds on this process's shards after :meth:`take_leases`)."""
         async with self.storage.transaction(write=False) as tx:
-            return await tx.load_open_tables()
+            tables = await tx.load_open_tables(self.shards)
+        self._guilds.update((t.table_id, t.row.guild_id) for t in tables)
+        return tables
 
     async def read_log(self, table_id: int, after_seq: int = 0) -> list[tuple[int, str, str]]:
         """(seq, action, events) of any table (open or closed) after ``after_seq``."""

@@ -8,7 +8,14 @@ from collections.abc import Callable
 
 import pytest
 
-from pancog.renderq import Priority, RenderQueue, RenderQueueClosed, default_threads, threads_from_env
+from pancog.renderq import (
+    Priority,
+    RenderQueue,
+    RenderQueueClosed,
+    board_interval,
+    default_threads,
+    threads_from_env,
+)
 
 
 class Gate:
@@ -197,3 +204,23 @@ def test_threads_from_env() -> None:
     assert threads_from_env({"PAN_RENDER_THREADS": "4"}) == 4
     assert threads_from_env({"PAN_RENDER_THREADS": "0"}) == 1
     assert threads_from_env({"PAN_RENDER_THREADS": "many"}) == default_threads()
+
+
+def test_board_interval_widens_with_the_backlog_per_worker() -> None:
+    assert [board_interval(1.0, n, 2) for n in (0, 4, 5, 12, 20, 500)] == [1.0, 1.0, 1.125, 2.0, 3.0, 3.0]
+    assert board_interval(1.0, 10, 1) == pytest.approx(3.0), "one worker: the same backlog is twice as deep"
+    assert board_interval(0.02, 99, 2) == pytest.approx(0.06), "a multiple of the base (tests use short ones)"
+    assert board_interval(1.0, 3, 0) == pytest.approx(1.25), "no workers counts as one"
+
+
+async def test_a_deep_queue_widens_the_board_interval_until_it_drains() -> None:
+    queue = RenderQueue(workers=2)
+    gate = Gate()
+    assert queue.board_interval(1.0) == 1.0
+    jobs = [queue.submit(gate, lambda n=n: f"b{n}", priority=Priority.BOARD) for n in range(22)]  # type: ignore[misc]
+    await until(lambda: len(gate.started) == 2)
+    assert queue.depth() == 20 and queue.board_interval(1.0) == pytest.approx(3.0)
+    gate.release_all()
+    await asyncio.gather(*(asyncio.ensure_future(j.future) for j in jobs))
+    assert queue.board_interval(1.0) == 1.0
+    queue.shutdown()

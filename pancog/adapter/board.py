@@ -337,9 +337,12 @@ class Board:
     async def _run(self) -> None:
         while not self._stopped:
             await self._dirty.wait()
-            wait = self.runtime.edit_interval - (time.monotonic() - self._last_edit)
+            # coalesce: at most one edit per interval, widened under a render backlog (renderq.board_interval)
+            wait = self.runtime.renders.board_interval(self.runtime.edit_interval) - (
+                time.monotonic() - self._last_edit
+            )
             if wait > 0:
-                await asyncio.sleep(wait)  # coalesce: at most one edit per interval
+                await asyncio.sleep(wait)
             self._dirty.clear()
             self._flushing = True
             try:

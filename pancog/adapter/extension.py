@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import time
 
 from discord import app_commands
@@ -39,7 +40,7 @@ from pancog.ledger import ChipLedger
 from pancog.renderq import RenderQueue
 from pancog.replay import ReplayService
 from pancog.settings import PlayerSettings, StoragePrefsStore
-from pancog.storage import storage_for
+from pancog.storage import ShardSet, storage_for
 from pancog.store import TableStore
 from pancog.tables import TableService, random_deal, seeded_deals
 from pancog.watch import WatchService
@@ -103,6 +104,10 @@ async def setup(bot: commands.Bot) -> None:
     rt, clock, driver = await open_runtime(bot)
     hands = Hands(rt)  # listeners, in this order: hand DMs, the board, then the clock and the computer players
     boards = Boards(rt)
+    shards = shard_set_of(bot)
+    if shards is not None:  # one process of a cluster: fence off the previous owner, then load only our guilds
+        epochs = await rt.store.take_leases(shards, holder=f"{socket.gethostname()}:{os.getpid()}")
+        log.info("shard leases taken: %s of %d", epochs, shards.count)
     await rt.tables.load()
     for stored in await rt.store.load_open_tables():
         rt.load_names(stored.row.meta)
@@ -118,6 +123,15 @@ async def setup(bot: commands.Bot) -> None:
     log.info("computer players started; %d open table(s) looked at", resumed)
     bot.add_dynamic_items(BoardButton, PlaySelect, *REPLAY_ITEMS)
     rt.spawn(rt.renders.start_workers(), name="render-workers")  # fork the render workers now, not at 1st image
+
+
+def shard_set_of(bot: commands.Bot) -> ShardSet | None:
+    """The shards this process runs (an AutoShardedBot's ``shard_ids`` of ``shard_count``), None when unsharded."""
+    count = getattr(bot, "shard_count", None)
+    ids = getattr(bot, "shard_ids", None)
+    if not count or not ids or (count <= 1 and list(ids) == [0]):
+        return None
+    return ShardSet(int(count), tuple(int(i) for i in ids))
 
 
 async def teardown(bot: commands.Bot) -> None:

@@ -198,8 +198,48 @@ class AuditFacts:
     total_issued: int  # sum of the issued accounts (zero or negative)
 
 
+GUILD_SHARD_SHIFT = 22  # Discord: a guild lives on shard (guild_id >> 22) % shard_count
+
+
+@dataclass(frozen=True, slots=True)
+class ShardSet:
+    """The shards a process owns: ``ids`` of ``count`` (Discord routes guild ``g`` to ``(g >> 22) % count``)."""
+
+    count: int
+    ids: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        if self.count < 1 or not self.ids or any(not 0 <= i < self.count for i in self.ids):
+            raise ValueError(f"shards {self.ids} are not a non-empty subset of 0..{self.count - 1}")
+
+    def shard_of(self, guild_id: int) -> int:
+        return (guild_id >> GUILD_SHARD_SHIFT) % self.count
+
+    def owns(self, guild_id: int) -> bool:
+        return self.shard_of(guild_id) in self.ids
+
+    def sql_filter(self, column: str) -> str:
+        """A WHERE condition both dialects run: ``column`` (a guild id) is on one of these shards. Integers only."""
+        ids = ", ".join(str(int(i)) for i in self.ids)
+        return f"(({column} / {1 << GUILD_SHARD_SHIFT}) % {int(self.count)}) IN ({ids})"
+
+
 class StorageError(Exception):
     """A storage failure or a contract violation by the caller (a bug, never shown to players)."""
+
+
+class ShardLeaseLost(StorageError):
+    """This process's lease on a table's shard was taken by a newer process (or never held): nothing was written.
+
+    The process is stale (a cluster restart replaced it) and must stop serving that shard."""
+
+    def __init__(self, shard_count: int, shard_id: int, held: int | None, current: int | None) -> None:
+        super().__init__(
+            f"shard {shard_id}/{shard_count}: this process holds lease epoch {held}, the database has {current}"
+        )
+        self.shard_id = shard_id
+        self.held = held
+        self.current = current
 
 
 class IdempotencyConflict(StorageError):
@@ -281,7 +321,19 @@ class StorageTx(Protocol):
         """Delete the table's snapshots at seqs below ``below`` (every one when None); returns how many."""
         ...
 
-    async def load_open_tables(self) -> list[StoredTable]: ...
+    async def load_open_tables(self, shards: ShardSet | None = None) -> list[StoredTable]:
+        """Every open table (only those of guilds on ``shards`` when given) with its snapshot and later actions."""
+        ...
+
+    # Shard leases (V6, a cluster of processes; docs/storage.md "Shard leases").
+    async def take_shard_leases(self, shards: ShardSet, holder: str, now: float) -> dict[int, int]:
+        """Take the lease of every shard in ``shards`` (epoch + 1, or 1 for a new one); returns shard -> epoch."""
+        ...
+
+    async def shard_lease_epoch(self, shard_count: int, shard_id: int) -> int | None:
+        """The shard's current lease epoch (None: never leased). PostgreSQL holds a share lock on the row until the
+        transaction ends, so a newer process taking the lease waits for this transaction (and vice versa)."""
+        ...
 
     async def get_settings(self, guild_id: int) -> GuildSettings | None: ...
 

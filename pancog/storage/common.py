@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from pancog.storage.base import Account, AccountKind, AuditFacts, StoredTable, TableRow
+from pancog.storage.base import Account, AccountKind, AuditFacts, ShardSet, StoredTable, TableRow
 
 __all__ = ["TABLE_COLUMNS", "Fetch", "account_from_row", "audit_facts", "load_open_tables", "table_row"]
 
@@ -44,28 +44,29 @@ TABLE_COLUMNS = (
 )
 
 
-async def load_open_tables(fetch: Fetch) -> list[StoredTable]:
-    """Every open table with its latest snapshot and the actions after it (one consistent read)."""
+async def load_open_tables(fetch: Fetch, shards: ShardSet | None = None) -> list[StoredTable]:
+    """Every open table (of the guilds on ``shards``, if given) with its latest snapshot and the actions after it."""
+    owned = "" if shards is None else f" AND {shards.sql_filter('t.guild_id')}"
     tables = [
         table_row(r)
         for r in await fetch(
-            f"SELECT {TABLE_COLUMNS} FROM tables WHERE status = 'open' ORDER BY table_id"  # noqa: S608
+            f"SELECT {TABLE_COLUMNS} FROM tables t WHERE status = 'open'{owned} ORDER BY table_id"  # noqa: S608
         )
     ]
     snapshots: dict[int, tuple[int, str]] = {}
     for table_id, seq, state in await fetch(
-        "SELECT s.table_id, s.seq, s.state FROM snapshots s JOIN tables t ON t.table_id = s.table_id "
-        "WHERE t.status = 'open' AND s.seq = (SELECT MAX(seq) FROM snapshots WHERE table_id = s.table_id)"
+        "SELECT s.table_id, s.seq, s.state FROM snapshots s JOIN tables t ON t.table_id = s.table_id "  # noqa: S608
+        f"WHERE t.status = 'open'{owned} AND s.seq = (SELECT MAX(seq) FROM snapshots WHERE table_id = s.table_id)"
     ):
         snapshots[table_id] = (seq, state)
     actions: dict[int, list[str]] = {t.table_id: [] for t in tables}
     # One primary-key range scan per open table (seq > its snapshot's), not a subquery per logged action.
     for table_id, action in await fetch(
-        "SELECT a.table_id, a.action FROM tables t "
+        "SELECT a.table_id, a.action FROM tables t "  # noqa: S608 (owned: integers only, ShardSet.sql_filter)
         "LEFT JOIN (SELECT table_id, MAX(seq) AS seq FROM snapshots GROUP BY table_id) s "
         "ON s.table_id = t.table_id "
         "JOIN actions a ON a.table_id = t.table_id AND a.seq > COALESCE(s.seq, 0) "
-        "WHERE t.status = 'open' ORDER BY a.table_id, a.seq"
+        f"WHERE t.status = 'open'{owned} ORDER BY a.table_id, a.seq"
     ):
         actions[table_id].append(action)
     result: list[StoredTable] = []

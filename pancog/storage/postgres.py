@@ -40,6 +40,7 @@ from pancog.storage.base import (
     LogConflict,
     Overdraw,
     Posting,
+    ShardSet,
     StorageError,
     StoredTable,
     TableNotOpen,
@@ -293,8 +294,31 @@ class PostgresTx:
         )
         return _rowcount(status)
 
-    async def load_open_tables(self) -> list[StoredTable]:
-        return await load_open_tables(self._fetch)
+    async def load_open_tables(self, shards: ShardSet | None = None) -> list[StoredTable]:
+        return await load_open_tables(self._fetch, shards)
+
+    async def take_shard_leases(self, shards: ShardSet, holder: str, now: float) -> dict[int, int]:
+        epochs: dict[int, int] = {}
+        for shard_id in sorted(shards.ids):  # in shard order: two starting processes cannot deadlock
+            epochs[shard_id] = int(
+                await self._conn.fetchval(
+                    "INSERT INTO shard_leases (shard_count, shard_id, epoch, holder, taken_at) "
+                    "VALUES ($1, $2, 1, $3, $4) "
+                    "ON CONFLICT (shard_count, shard_id) DO UPDATE SET epoch = shard_leases.epoch + 1, "
+                    "holder = excluded.holder, taken_at = excluded.taken_at RETURNING epoch",
+                    shards.count,
+                    shard_id,
+                    holder,
+                    now,
+                )
+            )
+        return epochs
+
+    async def shard_lease_epoch(self, shard_count: int, shard_id: int) -> int | None:
+        epoch = await self._conn.fetchval(
+            "SELECT epoch FROM shard_leases WHERE shard_count = $1 AND shard_id = $2 FOR SHARE", shard_count, shard_id
+        )
+        return None if epoch is None else int(epoch)
 
     async def get_settings(self, guild_id: int) -> GuildSettings | None:
         r = await self._conn.fetchrow(

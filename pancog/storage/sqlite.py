@@ -27,6 +27,7 @@ from pancog.storage.base import (
     LogConflict,
     Overdraw,
     Posting,
+    ShardSet,
     StorageError,
     StoredTable,
     TableNotOpen,
@@ -253,8 +254,30 @@ class SqliteTx:
         )
         return cursor.rowcount
 
-    async def load_open_tables(self) -> list[StoredTable]:
-        return await load_open_tables(self._fetch)
+    async def load_open_tables(self, shards: ShardSet | None = None) -> list[StoredTable]:
+        return await load_open_tables(self._fetch, shards)
+
+    async def take_shard_leases(self, shards: ShardSet, holder: str, now: float) -> dict[int, int]:
+        epochs: dict[int, int] = {}
+        for shard_id in shards.ids:
+            rows = list(
+                await self._conn.execute_fetchall(
+                    "INSERT INTO shard_leases (shard_count, shard_id, epoch, holder, taken_at) VALUES (?, ?, 1, ?, ?) "
+                    "ON CONFLICT (shard_count, shard_id) DO UPDATE SET epoch = shard_leases.epoch + 1, "
+                    "holder = excluded.holder, taken_at = excluded.taken_at RETURNING epoch",
+                    (shards.count, shard_id, holder, now),
+                )
+            )
+            epochs[shard_id] = int(rows[0][0])
+        return epochs
+
+    async def shard_lease_epoch(self, shard_count: int, shard_id: int) -> int | None:
+        rows = list(
+            await self._conn.execute_fetchall(
+                "SELECT epoch FROM shard_leases WHERE shard_count = ? AND shard_id = ?", (shard_count, shard_id)
+            )
+        )
+        return int(rows[0][0]) if rows else None
 
     async def get_settings(self, guild_id: int) -> GuildSettings | None:
         rows = list(

@@ -1,0 +1,232 @@
+"""Throughput of the bot as a cluster: M ``bot.py`` processes over S shards against the fake Discord, tables flat out.
+
+The players, the fake Discord (sharded: each process gets only its shards' guilds) and this script share one
+process; the bots run under the cluster launcher (``pancog.cluster.Launcher``), every board drawn. Tables are spread
+over one guild per shard, so every process has the same share. Each table has P greedy players acting by slash
+commands as fast as the bot answers (bench/soak.py's players). After ``--warmup`` seconds (every table open and
+dealt) the script counts actions and acknowledgement latencies for ``--seconds`` seconds, then stops the players,
+lets the bots settle and checks the books (the ledger audit, and every followed table's engine stacks against the
+ledger): nothing may be lost.
+
+    .venv/bin/python bench/cluster.py --processes 1 --render-mode thread               # one process, SQLite
+    .venv/bin/python bench/cluster.py --processes 1 --render-mode process
+    .venv/bin/python bench/cluster.py --processes 1 --backend postgres                 # the same on PostgreSQL
+    .venv/bin/python bench/cluster.py --processes 2 --backend postgres                 # two processes, 4 shards
+
+PostgreSQL: ``DATABASE_URL`` if set (a schema of its own is created and dropped), else a throw-away server from
+Debian's ``postgresql`` package (tests/pgserver.py, durable: ``fsync=on``). Results are one JSON line at the end
+(``--json``) besides the summary. The machine's load average is printed: on a shared machine, compare runs made
+back to back, alternating the variants.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import asyncpg  # noqa: E402
+
+from bench.soak import Soak, check_books  # noqa: E402
+from pancog.cluster import Launcher  # noqa: E402
+from pancog.ledger import ChipLedger  # noqa: E402
+from pancog.storage import storage_for  # noqa: E402
+from pancog.store import TableStore  # noqa: E402
+from tests.fakediscord.harness import Harness  # noqa: E402
+from tests.fakediscord.models import FakeChannel, FakeUser  # noqa: E402
+from tests.fakediscord.server import FakeDiscord  # noqa: E402
+from tests.pgserver import TempPostgres  # noqa: E402
+
+
+def p99(values: list[float]) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+
+
+async def postgres_url() -> tuple[str, Any]:
+    """(url, cleanup): a fresh schema on DATABASE_URL's server, or a throw-away durable server."""
+    base = os.environ.get("DATABASE_URL", "").strip()
+    if base:
+        schema = f"pan_bench_{os.getpid()}"
+        conn = await asyncpg.connect(base)
+        await conn.execute(f"CREATE SCHEMA {schema}")
+        await conn.close()
+
+        async def drop() -> None:
+            c = await asyncpg.connect(base)
+            await c.execute(f"DROP SCHEMA {schema} CASCADE")
+            await c.close()
+
+        return f"{base}{'&' if '?' in base else '?'}search_path={schema}", drop
+    server = TempPostgres.in_new_folder(durable=True)
+    server.start()
+
+    async def stop() -> None:
+        server.stop()
+
+    return server.url(), stop
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    logging.basicConfig(level=logging.ERROR)
+    shards = max(args.shards, args.processes)
+    workdir = Path(tempfile.mkdtemp(prefix="pan-cluster-"))
+    fake = FakeDiscord(shards=shards)
+    h = Harness(fake, members=0, channels=("lobby",), timeout=60.0)
+    users = [fake.add_user(f"p{i}") for i in range(args.tables * args.players)]
+    seats: list[tuple[FakeChannel, list[FakeUser]]] = []
+    per_shard = [list(range(k, args.tables, shards)) for k in range(shards)]
+    for shard, indexes in enumerate(per_shard):
+        members = [u for i in indexes for u in users[i * args.players : (i + 1) * args.players]]
+        guild = fake.add_guild(
+            f"shard {shard}", channels=tuple(f"pan-{i}" for i in indexes), members=members, shard=shard
+        )
+        seats += [(guild.channels[n], users[i * args.players : (i + 1) * args.players]) for n, i in enumerate(indexes)]
+    await fake.start()
+    cleanup = None
+    if args.backend == "postgres":
+        url, cleanup = await postgres_url()
+    else:
+        if args.processes > 1:
+            raise SystemExit("several processes need --backend postgres")
+        url = str(workdir / "pan.sqlite3")
+    env = {
+        **os.environ,
+        "DISCORD_TOKEN": fake.token,
+        "DISCORD_API_BASE": fake.api_base,
+        "DISCORD_GATEWAY_URL": fake.gateway_url,
+        "PAN_GUILD_READY_TIMEOUT": "0.05",
+        "PAN_LOG_LEVEL": "WARNING",
+        "PAN_RENDER_MODE": args.render_mode,
+        "PAN_CLOCK_SCALE": "10",
+        "PAN_IDLE_CLOSE_SECONDS": "100000000",
+        "PAN_DEAL_SEED": str(args.seed),
+    }
+    env.pop("TEST_GUILD_ID", None)
+    if args.backend == "postgres":
+        env["DATABASE_URL"] = url
+    else:
+        env.pop("DATABASE_URL", None)
+        env["PAN_DB_PATH"] = url
+    log = workdir / "bots.log"
+
+    def spawn(argv: list[str], process_env: Mapping[str, str]) -> subprocess.Popen[bytes]:
+        with log.open("ab") as sink:
+            return subprocess.Popen(argv, env=dict(process_env), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=sink)  # noqa: S603
+
+    launcher = Launcher(shards, args.processes, env=env, spawn=spawn)
+    launcher.start()
+    deadline = time.monotonic() + 120
+    while fake.sessions_by_shard() != dict.fromkeys(range(shards), 1):
+        launcher.poll()
+        if time.monotonic() > deadline:
+            raise SystemExit(f"the bots did not connect: {fake.sessions_by_shard()}; see {log}")
+        await asyncio.sleep(0.1)
+    storage = storage_for(url)
+    await storage.open()
+    store = TableStore(storage)
+    soak = Soak(h, store, hands=10_000, stuck_after=120.0, rng=random.Random(args.seed))
+    soak.running.set()
+    load_before = os.getloadavg()
+    tasks = [
+        asyncio.create_task(soak.play_table(channel, players, None, i * args.stagger))
+        for i, (channel, players) in enumerate(seats)
+    ]
+    await asyncio.sleep(args.warmup)
+    actions0, lat0, t0 = soak.actions, len(soak.latency), time.perf_counter()
+    await asyncio.sleep(args.seconds)
+    actions1, lat1, t1 = soak.actions, len(soak.latency), time.perf_counter()
+    load_during = os.getloadavg()
+    soak.running.clear()  # players park before their next move
+    for _ in range(600):
+        if soak.parked >= sum(1 for t in tasks if not t.done()):
+            break
+        await asyncio.sleep(0.1)
+    await h.idle(timeout=300)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    audit = await ChipLedger(storage).audit()
+    books = await check_books(store, soak.followers)
+    window = soak.latency[lat0:lat1]
+    launcher.stop(grace=10)
+    await storage.close()
+    await fake.stop()
+    if cleanup is not None:
+        await cleanup()
+    bot_log = log.read_text(errors="replace")
+    errors = [line for line in bot_log.splitlines() if " ERROR " in line or "Traceback" in line]
+    result = {
+        "processes": args.processes,
+        "shards": shards,
+        "backend": args.backend,
+        "render_mode": args.render_mode,
+        "tables": args.tables,
+        "players": args.players,
+        "seconds": round(t1 - t0, 1),
+        "actions_per_s": round((actions1 - actions0) / (t1 - t0), 1),
+        "ack_p50_ms": round(statistics.median(window) * 1000, 1) if window else None,
+        "ack_p99_ms": round(p99(window) * 1000, 1),
+        "hands_done": soak.hands_done,
+        "failed_interactions": len(soak.failed),
+        "stuck_tables": len(soak.stuck),
+        "audit_ok": audit.ok and not books,
+        "bot_errors": len(errors),
+        "restarts": sum(s.restarts for s in launcher.specs),
+        "load_average_before": [round(x, 1) for x in load_before],
+        "load_average_during": [round(x, 1) for x in load_during],
+    }
+    print(
+        f"{args.processes} process(es) x {shards} shards, {args.backend}, render {args.render_mode}, "
+        f"{args.tables} tables x {args.players}: {result['actions_per_s']} actions/s over {result['seconds']} s, "
+        f"ack p50 {result['ack_p50_ms']} ms p99 {result['ack_p99_ms']} ms; failed {result['failed_interactions']}, "
+        f"stuck {result['stuck_tables']}, audit {'OK' if result['audit_ok'] else 'FAILED'}, "
+        f"bot errors {len(errors)}; load average {load_before[0]:.1f} -> {load_during[0]:.1f}",
+        flush=True,
+    )
+    if not result["audit_ok"]:
+        print(audit.summary(), books[:5])
+    for failure in (soak.failed + soak.stuck)[:5]:
+        print("  failed:", failure)
+    if errors:
+        print("\n".join(errors[:10]))
+    if args.json:
+        print(json.dumps(result))
+    return result
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument("--shards", type=int, default=4, help="total shards (at least --processes)")
+    parser.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite")
+    parser.add_argument("--render-mode", choices=("thread", "process"), default="process")
+    parser.add_argument("--tables", type=int, default=200)
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--warmup", type=float, default=40.0, help="seconds before counting (tables open, dealt)")
+    parser.add_argument("--seconds", type=float, default=60.0, help="seconds counted")
+    parser.add_argument("--stagger", type=float, default=0.1, help="seconds between two tables opening")
+    parser.add_argument("--seed", type=int, default=17)
+    parser.add_argument("--json", action="store_true")
+    asyncio.run(run(parser.parse_args(argv)))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

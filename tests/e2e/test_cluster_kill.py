@@ -1,0 +1,151 @@
+"""A cluster under the launcher: 2 ``bot.py`` processes over 4 shards on one PostgreSQL, a table in a guild on every
+shard, one process SIGKILLed mid-hand (with a move in flight on one of its tables). The launcher restarts it, the
+new process takes its shards' leases and resumes their tables from the log; every hand finishes and the books
+balance (the ledger audit, every table's engine stacks against the ledger, and ``/pan audit`` in every guild).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from pancog.cluster import Launcher
+from pancog.game.state import TableState
+from pancog.ledger import ChipLedger
+from pancog.storage import PostgresStorage, storage_for
+from pancog.store import TableStore
+from pancog.tables import TableService
+from tests.e2e.test_kill_restart import greedy_command
+from tests.fakediscord.harness import Harness, InteractionFailed
+from tests.fakediscord.models import FakeChannel, FakeUser
+from tests.fakediscord.server import FakeDiscord, shard_of
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARDS, PROCESSES = 4, 2
+KILL_AFTER = 12  # moves played (over all tables) before the SIGKILL
+MAX_MOVES = 1600  # a safety cap only
+
+
+async def read_tables(storage: PostgresStorage) -> tuple[dict[int, TableState], list[str]]:
+    """Every open table as a fresh process would rebuild it, by channel; plus audit problems and book differences."""
+    ledger = ChipLedger(storage)
+    service = TableService(ledger, TableStore(storage))
+    await service.load()
+    problems = list((await ledger.audit()).problems)
+    for session in service.sessions:
+        problems += await service.check_books(session.table_id)
+    return {s.channel_id: s.state for s in service.sessions}, problems
+
+
+async def wait_connected(fake: FakeDiscord, launcher: Launcher, timeout: float = 40) -> None:
+    """Until every shard has one live gateway session (polling the launcher, which restarts what died)."""
+    deadline = time.monotonic() + timeout
+    while fake.sessions_by_shard() != dict.fromkeys(range(SHARDS), 1):
+        launcher.poll()
+        assert time.monotonic() < deadline, f"shards connected: {fake.sessions_by_shard()}"
+        await asyncio.sleep(0.05)
+
+
+async def test_a_killed_cluster_process_is_restarted_and_every_hand_finishes(tmp_path: Path, postgres_url: str) -> None:
+    fake = FakeDiscord(shards=SHARDS)
+    harness = Harness(fake, members=2 * SHARDS)  # its own guild stays empty: the tables are in the shard guilds
+    tables: list[tuple[FakeChannel, list[FakeUser]]] = []
+    for shard in range(SHARDS):
+        pair = harness.users[2 * shard : 2 * shard + 2]
+        guild = fake.add_guild(f"shard {shard}", channels=("pan",), members=pair, shard=shard)
+        tables.append((guild.channels[0], pair))
+    await fake.start()
+    env = {
+        **os.environ,
+        "DISCORD_TOKEN": fake.token,
+        "DISCORD_API_BASE": fake.api_base,
+        "DISCORD_GATEWAY_URL": fake.gateway_url,
+        "DATABASE_URL": postgres_url,
+        "PAN_GUILD_READY_TIMEOUT": "0.05",
+        "PAN_LOG_LEVEL": "WARNING",
+        "PAN_RENDER_MODE": "thread",  # two bots and their renders on a shared 2-core machine: keep it light
+        "PAN_DEAL_SEED": "17",
+    }
+    env.pop("TEST_GUILD_ID", None)  # global commands: every guild of every shard has /pan
+    logs: list[Path] = []
+
+    def spawn(argv: list[str], process_env: Mapping[str, str]) -> subprocess.Popen[bytes]:
+        log = tmp_path / f"bot-{process_env['PAN_CLUSTER_INDEX']}-{len(logs)}.log"
+        logs.append(log)
+        with log.open("wb") as err:
+            return subprocess.Popen(argv, env=dict(process_env), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err)
+
+    launcher = Launcher(SHARDS, PROCESSES, python=sys.executable, env=env, spawn=spawn)
+    storage = storage_for(postgres_url)
+    assert isinstance(storage, PostgresStorage)
+    launcher.start()
+    try:
+        await wait_connected(fake, launcher)
+        await storage.open()
+        for channel, (host, guest) in tables:
+            await harness.slash(host, "pan open", channel=channel, timeout=15)
+            await harness.slash(guest, "pan join", channel=channel, timeout=15)
+            await harness.slash(host, "pan start", channel=channel, timeout=15)
+        victim = launcher.specs[1]  # shards 2 and 3
+        assert victim.process is not None
+        victim_pid = victim.process.pid
+        victim_channels = {c.id for c, _ in tables if shard_of(c.guild_id or 0, SHARDS) in (2, 3)}
+        moves = kills = 0
+        while True:
+            states, problems = await read_tables(storage)
+            assert problems == [], problems
+            playing = [(c, users) for c, users in tables if states[c.id].hand is not None]
+            if not playing:
+                break
+            for channel, users in playing:
+                seat, command, options = greedy_command(states[channel.id])
+                seated = states[channel.id].seats[seat]
+                assert seated is not None
+                user = next(u for u in users if u.id == seated.player_id)
+                moves += 1
+                assert moves <= MAX_MOVES, "the hands never ended"
+                if kills == 0 and moves >= KILL_AFTER and channel.id in victim_channels:
+                    # SIGKILL the process while this move is in flight: committed or not, the player moves again
+                    pending = asyncio.ensure_future(
+                        harness.slash(user, command, channel=channel, settle=False, **options)
+                    )
+                    await asyncio.sleep(0.02)
+                    assert victim.process is not None
+                    victim.process.kill()
+                    victim.process.wait()
+                    kills += 1
+                    with contextlib.suppress(InteractionFailed, asyncio.CancelledError):
+                        await pending
+                    for interaction in fake.interactions.values():
+                        if not interaction.settled:
+                            interaction.abandoned = True
+                    await wait_connected(fake, launcher)
+                    break  # re-read every table: the killed move may or may not have committed
+                reply = await harness.slash(user, command, channel=channel, timeout=15, **options)
+                assert reply.ephemeral, reply.text
+        assert kills == 1 and victim.restarts == 1
+        assert victim.process is not None and victim.process.pid != victim_pid
+        assert launcher.specs[0].restarts == 0, "the other process never stopped"
+        states, problems = await read_tables(storage)
+        assert problems == []
+        assert all(s.hand is None and s.hand_no == 1 and s.last_hand is not None for s in states.values())
+        async with storage.transaction() as tx:  # the lease check locks the row: a write transaction
+            epochs = {s: await tx.shard_lease_epoch(SHARDS, s) for s in range(SHARDS)}
+        assert epochs == {0: 1, 1: 1, 2: 2, 3: 2}, "the restarted process took its shards' leases again"
+        for channel, (host, _guest) in tables:
+            reply = await harness.slash(host, "pan audit", channel=channel, timeout=15)
+            assert reply.text.startswith("Ledger audit: OK"), reply.text
+        print(f"{SHARDS} hands finished after {moves} moves; one process killed and restarted")
+    finally:
+        launcher.stop(grace=5)
+        await storage.close()
+        await fake.stop()
+    text = "\n".join(log.read_text(errors="replace") for log in logs)
+    assert "Traceback" not in text and " ERROR " not in text, text[-4000:]
+    assert fake.unhandled == [] and fake.violations == []
