@@ -19,7 +19,7 @@ async def test_a_v4_database_with_chips_upgrades_to_the_league(
             assert await v4.schema_version() == 4
             await ChipLedger(v4).grant(GUILD, 7, 500, actor="system", reason="before the league")
         async with storage_for(target) as upgraded:
-            assert await upgraded.schema_version() == 5
+            assert await upgraded.schema_version() >= 5  # the latest (later migrations may follow the league's)
             ledger = ChipLedger(upgraded)
             assert await ledger.balance(GUILD, 7) == 500
             league = LeagueService(upgraded, ledger, clock=Clock())
