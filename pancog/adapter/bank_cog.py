@@ -11,7 +11,7 @@ from discord import app_commands
 from pancog.adapter import presenters
 from pancog.adapter.base import IN_PAN, PRESET_CHOICES, PanCog
 from pancog.adapter.checks import is_moderator
-from pancog.adapter.errors import BadOption, deliver, send_ephemeral
+from pancog.adapter.errors import BadOption, send_ephemeral
 from pancog.settings import DmMode, SortOrder
 from pancog.tables import preset_or_default
 
@@ -45,7 +45,7 @@ class BankCog(PanCog, name="PanBank"):
     async def leaderboard(self, interaction: discord.Interaction) -> None:
         rt = await self.defer(interaction, ephemeral=False)
         rows = await rt.ledger.leaderboard(interaction.guild_id or 0, 10)
-        await deliver(lambda: interaction.followup.send(presenters.leaderboard(rows, rt.names)))
+        await self.respond(interaction, presenters.leaderboard(rows, rt.names), ephemeral=False)
 
     @app_commands.command(
         name="grant", description="Admin: give (or take, if negative) chips, with a reason", extras=IN_PAN

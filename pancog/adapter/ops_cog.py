@@ -73,7 +73,7 @@ class OpsCog(PanCog, name="PanOps"):
 
     @app_commands.command(name="back", description="Come back to the table after being marked away", extras=IN_PAN)
     async def back(self, interaction: discord.Interaction) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        await self.defer(interaction)
         session = self.here(interaction)
         await self.clock.back(session.table_id, interaction.user.id)
         await send_ephemeral(interaction, presenters.WELCOME_BACK)
@@ -82,7 +82,7 @@ class OpsCog(PanCog, name="PanOps"):
         name="status", description="Bot status: open tables, players, hands, last errors (moderators)", extras=IN_PAN
     )
     async def status(self, interaction: discord.Interaction) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        await self.defer(interaction)
         rt = self.rt
         if not await moderator(rt.ledger, interaction):
             raise PanError(presenters.STATUS_FOR_MODERATORS)
@@ -103,7 +103,7 @@ class OpsCog(PanCog, name="PanOps"):
         name="audit", description="Check the chip ledger: every chip accounted for (moderators)", extras=IN_PAN
     )
     async def audit(self, interaction: discord.Interaction) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        await self.defer(interaction)
         rt = self.rt
         if not await moderator(rt.ledger, interaction):
             raise PanError(presenters.AUDIT_FOR_MODERATORS)

@@ -16,7 +16,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from pancog.adapter import presenters
+from pancog.adapter import ack, presenters
 from pancog.adapter.base import PanCog
 from pancog.adapter.checks import moderator, seat_of_member
 from pancog.adapter.errors import deliver, reusable_file, send_ephemeral
@@ -146,7 +146,7 @@ class PlayCog(PanCog, name="PanPlay"):
         """A choice in the My hand selects: play it, then edit the private panel in place."""
         rt = self.rt
         rt.remember(interaction.user)
-        await interaction.response.defer()  # type 6: the private panel is edited in place below
+        ack.later(interaction, update=True)  # answered by editing the private panel in place (type 7) below
         if not values:
             raise PanError(presenters.CHOOSE_A_PLAY)
         chosen = parse_action(values[0])
@@ -163,12 +163,16 @@ class PlayCog(PanCog, name="PanPlay"):
         applied = await rt.tables.act(table_id, user_id, make)
         content, file, view = await self.hands.panel(session, user_id, after=applied)
         fresh = reusable_file(file) if file is not None else None
-        await deliver(
-            lambda: interaction.edit_original_response(
-                content=content[:2000], attachments=[fresh()] if fresh else [], view=view
-            ),
-            what=f"hand panel edit for interaction {interaction.id}",
-        )
+
+        async def edit() -> None:
+            await ack.settle(interaction)
+            attachments = [fresh()] if fresh else []
+            if interaction.response.is_done():
+                await interaction.edit_original_response(content=content[:2000], attachments=attachments, view=view)
+            else:
+                await interaction.response.edit_message(content=content[:2000], attachments=attachments, view=view)
+
+        await deliver(edit, what=f"hand panel edit for interaction {interaction.id}")
         view.stop()
 
     @app_commands.command(name="knock", description="Declare in: play this hand")
@@ -257,7 +261,7 @@ class PlayCog(PanCog, name="PanPlay"):
         if session.find_seat(interaction.user.id) is None:  # a moderator not seated: the floor's call
             if not await moderator(rt.ledger, interaction, session.guild_id):
                 raise NotSeated
-            await interaction.response.defer(ephemeral=True, thinking=True)
+            await self.defer(interaction)
             await rt.tables.system_act(session.table_id, FloorFoul(target=target), actor=interaction.user.id)
             await send_ephemeral(interaction, presenters.floor_fouled(player.display_name))
             return

@@ -134,7 +134,7 @@ class PracticeCog(PanCog, name="PanPractice"):
         session = self.here(interaction)
         if interaction.user.id != session.host_id and not await moderator(self.rt.ledger, interaction):
             raise NotHost
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        await self.defer(interaction)
         player_id = await self.driver.seat_computer(session.table_id, level)
         seat = session.state.seat(session.seat_of(player_id))
         text = presenters.computer_seated(computer_name(player_id), seat.stack if seat else 0)

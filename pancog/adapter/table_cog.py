@@ -14,7 +14,7 @@ from pancog.adapter import presenters
 from pancog.adapter.base import IN_PAN, PRESET_CHOICES, PanCog
 from pancog.adapter.board import Boards
 from pancog.adapter.checks import require_host_or_moderator
-from pancog.adapter.errors import deliver, reusable_file, send_ephemeral
+from pancog.adapter.errors import send_ephemeral
 from pancog.adapter.runtime import Handler, PanRuntime
 from pancog.game import engine
 from pancog.game.errors import PanError
@@ -82,9 +82,11 @@ class TableCog(PanCog, name="PanTables"):
         board = self.boards.get(session)
         board.new_post = False
         content, file, view = await self.boards.payload(session, [])
-        fresh = reusable_file(file)  # app-level retry of the first board (pancog/adapter/errors.py deliver)
-        message = await deliver(lambda: interaction.followup.send(content, file=fresh(), view=view, wait=True))
-        await rt.tables.set_board_message(session.table_id, message.id)
+        message = await self.respond(interaction, content, ephemeral=False, file=file, view=view)
+        if message is not None:
+            await rt.tables.set_board_message(session.table_id, message.id)
+        else:
+            self.boards.repost(session)
         try:  # the host sits down at once; the board is edited by the usual path
             await rt.tables.join(session.table_id, interaction.user.id)
             await rt.save_names(session)
@@ -159,7 +161,7 @@ class TableCog(PanCog, name="PanTables"):
         await self.defer(interaction, ephemeral=False)
         returned = await rt.tables.close(session.table_id, interaction.user.id, moderator=moderator)
         self.boards.drop(session.table_id)
-        await deliver(lambda: interaction.followup.send(presenters.table_closed(returned, rt.names)))
+        await self.respond(interaction, presenters.table_closed(returned, rt.names), ephemeral=False)
 
     @app_commands.command(name="table", description="Post the table again (the board)", extras=IN_PAN)
     async def table(self, interaction: discord.Interaction) -> None:
