@@ -1,4 +1,5 @@
-"""Per-player preferences: hand DMs (every change / at the deal / off), sort order, four-colour deck,
+"""Per-player preferences: hand DMs (every change / every turn / at the deal / off), turn pings (turn / off),
+sort order, four-colour deck,
 and the remembered "DMs closed" flag (a refused DM is never retried). No discord imports.
 
 Stored as one JSON text per player through :class:`PlayerSettingsStore` (a small key-value protocol);
@@ -20,8 +21,14 @@ from pancog.storage.base import Storage
 
 class DmMode(StrEnum):
     EVERY = "every"  # a DM at the deal and after every change to the hand
+    TURN = "turn"  # a DM at the deal and at each of the player's turns ("your turn at #table")
     DEAL = "deal"  # a DM at the deal only (default)
     OFF = "off"  # never: use My hand
+
+
+class PingMode(StrEnum):
+    TURN = "turn"  # mention the player in the channel when it is his turn (default)
+    OFF = "off"
 
 
 class SortOrder(StrEnum):
@@ -34,6 +41,7 @@ class PlayerPrefs:
     dm_mode: DmMode = DmMode.DEAL
     sort: SortOrder = SortOrder.SUIT
     four_color: bool = False
+    ping: PingMode = PingMode.TURN
     dm_closed: bool = False  # a DM was refused (50007): never try again
     notice_pending: bool = False  # tell the player once, privately, to use My hand
 
@@ -43,6 +51,7 @@ class PlayerPrefs:
                 "dm_mode": self.dm_mode.value,
                 "sort": self.sort.value,
                 "four_color": self.four_color,
+                "ping": self.ping.value,
                 "dm_closed": self.dm_closed,
                 "notice_pending": self.notice_pending,
             }
@@ -55,6 +64,7 @@ class PlayerPrefs:
             dm_mode=DmMode(data.get("dm_mode", "deal")),
             sort=SortOrder(data.get("sort", "suit")),
             four_color=bool(data.get("four_color", False)),
+            ping=PingMode(data.get("ping", "turn")),
             dm_closed=bool(data.get("dm_closed", False)),
             notice_pending=bool(data.get("notice_pending", False)),
         )

@@ -86,8 +86,8 @@ def test_presenters_keep_the_replies_word_for_word() -> None:
     assert presenters.server_config_text("classic", 1000, 100, None) == (
         "Preset: classic. Starting chips: 1,000. Daily: 100. Moderator role: none."
     )
-    assert presenters.settings_text(dm_mode="deal", dm_closed=True, sort="rank", four_color=False) == (
-        "Hand DMs: deal (your DMs are closed: use My hand). Sort: rank. Four-colour: off."
+    assert presenters.settings_text(ping="off", dm_mode="deal", dm_closed=True, sort="rank", four_color=False) == (
+        "Turn pings: off. DMs: deal (your DMs are closed: use My hand). Sort: rank. Four-colour: off."
     )
     assert presenters.history_text(["a", "b"], 2, 3) == (
         "**Recent hands at this table** (2 dealt)\n• a\n• b\n• Hand 3 is in progress."

@@ -12,7 +12,7 @@ from pancog.adapter import presenters
 from pancog.adapter.base import IN_PAN, PRESET_CHOICES, PanCog
 from pancog.adapter.checks import is_moderator
 from pancog.adapter.errors import BadOption, send_ephemeral
-from pancog.settings import DmMode, SortOrder
+from pancog.settings import DmMode, PingMode, SortOrder
 from pancog.tables import preset_or_default
 
 __all__ = ["BankCog"]
@@ -103,22 +103,28 @@ class BankCog(PanCog, name="PanBank"):
         await send_ephemeral(interaction, text)
 
     @app_commands.command(
-        name="settings", description="Your Pan settings: hand DMs, sort order, four-colour deck", extras=IN_PAN
+        name="settings",
+        description="Your Pan settings: turn pings, hand DMs, sort order, four-colour deck",
+        extras=IN_PAN,
     )
     @app_commands.describe(
-        dms="Hand DMs: every change, at the deal only, or off",
+        ping="Mention you in the channel when it is your turn (turn), or not (off)",
+        dms="DMs: your hand at every change, a note at every turn, your hand at the deal only, or off",
         sort="Sort your hand by suit or by rank",
         four_colour="Four-colour deck (clubs green, diamonds blue)",
     )
     async def settings(
         self,
         interaction: discord.Interaction,
-        dms: Literal["every", "deal", "off"] | None = None,
+        ping: Literal["turn", "off"] | None = None,
+        dms: Literal["every", "turn", "deal", "off"] | None = None,
         sort: Literal["suit", "rank"] | None = None,
         four_colour: bool | None = None,
     ) -> None:
         rt = await self.defer(interaction)
         changes: dict[str, object] = {}
+        if ping is not None:
+            changes["ping"] = PingMode(ping)
         if dms is not None:
             changes["dm_mode"] = DmMode(dms)
         if sort is not None:
@@ -127,6 +133,10 @@ class BankCog(PanCog, name="PanBank"):
             changes["four_color"] = four_colour
         prefs = await rt.settings.update(interaction.user.id, **changes)
         text = presenters.settings_text(
-            dm_mode=prefs.dm_mode.value, dm_closed=prefs.dm_closed, sort=prefs.sort.value, four_color=prefs.four_color
+            ping=prefs.ping.value,
+            dm_mode=prefs.dm_mode.value,
+            dm_closed=prefs.dm_closed,
+            sort=prefs.sort.value,
+            four_color=prefs.four_color,
         )
         await send_ephemeral(interaction, text)

@@ -19,27 +19,31 @@ import io
 import logging
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import discord
 
 from pancog import logs
-from pancog.adapter import presenters
-from pancog.adapter.errors import PanView, send_dm
+from pancog.adapter import ack, presenters
+from pancog.adapter.errors import PanView, deliver, send_dm
 from pancog.adapter.runtime import PanRuntime, runtime_of
 from pancog.game import engine
 from pancog.game.actions import AcceptSplit, Force, FoulCall, OfferSplit
 from pancog.game.events import HandEnded, HandStarted
 from pancog.game.state import Phase
 from pancog.renderq import Priority, RenderJob, RenderQueueClosed
+from pancog.settings import DmMode, PingMode
 from pancog.tables import Applied, NoTableHere, TableSession
 from renderer import outcome_text, render_outcome_png, render_table_png, table_text
 
-__all__ = ["Board", "BoardButton", "Boards", "TableView", "board_verbs"]
+__all__ = ["Board", "BoardButton", "Boards", "PostedPing", "TableView", "TurnPing", "board_verbs", "mention_only"]
 
 log = logging.getLogger("pan.views")
 
+PING_CLAIM_WAIT = 1.0  # how long a turn ping waits for the acting player's interaction to carry it
+TOKEN_LIFE = 14 * 60.0  # an interaction token works for 15 minutes; delete through it until shortly before
 HOST_NOTICE_INTERVAL = 3600.0  # tell a host about missing permissions at most once an hour per table
 MAX_RETRY_DELAY = 30.0
 
@@ -122,6 +126,39 @@ class BoardButton(
         await runtime_of(interaction.client).dispatch(interaction, self.table_id, self.verb, ())
 
 
+# --------------------------------------------------------------------------------------------- turn pings
+
+
+def mention_only(user_id: int) -> discord.AllowedMentions:
+    """Notify exactly this member (nobody else, no role, no @everyone), whatever the message says."""
+    return discord.AllowedMentions(everyone=False, roles=False, replied_user=False, users=[discord.Object(user_id)])
+
+
+@dataclass(eq=False, slots=True)
+class TurnPing:
+    """A turn moved to a person: the short public line that mentions them (issue #14.1). Carried by the acting
+    player's interaction when there is one (``Boards.claim_ping``), else sent to the channel after
+    ``PING_CLAIM_WAIT``."""
+
+    table_id: int
+    channel_id: int
+    guild_id: int
+    user_id: int
+    text: str
+    applied: Applied
+
+
+@dataclass(eq=False, slots=True)
+class PostedPing:
+    """A ping in the channel, deleted when the turn moves on: through the interaction token that posted it
+    while the token is valid (not counted against the global limit), else by a channel delete."""
+
+    channel_id: int
+    message_id: int
+    delete_by_token: Callable[[], Awaitable[None]] | None = None
+    token_expires: float = 0.0
+
+
 # --------------------------------------------------------------------------------------------- the boards
 
 
@@ -132,6 +169,8 @@ class Boards:
         self.rt = runtime
         self._retries: dict[int, int] = {}
         self._host_told: dict[int, float] = {}
+        self._pings: dict[int, TurnPing] = {}  # table -> the ping waiting for a carrier
+        self._posted: dict[int, PostedPing] = {}  # table -> the ping in the channel now
         runtime.tables.subscribe(self.on_applied)
 
     def get(self, session: TableSession) -> Board:
@@ -151,6 +190,10 @@ class Boards:
         board = self.rt.boards.pop(table_id, None)
         if board is not None:
             board.stop()
+        session = board.session if isinstance(board, Board) else None
+        if session is None or self.rt.tables.find_in_channel(session.channel_id) is not session:
+            self._pings.pop(table_id, None)  # the table closed: its ping goes too
+            self.retire_ping(table_id)
 
     def repost(self, session: TableSession, priority: Priority = Priority.BOARD) -> None:
         board = self.get(session)
@@ -178,6 +221,144 @@ class Boards:
         if any(isinstance(e, HandEnded) for e in events):
             board.summaries.append(applied)
         board.kick()
+        self._turn_moved(applied)
+
+    # -- turn pings (issue #14.1): one short message per turn, mentioning the person to act
+    def _turn_moved(self, applied: Applied) -> None:
+        before, after = applied.before, applied.state
+        started = any(isinstance(e, HandStarted) for e in applied.events)
+        old = engine.to_act(before)
+        new = engine.to_act(after)
+        if not started and old == new and before.hand_no == after.hand_no:
+            return
+        session = applied.session
+        self._pings.pop(session.table_id, None)
+        self.retire_ping(session.table_id)
+        if new is None or after.hand is None:
+            return
+        seat = after.seat(new)
+        if seat is None or seat.player_id <= 0 or seat.away:
+            return  # a computer player (or an away seat played by one) needs no notification
+        what = presenters.describe_events(before, after, self.rt.names, applied.events)
+        declaring = after.hand.phase is Phase.DECLARING
+        ping = TurnPing(
+            session.table_id,
+            session.channel_id,
+            session.guild_id,
+            seat.player_id,
+            presenters.turn_ping(seat.player_id, what[-1] if what else "", declaring=declaring),
+            applied,
+        )
+        self._pings[session.table_id] = ping
+        human_actor = applied.actor is not None and applied.actor > 0
+        self.rt.spawn(self._unclaimed(ping, PING_CLAIM_WAIT if human_actor else 0.0), name="pan-ping")
+        self.rt.spawn(self._turn_dm(ping), name="pan-turn-dm")
+
+    def claim_ping(self, applied: Applied) -> TurnPing | None:
+        """The ping ``applied`` caused, for the acting player's interaction to carry (None: no ping, or taken)."""
+        ping = self._pings.get(applied.session.table_id)
+        if ping is None or ping.applied is not applied:
+            return None
+        del self._pings[applied.session.table_id]
+        return ping
+
+    async def reply(
+        self,
+        interaction: discord.Interaction[Any],
+        applied: Applied,
+        private: Callable[[], Awaitable[None]],
+        *,
+        keep_private: bool = False,
+    ) -> None:
+        """Answer the acting player and carry the turn ping his action caused on the same interaction (issue
+        #14.1 with #17 part 4: interaction calls are not counted against the global limit).
+
+        The ping is the public response itself when the private answer can be left out (a discard, a
+        declaration: the public line says it all), else a public followup after the private answer (``private``,
+        or when a slow answer was already deferred privately). No ping (or one for the actor himself, or for a
+        player who turned pings off): just ``private``."""
+        ping = self.claim_ping(applied)
+        if ping is None or ping.user_id == interaction.user.id or not await self.wanted(ping):
+            await private()
+            return
+        await ack.settle(interaction)
+        if keep_private or interaction.response.is_done():
+            await private()
+        await self.carry(interaction, ping)
+
+    async def carry(self, interaction: discord.Interaction[Any], ping: TurnPing) -> None:
+        """Post ``ping`` publicly through ``interaction`` (the response if unanswered, else a followup)."""
+        allowed = mention_only(ping.user_id)
+
+        async def send() -> PostedPing:
+            await ack.settle(interaction)
+            expires = time.monotonic() + TOKEN_LIFE
+            if interaction.response.is_done():
+                message = await interaction.followup.send(ping.text, wait=True, allowed_mentions=allowed)
+                return PostedPing(
+                    ping.channel_id, message.id, lambda: interaction.followup.delete_message(message.id), expires
+                )
+            callback = await interaction.response.send_message(ping.text, allowed_mentions=allowed)
+            return PostedPing(ping.channel_id, callback.message_id or 0, interaction.delete_original_response, expires)
+
+        self.posted(ping, await deliver(send, what=f"turn ping on interaction {interaction.id}"))
+
+    async def wanted(self, ping: TurnPing) -> bool:
+        """Whether the player wants channel pings (``/pan settings ping``)."""
+        return (await self.rt.settings.get(ping.user_id)).ping is PingMode.TURN
+
+    def posted(self, ping: TurnPing, message: PostedPing) -> None:
+        """A ping was posted: it replaces the previous one (deleted)."""
+        self.retire_ping(ping.table_id)
+        if self.rt.tables.find_in_channel(ping.channel_id) is None:
+            self._delete_later(message)  # the table closed meanwhile
+            return
+        self._posted[ping.table_id] = message
+
+    def retire_ping(self, table_id: int) -> None:
+        """Delete the table's ping in the channel (the turn moved on)."""
+        old = self._posted.pop(table_id, None)
+        if old is not None:
+            self._delete_later(old)
+
+    def _delete_later(self, ping: PostedPing) -> None:
+        async def delete() -> None:
+            try:
+                if ping.delete_by_token is not None and time.monotonic() < ping.token_expires:
+                    await ping.delete_by_token()
+                else:
+                    channel = self.rt.bot.get_partial_messageable(ping.channel_id)
+                    await channel.get_partial_message(ping.message_id).delete()
+            except discord.NotFound:
+                pass
+            except discord.HTTPException as exc:
+                log.info("could not delete a turn ping: %s", exc)
+
+        self.rt.spawn(delete(), name="pan-ping-delete")
+
+    async def _unclaimed(self, ping: TurnPing, wait: float) -> None:
+        """No interaction carried the ping (the clock, a computer player, a command that does not carry it):
+        post it to the channel (a counted call)."""
+        if wait:
+            await asyncio.sleep(wait)
+        if self._pings.get(ping.table_id) is not ping:
+            return
+        del self._pings[ping.table_id]
+        if not await self.wanted(ping):
+            return
+        channel = self.rt.bot.get_partial_messageable(ping.channel_id, guild_id=ping.guild_id)
+        try:
+            message = await channel.send(ping.text, allowed_mentions=mention_only(ping.user_id))
+        except discord.HTTPException as exc:
+            log.info("could not post a turn ping: %s", exc)
+            return
+        self.posted(ping, PostedPing(ping.channel_id, message.id))
+
+    async def _turn_dm(self, ping: TurnPing) -> None:
+        prefs = await self.rt.settings.get(ping.user_id)
+        if prefs.dm_mode is DmMode.TURN and not prefs.dm_closed:
+            channel = self.rt.bot.get_channel(ping.channel_id)
+            await send_dm(self.rt.bot, ping.user_id, presenters.turn_dm(getattr(channel, "name", None)))
 
     # -- renders
     def title(self, session: TableSession) -> str:

@@ -51,7 +51,7 @@ def cogs(rt: PanRuntime, boards: Boards, hands: Hands, clock: TurnClock, driver:
     return [
         TableCog(rt, boards),
         BankCog(rt),
-        PlayCog(rt, hands),
+        PlayCog(rt, hands, boards),
         OpsCog(rt, boards, clock),
         PracticeCog(rt, boards, driver),
     ]

@@ -18,6 +18,7 @@ from discord import app_commands
 
 from pancog.adapter import ack, presenters
 from pancog.adapter.base import PanCog
+from pancog.adapter.board import Boards
 from pancog.adapter.checks import moderator, seat_of_member
 from pancog.adapter.errors import deliver, reusable_file, send_ephemeral
 from pancog.adapter.hand import Hands
@@ -103,9 +104,10 @@ BUTTON_ACTIONS: dict[str, tuple[Make, bool]] = {
 class PlayCog(PanCog, name="PanPlay"):
     """Top-level commands for playing a hand. Every reply is private; the board shows the public result."""
 
-    def __init__(self, runtime: PanRuntime, hands: Hands) -> None:
+    def __init__(self, runtime: PanRuntime, hands: Hands, boards: Boards) -> None:
         super().__init__(runtime)
         self.hands = hands
+        self.boards = boards
 
     def handlers(self) -> Mapping[str, Handler]:
         found: dict[str, Handler] = {"hand": self.button(self.show_hand)}
@@ -134,7 +136,12 @@ class PlayCog(PanCog, name="PanPlay"):
         applied = await self.rt.tables.act(
             session.table_id, interaction.user.id, lambda seat: make(session.state, seat)
         )
-        await self.hands.result(interaction, applied, interaction.user.id, with_hand=with_hand)
+        await self.boards.reply(
+            interaction,
+            applied,
+            lambda: self.hands.result(interaction, applied, interaction.user.id, with_hand=with_hand),
+            keep_private=with_hand,
+        )
 
     async def show_hand(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
         """/hand and the My hand button."""
@@ -172,7 +179,12 @@ class PlayCog(PanCog, name="PanPlay"):
             else:
                 await interaction.response.edit_message(content=content[:2000], attachments=attachments, view=view)
 
-        await deliver(edit, what=f"hand panel edit for interaction {interaction.id}")
+        await self.boards.reply(
+            interaction,
+            applied,
+            lambda: deliver(edit, what=f"hand panel edit for interaction {interaction.id}"),
+            keep_private=True,
+        )
         view.stop()
 
     @app_commands.command(name="knock", description="Declare in: play this hand")

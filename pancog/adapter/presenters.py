@@ -587,6 +587,18 @@ def seats_text(state: TableState, names: Names) -> str:
     return "\n".join(rows) or "No one is seated."
 
 
+def turn_ping(user_id: int, what: str, *, declaring: bool) -> str:
+    """PUBLIC: the short line that mentions the person to act (issue #14.1). ``what``: the last public line of
+    what happened (never a card still in a hand)."""
+    todo = "your turn to declare: /knock or /sluff." if declaring else "your turn: /draw, /take or My hand."
+    return f"{what} <@{user_id}>, {todo}".strip()[:2000]
+
+
+def turn_dm(channel: str | None) -> str:
+    """PRIVATE (DM, "every turn"): it is the player's turn."""
+    return f"Your turn at the Pan table in #{channel}." if channel else "Your turn at your Pan table."
+
+
 def hand_dm_text(guild: str, channel: str, hand_no: int, text_twin: str) -> str:
     """PRIVATE (DM): the deal."""
     return f"**{guild}** · #{channel} · hand {hand_no}\n{text_twin}"
@@ -696,10 +708,11 @@ def server_config_text(preset: str, starting_chips: int, daily_amount: int, mode
     return f"Preset: {preset}. Starting chips: {starting_chips:,}. Daily: {daily_amount:,}. Moderator role: {role}."
 
 
-def settings_text(*, dm_mode: str, dm_closed: bool, sort: str, four_color: bool) -> str:
+def settings_text(*, ping: str, dm_mode: str, dm_closed: bool, sort: str, four_color: bool) -> str:
     """PRIVATE: /pan settings — the player's preferences after the change."""
     closed = " (your DMs are closed: use My hand)" if dm_closed else ""
-    return f"Hand DMs: {dm_mode}{closed}. Sort: {sort}. Four-colour: {'on' if four_color else 'off'}."
+    pings = "a mention in the channel at your turn" if ping == "turn" else "off"
+    return f"Turn pings: {pings}. DMs: {dm_mode}{closed}. Sort: {sort}. Four-colour: {'on' if four_color else 'off'}."
 
 
 def floor_fouled(who: str) -> str:

@@ -149,7 +149,9 @@ class TableCog(PanCog, name="PanTables"):
     async def start_hand(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
         """/pan start and the Start button."""
         applied = await self.rt.tables.start_hand(session.table_id, interaction.user.id)
-        await send_ephemeral(interaction, presenters.hand_dealt(applied.state.hand_no))
+        await self.boards.reply(
+            interaction, applied, lambda: send_ephemeral(interaction, presenters.hand_dealt(applied.state.hand_no))
+        )
 
     @app_commands.command(
         name="close", description="Close this table and return every stack (host or moderator)", extras=IN_PAN

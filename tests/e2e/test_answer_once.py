@@ -26,11 +26,13 @@ async def started(pan: Pan) -> tuple[FakeUser, FakeUser]:
 
 async def test_a_command_and_a_click_cost_one_interaction_call(pan: Pan) -> None:
     a, b = await started(pan)
+    await pan.slash(b, "pan settings", ping="off")  # so that a's knock is answered privately (no turn ping)
     reply = await pan.slash(a, "knock")
     assert reply.type == 4 and private_to(reply, a)  # the answer itself, not "thinking…" then a followup
     assert len(interaction_calls(pan, reply.interaction.id)) == 1
-    reply = await pan.click(b, pan.board(), "Knock")
-    assert reply.type == 4 and len(interaction_calls(pan, reply.interaction.id)) == 1
+    reply = await pan.click(b, pan.board(), "Knock")  # the turn ping to a is the response itself
+    assert reply.type == 4 and not reply.ephemeral and f"<@{a.id}>" in reply.text
+    assert len(interaction_calls(pan, reply.interaction.id)) == 1
     reply = await pan.slash(a, "draw")  # the hand panel's image goes in the initial response
     assert reply.type == 4 and reply.pngs and not reply.followups
     panel = reply.message
@@ -53,6 +55,7 @@ async def test_a_slow_answer_is_deferred_then_followed_up(pan: Pan, monkeypatch:
         return await real_act(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(pan.rt.tables, "act", slow_act)
+    await pan.slash(pan.users[1], "pan settings", ping="off")
     reply = await pan.slash(a, "knock")
     assert reply.type == 5  # acknowledged ("thinking…") before the answer was ready
     assert private_to(reply, a) and "knocked" in reply.text

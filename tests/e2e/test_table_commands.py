@@ -55,7 +55,7 @@ async def test_commands_config_and_settings(pan: Pan) -> None:
     reply = await pan.slash(a, "pan rules")
     assert private_to(reply, a) and "mandatory" in reply.text
     reply = await pan.slash(b, "pan settings", dms="off", sort="rank", four_colour=True)
-    assert "Hand DMs: off" in reply.text
+    assert "DMs: off" in reply.text
     prefs = await pan.rt.settings.get(b.id)
     assert prefs.dm_mode is DmMode.OFF and prefs.four_color
 

@@ -23,8 +23,9 @@ async def test_two_players_by_commands(pan: Pan, hands: HandRecorder) -> None:
         dm = pan.h.dms(user)[-1]
         assert "Pan Test" in dm.text and "general" in dm.text and "hand 1" in dm.text
         assert dm.pngs
-    for user in (a, b):
-        assert private_to(await pan.slash(user, "knock"), user)
+    for user, other in ((a, b), (b, a)):  # #14.1: a knock that passes the turn answers with the public turn ping
+        reply = await pan.slash(user, "knock")
+        assert not reply.ephemeral and f"<@{other.id}>, your turn" in reply.text
     reply = await pan.slash(a, "draw")
     assert private_to(reply, a) and reply.pngs  # the hand panel comes with the pluck
     assert "Melds with it" in reply.text
