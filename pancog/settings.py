@@ -139,3 +139,43 @@ class PlayerSettings:
             return False
         await self.update(user_id, notice_pending=False)
         return True
+
+
+class GuildChannels:
+    """The channels a server allows Pan in (``/panadmin channels``); an empty set means every channel.
+
+    Stored as a JSON list through the same key-value store as the player preferences, under the key
+    ``-guild_id`` (player ids are positive; computer players' small negative ids never reach this size), so no
+    schema change is needed. Cached per server."""
+
+    def __init__(self, store: PlayerSettingsStore | None = None) -> None:
+        self._store = store or MemoryPrefsStore()
+        self._cache: dict[int, frozenset[int]] = {}
+
+    async def allowed(self, guild_id: int) -> frozenset[int]:
+        cached = self._cache.get(guild_id)
+        if cached is not None:
+            return cached
+        text = await self._store.load_player_prefs(-abs(guild_id)) if guild_id else None
+        found = frozenset(int(c) for c in json.loads(text)) if text else frozenset()
+        self._cache[guild_id] = found
+        return found
+
+    async def permits(self, guild_id: int, *channel_ids: int | None) -> bool:
+        """Whether Pan may be used in a channel (or thread) given as itself and its parent."""
+        allowed = await self.allowed(guild_id)
+        return not allowed or any(c in allowed for c in channel_ids if c is not None)
+
+    async def _save(self, guild_id: int, channels: frozenset[int]) -> frozenset[int]:
+        self._cache[guild_id] = channels
+        await self._store.save_player_prefs(-abs(guild_id), json.dumps(sorted(channels)))
+        return channels
+
+    async def add(self, guild_id: int, channel_id: int) -> frozenset[int]:
+        return await self._save(guild_id, await self.allowed(guild_id) | {channel_id})
+
+    async def remove(self, guild_id: int, channel_id: int) -> frozenset[int]:
+        return await self._save(guild_id, await self.allowed(guild_id) - {channel_id})
+
+    async def clear(self, guild_id: int) -> frozenset[int]:
+        return await self._save(guild_id, frozenset())

@@ -19,7 +19,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from pancog import logs
-from pancog.adapter import ack
+from pancog.adapter import ack, presenters
 from pancog.adapter.errors import deliver, report, reusable_file
 from pancog.adapter.runtime import Handler, PanRuntime
 from pancog.game.rules import PRESETS
@@ -102,9 +102,18 @@ class PanCog(commands.Cog):
         return self.rt.tables.in_channel(interaction.channel_id or 0)
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
-        """Bind guild and table to the log context of this command's task (every log line carries them)."""
+        """Bind guild and table to the log context of this command's task (every log line carries them); refuse
+        privately outside the channels the server allows Pan in (``/panadmin channels``), except at a table
+        already open there and for ``/panadmin`` itself."""
         session = self.rt.tables.find_in_channel(interaction.channel_id or 0)
         logs.bind(guild=interaction.guild_id, table=session.table_id if session is not None else None)
+        command = interaction.command
+        admin = command is not None and command.qualified_name.startswith("panadmin")
+        if session is None and not admin and interaction.guild_id is not None:
+            parent = getattr(interaction.channel, "parent_id", None)
+            if not await self.rt.channels.permits(interaction.guild_id, interaction.channel_id, parent):
+                allowed = await self.rt.channels.allowed(interaction.guild_id)
+                raise app_commands.CheckFailure(presenters.pan_not_here(sorted(allowed)))
         return True
 
     async def cog_app_command_error(

@@ -20,6 +20,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from pancog import logs
+from pancog.adapter.admin_cog import AdminCog
 from pancog.adapter.bank_cog import BankCog
 from pancog.adapter.base import PanCog
 from pancog.adapter.board import BoardButton, Boards
@@ -34,7 +35,7 @@ from pancog.clock import TurnClock
 from pancog.health import HealthRegistry
 from pancog.ledger import ChipLedger
 from pancog.renderq import RenderQueue, threads_from_env
-from pancog.settings import PlayerSettings, StoragePrefsStore
+from pancog.settings import GuildChannels, PlayerSettings, StoragePrefsStore
 from pancog.storage import SqliteStorage
 from pancog.store import TableStore
 from pancog.tables import TableService, random_deal, seeded_deals
@@ -54,6 +55,7 @@ def cogs(rt: PanRuntime, boards: Boards, hands: Hands, clock: TurnClock, driver:
         PlayCog(rt, hands, boards),
         OpsCog(rt, boards, clock),
         PracticeCog(rt, boards, driver),
+        AdminCog(rt),
     ]
 
 
@@ -74,6 +76,7 @@ async def open_runtime(bot: commands.Bot) -> tuple[PanRuntime, TurnClock, BotDri
         store=store,
         tables=tables,
         settings=PlayerSettings(StoragePrefsStore(storage)),
+        channels=GuildChannels(StoragePrefsStore(storage)),
         renders=RenderQueue(threads_from_env()),  # every PNG goes through this (pancog/renderq.py)
         health=HealthRegistry(tables, clock=clock),
         group=app_commands.Group(name="pan", description="Panguingue card tables", guild_only=True),

@@ -187,27 +187,27 @@ class PlayCog(PanCog, name="PanPlay"):
         )
         view.stop()
 
-    @app_commands.command(name="knock", description="Declare in: play this hand")
+    @app_commands.command(name="knock", description="Pan card game: knock (declare in) and play this hand")
     @app_commands.guild_only()
     async def knock(self, interaction: discord.Interaction) -> None:
         await self._verb(interaction, "knock")
 
-    @app_commands.command(name="sluff", description="Go on top: sit this hand out (forfeits the ante)")
+    @app_commands.command(name="sluff", description="Pan card game: go on top, sit this hand out (forfeits the ante)")
     @app_commands.guild_only()
     async def sluff(self, interaction: discord.Interaction) -> None:
         await self._verb(interaction, "sluff")
 
-    @app_commands.command(name="draw", description="Pluck the top card of the stock")
+    @app_commands.command(name="draw", description="Pan card game: on your turn, pluck the top card of the stock")
     @app_commands.guild_only()
     async def draw(self, interaction: discord.Interaction) -> None:
         await self._verb(interaction, "draw")
 
-    @app_commands.command(name="take", description="Take the option card (it must meld at once)")
+    @app_commands.command(name="take", description="Pan card game: take the option card (it must meld at once)")
     @app_commands.guild_only()
     async def take(self, interaction: discord.Interaction) -> None:
         await self._verb(interaction, "take")
 
-    @app_commands.command(name="meld", description="Lay a new meld: cards from your hand (with the drawn card)")
+    @app_commands.command(name="meld", description="Pan card game: lay a new meld from your hand (with the drawn card)")
     @app_commands.describe(cards="Cards from your hand, e.g. 5S 5S (the drawn card is included for you)")
     @app_commands.guild_only()
     async def meld(self, interaction: discord.Interaction, cards: str) -> None:
@@ -218,7 +218,7 @@ class PlayCog(PanCog, name="PanPlay"):
             with_hand=True,
         )
 
-    @app_commands.command(name="add", description="Add cards (or just the drawn card) to one of your melds")
+    @app_commands.command(name="add", description="Pan card game: add cards (or the drawn card) to one of your melds")
     @app_commands.describe(
         meld="Your meld's number", cards="Cards from your hand (leave empty to lay off the drawn card)"
     )
@@ -231,7 +231,9 @@ class PlayCog(PanCog, name="PanPlay"):
             with_hand=True,
         )
 
-    @app_commands.command(name="borrow", description="Borrow a card from one of your melds to make a new meld")
+    @app_commands.command(
+        name="borrow", description="Pan card game: borrow a card from one of your melds for a new meld"
+    )
     @app_commands.describe(meld="The meld you borrow from", card="The card you borrow", cards="Cards from your hand")
     @app_commands.guild_only()
     async def borrow(self, interaction: discord.Interaction, meld: int, card: str, cards: str = "") -> None:
@@ -243,21 +245,21 @@ class PlayCog(PanCog, name="PanPlay"):
             with_hand=True,
         )
 
-    @app_commands.command(name="discard", description="Discard a card and end your turn")
+    @app_commands.command(name="discard", description="Pan card game: discard a card and end your turn")
     @app_commands.describe(card="A card from your hand (or the unused drawn card)")
     @app_commands.guild_only()
     async def discard(self, interaction: discord.Interaction, card: str) -> None:
         parsed = parse_card(card)
         await self._act(interaction, lambda state, seat: Discard(seat=seat, card=parsed))
 
-    @app_commands.command(name="force", description="Force a card that fits a player's board onto it")
+    @app_commands.command(name="force", description="Pan card game: force a card that fits a player's melds onto them")
     @app_commands.describe(player="Whom to force (needed only when several can be forced)")
     @app_commands.guild_only()
     async def force(self, interaction: discord.Interaction, player: discord.Member | None = None) -> None:
         target = self._seat_of_member(interaction, player) if player is not None else None
         await self._act(interaction, lambda state, seat: Force(seat=seat, target=target))
 
-    @app_commands.command(name="foul", description="Call a player's hand foul")
+    @app_commands.command(name="foul", description="Pan card game: call a player's hand foul")
     @app_commands.describe(player="Whose hand", reason="Why")
     @app_commands.choices(
         reason=[
@@ -288,18 +290,22 @@ class PlayCog(PanCog, name="PanPlay"):
 
         await self._act(interaction, make)
 
-    @app_commands.command(name="split", description="Offer (or accept) splitting the tops with the last other player")
+    @app_commands.command(
+        name="split", description="Pan card game: offer (or accept) splitting the tops with the last player"
+    )
     @app_commands.guild_only()
     async def split(self, interaction: discord.Interaction) -> None:
         await self._act(interaction, split_action)
 
-    @app_commands.command(name="hand", description="See your hand privately, with every legal play")
+    @app_commands.command(name="hand", description="Pan card game: see your hand privately, with every legal play")
     @app_commands.guild_only()
     async def hand(self, interaction: discord.Interaction) -> None:
         await self.defer(interaction)
         await self.show_hand(interaction, self.here(interaction))
 
-    @app_commands.command(name="outs", description="Call the outs: what a board would collect on going out now")
+    @app_commands.command(
+        name="outs", description="Pan card game: call the outs (what a board collects on going out now)"
+    )
     @app_commands.describe(player="Whose board (default: yours)")
     @app_commands.guild_only()
     async def outs(self, interaction: discord.Interaction, player: discord.Member | None = None) -> None:

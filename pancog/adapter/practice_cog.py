@@ -49,7 +49,9 @@ class PracticeCog(PanCog, name="PanPractice"):
         self.boards = boards
         self.driver = driver
 
-    @app_commands.command(name="hint", description="Practice tables: the suggested play, explained in one sentence")
+    @app_commands.command(
+        name="hint", description="Pan card game, practice tables: the suggested play, in one sentence"
+    )
     @app_commands.guild_only()
     async def hint(self, interaction: discord.Interaction) -> None:
         session = self.here(interaction)

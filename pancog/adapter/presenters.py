@@ -708,6 +708,21 @@ def server_config_text(preset: str, starting_chips: int, daily_amount: int, mode
     return f"Preset: {preset}. Starting chips: {starting_chips:,}. Daily: {daily_amount:,}. Moderator role: {role}."
 
 
+CHANNEL_NEEDED = "Pick the channel to add or remove."
+
+
+def channels_text(channel_ids: Sequence[int]) -> str:
+    """PRIVATE: /panadmin channels — where Pan may be used now."""
+    if not channel_ids:
+        return "Pan can be used in every channel of this server."
+    return "Pan can be used only in: " + ", ".join(f"<#{c}>" for c in channel_ids) + "."
+
+
+def pan_not_here(channel_ids: Sequence[int]) -> str:
+    """PRIVATE refusal: the server allows Pan only in some channels."""
+    return "Pan isn't played in this channel. Try " + ", ".join(f"<#{c}>" for c in channel_ids[:10]) + "."
+
+
 def settings_text(*, ping: str, dm_mode: str, dm_closed: bool, sort: str, four_color: bool) -> str:
     """PRIVATE: /pan settings — the player's preferences after the change."""
     closed = " (your DMs are closed: use My hand)" if dm_closed else ""

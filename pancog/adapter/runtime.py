@@ -30,7 +30,7 @@ from pancog.game.errors import PanError
 from pancog.health import HealthRegistry
 from pancog.ledger import ChipLedger
 from pancog.renderq import RenderQueue
-from pancog.settings import PlayerSettings
+from pancog.settings import GuildChannels, PlayerSettings
 from pancog.storage.base import Storage
 from pancog.store import TableStore
 from pancog.tables import TableService, TableSession
@@ -69,6 +69,7 @@ class PanRuntime:
     group: app_commands.Group
     clock: TurnClock | None = None
     bots: BotDriver | None = None
+    channels: GuildChannels = field(default_factory=GuildChannels)  # /panadmin channels
     names: dict[int, str] = field(default_factory=dict)
     boards: dict[int, OpenBoard] = field(default_factory=dict)
     handlers: dict[str, Handler] = field(default_factory=dict)

@@ -210,7 +210,7 @@ async def test_resilience_faults_during_a_hand(pan: Pan) -> None:
 
 
 async def test_resilience_deleted_board_is_posted_again(pan: Pan) -> None:
-    a, _ = await pan.seat(2)
+    a, b = await pan.seat(2)
     pan.stack(TWO_SHOE, first_seat=0)
     await pan.slash(a, "pan start")
     old = pan.board()
@@ -220,7 +220,7 @@ async def test_resilience_deleted_board_is_posted_again(pan: Pan) -> None:
     assert new.id != old.id and not new.deleted and old.deleted
     assert "Knock" in [btn["label"] for btn in new.buttons]
     reply = await pan.click(a, new, "Knock")
-    assert reply.ephemeral
+    assert f"<@{b.id}>, your turn" in reply.text  # #14.1: the answer is the public turn ping for b
     assert ops(pan).health.counters["boards_reposted"] == 1
     every_interaction_answered_once(pan)
 
@@ -252,10 +252,10 @@ async def test_resilience_missing_permissions_told_to_the_host(pan: Pan) -> None
     pan.stack(TWO_SHOE, first_seat=0)
     pan.h.fake.deny(pan.h.channel)
     reply = await pan.slash(b, "pan start")  # the interaction answer still works; the new board post fails
-    assert reply.ephemeral
+    assert reply.type == 4 and f"<@{a.id}>, your turn" in reply.text  # #14.1: it carries a's turn ping
     await settle(pan)
     assert any("missing permissions" in m.text for m in pan.h.dms(a))
-    status = await pan.slash(pan.h.moderator, "pan status")
+    status = await pan.slash(pan.h.moderator, "panadmin status")
     assert status.ephemeral and "last error" in status.text and "hands in progress 1" in status.text
     denied = [c for c in pan.h.fake.calls if c.status == 403]
     assert denied and all(c.channel_id == pan.h.channel.id for c in denied)
@@ -272,10 +272,10 @@ async def test_resilience_missing_permissions_told_to_the_host(pan: Pan) -> None
 
 async def test_resilience_status_and_audit_for_moderators(pan: Pan) -> None:
     await pan.seat(2)
-    reply = await pan.slash(pan.h.moderator, "pan status")
+    reply = await pan.slash(pan.h.moderator, "panadmin status")
     assert reply.ephemeral and "open tables 1" in reply.text and "players 2" in reply.text
     assert "idle close" in reply.text
-    reply = await pan.slash(pan.h.moderator, "pan audit")
+    reply = await pan.slash(pan.h.moderator, "panadmin audit")
     assert reply.ephemeral and reply.text.startswith("Ledger audit: OK")
 
 
@@ -306,7 +306,7 @@ async def test_resilience_twenty_simultaneous_actions(pan: Pan) -> None:
             actions.append(h.click(user, board, "Sluff", settle=False))
     replies = await asyncio.gather(*actions)
     await settle(pan)
-    assert len(replies) == 20 and all(r.ephemeral for r in replies)
+    assert len(replies) == 20 and all(r.ephemeral or "your turn" in r.text for r in replies)  # #14.1: pings
     state = pan.session().state
     assert state.seq == seq0 + len(applied) and 2 <= len(applied) <= 4
     assert [actor for actor, _ in applied][:2] == [a.id, b.id]  # A declares first, then B, whatever the order

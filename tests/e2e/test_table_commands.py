@@ -35,9 +35,9 @@ async def test_commands_chips(pan: Pan) -> None:
     assert "claimed 100 chips" in reply.text
     reply = await pan.slash(a, "pan daily")
     assert "Already claimed" in reply.text
-    reply = await pan.slash(pan.h.moderator, "pan grant", user=b, amount=250, reason="tournament prize")
+    reply = await pan.slash(pan.h.moderator, "panadmin grant", user=b, amount=250, reason="tournament prize")
     assert "Granted 250" in reply.text
-    reply = await pan.slash(pan.h.moderator, "pan grant", user=b, amount=-50, reason="correction")
+    reply = await pan.slash(pan.h.moderator, "panadmin grant", user=b, amount=-50, reason="correction")
     assert "Took 50" in reply.text and "1,200 chips" in reply.text
     reply = await pan.slash(a, "pan leaderboard")
     assert not reply.ephemeral and reply.text.index("player2") < reply.text.index("player1")
@@ -46,7 +46,7 @@ async def test_commands_chips(pan: Pan) -> None:
 async def test_commands_config_and_settings(pan: Pan) -> None:
     """Guild defaults apply to new players and tables; player settings are private and kept."""
     a, b = pan.users[:2]
-    reply = await pan.slash(pan.h.moderator, "pan config", preset="online", starting_chips=500, daily_amount=10)
+    reply = await pan.slash(pan.h.moderator, "panadmin config", preset="online", starting_chips=500, daily_amount=10)
     assert private_to(reply, pan.h.moderator) and "online" in reply.text
     reply = await pan.slash(a, "pan balance")
     assert "500 chips" in reply.text
