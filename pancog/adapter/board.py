@@ -31,7 +31,7 @@ from pancog.adapter.errors import PanView, deliver, send_dm
 from pancog.adapter.runtime import PanRuntime, runtime_of
 from pancog.game import engine
 from pancog.game.actions import AcceptSplit, Force, FoulCall, OfferSplit
-from pancog.game.events import HandEnded, HandStarted
+from pancog.game.events import ChipsMoved, HandEnded, HandStarted
 from pancog.game.state import Phase
 from pancog.renderq import Priority, RenderJob, RenderQueueClosed
 from pancog.settings import DmMode, PingMode
@@ -45,6 +45,7 @@ log = logging.getLogger("pan.views")
 PING_CLAIM_WAIT = 1.0  # how long a turn ping waits for the acting player's interaction to carry it
 TOKEN_LIFE = 14 * 60.0  # an interaction token works for 15 minutes; delete through it until shortly before
 HOST_NOTICE_INTERVAL = 3600.0  # tell a host about missing permissions at most once an hour per table
+ALT_TEXT_LIMIT = 1024  # an attachment's description (alt text), as Discord limits it
 MAX_RETRY_DELAY = 30.0
 
 # The board's buttons: label and style by verb. What each does is the handler a cog registers for the verb.
@@ -60,6 +61,7 @@ BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
     "force": ("Force", discord.ButtonStyle.danger),
     "foul": ("Foul", discord.ButtonStyle.danger),
     "split": ("Split", discord.ButtonStyle.secondary),
+    "text": ("Text view", discord.ButtonStyle.secondary),  # the board in words, privately (issue #14.4)
 }
 
 
@@ -68,7 +70,9 @@ def board_verbs(session: TableSession) -> list[str]:
     state = session.state
     hand = state.hand
     if hand is None:
-        return ["join", "leave", "start"]
+        if session.config.practice:  # issue #14.8: only the practice player sits here; nobody else can join
+            return ["start", "leave", "text"]
+        return ["join", "leave", "start", "text"]
     verbs: list[str] = []
     if hand.phase is Phase.DECLARING:
         verbs += ["knock", "sluff"]
@@ -93,7 +97,7 @@ def board_verbs(session: TableSession) -> list[str]:
     verbs += [v for v in ("force", "foul", "split") if v in extra]
     if len(hand.in_action()) == 2 and "split" not in verbs and state.rules.split_tops and hand.phase is Phase.PLAYING:
         verbs.append("split")
-    verbs.append("leave")
+    verbs += ["leave", "text"]
     return verbs
 
 
@@ -217,9 +221,12 @@ class Boards:
         if any(isinstance(e, HandStarted) for e in events):
             board.lines.clear()
             board.new_post = True
+            board.nets, board.nets_hand = {}, applied.state.hand_no
         board.lines.extend(presenters.describe_events(applied.before, applied.state, self.rt.names, events))
+        board.count_chips(applied)
         if any(isinstance(e, HandEnded) for e in events):
-            board.summaries.append(applied)
+            complete = board.nets_hand == applied.before.hand_no
+            board.summaries.append((applied, dict(board.nets) if complete else None))
         board.kick()
         self._turn_moved(applied)
 
@@ -400,7 +407,14 @@ class Boards:
             state, notes = session.state, lines()
             title = self.title(session)
             snap = presenters.table_snapshot(state, rt.names, title=title, notes=notes[-3:])
-            text = presenters.board_text(state, rt.names, title=title, lines=notes, host_id=session.host_id)
+            text = presenters.board_text(
+                state,
+                rt.names,
+                title=title,
+                lines=notes,
+                host_id=session.host_id,
+                practice=session.config.practice,
+            )
             captured.update(snap=snap, text=text + self.clock_line(session), view=TableView(session))
             return snap
 
@@ -408,9 +422,16 @@ class Boards:
         if on_queued is not None:
             on_queued(job)
         png = await job
-        text, twin = captured["text"], table_text(captured["snap"])
-        content = text if len(text) + len(twin) > 1900 else f"{text}\n```\n{twin}\n```"
-        return content[:2000], discord.File(io.BytesIO(png), filename="table.png"), captured["view"]
+        twin = table_text(captured["snap"])  # the alt text screen readers read; all of it behind Text view
+        file = discord.File(io.BytesIO(png), filename="table.png", description=twin[:ALT_TEXT_LIMIT])
+        return captured["text"][:2000], file, captured["view"]
+
+    def text_view(self, session: TableSession) -> str:
+        """PRIVATE: the board in words (the Text view button): recent events and the image's text twin."""
+        board = self.rt.boards.get(session.table_id)
+        lines = list(board.lines) if isinstance(board, Board) else []
+        snap = presenters.table_snapshot(session.state, self.rt.names, title=self.title(session), notes=lines[-3:])
+        return presenters.text_view(lines, table_text(snap))
 
     # -- Discord faults
     def failed(self, board: Board, error: Exception) -> None:
@@ -481,7 +502,9 @@ class Board:
         self.runtime = boards.rt
         self.session = session
         self.lines: collections.deque[str] = collections.deque(maxlen=12)
-        self.summaries: list[Applied] = []
+        self.summaries: list[tuple[Applied, dict[int, int] | None]] = []  # a hand's end, its nets (if all seen)
+        self.nets: dict[int, int] = {}  # player -> chips won (+) or paid (-) in the hand so far
+        self.nets_hand = 0  # the hand the nets belong to (0: not seen from its deal, e.g. after a restart)
         self.new_post = session.board_message_id is None
         self._dirty = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -494,6 +517,17 @@ class Board:
     @property
     def pending(self) -> bool:
         return self._dirty.is_set() or self._flushing
+
+    def count_chips(self, applied: Applied) -> None:
+        """Add the action's chip movements between seats and pots to each player's net for the hand."""
+        for event in applied.events:
+            if not isinstance(event, ChipsMoved):
+                continue
+            for account, sign in ((event.payer, -1), (event.payee, 1)):
+                if isinstance(account, int):
+                    seat = applied.before.seat(account) or applied.state.seat(account)
+                    if seat is not None:
+                        self.nets[seat.player_id] = self.nets.get(seat.player_id, 0) + sign * event.amount
 
     def kick(self, priority: Priority = Priority.BOARD) -> None:
         """Mark the board out of date. ``BACKGROUND`` for refreshes nobody is waiting on (after a restart)."""
@@ -539,8 +573,8 @@ class Board:
         rt = self.runtime
         channel = rt.bot.get_partial_messageable(self.session.channel_id, guild_id=self.session.guild_id)
         summaries, self.summaries = self.summaries, []
-        for applied in summaries:
-            await self._post_summary(channel, applied)
+        for applied, nets in summaries:
+            await self._post_summary(channel, applied, nets)
         if rt.tables.find_in_channel(self.session.channel_id) is not self.session:
             self._stopped = True  # the table closed meanwhile: this board is done
             if rt.boards.get(self.session.table_id) is self:
@@ -558,12 +592,21 @@ class Board:
             message = await channel.send(content, file=file, view=view)
             self.new_post = False
             await rt.tables.set_board_message(self.session.table_id, message.id)
+            if message_id is not None and message_id != message.id:
+                await self._strip(channel, message_id)
         else:
             try:
                 await channel.get_partial_message(message_id).edit(content=content, attachments=[file], view=view)
             except discord.NotFound:  # deleted by a moderator: post it again
                 message = await channel.send(content, file=file, view=view)
                 await rt.tables.set_board_message(self.session.table_id, message.id)
+
+    async def _strip(self, channel: discord.PartialMessageable, message_id: int) -> None:
+        """An old board loses its buttons once a new one is posted (issue #14.4): one board to click."""
+        try:
+            await channel.get_partial_message(message_id).edit(view=None)
+        except discord.HTTPException as exc:  # deleted meanwhile, or too old to edit: nothing to click anyway
+            log.info("could not strip the old board %s: %s", message_id, exc)
 
     def _queued(self, job: RenderJob[bytes]) -> None:
         self._job = job if job.queued else None
@@ -575,18 +618,26 @@ class Board:
         if not self.summaries:  # a hand that ended meanwhile still needs its summary posted by the next flush
             self._dirty.clear()
 
-    async def _post_summary(self, channel: discord.PartialMessageable, applied: Applied) -> None:
+    async def _post_summary(
+        self, channel: discord.PartialMessageable, applied: Applied, nets: dict[int, int] | None
+    ) -> None:
+        """One embed per hand's end (issue #14.4): how it ended, each player's net for the hand, the outcome image
+        (its text twin as the alt text)."""
         rt = self.runtime
-        lines = presenters.describe_events(applied.before, applied.state, rt.names, applied.events)
+        ended = next(e for e in applied.events if isinstance(e, HandEnded))
+        title = presenters.end_text(
+            applied.before if applied.before.hand is not None else applied.state, rt.names, ended
+        )
+        embed = discord.Embed(title=presenters.hand_over_title(title), colour=discord.Colour.dark_green())
+        if nets is not None:
+            embed.description = presenters.hand_nets(applied.state, rt.names, nets)
         snap = presenters.outcome_snapshot(
             applied.before, applied.state, rt.names, applied.events, title=self.boards.title(self.session)
         )
-        text = "\n".join(lines)
         if snap is None:
-            await channel.send(text[:2000])
+            await channel.send(embed=embed)
             return
         png = await rt.renders.render(render_outcome_png, snap, priority=Priority.BOARD)
-        body = f"{text}\n```\n{outcome_text(snap)}\n```"
-        if len(body) > 2000:
-            body = text[:2000]
-        await channel.send(body, file=discord.File(io.BytesIO(png), filename="outcome.png"))
+        alt = outcome_text(snap)[:ALT_TEXT_LIMIT]
+        embed.set_image(url="attachment://outcome.png")
+        await channel.send(embed=embed, file=discord.File(io.BytesIO(png), filename="outcome.png", description=alt))

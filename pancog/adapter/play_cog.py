@@ -133,6 +133,7 @@ class PlayCog(PanCog, name="PanPlay"):
     ) -> None:
         """Every slash command and board button that plays: the action through the table service, then the
         private result (with the hand panel after a draw or a meld, to keep playing)."""
+        self.refuse_strangers(session, interaction.user.id)
         applied = await self.rt.tables.act(
             session.table_id, interaction.user.id, lambda seat: make(session.state, seat)
         )
@@ -143,8 +144,14 @@ class PlayCog(PanCog, name="PanPlay"):
             keep_private=with_hand,
         )
 
+    def refuse_strangers(self, session: TableSession, user_id: int) -> None:
+        """Issue #14.8: someone not seated at a practice table is told whose table it is (not to /pan join)."""
+        if session.config.practice and session.find_seat(user_id) is None:
+            raise PanError(presenters.practice_stranger(presenters.name_of(self.rt.names, session.host_id)))
+
     async def show_hand(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
         """/hand and the My hand button."""
+        self.refuse_strangers(session, interaction.user.id)
         await self.hands.show(interaction, session, interaction.user.id)
 
     async def play_selected(

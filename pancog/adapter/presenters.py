@@ -546,29 +546,55 @@ def next_step(state: TableState, seat: int, *, to_act: int | None) -> str:
 # --------------------------------------------------------------------------------------------- board text
 
 
-def board_text(state: TableState, names: Names, *, title: str, lines: Sequence[str], host_id: int) -> str:
-    """PUBLIC short summary above the table image (≤ 2000 characters)."""
+def board_text(
+    state: TableState, names: Names, *, title: str, lines: Sequence[str], host_id: int, practice: bool = False
+) -> str:
+    """PUBLIC: the board's one line (issue #14.4): the table, what happened last, whose turn it is. The rest
+    (recent events, seats, melds) is in the image, its alt text and the Text view button."""
     head = f"**{title}** — "
     hand = state.hand
     seated = sum(1 for s in state.seats if s is not None)
+    latest = f"{lines[-1]} " if lines else ""
     if hand is None:
         nxt = "hand 1" if state.hand_no == 0 else f"hand {state.hand_no + 1}"
-        head += f"{seated} seated, waiting to deal {nxt}. Join, then press **Start**."
+        todo = "Press **Start** to deal it." if practice else "Join, then press **Start**."
+        head += f"{latest}{seated} seated, waiting to deal {nxt}. {todo}"
     else:
         from pancog.game import engine
 
         actor = engine.to_act(state)
         phase = "declaring" if hand.phase is Phase.DECLARING else "playing"
-        head += f"hand {hand.hand_no}, {phase}. "
+        head += f"hand {hand.hand_no}, {phase}. {latest}"
         if actor is not None:
             head += f"**{seat_name(state, names, actor)}** to act."
         t = hand.turn
         if t is not None and t.drawn is not None and t.step in (Step.DRAWN, Step.MUST_USE):
             head += f" Card up: {t.drawn.pretty}."
     head += f" Tops: {state.singles_tops}" + (f" + {state.doubles_tops} doubles" if state.doubles_tops else "") + "."
-    recent = [f"• {line}" for line in lines[-6:]]
-    text = "\n".join([head, *recent])
-    return text[:1900]
+    return head[:1900]
+
+
+def text_view(lines: Sequence[str], twin: str) -> str:
+    """PRIVATE (the Text view button): the board in words: the recent events and the image's text twin."""
+    recent = "\n".join(f"• {line}" for line in lines[-12:])
+    body = f"**Recent**\n{recent}\n" if recent else ""
+    return (body + f"```\n{twin[: 1900 - len(body)]}\n```")[:2000]
+
+
+def hand_nets(state: TableState, names: Names, nets: Mapping[int, int]) -> str:
+    """PUBLIC (the end-of-hand embed): each player's net for the hand, biggest win first."""
+    rows = sorted(nets.items(), key=lambda item: -item[1])
+    return "\n".join(f"{name_of(names, pid)}: **{n:+,}**" for pid, n in rows) or "No chips changed hands."
+
+
+def hand_over_title(text: str) -> str:
+    """An end-of-hand line as an embed title (embed titles show Markdown literally)."""
+    return text.replace("**", "")[:256]
+
+
+def practice_stranger(host: str) -> str:
+    """PRIVATE refusal: someone not seated tried to play at a practice table."""
+    return f"This is {host}'s practice table. Start your own with /pan practice."
 
 
 def seats_text(state: TableState, names: Names) -> str:
@@ -811,7 +837,7 @@ def nothing_to(what: str) -> str:
 
 def clock_line(name: str, deadline: int) -> str:
     """The board's countdown line (Discord renders ``<t:..:R>`` live)."""
-    return f"\n⏱ {name} to play · time runs out <t:{deadline}:R>"
+    return f" ⏱ {name} to play · time runs out <t:{deadline}:R>"
 
 
 def hand_now(text_twin: str) -> str:

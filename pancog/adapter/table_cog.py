@@ -39,7 +39,12 @@ class TableCog(PanCog, name="PanTables"):
             "join": self.button(lambda i, session: self.join_table(i, session, bank=False)),
             "leave": self.button(self.leave_table),
             "start": self.button(self.start_hand),
+            "text": self.button(self.text_view),
         }
+
+    async def text_view(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
+        """The Text view button: the board in words, privately (issue #14.4)."""
+        await self.respond(interaction, self.boards.text_view(session))
 
     @app_commands.command(name="help", description="How to play Pan, in short", extras=IN_PAN)
     async def help_(self, interaction: discord.Interaction) -> None:

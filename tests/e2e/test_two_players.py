@@ -43,7 +43,12 @@ async def test_two_players_by_commands(pan: Pan, hands: HandRecorder) -> None:
     assert state.last_hand.end_reason is EndReason.OUT and state.last_hand.winner == 0
     summary = [m for m in pan.h.messages() if "outcome.png" in [f for f, _ in m.files]]
     assert len(summary) == 1 and "went out" in summary[0].text
-    assert "receives" in summary[0].text  # every payment, in plain words
+    # #14.4: one embed with each player's net for the hand; the payments itemised in the image's alt text
+    (embed,) = summary[0].embeds
+    assert embed["title"] == "Hand 1 is over: player1 went out."
+    assert embed["description"] == "player1: **+7**\nplayer2: **-7**"
+    assert embed["image"]["url"] == "attachment://outcome.png"
+    assert "Paid: player2 pays" in summary[0].attachments[0].description
     assert "Start" in [btn["label"] for btn in pan.board().buttons]
     assert assert_private(pan.h.fake, hands) >= 6
 
