@@ -671,6 +671,15 @@ BOARD_REPOSTED = "The board is posted again below."
 AMOUNT_NOT_ZERO = "The amount must not be zero."
 
 
+CONFIRM_LEAVE = (
+    "Leave during this hand? You keep paying to its end (conditions, the outs, going out) and cannot play it. "
+    "You stand up when it ends."
+)
+CONFIRM_CLOSE = "Close the table in the middle of a hand? The hand is abandoned and every stack goes back to its bank."
+CONFIRM_BUTTONS = {"leave": ("Leave", "Stay"), "close": ("Close the table", "Keep playing")}
+NOTHING_DONE = "Nothing changed."
+
+
 def could_not_sit(reason: str) -> str:
     """PRIVATE: /pan open opened the table but could not seat its host."""
     return f"You could not sit down: {reason}"

@@ -4,27 +4,70 @@ again, its rules and history. Thin: parse, call one service method, present, res
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
+import re
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import discord
 from discord import app_commands
 
-from pancog.adapter import presenters
+from pancog.adapter import ack, presenters
 from pancog.adapter.base import IN_PAN, PRESET_CHOICES, PanCog
 from pancog.adapter.board import Boards
 from pancog.adapter.checks import require_host_or_moderator
-from pancog.adapter.errors import send_ephemeral
-from pancog.adapter.runtime import Handler, PanRuntime
+from pancog.adapter.errors import PanView, deliver, send_ephemeral
+from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
 from pancog.game import engine
 from pancog.game.errors import PanError
 from pancog.game.events import HandEnded
 from pancog.game.notation import dump_transcript, parse_action
 from pancog.game.rules import describe_rules
-from pancog.game.state import initial_state
+from pancog.game.state import PlayerStatus, initial_state
 from pancog.tables import NoTableHere, TableAlreadyOpen, TableConfig, TableSession, preset_or_default
 
-__all__ = ["TableCog"]
+__all__ = ["ConfirmButton", "ConfirmView", "TableCog", "in_hand"]
+
+Answer = tuple[str, str | None]
+"""A confirmed choice's answer: the private text replacing the question, and a public message (or None)."""
+
+
+def in_hand(session: TableSession, user_id: int) -> bool:
+    """Whether leaving now costs: the player knocked and is in action (he keeps paying to the hand's end)."""
+    hand = session.state.hand
+    seat = session.find_seat(user_id)
+    if hand is None or seat is None:
+        return False
+    player = hand.players[seat]
+    return player is not None and player.status is PlayerStatus.IN
+
+
+class ConfirmView(PanView):
+    """PRIVATE: Yes / No under a question (dynamic items: they keep working after a restart)."""
+
+    def __init__(self, table_id: int, verb: str) -> None:
+        super().__init__()
+        self.add_item(ConfirmButton(table_id, verb, "yes"))
+        self.add_item(ConfirmButton(table_id, verb, "no"))
+
+
+class ConfirmButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"pan:c:(?P<table>\d+):(?P<verb>leave|close):(?P<choice>yes|no)",
+):
+    def __init__(self, table_id: int, verb: str, choice: str) -> None:
+        label = presenters.CONFIRM_BUTTONS[verb][0 if choice == "yes" else 1]
+        style = discord.ButtonStyle.danger if choice == "yes" else discord.ButtonStyle.secondary
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"pan:c:{table_id}:{verb}:{choice}"))
+        self.table_id, self.verb, self.choice = table_id, verb, choice
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> ConfirmButton:
+        return cls(int(match["table"]), match["verb"], match["choice"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await runtime_of(interaction.client).dispatch(interaction, self.table_id, f"{self.verb}!{self.choice}", ())
 
 
 class TableCog(PanCog, name="PanTables"):
@@ -40,7 +83,46 @@ class TableCog(PanCog, name="PanTables"):
             "leave": self.button(self.leave_table),
             "start": self.button(self.start_hand),
             "text": self.button(self.text_view),
+            "leave!yes": self.confirmed(self._leave_confirmed),
+            "close!yes": self.confirmed(self._close_confirmed),
+            "leave!no": self.confirmed(self._kept),
+            "close!no": self.confirmed(self._kept),
         }
+
+    # -- confirmations of destructive clicks (issue #14.7): an ephemeral Yes/No; the choice edits it in place
+    def confirmed(self, act: Callable[[discord.Interaction[Any], TableSession], Awaitable[Answer]]) -> Handler:
+        """A Yes/No click: ``act`` returns the private text that replaces the question (and a public one)."""
+
+        async def run(interaction: discord.Interaction[Any], table_id: int, _values: tuple[str, ...]) -> None:
+            self.rt.remember(interaction.user)
+            ack.later(interaction, update=True)
+            private, public = await act(interaction, self.rt.tables.get(table_id))
+            await ack.settle(interaction)
+            if interaction.response.is_done():
+                await interaction.edit_original_response(content=private, view=None)
+            else:
+                await interaction.response.edit_message(content=private, view=None)
+            if public is not None:  # a public followup on the same token: not counted against the global limit
+                await deliver(lambda: interaction.followup.send(public))
+
+        return run
+
+    async def _ask(self, interaction: discord.Interaction[Any], session: TableSession, verb: str, text: str) -> None:
+        await self.respond(interaction, text, view=ConfirmView(session.table_id, verb))
+
+    async def _kept(self, interaction: discord.Interaction[Any], session: TableSession) -> Answer:
+        return presenters.NOTHING_DONE, None
+
+    async def _leave_confirmed(self, interaction: discord.Interaction[Any], session: TableSession) -> Answer:
+        await self.rt.tables.leave(session.table_id, interaction.user.id)
+        return presenters.left_table(session.find_seat(interaction.user.id) is None), None
+
+    async def _close_confirmed(self, interaction: discord.Interaction[Any], session: TableSession) -> Answer:
+        rt = self.rt
+        moderator = await require_host_or_moderator(rt.ledger, interaction, session)
+        returned = await rt.tables.close(session.table_id, interaction.user.id, moderator=moderator)
+        self.boards.drop(session.table_id)
+        return presenters.DONE, presenters.table_closed(returned, rt.names)
 
     async def text_view(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
         """The Text view button: the board in words, privately (issue #14.4)."""
@@ -131,7 +213,10 @@ class TableCog(PanCog, name="PanTables"):
         await self.leave_table(interaction, self.here(interaction))
 
     async def leave_table(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
-        """/pan leave and the Leave button."""
+        """/pan leave and the Leave button (mid-hand, where the player keeps paying: confirm first)."""
+        if in_hand(session, interaction.user.id):
+            await self._ask(interaction, session, "leave", presenters.CONFIRM_LEAVE)
+            return
         await self.rt.tables.leave(session.table_id, interaction.user.id)
         gone = session.find_seat(interaction.user.id) is None
         await send_ephemeral(interaction, presenters.left_table(gone))
@@ -165,6 +250,10 @@ class TableCog(PanCog, name="PanTables"):
         rt = self.rt
         session = self.here(interaction)
         moderator = await require_host_or_moderator(rt.ledger, interaction, session)  # before the public defer
+        if session.state.hand is not None:  # mid-hand: confirm privately first (issue #14.7)
+            await self.defer(interaction)
+            await self._ask(interaction, session, "close", presenters.CONFIRM_CLOSE)
+            return
         await self.defer(interaction, ephemeral=False)
         returned = await rt.tables.close(session.table_id, interaction.user.id, moderator=moderator)
         self.boards.drop(session.table_id)

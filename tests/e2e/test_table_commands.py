@@ -77,7 +77,7 @@ async def test_commands_history_close_and_outs(pan: Pan, monkeypatch: pytest.Mon
     assert private_to(reply, b) and "Only the host" in reply.text
     reply = await pan.slash(b, "pan open")
     assert private_to(reply, b) and "already open" in reply.text
-    reply = await pan.slash(a, "pan close")
+    reply = await pan.close(a)  # mid-hand: asks first (#14.7)
     assert "Table closed" in reply.text
     bank = await pan.rt.ledger.balance(pan.h.guild.id, a.id) + await pan.rt.ledger.balance(pan.h.guild.id, b.id)
     assert bank == 2000
@@ -160,8 +160,9 @@ async def test_commands_dm_every_change_and_leave_mid_hand(pan: Pan) -> None:
     dms = len(pan.h.dms(a))
     await pan.slash(a, "meld", cards="AC 2C 3C")
     assert len(pan.h.dms(a)) == dms + 1 and "Your hand now" in pan.h.dms(a)[-1].text
-    reply = await pan.slash(b, "pan leave")
-    assert "when this hand ends" in reply.text or "left" in reply.text
+    ask = await pan.slash(b, "pan leave")  # #14.7: mid-hand, leaving asks first
+    assert "keep paying" in ask.text and ask.message is not None
+    await pan.click(b, ask.message, "Leave")
     assert "left the hand" in pan.board().text
 
 
