@@ -62,6 +62,7 @@ BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
     "foul": ("Foul", discord.ButtonStyle.danger),
     "split": ("Split", discord.ButtonStyle.secondary),
     "text": ("Text view", discord.ButtonStyle.secondary),  # the board in words, privately (issue #14.4)
+    "rules": ("All rules", discord.ButtonStyle.secondary),  # under /pan rules, not on the board (issue #14.6)
 }
 
 

@@ -29,7 +29,7 @@ from pancog.adapter.ops_cog import OpsCog, clock_settings_from_env
 from pancog.adapter.play_cog import PlayCog
 from pancog.adapter.practice_cog import PracticeCog
 from pancog.adapter.runtime import PanRuntime, attach, runtime_of
-from pancog.adapter.table_cog import ConfirmButton, TableCog
+from pancog.adapter.table_cog import ConfirmButton, GuideSelect, TableCog
 from pancog.bots import BotDriver, BotSettings
 from pancog.clock import TurnClock
 from pancog.health import HealthRegistry
@@ -105,7 +105,7 @@ async def setup(bot: commands.Bot) -> None:
     log.info("turn clock started for %d open table(s)", len(rt.tables.sessions))
     resumed = driver.start()
     log.info("computer players started; %d open table(s) looked at", resumed)
-    bot.add_dynamic_items(BoardButton, PlaySelect, ConfirmButton)
+    bot.add_dynamic_items(BoardButton, PlaySelect, ConfirmButton, GuideSelect)
 
 
 async def teardown(bot: commands.Bot) -> None:
@@ -115,6 +115,6 @@ async def teardown(bot: commands.Bot) -> None:
         if isinstance(cog, PanCog):
             await bot.remove_cog(name)
     bot.tree.remove_command(rt.group.name)
-    bot.remove_dynamic_items(BoardButton, PlaySelect, ConfirmButton)
+    bot.remove_dynamic_items(BoardButton, PlaySelect, ConfirmButton, GuideSelect)
     attach(bot, None)
     await rt.close()

@@ -13,7 +13,7 @@ from discord import app_commands
 
 from pancog.adapter import ack, presenters
 from pancog.adapter.base import IN_PAN, PRESET_CHOICES, PanCog
-from pancog.adapter.board import Boards
+from pancog.adapter.board import BoardButton, Boards
 from pancog.adapter.checks import require_host_or_moderator
 from pancog.adapter.errors import PanView, deliver, send_ephemeral
 from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
@@ -25,7 +25,7 @@ from pancog.game.rules import describe_rules
 from pancog.game.state import PlayerStatus, initial_state
 from pancog.tables import NoTableHere, TableAlreadyOpen, TableConfig, TableSession, preset_or_default
 
-__all__ = ["ConfirmButton", "ConfirmView", "TableCog", "in_hand"]
+__all__ = ["ConfirmButton", "ConfirmView", "GuideSelect", "GuideView", "TableCog", "guide_embed", "in_hand"]
 
 Answer = tuple[str, str | None]
 """A confirmed choice's answer: the private text replacing the question, and a public message (or None)."""
@@ -39,6 +39,42 @@ def in_hand(session: TableSession, user_id: int) -> bool:
         return False
     player = hand.players[seat]
     return player is not None and player.status is PlayerStatus.IN
+
+
+def guide_embed(key: str) -> discord.Embed:
+    """One page of the in-Discord guide (issue #14.6)."""
+    title, text = presenters.guide_page(key)
+    return discord.Embed(title=title, description=text, colour=discord.Colour.dark_green())
+
+
+class GuideView(PanView):
+    """PRIVATE: the guide's page picker (a dynamic select: it works after a restart too)."""
+
+    def __init__(self, current: str) -> None:
+        super().__init__()
+        self.add_item(GuideSelect(current))
+
+
+class GuideSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"pan:guide"):
+    def __init__(self, current: str = "start") -> None:
+        options = [
+            discord.SelectOption(label=title, value=key, default=key == current) for key, title, _ in presenters.GUIDE
+        ]
+        super().__init__(
+            discord.ui.Select(custom_id="pan:guide", placeholder=presenters.GUIDE_PLACEHOLDER, options=options)
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> GuideSelect:
+        return cls()
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        key = self.item.values[0] if self.item.values else "start"
+        view = GuideView(key)
+        await interaction.response.edit_message(embed=guide_embed(key), view=view)  # one call: the page in place
+        view.stop()
 
 
 class ConfirmView(PanView):
@@ -83,6 +119,7 @@ class TableCog(PanCog, name="PanTables"):
             "leave": self.button(self.leave_table),
             "start": self.button(self.start_hand),
             "text": self.button(self.text_view),
+            "rules": self.button(self.all_rules),
             "leave!yes": self.confirmed(self._leave_confirmed),
             "close!yes": self.confirmed(self._close_confirmed),
             "leave!no": self.confirmed(self._kept),
@@ -128,9 +165,13 @@ class TableCog(PanCog, name="PanTables"):
         """The Text view button: the board in words, privately (issue #14.4)."""
         await self.respond(interaction, self.boards.text_view(session))
 
-    @app_commands.command(name="help", description="How to play Pan, in short", extras=IN_PAN)
+    @app_commands.command(
+        name="help", description="The Pan guide: a first hand, the words, where help is", extras=IN_PAN
+    )
     async def help_(self, interaction: discord.Interaction) -> None:
-        await interaction.response.send_message(presenters.HOW_TO_PLAY, ephemeral=True)
+        await interaction.response.send_message(
+            presenters.GUIDE_INTRO, embed=guide_embed("start"), view=GuideView("start"), ephemeral=True
+        )
 
     @app_commands.command(name="open", description="Open a Pan table in this channel or thread", extras=IN_PAN)
     @app_commands.describe(
@@ -270,8 +311,16 @@ class TableCog(PanCog, name="PanTables"):
         session = self.rt.tables.find_in_channel(interaction.channel_id or 0)
         if session is None:
             raise NoTableHere
-        text = presenters.rules_text(session.config.preset, describe_rules(session.rules))
-        await interaction.response.send_message(text, ephemeral=True)
+        lines = describe_rules(session.rules)
+        text = presenters.rules_top_five(session.config.preset, session.rules, lines)
+        view = PanView()
+        view.add_item(BoardButton(session.table_id, "rules"))
+        await interaction.response.send_message(text, view=view, ephemeral=True)
+        view.stop()
+
+    async def all_rules(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
+        """The All rules button under /pan rules: every house rule of the table."""
+        await self.respond(interaction, presenters.rules_text(session.config.preset, describe_rules(session.rules)))
 
     @app_commands.command(name="history", description="Recent hands at this table", extras=IN_PAN)
     @app_commands.describe(transcript="Also attach the full transcript file of those hands")

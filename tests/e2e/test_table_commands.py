@@ -52,7 +52,9 @@ async def test_commands_config_and_settings(pan: Pan) -> None:
     assert "500 chips" in reply.text
     await pan.slash(a, "pan open")
     assert pan.session().config.preset == "online"
-    reply = await pan.slash(a, "pan rules")
+    reply = await pan.slash(a, "pan rules")  # #14.6: the five that matter; the rest behind All rules
+    assert private_to(reply, a) and "the five that matter most" in reply.text and reply.message is not None
+    reply = await pan.click(a, reply.message, "All rules")
     assert private_to(reply, a) and "mandatory" in reply.text
     reply = await pan.slash(b, "pan settings", dms="off", sort="rank", four_colour=True)
     assert "DMs: off" in reply.text
