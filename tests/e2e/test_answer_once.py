@@ -63,3 +63,20 @@ async def test_a_slow_answer_is_deferred_then_followed_up(pan: Pan, monkeypatch:
         "POST /interactions/{interaction_id}/{token}/callback",
         "POST /webhooks/{app_id}/{token}",
     ]
+
+
+async def test_a_slow_answer_still_carries_the_turn_ping_publicly(pan: Pan, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Deferred privately ("thinking…"), the first followup stays private; the ping is a second, public one."""
+    a, b = await started(pan)
+    monkeypatch.setattr(ack, "ACK_AFTER", 0.05)
+    real_act = pan.rt.tables.act
+
+    async def slow_act(*args: object, **kwargs: object) -> object:
+        await asyncio.sleep(0.3)
+        return await real_act(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pan.rt.tables, "act", slow_act)
+    reply = await pan.slash(a, "knock")
+    private, public = reply.all_messages
+    assert private.ephemeral and private.visible_to == a.id and "You knocked" in private.text
+    assert not public.ephemeral and f"<@{b.id}>, your turn" in public.content
