@@ -254,7 +254,7 @@ class Boards:
             session.channel_id,
             session.guild_id,
             seat.player_id,
-            presenters.turn_ping(seat.player_id, what[-1] if what else "", declaring=declaring),
+            presenters.turn_ping(seat.player_id, presenters.headline(what), declaring=declaring),
             applied,
         )
         self._pings[session.table_id] = ping

@@ -554,7 +554,7 @@ def board_text(
     head = f"**{title}** — "
     hand = state.hand
     seated = sum(1 for s in state.seats if s is not None)
-    latest = f"{lines[-1]} " if lines else ""
+    latest = f"{headline(lines)} " if lines else ""
     if hand is None:
         nxt = "hand 1" if state.hand_no == 0 else f"hand {state.hand_no + 1}"
         todo = "Press **Start** to deal it." if practice else "Join, then press **Start**."
@@ -572,6 +572,16 @@ def board_text(
             head += f" Card up: {t.drawn.pretty}."
     head += f" Tops: {state.singles_tops}" + (f" + {state.doubles_tops} doubles" if state.doubles_tops else "") + "."
     return head[:1900]
+
+
+def _is_chip_line(line: str) -> bool:
+    return line.startswith("Antes:") or " receives " in line
+
+
+def headline(lines: Sequence[str]) -> str:
+    """The one line that says what happened last: the latest line that is not a payment (those follow the move
+    that caused them, and are in Text view and the end-of-hand embed)."""
+    return next((line for line in reversed(lines) if not _is_chip_line(line)), lines[-1] if lines else "")
 
 
 def text_view(lines: Sequence[str], twin: str) -> str:
