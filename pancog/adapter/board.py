@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import io
 import logging
 import re
@@ -27,7 +28,7 @@ import discord
 
 from pancog import logs
 from pancog.adapter import ack, presenters
-from pancog.adapter.errors import PanView, deliver, send_dm
+from pancog.adapter.errors import PanView, deliver, reusable_file, send_dm
 from pancog.adapter.runtime import PanRuntime, runtime_of
 from pancog.game import engine
 from pancog.game.actions import AcceptSplit, Force, FoulCall, OfferSplit
@@ -514,6 +515,9 @@ class Board:
         self._stopped = False
         self._priority: Priority | None = None  # the most urgent priority asked for since the last capture
         self._job: RenderJob[bytes] | None = None  # this board's render while it waits in the queue
+        self._carrier: discord.Interaction[Any] | None = None  # a Start whose token may carry the next new board
+        self._carrier_ready = asyncio.Event()
+        self._token: tuple[discord.Interaction[Any], int, float] | None = None  # (token, its board, expiry)
 
     @property
     def pending(self) -> bool:
@@ -590,22 +594,74 @@ class Board:
         )
         message_id = self.session.board_message_id
         if self.new_post or message_id is None:
-            message = await channel.send(content, file=file, view=view)
+            old_token = self._token_for(message_id)
+            message = await self._post_new(channel, content, file, view)
             self.new_post = False
             await rt.tables.set_board_message(self.session.table_id, message.id)
             if message_id is not None and message_id != message.id:
-                await self._strip(channel, message_id)
+                await self._strip(channel, message_id, old_token)
         else:
+            token = self._token_for(message_id)
             try:
-                await channel.get_partial_message(message_id).edit(content=content, attachments=[file], view=view)
+                if token is not None:  # through the token that posted it: not counted against the global limit
+                    await token.followup.edit_message(message_id, content=content, attachments=[file], view=view)
+                else:
+                    await channel.get_partial_message(message_id).edit(content=content, attachments=[file], view=view)
             except discord.NotFound:  # deleted by a moderator: post it again
                 message = await channel.send(content, file=file, view=view)
                 await rt.tables.set_board_message(self.session.table_id, message.id)
 
-    async def _strip(self, channel: discord.PartialMessageable, message_id: int) -> None:
+    # -- the board on an interaction's token (#17 part 4): posted by a person's Start, edited through that token
+    def carried_by(self, interaction: discord.Interaction[Any]) -> None:
+        """The next new board (a deal this interaction asks for) may go out on its token; ``ready()`` once its
+        own answer is sent."""
+        self._carrier = interaction
+        self._carrier_ready.clear()
+
+    def ready(self, *, failed: bool = False) -> None:
+        if failed:
+            self._carrier = None
+        self._carrier_ready.set()
+
+    def adopt(self, interaction: discord.Interaction[Any], message_id: int) -> None:
+        """The board ``message_id`` was posted on ``interaction``: edit it through that token while it is valid."""
+        self._token = (interaction, message_id, time.monotonic() + TOKEN_LIFE)
+
+    def _token_for(self, message_id: int | None) -> discord.Interaction[Any] | None:
+        token = self._token
+        if token is None or message_id is None or token[1] != message_id or time.monotonic() >= token[2]:
+            return None
+        return token[0]
+
+    async def _post_new(
+        self, channel: discord.PartialMessageable, content: str, file: discord.File, view: TableView
+    ) -> discord.Message:
+        carrier = self._carrier
+        if carrier is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._carrier_ready.wait(), PING_CLAIM_WAIT)
+            carrier, self._carrier = self._carrier, None
+        if carrier is not None and carrier.response.is_done() and not carrier.is_expired():
+            fresh = reusable_file(file)
+            try:
+                message = await carrier.followup.send(content, file=fresh(), view=view, wait=True)
+            except discord.HTTPException as exc:
+                log.info("could not post the board on interaction %s: %s", carrier.id, exc)
+                file = fresh()
+            else:
+                self.adopt(carrier, message.id)
+                return message
+        return await channel.send(content, file=file, view=view)
+
+    async def _strip(
+        self, channel: discord.PartialMessageable, message_id: int, token: discord.Interaction[Any] | None
+    ) -> None:
         """An old board loses its buttons once a new one is posted (issue #14.4): one board to click."""
         try:
-            await channel.get_partial_message(message_id).edit(view=None)
+            if token is not None:
+                await token.followup.edit_message(message_id, view=None)
+            else:
+                await channel.get_partial_message(message_id).edit(view=None)
         except discord.HTTPException as exc:  # deleted meanwhile, or too old to edit: nothing to click anyway
             log.info("could not strip the old board %s: %s", message_id, exc)
 

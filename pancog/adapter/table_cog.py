@@ -213,6 +213,7 @@ class TableCog(PanCog, name="PanTables"):
         message = await self.respond(interaction, content, ephemeral=False, file=file, view=view)
         if message is not None:
             await rt.tables.set_board_message(session.table_id, message.id)
+            board.adopt(interaction, message.id)  # edited through this token while it is valid
         else:
             self.boards.repost(session)
         try:  # the host sits down at once; the board is edited by the usual path
@@ -279,10 +280,19 @@ class TableCog(PanCog, name="PanTables"):
 
     async def start_hand(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
         """/pan start and the Start button."""
-        applied = await self.rt.tables.start_hand(session.table_id, interaction.user.id)
-        await self.boards.reply(
-            interaction, applied, lambda: send_ephemeral(interaction, presenters.hand_dealt(applied.state.hand_no))
-        )
+        board = self.boards.get(session)
+        board.carried_by(interaction)  # the hand's board goes out on this token once the answer is sent
+        try:
+            applied = await self.rt.tables.start_hand(session.table_id, interaction.user.id)
+            await self.boards.reply(
+                interaction,
+                applied,
+                lambda: send_ephemeral(interaction, presenters.hand_dealt(applied.state.hand_no)),
+            )
+        except BaseException:
+            board.ready(failed=True)
+            raise
+        board.ready()
 
     @app_commands.command(
         name="close", description="Close this table and return every stack (host or moderator)", extras=IN_PAN

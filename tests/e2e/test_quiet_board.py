@@ -42,3 +42,23 @@ async def test_the_end_of_a_hand_is_one_embed_of_nets(pan: Pan) -> None:
     assert embed["title"] == "Hand 1 is over: nobody played; the tops carry over."
     assert embed["description"] == "player1: **-1**\nplayer2: **-1**"  # each paid the ante
     assert not ends[0].content
+
+
+async def test_a_board_dealt_by_start_rides_on_its_token(pan: Pan) -> None:
+    """#17 part 4: the hand's board is posted on the Start interaction's token and edited through it, so a hand
+    played by people costs no counted call for the board (until the token's 15 minutes run out)."""
+    a, b = await pan.seat(2)
+    pan.stack(TWO_SHOE, first_seat=0)
+    start = await pan.slash(a, "pan start")
+    board = pan.board()
+    assert board.id in [m.id for m in start.followups] and not board.ephemeral
+    first = len(pan.h.fake.calls)
+    await pan.slash(a, "knock")
+    await pan.slash(b, "knock")
+    await pan.slash(a, "draw")
+    assert "hand 1, playing" in pan.board().content and pan.board().id == board.id
+    dms = {c.id for c in pan.h.fake.channels.values() if c.type == 1}
+    counted = [c.route for c in pan.h.fake.calls[first:] if c.global_limit and c.channel_id not in dms]
+    assert counted == []  # answers, pings, ping deletes and board edits all went through interaction tokens
+    edits = [c for c in pan.h.fake.calls[first:] if c.method == "PATCH"]
+    assert edits and all(c.route.startswith("PATCH /webhooks/") for c in edits)

@@ -32,7 +32,7 @@ async def test_the_turn_ping_rides_on_the_acting_players_interaction(pan: Pan) -
     a, b = await pan.seat(2)
     pan.stack(TWO_SHOE, first_seat=0)
     start = await pan.slash(a, "pan start")  # a declares first: no ping for the player who just acted
-    assert private_to(start, a) and not pings(pan, a)
+    assert start.message is not None and start.message.ephemeral and not pings(pan, a)
     knock = await pan.slash(a, "knock")
     assert not knock.ephemeral and knock.type == 4
     (ping,) = pings(pan, b)

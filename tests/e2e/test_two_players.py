@@ -18,7 +18,7 @@ async def test_two_players_by_commands(pan: Pan, hands: HandRecorder) -> None:
     assert [s.player_id for s in session.state.seats if s] == [a.id, b.id]
     pan.stack(TWO_SHOE, first_seat=0)
     reply = await pan.slash(a, "pan start")
-    assert private_to(reply, a)
+    assert reply.message is not None and reply.message.ephemeral  # the hand's board follows it, public (#17.4)
     for user in (a, b):  # both got their hand by DM, naming the server, channel and hand number
         dm = pan.h.dms(user)[-1]
         assert "Pan Test" in dm.text and "general" in dm.text and "hand 1" in dm.text
