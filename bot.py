@@ -4,6 +4,8 @@ Environment (see .env.example and docs/admin.md):
   DISCORD_TOKEN        required; the bot token.
   TEST_GUILD_ID        optional; sync slash commands to this guild only (instant), else globally.
   PAN_DB_PATH          SQLite file for the ledger and table logs (default data/pan.sqlite3).
+  DATABASE_URL         optional; postgresql://user:password@host/db puts them on PostgreSQL instead
+                       (overrides PAN_DB_PATH; see docs/operations.md).
   DISCORD_API_BASE     optional; REST base such as http://127.0.0.1:8080/api/v10 (a REST proxy or a
                        local Discord-compatible server, as the end-to-end tests use).
   DISCORD_GATEWAY_URL  optional; gateway URL such as ws://127.0.0.1:8080/gateway/.
@@ -95,8 +97,9 @@ class PanBot(commands.Bot):
 
 def build_bot_from_env(env: dict[str, str] | os._Environ[str] = os.environ) -> PanBot:
     guild = env.get("TEST_GUILD_ID", "").strip()
-    db_path = env.get("PAN_DB_PATH", "").strip() or "data/pan.sqlite3"
-    Path(db_path).parent.mkdir(parents=True, exist_ok=True)
+    db_path = env.get("DATABASE_URL", "").strip() or env.get("PAN_DB_PATH", "").strip() or "data/pan.sqlite3"
+    if "://" not in db_path:  # a SQLite file, not a database URL
+        Path(db_path).parent.mkdir(parents=True, exist_ok=True)
     options: dict[str, object] = {}
     ready_timeout = env.get("PAN_GUILD_READY_TIMEOUT", "").strip()
     if ready_timeout:

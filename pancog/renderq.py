@@ -28,11 +28,15 @@ import asyncio
 import collections
 import concurrent.futures
 import contextlib
+import ctypes
 import dataclasses
 import enum
+import functools
 import logging
 import multiprocessing
 import os
+import signal
+import sys
 import time
 from collections.abc import Callable, Generator, Mapping
 from concurrent.futures.process import BrokenProcessPool
@@ -115,8 +119,64 @@ def mode_from_env(env: Mapping[str, str] = os.environ) -> str:
     return "thread"
 
 
+PR_SET_PDEATHSIG = 1
+GUARD_MODULE = "pancog.render_guard"  # imported first by the forkserver: it dies with the bot
+SPAWN_ATTEMPTS = 3  # pool starts that fail in a row before rendering falls back to threads for good
+ENV_PARENT = "PAN_RENDER_PARENT_PID"  # the bot's pid, for the forkserver's guard
+
+
+def die_with_parent(expected_parent: int | None = None) -> None:
+    """Linux: have the kernel SIGKILL this process when its parent dies (no-op elsewhere).
+
+    A process pool's workers hold both ends of their own call queue, so they never see the bot go away: after
+    a SIGKILL of the bot they (and the forkserver, and the resource tracker waiting on them) would live on,
+    holding its stdout/stderr open. The forkserver runs this when it imports :data:`GUARD_MODULE` (its parent is
+    the bot, whose pid it finds in :data:`ENV_PARENT`) and every worker runs it first thing (its parent is the
+    forkserver), so the whole tree goes with the bot. A parent that died before the signal was armed is caught
+    by the checks after ``prctl``."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - no prctl: nothing better to do
+        return
+    parent = os.getppid()
+    if parent == 1 or (expected_parent is not None and parent != expected_parent):
+        os._exit(1)  # orphaned already: the bot (or the forkserver) is gone
+
+
+def guard_forkserver() -> None:
+    """What :data:`GUARD_MODULE` runs in the forkserver: die with the bot that started it."""
+    text = os.environ.get(ENV_PARENT, "")
+    die_with_parent(int(text) if text.isdigit() else None)
+
+
+def _worker_init(warm_up: Callable[[], None] | None) -> None:
+    die_with_parent()
+    if warm_up is not None:
+        warm_up()
+
+
 def _noop(_: object) -> None:
     """A job that only makes sure a worker exists (see :meth:`RenderQueue.start_workers`)."""
+
+
+_SPAWNER: list[concurrent.futures.ThreadPoolExecutor] = []
+
+
+def _spawner() -> concurrent.futures.ThreadPoolExecutor:
+    """The one thread that starts render processes, for the life of the process: the kernel sends the
+    forkserver its death signal when the *thread* that started it ends, not only the process."""
+    if not _SPAWNER:
+        _SPAWNER.append(concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="pan-render-spawn"))
+    return _SPAWNER[0]
+
+
+def _prespawn(executor: concurrent.futures.Executor, workers: int) -> None:
+    """On the spawner thread: one no-op per worker, so the pool forks every worker now, and wait for them."""
+    for future in [executor.submit(_noop, None) for _ in range(workers)]:
+        future.result()
 
 
 class RenderJob(Generic[T]):
@@ -171,8 +231,9 @@ class RenderFigures:
         waits = ", ".join(
             f"{k} {self.mean_wait[k]:.2f}/{self.max_wait[k]:.2f}" for k in self.queued if self.max_wait[k]
         )
+        kind = "threads" if self.mode == "thread" else "processes"
         return (
-            f"Renders: {self.running}/{self.workers} {self.mode} workers busy · queued {queued} · {self.done} done"
+            f"Renders: {self.running}/{self.workers} workers busy ({kind}) · queued {queued} · {self.done} done"
             + (f", {self.failed} failed" if self.failed else "")
             + (f" · wait mean/max s: {waits}" if waits else "")
         )
@@ -202,6 +263,16 @@ class RenderQueue:
         self._preload, self._warm_up = list(preload), warm_up
         self.restarts = 0  # process pools replaced after a worker died
         self._executor = self._new_executor()
+        # Process mode: forking the workers waits for the forkserver to import and warm the renderer (seconds on a
+        # busy machine), so it happens on a thread of its own, never on the event loop; until the pool is up
+        # (``_ready``) jobs render on threads, so a restart never makes a player wait for processes to start.
+        self._ready = mode == "thread"
+        self._spawning: asyncio.Task[None] | None = None
+        self._spawn_failures = 0
+        self._fallback: concurrent.futures.ThreadPoolExecutor | None = None
+        # jobs whose worker process died under them: they get one more try, in a process only (never on the
+        # fallback thread: whatever killed a worker must not run inside the bot)
+        self._retry: collections.deque[RenderJob[Any]] = collections.deque()
         self._queues: dict[Priority, collections.deque[RenderJob[Any]]] = {p: collections.deque() for p in Priority}
         self._running = 0
         self._closed = False
@@ -227,17 +298,49 @@ class RenderQueue:
         if self.mode == "thread":
             return concurrent.futures.ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="pan-render")
         context = multiprocessing.get_context("forkserver")
-        if self._preload:
-            context.set_forkserver_preload(self._preload)
+        os.environ[ENV_PARENT] = str(os.getpid())  # the forkserver inherits it: see guard_forkserver
+        context.set_forkserver_preload([GUARD_MODULE, *self._preload])
         return concurrent.futures.ProcessPoolExecutor(
-            max_workers=self.workers, mp_context=context, initializer=self._warm_up
+            max_workers=self.workers, mp_context=context, initializer=functools.partial(_worker_init, self._warm_up)
         )
 
     async def start_workers(self) -> None:
-        """Start every worker now (process mode forks and warms them) so no player's first image waits for a
-        process to start; a no-op job per worker, at BACKGROUND priority. Threads start at once anyway."""
-        if self.mode == "process":
-            await asyncio.gather(*(self.render(_noop, None, priority=Priority.BACKGROUND) for _ in range(self.workers)))
+        """Start every worker now (process mode forks them, off the event loop) so no player's first image waits
+        for a process to start. Threads start at once anyway. Without this call the pool starts at the first job."""
+        self._ensure_spawning()
+        task = self._spawning
+        if task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(task)
+
+    def _ensure_spawning(self) -> None:
+        if self._ready or self._closed or self._spawning is not None:
+            return
+        self._spawning = asyncio.get_running_loop().create_task(self._spawn(), name="render-spawn")
+
+    async def _spawn(self) -> None:
+        executor = self._executor
+        try:
+            await asyncio.get_running_loop().run_in_executor(_spawner(), _prespawn, executor, self.workers)
+        except Exception as exc:
+            self._spawning = None
+            if self._closed:
+                return
+            executor.shutdown(wait=False, cancel_futures=True)
+            self._spawn_failures += 1
+            if self._spawn_failures < SPAWN_ATTEMPTS:  # e.g. a worker died while the pool was starting
+                log.warning("render worker processes did not start (%r); trying again", exc)
+                self._executor = self._new_executor()
+                self._ensure_spawning()
+                return
+            log.error("render worker processes could not start (%r): rendering in threads from now on", exc)
+            self.mode = "thread"
+            self._executor = self._new_executor()
+        self._spawning = None
+        if self._executor is executor or self.mode == "thread":
+            self._spawn_failures = 0
+            self._ready = True
+        self._pump()
 
     # ------------------------------------------------------------------ submitting
 
@@ -308,13 +411,22 @@ class RenderQueue:
         if self._closed:
             return
         self._closed = True
-        for queue in self._queues.values():
+        for queue in (*self._queues.values(), self._retry):
             while queue:
                 job = queue.popleft()
                 if not job.future.done():
                     job.future.set_exception(RenderQueueClosed("the render queue is shut down"))
                     job.future.exception()  # retrieved: no "never retrieved" warning if nobody awaits it
         self._executor.shutdown(wait=False, cancel_futures=True)
+        if self._spawning is not None:
+            self._spawning.cancel()
+        if self._fallback is not None:
+            self._fallback.shutdown(wait=False, cancel_futures=True)
+
+    @property
+    def ready(self) -> bool:
+        """The workers are up (always, in thread mode)."""
+        return self._ready
 
     @property
     def closed(self) -> bool:
@@ -323,6 +435,11 @@ class RenderQueue:
     # ------------------------------------------------------------------ internals
 
     def _next(self) -> RenderJob[Any] | None:
+        while self._ready and self._retry:
+            job = self._retry.popleft()
+            if not job.future.done():
+                return job
+            self._dropped += 1
         for priority in Priority:
             queue = self._queues[priority]
             while queue:
@@ -334,6 +451,8 @@ class RenderQueue:
         return None
 
     def _pump(self) -> None:
+        if not self._ready:
+            self._ensure_spawning()
         while not self._closed and self._running < self.workers:
             job = self._next()
             if job is None:
@@ -355,11 +474,20 @@ class RenderQueue:
             return
         loop = job.future.get_loop()
         self._running += 1
+        executor: concurrent.futures.Executor = self._executor
+        if not self._ready:  # the processes are still starting: this one renders on a thread
+            if self._fallback is None:
+                self._fallback = concurrent.futures.ThreadPoolExecutor(self.workers, thread_name_prefix="pan-render")
+            executor = self._fallback
         try:
-            done = self._executor.submit(job._fn, value)
-        except BrokenProcessPool:  # a worker died since the last job finished: replace the pool, then submit
+            done = executor.submit(job._fn, value)
+        except BrokenProcessPool:  # a worker died since the last job finished: a new pool, the job waits for it
+            self._running -= 1
+            job.started_at = None
+            (self._retry if job.retried else self._queues[Priority.URGENT]).appendleft(job)
             self._replace_executor()
-            done = self._executor.submit(job._fn, value)
+            self._ensure_spawning()
+            return
 
         def finished(result: concurrent.futures.Future[Any]) -> None:
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting any more
@@ -373,6 +501,7 @@ class RenderQueue:
         log.warning("a render worker process died; starting a new pool")
         self._executor.shutdown(wait=False, cancel_futures=True)
         self._executor = self._new_executor()
+        self._ready = False
         self.restarts += 1
 
     def _finish(self, job: RenderJob[Any], result: concurrent.futures.Future[Any]) -> None:
@@ -388,7 +517,7 @@ class RenderQueue:
                 if not job.retried and not job.future.done():
                     job.retried = True
                     job.started_at = None
-                    self._queues[Priority.URGENT].appendleft(job)
+                    self._retry.append(job)
                     self._pump()
                     return
             if exc is None:

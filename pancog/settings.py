@@ -141,25 +141,53 @@ class PlayerSettings:
         return True
 
 
-class GuildChannels:
-    """The channels a server allows Pan in (``/panadmin channels``); an empty set means every channel.
+class GuildPrefsKV:
+    """Per-server settings kept in the player-preferences key-value table, so no schema change is needed: one
+    JSON object per server under the key ``-guild_id`` (player ids are positive; computer players' small negative
+    ids never reach a server id's size), one section per feature (``channels``, ``display``).
 
-    Stored as a JSON list through the same key-value store as the player preferences, under the key
-    ``-guild_id`` (player ids are positive; computer players' small negative ids never reach this size), so no
-    schema change is needed. Cached per server."""
+    It is also the durable :class:`GuildDisplayStore` (section ``display``) of :class:`GuildDisplaySettings`."""
 
     def __init__(self, store: PlayerSettingsStore | None = None) -> None:
         self._store = store or MemoryPrefsStore()
+
+    async def _doc(self, guild_id: int) -> dict[str, object]:
+        text = await self._store.load_player_prefs(-abs(guild_id)) if guild_id else None
+        found = json.loads(text) if text else {}
+        return found if isinstance(found, dict) else {}
+
+    async def load(self, guild_id: int, section: str) -> object | None:
+        return (await self._doc(guild_id)).get(section)
+
+    async def save(self, guild_id: int, section: str, value: object) -> None:
+        doc = await self._doc(guild_id)
+        doc[section] = value
+        await self._store.save_player_prefs(-abs(guild_id), json.dumps(doc, sort_keys=True))
+
+    async def load_guild_display(self, guild_id: int) -> str | None:
+        found = await self.load(guild_id, "display")
+        return json.dumps(found) if found is not None else None
+
+    async def save_guild_display(self, guild_id: int, prefs: str) -> None:
+        await self.save(guild_id, "display", json.loads(prefs))
+
+
+class GuildChannels:
+    """The channels a server allows Pan in (``/panadmin channels``); an empty set means every channel. Stored in
+    the ``channels`` section of :class:`GuildPrefsKV`; cached per server."""
+
+    def __init__(self, kv: GuildPrefsKV | None = None) -> None:
+        self._kv = kv or GuildPrefsKV()
         self._cache: dict[int, frozenset[int]] = {}
 
     async def allowed(self, guild_id: int) -> frozenset[int]:
         cached = self._cache.get(guild_id)
         if cached is not None:
             return cached
-        text = await self._store.load_player_prefs(-abs(guild_id)) if guild_id else None
-        found = frozenset(int(c) for c in json.loads(text)) if text else frozenset()
-        self._cache[guild_id] = found
-        return found
+        found = await self._kv.load(guild_id, "channels")
+        channels = frozenset(int(c) for c in found) if isinstance(found, list) else frozenset()
+        self._cache[guild_id] = channels
+        return channels
 
     async def permits(self, guild_id: int, *channel_ids: int | None) -> bool:
         """Whether Pan may be used in a channel (or thread) given as itself and its parent."""
@@ -168,7 +196,7 @@ class GuildChannels:
 
     async def _save(self, guild_id: int, channels: frozenset[int]) -> frozenset[int]:
         self._cache[guild_id] = channels
-        await self._store.save_player_prefs(-abs(guild_id), json.dumps(sorted(channels)))
+        await self._kv.save(guild_id, "channels", sorted(channels))
         return channels
 
     async def add(self, guild_id: int, channel_id: int) -> frozenset[int]:
@@ -179,3 +207,62 @@ class GuildChannels:
 
     async def clear(self, guild_id: int) -> frozenset[int]:
         return await self._save(guild_id, frozenset())
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GuildDisplayPrefs:
+    """A server's choices for its public images (issue #14.9): the four-colour deck (diamonds blue, clubs
+    green) on the public board and the end-of-hand image. Each player's own hand keeps `PlayerPrefs.four_color`."""
+
+    four_color: bool = False
+
+    def to_json(self) -> str:
+        return json.dumps({"four_color": self.four_color})
+
+    @classmethod
+    def from_json(cls, text: str) -> GuildDisplayPrefs:
+        return cls(four_color=bool(json.loads(text).get("four_color", False)))
+
+
+class GuildDisplayStore(Protocol):
+    async def load_guild_display(self, guild_id: int) -> str | None: ...
+
+    async def save_guild_display(self, guild_id: int, prefs: str) -> None: ...
+
+
+class MemoryGuildDisplayStore:
+    def __init__(self) -> None:
+        self.data: dict[int, str] = {}
+
+    async def load_guild_display(self, guild_id: int) -> str | None:
+        return self.data.get(guild_id)
+
+    async def save_guild_display(self, guild_id: int, prefs: str) -> None:
+        self.data[guild_id] = prefs
+
+
+class GuildDisplaySettings:
+    """Cached per-server image preferences. `cached` answers synchronously (the board renders off the event
+    loop from a captured snapshot), so `get` must have run for the guild once, e.g. when a table opens."""
+
+    def __init__(self, store: GuildDisplayStore | None = None) -> None:
+        self._store = store or MemoryGuildDisplayStore()
+        self._cache: dict[int, GuildDisplayPrefs] = {}
+
+    async def get(self, guild_id: int) -> GuildDisplayPrefs:
+        cached = self._cache.get(guild_id)
+        if cached is not None:
+            return cached
+        text = await self._store.load_guild_display(guild_id)
+        prefs = GuildDisplayPrefs.from_json(text) if text else GuildDisplayPrefs()
+        self._cache[guild_id] = prefs
+        return prefs
+
+    def cached(self, guild_id: int) -> GuildDisplayPrefs:
+        return self._cache.get(guild_id, GuildDisplayPrefs())
+
+    async def set_four_color(self, guild_id: int, on: bool) -> GuildDisplayPrefs:
+        prefs = dataclasses.replace(await self.get(guild_id), four_color=on)
+        self._cache[guild_id] = prefs
+        await self._store.save_guild_display(guild_id, prefs.to_json())
+        return prefs

@@ -373,6 +373,9 @@ class TableService:
         # computer players (issue 8): who may sit at a table beyond the engine's rules (a practice table admits its
         # host and computer players only). Called first thing in ``join``, before any chip moves; raises a PanError.
         self.seat_guard: Callable[[TableSession, int], None] | None = None
+        # replays (issue 20): more seating checks (a member watching a player's hand may not sit at that table).
+        # Each is called in ``join`` before any chip moves and raises a PanError to refuse.
+        self.seat_guards: list[Callable[[TableSession, int], None]] = []
 
     # ------------------------------------------------------------------ registry
 
@@ -619,6 +622,8 @@ class TableService:
         session = self.get(table_id)
         if self.seat_guard is not None:
             self.seat_guard(session, user_id)
+        for guard in self.seat_guards:  # replays (issue 20)
+            guard(session, user_id)
         bank = await self.ledger.ensure_player(session.guild_id, user_id)
         rules = session.rules
         minimum = rules.min_buyin_chips * (2 if doubles else 1)

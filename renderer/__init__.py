@@ -11,7 +11,9 @@ from .hand import HandLayout, display_order, hand_text, layout_hand, render_hand
 from .outcome import OutcomeLayout, layout_outcome, outcome_text, render_outcome, render_outcome_png
 from .snapshot import (
     HandSnapshot,
+    InPlayHow,
     MeldSnapshot,
+    NetSnapshot,
     OutcomeSnapshot,
     PaymentSnapshot,
     SeatSnapshot,
@@ -19,11 +21,14 @@ from .snapshot import (
     TableSnapshot,
 )
 from .table import TableLayout, layout_table, render_table, render_table_png, table_text
+from .text import clean_text, image_text
 
 __all__ = [
     "HandLayout",
     "HandSnapshot",
+    "InPlayHow",
     "MeldSnapshot",
+    "NetSnapshot",
     "OutcomeLayout",
     "OutcomeSnapshot",
     "PaymentSnapshot",
@@ -31,8 +36,10 @@ __all__ = [
     "SeatStatus",
     "TableLayout",
     "TableSnapshot",
+    "clean_text",
     "display_order",
     "hand_text",
+    "image_text",
     "layout_hand",
     "layout_outcome",
     "layout_table",

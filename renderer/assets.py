@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from PIL import Image, ImageChops, ImageDraw, ImageFont
+from PIL import Image, ImageChops, ImageDraw, ImageFont, features
 
 from pancog.game.cards import ALL_CARDS, Card, Rank, Suit
 
@@ -29,6 +29,10 @@ _FONT_FILES: dict[FontKind, str] = {
 }
 
 RGB = tuple[int, int, int]
+# Every line is laid out left to right as a paragraph (with libraqm: bidi runs inside it still read right to
+# left, but a name starting with a right-to-left letter cannot flip the line around it). Without libraqm
+# Pillow draws characters in stored order and takes no direction.
+TEXT_DIRECTION: str | None = "ltr" if features.check_feature("raqm") else None
 
 # Table colours: a dark felt that both Discord themes frame well, with light text on it.
 FELT: RGB = (22, 84, 56)
@@ -111,20 +115,28 @@ def text_sprite(text: str, kind: FontKind, size: int) -> TextSprite:
     return draw_text_sprite(text, kind, size)
 
 
+@lru_cache(maxsize=64)
+def recent_text_sprite(text: str, kind: FontKind, size: int) -> TextSprite:
+    """A one-off line (a board's latest notes), kept among the last 64 only: each board edit shows again the
+    note the edit before it added, so that one is not drawn twice, while the memory stays bounded (64 lines
+    of at most ~30 KiB each), unlike `text_sprite`'s 4,096 entries (see there)."""
+    return draw_text_sprite(text, kind, size)
+
+
 def draw_text_sprite(text: str, kind: FontKind, size: int) -> TextSprite:
     """``text`` as a mask, drawn now and not kept (see `text_sprite`)."""
     f = font(kind, size)
-    left, top, right, bottom = (int(v) for v in f.getbbox(text))
+    left, top, right, bottom = (int(v) for v in f.getbbox(text, direction=TEXT_DIRECTION))
     width, height = max(1, right - left), max(1, bottom - top)
     mask = Image.new("L", (width, height), 0)
-    ImageDraw.Draw(mask).text((-left, -top), text, font=f, fill=255)
+    ImageDraw.Draw(mask).text((-left, -top), text, font=f, fill=255, direction=TEXT_DIRECTION)
     return TextSprite(mask, left, top, text_width(text, kind, size), f.getmetrics()[0])
 
 
 @lru_cache(maxsize=16384)
 def text_width(text: str, kind: FontKind, size: int) -> int:
     """The pen advance of ``text`` in pixels (layout width), measured without drawing anything."""
-    return round(font(kind, size).getlength(text))
+    return round(font(kind, size).getlength(text, direction=TEXT_DIRECTION))
 
 
 @lru_cache(maxsize=4096)
@@ -144,7 +156,7 @@ def fit_text(text: str, kind: FontKind, size: int, width: int) -> str:
     lo, hi = 0, len(text) + 1  # text[:lo] + "…" fits (or lo == 0); text[:hi] + "…" does not (or hi == n + 1)
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if round(f.getlength(text[:mid] + "…")) <= width:
+        if round(f.getlength(text[:mid] + "…", direction=TEXT_DIRECTION)) <= width:
             lo = mid
         else:
             hi = mid
@@ -157,11 +169,11 @@ def paste_text(
 ) -> None:
     """Draw ``text`` with its pen at ``xy`` (top of the font's ascent box, like anchor 'la').
 
-    ``cache=False`` for one-off text that would only crowd the sprite cache (see `text_sprite`).
+    ``cache=False`` for one-off text that would only crowd the sprite cache (see `recent_text_sprite`).
     """
     if not text:
         return
-    sprite = text_sprite(text, kind, size) if cache else draw_text_sprite(text, kind, size)
+    sprite = text_sprite(text, kind, size) if cache else recent_text_sprite(text, kind, size)
     x, y = xy[0] + sprite.dx, xy[1] + sprite.dy
     if im.mode == "RGB" and not im.readonly:  # Pillow's core paste directly, as in `Sprite.paste`
         im.load()
@@ -286,6 +298,9 @@ class CardSize:
 LARGE = CardSize("large", 120, 168, 60, full=True)
 MEDIUM = CardSize("medium", 84, 118, 42, full=True)
 SMALL = CardSize("small", 48, 66, 26, full=False)
+# The font size of the rank on the smallest card (`SMALL`, index-only): the board draws no text smaller, so
+# whatever reads on a card at a phone's 400 px also reads around it (issue #14.9).
+MINI_INDEX_SIZE = round(SMALL.width * 0.56)
 
 _PIP_LAYOUT: dict[Rank, tuple[tuple[float, float], ...]] = {
     # (x, y) in the pip box, 0..1; pips with y > 0.5 are drawn upside down like a real card.
@@ -467,10 +482,11 @@ def _draw_card_back(size: CardSize) -> Image.Image:
 
 
 @lru_cache(maxsize=1024)
-def pill(text: str, fill: RGB, ink: RGB, size: int, kind: FontKind = "bold") -> Image.Image:
-    """A rounded label (status, value tag, position number) as an RGBA sprite."""
+def pill(text: str, fill: RGB, ink: RGB, size: int, kind: FontKind = "bold", *, tight: bool = False) -> Image.Image:
+    """A rounded label (status, value tag, position number) as an RGBA sprite; ``tight``: less room at the ends
+    and a lower pill (a meld's value tag, where every pixel of a seat's row counts)."""
     sprite = text_sprite(text, kind, size)
-    pad_x, height = round(size * 0.45), round(size * 1.45)
+    pad_x, height = (round(size * 0.3), round(size * 1.3)) if tight else (round(size * 0.45), round(size * 1.45))
     width = max(height, sprite.advance + 2 * pad_x)
     s = _SS
     big = Image.new("RGBA", (width * s, height * s), (0, 0, 0, 0))
@@ -481,6 +497,26 @@ def pill(text: str, fill: RGB, ink: RGB, size: int, kind: FontKind = "bold") -> 
     pen = ((width - sprite.advance) // 2, (height - (ascent + descent)) // 2 + round(size * 0.04))
     paste_text(im, pen, text, kind, size, ink)
     return im
+
+
+@lru_cache(maxsize=8)
+def robot_icon(size: int, colour: RGB = INK_LIGHT) -> Image.Image:
+    """A robot head (antenna, eyes, mouth) ``size`` pixels tall as an RGBA sprite: the mark of a computer player,
+    drawn because the bundled font has no 🤖 (and a glyph in a name could be typed by anyone)."""
+    s = _SS
+    w = h = size * s
+    im = Image.new("RGBA", (w, h), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(im)
+    draw.line((w * 0.5, h * 0.08, w * 0.5, h * 0.3), fill=colour, width=max(1, round(w * 0.08)))
+    draw.ellipse((w * 0.41, 0, w * 0.59, h * 0.18), fill=colour)
+    draw.rounded_rectangle((w * 0.08, h * 0.28, w * 0.92, h * 0.98), radius=w * 0.16, fill=colour)
+    draw.rectangle((0, h * 0.5, w * 0.08, h * 0.75), fill=colour)
+    draw.rectangle((w * 0.92, h * 0.5, w, h * 0.75), fill=colour)
+    hole = (0, 0, 0, 0)
+    draw.ellipse((w * 0.24, h * 0.44, w * 0.42, h * 0.62), fill=hole)
+    draw.ellipse((w * 0.58, h * 0.44, w * 0.76, h * 0.62), fill=hole)
+    draw.rounded_rectangle((w * 0.3, h * 0.74, w * 0.7, h * 0.84), radius=w * 0.04, fill=hole)
+    return im.resize((size, size), Image.Resampling.LANCZOS)
 
 
 @lru_cache(maxsize=32)

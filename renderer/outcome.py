@@ -9,16 +9,22 @@ from PIL import Image, ImageDraw
 from . import assets
 from .layout import Box
 from .snapshot import MeldSnapshot, OutcomeSnapshot
+from .text import clean_text, image_text
 
 WIDTH = 800
 MARGIN = 14
-HEADER_H = 64
+HEADER_H = 70
 CARD = assets.MEDIUM
-TAG_SIZE = 20
+TAG_SIZE = 22
 MELD_GAP = 16
 ROW_GAP = 10
-LINE_H = 28
-TEXT_SIZE = 18
+LINE_H = 34
+TEXT_SIZE = 24
+CAPTION_SIZE = 20
+HEAD_SIZE = 30
+SECTION_GAP = 16
+ROBOT = 22
+ITEMS_LEFT = 230  # where a payment's items start, from the left margin
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -30,8 +36,15 @@ class OutcomeLayout:
     card_boxes: tuple[tuple[Box, ...], ...]
     tag_boxes: tuple[Box | None, ...]
     breakdown_box: Box
+    nets_box: Box
+    net_boxes: tuple[Box, ...]
+    paid_box: Box  # the payments, the tops taken and the total (one row each)
     payment_boxes: tuple[Box, ...]
     notes_box: Box
+
+
+def _chips(n: int) -> str:
+    return f"{n:,} chip{'s' if n != 1 else ''}"
 
 
 def breakdown_lines(snapshot: OutcomeSnapshot) -> tuple[tuple[str, str], ...]:
@@ -41,14 +54,21 @@ def breakdown_lines(snapshot: OutcomeSnapshot) -> tuple[tuple[str, str], ...]:
         rows.append(("Bust-out", f"{snapshot.bust_out} units"))
     rows.append(("Going out", f"{snapshot.going_out} units"))
     rows.append(("Each player pays", f"{snapshot.units_per_payer} units"))
-    rows.append(("Singles tops", f"{snapshot.singles_tops} chips"))
-    if snapshot.doubles_tops:
-        rows.append(("Doubles tops", f"{snapshot.doubles_tops} chips"))
     return tuple(rows)
 
 
-def _payment_text(payer: str, chips: int, note: str) -> str:
-    return f"{payer} pays {chips}" + (f" ({note})" if note else "")
+def paid_lines(snapshot: OutcomeSnapshot) -> tuple[tuple[str, str, int], ...]:
+    """(who or what, its items, chips) for each payment and each tops taken: they add up to `total`."""
+    rows = [(p.payer, p.note, p.chips) for p in snapshot.payments]
+    if snapshot.singles_tops:
+        rows.append(("Singles tops", "", snapshot.singles_tops))
+    if snapshot.doubles_tops:
+        rows.append(("Doubles tops", "", snapshot.doubles_tops))
+    return tuple(rows)
+
+
+def net_text(chips: int) -> str:
+    return f"{chips:+,}" if chips else "0"
 
 
 def _tag(meld: MeldSnapshot) -> Image.Image | None:
@@ -57,7 +77,7 @@ def _tag(meld: MeldSnapshot) -> Image.Image | None:
 
 
 def layout_outcome(snapshot: OutcomeSnapshot) -> OutcomeLayout:
-    """Boxes for the header, each board meld (cards and value tag), the breakdown and payments."""
+    """Boxes for the header, each board meld (cards and value tag), the breakdown, nets and payments."""
     inner = WIDTH - 2 * MARGIN
     x, y = MARGIN, HEADER_H + 14
     meld_boxes: list[Box] = []
@@ -86,18 +106,25 @@ def layout_outcome(snapshot: OutcomeSnapshot) -> OutcomeLayout:
     rows = breakdown_lines(snapshot)
     label_w = max(assets.text_width(label, "bold", TEXT_SIZE) for label, _ in rows)
     value_w = max(assets.text_width(value, "bold", TEXT_SIZE) for _, value in rows)
-    breakdown_box = (MARGIN, y, MARGIN + label_w + 16 + value_w, y + 26 + LINE_H * len(rows))
-    pay_left = breakdown_box[2] + 32
-    columns = 1 if len(snapshot.payments) <= max(len(rows), 6) else 2
-    per_col = -(-len(snapshot.payments) // columns)
-    col_w = (WIDTH - MARGIN - pay_left - (columns - 1) * 16) // columns
-    payment_boxes = []
-    for i, _ in enumerate(snapshot.payments):
+    breakdown_box = (MARGIN, y, MARGIN + label_w + 16 + value_w, y + 30 + LINE_H * len(rows))
+    nets_left = breakdown_box[2] + 40
+    columns = 1 if len(snapshot.nets) <= 8 else 2
+    per_col = -(-len(snapshot.nets) // columns) if snapshot.nets else 0
+    col_w = (WIDTH - MARGIN - nets_left - (columns - 1) * 16) // columns
+    net_boxes = []
+    for i, _ in enumerate(snapshot.nets):
         col, row = divmod(i, per_col)
-        px = pay_left + col * (col_w + 16)
-        py = y + 26 + row * LINE_H
-        payment_boxes.append((px, py, px + col_w, py + LINE_H))
-    bottom = max([breakdown_box[3], *(b[3] for b in payment_boxes)])
+        px = nets_left + col * (col_w + 16)
+        py = y + 30 + row * LINE_H
+        net_boxes.append((px, py, px + col_w, py + LINE_H))
+    nets_box = (nets_left, y, WIDTH - MARGIN, y + 30 + LINE_H * per_col)
+    y = max(breakdown_box[3], nets_box[3]) + SECTION_GAP
+    paid = paid_lines(snapshot)
+    payment_boxes = tuple(
+        (MARGIN, y + 30 + i * LINE_H, WIDTH - MARGIN, y + 30 + (i + 1) * LINE_H) for i in range(len(paid))
+    )
+    paid_box = (MARGIN, y, WIDTH - MARGIN, y + 30 + LINE_H * (len(paid) + 1))
+    bottom = paid_box[3]
     notes_box = (MARGIN, bottom + 8, WIDTH - MARGIN, bottom + 8 + LINE_H * len(snapshot.notes))
     return OutcomeLayout(
         width=WIDTH,
@@ -107,9 +134,32 @@ def layout_outcome(snapshot: OutcomeSnapshot) -> OutcomeLayout:
         card_boxes=tuple(card_boxes),
         tag_boxes=tuple(tag_boxes),
         breakdown_box=breakdown_box,
-        payment_boxes=tuple(payment_boxes),
+        nets_box=nets_box,
+        net_boxes=tuple(net_boxes),
+        paid_box=paid_box,
+        payment_boxes=payment_boxes,
         notes_box=notes_box,
     )
+
+
+def _amount_row(
+    im: Image.Image, box: Box, name: str, items: str, amount: str, ink: assets.RGB, *, computer: bool = False
+) -> None:
+    """One row: a name (cut to fit; a robot mark first for a computer player), its items (muted, cut to fit)
+    and an amount at the right."""
+    aw = assets.text_width(amount, "bold", TEXT_SIZE)
+    assets.paste_text(im, (box[0] + box[2] - box[0] - aw, box[1]), amount, "bold", TEXT_SIZE, ink)
+    x = box[0]
+    if computer:
+        assets.paste_rgba(im, assets.robot_icon(ROBOT), (x, box[1] + 3))
+        x += ROBOT + 6
+    name_room = (box[0] + ITEMS_LEFT - 12 - x) if items else box[2] - x - aw - 12
+    shown = image_text(name, "cond", TEXT_SIZE, name_room)
+    assets.paste_text(im, (x, box[1]), shown, "cond", TEXT_SIZE, assets.INK_LIGHT)
+    if items:
+        room = box[2] - aw - 12 - box[0] - ITEMS_LEFT
+        shown = image_text(items, "regular", TEXT_SIZE - 4, room)
+        assets.paste_text(im, (box[0] + ITEMS_LEFT, box[1] + 3), shown, "regular", TEXT_SIZE - 4, assets.INK_MUTED)
 
 
 def render_outcome(snapshot: OutcomeSnapshot) -> Image.Image:
@@ -119,13 +169,15 @@ def render_outcome(snapshot: OutcomeSnapshot) -> Image.Image:
     draw = ImageDraw.Draw(im)
     draw.rectangle(lay.header, fill=assets.FELT_DARK)
     total = f"+{snapshot.total:,} chips"
-    total_w = assets.text_width(total, "bold", 28)
-    assets.paste_text(im, (WIDTH - MARGIN - total_w, 8), total, "bold", 28, assets.GOLD)
-    head = assets.fit_text(f"{snapshot.winner} goes out", "bold", 28, WIDTH - 3 * MARGIN - total_w)
-    assets.paste_text(im, (MARGIN, 8), head, "bold", 28, assets.INK_LIGHT)
-    sub = f"{snapshot.title} · hand {snapshot.hand_no} · the winner's board"
-    assets.paste_text(im, (MARGIN, 42), assets.fit_text(sub, "regular", 15, WIDTH - 2 * MARGIN), "regular", 15,
-                      assets.INK_MUTED, cache=False)  # fmt: skip
+    total_w = assets.text_width(total, "bold", HEAD_SIZE)
+    assets.paste_text(im, (WIDTH - MARGIN - total_w, 6), total, "bold", HEAD_SIZE, assets.GOLD)
+    suffix = " goes out"
+    room = WIDTH - 3 * MARGIN - total_w - assets.text_width(suffix, "bold", HEAD_SIZE)
+    head = image_text(snapshot.winner, "bold", HEAD_SIZE, room) + suffix
+    assets.paste_text(im, (MARGIN, 6), head, "bold", HEAD_SIZE, assets.INK_LIGHT)
+    sub = f"{clean_text(snapshot.title, 'regular')} · hand {snapshot.hand_no} · the winner's board"
+    assets.paste_text(im, (MARGIN, 42), assets.fit_text(sub, "regular", CAPTION_SIZE, WIDTH - 2 * MARGIN), "regular",
+                      CAPTION_SIZE, assets.INK_MUTED, cache=False)  # fmt: skip
     for meld, boxes, tag_box in zip(snapshot.melds, lay.card_boxes, lay.tag_boxes, strict=True):
         for card, box in zip(meld.cards, boxes, strict=False):
             assets.card_sprite(card, CARD, snapshot.four_color).paste(im, box[:2])
@@ -133,26 +185,32 @@ def render_outcome(snapshot: OutcomeSnapshot) -> Image.Image:
         if tag is not None and tag_box is not None:
             assets.paste_rgba(im, tag, tag_box[:2])
     bb = lay.breakdown_box
-    assets.paste_text(im, (bb[0], bb[1]), "OUTS, PER PLAYER", "bold", 15, assets.INK_MUTED)
+    assets.paste_text(im, (bb[0], bb[1]), "OUTS, PER PLAYER", "bold", CAPTION_SIZE, assets.INK_MUTED)
     for i, (label, value) in enumerate(breakdown_lines(snapshot)):
-        y = bb[1] + 26 + i * LINE_H
+        y = bb[1] + 30 + i * LINE_H
         strong = label == "Each player pays"
         assets.paste_text(im, (bb[0], y), label, "bold" if strong else "regular", TEXT_SIZE, assets.INK_LIGHT)
         vw = assets.text_width(value, "bold", TEXT_SIZE)
         assets.paste_text(im, (bb[2] - vw, y), value, "bold", TEXT_SIZE, assets.GOLD if strong else assets.INK_LIGHT)
-    if lay.payment_boxes:
-        assets.paste_text(im, (lay.payment_boxes[0][0], bb[1]), "PAID TO THE WINNER", "bold", 15, assets.INK_MUTED)
-    for payment, box in zip(snapshot.payments, lay.payment_boxes, strict=True):
-        chips = f"{payment.chips:,}"
-        cw = assets.text_width(chips, "bold", TEXT_SIZE)
-        name = payment.payer + (f" ({payment.note})" if payment.note else "")
-        name = assets.fit_text(name, "cond", TEXT_SIZE, box[2] - box[0] - cw - 12)
-        assets.paste_text(im, (box[0], box[1]), name, "cond", TEXT_SIZE, assets.INK_LIGHT)
-        assets.paste_text(im, (box[2] - cw, box[1]), chips, "bold", TEXT_SIZE, assets.GOLD)
+    if lay.net_boxes:
+        assets.paste_text(im, lay.nets_box[:2], "NET FOR THE HAND", "bold", CAPTION_SIZE, assets.INK_MUTED)
+    for net, box in zip(snapshot.nets, lay.net_boxes, strict=True):
+        ink = assets.GOLD if net.chips > 0 else assets.INK_MUTED
+        _amount_row(im, box, net.name, "", net_text(net.chips), ink, computer=net.computer)
+    pb = lay.paid_box
+    assets.paste_text(im, pb[:2], "PAID TO THE WINNER", "bold", CAPTION_SIZE, assets.INK_MUTED)
+    for (who, items, chips), box in zip(paid_lines(snapshot), lay.payment_boxes, strict=True):
+        _amount_row(im, box, who, items, f"{chips:,}", assets.GOLD)
+    total_y = pb[3] - LINE_H
+    draw.line((pb[2] - 160, total_y - 2, pb[2], total_y - 2), fill=assets.INK_MUTED, width=2)
+    assets.paste_text(im, (pb[0], total_y), "Total", "bold", TEXT_SIZE, assets.INK_LIGHT)
+    tw = assets.text_width(total, "bold", TEXT_SIZE)
+    assets.paste_text(im, (pb[2] - tw, total_y), total, "bold", TEXT_SIZE, assets.GOLD)
     nb = lay.notes_box
     for i, note in enumerate(snapshot.notes):
-        shown = assets.fit_text(note, "regular", 16, nb[2] - nb[0])
-        assets.paste_text(im, (nb[0], nb[1] + i * LINE_H), shown, "regular", 16, assets.INK_MUTED, cache=False)
+        shown = image_text(note, "regular", CAPTION_SIZE, nb[2] - nb[0])
+        assets.paste_text(im, (nb[0], nb[1] + i * LINE_H), shown, "regular", CAPTION_SIZE, assets.INK_MUTED,
+                          cache=False)  # fmt: skip
     return im
 
 
@@ -163,7 +221,7 @@ def render_outcome_png(snapshot: OutcomeSnapshot) -> bytes:
 
 def outcome_text(snapshot: OutcomeSnapshot) -> str:
     """The end-of-hand image as plain text."""
-    lines = [f"{snapshot.title}, hand {snapshot.hand_no}: {snapshot.winner} goes out, +{snapshot.total:,} chips."]
+    lines = [f"{snapshot.title}, hand {snapshot.hand_no}: {snapshot.winner} goes out, +{_chips(snapshot.total)}."]
     melds = []
     for meld in snapshot.melds:
         cards = " ".join(str(c) for c in meld.cards)
@@ -172,7 +230,10 @@ def outcome_text(snapshot: OutcomeSnapshot) -> str:
     lines.append(
         "Outs per player: " + ", ".join(f"{label.lower()} {value}" for label, value in breakdown_lines(snapshot)) + "."
     )
-    if snapshot.payments:
-        lines.append("Paid: " + "; ".join(_payment_text(p.payer, p.chips, p.note) for p in snapshot.payments) + ".")
+    paid = [f"{who} {_chips(chips)}" + (f" ({items})" if items else "") for who, items, chips in paid_lines(snapshot)]
+    if paid:
+        lines.append("Paid to the winner: " + "; ".join(paid) + f"; total {_chips(snapshot.total)}.")
+    if snapshot.nets:
+        lines.append("Net for the hand: " + ", ".join(f"{n.name} {net_text(n.chips)}" for n in snapshot.nets) + ".")
     lines.extend(snapshot.notes)
     return "\n".join(lines)

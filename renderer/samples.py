@@ -10,6 +10,7 @@ from pancog.game.cards import parse_cards
 from .snapshot import (
     HandSnapshot,
     MeldSnapshot,
+    NetSnapshot,
     OutcomeSnapshot,
     PaymentSnapshot,
     SeatSnapshot,
@@ -23,7 +24,7 @@ NAMES = (
     "Mrs. Kawamoto",
     "Lupe",
     "Chuy the Card Shark of Gardena",
-    "Dot",
+    "Hard bot 1",
     "Manny O.",
     "Grace",
     "Tío Beto",
@@ -75,6 +76,7 @@ def sample_table(n_seats: int = 8, n_melds: int = 30, *, four_color: bool = Fals
         SeatSnapshot(
             name=NAMES[i],
             chips=20 + 37 * i if i != 4 else 1250,
+            computer=NAMES[i].endswith("bot 1"),
             status=_STATUSES[i % len(_STATUSES)] if i != to_act else SeatStatus.IN,
             doubles=i % 5 == 1,
             is_turn=i == to_act,
@@ -89,8 +91,10 @@ def sample_table(n_seats: int = 8, n_melds: int = 30, *, four_color: bool = Fals
         seats=seats,
         to_act=to_act,
         clock_seconds=17,
-        top_card=parse_cards("7H")[0],
-        top_is_option=True,
+        in_play=parse_cards("5H")[0],
+        in_play_by=NAMES[to_act],
+        discard=parse_cards("7H")[0],
+        discard_count=12,
         stock_count=187,
         singles_tops=n_seats,
         doubles_tops=2,
@@ -108,8 +112,17 @@ def sample_outcome(n_payers: int = 5, *, four_color: bool = False) -> OutcomeSna
         MeldSnapshot(index=4, cards=parse_cards("7H 7H 7H"), value=2),
     )
     payments = tuple(
-        PaymentSnapshot(payer=NAMES[i + 1], chips=13 if i != 1 else 11, note="fouled: no bust-out" if i == 1 else "")
+        PaymentSnapshot(
+            payer=NAMES[i + 1],
+            chips=(11 if i != 1 else 9) + (4 if i % 2 == 0 else 0),
+            note=("conditions 4, " if i % 2 == 0 else "")
+            + ("outs 7, going out 2, bust-out 2" if i != 1 else "outs 7, going out 2, fouled: no bust-out"),
+        )
         for i in range(n_payers)
+    )
+    nets = (
+        NetSnapshot(name=NAMES[0], chips=sum(p.chips for p in payments) + n_payers + 1 - 1),
+        *(NetSnapshot(name=p.payer, chips=-p.chips - 1, computer=p.payer.endswith("bot 1")) for p in payments),
     )
     return OutcomeSnapshot(
         title="Gardena Pan",
@@ -122,6 +135,7 @@ def sample_outcome(n_payers: int = 5, *, four_color: bool = False) -> OutcomeSna
         singles_tops=n_payers + 1,
         doubles_tops=0,
         payments=payments,
+        nets=nets,
         notes=("Last play made 7H 7H 7H: a bust-out.",),
         four_color=four_color,
     )
@@ -161,8 +175,11 @@ def worst_table() -> TableSnapshot:
         seats=seats,
         to_act=14,
         clock_seconds=base.clock_seconds,
-        top_card=base.top_card,
-        top_is_option=base.top_is_option,
+        in_play=base.in_play,
+        in_play_by=seats[14].name,
+        in_play_how="taken",
+        discard=base.discard,
+        discard_count=base.discard_count,
         stock_count=base.stock_count,
         singles_tops=base.singles_tops,
         doubles_tops=base.doubles_tops,

@@ -22,6 +22,7 @@ from pancog.game.cards import Card
 
 HandSort = Literal["suit", "rank"]
 DrawnLabel = Literal["pluck", "option"]
+InPlayHow = Literal["plucked", "taken", "forced"]
 
 MAX_SEATS = 15
 
@@ -76,8 +77,9 @@ class MeldSnapshot:
 class SeatSnapshot:
     """One seat at the table as everybody may see it."""
 
-    name: str
+    name: str  # as chosen by the player: the image draws it through `renderer.text.image_text`
     chips: int
+    computer: bool = False  # a computer player: a robot mark is drawn before the name
     status: SeatStatus = SeatStatus.IN
     doubles: bool = False
     is_turn: bool = False
@@ -87,19 +89,27 @@ class SeatSnapshot:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TableSnapshot:
-    """The public table: seats, the discard/option card, stock, tops, whose turn."""
+    """The public table: seats, the card in play, the discard pile and stock, tops, whose turn.
+
+    ``in_hand=False`` (between hands) draws no stock, discard pile or card in play at all.
+    """
 
     title: str
     hand_no: int
     seats: tuple[SeatSnapshot, ...]
     to_act: int | None = None  # index into `seats`; None between hands
     clock_seconds: int | None = None  # turn clock left, None when untimed
-    top_card: Card | None = None  # the option card or the top of the discard pile
-    top_is_option: bool = False
+    in_hand: bool = True  # False between hands: no stock, discards or card in play
+    in_play: Card | None = None  # the card just plucked/taken/forced, face up for everyone
+    in_play_by: str = ""  # who holds it (a name, drawn through `image_text`)
+    in_play_how: InPlayHow = "plucked"
+    discard: Card | None = None  # the top of the discard pile (None: the pile is empty)
+    discard_count: int = 0  # cards in the discard pile
+    discard_is_option: bool = False  # the top discard is the option card for the player to act
     stock_count: int = 0
     singles_tops: int = 0
     doubles_tops: int = 0
-    notes: tuple[str, ...] = ()  # recent happenings, newest last (at most the last 3 are drawn)
+    notes: tuple[str, ...] = ()  # recent happenings, plain text, newest last (the last 2 are drawn, 3 in the twin)
     four_color: bool = False
 
     def __post_init__(self) -> None:
@@ -119,10 +129,21 @@ class PaymentSnapshot:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class OutcomeSnapshot:
-    """The end of a hand: the winner's board and how the outs were worked out.
+class NetSnapshot:
+    """One player's net for the hand: chips won (positive) or lost (negative), antes included."""
 
-    Units are per payer before the doubles multiplier; `payments` are the chips actually moved.
+    name: str
+    chips: int
+    computer: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OutcomeSnapshot:
+    """The end of a hand: the winner's board, how the outs were worked out, and every player's net.
+
+    Units are per payer before the doubles multiplier; `payments` are the chips each player actually paid the
+    winner this hand (conditions, including those made on the going-out turn, outs, going out, bust-out),
+    so `total` is the sum of the items drawn. `nets` are each player's net for the hand.
     """
 
     title: str
@@ -135,6 +156,7 @@ class OutcomeSnapshot:
     singles_tops: int = 0  # chips taken from the singles tops
     doubles_tops: int = 0  # chips taken from the doubles tops
     payments: tuple[PaymentSnapshot, ...] = ()
+    nets: tuple[NetSnapshot, ...] = ()
     notes: tuple[str, ...] = field(default=())
     four_color: bool = False
 

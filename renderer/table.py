@@ -1,48 +1,58 @@
-"""The public table image: header (title, hand, whose turn, clock), centre (option/discard, stock,
-tops, recent notes) and one panel per seat (name, chips, status, cards held, melds with values).
+"""The public table image: header (title, hand, whose turn, clock), centre (stock, discard pile, the card
+in play and who holds it, tops), the latest notes, and one panel per seat (name, chips, status, cards held,
+numbered melds with values).
 
 Up to 4 seats use one column of wide panels; more use two columns. Meld cards are index-only mini
-cards overlapped like a hand; each meld that pays carries a gold value tag (``+4``).
+cards overlapped like a hand, each meld led by its number (what /add and /borrow take) and, when it pays,
+carrying a gold value tag (``+4``). No text is smaller than those cards' index (`TEXT_SIZE`), so the board
+reads at a phone's 400 px; every user-chosen string goes through `renderer.text.image_text`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from PIL import Image, ImageDraw
 
 from . import assets
 from .layout import Box
 from .snapshot import MeldSnapshot, SeatSnapshot, SeatStatus, TableSnapshot
+from .text import clean_text, image_text
 
 WIDTH = 800
 MARGIN = 14
-HEADER_H = 52
-TOP_CARD = assets.MEDIUM
+TEXT_SIZE = assets.MINI_INDEX_SIZE  # every text on the board: no smaller than a card's index (issue #14.9)
+HEADER_H = 50
+PILE = assets.MEDIUM
 MINI = assets.SMALL
-CAPTION_SIZE = 15
-INFO_TOP = HEADER_H + 10
-INFO_H = 22 + TOP_CARD.height
+CAPTION_H = 32
+CENTRE_TOP = HEADER_H + 8
+PILE_GAP = 20
+DISCARD_SLOT_W = 130  # the discard pile's card and its caption ("Discards" is wider than a card)
+TOPS_W = 190
+NOTE_H = 34
 SEAT_GAP = 10
-PANEL_PAD = 10
-SEAT_HEAD_H = 34
-BADGE_ROW_H = 28
-MIN_NAME_W = 120
-NAME_SIZE = 20
-MELD_GAP = 12
-MELD_ROW_GAP = 8
-TAG_SIZE = 18
-STATUS_SIZE = 15
-COUNT_SIZE = 17
-MAX_NOTES = 3
+PANEL_PAD = 8
+SEAT_HEAD_H = 42
+BADGE_ROW_H = 40
+MIN_NAME_W = 140
+ROBOT = 26  # the computer player's mark before a name
+MELD_GAP = 10
+MELD_ROW_GAP = 6
+NUMBER_GAP = 3  # between a meld's number and its cards
+TAG_OVERLAP = 20  # a value tag sits over the lower right of the meld's last card (its index stays clear)
+MAX_NOTES = 2  # drawn; the text twin gives `TWIN_NOTES`
+TWIN_NOTES = 3
 PANEL_CACHE_PX = 150_000  # seat panels up to this many pixels are cached (`assets.rounded_box`, 32 kept)
 
 _ACTIVE = {SeatStatus.IN, SeatStatus.FOULED}
+_IN_PLAY_CAPTION = {"plucked": "plucked by", "taken": "taken by", "forced": "forced on"}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MeldLayout:
-    box: Box  # the cards and the tag together
+    box: Box  # the number, the cards and the tag together
+    number_box: Box
     card_boxes: tuple[Box, ...]
     step: int
     tag_box: Box | None
@@ -51,11 +61,11 @@ class MeldLayout:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SeatLayout:
     panel: Box
-    name_box: Box
-    name_text: str  # the name as drawn (cut with "…" if too long)
-    status_box: Box
+    name_box: Box  # the robot mark (computer players) and the name
+    name_text: str  # the name as drawn (`image_text`: cleaned, cut with "…" if too long)
+    status_box: Box | None  # no pill for a seat simply in the hand
     doubles_box: Box | None
-    count_box: Box
+    count_box: Box | None  # cards held (only while a hand is on)
     chips_box: Box
     melds: tuple[MeldLayout, ...]
 
@@ -65,10 +75,13 @@ class TableLayout:
     width: int
     height: int
     header: Box
-    top_card_box: Box
-    stock_box: Box
+    stock_box: Box | None  # None between hands (nor discards, nor card in play)
+    discard_box: Box | None
+    in_play_box: Box | None  # the card in play
+    in_play_text_box: Box | None  # "plucked by" and the name
+    in_play_name: str
     tops_box: Box
-    notes_box: Box
+    notes_box: Box | None
     columns: int
     seats: tuple[SeatLayout, ...]
 
@@ -87,20 +100,22 @@ def _meld_width(meld: MeldSnapshot, step: int) -> int:
 
 def _tag(meld: MeldSnapshot) -> Image.Image | None:
     label = meld.shown_label
-    return assets.pill(label, assets.GOLD, assets.GOLD_DARK, TAG_SIZE) if label else None
+    return assets.pill(label, assets.GOLD, assets.GOLD_DARK, TEXT_SIZE, tight=True) if label else None
 
 
-def _status_pill(status: SeatStatus) -> Image.Image:
+def _status_pill(status: SeatStatus) -> Image.Image | None:
+    if status is SeatStatus.IN:
+        return None
     fill, ink = assets.STATUS_COLOURS[status.value]
-    return assets.pill(status.value, fill, ink, STATUS_SIZE)
+    return assets.pill(status.value, fill, ink, TEXT_SIZE)
 
 
 def _doubles_pill() -> Image.Image:
-    return assets.pill("x2", assets.GOLD, assets.GOLD_DARK, STATUS_SIZE)
+    return assets.pill("x2", assets.GOLD, assets.GOLD_DARK, TEXT_SIZE)
 
 
-def _count_text(seat: SeatSnapshot) -> str:
-    return f"{seat.hand_count}"
+def _number_text(meld: MeldSnapshot) -> str:
+    return str(meld.index)
 
 
 def _layout_melds(melds: tuple[MeldSnapshot, ...], left: int, top: int, inner_w: int) -> tuple[list[MeldLayout], int]:
@@ -110,21 +125,29 @@ def _layout_melds(melds: tuple[MeldSnapshot, ...], left: int, top: int, inner_w:
     row_h = MINI.height
     for meld in melds:
         tag = _tag(meld)
-        tag_w = tag.width + 4 if tag else 0
+        tag_w = tag.width - TAG_OVERLAP if tag else 0
+        num_w = assets.text_width(_number_text(meld), "cond", TEXT_SIZE) + NUMBER_GAP
         step = MINI.step
-        width = _meld_width(meld, step) + tag_w
+        width = num_w + _meld_width(meld, step) + tag_w
         if width > inner_w and len(meld.cards) > 1:  # squeeze a very long meld into the row
-            step = max(8, (inner_w - tag_w - MINI.width) // (len(meld.cards) - 1))
-            width = _meld_width(meld, step) + tag_w
+            step = max(8, (inner_w - num_w - tag_w - MINI.width) // (len(meld.cards) - 1))
+            width = num_w + _meld_width(meld, step) + tag_w
         if x > left and x + width > left + inner_w:
             x, y = left, y + row_h + MELD_ROW_GAP
-        cards = tuple((x + i * step, y, x + i * step + MINI.width, y + MINI.height) for i in range(len(meld.cards)))
-        cards_right = x + _meld_width(meld, step)
+        number_box = (x, y, x + num_w - NUMBER_GAP, y + row_h)
+        cx = x + num_w
+        cards = tuple((cx + i * step, y, cx + i * step + MINI.width, y + MINI.height) for i in range(len(meld.cards)))
+        cards_right = cx + _meld_width(meld, step)
         tag_box = None
         if tag is not None:
-            ty = y + MINI.height - tag.height - 2
-            tag_box = (cards_right + 4, ty, cards_right + 4 + tag.width, ty + tag.height)
-        out.append(MeldLayout(box=(x, y, x + width, y + MINI.height), card_boxes=cards, step=step, tag_box=tag_box))
+            ty = y + MINI.height - tag.height
+            tag_box = (cards_right - TAG_OVERLAP, ty, cards_right - TAG_OVERLAP + tag.width, ty + tag.height)
+        out.append(
+            MeldLayout(
+                box=(x, y, x + width, y + MINI.height), number_box=number_box, card_boxes=cards, step=step,
+                tag_box=tag_box,
+            )
+        )  # fmt: skip
         x += width + MELD_GAP
     bottom = y + row_h if melds else top - PANEL_PAD + 2
     return out, bottom
@@ -134,37 +157,46 @@ def _pill_box(pill: Image.Image, right: int, mid: int) -> Box:
     return (right - pill.width, mid - pill.height // 2, right, mid - pill.height // 2 + pill.height)
 
 
-def _layout_badges(seat: SeatSnapshot, right: int, mid: int) -> tuple[Box, Box, Box | None, int]:
-    """Status, cards-held and doubles badges laid right to left from ``right``; returns their left edge."""
-    count_w = assets.text_width(_count_text(seat), "bold", COUNT_SIZE) + 18
-    count_box = (right - count_w, mid - 11, right, mid + 11)
-    status_box = _pill_box(_status_pill(seat.status), count_box[0] - 8, mid)
-    doubles_box = _pill_box(_doubles_pill(), status_box[0] - 6, mid) if seat.doubles else None
-    return status_box, count_box, doubles_box, (doubles_box or status_box)[0]
+def _count_w(seat: SeatSnapshot) -> int:
+    return assets.text_width(str(seat.hand_count), "bold", TEXT_SIZE) + 24
 
 
-def _layout_seat(seat: SeatSnapshot, left: int, top: int, width: int) -> tuple[SeatLayout, int]:
+def _layout_badges(seat: SeatSnapshot, right: int, mid: int, in_hand: bool) -> tuple[Box | None, ...]:
+    """Cards-held, status and doubles badges laid right to left from ``right``; the last is their left edge."""
+    count_box = (right - _count_w(seat), mid - 18, right, mid + 18) if in_hand else None
+    x = count_box[0] - 10 if count_box else right
+    pill = _status_pill(seat.status)
+    status_box = _pill_box(pill, x, mid) if pill is not None else None
+    x = status_box[0] - 8 if status_box else x
+    doubles_box = _pill_box(_doubles_pill(), x, mid) if seat.doubles else None
+    x = doubles_box[0] if doubles_box else x
+    return count_box, status_box, doubles_box, (x, 0, x, 0)
+
+
+def _layout_seat(seat: SeatSnapshot, left: int, top: int, width: int, in_hand: bool) -> tuple[SeatLayout, int]:
     """Lay one seat panel at (left, top); returns it and its natural height.
 
-    The header is one row (name, badges, chips) when the name keeps at least `MIN_NAME_W` pixels,
-    otherwise the badges move to a second row under the name.
+    The header is one row (name, badges, chips) when the whole name fits or keeps at least `MIN_NAME_W`
+    pixels, otherwise the badges move to a second row under the name.
     """
     right = left + width
-    mid = top + SEAT_HEAD_H // 2 + 4
-    chips_w = assets.text_width(chips_text(seat.chips), "bold", NAME_SIZE) + 22  # + the chip dot
-    chips_box = (right - PANEL_PAD - chips_w, mid - 12, right - PANEL_PAD, mid + 12)
-    name_left = left + PANEL_PAD + (16 if seat.is_turn else 0)
-    status_box, count_box, doubles_box, badges_left = _layout_badges(seat, chips_box[0] - 10, mid)
+    mid = top + SEAT_HEAD_H // 2 + 2
+    chips_w = assets.text_width(chips_text(seat.chips), "bold", TEXT_SIZE) + 26  # + the chip dot
+    chips_box = (right - PANEL_PAD - chips_w, mid - 18, right - PANEL_PAD, mid + 18)
+    name_left = left + PANEL_PAD + (18 if seat.is_turn else 0)
+    text_left = name_left + (ROBOT + 8 if seat.computer else 0)
+    count_box, status_box, doubles_box, edge = _layout_badges(seat, chips_box[0] - 12, mid, in_hand)
     head_h = SEAT_HEAD_H
-    name_right = badges_left - 8
-    if name_right - name_left < MIN_NAME_W:
-        name_right = chips_box[0] - 10
+    name_right = (edge[0] if edge else 0) - 10
+    full_w = assets.text_width(clean_text(seat.name, "cond"), "cond", TEXT_SIZE)
+    if name_right - text_left < min(MIN_NAME_W, full_w) and name_right < chips_box[0] - 22:
+        name_right = chips_box[0] - 12
         head_h = SEAT_HEAD_H + BADGE_ROW_H
-        status_box, count_box, doubles_box, _ = _layout_badges(seat, right - PANEL_PAD, mid + BADGE_ROW_H)
-    name_text = assets.fit_text(seat.name, "cond", NAME_SIZE, max(0, name_right - name_left))
-    name_w = assets.text_width(name_text, "cond", NAME_SIZE)
-    name_box = (name_left, mid - 13, name_left + name_w, mid + 13)
-    melds, bottom = _layout_melds(seat.melds, left + PANEL_PAD, top + head_h + 6, width - 2 * PANEL_PAD)
+        count_box, status_box, doubles_box, _ = _layout_badges(seat, right - PANEL_PAD, mid + BADGE_ROW_H, in_hand)
+    name_text = image_text(seat.name, "cond", TEXT_SIZE, max(0, name_right - text_left))
+    name_w = assets.text_width(name_text, "cond", TEXT_SIZE)
+    name_box = (name_left, mid - 18, text_left + name_w, mid + 18)
+    melds, bottom = _layout_melds(seat.melds, left + PANEL_PAD, top + head_h + 4, width - 2 * PANEL_PAD)
     height = bottom + PANEL_PAD - top
     layout = SeatLayout(
         panel=(left, top, right, top + height),
@@ -181,35 +213,46 @@ def _layout_seat(seat: SeatSnapshot, left: int, top: int, width: int) -> tuple[S
 
 def _with_panel_height(seat: SeatLayout, height: int) -> SeatLayout:
     p = seat.panel
-    return SeatLayout(
-        panel=(p[0], p[1], p[2], p[1] + height),
-        name_box=seat.name_box,
-        name_text=seat.name_text,
-        status_box=seat.status_box,
-        doubles_box=seat.doubles_box,
-        count_box=seat.count_box,
-        chips_box=seat.chips_box,
-        melds=seat.melds,
-    )
+    return replace(seat, panel=(p[0], p[1], p[2], p[1] + height))
 
 
 def layout_table(snapshot: TableSnapshot) -> TableLayout:
-    """Boxes for the header, centre and every seat panel (with meld and tag boxes)."""
+    """Boxes for the header, centre (stock, discards, card in play, tops, notes) and every seat panel."""
     header = (0, 0, WIDTH, HEADER_H)
-    card_top = INFO_TOP + 22
-    top_card_box = (MARGIN, card_top, MARGIN + TOP_CARD.width, card_top + TOP_CARD.height)
-    sx = top_card_box[2] + 22
-    stock_box = (sx, card_top, sx + TOP_CARD.width, card_top + TOP_CARD.height)
-    tx = stock_box[2] + 22
-    tops_box = (tx, INFO_TOP, tx + 150, INFO_TOP + INFO_H)
-    notes_box = (tops_box[2] + 16, INFO_TOP, WIDTH - MARGIN, INFO_TOP + INFO_H)
+    card_top = CENTRE_TOP + CAPTION_H
+    if snapshot.in_hand:  # a column at the right of the piles
+        tops_box = (WIDTH - MARGIN - TOPS_W, CENTRE_TOP, WIDTH - MARGIN, CENTRE_TOP + CAPTION_H + 2 * 40)
+    else:  # one row: nothing else is in the centre
+        tops_box = (MARGIN, CENTRE_TOP, WIDTH - MARGIN, CENTRE_TOP + CAPTION_H)
+    stock_box = discard_box = in_play_box = in_play_text_box = None
+    in_play_name = ""
+    centre_bottom = tops_box[3]
+    if snapshot.in_hand:
+        stock_box = (MARGIN, card_top, MARGIN + PILE.width, card_top + PILE.height)
+        dx = stock_box[2] + PILE_GAP
+        discard_box = (dx, card_top, dx + PILE.width, card_top + PILE.height)
+        if snapshot.in_play is not None:
+            px = dx + DISCARD_SLOT_W
+            in_play_box = (px, card_top, px + PILE.width, card_top + PILE.height)
+            tx = in_play_box[2] + 12
+            in_play_text_box = (tx, card_top, tops_box[0] - 12, card_top + 2 * NOTE_H)
+            in_play_name = image_text(snapshot.in_play_by, "cond", TEXT_SIZE, in_play_text_box[2] - tx)
+        centre_bottom = max(centre_bottom, card_top + PILE.height)
+    notes = snapshot.notes[-MAX_NOTES:]
+    notes_box = None
+    y = centre_bottom + 8
+    if notes:
+        notes_box = (MARGIN, y, WIDTH - MARGIN, y + NOTE_H * len(notes))
+        y = notes_box[3] + 4
     columns = 1 if len(snapshot.seats) <= 4 else 2
     panel_w = (WIDTH - 2 * MARGIN - (columns - 1) * SEAT_GAP) // columns
-    y = INFO_TOP + INFO_H + 14
     seats: list[SeatLayout] = []
     for row_start in range(0, len(snapshot.seats), columns):
         row = snapshot.seats[row_start : row_start + columns]
-        laid = [_layout_seat(seat, MARGIN + c * (panel_w + SEAT_GAP), y, panel_w) for c, seat in enumerate(row)]
+        laid = [
+            _layout_seat(seat, MARGIN + c * (panel_w + SEAT_GAP), y, panel_w, snapshot.in_hand)
+            for c, seat in enumerate(row)
+        ]
         row_h = max(h for _, h in laid)
         seats.extend(_with_panel_height(s, row_h) for s, _ in laid)
         y += row_h + SEAT_GAP
@@ -217,8 +260,11 @@ def layout_table(snapshot: TableSnapshot) -> TableLayout:
         width=WIDTH,
         height=y - SEAT_GAP + MARGIN,
         header=header,
-        top_card_box=top_card_box,
         stock_box=stock_box,
+        discard_box=discard_box,
+        in_play_box=in_play_box,
+        in_play_text_box=in_play_text_box,
+        in_play_name=in_play_name,
         tops_box=tops_box,
         notes_box=notes_box,
         columns=columns,
@@ -226,67 +272,85 @@ def layout_table(snapshot: TableSnapshot) -> TableLayout:
     )
 
 
-def _header_text(snapshot: TableSnapshot) -> tuple[str, str]:
-    left = f"{snapshot.title} · hand {snapshot.hand_no}"
-    if snapshot.to_act is None:
-        return left, ""
-    return left, f"{snapshot.seats[snapshot.to_act].name} to play"
-
-
 def _draw_header(im: Image.Image, draw: ImageDraw.ImageDraw, snapshot: TableSnapshot, lay: TableLayout) -> None:
     draw.rectangle(lay.header, fill=assets.FELT_DARK)
-    left, right = _header_text(snapshot)
     x_right = WIDTH - MARGIN
+    pen_y = (HEADER_H - TEXT_SIZE) // 2 - 3
     if snapshot.clock_seconds is not None:
         urgent = snapshot.clock_seconds <= 10
         fill = assets.CLOCK_URGENT if urgent else assets.GOLD
         ink = assets.WHITE if urgent else assets.GOLD_DARK
-        clock = assets.pill(clock_text(snapshot.clock_seconds), fill, ink, 20)
+        clock = assets.pill(clock_text(snapshot.clock_seconds), fill, ink, TEXT_SIZE)
         x_right -= clock.width
         assets.paste_rgba(im, clock, (x_right, (HEADER_H - clock.height) // 2))
         x_right -= 10
     right_w = 0
-    if right:
-        right = assets.fit_text(right, "cond", 22, 360)
-        right_w = assets.text_width(right, "cond", 22)
-        assets.paste_text(im, (x_right - right_w, 13), right, "cond", 22, assets.GOLD)
-    title = assets.fit_text(left, "bold", 22, x_right - right_w - 24 - MARGIN)
-    assets.paste_text(im, (MARGIN, 13), title, "bold", 22, assets.INK_LIGHT)
+    if snapshot.to_act is not None:
+        suffix = " to play"
+        suffix_w = assets.text_width(suffix, "cond", TEXT_SIZE)
+        name = image_text(snapshot.seats[snapshot.to_act].name, "cond", TEXT_SIZE, 380 - suffix_w)
+        right = name + suffix
+        right_w = assets.text_width(right, "cond", TEXT_SIZE)
+        assets.paste_text(im, (x_right - right_w, pen_y), right, "cond", TEXT_SIZE, assets.GOLD)
+    hand = f" · hand {snapshot.hand_no}"
+    room = x_right - right_w - 20 - MARGIN - assets.text_width(hand, "cond", TEXT_SIZE)
+    left = image_text(snapshot.title, "cond", TEXT_SIZE, max(0, room)) + hand
+    assets.paste_text(im, (MARGIN, pen_y), left, "cond", TEXT_SIZE, assets.INK_LIGHT)
+
+
+def _caption(im: Image.Image, x: int, text: str, colour: assets.RGB) -> None:
+    assets.paste_text(im, (x, CENTRE_TOP), text, "cond", TEXT_SIZE, colour)
+
+
+def _draw_piles(im: Image.Image, draw: ImageDraw.ImageDraw, snapshot: TableSnapshot, lay: TableLayout) -> None:
+    """Stock, discard pile and the card in play (only while a hand is on)."""
+    if lay.stock_box is None or lay.discard_box is None:
+        return
+    sb = lay.stock_box
+    _caption(im, sb[0], "Stock", assets.INK_MUTED)
+    assets.back_sprite(PILE).paste(im, sb[:2])
+    count = assets.pill(str(snapshot.stock_count), assets.CARD_WHITE, assets.STOCK_INK, TEXT_SIZE)
+    assets.paste_rgba(im, count, ((sb[0] + sb[2] - count.width) // 2, (sb[1] + sb[3] - count.height) // 2))
+    db = lay.discard_box
+    option = snapshot.discard_is_option and snapshot.discard is not None
+    _caption(im, db[0], "Option" if option else "Discards", assets.GOLD if option else assets.INK_MUTED)
+    if snapshot.discard is None:
+        draw.rounded_rectangle(db, radius=8, outline=assets.INK_MUTED, width=2)
+    else:
+        if snapshot.discard_count > 1:  # the pile under the top card
+            under = (db[0] + 6, db[1] - 5, db[2] + 6, db[3] - 5)
+            draw.rounded_rectangle(under, radius=8, fill=assets.CARD_WHITE, outline=assets.CARD_EDGE, width=1)
+        assets.card_sprite(snapshot.discard, PILE, snapshot.four_color, option).paste(im, db[:2])
+    if lay.in_play_box is not None and lay.in_play_text_box is not None and snapshot.in_play is not None:
+        ib, tb = lay.in_play_box, lay.in_play_text_box
+        _caption(im, ib[0], "In play", assets.GOLD)
+        assets.card_sprite(snapshot.in_play, PILE, snapshot.four_color, True).paste(im, ib[:2])
+        assets.paste_text(im, (tb[0], tb[1]), _IN_PLAY_CAPTION[snapshot.in_play_how], "cond", TEXT_SIZE,
+                          assets.INK_MUTED)  # fmt: skip
+        assets.paste_text(im, (tb[0], tb[1] + NOTE_H), lay.in_play_name, "cond", TEXT_SIZE, assets.INK_LIGHT)
 
 
 def _draw_centre(im: Image.Image, draw: ImageDraw.ImageDraw, snapshot: TableSnapshot, lay: TableLayout) -> None:
-    cap_y = INFO_TOP
-    is_option = snapshot.top_is_option and snapshot.top_card is not None
-    caption = "OPTION" if is_option else "DISCARD"
-    assets.paste_text(im, (lay.top_card_box[0], cap_y), caption, "bold", CAPTION_SIZE,
-                      assets.GOLD if is_option else assets.INK_MUTED)  # fmt: skip
-    if snapshot.top_card is not None:
-        face = assets.card_sprite(snapshot.top_card, TOP_CARD, snapshot.four_color, snapshot.top_is_option)
-        face.paste(im, lay.top_card_box[:2])
-    else:
-        draw.rounded_rectangle(lay.top_card_box, radius=8, outline=assets.INK_MUTED, width=2)
-        assets.paste_text(im, (lay.top_card_box[0] + 14, lay.top_card_box[1] + 48), "none", "bold", 18,
-                          assets.INK_MUTED)  # fmt: skip
-    assets.paste_text(im, (lay.stock_box[0], cap_y), "STOCK", "bold", CAPTION_SIZE, assets.INK_MUTED)
-    assets.back_sprite(TOP_CARD).paste(im, lay.stock_box[:2])
-    count = assets.pill(str(snapshot.stock_count), assets.CARD_WHITE, assets.STOCK_INK, 22)
-    sb = lay.stock_box
-    assets.paste_rgba(im, count, ((sb[0] + sb[2] - count.width) // 2, (sb[1] + sb[3] - count.height) // 2))
+    _draw_piles(im, draw, snapshot, lay)
     tb = lay.tops_box
-    for i, (label, value) in enumerate(
-        (("SINGLES TOPS", snapshot.singles_tops), ("DOUBLES TOPS", snapshot.doubles_tops))
-    ):
-        y = tb[1] + i * 68
-        assets.paste_text(im, (tb[0], y), label, "bold", CAPTION_SIZE, assets.INK_MUTED)
-        draw.ellipse((tb[0], y + 26, tb[0] + 26, y + 52), fill=assets.GOLD, outline=assets.GOLD_DARK, width=2)
-        assets.paste_text(im, (tb[0] + 34, y + 20), str(value), "bold", 30, assets.INK_LIGHT)
+    _caption(im, tb[0], "Tops", assets.INK_MUTED)
+    x, y = tb[0], tb[1] + CAPTION_H
+    if not snapshot.in_hand:
+        x, y = tb[0] + assets.text_width("Tops", "cond", TEXT_SIZE) + 20, tb[1]
+    for label, value in (("singles", snapshot.singles_tops), ("doubles", snapshot.doubles_tops)):
+        text = f"{value} {label}"
+        draw.ellipse((x, y + 6, x + 24, y + 30), fill=assets.GOLD, outline=assets.GOLD_DARK, width=2)
+        assets.paste_text(im, (x + 32, y), text, "bold", TEXT_SIZE, assets.INK_LIGHT)
+        if snapshot.in_hand:
+            y += 40
+        else:
+            x += 32 + assets.text_width(text, "bold", TEXT_SIZE) + 28
     nb = lay.notes_box
-    notes = snapshot.notes[-MAX_NOTES:]
-    if notes:
-        assets.paste_text(im, (nb[0], cap_y), "LATEST", "bold", CAPTION_SIZE, assets.INK_MUTED)
-    for i, note in enumerate(notes):
-        shown = assets.fit_text(note, "regular", 17, nb[2] - nb[0])
-        assets.paste_text(im, (nb[0], cap_y + 26 + i * 30), shown, "regular", 17, assets.INK_LIGHT, cache=False)
+    if nb is None:
+        return
+    for i, note in enumerate(snapshot.notes[-MAX_NOTES:]):
+        shown = image_text(note, "regular", TEXT_SIZE, nb[2] - nb[0])
+        assets.paste_text(im, (nb[0], nb[1] + i * NOTE_H), shown, "regular", TEXT_SIZE, assets.INK_LIGHT, cache=False)
 
 
 def _draw_panel(
@@ -302,30 +366,37 @@ def _draw_panel(
 
 
 def _draw_seat(im: Image.Image, draw: ImageDraw.ImageDraw, seat: SeatSnapshot, lay: SeatLayout, four: bool) -> None:
+    nb = lay.name_box
+    mid = (nb[1] + nb[3]) // 2
     if seat.is_turn:
         fill = assets.PANEL_TURN
         _draw_panel(im, draw, lay.panel, fill, assets.GOLD, 3)
-        nb = lay.name_box
-        mid = (nb[1] + nb[3]) // 2
-        draw.polygon([(nb[0] - 14, mid - 8), (nb[0] - 14, mid + 8), (nb[0] - 3, mid)], fill=assets.GOLD)
+        draw.polygon([(nb[0] - 16, mid - 10), (nb[0] - 16, mid + 10), (nb[0] - 3, mid)], fill=assets.GOLD)
     else:
         fill = assets.PANEL if seat.status in _ACTIVE else assets.FELT_DARK
         _draw_panel(im, draw, lay.panel, fill, None, 1)
     name_ink = assets.INK_LIGHT if seat.status in _ACTIVE else assets.INK_MUTED
-    assets.paste_text(im, (lay.name_box[0], lay.name_box[1] + 1), lay.name_text, "cond", NAME_SIZE, name_ink)
+    x = nb[0]
+    if seat.computer:
+        assets.paste_rgba(im, assets.robot_icon(ROBOT, name_ink), (x, mid - ROBOT // 2 - 1))
+        x += ROBOT + 8
+    assets.paste_text(im, (x, mid - 17), lay.name_text, "cond", TEXT_SIZE, name_ink)
     status = _status_pill(seat.status)
-    assets.paste_rgba(im, status, lay.status_box[:2])
+    if status is not None and lay.status_box is not None:
+        assets.paste_rgba(im, status, lay.status_box[:2])
     if lay.doubles_box is not None:
-        dbl = _doubles_pill()
-        assets.paste_rgba(im, dbl, lay.doubles_box[:2])
+        assets.paste_rgba(im, _doubles_pill(), lay.doubles_box[:2])
     cb = lay.count_box
-    icon = assets.rounded_box((14, cb[3] - cb[1] - 3), 3, assets.HAND_ICON, fill, assets.CARD_WHITE)
-    assets.paste_rgba(im, icon, (cb[0], cb[1] + 2))  # was draw.rounded_rectangle((x, y + 2, x + 13, y + h - 2))
-    assets.paste_text(im, (cb[0] + 17, cb[1]), _count_text(seat), "bold", COUNT_SIZE, assets.INK_LIGHT)
+    if cb is not None:
+        icon = assets.rounded_box((18, cb[3] - cb[1] - 4), 3, assets.HAND_ICON, fill, assets.CARD_WHITE)
+        assets.paste_rgba(im, icon, (cb[0], cb[1] + 2))
+        assets.paste_text(im, (cb[0] + 24, cb[1] + 1), str(seat.hand_count), "bold", TEXT_SIZE, assets.INK_LIGHT)
     hb = lay.chips_box
-    draw.ellipse((hb[0], hb[1] + 4, hb[0] + 16, hb[1] + 20), fill=assets.GOLD, outline=assets.GOLD_DARK)
-    assets.paste_text(im, (hb[0] + 22, hb[1]), chips_text(seat.chips), "bold", NAME_SIZE, assets.INK_LIGHT)
+    draw.ellipse((hb[0], hb[1] + 7, hb[0] + 20, hb[1] + 27), fill=assets.GOLD, outline=assets.GOLD_DARK)
+    assets.paste_text(im, (hb[0] + 26, hb[1] + 1), chips_text(seat.chips), "bold", TEXT_SIZE, assets.INK_LIGHT)
     for meld, ml in zip(seat.melds, lay.melds, strict=True):
+        num = ml.number_box
+        assets.paste_text(im, (num[0], num[1] + 14), _number_text(meld), "cond", TEXT_SIZE, assets.GOLD)
         for card, box in zip(meld.cards, ml.card_boxes, strict=True):
             assets.card_sprite(card, MINI, four).paste(im, box[:2])
         tag = _tag(meld)
@@ -350,11 +421,16 @@ def render_table_png(snapshot: TableSnapshot) -> bytes:
     return assets.to_png(render_table(snapshot))
 
 
-def _seat_line(number: int, seat: SeatSnapshot) -> str:
-    parts = [f"Seat {number}: {seat.name}", f"{chips_text(seat.chips)} chips", seat.status.value]
+def _seat_line(number: int, seat: SeatSnapshot, in_hand: bool) -> str:
+    parts = [
+        f"Seat {number}: {seat.name}" + (" (computer)" if seat.computer else ""),
+        f"{chips_text(seat.chips)} chips",
+    ]
+    parts.append(seat.status.value)
     if seat.doubles:
         parts.append("doubles")
-    parts.append(f"{seat.hand_count} card{'s' if seat.hand_count != 1 else ''} in hand")
+    if in_hand:
+        parts.append(f"{seat.hand_count} card{'s' if seat.hand_count != 1 else ''} in hand")
     if seat.is_turn:
         parts.append("to play")
     line = ", ".join(parts) + "."
@@ -362,7 +438,7 @@ def _seat_line(number: int, seat: SeatSnapshot) -> str:
         melds = []
         for meld in seat.melds:
             cards = " ".join(str(c) for c in meld.cards)
-            melds.append(f"{cards} ({meld.shown_label})" if meld.shown_label else cards)
+            melds.append(f"{meld.index}: {cards}" + (f" ({meld.shown_label})" if meld.shown_label else ""))
         line += " Melds: " + "; ".join(melds) + "."
     return line
 
@@ -375,14 +451,22 @@ def table_text(snapshot: TableSnapshot) -> str:
         if snapshot.clock_seconds is not None:
             turn += f", {clock_text(snapshot.clock_seconds)} left"
         lines.append(turn + ".")
-    kind = "Option card" if snapshot.top_is_option else "Top discard"
-    if snapshot.top_card is None:
-        kind = "Top discard"
-    lines.append(f"{kind}: {snapshot.top_card if snapshot.top_card is not None else 'none'}.")
-    lines.append(f"Stock: {snapshot.stock_count} cards.")
+    if snapshot.in_hand:
+        if snapshot.in_play is not None:
+            lines.append(
+                f"In play: {snapshot.in_play}, {_IN_PLAY_CAPTION[snapshot.in_play_how]} {snapshot.in_play_by}."
+            )
+        if snapshot.discard is None:
+            lines.append("Discards: none.")
+        else:
+            kind = "the option card" if snapshot.discard_is_option else "on top"
+            lines.append(f"Discards: {snapshot.discard_count}, {snapshot.discard} {kind}.")
+        lines.append(f"Stock: {snapshot.stock_count} cards.")
+    else:
+        lines.append("Between hands.")
     lines.append(f"Tops: singles {snapshot.singles_tops}, doubles {snapshot.doubles_tops}.")
-    lines.extend(_seat_line(i + 1, seat) for i, seat in enumerate(snapshot.seats))
-    notes = snapshot.notes[-MAX_NOTES:]
+    lines.extend(_seat_line(i + 1, seat, snapshot.in_hand) for i, seat in enumerate(snapshot.seats))
+    notes = snapshot.notes[-TWIN_NOTES:]
     if notes:
         lines.append("Latest: " + " ".join(n if n.endswith(".") else n + "." for n in notes))
     return "\n".join(lines)

@@ -43,8 +43,9 @@ def always_die(_: object) -> int:
 async def test_process_renders_are_the_same_pngs_drawn_elsewhere() -> None:
     queue = RenderQueue(2, mode="process", preload=PRELOAD)
     try:
+        assert not queue.ready
         await queue.start_workers()
-        assert queue.figures().done == 2
+        assert queue.ready
         snapshot = sample_table(6, 12)
         png = await queue.render(render_table_png, snapshot)
         pid = await queue.render(pid_after, 0.0)
@@ -58,7 +59,7 @@ async def test_process_renders_are_the_same_pngs_drawn_elsewhere() -> None:
 async def test_priorities_hold_with_process_workers() -> None:
     queue = RenderQueue(1, mode="process")
     try:
-        await queue.render(pid_after, 0.0)  # the worker is up
+        await queue.start_workers()
         finished: list[str] = []
         jobs = []
         for name, priority in [("busy", Priority.BOARD), *[(f"bg{i}", Priority.BACKGROUND) for i in range(4)]]:
@@ -76,7 +77,9 @@ async def test_priorities_hold_with_process_workers() -> None:
 async def test_a_dead_worker_is_replaced_and_its_job_retried_once(tmp_path: Path) -> None:
     queue = RenderQueue(1, mode="process")
     try:
+        await queue.start_workers()  # (before that, jobs would render on a thread of this very process)
         first = await queue.render(pid_after, 0.0)
+        assert first != os.getpid()
         survivor = await queue.render(die_once, str(tmp_path / "marker"))
         assert survivor != first, "the retry ran in a new worker"
         assert queue.restarts == 1
@@ -93,9 +96,35 @@ async def test_hand_and_table_snapshots_pickle_across() -> None:
     try:
         from renderer.hand import render_hand_png
 
+        await queue.start_workers()
         hand = sample_hand(10, four_color=True)
         assert await queue.render(render_hand_png, hand) == render_hand_png(hand)
     finally:
+        queue.shutdown()
+
+
+async def test_the_event_loop_never_waits_for_the_pool_to_start() -> None:
+    """Forking workers waits for the forkserver's imports; the loop must keep turning meanwhile."""
+    queue = RenderQueue(2, mode="process", preload=PRELOAD)
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0.001)
+
+    task = asyncio.create_task(ticker())
+    try:
+        job = queue.submit(pid_after, lambda: 0.0)  # the first job starts the pool
+        assert not queue.ready, "the pool starts on its own thread, not on the loop"
+        assert await job == os.getpid(), "meanwhile the job rendered on a thread of the bot's process"
+        await queue.start_workers()
+        assert queue.ready
+        assert await queue.render(pid_after, 0.0) != os.getpid(), "then jobs go to the worker processes"
+        assert ticks > 5, "the event loop kept running while the workers started"
+    finally:
+        task.cancel()
         queue.shutdown()
 
 

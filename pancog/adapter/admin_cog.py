@@ -17,8 +17,10 @@ from discord import app_commands
 
 from pancog.adapter import presenters
 from pancog.adapter.base import PRESET_CHOICES, PanCog
+from pancog.adapter.board import Boards
 from pancog.adapter.checks import is_moderator, moderator
 from pancog.adapter.errors import BadOption
+from pancog.adapter.runtime import PanRuntime
 from pancog.tables import preset_or_default
 
 __all__ = ["AdminCog"]
@@ -28,6 +30,10 @@ log = logging.getLogger("pan.ops")
 
 class AdminCog(PanCog, name="PanAdmin"):
     """Server defaults, chips by hand, bot status, the ledger audit, and the channels Pan may be used in."""
+
+    def __init__(self, runtime: PanRuntime, boards: Boards) -> None:
+        super().__init__(runtime)
+        self.boards = boards
 
     admin = app_commands.Group(
         name="panadmin",
@@ -47,6 +53,7 @@ class AdminCog(PanCog, name="PanAdmin"):
         starting_chips="Chips a new player starts with",
         daily_amount="Chips per /pan daily",
         moderator_role="Role that may close tables and grant chips",
+        four_colour="Four-colour deck (clubs green, diamonds blue) on the public board and end-of-hand image",
     )
     @app_commands.choices(preset=PRESET_CHOICES)
     async def config(
@@ -56,6 +63,7 @@ class AdminCog(PanCog, name="PanAdmin"):
         starting_chips: app_commands.Range[int, 0, 1_000_000] | None = None,
         daily_amount: app_commands.Range[int, 0, 1_000_000] | None = None,
         moderator_role: discord.Role | None = None,
+        four_colour: bool | None = None,
     ) -> None:
         rt = await self.defer(interaction)
         guild_id = interaction.guild_id or 0
@@ -69,8 +77,18 @@ class AdminCog(PanCog, name="PanAdmin"):
         if moderator_role is not None:
             changes["moderator_role_id"] = moderator_role.id
         new = await rt.ledger.update_settings(guild_id, **changes) if changes else current
+        display = await rt.display.get(guild_id)
+        if four_colour is not None:
+            display = await rt.display.set_four_color(guild_id, four_colour)
+            for session in rt.tables.sessions:  # the boards show it from their next edit
+                if abs(session.guild_id) == guild_id:
+                    self.boards.get(session).kick()
         text = presenters.server_config_text(
-            preset_or_default(new.preset), new.starting_chips, new.daily_amount, new.moderator_role_id
+            preset_or_default(new.preset),
+            new.starting_chips,
+            new.daily_amount,
+            new.moderator_role_id,
+            four_color=display.four_color,
         )
         await self.respond(interaction, text)
 

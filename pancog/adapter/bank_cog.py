@@ -56,6 +56,8 @@ class BankCog(PanCog, name="PanBank"):
         dms="DMs: your hand at every change, a note at every turn, your hand at the deal only, or off",
         sort="Sort your hand by suit or by rank",
         four_colour="Four-colour deck (clubs green, diamonds blue)",
+        share_hand="Let this member see your cards until this hand ends (announced at the table)",  # issue 20
+        stop_sharing="Stop sharing your cards now",  # issue 20
     )
     async def settings(
         self,
@@ -64,8 +66,17 @@ class BankCog(PanCog, name="PanBank"):
         dms: Literal["every", "turn", "deal", "off"] | None = None,
         sort: Literal["suit", "rank"] | None = None,
         four_colour: bool | None = None,
+        share_hand: discord.Member | None = None,  # watching with consent (issue 20): replay_cog.share_hand
+        stop_sharing: bool = False,
     ) -> None:
         rt = await self.defer(interaction)
+        if share_hand is not None or stop_sharing:  # watching with consent (issue 20)
+            if share_hand is not None:
+                rt.remember(share_hand)
+            values = (str(share_hand.id),) if share_hand is not None else ()
+            await rt.handlers["share_hand"](interaction, self.here(interaction).table_id, values)
+            if dms is None and sort is None and four_colour is None:
+                return
         changes: dict[str, object] = {}
         if ping is not None:
             changes["ping"] = PingMode(ping)

@@ -107,6 +107,8 @@ class PanCog(commands.Cog):
         already open there and for ``/panadmin`` itself."""
         session = self.rt.tables.find_in_channel(interaction.channel_id or 0)
         logs.bind(guild=interaction.guild_id, table=session.table_id if session is not None else None)
+        if interaction.guild_id is not None:
+            await self.rt.display.get(interaction.guild_id)  # the server's image settings, cached for the boards
         command = interaction.command
         admin = command is not None and command.qualified_name.startswith("panadmin")
         if session is None and not admin and interaction.guild_id is not None:

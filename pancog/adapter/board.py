@@ -32,7 +32,7 @@ from pancog.adapter.errors import PanView, deliver, reusable_file, send_dm
 from pancog.adapter.runtime import PanRuntime, runtime_of
 from pancog.game import engine
 from pancog.game.actions import AcceptSplit, Force, FoulCall, OfferSplit
-from pancog.game.events import ChipsMoved, HandEnded, HandStarted
+from pancog.game.events import HandEnded, HandStarted
 from pancog.game.state import Phase
 from pancog.renderq import Priority, RenderJob, RenderQueueClosed
 from pancog.settings import DmMode, PingMode
@@ -223,12 +223,9 @@ class Boards:
         if any(isinstance(e, HandStarted) for e in events):
             board.lines.clear()
             board.new_post = True
-            board.nets, board.nets_hand = {}, applied.state.hand_no
         board.lines.extend(presenters.describe_events(applied.before, applied.state, self.rt.names, events))
-        board.count_chips(applied)
         if any(isinstance(e, HandEnded) for e in events):
-            complete = board.nets_hand == applied.before.hand_no
-            board.summaries.append((applied, dict(board.nets) if complete else None))
+            board.summaries.append(applied)
         board.kick()
         self._turn_moved(applied)
 
@@ -408,7 +405,8 @@ class Boards:
                 on_capture()
             state, notes = session.state, lines()
             title = self.title(session)
-            snap = presenters.table_snapshot(state, rt.names, title=title, notes=notes[-3:])
+            four_color = rt.display.cached(abs(session.guild_id)).four_color  # the server's choice (#14.9)
+            snap = presenters.table_snapshot(state, rt.names, title=title, notes=notes[-3:], four_color=four_color)
             text = presenters.board_text(
                 state,
                 rt.names,
@@ -504,9 +502,7 @@ class Board:
         self.runtime = boards.rt
         self.session = session
         self.lines: collections.deque[str] = collections.deque(maxlen=12)
-        self.summaries: list[tuple[Applied, dict[int, int] | None]] = []  # a hand's end, its nets (if all seen)
-        self.nets: dict[int, int] = {}  # player -> chips won (+) or paid (-) in the hand so far
-        self.nets_hand = 0  # the hand the nets belong to (0: not seen from its deal, e.g. after a restart)
+        self.summaries: list[Applied] = []
         self.new_post = session.board_message_id is None
         self._dirty = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -522,17 +518,6 @@ class Board:
     @property
     def pending(self) -> bool:
         return self._dirty.is_set() or self._flushing
-
-    def count_chips(self, applied: Applied) -> None:
-        """Add the action's chip movements between seats and pots to each player's net for the hand."""
-        for event in applied.events:
-            if not isinstance(event, ChipsMoved):
-                continue
-            for account, sign in ((event.payer, -1), (event.payee, 1)):
-                if isinstance(account, int):
-                    seat = applied.before.seat(account) or applied.state.seat(account)
-                    if seat is not None:
-                        self.nets[seat.player_id] = self.nets.get(seat.player_id, 0) + sign * event.amount
 
     def kick(self, priority: Priority = Priority.BOARD) -> None:
         """Mark the board out of date. ``BACKGROUND`` for refreshes nobody is waiting on (after a restart)."""
@@ -578,8 +563,8 @@ class Board:
         rt = self.runtime
         channel = rt.bot.get_partial_messageable(self.session.channel_id, guild_id=self.session.guild_id)
         summaries, self.summaries = self.summaries, []
-        for applied, nets in summaries:
-            await self._post_summary(channel, applied, nets)
+        for applied in summaries:
+            await self._post_summary(channel, applied)
         if rt.tables.find_in_channel(self.session.channel_id) is not self.session:
             self._stopped = True  # the table closed meanwhile: this board is done
             if rt.boards.get(self.session.table_id) is self:
@@ -675,9 +660,7 @@ class Board:
         if not self.summaries:  # a hand that ended meanwhile still needs its summary posted by the next flush
             self._dirty.clear()
 
-    async def _post_summary(
-        self, channel: discord.PartialMessageable, applied: Applied, nets: dict[int, int] | None
-    ) -> None:
+    async def _post_summary(self, channel: discord.PartialMessageable, applied: Applied) -> None:
         """One embed per hand's end (issue #14.4): how it ended, each player's net for the hand, the outcome image
         (its text twin as the alt text)."""
         rt = self.runtime
@@ -686,10 +669,15 @@ class Board:
             applied.before if applied.before.hand is not None else applied.state, rt.names, ended
         )
         embed = discord.Embed(title=presenters.hand_over_title(title), colour=discord.Colour.dark_green())
-        if nets is not None:
-            embed.description = presenters.hand_nets(applied.state, rt.names, nets)
+        nets = presenters.hand_nets(applied.state, applied.events)  # the outcome image's figures, from the engine
+        embed.description = presenters.nets_text(applied.state, rt.names, nets)
         snap = presenters.outcome_snapshot(
-            applied.before, applied.state, rt.names, applied.events, title=self.boards.title(self.session)
+            applied.before,
+            applied.state,
+            rt.names,
+            applied.events,
+            title=self.boards.title(self.session),
+            four_color=rt.display.cached(abs(self.session.guild_id)).four_color,
         )
         if snap is None:
             await channel.send(embed=embed)

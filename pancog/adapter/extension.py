@@ -28,17 +28,20 @@ from pancog.adapter.hand import Hands, PlaySelect
 from pancog.adapter.ops_cog import OpsCog, clock_settings_from_env
 from pancog.adapter.play_cog import PlayCog
 from pancog.adapter.practice_cog import PracticeCog
+from pancog.adapter.replay_cog import REPLAY_ITEMS, ReplayCog
 from pancog.adapter.runtime import PanRuntime, attach, runtime_of
 from pancog.adapter.table_cog import ConfirmButton, GuideSelect, TableCog
 from pancog.bots import BotDriver, BotSettings
 from pancog.clock import TurnClock
 from pancog.health import HealthRegistry
 from pancog.ledger import ChipLedger
-from pancog.renderq import RenderQueue, threads_from_env
-from pancog.settings import GuildChannels, PlayerSettings, StoragePrefsStore
-from pancog.storage import SqliteStorage
+from pancog.renderq import RenderQueue
+from pancog.replay import ReplayService
+from pancog.settings import GuildChannels, GuildDisplaySettings, GuildPrefsKV, PlayerSettings, StoragePrefsStore
+from pancog.storage import storage_for
 from pancog.store import TableStore
 from pancog.tables import TableService, random_deal, seeded_deals
+from pancog.watch import WatchService
 
 __all__ = ["cogs", "open_runtime", "setup", "teardown"]
 
@@ -55,13 +58,14 @@ def cogs(rt: PanRuntime, boards: Boards, hands: Hands, clock: TurnClock, driver:
         PlayCog(rt, hands, boards),
         OpsCog(rt, boards, clock),
         PracticeCog(rt, boards, driver),
-        AdminCog(rt),
+        AdminCog(rt, boards),
+        ReplayCog(rt),
     ]
 
 
 async def open_runtime(bot: commands.Bot) -> tuple[PanRuntime, TurnClock, BotDriver]:
     """Open the storage and build the services: the runtime, its turn clock and its computer players."""
-    storage = SqliteStorage(str(getattr(bot, "db_path", DEFAULT_DB_PATH)))  # PanBot's configuration
+    storage = storage_for(str(getattr(bot, "db_path", DEFAULT_DB_PATH)))  # a SQLite path or a DATABASE_URL
     await storage.open()
     ledger = ChipLedger(storage)
     store = TableStore(storage)
@@ -76,12 +80,17 @@ async def open_runtime(bot: commands.Bot) -> tuple[PanRuntime, TurnClock, BotDri
         store=store,
         tables=tables,
         settings=PlayerSettings(StoragePrefsStore(storage)),
-        channels=GuildChannels(StoragePrefsStore(storage)),
-        renders=RenderQueue(threads_from_env()),  # every PNG goes through this (pancog/renderq.py)
+        channels=GuildChannels(GuildPrefsKV(StoragePrefsStore(storage))),
+        display=GuildDisplaySettings(GuildPrefsKV(StoragePrefsStore(storage))),
+        # every PNG goes through this (pancog/renderq.py): worker processes forked from a server that has the
+        # renderer loaded and every sprite drawn (renderer/preload.py), or threads (PAN_RENDER_MODE=thread)
+        renders=RenderQueue.from_env(preload=("renderer.preload",)),
         health=HealthRegistry(tables, clock=clock),
         group=app_commands.Group(name="pan", description="Panguingue card tables", guild_only=True),
         clock=clock,
         bots=driver,
+        replays=ReplayService(store),
+        watch=WatchService(tables),
     )
     return rt, clock, driver
 
@@ -95,6 +104,8 @@ async def setup(bot: commands.Bot) -> None:
     await rt.tables.load()
     for stored in await rt.store.load_open_tables():
         rt.load_names(stored.row.meta)
+    for session in rt.tables.sessions:  # the boards render from the cache (GuildDisplaySettings.cached)
+        await rt.display.get(abs(session.guild_id))
     attach(bot, rt)
     bot.tree.add_command(rt.group)
     for cog in cogs(rt, boards, hands, clock, driver):
@@ -105,7 +116,8 @@ async def setup(bot: commands.Bot) -> None:
     log.info("turn clock started for %d open table(s)", len(rt.tables.sessions))
     resumed = driver.start()
     log.info("computer players started; %d open table(s) looked at", resumed)
-    bot.add_dynamic_items(BoardButton, PlaySelect, ConfirmButton, GuideSelect)
+    bot.add_dynamic_items(BoardButton, PlaySelect, ConfirmButton, GuideSelect, *REPLAY_ITEMS)
+    rt.spawn(rt.renders.start_workers(), name="render-workers")  # fork the render workers now, not at 1st image
 
 
 async def teardown(bot: commands.Bot) -> None:
@@ -115,6 +127,6 @@ async def teardown(bot: commands.Bot) -> None:
         if isinstance(cog, PanCog):
             await bot.remove_cog(name)
     bot.tree.remove_command(rt.group.name)
-    bot.remove_dynamic_items(BoardButton, PlaySelect, ConfirmButton, GuideSelect)
+    bot.remove_dynamic_items(BoardButton, PlaySelect, ConfirmButton, GuideSelect, *REPLAY_ITEMS)
     attach(bot, None)
     await rt.close()

@@ -150,7 +150,13 @@ class PlayCog(PanCog, name="PanPlay"):
             raise PanError(presenters.practice_stranger(presenters.name_of(self.rt.names, session.host_id)))
 
     async def show_hand(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
-        """/hand and the My hand button."""
+        """/hand and the My hand button (for a member watching a shared hand here: that hand, read-only)."""
+        watch = self.rt.watch  # watching with consent (issue 20): replay_cog answers the watcher
+        if watch is not None and session.find_seat(interaction.user.id) is None:
+            grants = watch.watching(session.table_id, interaction.user.id)
+            if grants:
+                await self.rt.handlers["watch"](interaction, session.table_id, (str(grants[0].player_id),))
+                return
         self.refuse_strangers(session, interaction.user.id)
         await self.hands.show(interaction, session, interaction.user.id)
 

@@ -160,6 +160,5 @@ class PracticeCog(PanCog, name="PanPractice"):
         board = self.boards.get(session)
         board.lines.extend(held.lines)
         board.summaries.extend(held.summaries)
-        board.nets, board.nets_hand = held.nets, held.nets_hand
         board.new_post = True
         board.kick()

@@ -8,6 +8,7 @@ function names.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -32,6 +33,7 @@ from pancog.game.actions import (
     TakeOption,
 )
 from pancog.game.cards import Card, format_cards
+from pancog.game.engine import PlayerView
 from pancog.game.events import (
     AwaySet,
     CardPlucked,
@@ -64,15 +66,31 @@ from pancog.game.events import (
 )
 from pancog.game.melds import Meld, meld_value
 from pancog.game.rules import Rules
-from pancog.game.state import EndReason, HandState, Phase, PlayerStatus, Pot, Step, TableState
+from pancog.game.state import (
+    DrawSource,
+    EndReason,
+    HandState,
+    Phase,
+    PlayerHand,
+    PlayerStatus,
+    Pot,
+    Seat,
+    Step,
+    TableState,
+)
+from pancog.replay import HandReplay, HandSummary, ReplayStep
 from renderer import (
     HandSnapshot,
+    InPlayHow,
     MeldSnapshot,
+    NetSnapshot,
     OutcomeSnapshot,
     PaymentSnapshot,
     SeatSnapshot,
     SeatStatus,
     TableSnapshot,
+    hand_text,
+    table_text,
 )
 
 SOMETHING_WRONG = "Something went wrong — the table is unchanged."
@@ -121,9 +139,14 @@ def _seat_status(state: TableState, hand: HandState | None, seat: int) -> SeatSt
     pl = hand.players[seat]
     if pl is None:
         return SeatStatus.WAITING
-    match pl.status:
+    return _status_pill(pl.status, flat=pl.board_count >= 10 and not pl.hand)
+
+
+def _status_pill(status: PlayerStatus, *, flat: bool) -> SeatStatus:
+    """A dealt-in player's pill (``flat``: ten cards on the board, none in hand)."""
+    match status:
         case PlayerStatus.IN:
-            return SeatStatus.FLAT if pl.board_count >= 10 and not pl.hand else SeatStatus.IN
+            return SeatStatus.FLAT if flat else SeatStatus.IN
         case PlayerStatus.RETIRED:
             return SeatStatus.ON_TOP
         case PlayerStatus.FOULED | PlayerStatus.QUIT:
@@ -143,10 +166,41 @@ def meld_snapshots(melds: Sequence[Meld], rules: Rules) -> tuple[MeldSnapshot, .
     )
 
 
+_MARKUP = re.compile(r"\\(.)|\*\*|__|\|\||~~|`")
+_COMPUTER_MARK = "🤖 "
+
+
+def plain_text(line: str) -> str:
+    """A board line without its Discord Markdown (``**bold**``, ``||spoiler||``, escapes), for images."""
+    return _MARKUP.sub(lambda m: m.group(1) or "", line)
+
+
+def image_name(names: Names, player_id: int) -> tuple[str, bool]:
+    """(name, is a computer player) for an image: the renderer draws a robot mark, not the 🤖 the font lacks."""
+    name = name_of(names, player_id)
+    if player_id < 0:
+        return name.removeprefix(_COMPUTER_MARK), True
+    return name, False
+
+
+def _in_play(state: TableState, names: Names) -> tuple[Card | None, str, InPlayHow]:
+    """The card lying face up for everyone (just plucked, taken or forced), who holds it, and how it came."""
+    hand = state.hand
+    t = hand.turn if hand is not None else None
+    if t is None or t.drawn is None or t.step not in (Step.DRAWN, Step.MUST_USE):
+        return None, "", "plucked"
+    s = state.seat(t.seat)
+    who = image_name(names, s.player_id)[0] if s is not None else f"seat {t.seat + 1}"
+    how: InPlayHow = (
+        "taken" if t.source is DrawSource.OPTION else "forced" if t.source is DrawSource.FORCED else "plucked"
+    )
+    return t.drawn, who, how
+
+
 def table_snapshot(
     state: TableState, names: Names, *, title: str, notes: Sequence[str] = (), four_color: bool = False
 ) -> TableSnapshot:
-    """The public table (never a hand's cards: only counts)."""
+    """The public table (never a hand's cards: only counts). ``notes`` may carry Markdown: the image gets plain text."""
     hand = state.hand
     shown = hand if hand is not None else state.last_hand
     seats: list[SeatSnapshot] = []
@@ -157,9 +211,11 @@ def table_snapshot(
             continue
         pl = shown.players[i] if shown is not None and i < len(shown.players) else None
         index_of[i] = len(seats)
+        name, computer = image_name(names, s.player_id)
         seats.append(
             SeatSnapshot(
-                name=name_of(names, s.player_id).replace("🤖", "⚙"),  # computer players (issue 8): the font has ⚙
+                name=name,
+                computer=computer,
                 chips=s.stack,
                 status=_seat_status(state, hand, i),
                 doubles=s.doubles,
@@ -168,26 +224,23 @@ def table_snapshot(
                 hand_count=len(pl.hand) if pl is not None and hand is not None else 0,
             )
         )
-    top: Card | None = None
-    is_option = False
-    stock = 0
-    if hand is not None:
-        stock = len(hand.stock)
-        if hand.option is not None:
-            top, is_option = hand.option, True
-        elif hand.muck:
-            top = hand.muck[-1]
+    in_play, by, how = _in_play(state, names)
     return TableSnapshot(
         title=title[:80] or "Pan table",
         hand_no=state.hand_no,
         seats=tuple(seats),
         to_act=index_of.get(to_act) if to_act is not None else None,
-        top_card=top,
-        top_is_option=is_option,
-        stock_count=stock,
+        in_hand=hand is not None,
+        in_play=in_play,
+        in_play_by=by,
+        in_play_how=how,
+        discard=hand.muck[-1] if hand is not None and hand.muck else None,
+        discard_count=len(hand.muck) if hand is not None else 0,
+        discard_is_option=hand is not None and hand.option is not None,
+        stock_count=len(hand.stock) if hand is not None else 0,
         singles_tops=state.singles_tops,
         doubles_tops=state.doubles_tops,
-        notes=tuple(notes[-3:]),
+        notes=tuple(plain_text(n) for n in notes[-3:]),
         four_color=four_color,
     )
 
@@ -380,6 +433,35 @@ def describe_events(before: TableState, after: TableState, names: Names, events:
 # --------------------------------------------------------------------------------------------- outcome
 
 
+_PAID_TO_WINNER = {ChipReason.OUTS: "outs", ChipReason.GOING_OUT: "going out", ChipReason.BUST_OUT: "bust-out"}
+_NOT_IN_RECEIVED = frozenset(ChipReason) - {ChipReason.CONDITION, ChipReason.ANTE, ChipReason.RAKE}
+
+
+def hand_nets(after: TableState, events: Sequence[Event]) -> dict[int, int]:
+    """Each dealt-in seat's net for the hand that ``events`` (the last action's) ended: chips won minus chips
+    lost, antes and rake included. Conditions paid on earlier turns come from the finished hand's ``received``
+    (the engine keeps them per collector, net of foul refunds); the last action's other movements from its
+    events. Forfeits for going on top (``retire_forfeit_chips``) are not counted."""
+    hand = after.last_hand
+    if hand is None:
+        return {}
+    rules = after.rules
+    nets = {pl.seat: -(rules.ante * pl.multiplier + rules.rake) for pl in hand.players if pl is not None}
+    for pl in hand.players:
+        if pl is None:
+            continue
+        for payer, amount in pl.received:
+            nets[pl.seat] = nets.get(pl.seat, 0) + amount
+            nets[payer] = nets.get(payer, 0) - amount
+    for e in events:
+        if isinstance(e, ChipsMoved) and e.reason in _NOT_IN_RECEIVED:
+            if isinstance(e.payer, int):
+                nets[e.payer] = nets.get(e.payer, 0) - e.amount
+            if isinstance(e.payee, int):
+                nets[e.payee] = nets.get(e.payee, 0) + e.amount
+    return nets
+
+
 def outcome_snapshot(
     before: TableState,
     after: TableState,
@@ -389,14 +471,21 @@ def outcome_snapshot(
     title: str,
     four_color: bool = False,
 ) -> OutcomeSnapshot | None:
-    """The end-of-hand summary image, when a hand just ended with a winner."""
+    """The end-of-hand summary image, when a hand just ended with a winner.
+
+    Each payment is everything that player paid the winner this hand: conditions (those paid on the
+    going-out turn too), outs, going out and bust-out, itemised in its note; the image's total is their sum
+    plus the tops. `hand_nets` gives every player's net for the hand.
+    """
     ended = next((e for e in events if isinstance(e, HandEnded)), None)
     if ended is None or ended.winner is None or after.last_hand is None:
         return None
     winner = ended.winner
     pl = after.last_hand.players[winner]
     went = next((e for e in events if isinstance(e, WentOut)), None)
-    per_payer: dict[int, int] = {}
+    items: dict[int, dict[str, int]] = {}
+    for payer, amount in pl.received if pl is not None else ():
+        items.setdefault(payer, {})["conditions"] = amount
     singles = doubles = 0
     for e in events:
         if not isinstance(e, ChipsMoved) or e.payee != winner:
@@ -405,25 +494,34 @@ def outcome_snapshot(
             singles += e.amount
         elif e.payer is Pot.DOUBLES:
             doubles += e.amount
-        elif isinstance(e.payer, int) and e.reason in (ChipReason.OUTS, ChipReason.GOING_OUT, ChipReason.BUST_OUT):
-            per_payer[e.payer] = per_payer.get(e.payer, 0) + e.amount
+        elif isinstance(e.payer, int) and e.reason in _PAID_TO_WINNER:
+            paid = items.setdefault(e.payer, {})
+            paid[_PAID_TO_WINNER[e.reason]] = paid.get(_PAID_TO_WINNER[e.reason], 0) + e.amount
 
-    def who(seat: int) -> str:
+    def who(seat: int) -> tuple[str, bool]:
         s = before.seat(seat) or after.seat(seat)
-        # computer players (issue 8): the image font has no 🤖; ⚙ marks them in images
-        return name_of(names, s.player_id).replace("🤖", "⚙") if s is not None else f"seat {seat + 1}"
+        return image_name(names, s.player_id) if s is not None else (f"seat {seat + 1}", False)
 
+    payments = tuple(
+        PaymentSnapshot(
+            payer=who(seat)[0], chips=sum(paid.values()), note=", ".join(f"{k} {v}" for k, v in paid.items() if v)
+        )
+        for seat, paid in items.items()
+        if sum(paid.values())
+    )
+    nets = sorted(hand_nets(after, events).items(), key=lambda kv: (kv[0] != winner, -kv[1], kv[0]))
     return OutcomeSnapshot(
         title=title[:80] or "Pan table",
         hand_no=ended.hand_no,
-        winner=who(winner),
+        winner=who(winner)[0],
         melds=meld_snapshots(pl.melds, after.rules) if pl is not None else (),
         conditions=went.outs_units if went else 0,
         bust_out=went.bust_out_units if went else 0,
         going_out=after.rules.going_out_units if went else 0,
         singles_tops=singles,
         doubles_tops=doubles,
-        payments=tuple(PaymentSnapshot(payer=who(s), chips=n) for s, n in per_payer.items()),
+        payments=payments,
+        nets=tuple(NetSnapshot(name=who(seat)[0], chips=n, computer=who(seat)[1]) for seat, n in nets),
         four_color=four_color,
     )
 
@@ -591,10 +689,11 @@ def text_view(lines: Sequence[str], twin: str) -> str:
     return (body + f"```\n{twin[: 1900 - len(body)]}\n```")[:2000]
 
 
-def hand_nets(state: TableState, names: Names, nets: Mapping[int, int]) -> str:
-    """PUBLIC (the end-of-hand embed): each player's net for the hand, biggest win first."""
-    rows = sorted(nets.items(), key=lambda item: -item[1])
-    return "\n".join(f"{name_of(names, pid)}: **{n:+,}**" for pid, n in rows) or "No chips changed hands."
+def nets_text(state: TableState, names: Names, nets: Mapping[int, int]) -> str:
+    """PUBLIC (the end-of-hand embed): each player's net for the hand (by seat, from :func:`hand_nets`, the same
+    figures as the outcome image), biggest win first."""
+    rows = sorted(nets.items(), key=lambda item: (-item[1], item[0]))
+    return "\n".join(f"{seat_name(state, names, seat)}: **{n:+,}**" for seat, n in rows) or "No chips changed hands."
 
 
 def hand_over_title(text: str) -> str:
@@ -722,15 +821,6 @@ def rules_text(preset: str, lines: Sequence[str]) -> str:
     return f"**{preset} rules**\n{text}"[:2000]
 
 
-def history_text(results: Sequence[str], dealt: int, in_progress: int | None) -> str:
-    """PRIVATE: /pan history — the last ten hands' results (``in_progress``: the hand being played, if any)."""
-    lines = [f"**Recent hands at this table** ({dealt} dealt)"]
-    lines += [f"• {line}" for line in results[-10:]]
-    if in_progress is not None:
-        lines.append(f"• Hand {in_progress} is in progress.")
-    return "\n".join(lines)
-
-
 def balance_text(bank: int, on_tables: int) -> str:
     """PRIVATE: /pan balance."""
     extra = f" Plus {chips(on_tables)} on tables." if on_tables else ""
@@ -744,10 +834,16 @@ def daily_text(*, claimed: bool, amount: int, bank: int, hours_left: int) -> str
     return f"Already claimed today; next claim in about {hours_left} h. Bank: {chips(bank)}."
 
 
-def server_config_text(preset: str, starting_chips: int, daily_amount: int, moderator_role_id: int | None) -> str:
-    """PRIVATE: /pan config — the server's defaults after the change."""
+def server_config_text(
+    preset: str, starting_chips: int, daily_amount: int, moderator_role_id: int | None, *, four_color: bool = False
+) -> str:
+    """PRIVATE: /panadmin config — the server's defaults after the change."""
     role = f"<@&{moderator_role_id}>" if moderator_role_id else "none"
-    return f"Preset: {preset}. Starting chips: {starting_chips:,}. Daily: {daily_amount:,}. Moderator role: {role}."
+    board = "on" if four_color else "off"
+    return (
+        f"Preset: {preset}. Starting chips: {starting_chips:,}. Daily: {daily_amount:,}. Moderator role: {role}. "
+        f"Four-colour board: {board}."
+    )
 
 
 CHANNEL_NEEDED = "Pick the channel to add or remove."
@@ -992,3 +1088,266 @@ def rules_top_five(preset: str, rules: Rules, lines: Sequence[str]) -> str:
         find("Going out") or "Meld all eleven cards to go out.",
     ]
     return f"**{preset} rules: the five that matter most**\n" + "\n".join(f"{i}. {r}" for i, r in enumerate(five, 1))
+
+
+# --------------------------------------------------------------------------------------------- replays (issue 20)
+# The replay's words and snapshots work from a pancog.replay.HandReplay, whose steps hold only what the viewer may
+# see (the public board and the viewer's own cards): nothing here can show another player's hidden cards. Functions
+# whose output holds the viewer's own cards say PRIVATE.
+
+MAX_JUMPS = 25  # a select offers at most 25 options
+SHARED = "The replay is posted in the channel."
+JUMP_PLACEHOLDER = "Jump to a turn"
+JUMP_NOT_OFFERED = "Pick a turn from the list."
+SHARE_NOT_OVER = "A hand can be shared once it is over."
+WATCH_BUTTON = "👁 See the shared hand"
+WATCH_STOPPED_PRIVATE = "You no longer share your cards."
+
+
+def replay_button_label(verb: str, hand_no: int) -> str:
+    """The Share button of a step-through, or a hand's Replay button under /pan history."""
+    return "Share" if verb == "share" else f"Replay hand {hand_no}"
+
+
+def _seat_at(step: ReplayStep, index: int) -> Seat | None:
+    """A seat after the step, or before it when the player cashed out as the hand ended (still on the board)."""
+    after = step.seats_after[index] if index < len(step.seats_after) else None
+    if after is not None:
+        return after
+    return step.seats_before[index] if index < len(step.seats_before) else None
+
+
+def _public_states(step: ReplayStep) -> tuple[TableState, TableState]:
+    """Before/after table states holding only public facts (seats, tops; the boards' melds after a hand ended), for
+    the shared presenters that name seats and read a finished hand's melds."""
+    rules = step.board.rules
+    seats = tuple(_seat_at(step, i) for i in range(len(step.seats_after)))
+    before = TableState(rules=rules, seats=step.seats_before, hand_no=step.board.hand_no)
+    last = None
+    if step.ended is not None:
+        players: list[PlayerHand | None] = [None] * len(seats)
+        for view in step.board.players:
+            players[view.seat] = PlayerHand(seat=view.seat, status=view.status, melds=view.melds)
+        last = HandState(hand_no=step.board.hand_no, seed=None, first=0, order=(), players=tuple(players))
+    after = TableState(
+        rules=rules,
+        seats=seats,
+        singles_tops=step.board.singles_tops,
+        doubles_tops=step.board.doubles_tops,
+        hand_no=step.board.hand_no,
+        last_hand=last,
+    )
+    return before, after
+
+
+# --------------------------------------------------------------------------------------------- words
+
+
+def step_line(step: ReplayStep, names: Names) -> str:
+    """What happened at this step, in one line (public: the viewer's own deal is not described)."""
+    before, after = _public_states(step)
+    lines = describe_events(before, after, names, step.events)
+    if lines:
+        return " ".join(lines)
+    seat = _seat_at(step, step.actor) if step.actor is not None else None
+    who = name_of(names, seat.player_id) if seat is not None else "The table"
+    return f"{who} made a move that shows nothing on the board."
+
+
+def step_title(replay: HandReplay, index: int) -> str:
+    return f"Hand {replay.hand_no} · step {index + 1} of {len(replay.steps)}"
+
+
+def summary_line(summary: HandSummary, names: Names) -> str:
+    """One hand in the history: its number, its result and its length."""
+    head = f"Hand {summary.hand_no}"
+    ended = summary.ended
+    if ended is None:
+        result = "in progress"
+    elif summary.splitter_ids:
+        result = " and ".join(name_of(names, p) for p in summary.splitter_ids) + " split the tops"
+    elif ended.reason.value == "nobody":
+        result = "nobody played"
+    elif ended.reason.value == "void":
+        result = "void (the stock ran out)"
+    elif summary.winner_id is not None:
+        verb = "went out" if ended.reason.value == "out" else "won"
+        result = f"{name_of(names, summary.winner_id)} {verb}"
+        if summary.winner_chips:
+            result += f" (+{chips(summary.winner_chips)})"
+    else:
+        result = "over"
+    return f"{head} — {result} · {len(summary.dealt)} players, {summary.actions} actions"
+
+
+def replay_history_text(summaries: Sequence[HandSummary], names: Names) -> str:
+    """PRIVATE reply to /pan history: recent hands, newest first, each with a Replay button below."""
+    if not summaries:
+        return "No hand has been dealt at this table yet."
+    lines = ["**Recent hands at this table** (press Replay to step through one)"]
+    lines += [f"• {summary_line(s, names)}" for s in reversed(summaries)]
+    return "\n".join(lines)[:2000]
+
+
+def jump_options(replay: HandReplay, names: Names) -> list[tuple[str, str]]:
+    """The "jump to turn" choices, (value, label): the deal, every turn's draw, the end — at most ``MAX_JUMPS``,
+    evenly spread when a hand has more turns. Values are step indexes; only these are honoured."""
+    last = len(replay.steps) - 1
+    turns = [s.index for s in replay.steps if any(isinstance(e, CardPlucked | OptionTaken) for e in s.events)]
+    picks = sorted({0, *turns, last}) if last >= 0 else []
+    if len(picks) > MAX_JUMPS:
+        inner = picks[1:-1]
+        keep = MAX_JUMPS - 2
+        picks = [0, *(inner[k * len(inner) // keep] for k in range(keep)), last]
+    options: list[tuple[str, str]] = []
+    for index in picks:
+        if index == 0:
+            label = "The deal"
+        elif index == last and replay.summary.finished:
+            label = "The end: " + summary_line(replay.summary, names)
+        else:
+            turn = turns.index(index) + 1 if index in turns else index
+            label = f"Turn {turn}: " + plain_text(step_line(replay.steps[index], names))
+        options.append((str(index), label[:100]))
+    return options
+
+
+def step_text(replay: HandReplay, index: int, names: Names) -> str:
+    """PRIVATE (the requester's step-through): the step's line, the board's text twin and the requester's cards."""
+    step = replay.steps[index]
+    parts = [f"**{step_title(replay, index)}**", step_line(step, names)]
+    if step.board.drawn is not None and step.board.phase is Phase.PLAYING:
+        parts.append(f"Card up: {step.board.drawn.pretty}.")
+    hand = own_hand_snapshot(replay, index)
+    if hand is not None:
+        parts.append(hand_text(hand))  # "Your hand, 10 cards by suit: …" as in My hand (the e2e privacy check reads it)
+    parts.append(table_text(board_snapshot(replay, index, names)))
+    return "\n".join(parts)[:2000]
+
+
+def share_caption(replay: HandReplay, names: Names, sharer: int) -> str:
+    """PUBLIC: the message carrying the shared animation."""
+    return f"{name_of(names, sharer)} shared a replay: {summary_line(replay.summary, names)}."
+
+
+# --------------------------------------------------------------------------------------------- snapshots
+
+
+def _status(view: PlayerView | None, seat: Seat) -> SeatStatus:
+    if view is None:
+        return SeatStatus.AWAY if seat.away else SeatStatus.WAITING
+    return _status_pill(view.status, flat=sum(len(m.cards) for m in view.melds) >= 10 and view.hand_count == 0)
+
+
+def step_board(
+    step: ReplayStep, names: Names, *, title: str, notes: Sequence[str] = (), four_color: bool = False
+) -> TableSnapshot:
+    """The public board after ``step`` (melds, counts, the face-up card, stacks, tops; never a hidden card)."""
+    board = step.board
+    views = {v.seat: v for v in board.players}
+    over = board.phase in (None, Phase.OVER) or step.ended is not None
+    seats: list[SeatSnapshot] = []
+    index_of: dict[int, int] = {}
+    for i in range(len(step.seats_after)):
+        seat = _seat_at(step, i)
+        if seat is None:
+            continue
+        view = views.get(i)
+        index_of[i] = len(seats)
+        seats.append(
+            SeatSnapshot(
+                name=image_name(names, seat.player_id)[0],
+                computer=seat.player_id < 0,
+                chips=seat.stack,
+                status=_status(view, seat),
+                doubles=seat.doubles,
+                is_turn=not over and board.to_act == i,
+                melds=meld_snapshots(view.melds, board.rules) if view is not None else (),
+                hand_count=view.hand_count if view is not None else 0,
+            )
+        )
+    to_act = None if over or board.to_act is None else index_of.get(board.to_act)
+    in_hand = not over  # between hands (and at the step that ends one) the live board shows no piles
+    in_play = board.drawn if in_hand and board.step in (Step.DRAWN, Step.MUST_USE) else None
+    source = step.in_play_source
+    how: InPlayHow = "taken" if source is DrawSource.OPTION else "forced" if source is DrawSource.FORCED else "plucked"
+    by = ""
+    if in_play is not None and board.turn_seat is not None:
+        holder = _seat_at(step, board.turn_seat)
+        by = image_name(names, holder.player_id)[0] if holder is not None else f"seat {board.turn_seat + 1}"
+    discard = board.muck_top if in_hand else None  # as the live board: the top of the pile, the option or not
+    return TableSnapshot(
+        title=title[:80] or "Pan table",
+        hand_no=board.hand_no,
+        seats=tuple(seats),
+        to_act=to_act,
+        in_hand=in_hand,
+        in_play=in_play,
+        in_play_by=by,
+        in_play_how=how,
+        discard=discard,
+        discard_count=step.muck_count if in_hand else 0,
+        discard_is_option=board.option is not None,
+        stock_count=board.stock_count,
+        singles_tops=board.singles_tops,
+        doubles_tops=board.doubles_tops,
+        notes=tuple(plain_text(n) for n in notes[-3:]),
+        four_color=four_color,
+    )
+
+
+def board_snapshot(replay: HandReplay, index: int, names: Names, *, four_color: bool = False) -> TableSnapshot:
+    """The public board of one step, its line as the note."""
+    step = replay.steps[index]
+    return step_board(step, names, title=replay_title(replay), notes=(step_line(step, names),), four_color=four_color)
+
+
+def own_hand_snapshot(
+    replay: HandReplay, index: int, *, sort: str = "suit", four_color: bool = False
+) -> HandSnapshot | None:
+    """PRIVATE: the requester's own cards at this step (None when the requester was not dealt into the hand)."""
+    if replay.viewer_seat is None:
+        return None
+    return HandSnapshot(cards=replay.steps[index].own, sort="rank" if sort == "rank" else "suit", four_color=four_color)
+
+
+def outcome_of(replay: HandReplay, names: Names, *, four_color: bool = False) -> OutcomeSnapshot | None:
+    """The end-of-hand summary (the winner's board and pays), when the hand ended with a winner."""
+    last = replay.steps[-1] if replay.steps else None
+    if last is None or last.ended is None:
+        return None
+    before, after = _public_states(last)
+    return outcome_snapshot(before, after, names, last.events, title=replay_title(replay), four_color=four_color)
+
+
+def replay_title(replay: HandReplay) -> str:
+    return f"Replay · {replay.title}" if replay.title else "Replay"
+
+
+# --------------------------------------------------------------------------------------------- watching with consent
+
+
+def watch_announcement(player: str, watcher: str) -> str:
+    """PUBLIC, at the table: a player lets one member see their cards (no card is named)."""
+    return (
+        f"👁 **{player}** lets {watcher} see their cards for this hand. While it lasts {watcher} cannot sit at this "
+        f"table; it ends when the hand ends or {player} stops sharing."
+    )
+
+
+def watch_stopped(player: str, watcher: str) -> str:
+    """PUBLIC, at the table: the player stopped sharing."""
+    return f"👁 {player} no longer shares their cards with {watcher}."
+
+
+def watch_granted(watcher: str) -> str:
+    """PRIVATE to the player: the answer to /pan settings share_hand."""
+    return f"{watcher} can see your cards until this hand ends. `/pan settings stop_sharing:True` ends it sooner."
+
+
+def watched_hand_text(player: str, snapshot: HandSnapshot) -> str:
+    """PRIVATE to the watcher: the shared hand, read-only ("Ana's hand, 10 cards by suit: …")."""
+    text = hand_text(snapshot)
+    if text.startswith("Your hand"):
+        text = f"{player}'s hand" + text[len("Your hand") :]
+    return f"{text}\nShared with you by {player} for this hand (read-only)."

@@ -30,10 +30,12 @@ from pancog.game.errors import PanError
 from pancog.health import HealthRegistry
 from pancog.ledger import ChipLedger
 from pancog.renderq import RenderQueue
-from pancog.settings import GuildChannels, PlayerSettings
+from pancog.replay import ReplayService
+from pancog.settings import GuildChannels, GuildDisplaySettings, PlayerSettings
 from pancog.storage.base import Storage
 from pancog.store import TableStore
 from pancog.tables import TableService, TableSession
+from pancog.watch import WatchService
 
 __all__ = ["BOARD_EDIT_INTERVAL", "Handler", "OpenBoard", "PanRuntime", "attach", "runtime_of"]
 
@@ -70,6 +72,9 @@ class PanRuntime:
     clock: TurnClock | None = None
     bots: BotDriver | None = None
     channels: GuildChannels = field(default_factory=GuildChannels)  # /panadmin channels
+    display: GuildDisplaySettings = field(default_factory=GuildDisplaySettings)  # /panadmin config four_colour
+    replays: ReplayService | None = None  # hand history and replays (issue 20)
+    watch: WatchService | None = None  # watching a hand with consent (issue 20)
     names: dict[int, str] = field(default_factory=dict)
     boards: dict[int, OpenBoard] = field(default_factory=dict)
     handlers: dict[str, Handler] = field(default_factory=dict)

@@ -1,9 +1,8 @@
 """``/pan`` commands and board buttons for a table's life: open, join, leave, rebuy, start, close, the board
-again, its rules and history. Thin: parse, call one service method, present, respond."""
+again and its rules (its history and replays: replay_cog.py). Thin: parse, call one service method, present, respond."""
 
 from __future__ import annotations
 
-import io
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -17,12 +16,9 @@ from pancog.adapter.board import BoardButton, Boards
 from pancog.adapter.checks import require_host_or_moderator
 from pancog.adapter.errors import PanView, deliver, send_ephemeral
 from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
-from pancog.game import engine
 from pancog.game.errors import PanError
-from pancog.game.events import HandEnded
-from pancog.game.notation import dump_transcript, parse_action
 from pancog.game.rules import describe_rules
-from pancog.game.state import PlayerStatus, initial_state
+from pancog.game.state import PlayerStatus
 from pancog.tables import NoTableHere, TableAlreadyOpen, TableConfig, TableSession, preset_or_default
 
 __all__ = ["ConfirmButton", "ConfirmView", "GuideSelect", "GuideView", "TableCog", "guide_embed", "in_hand"]
@@ -331,29 +327,3 @@ class TableCog(PanCog, name="PanTables"):
     async def all_rules(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
         """The All rules button under /pan rules: every house rule of the table."""
         await self.respond(interaction, presenters.rules_text(session.config.preset, describe_rules(session.rules)))
-
-    @app_commands.command(name="history", description="Recent hands at this table", extras=IN_PAN)
-    @app_commands.describe(transcript="Also attach the full transcript file of those hands")
-    async def history(self, interaction: discord.Interaction, transcript: bool = False) -> None:
-        rt = await self.defer(interaction)
-        session = self.here(interaction)
-        log_rows = await rt.store.read_log(session.table_id)
-        text, file_text = self._history(session, log_rows)
-        kwargs: dict[str, Any] = {}
-        if transcript:
-            kwargs["file"] = discord.File(io.BytesIO(file_text.encode()), filename=f"pan-{session.table_id}.txt")
-        await send_ephemeral(interaction, text[:2000], **kwargs)
-
-    def _history(self, session: TableSession, rows: list[tuple[int, str, str]]) -> tuple[str, str]:
-        """Recent hands (replayed from the durable log) in plain words, plus the transcript of the session."""
-        actions = [parse_action(a) for _s, a, _e in rows]
-        state = initial_state(session.rules, table_id=session.table_id)
-        results: list[str] = []
-        for action in actions:
-            transition = engine.apply(state, action)
-            for event in transition.events:
-                if isinstance(event, HandEnded):
-                    results.append(presenters.end_text(state, self.rt.names, event))
-            state = transition.state
-        in_progress = state.hand.hand_no if state.hand is not None else None
-        return presenters.history_text(results, state.hand_no, in_progress), dump_transcript(session.rules, actions)

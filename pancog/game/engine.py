@@ -90,7 +90,7 @@ from .melds import (
     outs_units,
     remake,
 )
-from .moves import iter_meld_plays, lay_offs, make_good_cards, meld_plays
+from .moves import iter_meld_plays, lay_offs, make_good_cards, make_good_options, meld_plays
 from .rules import (
     BustOut,
     ClaimMode,
@@ -1035,6 +1035,8 @@ def _refill_stock(w: _Work) -> bool:
 
 def _usable(w: _Work, seat: int, card: Card, *, option: bool = False) -> bool:
     pl = w.p(seat)
+    if not pl.hand and any(not m.valid for m in pl.melds):
+        return False  # flat beside a spread that is not valid: the card could only put him out, which is refused
     new_only = option and not w.rules.option_card_layoff
     if not new_only and lay_offs(pl.melds, card):
         return True  # it lays off on its own (the add or add-and-split is always legal)
@@ -1909,9 +1911,8 @@ def plays(state: TableState, seat: int, *, table_actions: bool = False) -> tuple
     if h.make_good is not None:
         if h.make_good[0] == seat:
             m = pl.meld(h.make_good[1])
-            cards = make_good_cards(m, pl.hand) if m is not None else None
-            if cards is not None:
-                out.append((MakeGood(seat=seat, meld=h.make_good[1], cards=cards), 0))
+            if m is not None:
+                out.extend([(a, 0) for a in _make_good_plays(pl, m)])
         return tuple(out)
     if t is not None and t.seat == seat:
         step = t.step
@@ -1926,6 +1927,8 @@ def plays(state: TableState, seat: int, *, table_actions: bool = False) -> tuple
                     hand, _melds, coll, _c, _k = _resolve_play(rules, pl, drawn, play)
                 except RuleViolation:
                     continue
+                if not hand and any(not m.valid for m in _melds):
+                    continue  # going out with a spread that is not valid (apply refuses it: _meld_play)
                 units = coll.new + coll.enhanced
                 chips = chips_for.get(units)
                 if chips is None:
@@ -1949,6 +1952,9 @@ def plays(state: TableState, seat: int, *, table_actions: bool = False) -> tuple
             if t.drawn is not None and _pluck_discard_refusal(w, seat, t.drawn) is None:
                 out.append((_DISCARD_ACTION(seat, None), 0))
         elif step is _STEP_MELDING:
+            for m in pl.melds:
+                if not m.valid:  # made good before anyone calls it: no penalty (§6.3)
+                    out.extend([(a, 0) for a in _make_good_plays(pl, m)])
             out.extend([(_DISCARD_ACTION(seat, card), 0) for card in dict.fromkeys(pl.hand)])
             if rules.effective_claim_mode is not _CLAIM_MODE_AUTO and pl.unclaimed > 0:
                 out.append((Claim(seat=seat), _play_chips(w, seat, pl.unclaimed)))
@@ -1992,6 +1998,16 @@ def plays(state: TableState, seat: int, *, table_actions: bool = False) -> tuple
             else:
                 out.append((DeclineSplit(seat=seat), 0))
     return tuple(out)
+
+
+def _make_good_plays(pl: PlayerHand, m: Meld) -> list[MakeGood]:
+    """Every way to make the invalid spread ``m`` good (not one that goes out beside another invalid spread)."""
+    others_invalid = any(not x.valid for x in pl.melds if x.id != m.id)
+    return [
+        MakeGood(seat=pl.seat, meld=m.id, cards=cards)
+        for cards in make_good_options(m, pl.hand)
+        if not (others_invalid and len(cards) == len(pl.hand))
+    ]
 
 
 def _meld_order(x: tuple[Action, int, int]) -> tuple[int, int]:

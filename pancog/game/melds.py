@@ -359,25 +359,21 @@ def remake(old: Meld, pieces: Sequence[tuple[int, tuple[Card, ...]]], rules: Rul
     """
     melds: list[Meld] = []
     total = NOTHING
+    fresh_pieces = [make_meld(meld_id, cards, rules) for meld_id, cards in pieces]
+    if any(fresh.kind is not old.kind for fresh in fresh_pieces):
+        # a rope cut into a rope and a set (or the reverse) is a borrow: the legal menu lists it as one
+        raise IllegalMeld("A split leaves two melds of the same kind; to start a set with a rope's card, borrow it.")
     if old.kind is _MELD_KIND_RUN:
-        for meld_id, cards in pieces:
-            fresh = make_meld(meld_id, cards, rules)
-            has_ace = any(c.rank is _RANK_ACE for c in cards)
-            has_king = any(c.rank is _RANK_KING for c in cards)
-            if fresh.kind is _MELD_KIND_RUN:
-                settled, coll = _settle_run(fresh, old.paid if has_ace else 0, old.paid_high if has_king else 0, rules)
-            else:
-                settled, coll, _ = _settle_set(fresh, 0, rules, same_character=False)
+        for fresh in fresh_pieces:
+            has_ace = any(c.rank is _RANK_ACE for c in fresh.cards)
+            has_king = any(c.rank is _RANK_KING for c in fresh.cards)
+            settled, coll = _settle_run(fresh, old.paid if has_ace else 0, old.paid_high if has_king else 0, rules)
             melds.append(settled)
             total = total + coll
         return melds, total
     pool = old.paid
-    for meld_id, cards in pieces:
-        fresh = make_meld(meld_id, cards, rules)
-        if fresh.kind is _MELD_KIND_SET:
-            settled, coll, pool = _settle_set(fresh, pool, rules, same_character=_same_character(old, fresh, rules))
-        else:
-            settled, coll = _settle_run(fresh, 0, 0, rules)
+    for fresh in fresh_pieces:
+        settled, coll, pool = _settle_set(fresh, pool, rules, same_character=_same_character(old, fresh, rules))
         melds.append(settled)
         total = total + coll
     return melds, total

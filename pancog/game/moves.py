@@ -611,3 +611,20 @@ def make_good_cards(meld: Meld, hand: Sequence[Card]) -> tuple[Card, ...] | None
         if extra and is_valid_run((*cards, *extra)):
             return extra
     return None
+
+
+def make_good_options(meld: Meld, hand: Sequence[Card]) -> Iterator[tuple[Card, ...]]:
+    """Every distinct group of hand cards that makes an invalid spread a legal meld."""
+    hc = Counter(hand)
+    cards = meld.cards
+    if len({c.rank for c in cards}) == 1:
+        rank = cards[0].rank
+        same = Counter({c: n for c, n in hc.items() if c.rank is rank})
+        yield from (sub for sub in _sub_multisets(same) if sub and is_valid_set((*cards, *sub)))
+        return
+    seen: set[tuple[Card, ...]] = set()
+    for extra in new_melds(hc, cards):
+        key = tuple(sorted(extra))
+        if extra and key not in seen and is_valid_run((*cards, *extra)):
+            seen.add(key)
+            yield extra

@@ -1,4 +1,13 @@
-"""Storage backends behind one small async interface (:mod:`pancog.storage.base`); SQLite is the default."""
+"""Storage backends behind one small async interface (:mod:`pancog.storage.base`).
+
+SQLite is the embedded default; a ``postgresql://`` URL (``DATABASE_URL``) selects PostgreSQL. The composition
+root calls :func:`open_storage` and never names a backend.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
 
 from pancog.storage.base import (
     Account,
@@ -19,7 +28,35 @@ from pancog.storage.base import (
     TopsPot,
     transfer,
 )
+from pancog.storage.postgres import PostgresStorage
 from pancog.storage.sqlite import SqliteStorage
+
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+
+def storage_for(url_or_path: str | Path, **options: Any) -> SqliteStorage | PostgresStorage:
+    """The backend for a ``postgresql://`` / ``postgres://`` URL, else a SQLite file path (not opened yet).
+
+    ``options`` go to the backend's constructor. Raises ``ValueError`` for a URL of another scheme.
+    """
+    text = str(url_or_path).strip()
+    if text.startswith(POSTGRES_SCHEMES):
+        return PostgresStorage(text, **options)
+    if "://" in text:
+        raise ValueError(f"unsupported database URL (use postgresql://... or a SQLite file path): {text[:40]!r}")
+    if text.startswith("sqlite:"):
+        raise ValueError("give a SQLite database as a plain file path, not a sqlite: URL")
+    if not text:
+        raise ValueError("no database given")
+    return SqliteStorage(text, **options)
+
+
+async def open_storage(url_or_path: str | Path, **options: Any) -> SqliteStorage | PostgresStorage:
+    """:func:`storage_for`, connected and migrated to the latest schema."""
+    storage = storage_for(url_or_path, **options)
+    await storage.open()
+    return storage
+
 
 __all__ = [
     "Account",
@@ -30,6 +67,7 @@ __all__ = [
     "JournalRecord",
     "LogConflict",
     "Overdraw",
+    "PostgresStorage",
     "Posting",
     "SqliteStorage",
     "Storage",
@@ -39,5 +77,7 @@ __all__ = [
     "TableNotOpen",
     "TableRow",
     "TopsPot",
+    "open_storage",
+    "storage_for",
     "transfer",
 ]

@@ -2,8 +2,8 @@
 
 Services (:mod:`pancog.ledger`, :mod:`pancog.store`) hold all business rules and talk to a backend only
 through :class:`Storage` and the :class:`StorageTx` it yields. Everything dialect-specific (SQL text,
-upserts, pragmas, error codes) stays inside the backend, so a PostgreSQL backend is a new module that
-implements these two protocols (see docs/storage.md).
+upserts, pragmas, error codes) stays inside the backend: :mod:`pancog.storage.sqlite` and
+:mod:`pancog.storage.postgres` implement these two protocols (see docs/storage.md).
 """
 
 from __future__ import annotations
@@ -309,5 +309,9 @@ class Storage(Protocol):
     async def close(self) -> None: ...
 
     def transaction(self, *, write: bool = True) -> AbstractAsyncContextManager[StorageTx]:
-        """One atomic unit of work. Writers are serialised; an exception rolls everything back."""
+        """One atomic unit of work; an exception (cancellation included) rolls everything back.
+
+        ``write=False`` is a read-only, consistent snapshot (PostgreSQL refuses writes in it). Writers are
+        serialised (SQLite) or lock the rows they change, accounts in key order (PostgreSQL).
+        """
         ...

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import sqlite3
 from collections.abc import AsyncIterator, Iterable, Sequence
 from pathlib import Path
@@ -22,7 +21,6 @@ import aiosqlite
 
 from pancog.storage.base import (
     Account,
-    AccountKind,
     AuditFacts,
     GuildSettings,
     JournalRecord,
@@ -34,36 +32,14 @@ from pancog.storage.base import (
     TableNotOpen,
     TableRow,
 )
+from pancog.storage.common import TABLE_COLUMNS, account_from_row, audit_facts, load_open_tables, table_row
+from pancog.storage.migrations import MIGRATIONS_DIR, load_migrations
 
-__all__ = ["MIGRATIONS_DIR", "Migration", "SqliteStorage", "SqliteTx", "load_migrations"]
+__all__ = ["SqliteStorage", "SqliteTx"]
 
-MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
-_MIGRATION_NAME = re.compile(r"^V(?P<version>\d+)__(?P<name>\w+)\.sql$")
 _MAX_ROWS_PER_STATEMENT = 150  # 6 parameters per row stays far below SQLite's 32766 parameter limit
 
 Synchronous = Literal["FULL", "NORMAL", "EXTRA", "OFF"]
-
-
-class Migration:
-    __slots__ = ("name", "sql", "version")
-
-    def __init__(self, version: int, name: str, sql: str) -> None:
-        self.version = version
-        self.name = name
-        self.sql = sql
-
-
-def load_migrations(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
-    """The numbered ``V<n>__<name>.sql`` files, ordered; versions must be 1, 2, 3, … with no gap."""
-    found: list[Migration] = []
-    for path in directory.iterdir():
-        match = _MIGRATION_NAME.match(path.name)
-        if match:
-            found.append(Migration(int(match["version"]), match["name"], path.read_text(encoding="utf-8")))
-    found.sort(key=lambda m: m.version)
-    if [m.version for m in found] != list(range(1, len(found) + 1)):
-        raise StorageError(f"migration versions must be 1..n without gaps: {[m.version for m in found]}")
-    return found
 
 
 def _split_statements(script: str) -> list[str]:
@@ -80,34 +56,6 @@ def _split_statements(script: str) -> list[str]:
     if pending.strip(" \n\t;"):
         raise StorageError(f"incomplete SQL statement in migration: {pending[:80]!r}")
     return statements
-
-
-def _account_from_row(kind: str, scope_id: int, user_id: int | None, pot: str | None) -> Account:
-    k = AccountKind(kind)
-    if k is AccountKind.TOPS:
-        return Account.tops(scope_id, "singles" if pot == "singles" else "doubles")
-    return Account(k, scope_id, user_id)
-
-
-def _table_row(r: Sequence[Any]) -> TableRow:
-    return TableRow(
-        table_id=r[0],
-        guild_id=r[1],
-        channel_id=r[2],
-        host_id=r[3],
-        config=r[4],
-        meta=r[5],
-        status="open" if r[6] == "open" else "closed",
-        created_at=r[7],
-        closed_at=r[8],
-        board_message_id=r[9],
-        last_seq=r[10],
-    )
-
-
-_TABLE_COLUMNS = (
-    "table_id, guild_id, channel_id, host_id, config, meta, status, created_at, closed_at, board_message_id, last_seq"
-)
 
 
 def _chunks(rows: Sequence[tuple[Any, ...]]) -> Iterable[Sequence[tuple[Any, ...]]]:
@@ -154,7 +102,7 @@ class SqliteTx:
             "JOIN accounts a ON a.key = p.account_key WHERE p.journal_id = ? ORDER BY p.leg",
             (journal_id,),
         )
-        postings = tuple(Posting(_account_from_row(k, s, u, p), d) for d, k, s, u, p in legs)
+        postings = tuple(Posting(account_from_row(k, s, u, p), d) for d, k, s, u, p in legs)
         return JournalRecord(journal_id, key, reason, actor, table_id, created_at, postings)
 
     async def post(self, journal_id: int, postings: Sequence[Posting]) -> None:
@@ -213,7 +161,7 @@ class SqliteTx:
 
     async def insert_table(self, row: TableRow) -> bool:
         rows = await self._conn.execute_fetchall(
-            f"INSERT INTO tables ({_TABLE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "  # noqa: S608
+            f"INSERT INTO tables ({TABLE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "  # noqa: S608
             "ON CONFLICT (table_id) DO NOTHING RETURNING table_id",
             (
                 row.table_id,
@@ -234,11 +182,11 @@ class SqliteTx:
     async def get_table(self, table_id: int) -> TableRow | None:
         rows = list(
             await self._conn.execute_fetchall(
-                f"SELECT {_TABLE_COLUMNS} FROM tables WHERE table_id = ?",  # noqa: S608
+                f"SELECT {TABLE_COLUMNS} FROM tables WHERE table_id = ?",  # noqa: S608
                 (table_id,),
             )
         )
-        return _table_row(rows[0]) if rows else None
+        return table_row(rows[0]) if rows else None
 
     async def append_action(
         self, *, table_id: int, seq: int, action: str, events: str, journal_id: int, created_at: float
@@ -269,7 +217,7 @@ class SqliteTx:
             "WHERE kind IN ('stack', 'tops') AND scope_id = ? AND balance <> 0",
             (table_id,),
         )
-        return {_account_from_row(k, s, u, p): b for k, s, u, p, b in rows}
+        return {account_from_row(k, s, u, p): b for k, s, u, p, b in rows}
 
     async def mark_closed(self, table_id: int, closed_at: float) -> None:
         cursor = await self._conn.execute(
@@ -306,33 +254,7 @@ class SqliteTx:
         return cursor.rowcount
 
     async def load_open_tables(self) -> list[StoredTable]:
-        tables = [
-            _table_row(r)
-            for r in await self._conn.execute_fetchall(
-                f"SELECT {_TABLE_COLUMNS} FROM tables WHERE status = 'open' ORDER BY table_id"  # noqa: S608
-            )
-        ]
-        snapshots: dict[int, tuple[int, str]] = {}
-        for table_id, seq, state in await self._conn.execute_fetchall(
-            "SELECT s.table_id, s.seq, s.state FROM snapshots s JOIN tables t ON t.table_id = s.table_id "
-            "WHERE t.status = 'open' AND s.seq = (SELECT MAX(seq) FROM snapshots WHERE table_id = s.table_id)"
-        ):
-            snapshots[table_id] = (seq, state)
-        actions: dict[int, list[str]] = {t.table_id: [] for t in tables}
-        # One primary-key range scan per open table (seq > its snapshot's), not a subquery per logged action.
-        for table_id, action in await self._conn.execute_fetchall(
-            "SELECT a.table_id, a.action FROM tables t "
-            "LEFT JOIN (SELECT table_id, MAX(seq) AS seq FROM snapshots GROUP BY table_id) s "
-            "ON s.table_id = t.table_id "
-            "JOIN actions a ON a.table_id = t.table_id AND a.seq > COALESCE(s.seq, 0) "
-            "WHERE t.status = 'open' ORDER BY a.table_id, a.seq"
-        ):
-            actions[table_id].append(action)
-        result: list[StoredTable] = []
-        for row in tables:
-            snap_seq, state = snapshots.get(row.table_id, (0, None))
-            result.append(StoredTable(row, state, tuple(actions[row.table_id]), snap_seq + 1))
-        return result
+        return await load_open_tables(self._fetch)
 
     async def get_settings(self, guild_id: int) -> GuildSettings | None:
         rows = list(
@@ -364,7 +286,7 @@ class SqliteTx:
             ),
         )
 
-    # Added for the Discord adapter (issue #6, pancog/settings.py; migration V3__player_settings.sql).
+    # Added for the Discord adapter (issue #6, pancog/settings.py; migration V3__player_settings).
     async def get_player_prefs(self, user_id: int) -> str | None:
         rows = list(
             await self._conn.execute_fetchall("SELECT prefs FROM player_settings WHERE user_id = ?", (user_id,))
@@ -387,38 +309,10 @@ class SqliteTx:
         return [(int(u), int(b)) for u, b in rows]
 
     async def audit_facts(self) -> AuditFacts:
-        async def scalar(sql: str) -> int:
-            rows = list(await self._conn.execute_fetchall(sql))
-            return int(rows[0][0] or 0)
+        return await audit_facts(self._fetch)
 
-        mismatch = await self._conn.execute_fetchall(
-            "SELECT a.key, a.balance, COALESCE(p.total, 0) FROM accounts a LEFT JOIN "
-            "(SELECT account_key, SUM(delta) AS total FROM postings GROUP BY account_key) p "
-            "ON p.account_key = a.key WHERE a.balance <> COALESCE(p.total, 0) ORDER BY a.key"
-        )
-        unbalanced = await self._conn.execute_fetchall(
-            "SELECT j.idem_key, SUM(p.delta) FROM journals j JOIN postings p ON p.journal_id = j.id "
-            "GROUP BY j.id HAVING SUM(p.delta) <> 0 ORDER BY j.id"
-        )
-        negative = await self._conn.execute_fetchall(
-            "SELECT key, balance FROM accounts WHERE kind <> 'issued' AND balance < 0 ORDER BY key"
-        )
-        gaps = await self._conn.execute_fetchall(
-            "SELECT t.table_id, t.last_seq, COUNT(a.seq), COALESCE(MAX(a.seq), 0) FROM tables t "
-            "LEFT JOIN actions a ON a.table_id = t.table_id GROUP BY t.table_id "
-            "HAVING t.last_seq <> COUNT(a.seq) OR t.last_seq <> COALESCE(MAX(a.seq), 0)"
-        )
-        return AuditFacts(
-            accounts=await scalar("SELECT COUNT(*) FROM accounts"),
-            journals=await scalar("SELECT COUNT(*) FROM journals"),
-            postings=await scalar("SELECT COUNT(*) FROM postings"),
-            cached_mismatch=tuple((str(k), int(b), int(s)) for k, b, s in mismatch),
-            unbalanced_journals=tuple((str(k), int(s)) for k, s in unbalanced),
-            negative_accounts=tuple((str(k), int(b)) for k, b in negative),
-            log_gaps=tuple((int(t), int(last), int(n)) for t, last, n, _ in gaps),
-            total_non_system=await scalar("SELECT SUM(balance) FROM accounts WHERE kind <> 'issued'"),
-            total_issued=await scalar("SELECT SUM(balance) FROM accounts WHERE kind = 'issued'"),
-        )
+    async def _fetch(self, sql: str) -> Sequence[Sequence[Any]]:
+        return list(await self._conn.execute_fetchall(sql))
 
 
 class SqliteStorage:
@@ -481,7 +375,7 @@ class SqliteStorage:
         return int(rows[0][0])
 
     async def _migrate(self, conn: aiosqlite.Connection) -> None:
-        migrations = load_migrations(self._migrations)
+        migrations = load_migrations("sqlite", self._migrations)
         target = len(migrations) if self._target_version is None else self._target_version
         for migration in migrations[:target]:
             await conn.execute("BEGIN IMMEDIATE")  # re-read the version under the write lock: another process
@@ -522,3 +416,8 @@ class SqliteStorage:
                     await asyncio.shield(conn.execute("ROLLBACK"))
                 raise
             self._known_accounts.update(tx.created_accounts)
+
+    async def fetch(self, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+        """Rows of one read-only query (operations and tests; ``?`` placeholders)."""
+        async with self._lock:
+            return [tuple(r) for r in await self._connection().execute_fetchall(sql, args)]

@@ -59,3 +59,33 @@ async def test_channels_restrict_where_pan_is_played(pan: Pan) -> None:
     assert "every channel" in reply.text
     reply = await pan.slash(mod, "panadmin channels", action="add")
     assert private_to(reply, mod) and "Pick the channel" in reply.text
+
+
+async def test_the_four_colour_board_is_a_server_setting(pan: Pan, monkeypatch: pytest.MonkeyPatch) -> None:
+    """#14.9: /panadmin config four_colour turns on the four-colour deck for the public board (and outcome)."""
+    from pancog.adapter import presenters
+
+    a, _b = await pan.seat(2)
+    board = pan.board()
+    drawn: list[bool] = []
+    real = presenters.table_snapshot
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        drawn.append(bool(kwargs.get("four_color")))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(presenters, "table_snapshot", spy)
+    reply = await pan.slash(pan.h.moderator, "panadmin config", four_colour=True)
+    assert private_to(reply, pan.h.moderator) and "Four-colour board: on." in reply.text
+    assert pan.rt.display.cached(pan.h.guild.id).four_color
+    await pan.settle()
+    assert drawn and drawn[-1] is True and pan.board().id == board.id  # the board was redrawn four-colour
+    # durable: a fresh settings service reads it back from the database
+    from pancog.settings import GuildDisplaySettings, GuildPrefsKV, StoragePrefsStore
+
+    fresh = GuildDisplaySettings(GuildPrefsKV(StoragePrefsStore(pan.rt.storage)))
+    assert (await fresh.get(pan.h.guild.id)).four_color
+    await pan.slash(pan.h.moderator, "panadmin channels", action="add", where=pan.h.channel)
+    assert (await fresh.get(pan.h.guild.id)).four_color  # the channels list shares the server's document
+    reply = await pan.slash(pan.h.moderator, "panadmin config")
+    assert "Four-colour board: on." in reply.text and a is not None

@@ -51,6 +51,7 @@ class BotProcess:
             "PAN_DB_PATH": str(db),
             "PAN_GUILD_READY_TIMEOUT": "0.05",
             "PAN_LOG_LEVEL": "WARNING",
+            "PAN_RENDER_MODE": "process",  # the bot's default: render workers in processes, SIGKILLed with it
         }
         self.process: asyncio.subprocess.Process | None = None
         self.stderr: list[str] = []

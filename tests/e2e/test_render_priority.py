@@ -92,7 +92,7 @@ async def test_urgent_renders_jump_the_board_backlog(pan_factory: PanFactory, mo
         message = h.fake.messages[board.session.board_message_id or 0]
         assert message.files and not message.deleted
     status = await pan.slash(h.moderator, "panadmin status")
-    assert "Renders: 0/1 thread workers busy" in status.text and "urgent" in status.text, status.text
+    assert "Renders: 0/1 workers busy" in status.text and "urgent" in status.text, status.text
 
 
 async def test_restart_refresh_is_background_work(pan_factory: PanFactory, monkeypatch: pytest.MonkeyPatch) -> None:

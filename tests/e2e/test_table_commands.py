@@ -67,7 +67,7 @@ async def test_commands_history_close_and_outs(pan: Pan, monkeypatch: pytest.Mon
     a, b = await pan.seat(2)
     await play_two(pan)
     reply = await pan.slash(b, "pan history", transcript=True)
-    assert private_to(reply, b) and "Hand 1 is over: **player1** went out." in reply.text
+    assert private_to(reply, b) and "Hand 1 — player1 went out" in reply.text
     assert reply.files and reply.files[0][0].endswith(".txt") and b"\nstart first=0 shoe=" in reply.files[0][1]
     pan.stack(TWO_SHOE, first_seat=1)
     await pan.slash(a, "pan start")

@@ -48,7 +48,7 @@ async def test_two_players_by_commands(pan: Pan, hands: HandRecorder) -> None:
     assert embed["title"] == "Hand 1 is over: player1 went out."
     assert embed["description"] == "player1: **+7**\nplayer2: **-7**"
     assert embed["image"]["url"] == "attachment://outcome.png"
-    assert "Paid: player2 pays" in summary[0].attachments[0].description
+    assert "Net for the hand: player1 +7, player2 -7." in summary[0].attachments[0].description
     assert "Start" in [btn["label"] for btn in pan.board().buttons]
     assert assert_private(pan.h.fake, hands) >= 6
 

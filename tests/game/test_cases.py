@@ -23,6 +23,7 @@ from pancog.game import (
     Forced,
     GoOnTop,
     HandEnded,
+    IllegalMeld,
     Knock,
     Melded,
     NewMeld,
@@ -229,7 +230,7 @@ def test_case_41_no_melding_without_hit() -> None:
         apply(s, NewMeld(seat=0, cards=cards("5H 5H 5H")))
     assert exc.value.code == "no_hit"
     s, _ = run(s, Pluck(seat=0))
-    with pytest.raises(RuleViolation):
+    with pytest.raises(IllegalMeld):
         apply(s, NewMeld(seat=0, cards=cards("5H 5H 5H")))  # the pluck KH would have to join it
     assert legal_actions(s, 0) == (Discard(seat=0),)
 
@@ -239,7 +240,7 @@ def test_case_42_never_onto_an_opponents_meld() -> None:
     s = knock(table(["4H 5H 2C 6C QC 3D 7D KD AS JC", "7H 7D 3C 7C KC 4D JD AH 2S 6S", INERT_C], stock="6H 7S"))
     s, _ = run(s, Pluck(seat=0), NewMeld(seat=0, cards=cards("4H 5H")), Discard(seat=0, card=card("2C")))
     s, _ = run(s, Pluck(seat=1))  # 7S: usable (7H 7D 7S), but never on seat 0's run
-    with pytest.raises(RuleViolation):
+    with pytest.raises(IllegalMeld, match="only add to your own melds"):
         apply(s, AddToMeld(seat=1, meld=1, cards=cards("7H")))
     assert all(not isinstance(a, AddToMeld) for a in legal_actions(s, 1))
 
@@ -383,9 +384,9 @@ def test_case_56_force_option_before_the_pluck() -> None:
     s, ev = run(s, Force(seat=2))
     assert [(e.caller, e.target, e.card, e.back) for e in of_type(ev, Forced)] == [(2, 1, card("7H"), False)]
     assert s.hand.turn.step is Step.MUST_USE and s.hand.turn.drawn == card("7H")
-    with pytest.raises(RuleViolation):
+    with pytest.raises(RuleViolation, match="already drawn"):
         apply(s, Pluck(seat=1))
-    with pytest.raises(RuleViolation):
+    with pytest.raises(RuleViolation, match="must use that card"):
         apply(s, Discard(seat=1, card=card("6C")))
     assert legal_actions(s, 1) == (AddToMeld(seat=1, meld=1),)
     s, ev1 = run(s, AddToMeld(seat=1, meld=1))

@@ -29,7 +29,7 @@ from pancog.game import (
 )
 from pancog.game.cards import ALL_CARDS, Suit
 from pancog.game.codec import FORMAT_VERSION, StateFormatError, dump_state, load_state
-from pancog.game.errors import PanError
+from pancog.game.errors import RuleViolation
 from pancog.game.melds import Condition, Meld, MeldKind
 from pancog.game.notation import format_action, parse_action
 from pancog.game.rules import (
@@ -84,10 +84,15 @@ def random_session(seed: int, rules: Rules, players: int, budget: int) -> Iterat
     s = initial_state(rules, table_id=seed)
     next_player = 100
 
+    listed: set[Action] = set()
+
     def step(state: TableState, action: Action) -> TableState | None:
+        """Apply ``action``; an action the legal menu listed must apply (a refusal fails the test)."""
+        if action in listed:
+            return apply(state, action).state
         try:
             return apply(state, action).state
-        except PanError:
+        except RuleViolation:  # an unlisted system action (a sit at a full table, a stand mid-hand ...)
             return None
 
     for _ in range(players):
@@ -101,6 +106,7 @@ def random_session(seed: int, rules: Rules, players: int, budget: int) -> Iterat
     while applied < budget:
         occupied = [i for i, x in enumerate(s.seats) if x is not None]
         candidates: list[Action] = []
+        listed.clear()
         if s.hand is None:
             for i in occupied:
                 seat = s.seats[i]
@@ -137,7 +143,9 @@ def random_session(seed: int, rules: Rules, players: int, budget: int) -> Iterat
             elif roll < 0.15:
                 other = rng.choice(occupied)
                 candidates += [a for a, _ in plays(s, other)]
+                listed.update(candidates)
             menu = [a for a, _ in plays(s, actor)]
+            listed.update(menu)
             candidates.append(menu[0] if rng.random() < 0.5 else rng.choice(menu))
         action = candidates[0] if len(candidates) == 1 or rng.random() < 0.3 else rng.choice(candidates)
         after = step(s, action)

@@ -17,6 +17,7 @@ from pancog.game import (
     FoulCause,
     GoOnTop,
     HandEnded,
+    IllegalMeld,
     Knock,
     MakeGood,
     NewMeld,
@@ -63,7 +64,7 @@ def test_option_card_take_and_meld() -> None:
     assert s.hand.option == cards("5H")[0]
     s, ev = run(s, TakeOption(seat=1), NewMeld(seat=1, cards=cards("5D 5C")))
     assert chips_to(ev, 1) == 2
-    with pytest.raises(RuleViolation):
+    with pytest.raises(RuleViolation, match="already drawn"):
         apply(s, Pluck(seat=1))
     s, _ = run(s, Discard(seat=1, card=cards("2S")[0]))
     assert to_act(s) == 2
@@ -85,7 +86,7 @@ def test_option_refused_when_discarded_from_hand() -> None:
     s, _ = knock_all(table(["5H 5H 2C 4D 6S JC QD KH AS 3D", P1, P2], stock="5H"))
     s, _ = run(s, Pluck(seat=0), NewMeld(seat=0, cards=cards("5H 5H")), Discard(seat=0, card=cards("2C")[0]))
     assert s.hand.option is None
-    with pytest.raises(RuleViolation):
+    with pytest.raises(RuleViolation, match="no option card for you"):
         apply(s, TakeOption(seat=1))
 
 
@@ -101,12 +102,12 @@ def test_option_must_meld() -> None:
 def test_no_meld_without_hit() -> None:
     """§10 cases 41, 47: no melding or borrowing before a hit; a pluck can't go into the hand."""
     s, _ = knock_all(table(["5H 5H 5H 2C 4D 6S JC QD KH AS", P1, P2], stock="KC"))
-    with pytest.raises(RuleViolation):
+    with pytest.raises(RuleViolation, match="Draw first"):
         apply(s, NewMeld(seat=0, cards=cards("5H 5H 5H")))
     s, _ = run(s, Pluck(seat=0))
-    with pytest.raises(RuleViolation):
+    with pytest.raises(IllegalMeld):  # the plucked KC would have to join the meld
         apply(s, NewMeld(seat=0, cards=cards("5H 5H 5H")))
-    with pytest.raises(RuleViolation):
+    with pytest.raises(RuleViolation, match="only discard the card you drew"):
         apply(s, Discard(seat=0, card=cards("2C")[0]))
 
 
@@ -279,7 +280,7 @@ def test_make_it_good() -> None:
     s, _ = knock_all(table(["5H 5H 5C 2C 4D 6S JC QD KH AS", P1, P2], stock="5D", rules=r))
     s, _ = run(s, Pluck(seat=0), NewMeld(seat=0, cards=cards("5H 5H")))
     assert not s.hand.players[0].melds[0].valid
-    with pytest.raises(RuleViolation):
+    with pytest.raises(RuleViolation, match="own hand foul"):
         apply(s, FoulCall(seat=0, target=0, cause=FoulCause.INVALID_MELD))
     s, _ = run(s, FoulCall(seat=1, target=0, cause=FoulCause.INVALID_MELD))
     assert s.hand.make_good == (0, 1) and to_act(s) == 0

@@ -169,3 +169,24 @@ def test_run_splits_find_every_split(
     required = (Card(Rank(drawn_rank), suit),) if drawn_rank is not None else ()
     got = set(run_splits(m, Counter(hand), required))
     assert got == _run_splits_brute(m, hand, required)
+
+
+def test_run_adds_never_repeat_a_rank_of_the_rope() -> None:
+    """Every rope and every required card of its suit: a rank already in the rope gives no add (a
+    rope holds each rank once); any other rank gives only adds that make one valid rope."""
+    from pancog.game.moves import run_adds
+
+    rules = Rules()
+    hearts = [Card(Rank(r), Suit.HEARTS) for r in range(1, 11)]
+    hand = Counter(hearts)
+    for lo, hi in itertools.combinations(range(1, 11), 2):
+        if hi - lo < 2:
+            continue
+        meld = make_meld(1, hearts[lo - 1 : hi], rules)
+        for required in hearts:
+            got = list(run_adds(meld, hand, [required]))
+            if lo <= int(required.rank) <= hi:
+                assert got == [], (meld.cards, required, got)
+            else:
+                assert got, (meld.cards, required)
+                assert all(is_valid_run((*meld.cards, required, *add)) for add in got)

@@ -47,3 +47,72 @@ def test_transcript_round_trip_and_replay() -> None:
 def test_bad_notation(text: str) -> None:
     with pytest.raises(NotationError):
         parse_action(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sit 123 buyin=20",
+        "sit 123 buyin=40 doubles seat=2",
+        "rebuy 2 20",
+        "stand 2",
+        "away 2 on",
+        "away 2 off",
+        "start seed=7",
+        "start seed=7 first=0",
+        "start first=1 shoe=5S 5H",
+        "2 knock",
+        "2 top",
+        "2 pluck",
+        "2 option",
+        "2 discard",
+        "2 discard 5H",
+        "2 claim",
+        "2 meld 5D",
+        "2 meld 5D 5C",
+        "2 add 1",
+        "2 add 1 6H",
+        "2 add 1 6H 7H split QH JH 7H",
+        "2 borrow 5D from 1:5H",
+        "2 borrow from 1:5H 3:5S",
+        "2 makegood 1 5H",
+        "2 makegood 1 5H 5C",
+        "3 force",
+        "3 force 2",
+        "3 force 2 7H",
+        "3 force 7H",
+        "3 foul 2 abandoned",
+        "3 foul 2 invalid_meld",
+        "floor foul 2",
+        "2 split offer",
+        "2 split accept",
+        "2 split decline",
+        "2 timeout",
+    ],
+)
+def test_every_notation_form_reads_and_writes_back(text: str) -> None:
+    """Each form of the module docstring (with the fewest and the most arguments) reads and writes back."""
+    assert format_action(parse_action(text)) == text
+
+
+def test_notation_keeps_each_argument() -> None:
+    from pancog.game import Borrow, Force, MakeGood, parse_cards
+
+    assert parse_action("2 makegood 1 5H") == MakeGood(seat=2, meld=1, cards=parse_cards("5H"))
+    assert parse_action("3 force 2 7H") == Force(seat=3, target=2, card=parse_cards("7H")[0])
+    assert parse_action("2 borrow 5D from 1:5H 3:5S") == Borrow(
+        seat=2, cards=parse_cards("5D"), taken=((1, parse_cards("5H")[0]), (3, parse_cards("5S")[0]))
+    )
+    with pytest.raises(NotationError, match="Name the borrowed cards"):
+        parse_action("2 borrow 5D from")
+    with pytest.raises(NotationError, match="<meld>:<card>"):
+        parse_action("2 borrow 5D from 5H")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("2 foul 3", "is not an action"), ("2 dance 1 2", "is not an action"), ("2 foul 3 napping", "Unknown foul cause")],
+)
+def test_bad_notation_says_why(text: str, message: str) -> None:
+    with pytest.raises(NotationError, match=message):
+        parse_action(text)

@@ -59,12 +59,45 @@ GOLDEN_CASES = {
         replace(sample_hand(11, four_color=True), sort="rank", drawn_label="option")
     ),
     "hand_empty": lambda: render_hand(HandSnapshot(cards=())),
-    "table_3": lambda: render_table(replace(sample_table(3, 7), top_card=None, clock_seconds=None, notes=())),
+    "table_3": lambda: render_table(
+        replace(sample_table(3, 7), in_play=None, discard=None, discard_count=0, clock_seconds=None, notes=())
+    ),
+    "table_3_option": lambda: render_table(replace(sample_table(3, 7), in_play=None, discard_is_option=True)),
+    "table_5_between_hands": lambda: render_table(
+        replace(
+            sample_table(5, 9),
+            seats=tuple(replace(s, is_turn=False) for s in sample_table(5, 9).seats),
+            in_hand=False,
+            to_act=None,
+            in_play=None,
+            clock_seconds=None,
+        )
+    ),
     "table_8_30": lambda: render_table(sample_table(8, 30)),
     "table_15_four": lambda: render_table(sample_table(15, 40, four_color=True)),
     "outcome_5": lambda: render_outcome(sample_outcome(5)),
     "outcome_14": lambda: render_outcome(sample_outcome(14)),
 }
+
+
+def update_golden_png(path: Path, png: bytes, actual: Image.Image) -> None:
+    """Update mode never approves itself: an image that differs from its golden beyond the tolerance
+    (or has none) is written, the old one is kept under ``_failures/`` to compare, and the test fails
+    until it is reviewed and the suite re-run without PAN_UPDATE_GOLDEN. A matching image passes and
+    the golden is left alone."""
+    if path.exists():
+        old = Image.open(path).convert("RGB")
+        if old.size == actual.size and _mean_diff(actual, old) <= MAX_MEAN_DIFF:
+            return
+        FAILURES.mkdir(exist_ok=True)
+        old.save(FAILURES / f"{path.stem}.previous.png")
+    path.parent.mkdir(exist_ok=True)
+    path.write_bytes(png)
+    pytest.fail(
+        f"PAN_UPDATE_GOLDEN: wrote {path.name} (previous image in {FAILURES.name}/); look at it, then run again "
+        "without PAN_UPDATE_GOLDEN.",
+        pytrace=False,
+    )
 
 
 def _mean_diff(a: Image.Image, b: Image.Image) -> float:
@@ -79,9 +112,7 @@ def test_render_matches_golden(name: str) -> None:
     actual = Image.open(io.BytesIO(png)).convert("RGB")
     path = GOLDEN / f"{name}.png"
     if os.environ.get("PAN_UPDATE_GOLDEN") == "1":
-        GOLDEN.mkdir(exist_ok=True)
-        path.write_bytes(png)
-        return
+        update_golden_png(path, png, actual)
     assert path.exists(), f"missing golden {path.name}; run with PAN_UPDATE_GOLDEN=1 and look at it"
     expected = Image.open(path).convert("RGB")
     diff = _mean_diff(actual, expected) if actual.size == expected.size else float("inf")
@@ -221,9 +252,10 @@ def _seat_boxes(seat_layout: object) -> list[Box]:
     from renderer.table import SeatLayout
 
     assert isinstance(seat_layout, SeatLayout)
-    boxes = [seat_layout.name_box, seat_layout.status_box, seat_layout.count_box, seat_layout.chips_box]
-    if seat_layout.doubles_box is not None:
-        boxes.append(seat_layout.doubles_box)
+    boxes = [seat_layout.name_box, seat_layout.chips_box]
+    for box in (seat_layout.status_box, seat_layout.count_box, seat_layout.doubles_box):
+        if box is not None:
+            boxes.append(box)
     return boxes
 
 
@@ -234,9 +266,11 @@ def test_table_fifteen_seat_worst_case_fits_without_overlap() -> None:
     canvas: Box = (0, 0, lay.width, lay.height)
     assert len(lay.seats) == 15
     assert lay.columns == 2
-    fixed = [lay.header, lay.top_card_box, lay.stock_box, lay.tops_box, lay.notes_box]
-    assert first_overlap([lay.top_card_box, lay.stock_box, lay.tops_box, lay.notes_box]) is None
-    assert first_overlap([s.panel for s in lay.seats] + [lay.header, lay.notes_box]) is None
+    centre = [lay.stock_box, lay.discard_box, lay.in_play_box, lay.in_play_text_box, lay.tops_box, lay.notes_box]
+    fixed = [lay.header, *(box for box in centre if box is not None)]
+    assert len(fixed) == 7
+    assert first_overlap(fixed) is None
+    assert first_overlap([s.panel for s in lay.seats] + fixed) is None
     for seat in lay.seats:
         assert inside(seat.panel, canvas)
         head = _seat_boxes(seat)
@@ -247,9 +281,14 @@ def test_table_fifteen_seat_worst_case_fits_without_overlap() -> None:
             assert inside(meld.box, seat.panel)
             for box in meld.card_boxes:
                 assert inside(box, meld.box)
+            assert inside(meld.number_box, meld.box)
+            assert not any(overlaps(meld.number_box, box) for box in meld.card_boxes)
             if meld.tag_box is not None:
                 assert inside(meld.tag_box, meld.box)
-                assert not any(overlaps(meld.tag_box, box) for box in meld.card_boxes)
+                # the tag may cover the last card's lower right, never any card's index (its top-left)
+                for box in meld.card_boxes:
+                    index = (box[0], box[1], box[0] + 28, box[1] + 52)
+                    assert not overlaps(meld.tag_box, index)
         for box in head:
             assert inside(box, seat.panel)
         assert seat.name_text.endswith("…")  # the long name was cut to fit, not drawn over the chips
@@ -277,28 +316,72 @@ def test_table_rejects_more_than_fifteen_seats() -> None:
 
 
 def test_table_text_carries_every_fact() -> None:
-    """Every name, stack, status, value tag, meld card, the option card, stock, tops and clock."""
+    """Every name, stack, status, value tag, numbered meld, the card in play, discards, stock, tops and clock."""
     snap = sample_table(15, 40)
     text = table_text(snap)
     for i, seat in enumerate(snap.seats):
-        line = next(ln for ln in text.splitlines() if ln.startswith(f"Seat {i + 1}: {seat.name},"))
+        head = f"Seat {i + 1}: {seat.name}" + (" (computer)," if seat.computer else ",")
+        line = next(ln for ln in text.splitlines() if ln.startswith(head))
         assert f"{seat.chips:,} chips" in line
         assert seat.status.value in line
         assert f"{seat.hand_count} card" in line
         assert ("doubles" in line) == seat.doubles
         assert ("to play" in line) == seat.is_turn
         for meld in seat.melds:
-            cards = " ".join(str(c) for c in meld.cards)
+            cards = f"{meld.index}: " + " ".join(str(c) for c in meld.cards)
             assert (f"{cards} ({meld.shown_label})" if meld.shown_label else cards) in line
-    assert f"Option card: {snap.top_card}" in text
+    assert f"In play: {snap.in_play}, plucked by Mrs. Kawamoto." in text
+    assert f"Discards: {snap.discard_count}, {snap.discard} on top." in text
     assert f"Stock: {snap.stock_count}" in text
     assert f"singles {snap.singles_tops}, doubles {snap.doubles_tops}" in text
     assert "Mrs. Kawamoto to play, 0:17 left" in text
     for note in snap.notes:
         assert note in text
-    plain = replace(snap, top_is_option=False, top_card=None, clock_seconds=None)
-    assert "Top discard: none" in table_text(plain)
+    plain = replace(snap, in_play=None, discard=None, clock_seconds=None)
+    assert "Discards: none" in table_text(plain) and "In play" not in table_text(plain)
     assert "left" not in table_text(plain).splitlines()[1]
+    option = table_text(replace(plain, discard=snap.discard, discard_is_option=True))
+    assert f"{snap.discard} the option card" in option
+    between = table_text(replace(snap, in_hand=False))
+    assert "Between hands." in between and "Stock" not in between and "Discards" not in between
+    assert "card in hand" not in between and "cards in hand" not in between
+
+
+def test_between_hands_the_board_has_no_stock_or_discards() -> None:
+    """#14.2: no "Stock 0" between hands: no pile is laid out, and nothing is drawn where they stood."""
+    snap = replace(sample_table(3, 7), in_play=None)
+    lay = layout_table(replace(snap, in_hand=False))
+    assert lay.stock_box is None and lay.discard_box is None and lay.in_play_box is None
+    assert all(s.count_box is None for s in lay.seats)
+    during = layout_table(snap)
+    assert during.stock_box is not None and during.discard_box is not None
+
+
+def test_card_in_play_is_drawn_apart_from_the_discard_pile() -> None:
+    """#14.2: the plucked card and the top discard are two different cards in two places."""
+    snap = sample_table(3, 7)
+    lay = layout_table(snap)
+    assert lay.in_play_box is not None and lay.discard_box is not None
+    assert not overlaps(lay.in_play_box, lay.discard_box)
+    assert lay.in_play_name == "Mrs. Kawamoto"
+    im = render_table(snap)
+    without = render_table(replace(snap, in_play=None))
+    assert ImageChops.difference(im.crop(lay.in_play_box), without.crop(lay.in_play_box)).getbbox() is not None
+    assert ImageChops.difference(im.crop(lay.discard_box), without.crop(lay.discard_box)).getbbox() is None
+
+
+def test_melds_are_numbered_as_the_commands_take_them() -> None:
+    """#14.9: each meld shows its number (`MeldSnapshot.index`, the engine's meld id /add and /borrow take)."""
+    base = sample_table(3, 7)
+    seat = base.seats[0]
+    renumbered = replace(seat, melds=tuple(replace(m, index=m.index + 6) for m in seat.melds))
+    a = render_table(base)
+    b = render_table(replace(base, seats=(renumbered, *base.seats[1:])))
+    lay = layout_table(base).seats[0]
+    for meld in lay.melds:
+        assert ImageChops.difference(a.crop(meld.number_box), b.crop(meld.number_box)).getbbox() is not None
+        for box in meld.card_boxes:
+            assert ImageChops.difference(a.crop(box), b.crop(box)).getbbox() is None
 
 
 def test_meld_label_defaults_to_value() -> None:
@@ -316,12 +399,15 @@ def test_outcome_layout_fits_without_overlap() -> None:
     canvas: Box = (0, 0, lay.width, lay.height)
     tags = [t for t in lay.tag_boxes if t is not None]
     assert first_overlap(lay.meld_boxes) is None
-    assert first_overlap([lay.header, *lay.meld_boxes, lay.breakdown_box, *lay.payment_boxes, lay.notes_box]) is None
+    sections = [lay.header, *lay.meld_boxes, lay.breakdown_box, lay.nets_box, lay.paid_box, lay.notes_box]
+    assert first_overlap(sections) is None
+    assert all(inside(b, lay.paid_box) for b in lay.payment_boxes)
+    assert all(inside(b, lay.nets_box) for b in lay.net_boxes) and len(lay.net_boxes) == 15
     assert not any(overlaps(t, b) for t in tags for boxes in lay.card_boxes for b in boxes)
     assert first_overlap(tags) is None
     for box in (*lay.meld_boxes, *tags, lay.breakdown_box, *lay.payment_boxes, lay.notes_box):
         assert inside(box, canvas)
-    assert len(lay.payment_boxes) == 14
+    assert len(lay.payment_boxes) == 15  # 14 payers and the singles tops
 
 
 def test_outcome_text_carries_every_fact() -> None:
@@ -332,12 +418,14 @@ def test_outcome_text_carries_every_fact() -> None:
         cards = " ".join(str(c) for c in meld.cards)
         assert (f"{cards} ({meld.shown_label})" if meld.shown_label else cards) in text
     for payment in snap.payments:
-        assert f"{payment.payer} pays {payment.chips}" in text
-        assert payment.note in text
+        assert f"{payment.payer} {payment.chips} chips ({payment.note})" in text
+    for net in snap.nets:
+        assert f"{net.name} {net.chips:+}" in text
     assert f"conditions on board {snap.conditions} units" in text
     assert f"bust-out {snap.bust_out} units" in text
     assert f"going out {snap.going_out} units" in text
-    assert f"singles tops {snap.singles_tops} chips" in text
+    assert f"Singles tops {snap.singles_tops} chips" in text
+    assert f"total {snap.total} chips." in text
     for note in snap.notes:
         assert note in text
 
@@ -353,7 +441,7 @@ def test_outcome_total_is_tops_plus_payments() -> None:
         payments=(PaymentSnapshot(payer="A", chips=7), PaymentSnapshot(payer="B", chips=3)),
     )
     assert snap.total == 17
-    assert "doubles tops 2 chips" in outcome_text(snap)
+    assert "Doubles tops 2 chips" in outcome_text(snap)
     assert "no melds" in outcome_text(snap)
     render_outcome_png(snap)
 
@@ -380,3 +468,26 @@ def test_png_is_small_and_valid(make: object) -> None:
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
     assert len(png) <= MAX_BYTES, len(png)
     Image.open(io.BytesIO(png)).verify()
+
+
+def test_png_update_mode_writes_and_still_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PAN_UPDATE_GOLDEN never approves itself: a new or changed image is written and the test fails;
+    an image within the tolerance passes and its golden is not rewritten."""
+    import sys
+
+    monkeypatch.setattr(sys.modules[__name__], "FAILURES", tmp_path / "failures")
+    png = assets.to_png(render_hand(sample_hand()))
+    actual = Image.open(io.BytesIO(png)).convert("RGB")
+    path = tmp_path / "hand.png"
+    with pytest.raises(pytest.fail.Exception, match=r"wrote hand\.png"):
+        update_golden_png(path, png, actual)
+    assert path.read_bytes() == png
+    update_golden_png(path, png, actual)  # the same image: passes
+    cards = list(sample_hand().cards)
+    cards[0] = parse_card("QD")
+    other_png = assets.to_png(render_hand(replace(sample_hand(), cards=tuple(cards))))
+    other = Image.open(io.BytesIO(other_png)).convert("RGB")
+    with pytest.raises(pytest.fail.Exception, match="look at it"):
+        update_golden_png(path, other_png, other)
+    assert path.read_bytes() == other_png
+    assert (tmp_path / "failures" / "hand.previous.png").exists()

@@ -228,3 +228,14 @@ def test_one_off_notes_do_not_fill_the_sprite_cache() -> None:
     assert after.hits > before.hits  # names, chips and captions still come from the cache
     assert Image.open(io.BytesIO(png)).size[0] > 0
     assert assets.text_sprite.cache_info().maxsize == 4096
+    assert assets.recent_text_sprite.cache_info().maxsize == 64  # one-off lines: a small, bounded cache
+
+
+def test_a_note_shown_again_on_the_next_board_is_not_drawn_again() -> None:
+    """Each board edit shows the note the previous edit added: `recent_text_sprite` keeps it."""
+    first = f"Rosa discarded 7H ({random.random()})."
+    render_table_png(replace(sample_table(3, 3), notes=("x", first)))
+    before = assets.recent_text_sprite.cache_info()
+    render_table_png(replace(sample_table(3, 3), notes=(first, f"Lupe plucked 5H ({random.random()}).")))
+    after = assets.recent_text_sprite.cache_info()
+    assert after.hits == before.hits + 1 and after.misses == before.misses + 1

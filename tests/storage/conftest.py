@@ -1,13 +1,16 @@
+"""Every ledger, store, crash and concurrency test here runs against both backends: ``[sqlite]`` and
+``[postgres]`` (a real server, see tests/pgplugin.py). Tests that only take ``db_path`` are SQLite-only."""
+
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
-from storage_kit import GUILD, TABLE, Clock
+from storage_kit import BACKENDS, GUILD, TABLE, Clock
 
 from pancog.ledger import ChipLedger
-from pancog.storage import SqliteStorage
+from pancog.storage import PostgresStorage, SqliteStorage, storage_for
 from pancog.store import TableStore
 
 
@@ -21,19 +24,32 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "pan.sqlite3"
 
 
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
 @pytest.fixture
-async def storage(db_path: Path) -> AsyncIterator[SqliteStorage]:
-    async with SqliteStorage(db_path) as opened:
+def database(backend: str, db_path: Path, request: pytest.FixtureRequest) -> str:
+    """A fresh, empty database of the backend under test: a SQLite path or a PostgreSQL URL (own schema)."""
+    if backend == "postgres":
+        return str(request.getfixturevalue("postgres_url"))
+    return str(db_path)
+
+
+@pytest.fixture
+async def storage(database: str) -> AsyncIterator[SqliteStorage | PostgresStorage]:
+    async with storage_for(database) as opened:
         yield opened
 
 
 @pytest.fixture
-def ledger(storage: SqliteStorage, clock: Callable[[], float]) -> ChipLedger:
+def ledger(storage: SqliteStorage | PostgresStorage, clock: Callable[[], float]) -> ChipLedger:
     return ChipLedger(storage, clock=clock)
 
 
 @pytest.fixture
-def store(storage: SqliteStorage, clock: Callable[[], float]) -> TableStore:
+def store(storage: SqliteStorage | PostgresStorage, clock: Callable[[], float]) -> TableStore:
     return TableStore(storage, clock=clock)
 
 

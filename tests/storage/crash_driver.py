@@ -1,6 +1,6 @@
 """A simulated bot session for the SIGKILL test: opens tables, seats players, commits actions with postings.
 
-Usage: python crash_driver.py DB_PATH SEED
+Usage: python crash_driver.py DATABASE SEED   (a SQLite path or a postgresql:// URL)
 
 Every action text fully determines its postings (see ``postings_for``), so a checker can recompute every
 balance from the logs alone. Prints, flushed:
@@ -22,7 +22,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from pancog.ledger import ChipLedger, InsufficientChips
-from pancog.storage import Account, Posting, SqliteStorage, transfer
+from pancog.storage import Account, Posting, storage_for, transfer
 from pancog.store import TableStore
 
 GUILD = 1
@@ -108,7 +108,7 @@ async def run_table(
 
 async def main(path: str, seed: int) -> None:
     rng = random.Random(seed)
-    async with SqliteStorage(path) as storage:
+    async with storage_for(path) as storage:
         ledger, store = ChipLedger(storage), TableStore(storage)
         tables: dict[int, dict[str, Any]] = {}
         for stored in await store.load_open_tables():

@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import asyncpg
+
+from pancog.storage import PostgresStorage, SqliteStorage
+from pancog.storage.postgres import PostgresTx
+from pancog.storage.sqlite import SqliteTx
+
 GUILD = 1
 TABLE = 500
+BACKENDS = ("sqlite", "postgres")
+AnyStorage = SqliteStorage | PostgresStorage
 
 
 class Clock:
@@ -14,3 +24,19 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+def tx_class(storage: AnyStorage) -> type[SqliteTx] | type[PostgresTx]:
+    return PostgresTx if isinstance(storage, PostgresStorage) else SqliteTx
+
+
+async def raw_execute(tx: Any, sql: str) -> None:
+    """Run one parameterless statement on a transaction's connection, bypassing the services (tampering)."""
+    await tx._conn.execute(sql)
+
+
+def database_errors() -> tuple[type[BaseException], ...]:
+    """What either driver raises when the schema refuses a statement (constraint, trigger)."""
+    import sqlite3
+
+    return (sqlite3.DatabaseError, asyncpg.PostgresError)

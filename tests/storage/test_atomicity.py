@@ -6,11 +6,10 @@ import asyncio
 import random
 
 import pytest
-from storage_kit import GUILD
+from storage_kit import GUILD, AnyStorage, raw_execute, tx_class
 
 from pancog.ledger import ChipLedger, InsufficientChips
-from pancog.storage import Account, IdempotencyConflict, LogConflict, Posting, SqliteStorage, transfer
-from pancog.storage.sqlite import SqliteTx
+from pancog.storage import Account, IdempotencyConflict, LogConflict, Posting, transfer
 from pancog.store import TableStore
 
 
@@ -26,7 +25,7 @@ async def snapshot(ledger: ChipLedger, store: TableStore, table: int) -> tuple[o
 
 
 async def test_overdraw_after_earlier_postings_and_log_append_persists_nothing(
-    ledger: ChipLedger, store: TableStore, storage: SqliteStorage, table: int
+    ledger: ChipLedger, store: TableStore, storage: AnyStorage, table: int
 ) -> None:
     await store.commit_action(table, 1, "ante", "[]", [*transfer(stack(11), Account.tops(table, "singles"), 5)])
     before = await snapshot(ledger, store, table)
@@ -47,17 +46,18 @@ async def test_overdraw_after_earlier_postings_and_log_append_persists_nothing(
 
 
 async def test_failure_injected_after_postings_rolls_back_postings(
-    ledger: ChipLedger, store: TableStore, table: int, monkeypatch: pytest.MonkeyPatch
+    ledger: ChipLedger, store: TableStore, storage: AnyStorage, table: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     before = await snapshot(ledger, store, table)
 
-    async def broken_append(self: SqliteTx, **kwargs: object) -> None:
-        await self._conn.execute(
-            "INSERT INTO actions (table_id, seq, action, events, created_at) VALUES (500, 1, 'half-written', '[]', 0)"
+    async def broken_append(self: object, **kwargs: object) -> None:
+        await raw_execute(
+            self,
+            "INSERT INTO actions (table_id, seq, action, events, created_at) VALUES (500, 1, 'half-written', '[]', 0)",
         )
         raise OSError("disk on fire")
 
-    monkeypatch.setattr(SqliteTx, "append_action", broken_append)
+    monkeypatch.setattr(tx_class(storage), "append_action", broken_append)
     with pytest.raises(OSError, match="disk on fire"):
         await store.commit_action(table, 1, "pay", "[]", transfer(stack(11), stack(12), 30))
     monkeypatch.undo()
@@ -72,7 +72,7 @@ async def test_log_gap_rolls_back_postings(ledger: ChipLedger, store: TableStore
     assert await snapshot(ledger, store, table) == before
 
 
-async def test_exception_inside_transaction_block_rolls_back(ledger: ChipLedger, storage: SqliteStorage) -> None:
+async def test_exception_inside_transaction_block_rolls_back(ledger: ChipLedger, storage: AnyStorage) -> None:
     await ledger.ensure_player(GUILD, 7)
     with pytest.raises(RuntimeError, match="injected"):
         async with storage.transaction() as tx:

@@ -1,4 +1,5 @@
-"""Schema migrations: from an empty database, from a V1 database with data, refusal of newer schemas."""
+"""Schema migrations (SQLite here, PostgreSQL in test_migrations_postgres.py): from an empty database, from a V1
+database with data, refusal of newer schemas, and the rules of the one migrations folder both dialects share."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from storage_kit import GUILD
 
 from pancog.ledger import ChipLedger
 from pancog.storage import Account, SqliteStorage, StorageError, transfer
-from pancog.storage.sqlite import MIGRATIONS_DIR, load_migrations
+from pancog.storage.migrations import MIGRATIONS_DIR, load_migrations
 from pancog.store import TableStore
 
 
@@ -28,14 +29,38 @@ def pragma(path: Path, name: str) -> object:
         conn.close()
 
 
-def test_migration_files_are_numbered_without_gaps() -> None:
-    versions = [m.version for m in load_migrations()]
-    assert versions == list(range(1, len(versions) + 1)) and len(versions) >= 2
+def test_migration_files_are_numbered_without_gaps_for_both_dialects() -> None:
+    sqlite, postgres = load_migrations("sqlite"), load_migrations("postgres")
+    versions = [m.version for m in sqlite]
+    assert versions == list(range(1, len(versions) + 1)) and len(versions) >= 3
+    assert [(m.version, m.name) for m in postgres] == [(m.version, m.name) for m in sqlite]
+    assert all(m.path.name.endswith(".sqlite.sql") for m in sqlite[:3])
+    assert all(m.path.name.endswith(".postgres.sql") for m in postgres[:3])
+
+
+def test_a_portable_migration_serves_both_dialects_and_a_lone_dialect_file_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "V1__base.sqlite.sql").write_text("CREATE TABLE a (x INTEGER);", encoding="utf-8")
+    (tmp_path / "V1__base.postgres.sql").write_text("CREATE TABLE a (x BIGINT);", encoding="utf-8")
+    (tmp_path / "V2__more.sql").write_text("CREATE TABLE b (y BIGINT);", encoding="utf-8")
+    for dialect in ("sqlite", "postgres"):
+        first, second = load_migrations(dialect, tmp_path)
+        assert first.path.name == f"V1__base.{dialect}.sql" and second.path.name == "V2__more.sql"
+    (tmp_path / "V3__half.sqlite.sql").write_text("SELECT 1;", encoding="utf-8")
+    for dialect in ("sqlite", "postgres"):  # a migration written for one dialect only fails both backends
+        with pytest.raises(StorageError, match="migration 3 has no file for postgres"):
+            load_migrations(dialect, tmp_path)
+    (tmp_path / "V3__half.sql").write_text("SELECT 1;", encoding="utf-8")
+    with pytest.raises(StorageError, match="both a portable file and dialect files"):
+        load_migrations("sqlite", tmp_path)
+    (tmp_path / "V3__half.sqlite.sql").unlink()
+    (tmp_path / "V3__other.postgres.sql").write_text("SELECT 1;", encoding="utf-8")
+    with pytest.raises(StorageError, match="different names"):
+        load_migrations("postgres", tmp_path)
 
 
 async def test_empty_database_migrates_to_latest(db_path: Path) -> None:
     async with SqliteStorage(db_path) as storage:
-        assert await storage.schema_version() == len(load_migrations())
+        assert await storage.schema_version() == len(load_migrations("sqlite"))
         rows = list(await storage._connection().execute_fetchall("PRAGMA foreign_keys"))
         assert rows[0][0] == 1
     assert {"accounts", "journals", "postings", "tables", "actions", "guild_settings", "snapshots"} <= tables_in(
@@ -43,7 +68,7 @@ async def test_empty_database_migrates_to_latest(db_path: Path) -> None:
     )
     assert pragma(db_path, "journal_mode") == "wal"
     async with SqliteStorage(db_path) as storage:  # a second open is a no-op
-        assert await storage.schema_version() == len(load_migrations())
+        assert await storage.schema_version() == len(load_migrations("sqlite"))
 
 
 async def test_v1_database_with_data_upgrades(db_path: Path) -> None:
@@ -68,7 +93,7 @@ async def test_v1_database_with_data_upgrades(db_path: Path) -> None:
     assert "guild_settings" not in tables_in(db_path)
 
     async with SqliteStorage(db_path) as latest:
-        assert await latest.schema_version() == len(load_migrations())
+        assert await latest.schema_version() == len(load_migrations("sqlite"))
         ledger, store = ChipLedger(latest), TableStore(latest)
         report = await ledger.audit()
         assert report.ok and report.chips_in_play == 1000
@@ -86,12 +111,12 @@ async def test_v1_database_with_data_upgrades(db_path: Path) -> None:
 async def test_failed_migration_rolls_back(db_path: Path, tmp_path: Path) -> None:
     migrations = tmp_path / "migrations"
     shutil.copytree(MIGRATIONS_DIR, migrations)
-    (migrations / f"V{len(load_migrations()) + 1}__broken.sql").write_text(
+    (migrations / f"V{len(load_migrations('sqlite')) + 1}__broken.sql").write_text(
         "CREATE TABLE half (x INTEGER);\nINSERT INTO no_such_table VALUES (1);\n", encoding="utf-8"
     )
     with pytest.raises(sqlite3.OperationalError):
         await SqliteStorage(db_path, migrations=migrations).open()
-    assert pragma(db_path, "user_version") == len(load_migrations())
+    assert pragma(db_path, "user_version") == len(load_migrations("sqlite"))
     assert "half" not in tables_in(db_path)
 
 
@@ -108,4 +133,4 @@ def test_migration_gap_is_refused(tmp_path: Path) -> None:
     (tmp_path / "V1__a.sql").write_text("SELECT 1;", encoding="utf-8")
     (tmp_path / "V3__c.sql").write_text("SELECT 1;", encoding="utf-8")
     with pytest.raises(StorageError, match="gaps"):
-        load_migrations(tmp_path)
+        load_migrations("sqlite", tmp_path)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from storage_kit import GUILD
+from storage_kit import GUILD, AnyStorage
 
 from pancog.ledger import ChipLedger, InsufficientChips, TableClosed
-from pancog.storage import Account, LogConflict, SqliteStorage, StorageError, transfer
+from pancog.storage import Account, LogConflict, StorageError, storage_for, transfer
 from pancog.store import TableExists, TableStore
 
 
@@ -47,17 +47,19 @@ async def test_snapshot_shortens_replay(store: TableStore, table: int) -> None:
     await store.save_snapshot(table, 5, "state-after-5")
     (loaded,) = await store.load_open_tables()
     assert (loaded.snapshot, loaded.first_seq, loaded.actions, loaded.last_seq) == ("state-after-5", 6, ("a6", "a7"), 7)
-    with pytest.raises(StorageError):
+    with pytest.raises(StorageError, match=r"snapshot seq 8 is outside 1\.\.7"):
         await store.save_snapshot(table, 8, "future")
 
 
-async def test_commit_action_snapshot_is_atomic_and_the_only_one(store: TableStore, table: int) -> None:
+async def test_commit_action_snapshot_is_atomic_and_the_only_one(
+    store: TableStore, storage: AnyStorage, table: int
+) -> None:
     """A snapshot commits with its action (not on an overdraw, not on a retry) and replaces older ones."""
     stack = Account.stack(table, 11)
     await store.commit_action(table, 1, "a1", "[]", snapshot="s1")
     await store.commit_action(table, 2, "a2", "[]")
     await store.save_snapshot(table, 2, "s2")  # the older snapshot is deleted
-    async with store.storage.transaction(write=False) as tx:
+    async with store.storage.transaction() as tx:
         assert await tx.drop_snapshots(table, below=1) == 0
     with pytest.raises(InsufficientChips):
         overdraw = transfer(stack, Account.stack(table, 12), 10_000)
@@ -70,10 +72,10 @@ async def test_commit_action_snapshot_is_atomic_and_the_only_one(store: TableSto
     await store.commit_action(table, 4, "a4", "[]")
     (loaded,) = await store.load_open_tables()
     assert (loaded.snapshot, loaded.first_seq, loaded.actions, loaded.last_seq) == ("s3", 4, ("a4",), 4)
-    rows = await store.storage._connection().execute_fetchall("SELECT seq FROM snapshots WHERE table_id = ?", (table,))
+    rows = await storage.fetch(f"SELECT seq FROM snapshots WHERE table_id = {table}")  # noqa: S608
     assert [r[0] for r in rows] == [3]
     await store.close_table(table)
-    rows = await store.storage._connection().execute_fetchall("SELECT seq FROM snapshots WHERE table_id = ?", (table,))
+    rows = await storage.fetch(f"SELECT seq FROM snapshots WHERE table_id = {table}")  # noqa: S608
     assert list(rows) == []
     assert len(await store.read_log(table)) == 4  # the log itself is never pruned
 
@@ -116,10 +118,10 @@ async def test_close_table_with_overdrawing_share_changes_nothing(
     assert await ledger.balance(GUILD, 11) == 800
 
 
-async def test_storage_reopen_keeps_everything(db_path: object, store: TableStore, table: int) -> None:
+async def test_storage_reopen_keeps_everything(database: str, store: TableStore, table: int) -> None:
     await store.commit_action(table, 1, "a1", "[]", transfer(Account.stack(table, 11), Account.stack(table, 12), 5))
     await store.storage.close()
-    async with SqliteStorage(str(db_path), synchronous="NORMAL") as reopened:
+    async with storage_for(database) as reopened:
         (loaded,) = await TableStore(reopened).load_open_tables()
         assert loaded.actions == ("a1",)
         ledger = ChipLedger(reopened)

@@ -1,0 +1,306 @@
+"""``/pan replay`` and ``/pan history``: a private step-through of any hand at this table, a Share button that posts
+the hand publicly as an animated image, and watching with consent (``/pan settings share_hand`` and the watcher's
+read-only view). Thin: parse, call the replay or watch service, present, respond.
+
+- The step-through is an ephemeral message: the public board at that step (an image and its text twin), one line
+  saying what happened, and the requester's own cards if they were dealt in. Its buttons (⏮ ◀ ▶ ⏭, Share) and its
+  "jump to turn" select are ``DynamicItem``s whose custom_id carries the table, the hand and the target step
+  (``pan:r:<table>:<hand>:<step>:<verb>``, ``pan:r:<table>:<hand>:jump``), so they keep working after a restart.
+  Every click rebuilds the replay **for the clicking user** (``pancog/replay.py``): no click can show anyone
+  another viewer's cards.
+- A jump is honoured only to a step the bot offered in that select (the offer is recomputed from the hand).
+- Sharing a hand: the grant is announced at the table with a button (``pan:w:<table>:<player>``) that shows the
+  player's cards to the member named, read-only, while the grant lasts (``pancog/watch.py``), and refuses anyone
+  else privately.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from pancog.adapter import ack, presenters, replay_images
+from pancog.adapter.base import IN_PAN, PanCog
+from pancog.adapter.errors import PanView, answer, deliver, send_ephemeral
+from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
+from pancog.game.errors import PanError
+from pancog.renderq import Priority
+from pancog.replay import PUBLIC_VIEWER, HandReplay, ReplayService
+from pancog.watch import WatchService
+from renderer import HandSnapshot, render_hand_png
+
+__all__ = ["REPLAY_ITEMS", "ReplayButton", "ReplayCog", "ReplaySelect", "WatchButton"]
+
+NAV = {"first": "⏮", "prev": "◀", "next": "▶", "last": "⏭"}
+VERBS = (*NAV, "share", "open")
+
+
+class NotOffered(PanError):
+    code = "not_offered"
+
+    def __init__(self) -> None:
+        super().__init__(presenters.JUMP_NOT_OFFERED)
+
+
+class NotOver(PanError):
+    code = "hand_not_over"
+
+    def __init__(self) -> None:
+        super().__init__(presenters.SHARE_NOT_OVER)
+
+
+class ReplayCog(PanCog, name="PanReplays"):
+    """Hand history, replays, sharing a replay, and watching a hand shared with you."""
+
+    def __init__(self, runtime: PanRuntime) -> None:
+        super().__init__(runtime)
+        if runtime.replays is None or runtime.watch is None:
+            raise RuntimeError("the replay cog needs the replay and watch services in the runtime")
+        self.replays: ReplayService = runtime.replays
+        self.watch: WatchService = runtime.watch
+
+    def handlers(self) -> Mapping[str, Handler]:
+        return {"replay": self.on_replay, "watch": self.on_watch, "share_hand": self.share_hand}
+
+    async def cog_load(self) -> None:
+        await super().cog_load()
+        self.watch.start()  # hand ends and players leaving end grants; the seat guard keeps watchers off the table
+
+    async def cog_unload(self) -> None:
+        self.watch.stop()
+        await super().cog_unload()
+
+    # ------------------------------------------------------------------ commands
+
+    @app_commands.command(name="replay", description="Step through a hand at this table, privately", extras=IN_PAN)
+    @app_commands.describe(hand="The hand's number (default: your last hand here); /pan history lists them")
+    async def replay(self, interaction: discord.Interaction, hand: app_commands.Range[int, 1] | None = None) -> None:
+        await self.defer(interaction)
+        session = self.here(interaction)
+        replay = await self.replays.replay(session.table_id, interaction.user.id, hand)
+        await self._show(interaction, replay, 0, edit=False)
+
+    @app_commands.command(
+        name="history", description="Recent hands at this table, each with a Replay button", extras=IN_PAN
+    )
+    @app_commands.describe(transcript="Also attach the full transcript file of this table's hands")
+    async def history(self, interaction: discord.Interaction, transcript: bool = False) -> None:
+        rt = await self.defer(interaction)
+        session = self.here(interaction)
+        summaries = await self.replays.history(session.table_id)
+        view = PanView()
+        for summary in reversed(summaries):
+            view.add_item(ReplayButton(session.table_id, summary.hand_no, 0, "open"))
+        kwargs: dict[str, Any] = {"view": view}
+        if transcript:
+            text = await self.replays.transcript(session.table_id)
+            kwargs["file"] = discord.File(io.BytesIO(text.encode()), filename=f"pan-{session.table_id}.txt")
+        await answer(interaction, presenters.replay_history_text(summaries, rt.names), **kwargs)
+        view.stop()
+
+    # ------------------------------------------------------------------ the step-through
+
+    async def on_replay(self, interaction: discord.Interaction[Any], table_id: int, values: tuple[str, ...]) -> None:
+        """A replay button or the jump select: ``values`` = (hand, target step, verb) or (hand, chosen, "jump")."""
+        hand_no, target, verb = int(values[0]), values[1], values[2]
+        if verb in ("open", "share"):  # a new private step-through (history) / a public animation
+            await self.defer(interaction)
+            if verb == "share":
+                await self._share(interaction, table_id, hand_no)
+                return
+            await self._show(interaction, await self.replays.replay(table_id, interaction.user.id, hand_no), 0)
+            return
+        await interaction.response.defer()  # the step-through is edited in place
+        self.rt.remember(interaction.user)
+        replay = await self.replays.replay(table_id, interaction.user.id, hand_no)
+        if verb == "jump" and target not in {value for value, _ in presenters.jump_options(replay, self.rt.names)}:
+            raise NotOffered
+        index = min(int(target), len(replay.steps) - 1) if target.isdigit() else 0
+        await self._show(interaction, replay, index, edit=True)
+
+    async def _show(
+        self, interaction: discord.Interaction[Any], replay: HandReplay, index: int, *, edit: bool = False
+    ) -> None:
+        prefs = await self.rt.settings.get(interaction.user.id)
+        names = dict(self.rt.names)
+        snaps = replay_images.step_snapshots(replay, index, names, sort=prefs.sort.value, four_color=prefs.four_color)
+        board, hand = await self.rt.renders.render(replay_images.render_step_pngs, snaps, priority=Priority.URGENT)
+        text = presenters.step_text(replay, index, names)
+        view = ReplayView(replay, index, names)
+
+        def files() -> list[discord.File]:
+            out = [discord.File(io.BytesIO(board), filename="board.png")]
+            if hand is not None:
+                out.append(discord.File(io.BytesIO(hand), filename="hand.png"))
+            return out
+
+        if edit:
+            await deliver(lambda: interaction.edit_original_response(content=text, attachments=files(), view=view))
+        else:
+
+            async def send() -> None:  # the answer itself unless a slow render got it deferred (ack.py, #14.10)
+                await ack.settle(interaction)
+                if interaction.response.is_done():
+                    await interaction.followup.send(text, files=files(), view=view, ephemeral=True, wait=True)
+                else:
+                    await interaction.response.send_message(text, files=files(), view=view, ephemeral=True)
+
+            await deliver(send)
+        view.stop()
+
+    async def _share(self, interaction: discord.Interaction[Any], table_id: int, hand_no: int) -> None:
+        """Post the finished hand in the channel as an animation of the public board (never anyone's cards)."""
+        replay = await self.replays.replay(table_id, PUBLIC_VIEWER, hand_no)
+        if not replay.summary.finished:
+            raise NotOver
+        names = dict(self.rt.names)
+        gif = await self.rt.renders.render(replay_images.animation_job, (replay, names), priority=Priority.BACKGROUND)
+        channel = interaction.channel
+        if not isinstance(channel, discord.abc.Messageable):
+            raise NotOver
+        caption = presenters.share_caption(replay, names, interaction.user.id)
+        filename = f"pan-hand-{hand_no}.gif"
+        await deliver(lambda: channel.send(caption, file=discord.File(io.BytesIO(gif), filename=filename)))
+        await send_ephemeral(interaction, presenters.SHARED)
+
+    # ------------------------------------------------------------------ watching with consent
+
+    async def share_hand(self, interaction: discord.Interaction[Any], table_id: int, values: tuple[str, ...]) -> None:
+        """``/pan settings share_hand:@member`` (values: the member's id) or ``stop_sharing:True`` (values: ())."""
+        rt = self.rt
+        player = interaction.user.id
+        channel = interaction.channel
+        if not values:
+            grant = self.watch.revoke(table_id, player)
+            text = presenters.watch_stopped(presenters.name_of(rt.names, player), f"<@{grant.watcher_id}>")
+            if isinstance(channel, discord.abc.Messageable):
+                await deliver(lambda: channel.send(text, allowed_mentions=discord.AllowedMentions.none()))
+            await send_ephemeral(interaction, presenters.WATCH_STOPPED_PRIVATE)
+            return
+        watcher = int(values[0])
+        self.watch.grant(table_id, player, watcher)
+        text = presenters.watch_announcement(presenters.name_of(rt.names, player), f"<@{watcher}>")
+        view = PanView()
+        view.add_item(WatchButton(table_id, player))
+        if isinstance(channel, discord.abc.Messageable):
+            mentions = discord.AllowedMentions(users=[discord.Object(id=watcher)], everyone=False, roles=False)
+            await deliver(lambda: channel.send(text, view=view, allowed_mentions=mentions))
+        view.stop()
+        await send_ephemeral(interaction, presenters.watch_granted(f"<@{watcher}>"))
+
+    async def on_watch(self, interaction: discord.Interaction[Any], table_id: int, values: tuple[str, ...]) -> None:
+        """The watcher's read-only view of the hand shared with them (anyone else: a private refusal); also what My
+        hand shows a watcher who has no seat here."""
+        if not interaction.response.is_done():
+            await self.defer(interaction)
+        watched = self.watch.watched_hand(table_id, interaction.user.id, int(values[0]))
+        prefs = await self.rt.settings.get(interaction.user.id)
+        snap = HandSnapshot(
+            cards=watched.cards,
+            drawn=watched.drawn,
+            sort="rank" if prefs.sort.value == "rank" else "suit",
+            four_color=prefs.four_color,
+        )
+        png = await self.rt.renders.render(render_hand_png, snap, priority=Priority.URGENT)
+        text = presenters.watched_hand_text(presenters.name_of(self.rt.names, watched.grant.player_id), snap)
+        await answer(interaction, text, file=discord.File(io.BytesIO(png), filename="watched.png"))
+
+
+class ReplayView(PanView):
+    """The step-through's buttons and jump select (dynamic items only: the view is stopped once sent)."""
+
+    def __init__(self, replay: HandReplay, index: int, names: Mapping[int, str]) -> None:
+        super().__init__()
+        last = len(replay.steps) - 1
+        targets = {"first": 0, "prev": max(0, index - 1), "next": min(last, index + 1), "last": last}
+        for verb, step in targets.items():
+            at_edge = index == 0 if verb in ("first", "prev") else index == last
+            self.add_item(ReplayButton(replay.table_id, replay.hand_no, step, verb, disabled=at_edge))
+        if replay.summary.finished:
+            self.add_item(ReplayButton(replay.table_id, replay.hand_no, 0, "share"))
+        options = [
+            discord.SelectOption(label=label, value=value, default=value == str(index))
+            for value, label in presenters.jump_options(replay, names)
+        ]
+        self.add_item(ReplaySelect(replay.table_id, replay.hand_no, options))
+
+
+class ReplayButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"pan:r:(?P<table>\d+):(?P<hand>\d+):(?P<step>\d+):(?P<verb>" + "|".join(VERBS) + ")",
+):
+    def __init__(self, table_id: int, hand_no: int, step: int, verb: str, *, disabled: bool = False) -> None:
+        label = NAV.get(verb) or presenters.replay_button_label(verb, hand_no)
+        style = discord.ButtonStyle.primary if verb in ("share", "open") else discord.ButtonStyle.secondary
+        custom_id = f"pan:r:{table_id}:{hand_no}:{step}:{verb}"
+        super().__init__(discord.ui.Button(label=label, style=style, disabled=disabled, custom_id=custom_id))
+        self.table_id, self.hand_no, self.step, self.verb = table_id, hand_no, step, verb
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> ReplayButton:
+        return cls(int(match["table"]), int(match["hand"]), int(match["step"]), match["verb"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        values = (str(self.hand_no), str(self.step), self.verb)
+        await runtime_of(interaction.client).dispatch(interaction, self.table_id, "replay", values)
+
+
+class ReplaySelect(
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=r"pan:r:(?P<table>\d+):(?P<hand>\d+):jump",
+):
+    def __init__(self, table_id: int, hand_no: int, options: list[discord.SelectOption] | None = None) -> None:
+        super().__init__(
+            discord.ui.Select(
+                custom_id=f"pan:r:{table_id}:{hand_no}:jump",
+                placeholder=presenters.JUMP_PLACEHOLDER,
+                options=options or [discord.SelectOption(label="-", value="-")],
+            )
+        )
+        self.table_id, self.hand_no = table_id, hand_no
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> ReplaySelect:
+        return cls(int(match["table"]), int(match["hand"]), list(getattr(item, "options", [])))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        chosen = self.item.values[0] if self.item.values else ""
+        values = (str(self.hand_no), chosen, "jump")
+        await runtime_of(interaction.client).dispatch(interaction, self.table_id, "replay", values)
+
+
+class WatchButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"pan:w:(?P<table>\d+):(?P<player>\d+)",
+):
+    def __init__(self, table_id: int, player_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=presenters.WATCH_BUTTON,
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"pan:w:{table_id}:{player_id}",
+            )
+        )
+        self.table_id, self.player_id = table_id, player_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> WatchButton:
+        return cls(int(match["table"]), int(match["player"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await runtime_of(interaction.client).dispatch(interaction, self.table_id, "watch", (str(self.player_id),))
+
+
+REPLAY_ITEMS = (ReplayButton, ReplaySelect, WatchButton)
+"""The dynamic items to register with the bot (old replay and watch buttons keep working after a restart)."""

@@ -1,0 +1,24 @@
+# RULES.md §10 case 64 / §4.6: going out on a play that makes no condition. Seat 0's board as it
+# lies: 5S 5S 5S (4) + QD QD QD (1) + 2C..6C (0) = outs 5; each opponent pays 5 + 2 going-out units;
+# the winner takes the tops (3). The conditions were collected when made: 4 + 1 from each.
+rules california going_out_units=2 bust_out=new_or_enhanced
+sit 1001 buyin=100 seat=0
+sit 1002 buyin=100 seat=1
+sit 1003 buyin=100 seat=2
+deal first=0 | 0: 5S 5S QD QD QD 2C 3C 4C 5C 7H | 1: 3H 7C KC 4D JD AH 5H 2S 6S QS | 2: 4H JC AD 5D 2H 6H QH 3S 7S KS | stock: 5S 2D 4S 6C 3D 3D
+0 knock
+1 knock
+2 knock
+0 pluck
+0 meld 5S 5S
+0 meld QD QD QD
+0 meld 2C 3C 4C 5C
+0 discard 7H
+expect stacks=109,94,94 singles=3
+1 pluck
+1 discard
+2 pluck
+2 discard
+0 pluck
+0 add 3
+expect stacks=126,87,87 singles=0
