@@ -34,7 +34,7 @@ from pancog.game.codec import StateFormatError, dump_state, load_state
 from pancog.game.errors import PanError, RuleViolation  # RuleViolation: computer players (issue 8)
 from pancog.game.events import BoughtIn, CashedOut, ChipsMoved, Event, HandEnded
 from pancog.game.notation import format_action, format_event, parse_action
-from pancog.game.rules import PRESETS, Rules
+from pancog.game.rules import PRESET_EDITION, PRESETS, Rules
 from pancog.game.state import Account as EngineAccount
 from pancog.game.state import Phase, Pot, TableState, initial_state
 from pancog.ledger import ChipLedger
@@ -124,6 +124,7 @@ class TableConfig:
 
     preset: str = "california"
     overrides: tuple[tuple[str, int], ...] = ()
+    edition: int = PRESET_EDITION  # the presets' edition the table was opened under: it keeps those rules
     title: str = ""
     # computer players (issue 8): a /pan practice table; an away person's seat played by the normal level.
     practice: bool = False
@@ -166,10 +167,15 @@ class TableConfig:
         return config
 
     def rules(self) -> Rules:
-        return Rules.preset(self.preset, **dict(self.overrides))
+        return Rules.preset_of_edition(self.preset, self.edition, dict(self.overrides))
 
     def to_json(self) -> str:
-        data: dict[str, Any] = {"preset": self.preset, "overrides": dict(self.overrides), "title": self.title}
+        data: dict[str, Any] = {
+            "preset": self.preset,
+            "overrides": dict(self.overrides),
+            "edition": self.edition,
+            "title": self.title,
+        }
         # computer players (issue 8): the table options, written only when set (older rows read as False).
         data.update({k: True for k in ("practice", "away_bot") if getattr(self, k)})
         return json.dumps(data)
@@ -181,6 +187,7 @@ class TableConfig:
         return cls(
             preset=str(data.get("preset", "california")),
             overrides=tuple(sorted(overrides.items())),
+            edition=int(data.get("edition", 1)),  # written before editions: the presets' first edition
             title=str(data.get("title", "")),
             practice=bool(data.get("practice", False)),  # computer players (issue 8)
             away_bot=bool(data.get("away_bot", False)),

@@ -269,3 +269,21 @@ async def test_simultaneous_opens(env: Env) -> None:
     gate.set()
     assert (await slow).table_id == 950
     assert calls == [950, 952]
+
+
+async def test_a_table_opened_before_california_dropped_going_out_units_keeps_them(env: Env) -> None:
+    """Issue 13: california pays no going-out units for tables opened after the change; a table whose config row
+    was written before it (no preset edition) keeps 2 units, live and after a restart's replay of its log."""
+    assert TableConfig.build().rules().going_out_units == 0  # a new table
+    old = TableConfig.from_json('{"preset": "california", "overrides": {}, "title": ""}')
+    assert old.edition == 1 and old.rules().going_out_units == 2
+    await env.service.open_table(TABLE, guild_id=GUILD, channel_id=CHANNEL, host_id=A, config=old)
+    await env.service.join(TABLE, A)
+    await env.service.join(TABLE, B)
+    await play_two_player_hand(env)  # A goes out: B pays the outs and the 2 going-out units
+    live = env.service.get(TABLE).state
+    assert live.last_hand is not None and live.last_hand.winner == 0
+    fresh = TableService(env.ledger, env.store)
+    assert await fresh.load() == 1
+    assert fresh.get(TABLE).state == live and fresh.get(TABLE).state.rules.going_out_units == 2
+    assert TableConfig.from_json(old.to_json()) == old

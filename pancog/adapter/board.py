@@ -57,6 +57,7 @@ BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
     "knock": ("Knock", discord.ButtonStyle.success),
     "sluff": ("Sluff", discord.ButtonStyle.secondary),
     "draw": ("Draw", discord.ButtonStyle.primary),
+    "nodraw": (presenters.DONT_DRAW_AGAIN, discord.ButtonStyle.secondary),  # in My hand, on the double draw
     "take": ("Take", discord.ButtonStyle.success),
     "hand": ("My hand", discord.ButtonStyle.primary),
     "force": ("Force", discord.ButtonStyle.danger),

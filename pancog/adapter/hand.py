@@ -17,11 +17,12 @@ from typing import Any
 import discord
 
 from pancog.adapter import presenters
+from pancog.adapter.board import BoardButton
 from pancog.adapter.errors import PanView, answer, send_ephemeral
 from pancog.adapter.runtime import PanRuntime, runtime_of
 from pancog.bots import ordered_legal  # computer players (issue 8)
 from pancog.game import engine
-from pancog.game.actions import Discard
+from pancog.game.actions import DeclineDraw, Discard
 from pancog.game.engine import Observation
 from pancog.game.events import CardsDealt, Discarded, HandStarted, Melded, OptionTaken
 from pancog.game.notation import format_action
@@ -192,6 +193,8 @@ class HandView(PanView):
             self.add_item(PlaySelect(table_id, "play", plays[:25]))
         if discards:
             self.add_item(PlaySelect(table_id, "discard", discards[:25]))
+        if any(isinstance(action, DeclineDraw) for action, _pays in self.plays):
+            self.add_item(BoardButton(table_id, "nodraw"))  # the double draw's second pluck is a right
 
 
 class PlaySelect(

@@ -29,6 +29,7 @@ from pancog.game.actions import (
     Action,
     AddToMeld,
     Borrow,
+    DeclineDraw,
     Discard,
     FloorFoul,
     Force,
@@ -94,6 +95,7 @@ BUTTON_ACTIONS: dict[str, tuple[Make, bool]] = {
     "knock": (lambda state, seat: Knock(seat=seat), False),
     "sluff": (lambda state, seat: GoOnTop(seat=seat), False),
     "draw": (lambda state, seat: Pluck(seat=seat), True),
+    "nodraw": (lambda state, seat: DeclineDraw(seat=seat), False),
     "take": (lambda state, seat: TakeOption(seat=seat), True),
     "force": (lambda state, seat: first_legal(state, seat, Force), False),
     "foul": (lambda state, seat: first_legal(state, seat, FoulCall), False),
@@ -214,6 +216,13 @@ class PlayCog(PanCog, name="PanPlay"):
     @app_commands.guild_only()
     async def draw(self, interaction: discord.Interaction) -> None:
         await self._verb(interaction, "draw")
+
+    @app_commands.command(
+        name="pass", description="Pan card game: don't draw again after the first pluck of the double draw"
+    )
+    @app_commands.guild_only()
+    async def pass_draw(self, interaction: discord.Interaction) -> None:
+        await self._verb(interaction, "nodraw")
 
     @app_commands.command(name="take", description="Pan card game: take the option card (it must meld at once)")
     @app_commands.guild_only()

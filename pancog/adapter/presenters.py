@@ -18,6 +18,7 @@ from pancog.game.actions import (
     AddToMeld,
     Borrow,
     Claim,
+    DeclineDraw,
     DeclineSplit,
     Discard,
     Force,
@@ -42,6 +43,7 @@ from pancog.game.events import (
     ChipsMoved,
     Declared,
     Discarded,
+    DrawDeclined,
     Event,
     Forced,
     FoulCalled,
@@ -49,6 +51,7 @@ from pancog.game.events import (
     HandFouled,
     HandStarted,
     MakeGoodDemanded,
+    MarriedSplitOffered,
     Melded,
     OptionTaken,
     PlayerBusted,
@@ -94,6 +97,8 @@ from renderer import (
 )
 
 SOMETHING_WRONG = "Something went wrong — the table is unchanged."
+DONT_DRAW_AGAIN = "Don't draw again"
+"""The double draw's second pluck declined (/pass, the My hand button): [S0] "the right to draw twice"."""
 DM_CLOSED_NOTICE = (
     "I couldn't DM you your hand (your DMs are closed to this server), so I won't try again. "
     "Use the **My hand** button on the table or `/hand` to see your cards."
@@ -412,6 +417,13 @@ def describe_events(before: TableState, after: TableState, names: Names, events:
                 lines.append(f"{who(e.seat)} offers to split the tops.")
             case SplitDeclined():
                 lines.append(f"{who(e.seat)} declined to split the tops.")
+            case MarriedSplitOffered():
+                lines.append(
+                    f"{who(e.seat)} and {who(e.partner)} are married splitters and the last two in action: the split "
+                    f"is offered automatically. {who(e.partner)} may accept or decline; {who(e.seat)} may withdraw it."
+                )
+            case DrawDeclined():
+                lines.append(f"{who(e.seat)} did not draw again; the first pluck is the next player's option card.")
             case StockReshuffled():
                 lines.append(f"The stock ran out: {e.count} cards from the discards were reshuffled.")
             case TimedOut():
@@ -553,6 +565,8 @@ def action_label(action: Action, pays: int = 0) -> str:
             text = "Discard the drawn card" if action.card is None else f"Discard {action.card.pretty}"
         case Pluck():
             text = "Draw from the stock"
+        case DeclineDraw():
+            text = DONT_DRAW_AGAIN + " (end your turn; your first pluck is the next player's option card)"
         case TakeOption():
             text = "Take the option card"
         case Knock():
@@ -609,6 +623,8 @@ def private_result(
                 parts.append("You went out!")
             case Forced() if e.caller == seat:
                 parts.append(f"You forced {e.card.pretty}.")
+            case DrawDeclined() if e.seat == seat:
+                parts.append("You did not draw again; your turn is over.")
             case _:
                 pass
     parts.append(next_step(after, seat, to_act=to_act))
@@ -630,6 +646,8 @@ def next_step(state: TableState, seat: int, *, to_act: int | None) -> str:
     if hand.make_good is not None:
         return f"Make meld {hand.make_good[1]} good (see My hand)."
     match t.step:
+        case Step.DRAW if t.second_pluck:
+            return f"Your first pluck is in the discards: /draw again, or /pass ({DONT_DRAW_AGAIN.lower()})."
         case Step.DRAW:
             return "Your turn: /draw" + (" or /take the option card." if hand.option is not None else ".")
         case Step.DRAWN:
@@ -740,9 +758,8 @@ def hand_dm_text(guild: str, channel: str, hand_no: int, text_twin: str) -> str:
 
 
 def outs_text(state: TableState, names: Names, seat: int, chips_now: int) -> str:
-    return (
-        f"{seat_name(state, names, seat)}'s board would collect {chips(chips_now)} on going out now (outs + going out)."
-    )
+    what = "outs + going-out units" if state.rules.going_out_units else "the outs"
+    return f"{seat_name(state, names, seat)}'s board would collect {chips(chips_now)} on going out now ({what})."
 
 
 def rebought(amount: int, stack: int, bank: int) -> str:

@@ -16,6 +16,7 @@ from pancog.game.actions import (
     Action,
     AddToMeld,
     Borrow,
+    DeclineDraw,
     DeclineSplit,
     Discard,
     Force,
@@ -108,6 +109,11 @@ def explain(obs: Observation, action: Action) -> str:
             if obs.option is not None:
                 return f"Pluck from the stock: the option card {obs.option} does not meld with your cards."
             return "Pluck from the stock: there is no option card you can use."
+        case DeclineDraw():
+            return (
+                f"Don't draw again: the next player is flat and your first pluck {obs.muck_top} cannot put him "
+                "out, while another card off the stock might."
+            )
         case TakeOption():
             card = obs.option
             return f"Take the option card {card}: it melds at once and counts as your hit."

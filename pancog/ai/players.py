@@ -19,6 +19,7 @@ from pancog.game.actions import (
     AddToMeld,
     Borrow,
     Claim,
+    DeclineDraw,
     DeclineSplit,
     Discard,
     Force,
@@ -242,6 +243,19 @@ def post_turn(s: Seen, action: Action) -> tuple[tuple[Meld, ...], tuple[Card, ..
             return None
 
 
+def declines_second_pluck(s: Seen) -> bool:
+    """Whether to waive the double draw's second pluck. Declining leaves the next player the unused first
+    pluck (the top discard) as his option card; plucking again is another chance to hit, but an unknown card
+    the next player may get instead. A card-room player declines only when the first pluck is harmless to the
+    next player and the next player is flat (any fitting card off the stock would put him out)."""
+    first = s.obs.muck_top
+    nxt = player_view(s.obs, s.next_seat)
+    if first is None or nxt is None:
+        return False
+    flat = nxt.hand_count == 0 and all(m.valid for m in nxt.melds)
+    return flat and not fits_board(first, nxt.melds)
+
+
 def feed_danger(s: Seen, card: Card) -> float:
     """How much an unused pluck helps the next player, who may take it as his option card."""
     nxt = player_view(s.obs, s.next_seat)
@@ -293,6 +307,9 @@ def score_action(s: Seen, action: Action, weights: Weights = WEIGHTS) -> float:
             return 0.0
         case Pluck():
             return position_value(s.board, s.hand, s.unseen, rules, payers=s.payers, weights=weights) + 0.5
+        case DeclineDraw():
+            base = position_value(s.board, s.hand, s.unseen, rules, payers=s.payers, weights=weights)
+            return base + (1.0 if declines_second_pluck(s) else -1.0)
         case TakeOption():
             if obs.option is None:
                 return -1e9

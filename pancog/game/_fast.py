@@ -115,3 +115,42 @@ def positional_builder(cls: type[_T], /) -> Callable[..., _T]:
     if fn is None:
         fn = _POSITIONAL[cls] = _make_positional(cls)
     return fn
+
+
+def working_copy(
+    cls: type[_T], /, *, fixed: tuple[str, ...] = (), given: tuple[str, ...] = (), as_list: tuple[str, ...] = ()
+) -> tuple[Callable[[Any, _T], None], Callable[..., _T]]:
+    """Generated ``load(work, obj)`` and ``freeze(work, obj, *given)`` for a mutable working copy of ``cls``.
+
+    ``load`` copies every field of ``obj`` onto the same-named attribute of ``work``, except the
+    ``fixed`` and ``given`` fields (an ``as_list`` field becomes a list, to be changed in place).
+    ``freeze`` builds the next ``cls`` from ``work``'s attributes (``as_list`` fields back as
+    tuples), taking the ``fixed`` fields from ``obj`` and the ``given`` ones from its arguments, in
+    field order. The field list is the dataclass's own: a field added to ``cls`` is copied without
+    touching the working copy's code, and the generated functions are as fast as hand-written ones.
+
+    Raises:
+        TypeError: for a name that is not a field of ``cls``.
+    """
+    names = _check(cls)
+    unknown = sorted({*fixed, *given, *as_list} - set(names))
+    if unknown:
+        raise TypeError(f"{cls.__name__} has no field {unknown[0]}")
+    ns: dict[str, Any] = {"build": positional_builder(cls)}
+    load = ["def load(work, obj):", "    pass"]
+    args: list[str] = []
+    for n in names:
+        if n in fixed:
+            args.append(f"obj.{n}")
+        elif n in given:
+            args.append(n)
+        elif n in as_list:
+            load.append(f"    work.{n} = list(obj.{n})")
+            args.append(f"tuple(work.{n})")
+        else:
+            load.append(f"    work.{n} = obj.{n}")
+            args.append(f"work.{n}")
+    given_names = [n for n in names if n in given]  # in field order
+    freeze = [f"def freeze({', '.join(['work', 'obj', *given_names])}):", f"    return build({', '.join(args)})"]
+    exec("\n".join(load) + "\n" + "\n".join(freeze), ns)  # noqa: S102 - generated from the dataclass's own field names
+    return ns["load"], ns["freeze"]

@@ -100,6 +100,14 @@ class Pluck:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class DeclineDraw:
+    """Decline the double draw's second pluck: the turn ends and the unused first pluck is the
+    next player's option card ([S0]: the first player "has the right to draw twice")."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TakeOption:
     """Take the option card (the previous player's unused pluck); it must then be used at once."""
 
@@ -234,6 +242,7 @@ Action = (
     | Knock
     | GoOnTop
     | Pluck
+    | DeclineDraw
     | TakeOption
     | NewMeld
     | AddToMeld
@@ -261,6 +270,7 @@ ACTION_TYPES: tuple[type, ...] = (
     Knock,
     GoOnTop,
     Pluck,
+    DeclineDraw,
     TakeOption,
     NewMeld,
     AddToMeld,

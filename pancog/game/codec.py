@@ -18,6 +18,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import operator
+import types
+import typing
 from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import Any, Final, TypeVar
@@ -43,7 +45,7 @@ from .state import (
 
 __all__ = ["FORMAT_VERSION", "StateFormatError", "dump_state", "load_state"]
 
-FORMAT_VERSION: Final = 1
+FORMAT_VERSION: Final = 2
 """The layout written by :func:`dump_state`; :func:`load_state` reads only this version."""
 
 
@@ -61,15 +63,6 @@ _CODE_BY_CARD: Final[dict[Card, str]] = {c: code for code, c in _CARD_BY_CODE.it
 def _names(cls: type) -> frozenset[str]:
     return frozenset(f.name for f in dataclasses.fields(cls))
 
-
-_SEAT: Final = _names(Seat)
-_MELD: Final = _names(Meld)
-_PLAYER: Final = _names(PlayerHand)
-_TURN: Final = _names(Turn)
-_FORCE_BACK: Final = _names(ForceBack)
-_HAND: Final = _names(HandState)
-_TABLE: Final = _names(TableState)
-_RULES: Final = _names(Rules)
 
 # --------------------------------------------------------------------------------------------- writing
 
@@ -104,120 +97,6 @@ def _w_rules(rules: Rules) -> dict[str, object]:
     return out
 
 
-def _w_seat(seat: Seat | None) -> dict[str, object] | None:
-    if seat is None:
-        return None
-    return {
-        "player_id": seat.player_id,
-        "stack": seat.stack,
-        "doubles": seat.doubles,
-        "away": seat.away,
-        "leaving": seat.leaving,
-    }
-
-
-def _w_meld(meld: Meld) -> dict[str, object]:
-    return {
-        "id": meld.id,
-        "kind": meld.kind.value,
-        "cards": _w_cards(meld.cards),
-        "condition": meld.condition.value,
-        "suit": _w_enum(meld.suit),
-        "paid": meld.paid,
-        "paid_high": meld.paid_high,
-        "valid": meld.valid,
-    }
-
-
-def _w_player(p: PlayerHand | None) -> dict[str, object] | None:
-    if p is None:
-        return None
-    return {
-        "seat": p.seat,
-        "status": p.status.value,
-        "multiplier": p.multiplier,
-        "hand": _w_cards(p.hand),
-        "melds": [_w_meld(m) for m in p.melds],
-        "next_meld_id": p.next_meld_id,
-        "received": [list(r) for r in p.received],
-        "unclaimed": p.unclaimed,
-        "timeouts": p.timeouts,
-    }
-
-
-def _w_turn(t: Turn | None) -> dict[str, object] | None:
-    if t is None:
-        return None
-    return {
-        "seat": t.seat,
-        "step": t.step.value,
-        "drawn": _w_card(t.drawn),
-        "source": _w_enum(t.source),
-        "extra_pluck": t.extra_pluck,
-        "forced_back": t.forced_back,
-        "new_units": t.new_units,
-        "enhanced_units": t.enhanced_units,
-    }
-
-
-def _w_force_back(fb: ForceBack) -> dict[str, object]:
-    return {
-        "card": _w_card(fb.card),
-        "owner": fb.owner,
-        "position": fb.position,
-        "draws": fb.draws,
-        "drawers": list(fb.drawers),
-        "pluck": fb.pluck,
-    }
-
-
-def _w_hand(h: HandState | None) -> dict[str, object] | None:
-    if h is None:
-        return None
-    return {
-        "hand_no": h.hand_no,
-        "seed": h.seed,
-        "first": h.first,
-        "order": list(h.order),
-        "players": [_w_player(p) for p in h.players],
-        "phase": h.phase.value,
-        "declare_pos": h.declare_pos,
-        "draws": h.draws,
-        "stock": _w_cards(h.stock),
-        "muck": _w_cards(h.muck),
-        "dead": _w_cards(h.dead),
-        "option": _w_card(h.option),
-        "option_from": h.option_from,
-        "turn": _w_turn(h.turn),
-        "suspended": _w_turn(h.suspended),
-        "force_backs": [_w_force_back(fb) for fb in h.force_backs],
-        "make_good": None if h.make_good is None else list(h.make_good),
-        "split_offer": h.split_offer,
-        "reshuffled": h.reshuffled,
-        "solo": h.solo,
-        "winner": h.winner,
-        "end_reason": _w_enum(h.end_reason),
-    }
-
-
-def _w_table(s: TableState) -> dict[str, object]:
-    return {
-        "rules": _w_rules(s.rules),
-        "table_id": s.table_id,
-        "seats": [_w_seat(seat) for seat in s.seats],
-        "singles_tops": s.singles_tops,
-        "doubles_tops": s.doubles_tops,
-        "house": s.house,
-        "married": [list(pair) for pair in s.married],
-        "previous_winner": s.previous_winner,
-        "previous_first": s.previous_first,
-        "hand_no": s.hand_no,
-        "hand": _w_hand(s.hand),
-        "last_hand": _w_hand(s.last_hand),
-        "seq": s.seq,
-    }
-
-
 # --------------------------------------------------------------------------------------------- reading
 
 
@@ -236,7 +115,7 @@ def load_state(text: str) -> TableState:
     version = data["v"]
     if type(version) is not int or version != FORMAT_VERSION:
         raise StateFormatError(f"unknown state format version {version!r} (this code reads {FORMAT_VERSION})")
-    return _r_table(_Obj(data["state"], None, "state", _TABLE))
+    return _r_table(_Obj(data["state"], None, "state", _NAMES_OF["TableState"]))
 
 
 def _fail(where: str, expected: str, value: object) -> StateFormatError:
@@ -251,13 +130,6 @@ def _enum_values(cls: type[_E]) -> dict[object, _E]:
 _ENUMS: Final[dict[type[Enum], dict[object, Any]]] = {
     cls: _enum_values(cls) for cls in (DrawSource, EndReason, Phase, PlayerStatus, Step, Condition, MeldKind, Suit)
 }
-_NEW_SEAT: Final = _fast.builder(Seat)
-_NEW_MELD: Final = _fast.builder(Meld)
-_NEW_PLAYER: Final = _fast.builder(PlayerHand)
-_NEW_TURN: Final = _fast.builder(Turn)
-_NEW_FORCE_BACK: Final = _fast.builder(ForceBack)
-_NEW_HAND: Final = _fast.builder(HandState)
-_NEW_TABLE: Final = _fast.builder(TableState)
 _RULES_SEEN: dict[tuple[tuple[str, type, object], ...], Rules] = {}
 """Rules already read, by their JSON fields: tables sharing a configuration share one ``Rules`` object."""
 
@@ -435,107 +307,87 @@ def _pair(value: object, path: Callable[[str], str], name: str) -> tuple[int, in
     raise _fail(path(name), "a pair of integers", value)
 
 
-def _r_seat(o: _Obj) -> Seat:
-    return _NEW_SEAT(
-        player_id=o.integer("player_id"),
-        stack=o.integer("stack"),
-        doubles=o.flag("doubles"),
-        away=o.flag("away"),
-        leaving=o.flag("leaving"),
-    )
+# --------------------------------------------------------------------------------------------- the field codecs
+
+# What the codec writes and reads, derived from each state class's own fields and their types: a
+# field added to a dataclass is stored without touching this module (a type it does not know is a
+# TypeError at import). The writer and reader of each class are generated once, as straight-line
+# functions, so that they are as fast as hand-written ones.
+
+_STATE_CLASSES: Final = (Seat, Meld, PlayerHand, Turn, ForceBack, HandState, TableState)
+_NAMES_OF: Final = {cls.__name__: _names(cls) for cls in (*_STATE_CLASSES, Rules)}
 
 
-def _r_meld(o: _Obj) -> Meld:
-    return _NEW_MELD(
-        id=o.integer("id"),
-        kind=o.enum(MeldKind, "kind"),
-        cards=o.cards("cards"),
-        condition=o.enum(Condition, "condition"),
-        suit=o.opt_enum(Suit, "suit"),
-        paid=o.integer("paid"),
-        paid_high=o.integer("paid_high"),
-        valid=o.flag("valid"),
-    )
+def _field_codec(tp: object, v: str, n: str) -> tuple[str, str]:
+    """(write expression of the value ``v``, read expression of the field ``n`` of ``o``) for a field of type ``tp``."""
+    args = typing.get_args(tp)
+    if typing.get_origin(tp) in (types.UnionType, typing.Union) and type(None) in args and len(args) == 2:
+        inner = next(a for a in args if a is not type(None))
+        if inner is int:
+            return v, f"o.opt_int('{n}')"
+        if inner is Card:
+            return f"_w_card({v})", f"o.opt_card('{n}')"
+        if isinstance(inner, type) and issubclass(inner, Enum):
+            return f"_w_enum({v})", f"o.opt_enum({inner.__name__}, '{n}')"
+        if inner == tuple[int, int]:
+            return f"None if {v} is None else list({v})", f"o.pair('{n}')"
+        if isinstance(inner, type) and inner.__name__ in _NAMES_OF:
+            return (
+                f"None if {v} is None else _w_{inner.__name__}({v})",
+                f"o.opt_obj('{n}', N_{inner.__name__}, _r_{inner.__name__})",
+            )
+    elif tp is bool:
+        return v, f"o.flag('{n}')"
+    elif tp is int:
+        return v, f"o.integer('{n}')"
+    elif tp is Card:
+        return f"_CODE_BY_CARD[{v}]", f"o.card('{n}')"
+    elif tp is Rules:
+        return f"_w_rules({v})", f"o.obj('{n}', N_Rules, _Obj.rules)"
+    elif isinstance(tp, type) and issubclass(tp, Enum):
+        return f"{v}.value", f"o.enum({tp.__name__}, '{n}')"
+    elif typing.get_origin(tp) is tuple and len(args) == 2 and args[1] is Ellipsis:
+        item = args[0]
+        if item is Card:
+            return f"_w_cards({v})", f"o.cards('{n}')"
+        if item is int:
+            return f"list({v})", f"o.ints('{n}')"
+        if item == tuple[int, int]:
+            return f"[list(x) for x in {v}]", f"o.pairs('{n}')"
+        if isinstance(item, type) and item.__name__ in _NAMES_OF:
+            return f"[_w_{item.__name__}(x) for x in {v}]", f"o.objs('{n}', N_{item.__name__}, _r_{item.__name__})"
+        item_args = typing.get_args(item)
+        if len(item_args) == 2 and item_args[1] is type(None) and item_args[0].__name__ in _NAMES_OF:
+            name = item_args[0].__name__
+            return f"[None if x is None else _w_{name}(x) for x in {v}]", f"o.opt_objs('{n}', N_{name}, _r_{name})"
+    raise TypeError(f"the state codec cannot store a field of type {tp}")  # pragma: no cover - a new kind of field
 
 
-def _r_player(o: _Obj) -> PlayerHand:
-    return _NEW_PLAYER(
-        seat=o.integer("seat"),
-        status=o.enum(PlayerStatus, "status"),
-        multiplier=o.integer("multiplier"),
-        hand=o.cards("hand"),
-        melds=o.objs("melds", _MELD, _r_meld),
-        next_meld_id=o.integer("next_meld_id"),
-        received=o.pairs("received"),
-        unclaimed=o.integer("unclaimed"),
-        timeouts=o.integer("timeouts"),
-    )
+def _generate() -> dict[str, Any]:
+    ns: dict[str, Any] = {
+        **{f"N_{name}": names for name, names in _NAMES_OF.items()},
+        **{cls.__name__: cls for cls in _ENUMS},
+        "_CODE_BY_CARD": _CODE_BY_CARD,
+        "_Obj": _Obj,
+        "_w_card": _w_card,
+        "_w_cards": _w_cards,
+        "_w_enum": _w_enum,
+        "_w_rules": _w_rules,
+    }
+    lines: list[str] = []
+    for cls in _STATE_CLASSES:
+        name = cls.__name__
+        ns[f"new_{name}"] = _fast.builder(cls)
+        hints = typing.get_type_hints(cls)
+        codecs = [(f.name, *_field_codec(hints[f.name], f"obj.{f.name}", f.name)) for f in dataclasses.fields(cls)]
+        lines.append(f"def _w_{name}(obj):")
+        lines.append("    return {" + ", ".join(f"'{n}': {w}" for n, w, _r in codecs) + "}")
+        lines.append(f"def _r_{name}(o):")
+        lines.append(f"    return new_{name}(" + ", ".join(f"{n}={r}" for n, _w, r in codecs) + ")")
+    exec("\n".join(lines), ns)  # noqa: S102 - generated from the dataclasses' own fields
+    return ns
 
 
-def _r_turn(o: _Obj) -> Turn:
-    return _NEW_TURN(
-        seat=o.integer("seat"),
-        step=o.enum(Step, "step"),
-        drawn=o.opt_card("drawn"),
-        source=o.opt_enum(DrawSource, "source"),
-        extra_pluck=o.flag("extra_pluck"),
-        forced_back=o.flag("forced_back"),
-        new_units=o.integer("new_units"),
-        enhanced_units=o.integer("enhanced_units"),
-    )
-
-
-def _r_force_back(o: _Obj) -> ForceBack:
-    return _NEW_FORCE_BACK(
-        card=o.card("card"),
-        owner=o.integer("owner"),
-        position=o.integer("position"),
-        draws=o.integer("draws"),
-        drawers=o.ints("drawers"),
-        pluck=o.flag("pluck"),
-    )
-
-
-def _r_hand(o: _Obj) -> HandState:
-    return _NEW_HAND(
-        hand_no=o.integer("hand_no"),
-        seed=o.opt_int("seed"),
-        first=o.integer("first"),
-        order=o.ints("order"),
-        players=o.opt_objs("players", _PLAYER, _r_player),
-        phase=o.enum(Phase, "phase"),
-        declare_pos=o.integer("declare_pos"),
-        draws=o.integer("draws"),
-        stock=o.cards("stock"),
-        muck=o.cards("muck"),
-        dead=o.cards("dead"),
-        option=o.opt_card("option"),
-        option_from=o.opt_int("option_from"),
-        turn=o.opt_obj("turn", _TURN, _r_turn),
-        suspended=o.opt_obj("suspended", _TURN, _r_turn),
-        force_backs=o.objs("force_backs", _FORCE_BACK, _r_force_back),
-        make_good=o.pair("make_good"),
-        split_offer=o.opt_int("split_offer"),
-        reshuffled=o.flag("reshuffled"),
-        solo=o.flag("solo"),
-        winner=o.opt_int("winner"),
-        end_reason=o.opt_enum(EndReason, "end_reason"),
-    )
-
-
-def _r_table(o: _Obj) -> TableState:
-    return _NEW_TABLE(
-        rules=o.obj("rules", _RULES, _Obj.rules),
-        table_id=o.integer("table_id"),
-        seats=o.opt_objs("seats", _SEAT, _r_seat),
-        singles_tops=o.integer("singles_tops"),
-        doubles_tops=o.integer("doubles_tops"),
-        house=o.integer("house"),
-        married=o.pairs("married"),
-        previous_winner=o.opt_int("previous_winner"),
-        previous_first=o.opt_int("previous_first"),
-        hand_no=o.integer("hand_no"),
-        hand=o.opt_obj("hand", _HAND, _r_hand),
-        last_hand=o.opt_obj("last_hand", _HAND, _r_hand),
-        seq=o.integer("seq"),
-    )
+_GENERATED: Final = _generate()
+_w_table: Final[Callable[[TableState], dict[str, object]]] = _GENERATED["_w_TableState"]
+_r_table: Final[Callable[[_Obj], TableState]] = _GENERATED["_r_TableState"]

@@ -2,30 +2,94 @@
 
 An illegal action raises a :class:`RuleViolation` subclass whose message is a plain sentence
 safe to show a player, and nothing changes (the input state is never mutated). Chips leave the
-engine only as events. Internally each action runs on a mutable working copy (:class:`_Work`)
+engine only as events. Internally each action runs on a mutable working copy (:class:`Work`)
 that is frozen into the next :class:`TableState`.
+
+This module holds the transitions. Each rule is stated once, next door:
+
+- :mod:`.legality`: why an action is refused now (one ``*_refusal`` function per action), used by
+  the handlers here and by the menu;
+- :mod:`.melding`: what a meld play does to a player's cards;
+- :mod:`.settlement`: what a board collects and what going out pays;
+- :mod:`.queries`: the menu (``plays``, ``legal_actions``) and the other read-only questions;
+- :mod:`.observe`: what one seat may see; :mod:`._work`: the working copy.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final, assert_never
+from typing import Any, assert_never
 
 from . import _fast
+from ._work import (
+    _CARD_PLUCKED,
+    _CHIP_REASON_ANTE,
+    _CHIP_REASON_BUST_OUT,
+    _CHIP_REASON_CONDITION,
+    _CHIP_REASON_FORFEIT,
+    _CHIP_REASON_FORFEIT_BACK,
+    _CHIP_REASON_GOING_OUT,
+    _CHIP_REASON_OUTS,
+    _CHIP_REASON_RAKE,
+    _CHIP_REASON_REFUND,
+    _CHIP_REASON_SPLIT,
+    _CHIP_REASON_TOPS,
+    _CHIP_REASON_TOPS_REFUND,
+    _CLAIM_MODE_FORFEIT,
+    _DISCARDED,
+    _DRAW_SOURCE_FORCED,
+    _DRAW_SOURCE_OPTION,
+    _DRAW_SOURCE_STOCK,
+    _END_REASON_LONE,
+    _END_REASON_NOBODY,
+    _END_REASON_OUT,
+    _END_REASON_SETTLED,
+    _END_REASON_SPLIT,
+    _END_REASON_VOID,
+    _FORCE_BACK,
+    _FOUL_CAUSE_INVALID_MELD,
+    _FOUL_REFUNDS_PAYERS,
+    _MELD_PLAY_KIND_MAKE_GOOD,
+    _NEW_TURN,
+    _NOBODY_IN_REFUND,
+    _ODD_CHIP_NEXT_PLAYER,
+    _ONE_LEFT_SETTLE_NOW,
+    _PHASE_DECLARING,
+    _PHASE_OVER,
+    _PHASE_PLAYING,
+    _PLAYER_STATUS_BUSTED,
+    _PLAYER_STATUS_FOULED,
+    _PLAYER_STATUS_IN,
+    _PLAYER_STATUS_QUIT,
+    _PLAYER_STATUS_RETIRED,
+    _PLAYER_STATUS_UNDECLARED,
+    _POT_DOUBLES,
+    _POT_HOUSE,
+    _POT_SINGLES,
+    _START_MODE_DOUBLE_DRAW,
+    _START_MODE_UPCARD,
+    _STEP_DRAW,
+    _STEP_DRAWN,
+    _STEP_MELDING,
+    _STEP_MUST_USE,
+    _STOCK_EXHAUSTED_RESHUFFLE_MUCK,
+    _UNWON_DOUBLES_TOPS_REFUND,
+    Work,
+)
 from .actions import (
     AcceptSplit,
     Action,
     AddToMeld,
     Borrow,
     Claim,
+    DeclineDraw,
     DeclineSplit,
     Discard,
     FloorFoul,
     Force,
     FoulCall,
-    FoulCause,
     GoOnTop,
     Knock,
     MakeGood,
@@ -40,18 +104,31 @@ from .actions import (
     TakeOption,
     Timeout,
 )
-from .cards import Card, Rank, Suit, sort_hand, take_cards
-from .errors import IllegalMeld, NotYourTurn, RuleViolation
+from .cards import Card, sort_hand, take_cards
+from .errors import (
+    ChipsError,
+    DeclarationClosed,
+    ForceRefused,
+    HandInProgress,
+    IllegalMeld,
+    MustUse,
+    NoCause,
+    NoHandInProgress,
+    NoHit,
+    NotYourTurn,
+    OptionRefused,
+    RuleViolation,
+    SeatError,
+    SplitRefused,
+    WrongStep,
+)
 from .events import (
     AwaySet,
     BoughtIn,
-    CardPlucked,
     CardsDealt,
     CashedOut,
-    ChipReason,
-    ChipsMoved,
     Declared,
-    Discarded,
+    DrawDeclined,
     Event,
     Forced,
     FoulCalled,
@@ -59,8 +136,8 @@ from .events import (
     HandFouled,
     HandStarted,
     MakeGoodDemanded,
+    MarriedSplitOffered,
     Melded,
-    MeldPlayKind,
     OptionTaken,
     PlayerBusted,
     PlayerQuit,
@@ -75,455 +152,52 @@ from .events import (
     UpcardTurned,
     WentOut,
 )
+from .legality import (
+    accept_split_refusal,
+    claim_refusal,
+    declare_refusal,
+    decline_draw_refusal,
+    decline_split_refusal,
+    discard_refusal,
+    force_refusal,
+    foul_refusal,
+    make_good_refusal,
+    meld_play_refusal,
+    offer_split_refusal,
+    pluck_refusal,
+    possible_forces,
+    refuse,
+    set_away_refusal,
+    slot_free,
+    stand_refusal,
+    take_option_refusal,
+    waiting_card,
+)
+from .melding import next_meld_id, resolve_play
 from .melds import (
-    NOTHING,
-    Collection,
-    Meld,
-    borrow_pieces,
-    classify,
-    extend,
     fresh_collection,
-    invalid_meld,
     is_valid_run,
     is_valid_set,
     make_meld,
-    outs_units,
-    remake,
 )
-from .moves import iter_meld_plays, lay_offs, make_good_cards, make_good_options, meld_plays
-from .rules import (
-    BustOut,
-    ClaimMode,
-    Enforcement,
-    ForceMode,
-    FoulRefunds,
-    NobodyIn,
-    OddChip,
-    OneLeft,
-    Rules,
-    StartMode,
-    StockExhausted,
-    UnwonDoublesTops,
-)
+from .moves import make_good_cards, meld_plays
+from .observe import Observation, PlayerView, observe
+from .queries import call_outs, legal_actions, may_act, play_value, plays, to_act
+from .settlement import bust_out_units, out_pay
 from .state import (
-    LIABLE,
-    Account,
-    DrawSource,
     EndReason,
-    ForceBack,
     HandState,
-    Phase,
     PlayerHand,
-    PlayerStatus,
-    Pot,
     Seat,
-    Step,
     TableState,
     Turn,
 )
-
-# ---------------------------------------------------------------------------------------------
-# Errors (all RuleViolation: safe to show)
-# ---------------------------------------------------------------------------------------------
-
-
-class NoHandInProgress(RuleViolation):
-    code = "no_hand"
-
-
-class HandInProgress(RuleViolation):
-    code = "hand_in_progress"
-
-
-class SeatError(RuleViolation):
-    code = "seat_error"
-
-
-class ChipsError(RuleViolation):
-    code = "chips_error"
-
-
-class WrongStep(RuleViolation):
-    code = "wrong_step"
-
-
-class NoHit(RuleViolation):
-    code = "no_hit"
-
-
-class OptionRefused(RuleViolation):
-    code = "option_refused"
-
-
-class ForceRefused(RuleViolation):
-    code = "force_refused"
-
-
-class NoCause(RuleViolation):
-    code = "no_cause"
-
-
-class SplitRefused(RuleViolation):
-    code = "split_refused"
-
-
-class MustUse(RuleViolation):
-    code = "must_use"
-
-
-class DeclarationClosed(RuleViolation):
-    code = "declaration_closed"
 
 
 @dataclass(frozen=True, slots=True)
 class Transition:
     state: TableState
     events: tuple[Event, ...]
-
-
-# ---------------------------------------------------------------------------------------------
-# The working copy
-# ---------------------------------------------------------------------------------------------
-
-
-# Enum members read on hot paths, as module constants: reading a member through its class is slow
-# in Python 3.11 (EnumType.__getattr__ makes every class attribute lookup go through a hook).
-_BUST_OUT_NEW_ONLY: Final = BustOut.NEW_ONLY
-_BUST_OUT_NEW_OR_ENHANCED: Final = BustOut.NEW_OR_ENHANCED
-_BUST_OUT_OFF: Final = BustOut.OFF
-_CHIP_REASON_ANTE: Final = ChipReason.ANTE
-_CHIP_REASON_BUST_OUT: Final = ChipReason.BUST_OUT
-_CHIP_REASON_CONDITION: Final = ChipReason.CONDITION
-_CHIP_REASON_FORFEIT: Final = ChipReason.FORFEIT
-_CHIP_REASON_FORFEIT_BACK: Final = ChipReason.FORFEIT_BACK
-_CHIP_REASON_GOING_OUT: Final = ChipReason.GOING_OUT
-_CHIP_REASON_OUTS: Final = ChipReason.OUTS
-_CHIP_REASON_RAKE: Final = ChipReason.RAKE
-_CHIP_REASON_REFUND: Final = ChipReason.REFUND
-_CHIP_REASON_SPLIT: Final = ChipReason.SPLIT
-_CHIP_REASON_TOPS: Final = ChipReason.TOPS
-_CHIP_REASON_TOPS_REFUND: Final = ChipReason.TOPS_REFUND
-_CLAIM_MODE_AUTO: Final = ClaimMode.AUTO
-_CLAIM_MODE_FORFEIT: Final = ClaimMode.FORFEIT
-_DRAW_SOURCE_FORCED: Final = DrawSource.FORCED
-_DRAW_SOURCE_OPTION: Final = DrawSource.OPTION
-_DRAW_SOURCE_STOCK: Final = DrawSource.STOCK
-_END_REASON_LONE: Final = EndReason.LONE
-_END_REASON_NOBODY: Final = EndReason.NOBODY
-_END_REASON_OUT: Final = EndReason.OUT
-_END_REASON_SETTLED: Final = EndReason.SETTLED
-_END_REASON_SPLIT: Final = EndReason.SPLIT
-_END_REASON_VOID: Final = EndReason.VOID
-_ENFORCEMENT_PLAYERS: Final = Enforcement.PLAYERS
-_FORCE_MODE_MANDATORY: Final = ForceMode.MANDATORY
-_FORCE_MODE_OFF: Final = ForceMode.OFF
-_FORCE_MODE_ON_DEMAND: Final = ForceMode.ON_DEMAND
-_FOUL_CAUSE_ABANDONED: Final = FoulCause.ABANDONED
-_FOUL_CAUSE_INVALID_MELD: Final = FoulCause.INVALID_MELD
-_FOUL_REFUNDS_PAYERS: Final = FoulRefunds.PAYERS
-_MELD_PLAY_KIND_ADD: Final = MeldPlayKind.ADD
-_MELD_PLAY_KIND_BORROW: Final = MeldPlayKind.BORROW
-_MELD_PLAY_KIND_MAKE_GOOD: Final = MeldPlayKind.MAKE_GOOD
-_MELD_PLAY_KIND_NEW: Final = MeldPlayKind.NEW
-_MELD_PLAY_KIND_SPLIT: Final = MeldPlayKind.SPLIT
-_NOBODY_IN_REFUND: Final = NobodyIn.REFUND
-_ODD_CHIP_NEXT_PLAYER: Final = OddChip.NEXT_PLAYER
-_ONE_LEFT_SETTLE_NOW: Final = OneLeft.SETTLE_NOW
-_PHASE_DECLARING: Final = Phase.DECLARING
-_PHASE_OVER: Final = Phase.OVER
-_PHASE_PLAYING: Final = Phase.PLAYING
-_PLAYER_STATUS_BUSTED: Final = PlayerStatus.BUSTED
-_PLAYER_STATUS_FOULED: Final = PlayerStatus.FOULED
-_PLAYER_STATUS_IN: Final = PlayerStatus.IN
-_PLAYER_STATUS_QUIT: Final = PlayerStatus.QUIT
-_PLAYER_STATUS_RETIRED: Final = PlayerStatus.RETIRED
-_PLAYER_STATUS_UNDECLARED: Final = PlayerStatus.UNDECLARED
-_POT_DOUBLES: Final = Pot.DOUBLES
-_POT_HOUSE: Final = Pot.HOUSE
-_POT_SINGLES: Final = Pot.SINGLES
-_RANK_ACE: Final = Rank.ACE
-_RANK_KING: Final = Rank.KING
-_START_MODE_DOUBLE_DRAW: Final = StartMode.DOUBLE_DRAW
-_START_MODE_UPCARD: Final = StartMode.UPCARD
-_STEP_DRAW: Final = Step.DRAW
-_STEP_DRAWN: Final = Step.DRAWN
-_STEP_MELDING: Final = Step.MELDING
-_STEP_MUST_USE: Final = Step.MUST_USE
-_STOCK_EXHAUSTED_RESHUFFLE_MUCK: Final = StockExhausted.RESHUFFLE_MUCK
-_UNWON_DOUBLES_TOPS_REFUND: Final = UnwonDoublesTops.REFUND
-
-_NEW_HAND_POS = _fast.positional_builder(HandState)
-_NEW_TABLE_POS = _fast.positional_builder(TableState)
-# positional constructors (every field, in field order) for what every pluck and discard builds
-_NEW_TURN = _fast.positional_builder(Turn)  # seat, step, drawn, source, extra_pluck, forced_back, new/enhanced units
-_FORCE_BACK = _fast.positional_builder(ForceBack)  # card, owner, position, draws, drawers, pluck
-_CHIPS_MOVED = _fast.positional_builder(ChipsMoved)  # seq, private_to, payer, payee, amount, reason
-_CARD_PLUCKED = _fast.positional_builder(CardPlucked)  # seq, private_to, seat, card
-_DISCARDED = _fast.positional_builder(Discarded)  # seq, private_to, seat, card, pluck
-_DISCARD_ACTION = _fast.positional_builder(Discard)  # seat, card
-_PLUCK_ACTION = _fast.positional_builder(Pluck)  # seat
-_NEW_SEAT = _fast.positional_builder(Seat)  # player_id, stack, doubles, away, leaving
-
-
-class _Work:
-    """A mutable copy of a TableState for one action; :meth:`freeze` builds the next state."""
-
-    __slots__ = (
-        "dead",
-        "declare_pos",
-        "doubles",
-        "draws",
-        "end_reason",
-        "events",
-        "force_backs",
-        "h",
-        "hand_no",
-        "house",
-        "last_hand",
-        "make_good",
-        "married",
-        "muck",
-        "option",
-        "option_from",
-        "phase",
-        "players",
-        "previous_first",
-        "previous_winner",
-        "reshuffled",
-        "rules",
-        "s",
-        "seats",
-        "seq",
-        "singles",
-        "solo",
-        "split_offer",
-        "stock",
-        "suspended",
-        "turn",
-        "winner",
-    )
-
-    def __init__(self, s: TableState, seq: int) -> None:
-        self.s = s
-        self.rules = s.rules
-        self.seq = seq
-        self.events: list[Event] = []
-        self.seats: list[Seat | None] = list(s.seats)
-        self.singles = s.singles_tops
-        self.doubles = s.doubles_tops
-        self.house = s.house
-        self.married = s.married
-        self.previous_winner = s.previous_winner
-        self.previous_first = s.previous_first
-        self.hand_no = s.hand_no
-        self.last_hand = s.last_hand
-        self.h: HandState | None = s.hand
-        if s.hand is not None:
-            self._load(s.hand)
-
-    def _load(self, h: HandState) -> None:
-        self.h = h
-        self.players: list[PlayerHand | None] = list(h.players)
-        # copy-on-write: these tuples are replaced (never mutated) when they change
-        self.stock: tuple[Card, ...] = h.stock
-        self.muck: tuple[Card, ...] = h.muck
-        self.dead: tuple[Card, ...] = h.dead
-        self.phase = h.phase
-        self.declare_pos = h.declare_pos
-        self.draws = h.draws
-        self.option = h.option
-        self.option_from = h.option_from
-        self.turn = h.turn
-        self.suspended = h.suspended
-        self.force_backs: list[ForceBack] = list(h.force_backs)
-        self.make_good = h.make_good
-        self.split_offer = h.split_offer
-        self.reshuffled = h.reshuffled
-        self.solo = h.solo
-        self.winner = h.winner
-        self.end_reason = h.end_reason
-
-    def hand_state(self) -> HandState:
-        h = self.h
-        if h is None:
-            raise RuntimeError("engine invariant broken")
-        # positional, in HandState's field order (a 22-keyword call costs several microseconds)
-        return _NEW_HAND_POS(
-            h.hand_no,
-            h.seed,
-            h.first,
-            h.order,
-            tuple(self.players),
-            self.phase,
-            self.declare_pos,
-            self.draws,
-            self.stock,
-            self.muck,
-            self.dead,
-            self.option,
-            self.option_from,
-            self.turn,
-            self.suspended,
-            tuple(self.force_backs),
-            self.make_good,
-            self.split_offer,
-            self.reshuffled,
-            self.solo,
-            self.winner,
-            self.end_reason,
-        )
-
-    def freeze(self) -> TableState:
-        hand = None
-        if self.h is not None:
-            hand = self.hand_state()
-        # positional, in TableState's field order
-        return _NEW_TABLE_POS(
-            self.rules,
-            self.s.table_id,
-            tuple(self.seats),
-            self.singles,
-            self.doubles,
-            self.house,
-            self.married,
-            self.previous_winner,
-            self.previous_first,
-            self.hand_no,
-            hand,
-            self.last_hand,
-            self.seq,
-        )
-
-    # --- small helpers -------------------------------------------------------------------------
-
-    def emit(self, event: Event) -> None:
-        self.events.append(event)
-
-    def seat(self, i: int) -> Seat:
-        s = self.seats[i] if 0 <= i < len(self.seats) else None
-        if s is None:
-            raise SeatError("That seat is empty.")
-        return s
-
-    def require_hand(self) -> None:
-        if self.h is None:
-            raise NoHandInProgress("No hand is in progress.")
-
-    def p(self, i: int) -> PlayerHand:
-        pl = self.players[i] if 0 <= i < len(self.players) else None
-        if pl is None:
-            raise SeatError("That player is not in this hand.")
-        return pl
-
-    def put(self, pl: PlayerHand) -> None:
-        self.players[pl.seat] = pl
-
-    def status(self, i: int) -> PlayerStatus | None:
-        pl = self.players[i] if 0 <= i < len(self.players) else None
-        return None if pl is None else pl.status
-
-    def in_action(self) -> list[int]:
-        return [pl.seat for pl in self.players if pl is not None and pl.status is _PLAYER_STATUS_IN]
-
-    def rotation_from(self, start: int) -> list[int]:
-        """Seat slots after ``start`` in rotation (excluding start)."""
-        n = len(self.seats)
-        return [(start + k) % n for k in range(1, n)]
-
-    def next_active(self, after: int) -> int | None:
-        players = self.players
-        n = len(players)
-        for k in range(1, n + 1):  # ends with ``after`` itself
-            pl = players[(after + k) % n]
-            if pl is not None and pl.status is _PLAYER_STATUS_IN:
-                return pl.seat
-        return None
-
-    def balance(self, account: Account) -> int:
-        if account is _POT_SINGLES:
-            return self.singles
-        if account is _POT_DOUBLES:
-            return self.doubles
-        if account is _POT_HOUSE:
-            return self.house
-        return self.seat(account).stack
-
-    def _adjust(self, account: Account, delta: int) -> None:
-        if isinstance(account, Pot):
-            if account is _POT_SINGLES:
-                self.singles += delta
-            elif account is _POT_DOUBLES:
-                self.doubles += delta
-            else:
-                self.house += delta
-        else:
-            s = self.seat(account)
-            self.seats[account] = _NEW_SEAT(s.player_id, s.stack + delta, s.doubles, s.away, s.leaving)
-
-    def move(self, payer: Account, payee: Account, amount: int, reason: ChipReason) -> int:
-        amount = min(amount, self.balance(payer))
-        if amount <= 0:
-            return 0
-        self._adjust(payer, -amount)
-        self._adjust(payee, amount)
-        self.events.append(_CHIPS_MOVED(self.seq, None, payer, payee, amount, reason))
-        return amount
-
-    def pair_multiplier(self, payer: int, collector: int) -> int:
-        m_c = self.p(collector).multiplier
-        m_c_eff = min(m_c, max(1, self.seat(collector).stack))
-        return min(self.p(payer).multiplier, m_c_eff)
-
-    def pay_units(self, payer: int, collector: int, units: int, reason: ChipReason) -> int:
-        if units <= 0:
-            return 0
-        paid = self.move(payer, collector, units * self.pair_multiplier(payer, collector), reason)
-        if paid and reason is _CHIP_REASON_CONDITION:
-            c = self.p(collector)
-            got = dict(c.received)
-            got[payer] = got.get(payer, 0) + paid
-            self.put(_fast.replace(c, received=tuple(sorted(got.items()))))
-        return paid
-
-    def payers(self, collector: int) -> list[int]:
-        return [
-            i
-            for i in self.rotation_from(collector)
-            if (pl := self.players[i]) is not None and pl.status in LIABLE and self.seat(i).stack > 0
-        ]
-
-    def collect(self, collector: int, units: int) -> None:
-        """Every other player in the hand pays ``units`` (or it waits to be claimed)."""
-        if units <= 0:
-            return
-        if self.rules.effective_claim_mode is not _CLAIM_MODE_AUTO:
-            c = self.p(collector)
-            self.put(_fast.replace(c, unclaimed=c.unclaimed + units))
-            return
-        # pay_units(i, collector, units, CONDITION) for each payer, with the collector's record of
-        # what each paid (for foul refunds) updated once at the end
-        got: dict[int, int] | None = None
-        for i in self.payers(collector):
-            paid = self.move(i, collector, units * self.pair_multiplier(i, collector), _CHIP_REASON_CONDITION)
-            if paid:
-                if got is None:
-                    got = dict(self.p(collector).received)
-                got[i] = got.get(i, 0) + paid
-        if got is not None:
-            self.put(_fast.replace(self.p(collector), received=tuple(sorted(got.items()))))
-
-    def kill_hand(self, seat: int, status: PlayerStatus) -> None:
-        """Make a player's hand dead (fouled, quit, busted): cards to the dead pile."""
-        pl = self.p(seat)
-        self.dead = (*self.dead, *pl.hand)
-        for t in (self.turn, self.suspended):
-            if t is not None and t.seat == seat and t.drawn is not None:
-                self.muck = (*self.muck, t.drawn)
-        if self.turn is not None and self.turn.seat == seat:
-            self.turn = _fast.replace(self.turn, drawn=None)
-        if self.suspended is not None and self.suspended.seat == seat:
-            self.suspended = _fast.replace(self.suspended, drawn=None)
-        self.put(_fast.replace(pl, status=status, hand=()))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -540,7 +214,7 @@ def apply(state: TableState, action: Action) -> Transition:
     seq = state.seq + 1
     if isinstance(action, Timeout):
         return _apply_timeout(state, action, seq)
-    w = _Work(state, seq)
+    w = Work(state, seq)
     _dispatch(w, action)
     return Transition(w.freeze(), tuple(w.events))
 
@@ -563,19 +237,7 @@ def can(state: TableState, action: Action) -> bool:
     return True
 
 
-def to_act(state: TableState) -> int | None:
-    """The one seat whose move the hand is waiting for (None between hands)."""
-    h = state.hand
-    if h is None:
-        return None
-    if h.phase is _PHASE_DECLARING:
-        return h.order[h.declare_pos]
-    if h.make_good is not None:
-        return h.make_good[0]
-    return h.turn.seat if h.turn is not None else None
-
-
-def _dispatch(w: _Work, action: Action) -> None:
+def _dispatch(w: Work, action: Action) -> None:
     handler = _HANDLERS.get(type(action))
     if handler is not None:
         handler(w, action)
@@ -583,7 +245,7 @@ def _dispatch(w: _Work, action: Action) -> None:
     _dispatch_match(w, action)
 
 
-def _dispatch_match(w: _Work, action: Action) -> None:
+def _dispatch_match(w: Work, action: Action) -> None:
     match action:
         case Sit():
             _sit(w, action)
@@ -599,6 +261,8 @@ def _dispatch_match(w: _Work, action: Action) -> None:
             _declare(w, action.seat, playing=isinstance(action, Knock))
         case Pluck():
             _pluck(w, action)
+        case DeclineDraw():
+            _decline_draw(w, action)
         case TakeOption():
             _take_option(w, action)
         case NewMeld() | AddToMeld() | Borrow():
@@ -632,13 +296,7 @@ def _dispatch_match(w: _Work, action: Action) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _slot_free(w: _Work, i: int) -> bool:
-    if w.seats[i] is not None:
-        return False
-    return w.h is None or w.players[i] is None
-
-
-def _sit(w: _Work, a: Sit) -> None:
+def _sit(w: Work, a: Sit) -> None:
     r = w.rules
     if any(s is not None and s.player_id == a.player_id for s in w.seats):
         raise SeatError("You are already seated at this table.")
@@ -648,11 +306,11 @@ def _sit(w: _Work, a: Sit) -> None:
     if a.buy_in < need:
         raise ChipsError(f"The buy-in is at least {need} chips.")
     if a.seat is not None:
-        if not 0 <= a.seat < len(w.seats) or not _slot_free(w, a.seat):
+        if not 0 <= a.seat < len(w.seats) or not slot_free(w, a.seat):
             raise SeatError("That seat is taken.")
         slot = a.seat
     else:
-        free = [i for i in range(len(w.seats)) if _slot_free(w, i)]
+        free = [i for i in range(len(w.seats)) if slot_free(w, i)]
         if not free:
             raise SeatError("The table is full.")
         slot = free[0]
@@ -661,7 +319,7 @@ def _sit(w: _Work, a: Sit) -> None:
     w.emit(BoughtIn(seq=w.seq, seat=slot, player_id=a.player_id, amount=a.buy_in))
 
 
-def _rebuy(w: _Work, a: Rebuy) -> None:
+def _rebuy(w: Work, a: Rebuy) -> None:
     s = w.seat(a.seat)
     if a.amount <= 0:
         raise ChipsError("Rebuy a positive number of chips.")
@@ -671,7 +329,7 @@ def _rebuy(w: _Work, a: Rebuy) -> None:
     w.emit(BoughtIn(seq=w.seq, seat=a.seat, player_id=s.player_id, amount=a.amount))
 
 
-def _cash_out(w: _Work, i: int) -> None:
+def _cash_out(w: Work, i: int) -> None:
     s = w.seat(i)
     w.emit(CashedOut(seq=w.seq, seat=i, player_id=s.player_id, amount=s.stack))
     w.emit(SeatLeft(seq=w.seq, seat=i, player_id=s.player_id))
@@ -680,7 +338,8 @@ def _cash_out(w: _Work, i: int) -> None:
         w.previous_winner = None
 
 
-def _stand(w: _Work, a: Stand) -> None:
+def _stand(w: Work, a: Stand) -> None:
+    refuse(stand_refusal(w, a.seat))
     s = w.seat(a.seat)
     st = w.status(a.seat) if w.h is not None else None
     if st is None or st in (_PLAYER_STATUS_RETIRED, _PLAYER_STATUS_BUSTED):
@@ -694,8 +353,6 @@ def _stand(w: _Work, a: Stand) -> None:
         _cash_out(w, a.seat)
         _advance_declarations(w)
         return
-    if s.leaving:
-        raise SeatError("You are already leaving after this hand.")
     w.seats[a.seat] = _fast.replace(s, leaving=True)
     if st is _PLAYER_STATUS_IN:
         w.kill_hand(a.seat, _PLAYER_STATUS_QUIT)
@@ -706,11 +363,9 @@ def _stand(w: _Work, a: Stand) -> None:
             _advance_declarations(w)
 
 
-def _set_away(w: _Work, a: SetAway) -> None:
-    s = w.seat(a.seat)
-    if s.away == a.away:
-        raise SeatError("You are already away." if a.away else "You are already back.")
-    w.seats[a.seat] = _fast.replace(s, away=a.away)
+def _set_away(w: Work, a: SetAway) -> None:
+    refuse(set_away_refusal(w, a.seat, a.away))
+    w.seats[a.seat] = _fast.replace(w.seat(a.seat), away=a.away)
     w.emit(AwaySet(seq=w.seq, seat=a.seat, away=a.away))
 
 
@@ -719,7 +374,7 @@ def _set_away(w: _Work, a: SetAway) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _start_hand(w: _Work, a: StartHand) -> None:
+def _start_hand(w: Work, a: StartHand) -> None:
     r = w.rules
     if w.h is not None:
         raise HandInProgress("A hand is already in progress.")
@@ -803,45 +458,12 @@ def _start_hand(w: _Work, a: StartHand) -> None:
         w.emit(UpcardTurned(seq=w.seq, card=upcard))
 
 
-def _charge_forfeit(w: _Work, seat: int) -> None:
+def _charge_forfeit(w: Work, seat: int) -> None:
     w.move(seat, _POT_SINGLES, w.rules.retire_forfeit_chips, _CHIP_REASON_FORFEIT)
 
 
-def _declare_refusal(w: _Work, seat: int, *, playing: bool) -> RuleViolation | None:
-    """Why ``seat`` may not declare (or change to) ``playing`` now, or None if he may."""
-    if w.h is None:
-        return NoHandInProgress("No hand is in progress.")
-    pl = w.players[seat] if 0 <= seat < len(w.players) else None
-    if pl is None:
-        return SeatError("That player is not in this hand.")
-    order = w.h.order
-    if w.phase is _PHASE_DECLARING and order[w.declare_pos] == seat:
-        return None
-    new = _PLAYER_STATUS_IN if playing else _PLAYER_STATUS_RETIRED
-    if pl.status is _PLAYER_STATUS_UNDECLARED:
-        return NotYourTurn("It is not your turn to declare.")
-    if pl.status not in (_PLAYER_STATUS_IN, _PLAYER_STATUS_RETIRED):
-        return DeclarationClosed("Your declaration can no longer be changed.")
-    if pl.status is new:
-        return DeclarationClosed("You have already declared that.")
-    if w.phase is _PHASE_DECLARING:
-        if w.declare_pos == 0 or order[w.declare_pos - 1] != seat:
-            return DeclarationClosed("You can change your declaration only until the next player declares.")
-    elif w.phase is _PHASE_PLAYING:
-        if order[-1] != seat or w.draws > 0 or w.make_good is not None:
-            return DeclarationClosed("The last player can change his declaration only until the first card is drawn.")
-    else:
-        return DeclarationClosed("Your declaration can no longer be changed.")
-    s = w.seats[seat]
-    if playing and s is not None and s.leaving:
-        return DeclarationClosed("You are leaving the table.")
-    return None
-
-
-def _declare(w: _Work, seat: int, *, playing: bool) -> None:
-    refusal = _declare_refusal(w, seat, playing=playing)
-    if refusal is not None:
-        raise refusal
+def _declare(w: Work, seat: int, *, playing: bool) -> None:
+    refuse(declare_refusal(w, seat, playing=playing))
     if w.h is None:
         raise RuntimeError("engine invariant broken")
     pl = w.p(seat)
@@ -865,7 +487,7 @@ def _declare(w: _Work, seat: int, *, playing: bool) -> None:
         _open_play(w)
 
 
-def _advance_declarations(w: _Work) -> None:
+def _advance_declarations(w: Work) -> None:
     if w.h is None:
         raise RuntimeError("engine invariant broken")
     order = w.h.order
@@ -876,7 +498,7 @@ def _advance_declarations(w: _Work) -> None:
         _open_play(w)
 
 
-def _open_play(w: _Work) -> None:
+def _open_play(w: Work) -> None:
     """Declarations are closed: end the hand if fewer than two play, else the first player draws."""
     if w.h is None:
         raise RuntimeError("engine invariant broken")
@@ -904,21 +526,15 @@ def _open_play(w: _Work) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _my_turn(w: _Work, seat: int) -> Turn:
-    w.require_hand()
-    if w.phase is not _PHASE_PLAYING:
-        raise WrongStep("The players are still declaring.")
-    if w.make_good is not None:
-        if w.make_good[0] == seat:
-            raise WrongStep("You must make your spread good first.")
-        raise NotYourTurn("A spread is being made good.")
+def _turn(w: Work) -> Turn:
+    """The turn in progress (after a refusal function has found it is the actor's)."""
     t = w.turn
-    if t is None or t.seat != seat:
-        raise NotYourTurn("It is not your turn.")
+    if t is None:
+        raise RuntimeError("engine invariant broken")
     return t
 
 
-def _note_draw(w: _Work, seat: int) -> None:
+def _note_draw(w: Work, seat: int) -> None:
     w.draws += 1
     if w.force_backs:
         w.force_backs = [
@@ -928,7 +544,7 @@ def _note_draw(w: _Work, seat: int) -> None:
         ]
 
 
-def _remove_from_muck(w: _Work, position: int) -> Card:
+def _remove_from_muck(w: Work, position: int) -> Card:
     card = w.muck[position]
     w.muck = w.muck[:position] + w.muck[position + 1 :]
     w.force_backs = [
@@ -939,84 +555,20 @@ def _remove_from_muck(w: _Work, position: int) -> Card:
     return card
 
 
-def _option_fits(w: _Work, seat: int) -> bool:
-    return w.option is not None and lay_offs(w.p(seat).melds, w.option)
-
-
-def _is_flat(w: _Work, seat: int) -> bool:
-    pl = w.p(seat)
-    return not pl.hand and all(m.valid for m in pl.melds)
-
-
-def _force_out_allowed(w: _Work, target: int, card: Card, other: int | None) -> bool:
-    """Whether a force that puts ``target`` out is allowed (§5.3): head-up, or the same card puts
-    ``other`` out for more."""
-    if len(w.in_action()) == 2:
-        return True
-    if other is None or w.status(other) is not _PLAYER_STATUS_IN:
-        return False
-    if not (_is_flat(w, other) and lay_offs(w.p(other).melds, card)):
-        return False
-    return _payout_with(w, target, card) < _payout_with(w, other, card)
-
-
-def _payout_with(w: _Work, seat: int, card: Card) -> int:
-    """Chips a flat ``seat`` would collect by going out with ``card`` now (out-card case 2, §5.3).
-
-    The full settlement, at the best play of the card: the play's condition collection and the
-    bust-out bonus (not from fouled players), the outs and the going-out units, from every player
-    in the hand, at each pair's rate and capped by each payer's stack.
-    """
-    pl = w.p(seat)
-    r = w.rules
-    best = 0
-    for play in meld_plays(seat, pl.hand, pl.melds, card, r):
-        try:
-            _hand, melds, coll, _changed, _kind = _resolve_play(r, pl, card, play)
-        except RuleViolation:
-            continue
-        bonus = {_BUST_OUT_OFF: 0, _BUST_OUT_NEW_ONLY: coll.new, _BUST_OUT_NEW_OR_ENHANCED: coll.total}[r.bust_out]
-        outs = outs_units(melds, r)
-        total = 0
-        for i in w.payers(seat):
-            units = coll.total + outs + r.going_out_units
-            if w.status(i) is not _PLAYER_STATUS_FOULED:
-                units += bonus
-            total += min(units * w.pair_multiplier(i, seat), w.seat(i).stack)
-        best = max(best, total)
-    return best
-
-
-def _mandatory_option(w: _Work, seat: int) -> bool:
-    """Under mandatory forcing: the option card fits the board and must be taken."""
-    if w.rules.force_mode is not _FORCE_MODE_MANDATORY or not _option_fits(w, seat):
-        return False
-    if w.option is None:
-        raise RuntimeError("engine invariant broken")
-    if _is_flat(w, seat):
-        return _force_out_allowed(w, seat, w.option, w.option_from)
-    return True
-
-
-def _pluck(w: _Work, a: Pluck) -> None:
-    t = _my_turn(w, a.seat)
-    if t.step is not _STEP_DRAW:
-        raise WrongStep("You have already drawn this turn.")
-    if w.turn is not None and w.turn.forced_back:
-        raise WrongStep("You must use the forced card.")
-    if _mandatory_option(w, a.seat):
-        raise MustUse("You must take the option card: it fits your board.")
+def _pluck(w: Work, a: Pluck) -> None:
+    refuse(pluck_refusal(w, a.seat))
+    t = _turn(w)
     if not w.stock and not _refill_stock(w):
         _finish(w, _END_REASON_VOID, None)
         return
     card = w.stock[0]
     w.stock = w.stock[1:]
     _note_draw(w, a.seat)
-    w.turn = _fast.replace(t, step=_STEP_DRAWN, drawn=card, source=_DRAW_SOURCE_STOCK)
+    w.turn = _fast.replace(t, step=_STEP_DRAWN, drawn=card, source=_DRAW_SOURCE_STOCK, second_pluck=False)
     w.events.append(_CARD_PLUCKED(w.seq, None, a.seat, card))
 
 
-def _refill_stock(w: _Work) -> bool:
+def _refill_stock(w: Work) -> bool:
     """Reshuffle the muck (all but its top card) into a new stock, once. False if the hand is void."""
     if w.rules.stock_exhausted is not _STOCK_EXHAUSTED_RESHUFFLE_MUCK or w.reshuffled or len(w.muck) <= 1:
         return False
@@ -1033,66 +585,12 @@ def _refill_stock(w: _Work) -> bool:
     return True
 
 
-def _usable(w: _Work, seat: int, card: Card, *, option: bool = False) -> bool:
-    pl = w.p(seat)
-    if not pl.hand and any(not m.valid for m in pl.melds):
-        return False  # flat beside a spread that is not valid: the card could only put him out, which is refused
-    new_only = option and not w.rules.option_card_layoff
-    if not new_only and lay_offs(pl.melds, card):
-        return True  # it lays off on its own (the add or add-and-split is always legal)
-    if _makes_new_meld(pl.hand, card):
-        return True  # a new meld with hand cards (always legal: new melds are listed first)
-    for play in iter_meld_plays(seat, pl.hand, pl.melds, card, w.rules, new_meld_only=new_only):
-        try:
-            _resolve_play(w.rules, pl, card, play)
-        except RuleViolation:
-            continue
-        return True
-    return False
-
-
-def _makes_new_meld(hand: Sequence[Card], card: Card) -> bool:
-    """Whether ``card`` and hand cards form a legal meld of three: two of its rank (two of its suit,
-    or two other suits; any two for an Ace or King), or two suit neighbours in sequence.
-
-    A sufficient test for :func:`_usable` (the new meld is a legal play), not a necessary one.
-    """
-    rank, suit = card.rank, card.suit
-    same = 0
-    n_rank = 0
-    others: set[Suit] = set()
-    near: set[int] = set()
-    for c in hand:
-        if c.rank is rank:
-            n_rank += 1
-            if c.suit is suit:
-                same += 1
-            else:
-                others.add(c.suit)
-        elif c.suit is suit:
-            near.add(c.rank)
-    if rank is _RANK_ACE or rank is _RANK_KING:
-        if n_rank >= 2:
-            return True
-    elif same >= 2 or len(others) >= 2:
-        return True
-    r = int(rank)
-    if r - 1 in near:
-        return r - 2 in near or r + 1 in near
-    return r + 1 in near and r + 2 in near
-
-
-def _take_option(w: _Work, a: TakeOption) -> None:
-    t = _my_turn(w, a.seat)
-    if not w.rules.option_card:
-        raise OptionRefused("This table plays without the option card.")
-    if t.step is not _STEP_DRAW or t.forced_back:
-        raise OptionRefused("You can take the option card only instead of drawing.")
-    if w.option is None or w.option_from == a.seat:
-        raise OptionRefused("There is no option card for you: only the previous player's unused pluck is one.")
+def _take_option(w: Work, a: TakeOption) -> None:
+    refuse(take_option_refusal(w, a.seat))
+    t = _turn(w)
     card = w.option
-    if not _usable(w, a.seat, card, option=True):
-        raise OptionRefused(f"You can take {card} only if you can meld it at once.")
+    if card is None:
+        raise RuntimeError("engine invariant broken")
     _remove_from_muck(w, len(w.muck) - 1)
     _note_draw(w, a.seat)
     w.option = None
@@ -1106,124 +604,15 @@ def _take_option(w: _Work, a: TakeOption) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _resolve_play(
-    rules: Rules, pl: PlayerHand, drawn: Card | None, a: NewMeld | AddToMeld | Borrow
-) -> tuple[tuple[Card, ...], tuple[Meld, ...], Collection, tuple[Meld, ...], MeldPlayKind]:
-    """Validate a meld play; return (hand after, melds after, collection, changed melds, kind).
-
-    Raises:
-        RuleViolation: CardsNotInHand / IllegalMeld with a reason.
-    """
-    hand = take_cards(pl.hand, a.cards)
-    extra = (drawn,) if drawn is not None else ()
-    melds = list(pl.melds)
-    next_id = pl.next_meld_id
-    match a:
-        case NewMeld():
-            cards = (*a.cards, *extra)
-            if rules.enforcement is _ENFORCEMENT_PLAYERS and len(cards) >= 3:
-                try:
-                    classify(cards)
-                except IllegalMeld:
-                    bad = invalid_meld(next_id, cards)
-                    return hand, (*melds, bad), NOTHING, (bad,), _MELD_PLAY_KIND_NEW
-            new, coll = fresh_collection(make_meld(next_id, cards, rules), rules)
-            return hand, (*melds, new), coll, (new,), _MELD_PLAY_KIND_NEW
-        case AddToMeld():
-            idx = next((k for k, m in enumerate(melds) if m.id == a.meld), None)
-            if idx is None:
-                raise IllegalMeld(f"You have no meld {a.meld}. You can only add to your own melds.")
-            old = melds[idx]
-            if not old.valid:
-                raise IllegalMeld(f"Meld {a.meld} is not valid yet: make it good first.")
-            added = (*a.cards, *extra)
-            if not added:
-                raise IllegalMeld("Add at least one card.")
-            if a.split is None:
-                grown, coll = extend(old, added, rules)
-                melds[idx] = grown
-                return hand, tuple(melds), coll, (grown,), _MELD_PLAY_KIND_ADD
-            # multiset arithmetic with plain dicts (as Counter would: the same piece_a, in the same order)
-            old_counts = _counts(old.cards)
-            combined = dict(old_counts)
-            for c in added:
-                combined[c] = combined.get(c, 0) + 1
-            piece_b = _counts(a.split)
-            if any(n > combined.get(c, 0) for c, n in piece_b.items()):
-                raise IllegalMeld("The split part must be made of the meld's cards and the added cards.")
-            rest = {c: n - piece_b.get(c, 0) for c, n in combined.items()}
-            piece_a = tuple(c for c, n in rest.items() for _ in range(n))  # range(n) is empty for n <= 0
-            if not piece_b or not piece_a:
-                raise IllegalMeld("A split must leave two melds.")
-            if {c: n for c, n in rest.items() if n > 0} == old_counts or piece_b == old_counts:
-                raise IllegalMeld("A split must change the meld: that is a new meld, not a split.")
-            pieces, coll = remake(old, [(old.id, piece_a), (next_id, tuple(a.split))], rules)
-            melds[idx] = pieces[0]
-            melds.append(pieces[1])
-            return hand, tuple(melds), coll, tuple(pieces), _MELD_PLAY_KIND_SPLIT
-        case Borrow():
-            if not a.taken:
-                raise IllegalMeld("Name the cards you borrow.")
-            per: dict[int, list[Card]] = {}
-            for mid, card in a.taken:
-                per.setdefault(mid, []).append(card)
-            coll = NOTHING
-            changed: list[Meld] = []
-            for mid, lent in per.items():
-                idx = next((k for k, m in enumerate(melds) if m.id == mid), None)
-                if idx is None:
-                    raise IllegalMeld(f"You have no meld {mid}. You can only borrow from your own melds.")
-                src = melds[idx]
-                left = borrow_pieces(src, lent, rules)
-                if left is None:
-                    raise IllegalMeld(f"Borrowing from meld {mid} must leave a valid meld.")
-                ids = [src.id] + [next_id + 1 + k for k in range(len(left) - 1)]
-                pieces, c = remake(src, list(zip(ids, left, strict=True)), rules)
-                coll = coll + c
-                melds[idx] = pieces[0]
-                melds.extend(pieces[1:])
-                changed.extend(pieces)
-                next_id += len(left) - 1
-            if not a.cards and not extra:
-                raise IllegalMeld(
-                    "A borrowed card must complete a new meld with a card from your hand or the drawn card."
-                )
-            cards = (*a.cards, *extra, *(c for _, c in a.taken))
-            new, c2 = fresh_collection(make_meld(pl.next_meld_id, cards, rules), rules)
-            return hand, (*melds, new), coll + c2, (*changed, new), _MELD_PLAY_KIND_BORROW
-        case _:
-            assert_never(a)
-
-
-def _counts(cards: Sequence[Card]) -> dict[Card, int]:
-    """The multiset ``cards`` as a dict in first-seen order (what Counter holds, without its overhead)."""
-    out: dict[Card, int] = {}
-    for c in cards:
-        out[c] = out.get(c, 0) + 1
-    return out
-
-
-def _next_meld_id(melds: Sequence[Meld], current: int) -> int:
-    return max([current - 1, *(m.id for m in melds)]) + 1
-
-
-def _meld_play(w: _Work, a: NewMeld | AddToMeld | Borrow) -> None:
-    t = _my_turn(w, a.seat)
-    if t.step is _STEP_DRAW:
-        raise NoHit("Draw first: you can meld only after a hit with the drawn card.")
-    drawn = t.drawn if t.step in (_STEP_DRAWN, _STEP_MUST_USE) else None
-    if (
-        drawn is not None
-        and t.source is _DRAW_SOURCE_OPTION
-        and not w.rules.option_card_layoff
-        and isinstance(a, AddToMeld)
-    ):
-        raise OptionRefused("At this table the option card must go into a new meld.")
+def _meld_play(w: Work, a: NewMeld | AddToMeld | Borrow) -> None:
+    refuse(meld_play_refusal(w, a))
+    t = _turn(w)
+    drawn = waiting_card(t)
     pl = w.p(a.seat)
-    hand, melds, coll, changed, kind = _resolve_play(w.rules, pl, drawn, a)
+    hand, melds, coll, changed, kind = resolve_play(w.rules, pl, drawn, a)
     if not hand and any(not m.valid for m in melds):
         raise IllegalMeld("You cannot go out with a spread that is not valid.")
-    w.put(_fast.replace(pl, hand=hand, melds=melds, next_meld_id=_next_meld_id(melds, pl.next_meld_id)))
+    w.put(_fast.replace(pl, hand=hand, melds=melds, next_meld_id=next_meld_id(melds, pl.next_meld_id)))
     new_t = _fast.replace(
         t,
         step=_STEP_MELDING,
@@ -1243,21 +632,12 @@ def _meld_play(w: _Work, a: NewMeld | AddToMeld | Borrow) -> None:
     _after(w)
 
 
-def _make_good(w: _Work, a: MakeGood) -> None:
-    w.require_hand()
-    pending = w.make_good
-    if pending is not None and pending[0] != a.seat:
-        raise NotYourTurn("A spread is being made good.")
-    if pending is None:
-        t = w.turn
-        if t is None or t.seat != a.seat or t.step is not _STEP_MELDING:
-            raise WrongStep("You can make a spread good during your turn, after your hit.")
+def _make_good(w: Work, a: MakeGood) -> None:
+    refuse(make_good_refusal(w, a.seat, a.meld))
     pl = w.p(a.seat)
     m = pl.meld(a.meld)
-    if m is None or m.valid:
-        raise IllegalMeld("That meld does not need to be made good.")
-    if pending is not None and pending[1] != a.meld:
-        raise IllegalMeld(f"You must make meld {pending[1]} good.")
+    if m is None:
+        raise RuntimeError("engine invariant broken")
     hand = take_cards(pl.hand, a.cards)
     cards = (*m.cards, *a.cards)
     if not (is_valid_set(cards) or is_valid_run(cards)):
@@ -1290,15 +670,9 @@ def _make_good(w: _Work, a: MakeGood) -> None:
     _after(w)
 
 
-def _claim(w: _Work, a: Claim) -> None:
-    t = _my_turn(w, a.seat)
-    if w.rules.effective_claim_mode is _CLAIM_MODE_AUTO:
-        raise WrongStep("Pays are collected automatically at this table.")
-    if t.step is not _STEP_MELDING:
-        raise NoHit("You can claim pays only after using a card this turn.")
+def _claim(w: Work, a: Claim) -> None:
+    refuse(claim_refusal(w, a.seat))
     pl = w.p(a.seat)
-    if pl.unclaimed <= 0:
-        raise WrongStep("You have nothing to claim.")
     units = pl.unclaimed
     w.put(_fast.replace(pl, unclaimed=0))
     for i in w.payers(a.seat):
@@ -1311,27 +685,19 @@ def _claim(w: _Work, a: Claim) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _discard(w: _Work, a: Discard) -> None:
-    t = _my_turn(w, a.seat)
-    if t.step is _STEP_DRAW:
-        raise WrongStep("Draw first.")
-    if t.step is _STEP_MUST_USE:
-        raise MustUse("You must use that card: it cannot be discarded.")
+def _discard(w: Work, a: Discard) -> None:
+    refuse(discard_refusal(w, a.seat, a.card))
+    t = _turn(w)
     pl = w.p(a.seat)
     if t.step is _STEP_DRAWN:
         card = t.drawn
         if card is None:
             raise RuntimeError("engine invariant broken")
-        if a.card is not None and a.card != card:
-            raise NoHit("Before a hit you can only discard the card you drew.")
-        refusal = _pluck_discard_refusal(w, a.seat, card)
-        if refusal is not None:
-            raise refusal
         w.muck = (*w.muck, card)
         w.force_backs.append(_FORCE_BACK(card, a.seat, len(w.muck) - 1, 0, (), True))
         w.events.append(_DISCARDED(w.seq, None, a.seat, card, True))
-        if t.extra_pluck and not t.forced_back:
-            w.turn = _fast.replace(t, step=_STEP_DRAW, drawn=None, source=None, extra_pluck=False)
+        if t.extra_pluck and not t.forced_back:  # the double draw: he may pluck once more, or decline
+            w.turn = _fast.replace(t, step=_STEP_DRAW, drawn=None, source=None, extra_pluck=False, second_pluck=True)
             w.option = None
             w.option_from = None
             _after(w)
@@ -1339,7 +705,7 @@ def _discard(w: _Work, a: Discard) -> None:
         _end_turn(w, t, option=card)
         return
     if a.card is None:
-        raise WrongStep("Choose a card from your hand to discard.")
+        raise RuntimeError("engine invariant broken")
     hand = take_cards(pl.hand, (a.card,))
     w.put(
         _fast.replace(
@@ -1352,23 +718,7 @@ def _discard(w: _Work, a: Discard) -> None:
     _end_turn(w, t, option=None)
 
 
-def _pluck_discard_refusal(w: _Work, seat: int, card: Card) -> RuleViolation | None:
-    """Why ``seat`` may not discard his unused pluck ``card`` now (it must be used), or None."""
-    if w.solo and _usable(w, seat, card):
-        return MustUse("Playing out alone, you must use every usable card.")
-    nxt = w.next_active(seat)
-    if (
-        nxt is not None
-        and nxt != seat
-        and _is_flat(w, nxt)
-        and lay_offs(w.p(nxt).melds, card)
-        and _usable(w, seat, card)
-    ):
-        return MustUse("You may not give an out card to a flat player when you can use it yourself.")
-    return None
-
-
-def _end_turn(w: _Work, t: Turn, *, option: Card | None) -> None:
+def _end_turn(w: Work, t: Turn, *, option: Card | None) -> None:
     if t.forced_back and w.suspended is not None:
         w.turn = w.suspended
         w.suspended = None
@@ -1380,7 +730,7 @@ def _end_turn(w: _Work, t: Turn, *, option: Card | None) -> None:
     if nxt is None:
         _after(w)
         return
-    w.turn = _NEW_TURN(nxt, _STEP_DRAW, None, None, False, False, 0, 0)  # Turn(seat=nxt)
+    w.turn = _NEW_TURN(nxt, _STEP_DRAW, None, None, False, False, 0, 0, False)  # Turn(seat=nxt)
     if option is not None and nxt != t.seat and w.rules.option_card:
         w.option = option
         w.option_from = t.seat
@@ -1390,7 +740,7 @@ def _end_turn(w: _Work, t: Turn, *, option: Card | None) -> None:
     _after(w)
 
 
-def _after(w: _Work) -> None:
+def _after(w: Work) -> None:
     """Housekeeping after a hand action: busts, players left in action, whose turn it is."""
     if w.h is None or w.phase is not _PHASE_PLAYING:
         return
@@ -1416,13 +766,13 @@ def _after(w: _Work) -> None:
             return
         w.solo = True
         w.force_backs = []
-    if len(active) == 2 and w.rules.split_tops and w.rules.auto_split_married and _married(w, active[0], active[1]):
-        _split(w, active[0], active[1])
-        return
+    married = len(active) == 2 and w.split_offer is None and _left_married_pair(w, active[0], active[1])
     _fix_turn(w)
+    if married:
+        _offer_married_split(w, active[0], active[1])
 
 
-def _fix_turn(w: _Work) -> None:
+def _fix_turn(w: Work) -> None:
     t = w.turn
     if t is None or w.status(t.seat) is _PLAYER_STATUS_IN:
         return
@@ -1436,7 +786,7 @@ def _fix_turn(w: _Work) -> None:
     nxt = w.next_active(t.seat)
     w.option = None
     w.option_from = None
-    w.turn = _NEW_TURN(nxt, _STEP_DRAW, None, None, False, False, 0, 0) if nxt is not None else None
+    w.turn = _NEW_TURN(nxt, _STEP_DRAW, None, None, False, False, 0, 0, False) if nxt is not None else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1444,68 +794,13 @@ def _fix_turn(w: _Work) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _ForceOption:
-    target: int
-    card: Card
-    back: ForceBack | None
-
-
-def _possible_forces(w: _Work, caller: int) -> list[_ForceOption]:
-    r = w.rules
-    if w.h is None or w.phase is not _PHASE_PLAYING or r.force_mode is _FORCE_MODE_OFF:
-        return []
-    players = w.players
-    me = players[caller] if 0 <= caller < len(players) else None
-    if me is None or me.status is not _PLAYER_STATUS_IN or w.make_good is not None:
-        return []
-    t = w.turn
-    if t is None or t.forced_back or (w.option is None and not w.force_backs):
-        return []
-    out: list[_ForceOption] = []
-    # the option card on the player in turn
-    if (
-        r.force_mode is _FORCE_MODE_ON_DEMAND
-        and w.option is not None
-        and t.seat != caller
-        and w.option_from != caller
-        and t.step in (_STEP_DRAW, _STEP_DRAWN)
-        and _option_fits(w, t.seat)
-        and (not _is_flat(w, t.seat) or _force_out_allowed(w, t.seat, w.option, w.option_from))
-    ):
-        out.append(_ForceOption(t.seat, w.option, None))
-    # force-back on a discarder
-    head_up: bool | None = None
-    for fb in reversed(w.force_backs):
-        owner = fb.owner
-        if owner == caller or owner == t.seat:
-            continue
-        op = players[owner] if 0 <= owner < len(players) else None
-        if op is None or op.status is not _PLAYER_STATUS_IN:
-            continue
-        if caller in fb.drawers:
-            if head_up is None:
-                head_up = len(w.in_action()) == 2
-            if not head_up:  # head-up: both keep the right
-                continue
-        if lay_offs(op.melds, fb.card):
-            out.append(_ForceOption(owner, fb.card, fb))
-    return out
-
-
-def _force(w: _Work, a: Force) -> None:
-    w.require_hand()
-    if w.rules.force_mode is _FORCE_MODE_OFF:
-        raise ForceRefused("This table plays without forcing.")
-    options = _possible_forces(w, a.seat)
-    if a.target is not None:
-        options = [o for o in options if o.target == a.target]
-    if a.card is not None:
-        options = [o for o in options if o.card == a.card]
-    if not options:
-        raise ForceRefused("There is no card you can force now.")
-    if len({o.target for o in options}) > 1:
-        raise ForceRefused("Say which player you force.")
+def _force(w: Work, a: Force) -> None:
+    options = [
+        o
+        for o in possible_forces(w, a.seat)
+        if (a.target is None or o.target == a.target) and (a.card is None or o.card == a.card)
+    ]
+    refuse(force_refusal(w, options))
     o = options[0]
     if o.back is None:
         t = w.turn
@@ -1538,42 +833,22 @@ def _force(w: _Work, a: Force) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _foul_call(w: _Work, a: FoulCall) -> None:
-    w.require_hand()
-    if w.phase is not _PHASE_PLAYING:
-        raise NoCause("Fouls can be called only while the hand is played.")
-    if a.seat == a.target:
-        raise NoCause("No player may call his own hand foul.")
-    if w.status(a.seat) is not _PLAYER_STATUS_IN:
-        raise NoCause("Only a player in action may call a foul.")
-    if w.status(a.target) is not _PLAYER_STATUS_IN:
-        raise NoCause("That player is not in action.")
+def _foul_call(w: Work, a: FoulCall) -> None:
+    refuse(foul_refusal(w, a.seat, a.target, a.cause))
+    w.emit(FoulCalled(seq=w.seq, caller=a.seat, target=a.target, cause=a.cause))
     target = w.p(a.target)
-    if a.cause is _FOUL_CAUSE_ABANDONED:
-        if not (w.seat(a.target).away or target.timeouts >= w.rules.abandon_timeouts):
-            raise NoCause("That player has not abandoned the hand.")
-        w.emit(FoulCalled(seq=w.seq, caller=a.seat, target=a.target, cause=a.cause))
-        _foul(w, a.target)
-        return
-    if a.cause is _FOUL_CAUSE_INVALID_MELD:
-        bad = next((m for m in target.melds if not m.valid), None)
-        if bad is None:
-            raise NoCause("That player has no invalid spread.")
-        if w.make_good is not None:
-            raise NoCause("A spread is already being made good.")
-        w.emit(FoulCalled(seq=w.seq, caller=a.seat, target=a.target, cause=a.cause))
+    bad = next((m for m in target.melds if not m.valid), None) if a.cause is _FOUL_CAUSE_INVALID_MELD else None
+    if bad is not None:  # an invalid spread is made good at once if its owner is melding and can
         t = w.turn
         in_turn = t is not None and t.seat == a.target and t.step is _STEP_MELDING
         if in_turn and make_good_cards(bad, target.hand) is not None:
             w.make_good = (a.target, bad.id)
             w.emit(MakeGoodDemanded(seq=w.seq, seat=a.target, meld=bad.id))
             return
-        _foul(w, a.target)
-        return
-    assert_never(a.cause)
+    _foul(w, a.target)
 
 
-def _floor_foul(w: _Work, a: FloorFoul) -> None:
+def _floor_foul(w: Work, a: FloorFoul) -> None:
     w.require_hand()
     if w.phase is not _PHASE_PLAYING or w.status(a.target) is not _PLAYER_STATUS_IN:
         raise NoCause("That player is not in action.")
@@ -1581,7 +856,7 @@ def _floor_foul(w: _Work, a: FloorFoul) -> None:
     _foul(w, a.target)
 
 
-def _foul(w: _Work, seat: int) -> None:
+def _foul(w: Work, seat: int) -> None:
     """Foul penalty (§6.3): dead hand, refunds of collections, stays liable (no bust-out)."""
     pl = w.p(seat)
     w.kill_hand(seat, _PLAYER_STATUS_FOULED)
@@ -1619,51 +894,54 @@ def _foul(w: _Work, seat: int) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _married(w: _Work, a: int, b: int) -> bool:
+def _married(w: Work, a: int, b: int) -> bool:
     pa, pb = w.seat(a).player_id, w.seat(b).player_id
     return (min(pa, pb), max(pa, pb)) in w.married
 
 
-def _offer_split(w: _Work, a: OfferSplit) -> None:
-    w.require_hand()
-    if not w.rules.split_tops:
-        raise SplitRefused("This table does not allow splitting the tops.")
-    active = w.in_action()
-    if w.phase is not _PHASE_PLAYING or len(active) != 2 or a.seat not in active:
-        raise SplitRefused("Only the last two players in action may split the tops.")
-    if w.split_offer is not None:
-        raise SplitRefused("A split is already offered.")
+def _left_married_pair(w: Work, a: int, b: int) -> bool:
+    """Whether this action left married splitters ``a`` and ``b`` the last two in action (they were more
+    before it), at a table that offers them the split automatically (§7.6, G25)."""
+    r = w.rules
+    before = w.s.hand
+    return (
+        r.split_tops
+        and r.auto_split_married
+        and before is not None
+        and len(before.in_action()) > 2
+        and _married(w, a, b)
+    )
+
+
+def _offer_married_split(w: Work, a: int, b: int) -> None:
+    """Offer the split to a married pair automatically, in the name of the one in turn (or the first in
+    rotation): the other may accept or decline it, he may withdraw it; play goes on meanwhile [S0]."""
+    t = w.turn
+    offerer = t.seat if t is not None and t.seat in (a, b) else a
+    w.split_offer = offerer
+    w.emit(MarriedSplitOffered(seq=w.seq, seat=offerer, partner=b if offerer == a else a))
+
+
+def _offer_split(w: Work, a: OfferSplit) -> None:
+    refuse(offer_split_refusal(w, a.seat))
     w.split_offer = a.seat
     w.emit(SplitOffered(seq=w.seq, seat=a.seat))
 
 
-def _split_responder(w: _Work, seat: int) -> None:
-    w.require_hand()
-    if w.split_offer is None:
-        raise SplitRefused("Nobody has offered to split the tops.")
-    active = w.in_action()
-    if seat not in active or seat == w.split_offer:
-        raise SplitRefused("Only the other player in action can answer the split offer.")
-
-
-def _accept_split(w: _Work, a: AcceptSplit) -> None:
-    _split_responder(w, a.seat)
+def _accept_split(w: Work, a: AcceptSplit) -> None:
+    refuse(accept_split_refusal(w, a.seat))
     if w.split_offer is None:
         raise RuntimeError("engine invariant broken")
     _split(w, w.split_offer, a.seat)
 
 
-def _decline_split(w: _Work, a: DeclineSplit) -> None:
-    if w.h is not None and w.split_offer == a.seat:
-        w.split_offer = None
-        w.emit(SplitDeclined(seq=w.seq, seat=a.seat))
-        return
-    _split_responder(w, a.seat)
+def _decline_split(w: Work, a: DeclineSplit) -> None:
+    refuse(decline_split_refusal(w, a.seat))
     w.split_offer = None
     w.emit(SplitDeclined(seq=w.seq, seat=a.seat))
 
 
-def _split(w: _Work, a: int, b: int) -> None:
+def _split(w: Work, a: int, b: int) -> None:
     """Divide the tops between the last two in action (§7.6); the hand ends."""
     pair = sorted((a, b))
     ma, mb = w.p(pair[0]).multiplier, w.p(pair[1]).multiplier
@@ -1674,7 +952,7 @@ def _split(w: _Work, a: int, b: int) -> None:
     if ma == 2 and mb == 2:
         pots.append(_POT_DOUBLES)
     elif ma == 2 or mb == 2:
-        w.move(_POT_DOUBLES, pair[0] if ma == 2 else pair[1], w.doubles, _CHIP_REASON_SPLIT)
+        w.move(_POT_DOUBLES, pair[0] if ma == 2 else pair[1], w.doubles_tops, _CHIP_REASON_SPLIT)
     for pot in pots:
         amount = w.balance(pot)
         half = amount // 2
@@ -1694,54 +972,48 @@ def _split(w: _Work, a: int, b: int) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _award_tops(w: _Work, winner: int) -> None:
-    w.move(_POT_SINGLES, winner, w.singles, _CHIP_REASON_TOPS)
+def _award_tops(w: Work, winner: int) -> None:
+    w.move(_POT_SINGLES, winner, w.singles_tops, _CHIP_REASON_TOPS)
     if w.p(winner).multiplier == 2:
-        w.move(_POT_DOUBLES, winner, w.doubles, _CHIP_REASON_TOPS)
-    elif w.rules.unwon_doubles_tops is _UNWON_DOUBLES_TOPS_REFUND and w.doubles:
+        w.move(_POT_DOUBLES, winner, w.doubles_tops, _CHIP_REASON_TOPS)
+    elif w.rules.unwon_doubles_tops is _UNWON_DOUBLES_TOPS_REFUND and w.doubles_tops:
         if w.h is None:
             raise RuntimeError("engine invariant broken")
         dbl = [i for i in w.h.order if w.p(i).multiplier == 2 and w.seats[i] is not None]
         if dbl:
-            share = w.doubles // len(dbl)
+            share = w.doubles_tops // len(dbl)
             for i in dbl:
                 w.move(_POT_DOUBLES, i, share, _CHIP_REASON_TOPS_REFUND)
 
 
-def _go_out(w: _Work, winner: int) -> None:
+def _go_out(w: Work, winner: int) -> None:
     t = w.turn
     if t is None:
         raise RuntimeError("engine invariant broken")
-    r = w.rules
-    bonus = {
-        _BUST_OUT_OFF: 0,
-        _BUST_OUT_NEW_ONLY: t.new_units,
-        _BUST_OUT_NEW_OR_ENHANCED: t.new_units + t.enhanced_units,
-    }[r.bust_out]
-    _settle(w, winner, going_out=True, bonus=bonus)
+    _settle(w, winner, going_out=True, bust_out=bust_out_units(w.rules, t.new_units, t.enhanced_units))
 
 
-def _settle(w: _Work, winner: int, *, going_out: bool, bonus: int = 0) -> None:
+def _settle(w: Work, winner: int, *, going_out: bool, bust_out: int = 0) -> None:
+    """Pay ``winner`` what his board collects (:func:`.settlement.out_pay`), award the tops, end the hand."""
     pl = w.p(winner)
     if pl.unclaimed:
         units = pl.unclaimed
         w.put(_fast.replace(pl, unclaimed=0))
         for i in w.payers(winner):
             w.pay_units(i, winner, units, _CHIP_REASON_CONDITION)
-    outs = outs_units(w.p(winner).melds, w.rules)
+    pay = out_pay(w.rules, w.p(winner).melds, going_out=going_out, bust_out=bust_out)
     for i in w.payers(winner):
-        if going_out and w.status(i) is not _PLAYER_STATUS_FOULED:
-            w.pay_units(i, winner, bonus, _CHIP_REASON_BUST_OUT)
-        w.pay_units(i, winner, outs, _CHIP_REASON_OUTS)
-        if going_out:
-            w.pay_units(i, winner, w.rules.going_out_units, _CHIP_REASON_GOING_OUT)
+        if w.status(i) is not _PLAYER_STATUS_FOULED:
+            w.pay_units(i, winner, pay.bust_out, _CHIP_REASON_BUST_OUT)
+        w.pay_units(i, winner, pay.outs, _CHIP_REASON_OUTS)
+        w.pay_units(i, winner, pay.going_out, _CHIP_REASON_GOING_OUT)
     if going_out:
-        w.emit(WentOut(seq=w.seq, seat=winner, outs_units=outs, bust_out_units=bonus))
+        w.emit(WentOut(seq=w.seq, seat=winner, outs_units=pay.outs, bust_out_units=pay.bust_out))
     _award_tops(w, winner)
     _finish(w, _END_REASON_OUT if going_out else _END_REASON_SETTLED, winner)
 
 
-def _finish(w: _Work, reason: EndReason, winner: int | None, splitters: tuple[int, ...] = ()) -> None:
+def _finish(w: Work, reason: EndReason, winner: int | None, splitters: tuple[int, ...] = ()) -> None:
     if w.h is None:
         raise RuntimeError("engine invariant broken")
     w.phase = _PHASE_OVER
@@ -1760,15 +1032,27 @@ def _finish(w: _Work, reason: EndReason, winner: int | None, splitters: tuple[in
             _cash_out(w, i)
 
 
-def _knock(w: _Work, a: Knock) -> None:
+def _decline_draw(w: Work, a: DeclineDraw) -> None:
+    """The first player declines his second pluck: the turn ends; his unused first pluck, still the top
+    discard, is the next player's option card."""
+    refuse(decline_draw_refusal(w, a.seat))
+    t = _turn(w)
+    first_pluck = next(
+        (fb.card for fb in w.force_backs if fb.pluck and fb.owner == a.seat and fb.position == len(w.muck) - 1), None
+    )
+    w.emit(DrawDeclined(seq=w.seq, seat=a.seat))
+    _end_turn(w, t, option=first_pluck)
+
+
+def _knock(w: Work, a: Knock) -> None:
     _declare(w, a.seat, playing=True)
 
 
-def _go_on_top(w: _Work, a: GoOnTop) -> None:
+def _go_on_top(w: Work, a: GoOnTop) -> None:
     _declare(w, a.seat, playing=False)
 
 
-_HANDLERS: dict[type, Callable[[_Work, Any], None]] = {
+_HANDLERS: dict[type, Callable[[Work, Any], None]] = {
     Sit: _sit,
     Rebuy: _rebuy,
     Stand: _stand,
@@ -1777,6 +1061,7 @@ _HANDLERS: dict[type, Callable[[_Work, Any], None]] = {
     Knock: _knock,
     GoOnTop: _go_on_top,
     Pluck: _pluck,
+    DeclineDraw: _decline_draw,
     TakeOption: _take_option,
     NewMeld: _meld_play,
     AddToMeld: _meld_play,
@@ -1835,7 +1120,7 @@ def _apply_timeout(state: TableState, a: Timeout, seq: int) -> Transition:
     if to_act(state) != a.seat or state.hand is None:
         raise NotYourTurn("It is not that player's turn.")
     hand_no = state.hand.hand_no
-    w = _Work(state, seq)
+    w = Work(state, seq)
     if w.phase is _PHASE_PLAYING:
         pl = w.p(a.seat)
         w.put(_fast.replace(pl, timeouts=pl.timeouts + 1))
@@ -1848,7 +1133,7 @@ def _apply_timeout(state: TableState, a: Timeout, seq: int) -> Transition:
             break
         double_draw = h.turn is not None and h.turn.extra_pluck and h.turn.step is _STEP_DRAWN
         step = _timeout_step(cur, a.seat)
-        w2 = _Work(cur, seq)
+        w2 = Work(cur, seq)
         _dispatch(w2, step)
         cur = w2.freeze()
         events.extend(w2.events)
@@ -1857,313 +1142,6 @@ def _apply_timeout(state: TableState, a: Timeout, seq: int) -> Transition:
         if isinstance(step, Discard) and not (double_draw and step.card is None):
             break
     return Transition(cur, tuple(events))
-
-
-# ---------------------------------------------------------------------------------------------
-# Queries: legal actions, values, observation, outs
-# ---------------------------------------------------------------------------------------------
-
-
-def _play_chips(w: _Work, seat: int, units: int) -> int:
-    if units <= 0:
-        return 0
-    total = 0
-    for i in w.payers(seat):
-        total += min(units * w.pair_multiplier(i, seat), w.seat(i).stack)
-    return total
-
-
-def plays(state: TableState, seat: int, *, table_actions: bool = False) -> tuple[tuple[Action, int], ...]:
-    """Every legal action for ``seat`` with the chips it collects now, best first.
-
-    Meld plays come first (most chips, then most cards), then the draw, discards and out-of-turn
-    actions. Every distinct meld play is listed: new melds, adds, splits in both orientations and
-    borrows of any number of cards; ``apply`` accepts exactly these (under ``enforcement=players`` it
-    also accepts invalid spreads, which are not listed). The table-level system actions
-    ``Sit``/``Rebuy``/``StartHand`` (they take free parameters) and ``Timeout`` (the service's turn
-    timer) are never listed; ``Stand``/``SetAway`` only with ``table_actions=True``.
-    """
-    out: list[tuple[Action, int]] = []
-    seats = state.seats
-    me = seats[seat] if 0 <= seat < len(seats) else None
-    if table_actions and me is not None:
-        out.append((Stand(seat=seat), 0))
-        out.append((SetAway(seat=seat, away=not me.away), 0))
-    h = state.hand
-    if h is None or me is None:
-        return tuple(out)
-    players = h.players
-    pl_or_none = players[seat]
-    if pl_or_none is None:
-        return tuple(out)
-    pl = pl_or_none
-    rules = state.rules
-    w = _Work(state, state.seq)
-    phase = h.phase
-    # declarations (incl. the change window)
-    if phase is _PHASE_DECLARING or (phase is _PHASE_PLAYING and h.draws == 0 and h.order[-1] == seat):
-        for decl in (Knock(seat=seat), GoOnTop(seat=seat)):
-            if _declare_refusal(w, seat, playing=isinstance(decl, Knock)) is None:
-                out.append((decl, 0))
-    if phase is not _PHASE_PLAYING:
-        return tuple(out)
-    t = h.turn
-    if h.make_good is not None:
-        if h.make_good[0] == seat:
-            m = pl.meld(h.make_good[1])
-            if m is not None:
-                out.extend([(a, 0) for a in _make_good_plays(pl, m)])
-        return tuple(out)
-    if t is not None and t.seat == seat:
-        step = t.step
-        if step is not _STEP_DRAW:
-            drawn = t.drawn if step is _STEP_DRAWN or step is _STEP_MUST_USE else None
-            new_only = drawn is not None and t.source is _DRAW_SOURCE_OPTION and not rules.option_card_layoff
-            melds_list: list[tuple[Action, int, int]] = []
-            chips_for: dict[int, int] = {0: 0}  # units -> chips collected now (same payers for every play)
-            n_hand = len(pl.hand)
-            for play in iter_meld_plays(seat, pl.hand, pl.melds, drawn, rules, new_meld_only=new_only):
-                try:
-                    hand, _melds, coll, _c, _k = _resolve_play(rules, pl, drawn, play)
-                except RuleViolation:
-                    continue
-                if not hand and any(not m.valid for m in _melds):
-                    continue  # going out with a spread that is not valid (apply refuses it: _meld_play)
-                units = coll.new + coll.enhanced
-                chips = chips_for.get(units)
-                if chips is None:
-                    chips = chips_for[units] = _play_chips(w, seat, units)
-                melds_list.append((play, chips, n_hand - len(hand)))
-            if melds_list:
-                melds_list.sort(key=_meld_order)
-                out.extend([(p, v) for p, v, _n in melds_list])
-        if step is _STEP_DRAW:
-            if (
-                rules.option_card
-                and h.option is not None
-                and h.option_from != seat
-                and not t.forced_back
-                and _usable(w, seat, h.option, option=True)
-            ):
-                out.append((TakeOption(seat=seat), 0))
-            if not t.forced_back and not _mandatory_option(w, seat):
-                out.append((_PLUCK_ACTION(seat), 0))
-        elif step is _STEP_DRAWN:
-            if t.drawn is not None and _pluck_discard_refusal(w, seat, t.drawn) is None:
-                out.append((_DISCARD_ACTION(seat, None), 0))
-        elif step is _STEP_MELDING:
-            for m in pl.melds:
-                if not m.valid:  # made good before anyone calls it: no penalty (§6.3)
-                    out.extend([(a, 0) for a in _make_good_plays(pl, m)])
-            out.extend([(_DISCARD_ACTION(seat, card), 0) for card in dict.fromkeys(pl.hand)])
-            if rules.effective_claim_mode is not _CLAIM_MODE_AUTO and pl.unclaimed > 0:
-                out.append((Claim(seat=seat), _play_chips(w, seat, pl.unclaimed)))
-    # out of turn
-    if rules.force_mode is not _FORCE_MODE_OFF and (h.option is not None or h.force_backs):
-        for o in _possible_forces(w, seat):
-            out.append((Force(seat=seat, target=o.target, card=o.card), 0))
-    if pl.status is _PLAYER_STATUS_IN:
-        active = [p.seat for p in players if p is not None and p.status is _PLAYER_STATUS_IN]
-        invalid_possible = rules.enforcement is _ENFORCEMENT_PLAYERS and h.make_good is None
-        abandon = rules.abandon_timeouts
-        if invalid_possible:
-            for other in active:
-                if other == seat:
-                    continue
-                op = players[other]
-                other_seat = seats[other]
-                if op is None or other_seat is None:
-                    continue
-                if any(not m.valid for m in op.melds):
-                    out.append((FoulCall(seat=seat, target=other, cause=_FOUL_CAUSE_INVALID_MELD), 0))
-                if other_seat.away or op.timeouts >= abandon:
-                    out.append((FoulCall(seat=seat, target=other, cause=_FOUL_CAUSE_ABANDONED), 0))
-        else:  # the same, for the only cause possible (one comprehension: this runs at every step)
-            out.extend(
-                [
-                    (FoulCall(seat=seat, target=other, cause=_FOUL_CAUSE_ABANDONED), 0)
-                    for other in active
-                    if other != seat
-                    and (op := players[other]) is not None
-                    and (other_seat := seats[other]) is not None
-                    and (other_seat.away or op.timeouts >= abandon)
-                ]
-            )
-        if rules.split_tops and len(active) == 2 and seat in active:
-            if h.split_offer is None:
-                out.append((OfferSplit(seat=seat), 0))
-            elif h.split_offer != seat:
-                out.append((AcceptSplit(seat=seat), 0))
-                out.append((DeclineSplit(seat=seat), 0))
-            else:
-                out.append((DeclineSplit(seat=seat), 0))
-    return tuple(out)
-
-
-def _make_good_plays(pl: PlayerHand, m: Meld) -> list[MakeGood]:
-    """Every way to make the invalid spread ``m`` good (not one that goes out beside another invalid spread)."""
-    others_invalid = any(not x.valid for x in pl.melds if x.id != m.id)
-    return [
-        MakeGood(seat=pl.seat, meld=m.id, cards=cards)
-        for cards in make_good_options(m, pl.hand)
-        if not (others_invalid and len(cards) == len(pl.hand))
-    ]
-
-
-def _meld_order(x: tuple[Action, int, int]) -> tuple[int, int]:
-    """Meld plays: most chips, then most cards (a stable sort keeps enumeration order on ties)."""
-    return (-x[1], -x[2])
-
-
-_FOUL_CAUSES: tuple[FoulCause, ...] = tuple(FoulCause)
-
-
-def _foul_cause_exists(w: _Work, target: int, cause: FoulCause) -> bool:
-    pl = w.p(target)
-    if cause is _FOUL_CAUSE_ABANDONED:
-        return w.seat(target).away or pl.timeouts >= w.rules.abandon_timeouts
-    return w.make_good is None and any(not m.valid for m in pl.melds)
-
-
-def _ok(state: TableState, action: Action) -> bool:
-    return can(state, action)
-
-
-def legal_actions(state: TableState, seat: int, *, table_actions: bool = False) -> tuple[Action, ...]:
-    """Every legal action for ``seat`` now, best first (see :func:`plays`)."""
-    return tuple([a for a, _ in plays(state, seat, table_actions=table_actions)])
-
-
-def play_value(state: TableState, action: NewMeld | AddToMeld | Borrow) -> int:
-    """Chips the meld play would collect now (0 if it collects nothing).
-
-    Raises:
-        RuleViolation: if the play is not legal now.
-    """
-    h = state.hand
-    if h is None or h.turn is None or h.turn.seat != action.seat:
-        raise NotYourTurn("It is not your turn.")
-    t = h.turn
-    drawn = t.drawn if t.step in (_STEP_DRAWN, _STEP_MUST_USE) else None
-    w = _Work(state, state.seq)
-    _h, _m, coll, _c, _k = _resolve_play(state.rules, w.p(action.seat), drawn, action)
-    return _play_chips(w, action.seat, coll.total)
-
-
-def may_act(state: TableState) -> tuple[int, ...]:
-    """Seats that have any legal action now (the one to act plus out-of-turn callers)."""
-    return tuple(i for i, s in enumerate(state.seats) if s is not None and plays(state, i))
-
-
-def call_outs(state: TableState, seat: int) -> int:
-    """Chips ``seat``'s board would collect if it went out now: outs plus going-out units from every
-    player in the hand (no bust-out), capped by their stacks."""
-    h = state.hand or state.last_hand
-    if h is None or h.players[seat] is None or state.hand is None:
-        return 0
-    w = _Work(state, state.seq)
-    outs = outs_units(w.p(seat).melds, state.rules) + state.rules.going_out_units
-    return _play_chips(w, seat, outs)
-
-
-# ---------------------------------------------------------------------------------------------
-# Observation
-# ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PlayerView:
-    """What everyone may see of one dealt-in player."""
-
-    seat: int
-    player_id: int
-    status: PlayerStatus
-    multiplier: int
-    hand_count: int
-    melds: tuple[Meld, ...]
-    board_value: int
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Observation:
-    """Everything ``seat`` may see, and nothing more (computer players see only this)."""
-
-    seat: int
-    rules: Rules
-    seq: int
-    hand_no: int
-    stacks: tuple[int | None, ...]  # by seat slot (None = empty)
-    player_ids: tuple[int | None, ...]
-    singles_tops: int
-    doubles_tops: int
-    phase: Phase | None  # None between hands
-    to_act: int | None
-    turn_seat: int | None
-    step: Step | None
-    drawn: Card | None  # the face-up drawn / option / forced card waiting to be used
-    hand: tuple[Card, ...]  # this seat's own cards
-    players: tuple[PlayerView, ...]
-    stock_count: int
-    muck_top: Card | None
-    option: Card | None
-    option_from: int | None
-    force_backs: tuple[ForceBack, ...]
-    split_offer: int | None
-    make_good: tuple[int, int] | None
-    solo: bool
-    legal: tuple[tuple[Action, int], ...]  # this seat's legal actions with what each pays
-
-
-def observe(state: TableState, seat: int) -> Observation:
-    """What ``seat`` may see (its own hand, the public board, counts, stacks, tops, its legal actions)."""
-    h = state.hand
-    views: list[PlayerView] = []
-    hand: tuple[Card, ...] = ()
-    if h is not None:
-        for pl in h.players:
-            if pl is None:
-                continue
-            s = state.seats[pl.seat]
-            views.append(
-                PlayerView(
-                    seat=pl.seat,
-                    player_id=s.player_id if s is not None else 0,
-                    status=pl.status,
-                    multiplier=pl.multiplier,
-                    hand_count=len(pl.hand),
-                    melds=pl.melds,
-                    board_value=outs_units(pl.melds, state.rules),
-                )
-            )
-        mine = h.players[seat] if 0 <= seat < len(h.players) else None
-        hand = mine.hand if mine is not None else ()
-    t = h.turn if h is not None else None
-    return Observation(
-        seat=seat,
-        rules=state.rules,
-        seq=state.seq,
-        hand_no=state.hand_no,
-        stacks=tuple(s.stack if s is not None else None for s in state.seats),
-        player_ids=tuple(s.player_id if s is not None else None for s in state.seats),
-        singles_tops=state.singles_tops,
-        doubles_tops=state.doubles_tops,
-        phase=h.phase if h is not None else None,
-        to_act=to_act(state),
-        turn_seat=t.seat if t is not None else None,
-        step=t.step if t is not None else None,
-        drawn=t.drawn if t is not None else None,
-        hand=hand,
-        players=tuple(views),
-        stock_count=len(h.stock) if h is not None else 0,
-        muck_top=h.muck[-1] if h is not None and h.muck else None,
-        option=h.option if h is not None else None,
-        option_from=h.option_from if h is not None else None,
-        force_backs=h.force_backs if h is not None else (),
-        split_offer=h.split_offer if h is not None else None,
-        make_good=h.make_good if h is not None else None,
-        solo=h.solo if h is not None else False,
-        legal=plays(state, seat) if state.seat(seat) is not None else (),
-    )
 
 
 __all__ = [

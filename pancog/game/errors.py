@@ -41,3 +41,54 @@ class IllegalMeld(RuleViolation):
 
 class CardsNotInHand(RuleViolation):
     code = "cards_not_in_hand"
+
+
+# The engine's refusals, one class per kind of reason (``code`` is what tests assert on).
+
+
+class NoHandInProgress(RuleViolation):
+    code = "no_hand"
+
+
+class HandInProgress(RuleViolation):
+    code = "hand_in_progress"
+
+
+class SeatError(RuleViolation):
+    code = "seat_error"
+
+
+class ChipsError(RuleViolation):
+    code = "chips_error"
+
+
+class WrongStep(RuleViolation):
+    code = "wrong_step"
+
+
+class NoHit(RuleViolation):
+    code = "no_hit"
+
+
+class OptionRefused(RuleViolation):
+    code = "option_refused"
+
+
+class ForceRefused(RuleViolation):
+    code = "force_refused"
+
+
+class NoCause(RuleViolation):
+    code = "no_cause"
+
+
+class SplitRefused(RuleViolation):
+    code = "split_refused"
+
+
+class MustUse(RuleViolation):
+    code = "must_use"
+
+
+class DeclarationClosed(RuleViolation):
+    code = "declaration_closed"

@@ -220,6 +220,22 @@ class SplitDeclined(EventBase):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class MarriedSplitOffered(EventBase):
+    """Married splitters are left the last two in action: the split is offered to them automatically,
+    in ``seat``'s name; ``partner`` may accept or decline, ``seat`` may withdraw it (§7.6)."""
+
+    seat: int
+    partner: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DrawDeclined(EventBase):
+    """The first player declined his double draw's second pluck; his first pluck is the option card."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StockReshuffled(EventBase):
     count: int
 
@@ -269,6 +285,8 @@ Event = (
     | PlayerBusted
     | SplitOffered
     | SplitDeclined
+    | MarriedSplitOffered
+    | DrawDeclined
     | StockReshuffled
     | TimedOut
     | WentOut

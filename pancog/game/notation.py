@@ -27,6 +27,7 @@ from .actions import (
     AddToMeld,
     Borrow,
     Claim,
+    DeclineDraw,
     DeclineSplit,
     Discard,
     FloorFoul,
@@ -89,6 +90,8 @@ def format_action(a: Action) -> str:
             return f"{a.seat} top"
         case Pluck():
             return f"{a.seat} pluck"
+        case DeclineDraw():
+            return f"{a.seat} nodraw"
         case TakeOption():
             return f"{a.seat} option"
         case NewMeld():
@@ -204,6 +207,7 @@ def parse_action(text: str) -> Action:
             "knock": Knock(seat=seat),
             "top": GoOnTop(seat=seat),
             "pluck": Pluck(seat=seat),
+            "nodraw": DeclineDraw(seat=seat),
             "option": TakeOption(seat=seat),
             "claim": Claim(seat=seat),
             "timeout": Timeout(seat=seat),

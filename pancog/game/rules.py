@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Final
 
 from .cards import Card, build_shoe, format_cards
 from .errors import RuleViolation
@@ -144,7 +146,7 @@ class Rules:
     full_rope_counts_two: bool = True  # G16
     set_character: SetCharacter = SetCharacter.STATIC  # G17
     borrow_split_rope: bool = False  # G19
-    going_out_units: int = 2  # G20
+    going_out_units: int = 0  # G20: california pays the tops and the outs only [S0] (RULES.md §0)
     bust_out: BustOut = BustOut.NEW_OR_ENHANCED  # G21
     claim_mode: ClaimMode = ClaimMode.AUTO  # G22 / G34
     # --- fouls, splits, odd cases
@@ -191,26 +193,51 @@ class Rules:
 
     @classmethod
     def preset(cls, name: str = "california", **overrides: object) -> Rules:
-        """A preset with optional single-option overrides.
+        """A preset, as it stands now, with optional single-option overrides.
 
         Raises:
             RuleViolation: unknown preset or option name, or an invalid value.
         """
+        return cls.preset_of_edition(name, PRESET_EDITION, overrides)
+
+    @classmethod
+    def preset_of_edition(cls, name: str, edition: int, overrides: Mapping[str, object]) -> Rules:
+        """A preset as it stood in ``edition`` of :data:`PRESETS`, with single-option overrides: a table keeps
+        the rules it was opened with.
+
+        Raises:
+            RuleViolation: unknown preset, edition or option name, or an invalid value.
+        """
         base = PRESETS.get(name)
         if base is None:
             raise RuleViolation(f"Unknown rules preset '{name}'. Presets: {', '.join(PRESETS)}.")
+        if not 1 <= edition <= PRESET_EDITION:
+            raise RuleViolation(f"Unknown rules edition {edition}.")
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(overrides) - names)
         if unknown:
             raise RuleViolation(f"Unknown table option {unknown[0]}.")
-        return dataclasses.replace(base, **overrides)  # type: ignore[arg-type]  # values checked by __post_init__
+        earlier: dict[str, object] = {}
+        for older in range(PRESET_EDITION - 1, edition - 1, -1):  # the newest change first, older ones over it
+            earlier.update(EARLIER_EDITIONS.get(older, {}).get(name, {}))
+        return dataclasses.replace(base, **{**earlier, **overrides})  # type: ignore[arg-type]  # checked by __post_init__
 
 
 PRESETS: dict[str, Rules] = {
     "california": Rules(),
-    "classic": Rules(start_mode=StartMode.UPCARD, allow_doubles=False),
-    "online": Rules(remove_spade_sets=1, force_mode=ForceMode.MANDATORY),
+    "classic": Rules(start_mode=StartMode.UPCARD, allow_doubles=False, going_out_units=2),
+    "online": Rules(remove_spade_sets=1, force_mode=ForceMode.MANDATORY, going_out_units=2),
 }
+
+PRESET_EDITION: Final = 2
+"""The edition of :data:`PRESETS`. A table records the edition it was opened under and keeps those rules:
+a preset that changes gets a new edition, and :data:`EARLIER_EDITIONS` says what each older one held."""
+
+EARLIER_EDITIONS: Final[dict[int, dict[str, dict[str, object]]]] = {
+    # edition 1 (until issue 13): california paid 2 going-out units, against [S0] and RULES.md §4.6
+    1: {"california": {"going_out_units": 2}},
+}
+"""Edition -> preset -> the options where that edition's preset differed from the next edition's."""
 
 
 def preset_name(rules: Rules) -> str | None:
@@ -285,7 +312,9 @@ def describe_rules(rules: Rules) -> list[str]:
         "Borrowing a middle card of a rope (leaving two ropes) is allowed."
         if rules.borrow_split_rope
         else "Only an end card may be borrowed from a rope.",
-        f"Going out pays the outs plus {rules.going_out_units} unit(s) from every player in the hand.",
+        f"Going out pays the tops and the outs plus {rules.going_out_units} unit(s) from every player in the hand."
+        if rules.going_out_units
+        else "Going out pays the tops and the outs (every condition on the board again), no going-out units.",
         {
             BustOut.OFF: "No bust-out bonus.",
             BustOut.NEW_ONLY: "Bust-out: conditions made on the going-out turn are paid twice.",

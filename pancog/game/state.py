@@ -113,6 +113,7 @@ class Turn:
     forced_back: bool = False  # a forced-back play interrupting another player's turn
     new_units: int = 0  # conditions made this turn (for the bust-out)
     enhanced_units: int = 0  # conditions enhanced this turn
+    second_pluck: bool = False  # the double draw's second pluck: the player may take it or decline it
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

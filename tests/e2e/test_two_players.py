@@ -46,9 +46,9 @@ async def test_two_players_by_commands(pan: Pan, hands: HandRecorder) -> None:
     # #14.4: one embed with each player's net for the hand; the payments itemised in the image's alt text
     (embed,) = summary[0].embeds
     assert embed["title"] == "Hand 1 is over: player1 went out."
-    assert embed["description"] == "player1: **+7**\nplayer2: **-7**"
+    assert embed["description"] == "player1: **+5**\nplayer2: **-5**"  # california: no going-out units (#13)
     assert embed["image"]["url"] == "attachment://outcome.png"
-    assert "Net for the hand: player1 +7, player2 -7." in summary[0].attachments[0].description
+    assert "Net for the hand: player1 +5, player2 -5." in summary[0].attachments[0].description
     assert "Start" in [btn["label"] for btn in pan.board().buttons]
     assert assert_private(pan.h.fake, hands) >= 6
 

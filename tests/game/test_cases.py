@@ -49,6 +49,10 @@ INERT_B = "3C 7C KC 4D JD AH 5H 2S 6S QS"
 INERT_C = "4C JC AD 5D 2H 6H QH 3S 7S KS"
 JUNK = "KH"  # melds with none of the hands below
 
+# RULES.md's worked cases count the 2 going-out units of its §4.6 REC (the classic and online presets); the
+# california preset pays none since issue 13, so these cases name the option.
+TWO_UNITS = Rules(going_out_units=2)
+
 
 def card(text: str):
     return cards(text)[0]
@@ -308,7 +312,7 @@ def test_case_48_double_draw_first_turn_only() -> None:
 def _flat_seat0(stock: str, run_cards: str = "4H 5H", hit: str = "6H"):
     """Seat 0 melds 10 cards on his first turn and discards his last: flat (board 10, hand 0)."""
     hand = f"{run_cards} 4D 4C 4S 4D JC QC KC 2D"
-    s = knock(table([hand, INERT_B, INERT_C], stock=f"{hit} {stock}"))
+    s = knock(table([hand, INERT_B, INERT_C], stock=f"{hit} {stock}", rules=TWO_UNITS))
     s, _ev = run(
         s,
         Pluck(seat=0),
@@ -517,7 +521,7 @@ def _go_out_on_second_turn(rules: Rules):
 
 def test_case_64_going_out_pays_outs_units_and_tops() -> None:
     """§10 case 64: board conditions 6, no condition on the final play, 3 opponents: each pays 6 + 2; + tops."""
-    s, ev = _go_out_on_second_turn(Rules())
+    s, ev = _go_out_on_second_turn(TWO_UNITS)
     assert of_type(ev, WentOut)[0].outs_units == 6 and of_type(ev, WentOut)[0].bust_out_units == 0
     for payer in (1, 2, 3):
         assert chips(ev, payer=payer, payee=0, reason=ChipReason.OUTS) == 6

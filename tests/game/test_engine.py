@@ -48,6 +48,10 @@ P0 = "2C 4D 6S JC QD KH AS 3D 7C 2D"
 P1 = "5D 5C 2S 4S 6D JD QC KD AC 3C"
 P2 = "2H 4C 6C JS QS KS AD 3S 7S 2S"
 
+# RULES.md's worked cases count the 2 going-out units of its §4.6 REC (the classic and online presets); the
+# california preset pays none since issue 13, so these cases name the option.
+TWO_UNITS = Rules(going_out_units=2)
+
 
 def knock_all(s, n=3):
     return run(s, *[Knock(seat=i) for i in range(n)])
@@ -191,7 +195,7 @@ def test_force_back_until_two_draws() -> None:
 def test_going_out_pays_outs_units_and_tops() -> None:
     """§10 case 64/66: going out collects outs + 2 units per opponent, and the tops."""
     p0 = "JS QS KS 4D 4C 4S 2H 3H 4H 7C"
-    s, _ = knock_all(table([p0, P1, P2], stock="5H"))
+    s, _ = knock_all(table([p0, P1, P2], stock="5H", rules=TWO_UNITS))
     s, _ = run(s, Pluck(seat=0), NewMeld(seat=0, cards=cards("2H 3H 4H")))
     s, _ = run(s, NewMeld(seat=0, cards=cards("JS QS KS")), NewMeld(seat=0, cards=cards("4D 4C 4S")))
     assert call_outs(s, 0) == 2 * (2 + 2)  # outs 2 (JS QS KS) + 2 units, from 2 players
@@ -325,7 +329,7 @@ def test_observation_hides_other_hands() -> None:
 def test_going_out_full_settlement() -> None:
     """§4.6 worked case: going out on a condition pays it, the bust-out bonus, the outs, 2 units and the tops."""
     p0 = "JS QS 2H 3H 4H 5H 6H 4D 4C 4S"
-    s, _ = knock_all(table([p0, P1, P2], stock="KS"))
+    s, _ = knock_all(table([p0, P1, P2], stock="KS", rules=TWO_UNITS))
     s, _ = run(s, Pluck(seat=0), NewMeld(seat=0, cards=cards("JS QS")), NewMeld(seat=0, cards=cards("2H 3H 4H 5H 6H")))
     s, ev = run(s, NewMeld(seat=0, cards=cards("4D 4C 4S")))
     assert s.hand is None and s.last_hand.winner == 0

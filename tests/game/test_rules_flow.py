@@ -45,12 +45,18 @@ from pancog.game import (
     legal_actions,
     to_act,
 )
-from pancog.game.engine import _payout_with, _Work
+from pancog.game._work import Work as _Work
 from pancog.game.events import MeldPlayKind
 from pancog.game.rules import FoulRefunds, OddChip, StockExhausted
+from pancog.game.settlement import payout_with as _payout_with
 from pancog.game.state import EndReason, Step
 from tests.game.conftest import cards, chips, of_type, run, stacked_shoe, table
 from tests.game.test_cases import INERT_A, INERT_B, INERT_C, JUNK, card, junk_turns, knock
+
+# RULES.md's worked cases count the 2 going-out units of its §4.6 REC (the classic and online presets); the
+# california preset pays none since issue 13, so these cases name the option.
+TWO_UNITS = Rules(going_out_units=2)
+
 
 # --- declarations ------------------------------------------------------------------------------
 
@@ -200,7 +206,7 @@ def test_worked_example_7_2(last: str, outs: int, bonus: int) -> None:
     a = "5S 5S QD QD QD 2C 3C 4C 5C KH"
     b = "KH QH 3C 7C KC 4D JD AH 2S 6S"
     c = "6D 6D 4C JC AD 5D 2H 6H 3S 7S"
-    s = table([a, b, c, INERT_A, INERT_B], stock=f"5S JH 6D {JUNK} {last}")
+    s = table([a, b, c, INERT_A, INERT_B], stock=f"5S JH 6D {JUNK} {last}", rules=TWO_UNITS)
     assert s.singles_tops == 5
     s, _ = run(s, *[Knock(seat=i) for i in range(4)], GoOnTop(seat=4))
     s, ev = run(s, Pluck(seat=0), NewMeld(seat=0, cards=cards("5S 5S")))
@@ -264,7 +270,7 @@ def test_stock_exhausted_void_hand_option() -> None:
 
 def test_split_tops_odd_chip_and_marriage() -> None:
     """§7.6: the last two split the singles tops; the odd chip stays; they are married, and married splitters
-    split automatically when they are again the last two in action."""
+    are offered the split automatically when a later action leaves them the last two in action."""
     s = table([INERT_A, INERT_B, INERT_C])
     s, _ = run(s, GoOnTop(seat=0), Knock(seat=1), Knock(seat=2))
     assert not can(s, OfferSplit(seat=0))  # not in action
@@ -274,10 +280,12 @@ def test_split_tops_odd_chip_and_marriage() -> None:
     assert chips(ev, payee=1, reason=ChipReason.SPLIT) == 1 and chips(ev, payee=2, reason=ChipReason.SPLIT) == 1
     assert s.singles_tops == 1 and s.married == ((1001, 1002),)
     assert of_type(ev, HandEnded)[0].reason is EndReason.SPLIT and of_type(ev, HandEnded)[0].splitters == (1, 2)
-    # next hand: seat 0 is fouled; the married pair are the last two and split at once
+    # next hand: seat 0 is fouled; the married pair are left the last two and are offered the split (issue 13)
     s, _ = run(s, StartHand(seed=11, first_seat=0), Knock(seat=0), Knock(seat=1), Knock(seat=2))
     assert s.singles_tops == 4
     s, ev = run(s, FloorFoul(target=0))
+    assert s.hand is not None and s.hand.split_offer is not None and not of_type(ev, HandEnded)
+    s, ev = run(s, AcceptSplit(seat=3 - s.hand.split_offer))
     assert s.hand is None and of_type(ev, HandEnded)[0].reason is EndReason.SPLIT
     assert chips(ev, reason=ChipReason.SPLIT) == 4 and s.singles_tops == 0
 
@@ -500,7 +508,7 @@ def test_out_card_case_2_compares_full_settlement() -> None:
 
 def _flat_board_with(run_cards: str, hit: str, _out: str):
     hand = f"{run_cards} 4D 4C 4H 4D JC QC KC 2D"
-    s = knock(table([hand, INERT_B, INERT_C], stock=hit))
+    s = knock(table([hand, INERT_B, INERT_C], stock=hit, rules=TWO_UNITS))
     s, _ = run(
         s,
         Pluck(seat=0),

@@ -1,5 +1,5 @@
 # A plain hand: seat 0 melds 5S 5S 5S (4 from each), then goes out making JS QS KS (2):
-# each opponent pays 2 (condition) + 2 (bust-out) + 6 (outs) + 2 (going out); seat 0 takes the tops.
+# each opponent pays 2 (condition) + 2 (bust-out) + 6 (outs); california pays no going-out units; seat 0 takes the tops.
 rules california
 sit 1001 buyin=100 seat=0
 sit 1002 buyin=100 seat=1
