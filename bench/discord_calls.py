@@ -4,11 +4,14 @@ N concurrent tables of P greedy players each play H hands by slash commands (the
 discord.py, a local fake Discord). Counted from the fake's record of every REST call:
 
 - calls against the 50/s global limit (channel messages, edits, DMs) vs exempt (interaction endpoints);
+- interaction calls per action split into the answer to the acting player and the turn pings (#14.1/#14.10);
 - globally-counted calls per player action, with and without the DMs of the deal;
 - DMs per hand; interaction acknowledgement latency p50/p99; failed interactions.
 
     .venv/bin/python bench/discord_calls.py            # 50 tables x 6 players, 1 hand each
     .venv/bin/python bench/discord_calls.py --tables 5 --hands 1 --max-actions 60
+    .venv/bin/python bench/discord_calls.py --tables 10 --players 4 --pace 1.5   # human pace: one action per
+                                                                                 # 1.5 s per table (no coalescing)
 """
 
 from __future__ import annotations
@@ -80,7 +83,13 @@ def greedy_command(session: TableSession, seat: int, *, melds_ok: bool = True) -
 
 
 async def play_table(
-    h: Harness, channel: FakeChannel, players: list[FakeUser], hands: int, max_actions: int, stats: dict[str, Any]
+    h: Harness,
+    channel: FakeChannel,
+    players: list[FakeUser],
+    hands: int,
+    max_actions: int,
+    stats: dict[str, Any],
+    pace: float = 0.0,
 ) -> None:
     rt = runtime_of(h.bot)
     await h.slash(players[0], "pan open", channel=channel, settle=False)
@@ -112,15 +121,26 @@ async def play_table(
             if found is None:
                 break
             command, options = found
+            if pace:
+                await asyncio.sleep(pace)  # a person takes a moment: every action gets its own board edit
             reply = await h.slash(by_id[s.player_id], command, channel=channel, settle=False, **options)
             stats["latency"].append(reply.latency or 0.0)
-            if not reply.ephemeral or "Something went wrong" in reply.text:
+            stats["answers"].append(reply.interaction.id)
+            public_ping = not reply.ephemeral and "your turn" in reply.text
+            if (not reply.ephemeral and not public_ping) or "Something went wrong" in reply.text:
                 stats["failed"] += 1
             actions += 1
             stats["actions"] += 1
         if session.state.hand is not None:  # cap reached: finish the hand by everyone leaving is not needed
             stats["unfinished"] += 1
             break
+
+
+def is_ping(call: Any) -> bool:
+    """A message that mentions one member (a turn ping): its allowed_mentions name a user."""
+    body = call.payload or {}
+    data = body.get("data") if isinstance(body.get("data"), dict) else body
+    return call.method == "POST" and bool(((data or {}).get("allowed_mentions") or {}).get("users"))
 
 
 async def main(argv: list[str]) -> None:
@@ -130,6 +150,7 @@ async def main(argv: list[str]) -> None:
     parser.add_argument("--hands", type=int, default=1)
     parser.add_argument("--max-actions", type=int, default=1500, help="per hand (a safety cap)")
     parser.add_argument("--seed", type=int, default=2026, help="deal seed (PAN_DEAL_SEED), for reproducible hands")
+    parser.add_argument("--pace", type=float, default=0.0, help="seconds a player waits before each action")
     args = parser.parse_args(argv)
     os.environ["PAN_DEAL_SEED"] = str(args.seed)
     logging.basicConfig(level=logging.WARNING)
@@ -140,7 +161,7 @@ async def main(argv: list[str]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         await h.start_bot(Path(tmp) / "bench.sqlite3")
         before = len(fake.calls)
-        stats: dict[str, Any] = {"hands": 0, "actions": 0, "failed": 0, "unfinished": 0, "latency": []}
+        stats: dict[str, Any] = {"hands": 0, "actions": 0, "failed": 0, "unfinished": 0, "latency": [], "answers": []}
         started = time.perf_counter()
         await asyncio.gather(
             *(
@@ -151,6 +172,7 @@ async def main(argv: list[str]) -> None:
                     args.hands,
                     args.max_actions,
                     stats,
+                    args.pace,
                 )
                 for i in range(args.tables)
             )
@@ -179,6 +201,19 @@ async def main(argv: list[str]) -> None:
         per_action = len(global_calls) / actions
         print(f"global calls per action: {per_action:.3f} (deal DMs excluded: {len(global_no_dm) / actions:.3f})")
         print(f"exempt calls per action: {len(exempt) / actions:.3f}")
+        answers = set(stats["answers"])
+        answer_calls = [c for c in exempt if c.interaction_id in answers]
+        pings = [c for c in calls if is_ping(c)]
+        ping_deletes = [c for c in calls if c.method == "DELETE"]
+        print(
+            f"interaction calls per action: {len(answer_calls) / actions:.3f} on the actions' own tokens "
+            f"(pings carried: {sum(1 for c in pings if not c.global_limit)}, "
+            f"ping deletes by token: {sum(1 for c in ping_deletes if not c.global_limit)})"
+        )
+        print(
+            f"turn pings: {len(pings)} ({sum(1 for c in pings if c.global_limit)} counted), "
+            f"deletes: {len(ping_deletes)} ({sum(1 for c in ping_deletes if c.global_limit)} counted)"
+        )
         print(f"DMs per hand: {dms / max(1, stats['hands']):.2f}")
         print(f"global calls (no DMs) by route: {by_route}")
         if lat:

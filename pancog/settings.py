@@ -1,4 +1,5 @@
-"""Per-player preferences: hand DMs (every change / at the deal / off), sort order, four-colour deck,
+"""Per-player preferences: hand DMs (every change / every turn / at the deal / off), turn pings (turn / off),
+sort order, four-colour deck,
 and the remembered "DMs closed" flag (a refused DM is never retried). No discord imports.
 
 Stored as one JSON text per player through :class:`PlayerSettingsStore` (a small key-value protocol);
@@ -20,8 +21,14 @@ from pancog.storage.base import Storage
 
 class DmMode(StrEnum):
     EVERY = "every"  # a DM at the deal and after every change to the hand
+    TURN = "turn"  # a DM at the deal and at each of the player's turns ("your turn at #table")
     DEAL = "deal"  # a DM at the deal only (default)
     OFF = "off"  # never: use My hand
+
+
+class PingMode(StrEnum):
+    TURN = "turn"  # mention the player in the channel when it is his turn (default)
+    OFF = "off"
 
 
 class SortOrder(StrEnum):
@@ -34,6 +41,7 @@ class PlayerPrefs:
     dm_mode: DmMode = DmMode.DEAL
     sort: SortOrder = SortOrder.SUIT
     four_color: bool = False
+    ping: PingMode = PingMode.TURN
     dm_closed: bool = False  # a DM was refused (50007): never try again
     notice_pending: bool = False  # tell the player once, privately, to use My hand
 
@@ -43,6 +51,7 @@ class PlayerPrefs:
                 "dm_mode": self.dm_mode.value,
                 "sort": self.sort.value,
                 "four_color": self.four_color,
+                "ping": self.ping.value,
                 "dm_closed": self.dm_closed,
                 "notice_pending": self.notice_pending,
             }
@@ -55,6 +64,7 @@ class PlayerPrefs:
             dm_mode=DmMode(data.get("dm_mode", "deal")),
             sort=SortOrder(data.get("sort", "suit")),
             four_color=bool(data.get("four_color", False)),
+            ping=PingMode(data.get("ping", "turn")),
             dm_closed=bool(data.get("dm_closed", False)),
             notice_pending=bool(data.get("notice_pending", False)),
         )
@@ -129,6 +139,74 @@ class PlayerSettings:
             return False
         await self.update(user_id, notice_pending=False)
         return True
+
+
+class GuildPrefsKV:
+    """Per-server settings kept in the player-preferences key-value table, so no schema change is needed: one
+    JSON object per server under the key ``-guild_id`` (player ids are positive; computer players' small negative
+    ids never reach a server id's size), one section per feature (``channels``, ``display``).
+
+    It is also the durable :class:`GuildDisplayStore` (section ``display``) of :class:`GuildDisplaySettings`."""
+
+    def __init__(self, store: PlayerSettingsStore | None = None) -> None:
+        self._store = store or MemoryPrefsStore()
+
+    async def _doc(self, guild_id: int) -> dict[str, object]:
+        text = await self._store.load_player_prefs(-abs(guild_id)) if guild_id else None
+        found = json.loads(text) if text else {}
+        return found if isinstance(found, dict) else {}
+
+    async def load(self, guild_id: int, section: str) -> object | None:
+        return (await self._doc(guild_id)).get(section)
+
+    async def save(self, guild_id: int, section: str, value: object) -> None:
+        doc = await self._doc(guild_id)
+        doc[section] = value
+        await self._store.save_player_prefs(-abs(guild_id), json.dumps(doc, sort_keys=True))
+
+    async def load_guild_display(self, guild_id: int) -> str | None:
+        found = await self.load(guild_id, "display")
+        return json.dumps(found) if found is not None else None
+
+    async def save_guild_display(self, guild_id: int, prefs: str) -> None:
+        await self.save(guild_id, "display", json.loads(prefs))
+
+
+class GuildChannels:
+    """The channels a server allows Pan in (``/panadmin channels``); an empty set means every channel. Stored in
+    the ``channels`` section of :class:`GuildPrefsKV`; cached per server."""
+
+    def __init__(self, kv: GuildPrefsKV | None = None) -> None:
+        self._kv = kv or GuildPrefsKV()
+        self._cache: dict[int, frozenset[int]] = {}
+
+    async def allowed(self, guild_id: int) -> frozenset[int]:
+        cached = self._cache.get(guild_id)
+        if cached is not None:
+            return cached
+        found = await self._kv.load(guild_id, "channels")
+        channels = frozenset(int(c) for c in found) if isinstance(found, list) else frozenset()
+        self._cache[guild_id] = channels
+        return channels
+
+    async def permits(self, guild_id: int, *channel_ids: int | None) -> bool:
+        """Whether Pan may be used in a channel (or thread) given as itself and its parent."""
+        allowed = await self.allowed(guild_id)
+        return not allowed or any(c in allowed for c in channel_ids if c is not None)
+
+    async def _save(self, guild_id: int, channels: frozenset[int]) -> frozenset[int]:
+        self._cache[guild_id] = channels
+        await self._kv.save(guild_id, "channels", sorted(channels))
+        return channels
+
+    async def add(self, guild_id: int, channel_id: int) -> frozenset[int]:
+        return await self._save(guild_id, await self.allowed(guild_id) | {channel_id})
+
+    async def remove(self, guild_id: int, channel_id: int) -> frozenset[int]:
+        return await self._save(guild_id, await self.allowed(guild_id) - {channel_id})
+
+    async def clear(self, guild_id: int) -> frozenset[int]:
+        return await self._save(guild_id, frozenset())
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

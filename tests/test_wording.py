@@ -84,10 +84,10 @@ def test_presenters_keep_the_replies_word_for_word() -> None:
         "Already claimed today; next claim in about 3 h. Bank: 5 chips."
     )
     assert presenters.server_config_text("classic", 1000, 100, None) == (
-        "Preset: classic. Starting chips: 1,000. Daily: 100. Moderator role: none."
+        "Preset: classic. Starting chips: 1,000. Daily: 100. Moderator role: none. Four-colour board: off."
     )
-    assert presenters.settings_text(dm_mode="deal", dm_closed=True, sort="rank", four_color=False) == (
-        "Hand DMs: deal (your DMs are closed: use My hand). Sort: rank. Four-colour: off."
+    assert presenters.settings_text(ping="off", dm_mode="deal", dm_closed=True, sort="rank", four_color=False) == (
+        "Turn pings: off. DMs: deal (your DMs are closed: use My hand). Sort: rank. Four-colour: off."
     )
     assert presenters.practice_opened(opponents=1, level="easy", real_chips=False, next_hand_delay=6.0) == (
         "Practice table: you against 1 easy computer player, playing practice chips (your bank is untouched). "

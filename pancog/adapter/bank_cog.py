@@ -1,19 +1,18 @@
-"""``/pan`` commands for chips and preferences: balance, daily, leaderboard, and (moderators) grant and config;
-each player's settings. Thin: parse, call one service method, present, respond."""
+"""``/pan`` commands for chips and preferences: balance, daily, leaderboard, each player's settings (the
+server-admin ones, grant and config, are in ``/panadmin``: :mod:`.admin_cog`). Thin: parse, call one service
+method, present, respond."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import discord
 from discord import app_commands
 
 from pancog.adapter import presenters
-from pancog.adapter.base import IN_PAN, PRESET_CHOICES, PanCog
-from pancog.adapter.checks import is_moderator
-from pancog.adapter.errors import CONTENT_MAX, BadOption, cut, deliver, send_ephemeral
-from pancog.settings import DmMode, SortOrder
-from pancog.tables import preset_or_default
+from pancog.adapter.base import IN_PAN, PanCog
+from pancog.adapter.errors import send_ephemeral
+from pancog.settings import DmMode, PingMode, SortOrder
 
 __all__ = ["BankCog"]
 
@@ -51,80 +50,25 @@ class BankCog(PanCog, name="PanBank"):
     ) -> None:
         # public, except a season board: "no season running" must be a private refusal (a public defer's first
         # followup is public whatever it asks)
-        rt = await self.defer(interaction, ephemeral=period == "season")
+        private = period == "season"
+        rt = await self.defer(interaction, ephemeral=private)
         if rt.league is None:  # no league service: the bank's top ten
             rows = await rt.ledger.leaderboard(interaction.guild_id or 0, 10)
-            text = cut(presenters.leaderboard(rows, rt.names), CONTENT_MAX)
-            await deliver(
-                lambda: interaction.followup.send(text), what="leaderboard", detail=f"content {len(text)} chars"
-            )
+            await self.respond(interaction, presenters.leaderboard(rows, rt.names), ephemeral=False)
             return
         board = await rt.league.leaderboard(
             interaction.guild_id or 0, metric=metric, period=period, caller=interaction.user.id
         )
-        text = cut(presenters.league_board(board, rt.names), CONTENT_MAX)
-        await deliver(lambda: interaction.followup.send(text), what="leaderboard", detail=f"content {len(text)} chars")
+        await self.respond(interaction, presenters.league_board(board, rt.names), ephemeral=private)
 
     @app_commands.command(
-        name="grant", description="Admin: give (or take, if negative) chips, with a reason", extras=IN_PAN
-    )
-    @app_commands.describe(user="Who", amount="Chips (negative takes)", reason="Why (kept in the ledger)")
-    @app_commands.default_permissions(manage_guild=True)
-    async def grant(self, interaction: discord.Interaction, user: discord.Member, amount: int, reason: str) -> None:
-        rt = await self.defer(interaction)
-        guild_id = interaction.guild_id or 0
-        if not is_moderator(interaction, (await rt.ledger.settings(guild_id)).moderator_role_id):
-            raise BadOption(presenters.NEEDS_MODERATOR)
-        if amount == 0:
-            raise BadOption(presenters.AMOUNT_NOT_ZERO)
-        rt.remember(user)
-        await rt.ledger.ensure_player(guild_id, user.id)
-        if amount > 0:
-            await rt.ledger.grant(guild_id, user.id, amount, actor=interaction.user.id, reason=reason)
-        else:
-            await rt.ledger.take(guild_id, user.id, -amount, actor=interaction.user.id, reason=reason)
-        bank = await rt.ledger.balance(guild_id, user.id)
-        await send_ephemeral(interaction, presenters.granted(amount, user.display_name, bank))
-
-    @app_commands.command(name="config", description="Admin: server defaults for Pan", extras=IN_PAN)
-    @app_commands.describe(
-        preset="Rules preset for new tables",
-        starting_chips="Chips a new player starts with",
-        daily_amount="Chips per /pan daily",
-        moderator_role="Role that may close tables and grant chips",
-    )
-    @app_commands.choices(preset=PRESET_CHOICES)
-    @app_commands.default_permissions(manage_guild=True)
-    async def config(
-        self,
-        interaction: discord.Interaction,
-        preset: str | None = None,
-        starting_chips: app_commands.Range[int, 0, 1_000_000] | None = None,
-        daily_amount: app_commands.Range[int, 0, 1_000_000] | None = None,
-        moderator_role: discord.Role | None = None,
-    ) -> None:
-        rt = await self.defer(interaction)
-        guild_id = interaction.guild_id or 0
-        current = await rt.ledger.settings(guild_id)
-        if not is_moderator(interaction, current.moderator_role_id):
-            raise BadOption(presenters.NEEDS_MODERATOR)
-        changes: dict[str, Any] = {}
-        for key, value in (("preset", preset), ("starting_chips", starting_chips), ("daily_amount", daily_amount)):
-            if value is not None:
-                changes[key] = value
-        if moderator_role is not None:
-            changes["moderator_role_id"] = moderator_role.id
-        new = await rt.ledger.update_settings(guild_id, **changes) if changes else current
-        text = presenters.server_config_text(
-            preset_or_default(new.preset), new.starting_chips, new.daily_amount, new.moderator_role_id
-        )
-        await send_ephemeral(interaction, text)
-
-    @app_commands.command(
-        name="settings", description="Your Pan settings: hand DMs, sort order, four-colour deck", extras=IN_PAN
+        name="settings",
+        description="Your Pan settings: turn pings, hand DMs, sort order, four-colour deck",
+        extras=IN_PAN,
     )
     @app_commands.describe(
-        dms="Hand DMs: every change, at the deal only, or off",
+        ping="Mention you in the channel when it is your turn (turn), or not (off)",
+        dms="DMs: your hand at every change, a note at every turn, your hand at the deal only, or off",
         sort="Sort your hand by suit or by rank",
         four_colour="Four-colour deck (clubs green, diamonds blue)",
         share_hand="Let this member see your cards until this hand ends (announced at the table)",  # issue 20
@@ -133,7 +77,8 @@ class BankCog(PanCog, name="PanBank"):
     async def settings(
         self,
         interaction: discord.Interaction,
-        dms: Literal["every", "deal", "off"] | None = None,
+        ping: Literal["turn", "off"] | None = None,
+        dms: Literal["every", "turn", "deal", "off"] | None = None,
         sort: Literal["suit", "rank"] | None = None,
         four_colour: bool | None = None,
         share_hand: discord.Member | None = None,  # watching with consent (issue 20): replay_cog.share_hand
@@ -148,6 +93,8 @@ class BankCog(PanCog, name="PanBank"):
             if dms is None and sort is None and four_colour is None:
                 return
         changes: dict[str, object] = {}
+        if ping is not None:
+            changes["ping"] = PingMode(ping)
         if dms is not None:
             changes["dm_mode"] = DmMode(dms)
         if sort is not None:
@@ -156,6 +103,10 @@ class BankCog(PanCog, name="PanBank"):
             changes["four_color"] = four_colour
         prefs = await rt.settings.update(interaction.user.id, **changes)
         text = presenters.settings_text(
-            dm_mode=prefs.dm_mode.value, dm_closed=prefs.dm_closed, sort=prefs.sort.value, four_color=prefs.four_color
+            ping=prefs.ping.value,
+            dm_mode=prefs.dm_mode.value,
+            dm_closed=prefs.dm_closed,
+            sort=prefs.sort.value,
+            four_color=prefs.four_color,
         )
         await send_ephemeral(interaction, text)

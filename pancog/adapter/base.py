@@ -19,7 +19,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from pancog import logs
-from pancog.adapter.errors import report
+from pancog.adapter import ack, presenters
+from pancog.adapter.errors import deliver, report, reusable_file
 from pancog.adapter.runtime import Handler, PanRuntime
 from pancog.game.rules import PRESETS
 from pancog.tables import TableSession
@@ -59,12 +60,32 @@ class PanCog(commands.Cog):
 
     # -- helpers of every command
     async def defer(self, interaction: discord.Interaction[Any], *, ephemeral: bool = True) -> PanRuntime:
-        """Acknowledge at once (renders and the database come after), remember the user's name, load their
-        preferences (DM mode) into the cache."""
-        await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+        """Make sure the interaction is acknowledged in time (a defer is scheduled, and sent only if the answer
+        is not ready in ``ack.ACK_AFTER`` s: :mod:`pancog.adapter.ack`), remember the user's name, load their
+        preferences (DM mode, pings) into the cache."""
+        ack.later(interaction, ephemeral=ephemeral)
         self.rt.remember(interaction.user)
         await self.rt.settings.get(interaction.user.id)
         return self.rt
+
+    async def respond(
+        self, interaction: discord.Interaction[Any], content: str, *, ephemeral: bool = True, **kwargs: Any
+    ) -> discord.Message | None:
+        """Answer once: the initial response when not yet acknowledged, else the followup (retried; a ``file``
+        is resent fresh). Returns the message (None if Discord did not return it)."""
+        file = kwargs.pop("file", None)
+        fresh = reusable_file(file) if file is not None else None
+
+        async def send() -> discord.Message | None:
+            extra = dict(kwargs, file=fresh()) if fresh is not None else kwargs
+            await ack.settle(interaction)
+            if interaction.response.is_done():
+                return await interaction.followup.send(content, ephemeral=ephemeral, wait=True, **extra)
+            callback = await interaction.response.send_message(content, ephemeral=ephemeral, **extra)
+            resource = callback.resource
+            return resource if isinstance(resource, discord.Message) else None
+
+        return await deliver(send, what=f"answer to interaction {interaction.id}")
 
     def button(self, act: Callable[[discord.Interaction[Any], TableSession], Awaitable[None]]) -> Handler:
         """A board button's handler: acknowledge privately, find the table, then ``act`` (what the slash command
@@ -81,9 +102,20 @@ class PanCog(commands.Cog):
         return self.rt.tables.in_channel(interaction.channel_id or 0)
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
-        """Bind guild and table to the log context of this command's task (every log line carries them)."""
+        """Bind guild and table to the log context of this command's task (every log line carries them); refuse
+        privately outside the channels the server allows Pan in (``/panadmin channels``), except at a table
+        already open there and for ``/panadmin`` itself."""
         session = self.rt.tables.find_in_channel(interaction.channel_id or 0)
         logs.bind(guild=interaction.guild_id, table=session.table_id if session is not None else None)
+        if interaction.guild_id is not None:
+            await self.rt.display.get(interaction.guild_id)  # the server's image settings, cached for the boards
+        command = interaction.command
+        admin = command is not None and command.qualified_name.startswith("panadmin")
+        if session is None and not admin and interaction.guild_id is not None:
+            parent = getattr(interaction.channel, "parent_id", None)
+            if not await self.rt.channels.permits(interaction.guild_id, interaction.channel_id, parent):
+                allowed = await self.rt.channels.allowed(interaction.guild_id)
+                raise app_commands.CheckFailure(presenters.pan_not_here(sorted(allowed)))
         return True
 
     async def cog_app_command_error(

@@ -15,33 +15,38 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import io
 import logging
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import discord
 
 from pancog import logs
-from pancog.adapter import presenters
-from pancog.adapter.errors import PanView, send_dm
+from pancog.adapter import ack, presenters
+from pancog.adapter.errors import PanView, deliver, reusable_file, send_dm
 from pancog.adapter.runtime import PanRuntime, runtime_of
-from pancog.adapter.safety import code_block
 from pancog.game import engine
 from pancog.game.actions import AcceptSplit, Force, FoulCall, OfferSplit
 from pancog.game.events import HandEnded, HandStarted
 from pancog.game.state import Phase
 from pancog.renderq import Priority, RenderJob, RenderQueueClosed
+from pancog.settings import DmMode, PingMode
 from pancog.tables import Applied, NoTableHere, TableSession
 from renderer import outcome_text, render_outcome_png, render_table_png, table_text
 
-__all__ = ["Board", "BoardButton", "Boards", "TableView", "board_verbs"]
+__all__ = ["Board", "BoardButton", "Boards", "PostedPing", "TableView", "TurnPing", "board_verbs", "mention_only"]
 
 log = logging.getLogger("pan.views")
 
+PING_CLAIM_WAIT = 1.0  # how long a turn ping waits for the acting player's interaction to carry it
+TOKEN_LIFE = 14 * 60.0  # an interaction token works for 15 minutes; delete through it until shortly before
 HOST_NOTICE_INTERVAL = 3600.0  # tell a host about missing permissions at most once an hour per table
+ALT_TEXT_LIMIT = 1024  # an attachment's description (alt text), as Discord limits it
 MAX_RETRY_DELAY = 30.0
 
 # The board's buttons: label and style by verb. What each does is the handler a cog registers for the verb.
@@ -58,6 +63,8 @@ BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
     "force": ("Force", discord.ButtonStyle.danger),
     "foul": ("Foul", discord.ButtonStyle.danger),
     "split": ("Split", discord.ButtonStyle.secondary),
+    "text": ("Text view", discord.ButtonStyle.secondary),  # the board in words, privately (issue #14.4)
+    "rules": ("All rules", discord.ButtonStyle.secondary),  # under /pan rules, not on the board (issue #14.6)
 }
 
 
@@ -66,7 +73,9 @@ def board_verbs(session: TableSession) -> list[str]:
     state = session.state
     hand = state.hand
     if hand is None:
-        return ["join", "leave", "start"]
+        if session.config.practice:  # issue #14.8: only the practice player sits here; nobody else can join
+            return ["start", "leave", "text"]
+        return ["join", "leave", "start", "text"]
     verbs: list[str] = []
     if hand.phase is Phase.DECLARING:
         verbs += ["knock", "sluff"]
@@ -91,7 +100,7 @@ def board_verbs(session: TableSession) -> list[str]:
     verbs += [v for v in ("force", "foul", "split") if v in extra]
     if len(hand.in_action()) == 2 and "split" not in verbs and state.rules.split_tops and hand.phase is Phase.PLAYING:
         verbs.append("split")
-    verbs.append("leave")
+    verbs += ["leave", "text"]
     return verbs
 
 
@@ -124,6 +133,39 @@ class BoardButton(
         await runtime_of(interaction.client).dispatch(interaction, self.table_id, self.verb, ())
 
 
+# --------------------------------------------------------------------------------------------- turn pings
+
+
+def mention_only(user_id: int) -> discord.AllowedMentions:
+    """Notify exactly this member (nobody else, no role, no @everyone), whatever the message says."""
+    return discord.AllowedMentions(everyone=False, roles=False, replied_user=False, users=[discord.Object(user_id)])
+
+
+@dataclass(eq=False, slots=True)
+class TurnPing:
+    """A turn moved to a person: the short public line that mentions them (issue #14.1). Carried by the acting
+    player's interaction when there is one (``Boards.claim_ping``), else sent to the channel after
+    ``PING_CLAIM_WAIT``."""
+
+    table_id: int
+    channel_id: int
+    guild_id: int
+    user_id: int
+    text: str
+    applied: Applied
+
+
+@dataclass(eq=False, slots=True)
+class PostedPing:
+    """A ping in the channel, deleted when the turn moves on: through the interaction token that posted it
+    while the token is valid (not counted against the global limit), else by a channel delete."""
+
+    channel_id: int
+    message_id: int
+    delete_by_token: Callable[[], Awaitable[None]] | None = None
+    token_expires: float = 0.0
+
+
 # --------------------------------------------------------------------------------------------- the boards
 
 
@@ -134,6 +176,8 @@ class Boards:
         self.rt = runtime
         self._retries: dict[int, int] = {}
         self._host_told: dict[int, float] = {}
+        self._pings: dict[int, TurnPing] = {}  # table -> the ping waiting for a carrier
+        self._posted: dict[int, PostedPing] = {}  # table -> the ping in the channel now
         runtime.tables.subscribe(self.on_applied)
 
     def get(self, session: TableSession) -> Board:
@@ -153,6 +197,10 @@ class Boards:
         board = self.rt.boards.pop(table_id, None)
         if board is not None:
             board.stop()
+        session = board.session if isinstance(board, Board) else None
+        if session is None or self.rt.tables.find_in_channel(session.channel_id) is not session:
+            self._pings.pop(table_id, None)  # the table closed: its ping goes too
+            self.retire_ping(table_id)
 
     def repost(self, session: TableSession, priority: Priority = Priority.BOARD) -> None:
         board = self.get(session)
@@ -180,6 +228,144 @@ class Boards:
         if any(isinstance(e, HandEnded) for e in events):
             board.summaries.append(applied)
         board.kick()
+        self._turn_moved(applied)
+
+    # -- turn pings (issue #14.1): one short message per turn, mentioning the person to act
+    def _turn_moved(self, applied: Applied) -> None:
+        before, after = applied.before, applied.state
+        started = any(isinstance(e, HandStarted) for e in applied.events)
+        old = engine.to_act(before)
+        new = engine.to_act(after)
+        if not started and old == new and before.hand_no == after.hand_no:
+            return
+        session = applied.session
+        self._pings.pop(session.table_id, None)
+        self.retire_ping(session.table_id)
+        if new is None or after.hand is None:
+            return
+        seat = after.seat(new)
+        if seat is None or seat.player_id <= 0 or seat.away:
+            return  # a computer player (or an away seat played by one) needs no notification
+        what = presenters.describe_events(before, after, self.rt.names, applied.events)
+        declaring = after.hand.phase is Phase.DECLARING
+        ping = TurnPing(
+            session.table_id,
+            session.channel_id,
+            session.guild_id,
+            seat.player_id,
+            presenters.turn_ping(seat.player_id, presenters.headline(what), declaring=declaring),
+            applied,
+        )
+        self._pings[session.table_id] = ping
+        human_actor = applied.actor is not None and applied.actor > 0
+        self.rt.spawn(self._unclaimed(ping, PING_CLAIM_WAIT if human_actor else 0.0), name="pan-ping")
+        self.rt.spawn(self._turn_dm(ping), name="pan-turn-dm")
+
+    def claim_ping(self, applied: Applied) -> TurnPing | None:
+        """The ping ``applied`` caused, for the acting player's interaction to carry (None: no ping, or taken)."""
+        ping = self._pings.get(applied.session.table_id)
+        if ping is None or ping.applied is not applied:
+            return None
+        del self._pings[applied.session.table_id]
+        return ping
+
+    async def reply(
+        self,
+        interaction: discord.Interaction[Any],
+        applied: Applied,
+        private: Callable[[], Awaitable[None]],
+        *,
+        keep_private: bool = False,
+    ) -> None:
+        """Answer the acting player and carry the turn ping his action caused on the same interaction (issue
+        #14.1 with #17 part 4: interaction calls are not counted against the global limit).
+
+        The ping is the public response itself when the private answer can be left out (a discard, a
+        declaration: the public line says it all), else a public followup after the private answer (``private``,
+        or when a slow answer was already deferred privately). No ping (or one for the actor himself, or for a
+        player who turned pings off): just ``private``."""
+        ping = self.claim_ping(applied)
+        if ping is None or ping.user_id == interaction.user.id or not await self.wanted(ping):
+            await private()
+            return
+        await ack.settle(interaction)
+        if keep_private or interaction.response.is_done():
+            await private()
+        await self.carry(interaction, ping)
+
+    async def carry(self, interaction: discord.Interaction[Any], ping: TurnPing) -> None:
+        """Post ``ping`` publicly through ``interaction`` (the response if unanswered, else a followup)."""
+        allowed = mention_only(ping.user_id)
+
+        async def send() -> PostedPing:
+            await ack.settle(interaction)
+            expires = time.monotonic() + TOKEN_LIFE
+            if interaction.response.is_done():
+                message = await interaction.followup.send(ping.text, wait=True, allowed_mentions=allowed)
+                return PostedPing(
+                    ping.channel_id, message.id, lambda: interaction.followup.delete_message(message.id), expires
+                )
+            callback = await interaction.response.send_message(ping.text, allowed_mentions=allowed)
+            return PostedPing(ping.channel_id, callback.message_id or 0, interaction.delete_original_response, expires)
+
+        self.posted(ping, await deliver(send, what=f"turn ping on interaction {interaction.id}"))
+
+    async def wanted(self, ping: TurnPing) -> bool:
+        """Whether the player wants channel pings (``/pan settings ping``)."""
+        return (await self.rt.settings.get(ping.user_id)).ping is PingMode.TURN
+
+    def posted(self, ping: TurnPing, message: PostedPing) -> None:
+        """A ping was posted: it replaces the previous one (deleted)."""
+        self.retire_ping(ping.table_id)
+        if self.rt.tables.find_in_channel(ping.channel_id) is None:
+            self._delete_later(message)  # the table closed meanwhile
+            return
+        self._posted[ping.table_id] = message
+
+    def retire_ping(self, table_id: int) -> None:
+        """Delete the table's ping in the channel (the turn moved on)."""
+        old = self._posted.pop(table_id, None)
+        if old is not None:
+            self._delete_later(old)
+
+    def _delete_later(self, ping: PostedPing) -> None:
+        async def delete() -> None:
+            try:
+                if ping.delete_by_token is not None and time.monotonic() < ping.token_expires:
+                    await ping.delete_by_token()
+                else:
+                    channel = self.rt.bot.get_partial_messageable(ping.channel_id)
+                    await channel.get_partial_message(ping.message_id).delete()
+            except discord.NotFound:
+                pass
+            except discord.HTTPException as exc:
+                log.info("could not delete a turn ping: %s", exc)
+
+        self.rt.spawn(delete(), name="pan-ping-delete")
+
+    async def _unclaimed(self, ping: TurnPing, wait: float) -> None:
+        """No interaction carried the ping (the clock, a computer player, a command that does not carry it):
+        post it to the channel (a counted call)."""
+        if wait:
+            await asyncio.sleep(wait)
+        if self._pings.get(ping.table_id) is not ping:
+            return
+        del self._pings[ping.table_id]
+        if not await self.wanted(ping):
+            return
+        channel = self.rt.bot.get_partial_messageable(ping.channel_id, guild_id=ping.guild_id)
+        try:
+            message = await channel.send(ping.text, allowed_mentions=mention_only(ping.user_id))
+        except discord.HTTPException as exc:
+            log.info("could not post a turn ping: %s", exc)
+            return
+        self.posted(ping, PostedPing(ping.channel_id, message.id))
+
+    async def _turn_dm(self, ping: TurnPing) -> None:
+        prefs = await self.rt.settings.get(ping.user_id)
+        if prefs.dm_mode is DmMode.TURN and not prefs.dm_closed:
+            channel = self.rt.bot.get_channel(ping.channel_id)
+            await send_dm(self.rt.bot, ping.user_id, presenters.turn_dm(getattr(channel, "name", None)))
 
     # -- renders
     def title(self, session: TableSession) -> str:
@@ -220,8 +406,16 @@ class Boards:
                 on_capture()
             state, notes = session.state, lines()
             title = self.title(session)
-            snap = presenters.table_snapshot(state, rt.names, title=title, notes=notes[-3:])
-            text = presenters.board_text(state, rt.names, title=title, lines=notes, host_id=session.host_id)
+            four_color = rt.display.cached(abs(session.guild_id)).four_color  # the server's choice (#14.9)
+            snap = presenters.table_snapshot(state, rt.names, title=title, notes=notes[-3:], four_color=four_color)
+            text = presenters.board_text(
+                state,
+                rt.names,
+                title=title,
+                lines=notes,
+                host_id=session.host_id,
+                practice=session.config.practice,
+            )
             captured.update(snap=snap, text=text + self.clock_line(session), view=TableView(session))
             return snap
 
@@ -229,9 +423,16 @@ class Boards:
         if on_queued is not None:
             on_queued(job)
         png = await job
-        text, twin = captured["text"], table_text(captured["snap"])
-        content = text if len(text) + len(twin) > 1900 else f"{text}\n{code_block(twin)}"
-        return content[:2000], discord.File(io.BytesIO(png), filename="table.png"), captured["view"]
+        twin = table_text(captured["snap"])  # the alt text screen readers read; all of it behind Text view
+        file = discord.File(io.BytesIO(png), filename="table.png", description=twin[:ALT_TEXT_LIMIT])
+        return captured["text"][:2000], file, captured["view"]
+
+    def text_view(self, session: TableSession) -> str:
+        """PRIVATE: the board in words (the Text view button): recent events and the image's text twin."""
+        board = self.rt.boards.get(session.table_id)
+        lines = list(board.lines) if isinstance(board, Board) else []
+        snap = presenters.table_snapshot(session.state, self.rt.names, title=self.title(session), notes=lines[-3:])
+        return presenters.text_view(lines, table_text(snap))
 
     # -- Discord faults
     def failed(self, board: Board, error: Exception) -> None:
@@ -311,6 +512,9 @@ class Board:
         self._stopped = False
         self._priority: Priority | None = None  # the most urgent priority asked for since the last capture
         self._job: RenderJob[bytes] | None = None  # this board's render while it waits in the queue
+        self._carrier: discord.Interaction[Any] | None = None  # a Start whose token may carry the next new board
+        self._carrier_ready = asyncio.Event()
+        self._token: tuple[discord.Interaction[Any], int, float] | None = None  # (token, its board, expiry)
 
     @property
     def pending(self) -> bool:
@@ -379,15 +583,76 @@ class Board:
         )
         message_id = self.session.board_message_id
         if self.new_post or message_id is None:
-            message = await channel.send(content, file=file, view=view)
+            old_token = self._token_for(message_id)
+            message = await self._post_new(channel, content, file, view)
             self.new_post = False
             await rt.tables.set_board_message(self.session.table_id, message.id)
+            if message_id is not None and message_id != message.id:
+                await self._strip(channel, message_id, old_token)
         else:
+            token = self._token_for(message_id)
             try:
-                await channel.get_partial_message(message_id).edit(content=content, attachments=[file], view=view)
+                if token is not None:  # through the token that posted it: not counted against the global limit
+                    await token.followup.edit_message(message_id, content=content, attachments=[file], view=view)
+                else:
+                    await channel.get_partial_message(message_id).edit(content=content, attachments=[file], view=view)
             except discord.NotFound:  # deleted by a moderator: post it again
                 message = await channel.send(content, file=file, view=view)
                 await rt.tables.set_board_message(self.session.table_id, message.id)
+
+    # -- the board on an interaction's token (#17 part 4): posted by a person's Start, edited through that token
+    def carried_by(self, interaction: discord.Interaction[Any]) -> None:
+        """The next new board (a deal this interaction asks for) may go out on its token; ``ready()`` once its
+        own answer is sent."""
+        self._carrier = interaction
+        self._carrier_ready.clear()
+
+    def ready(self, *, failed: bool = False) -> None:
+        if failed:
+            self._carrier = None
+        self._carrier_ready.set()
+
+    def adopt(self, interaction: discord.Interaction[Any], message_id: int) -> None:
+        """The board ``message_id`` was posted on ``interaction``: edit it through that token while it is valid."""
+        self._token = (interaction, message_id, time.monotonic() + TOKEN_LIFE)
+
+    def _token_for(self, message_id: int | None) -> discord.Interaction[Any] | None:
+        token = self._token
+        if token is None or message_id is None or token[1] != message_id or time.monotonic() >= token[2]:
+            return None
+        return token[0]
+
+    async def _post_new(
+        self, channel: discord.PartialMessageable, content: str, file: discord.File, view: TableView
+    ) -> discord.Message:
+        carrier = self._carrier
+        if carrier is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._carrier_ready.wait(), PING_CLAIM_WAIT)
+            carrier, self._carrier = self._carrier, None
+        if carrier is not None and carrier.response.is_done() and not carrier.is_expired():
+            fresh = reusable_file(file)
+            try:
+                message = await carrier.followup.send(content, file=fresh(), view=view, wait=True)
+            except discord.HTTPException as exc:
+                log.info("could not post the board on interaction %s: %s", carrier.id, exc)
+                file = fresh()
+            else:
+                self.adopt(carrier, message.id)
+                return message
+        return await channel.send(content, file=file, view=view)
+
+    async def _strip(
+        self, channel: discord.PartialMessageable, message_id: int, token: discord.Interaction[Any] | None
+    ) -> None:
+        """An old board loses its buttons once a new one is posted (issue #14.4): one board to click."""
+        try:
+            if token is not None:
+                await token.followup.edit_message(message_id, view=None)
+            else:
+                await channel.get_partial_message(message_id).edit(view=None)
+        except discord.HTTPException as exc:  # deleted meanwhile, or too old to edit: nothing to click anyway
+            log.info("could not strip the old board %s: %s", message_id, exc)
 
     def _queued(self, job: RenderJob[bytes]) -> None:
         self._job = job if job.queued else None
@@ -400,17 +665,28 @@ class Board:
             self._dirty.clear()
 
     async def _post_summary(self, channel: discord.PartialMessageable, applied: Applied) -> None:
+        """One embed per hand's end (issue #14.4): how it ended, each player's net for the hand, the outcome image
+        (its text twin as the alt text)."""
         rt = self.runtime
-        lines = presenters.describe_events(applied.before, applied.state, rt.names, applied.events)
-        snap = presenters.outcome_snapshot(
-            applied.before, applied.state, rt.names, applied.events, title=self.boards.title(self.session)
+        ended = next(e for e in applied.events if isinstance(e, HandEnded))
+        title = presenters.end_text(
+            applied.before if applied.before.hand is not None else applied.state, rt.names, ended
         )
-        text = "\n".join(lines)
+        embed = discord.Embed(title=presenters.hand_over_title(title), colour=discord.Colour.dark_green())
+        nets = presenters.hand_nets(applied.state, applied.events)  # the outcome image's figures, from the engine
+        embed.description = presenters.nets_text(applied.state, rt.names, nets)
+        snap = presenters.outcome_snapshot(
+            applied.before,
+            applied.state,
+            rt.names,
+            applied.events,
+            title=self.boards.title(self.session),
+            four_color=rt.display.cached(abs(self.session.guild_id)).four_color,
+        )
         if snap is None:
-            await channel.send(text[:2000])
+            await channel.send(embed=embed)
             return
         png = await rt.renders.render(render_outcome_png, snap, priority=Priority.BOARD)
-        body = f"{text}\n{code_block(outcome_text(snap))}"
-        if len(body) > 2000:
-            body = text[:2000]
-        await channel.send(body, file=discord.File(io.BytesIO(png), filename="outcome.png"))
+        alt = outcome_text(snap)[:ALT_TEXT_LIMIT]
+        embed.set_image(url="attachment://outcome.png")
+        await channel.send(embed=embed, file=discord.File(io.BytesIO(png), filename="outcome.png", description=alt))

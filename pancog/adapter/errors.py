@@ -26,6 +26,7 @@ import aiohttp
 import discord
 from discord import app_commands
 
+from pancog.adapter.ack import settle
 from pancog.adapter.presenters import NEEDS_MODERATOR, SOMETHING_WRONG
 from pancog.adapter.safety import shown
 from pancog.game.errors import NotationError, PanError
@@ -276,6 +277,7 @@ async def answer(interaction: discord.Interaction[Any], text: str, **kwargs: Any
 
     async def send() -> None:
         extra = dict(kwargs, file=fresh()) if fresh is not None else kwargs
+        await settle(interaction)  # a scheduled defer (ack.later) is cancelled, or awaited if already sent
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True, **extra)
         else:

@@ -21,6 +21,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from pancog import logs
+from pancog.adapter.admin_cog import AdminCog
 from pancog.adapter.bank_cog import BankCog
 from pancog.adapter.base import PanCog
 from pancog.adapter.board import BoardButton, Boards
@@ -31,7 +32,7 @@ from pancog.adapter.play_cog import PlayCog
 from pancog.adapter.practice_cog import PracticeCog
 from pancog.adapter.replay_cog import REPLAY_ITEMS, ReplayCog
 from pancog.adapter.runtime import PanRuntime, attach, runtime_of
-from pancog.adapter.table_cog import TableCog
+from pancog.adapter.table_cog import ConfirmButton, GuideSelect, TableCog
 from pancog.bots import BotDriver, BotSettings
 from pancog.clock import TurnClock
 from pancog.health import HealthRegistry
@@ -39,7 +40,7 @@ from pancog.league import LeagueService
 from pancog.ledger import ChipLedger
 from pancog.renderq import RenderQueue
 from pancog.replay import ReplayService
-from pancog.settings import PlayerSettings, StoragePrefsStore
+from pancog.settings import GuildChannels, GuildDisplaySettings, GuildPrefsKV, PlayerSettings, StoragePrefsStore
 from pancog.storage import ShardSet, storage_for
 from pancog.store import TableStore
 from pancog.tables import TableService, random_deal, seeded_deals
@@ -57,9 +58,10 @@ def cogs(rt: PanRuntime, boards: Boards, hands: Hands, clock: TurnClock, driver:
     return [
         TableCog(rt, boards),
         BankCog(rt),
-        PlayCog(rt, hands),
+        PlayCog(rt, hands, boards),
         OpsCog(rt, boards, clock),
         PracticeCog(rt, boards, driver),
+        AdminCog(rt, boards),
         ReplayCog(rt),
         LeagueCog(rt),
     ]
@@ -84,6 +86,8 @@ async def open_runtime(bot: commands.Bot) -> tuple[PanRuntime, TurnClock, BotDri
         store=store,
         tables=tables,
         settings=PlayerSettings(StoragePrefsStore(storage)),
+        channels=GuildChannels(GuildPrefsKV(StoragePrefsStore(storage))),
+        display=GuildDisplaySettings(GuildPrefsKV(StoragePrefsStore(storage))),
         # every PNG goes through this (pancog/renderq.py): worker processes forked from a server that has the
         # renderer loaded and every sprite drawn (renderer/preload.py), or threads (PAN_RENDER_MODE=thread)
         renders=RenderQueue.from_env(preload=("renderer.preload",)),
@@ -111,6 +115,8 @@ async def setup(bot: commands.Bot) -> None:
     await rt.tables.load()
     for stored in await rt.store.load_open_tables():
         rt.load_names(stored.row.meta)
+    for session in rt.tables.sessions:  # the boards render from the cache (GuildDisplaySettings.cached)
+        await rt.display.get(abs(session.guild_id))
     attach(bot, rt)
     bot.tree.add_command(rt.group)
     for cog in cogs(rt, boards, hands, clock, driver):
@@ -121,7 +127,7 @@ async def setup(bot: commands.Bot) -> None:
     log.info("turn clock started for %d open table(s)", len(rt.tables.sessions))
     resumed = driver.start()
     log.info("computer players started; %d open table(s) looked at", resumed)
-    bot.add_dynamic_items(BoardButton, PlaySelect, *REPLAY_ITEMS)
+    bot.add_dynamic_items(BoardButton, PlaySelect, ConfirmButton, GuideSelect, *REPLAY_ITEMS)
     rt.spawn(rt.renders.start_workers(), name="render-workers")  # fork the render workers now, not at 1st image
 
 
@@ -141,6 +147,6 @@ async def teardown(bot: commands.Bot) -> None:
         if isinstance(cog, PanCog):
             await bot.remove_cog(name)
     bot.tree.remove_command(rt.group.name)
-    bot.remove_dynamic_items(BoardButton, PlaySelect, *REPLAY_ITEMS)
+    bot.remove_dynamic_items(BoardButton, PlaySelect, ConfirmButton, GuideSelect, *REPLAY_ITEMS)
     attach(bot, None)
     await rt.close()

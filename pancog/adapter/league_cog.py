@@ -15,10 +15,10 @@ import discord
 from discord import app_commands
 
 from pancog.adapter import presenters
-from pancog.adapter.admin import panadmin, season
+from pancog.adapter.admin import season
 from pancog.adapter.base import IN_PAN, PanCog
 from pancog.adapter.checks import is_moderator
-from pancog.adapter.errors import BadOption, deliver, send_ephemeral
+from pancog.adapter.errors import BadOption, send_ephemeral
 from pancog.adapter.runtime import PanRuntime
 from pancog.league import LeagueService, SeasonInfo, display
 from pancog.renderq import Priority
@@ -44,13 +44,21 @@ class LeagueCog(PanCog, name="PanLeague"):
         self.__cog_app_commands__ = [c for c in mine if c not in self._admin]
         self._due_task: asyncio.Task[None] | None = None
 
+    def _panadmin(self) -> app_commands.Group | None:
+        """The ``/panadmin`` group on the tree (AdminCog's, loaded before this cog)."""
+        tree = self.rt.bot.tree if isinstance(self.rt.bot, discord.ext.commands.Bot) else None
+        group = tree.get_command("panadmin") if tree is not None else None
+        return group if isinstance(group, app_commands.Group) else None
+
     async def cog_load(self) -> None:
         await super().cog_load()
+        panadmin = self._panadmin()
+        if panadmin is None:
+            raise RuntimeError("the league cog needs /panadmin (AdminCog) loaded first")
+        if panadmin.get_command(season.name) is None:
+            panadmin.add_command(season)
         for command in self._admin:
             (season if command.extras["group"] == IN_SEASON["group"] else panadmin).add_command(command)
-        tree = self.rt.bot.tree if isinstance(self.rt.bot, discord.ext.commands.Bot) else None
-        if tree is not None and tree.get_command(panadmin.name) is None:
-            tree.add_command(panadmin)
         # not rt.spawn: that set is "work in flight" (rt.busy); this loop runs for the bot's life
         self._due_task = asyncio.create_task(self._end_due_seasons(), name="league-due-seasons")
 
@@ -61,11 +69,13 @@ class LeagueCog(PanCog, name="PanLeague"):
                 await self._due_task
             self._due_task = None
         await super().cog_unload()
+        panadmin = self._panadmin()
         for command in self._admin:
-            (season if command.extras["group"] == IN_SEASON["group"] else panadmin).remove_command(command.name)
-        tree = self.rt.bot.tree if isinstance(self.rt.bot, discord.ext.commands.Bot) else None
-        if tree is not None and not [c for c in panadmin.commands if c is not season] and not season.commands:
-            tree.remove_command(panadmin.name)
+            group = season if command.extras["group"] == IN_SEASON["group"] else panadmin
+            if group is not None:
+                group.remove_command(command.name)
+        if panadmin is not None:
+            panadmin.remove_command(season.name)
 
     def league(self) -> LeagueService:
         if self.rt.league is None:
@@ -145,11 +155,7 @@ class LeagueCog(PanCog, name="PanLeague"):
         snap = StatsSnapshot(who.display_name, subtitle, presenters.stats_rows(card))
         png = await rt.renders.render(render_stats_png, snap, priority=Priority.URGENT)
         text = stats_text(snap)
-        await deliver(
-            lambda: interaction.followup.send(
-                text, file=discord.File(io.BytesIO(png), filename="stats.png"), ephemeral=True
-            )
-        )
+        await self.respond(interaction, text, file=discord.File(io.BytesIO(png), filename="stats.png"), ephemeral=True)
 
     @app_commands.command(
         name="standings", description="A season's standings (default: the current one)", extras=IN_PAN
@@ -161,7 +167,7 @@ class LeagueCog(PanCog, name="PanLeague"):
         rt = await self.defer(interaction)
         info = await self.league().season_info(interaction.guild_id or 0, season)
         text = presenters.season_standings(info, rt.names, title="Standings")
-        await deliver(lambda: interaction.followup.send(text, ephemeral=True))
+        await send_ephemeral(interaction, text)
 
     # ------------------------------------------------------------------ /panadmin season
 

@@ -1,5 +1,5 @@
 """Operations on Discord (issue 7): the turn clock's notices, Discord events about deleted messages and channels,
-gateway health, and the ``/pan back``, ``/pan status`` and ``/pan audit`` commands.
+gateway health, and ``/pan back`` (``/panadmin status`` and ``audit`` are in :mod:`.admin_cog`).
 
 The clock itself (:class:`~pancog.clock.TurnClock`) and the health registry are services on the runtime; the
 board shows the countdown (:meth:`pancog.adapter.board.Boards.clock_line`) and handles its own failed updates.
@@ -22,11 +22,9 @@ from pancog import logs
 from pancog.adapter import presenters
 from pancog.adapter.base import IN_PAN, PanCog
 from pancog.adapter.board import Boards
-from pancog.adapter.checks import moderator
 from pancog.adapter.errors import send_dm, send_ephemeral
 from pancog.adapter.runtime import PanRuntime
 from pancog.clock import ClockNotice, ClockSettings, TurnClock
-from pancog.game.errors import PanError
 from pancog.renderq import Priority
 from pancog.tables import Applied
 
@@ -73,48 +71,10 @@ class OpsCog(PanCog, name="PanOps"):
 
     @app_commands.command(name="back", description="Come back to the table after being marked away", extras=IN_PAN)
     async def back(self, interaction: discord.Interaction) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        await self.defer(interaction)
         session = self.here(interaction)
         await self.clock.back(session.table_id, interaction.user.id)
         await send_ephemeral(interaction, presenters.WELCOME_BACK)
-
-    @app_commands.command(
-        name="status", description="Bot status: open tables, players, hands, last errors (moderators)", extras=IN_PAN
-    )
-    async def status(self, interaction: discord.Interaction) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        rt = self.rt
-        if not await moderator(rt.ledger, interaction):
-            raise PanError(presenters.STATUS_FOR_MODERATORS)
-        status = rt.health.report(interaction.guild_id)
-
-        def channel_name(channel_id: int) -> str:
-            channel = interaction.client.get_channel(channel_id)
-            return f"#{getattr(channel, 'name', None) or channel_id}"
-
-        def name(user_id: int) -> str:
-            return presenters.name_of(rt.names, user_id)
-
-        head, _, rest = status.summary(names=name, channel=channel_name).partition("\n")
-        renders = rt.renders.figures().line()  # the render scheduler (pancog/renderq.py)
-        await send_ephemeral(interaction, "\n".join(p for p in (head, renders, rest) if p)[:2000])
-
-    @app_commands.command(
-        name="audit", description="Check the chip ledger: every chip accounted for (moderators)", extras=IN_PAN
-    )
-    async def audit(self, interaction: discord.Interaction) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        rt = self.rt
-        if not await moderator(rt.ledger, interaction):
-            raise PanError(presenters.AUDIT_FOR_MODERATORS)
-        audit = await rt.ledger.audit()
-        books: list[str] = []
-        for session in rt.tables.sessions:
-            if session.guild_id == interaction.guild_id:
-                books += [f"table {session.table_id}: {p}" for p in await rt.tables.check_books(session.table_id)]
-        if not audit.ok or books:
-            log.error("ledger audit failed: %s %s", audit.problems[:5], books[:5])
-        await send_ephemeral(interaction, presenters.audit_text(audit.summary(), books)[:1990])
 
     # ------------------------------------------------------------------ the clock on Discord
 

@@ -16,8 +16,9 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from pancog.adapter import presenters
+from pancog.adapter import ack, presenters
 from pancog.adapter.base import PanCog
+from pancog.adapter.board import Boards
 from pancog.adapter.checks import moderator, seat_of_member
 from pancog.adapter.errors import deliver, fit_choices, reusable_file, send_ephemeral
 from pancog.adapter.hand import Hands, chosen_play
@@ -104,9 +105,10 @@ BUTTON_ACTIONS: dict[str, tuple[Make, bool]] = {
 class PlayCog(PanCog, name="PanPlay"):
     """Top-level commands for playing a hand. Every reply is private; the board shows the public result."""
 
-    def __init__(self, runtime: PanRuntime, hands: Hands) -> None:
+    def __init__(self, runtime: PanRuntime, hands: Hands, boards: Boards) -> None:
         super().__init__(runtime)
         self.hands = hands
+        self.boards = boards
 
     def handlers(self) -> Mapping[str, Handler]:
         found: dict[str, Handler] = {"hand": self.button(self.show_hand)}
@@ -133,10 +135,21 @@ class PlayCog(PanCog, name="PanPlay"):
     ) -> None:
         """Every slash command and board button that plays: the action through the table service, then the
         private result (with the hand panel after a draw or a meld, to keep playing)."""
+        self.refuse_strangers(session, interaction.user.id)
         applied = await self.rt.tables.act(
             session.table_id, interaction.user.id, lambda seat: make(session.state, seat)
         )
-        await self.hands.result(interaction, applied, interaction.user.id, with_hand=with_hand)
+        await self.boards.reply(
+            interaction,
+            applied,
+            lambda: self.hands.result(interaction, applied, interaction.user.id, with_hand=with_hand),
+            keep_private=with_hand,
+        )
+
+    def refuse_strangers(self, session: TableSession, user_id: int) -> None:
+        """Issue #14.8: someone not seated at a practice table is told whose table it is (not to /pan join)."""
+        if session.config.practice and session.find_seat(user_id) is None:
+            raise PanError(presenters.practice_stranger(presenters.name_of(self.rt.names, session.host_id)))
 
     async def show_hand(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
         """/hand and the My hand button (for a member watching a shared hand here: that hand, read-only)."""
@@ -146,6 +159,7 @@ class PlayCog(PanCog, name="PanPlay"):
             if grants:
                 await self.rt.handlers["watch"](interaction, session.table_id, (str(grants[0].player_id),))
                 return
+        self.refuse_strangers(session, interaction.user.id)
         await self.hands.show(interaction, session, interaction.user.id)
 
     async def play_selected(
@@ -157,7 +171,7 @@ class PlayCog(PanCog, name="PanPlay"):
         (:func:`~pancog.adapter.hand.chosen_play`); anything else is refused before the engine sees it."""
         rt = self.rt
         rt.remember(interaction.user)
-        await interaction.response.defer()  # type 6: the private panel is edited in place below
+        ack.later(interaction, update=True)  # answered by editing the private panel in place (type 7) below
         if not values:
             raise PanError(presenters.CHOOSE_A_PLAY)
         user_id = interaction.user.id
@@ -169,42 +183,51 @@ class PlayCog(PanCog, name="PanPlay"):
         applied = await rt.tables.act(table_id, user_id, make)
         content, file, view = await self.hands.panel(session, user_id, after=applied)
         fresh = reusable_file(file) if file is not None else None
-        await deliver(
-            lambda: interaction.edit_original_response(
-                content=content[:2000], attachments=[fresh()] if fresh else [], view=view
-            ),
-            what=f"hand panel edit for interaction {interaction.id}",
+
+        async def edit() -> None:
+            await ack.settle(interaction)
+            attachments = [fresh()] if fresh else []
+            if interaction.response.is_done():
+                await interaction.edit_original_response(content=content[:2000], attachments=attachments, view=view)
+            else:
+                await interaction.response.edit_message(content=content[:2000], attachments=attachments, view=view)
+
+        await self.boards.reply(
+            interaction,
+            applied,
+            lambda: deliver(edit, what=f"hand panel edit for interaction {interaction.id}"),
+            keep_private=True,
         )
         view.stop()
 
-    @app_commands.command(name="knock", description="Declare in: play this hand")
+    @app_commands.command(name="knock", description="Pan card game: knock (declare in) and play this hand")
     @app_commands.guild_only()
     async def knock(self, interaction: discord.Interaction) -> None:
         await self._verb(interaction, "knock")
 
-    @app_commands.command(name="sluff", description="Go on top: sit this hand out (forfeits the ante)")
+    @app_commands.command(name="sluff", description="Pan card game: go on top, sit this hand out (forfeits the ante)")
     @app_commands.guild_only()
     async def sluff(self, interaction: discord.Interaction) -> None:
         await self._verb(interaction, "sluff")
 
-    @app_commands.command(name="draw", description="Pluck the top card of the stock")
+    @app_commands.command(name="draw", description="Pan card game: on your turn, pluck the top card of the stock")
     @app_commands.guild_only()
     async def draw(self, interaction: discord.Interaction) -> None:
         await self._verb(interaction, "draw")
 
     @app_commands.command(
-        name="pass", description="Don't draw again: after your first pluck of the double draw, end your turn"
+        name="pass", description="Pan card game: don't draw again after the first pluck of the double draw"
     )
     @app_commands.guild_only()
     async def pass_draw(self, interaction: discord.Interaction) -> None:
         await self._verb(interaction, "nodraw")
 
-    @app_commands.command(name="take", description="Take the option card (it must meld at once)")
+    @app_commands.command(name="take", description="Pan card game: take the option card (it must meld at once)")
     @app_commands.guild_only()
     async def take(self, interaction: discord.Interaction) -> None:
         await self._verb(interaction, "take")
 
-    @app_commands.command(name="meld", description="Lay a new meld: cards from your hand (with the drawn card)")
+    @app_commands.command(name="meld", description="Pan card game: lay a new meld from your hand (with the drawn card)")
     @app_commands.describe(cards="Cards from your hand, e.g. 5S 5S (the drawn card is included for you)")
     @app_commands.guild_only()
     async def meld(self, interaction: discord.Interaction, cards: str) -> None:
@@ -215,7 +238,7 @@ class PlayCog(PanCog, name="PanPlay"):
             with_hand=True,
         )
 
-    @app_commands.command(name="add", description="Add cards (or just the drawn card) to one of your melds")
+    @app_commands.command(name="add", description="Pan card game: add cards (or the drawn card) to one of your melds")
     @app_commands.describe(
         meld="Your meld's number", cards="Cards from your hand (leave empty to lay off the drawn card)"
     )
@@ -228,7 +251,9 @@ class PlayCog(PanCog, name="PanPlay"):
             with_hand=True,
         )
 
-    @app_commands.command(name="borrow", description="Borrow a card from one of your melds to make a new meld")
+    @app_commands.command(
+        name="borrow", description="Pan card game: borrow a card from one of your melds for a new meld"
+    )
     @app_commands.describe(meld="The meld you borrow from", card="The card you borrow", cards="Cards from your hand")
     @app_commands.guild_only()
     async def borrow(self, interaction: discord.Interaction, meld: int, card: str, cards: str = "") -> None:
@@ -240,21 +265,21 @@ class PlayCog(PanCog, name="PanPlay"):
             with_hand=True,
         )
 
-    @app_commands.command(name="discard", description="Discard a card and end your turn")
+    @app_commands.command(name="discard", description="Pan card game: discard a card and end your turn")
     @app_commands.describe(card="A card from your hand (or the unused drawn card)")
     @app_commands.guild_only()
     async def discard(self, interaction: discord.Interaction, card: str) -> None:
         parsed = parse_card(card)
         await self._act(interaction, lambda state, seat: Discard(seat=seat, card=parsed))
 
-    @app_commands.command(name="force", description="Force a card that fits a player's board onto it")
+    @app_commands.command(name="force", description="Pan card game: force a card that fits a player's melds onto them")
     @app_commands.describe(player="Whom to force (needed only when several can be forced)")
     @app_commands.guild_only()
     async def force(self, interaction: discord.Interaction, player: discord.Member | None = None) -> None:
         target = self._seat_of_member(interaction, player) if player is not None else None
         await self._act(interaction, lambda state, seat: Force(seat=seat, target=target))
 
-    @app_commands.command(name="foul", description="Call a player's hand foul")
+    @app_commands.command(name="foul", description="Pan card game: call a player's hand foul")
     @app_commands.describe(player="Whose hand", reason="Why")
     @app_commands.choices(
         reason=[
@@ -270,7 +295,7 @@ class PlayCog(PanCog, name="PanPlay"):
         if session.find_seat(interaction.user.id) is None:  # a moderator not seated: the floor's call
             if not await moderator(rt.ledger, interaction, session.guild_id):
                 raise NotSeated
-            await interaction.response.defer(ephemeral=True, thinking=True)
+            await self.defer(interaction)
             await rt.tables.system_act(session.table_id, FloorFoul(target=target), actor=interaction.user.id)
             await send_ephemeral(interaction, presenters.floor_fouled(player.display_name))
             return
@@ -285,18 +310,22 @@ class PlayCog(PanCog, name="PanPlay"):
 
         await self._act(interaction, make)
 
-    @app_commands.command(name="split", description="Offer (or accept) splitting the tops with the last other player")
+    @app_commands.command(
+        name="split", description="Pan card game: offer (or accept) splitting the tops with the last player"
+    )
     @app_commands.guild_only()
     async def split(self, interaction: discord.Interaction) -> None:
         await self._act(interaction, split_action)
 
-    @app_commands.command(name="hand", description="See your hand privately, with every legal play")
+    @app_commands.command(name="hand", description="Pan card game: see your hand privately, with every legal play")
     @app_commands.guild_only()
     async def hand(self, interaction: discord.Interaction) -> None:
         await self.defer(interaction)
         await self.show_hand(interaction, self.here(interaction))
 
-    @app_commands.command(name="outs", description="Call the outs: what a board would collect on going out now")
+    @app_commands.command(
+        name="outs", description="Pan card game: call the outs (what a board collects on going out now)"
+    )
     @app_commands.describe(player="Whose board (default: yours)")
     @app_commands.guild_only()
     async def outs(self, interaction: discord.Interaction, player: discord.Member | None = None) -> None:

@@ -49,7 +49,9 @@ class PracticeCog(PanCog, name="PanPractice"):
         self.boards = boards
         self.driver = driver
 
-    @app_commands.command(name="hint", description="Practice tables: the suggested play, explained in one sentence")
+    @app_commands.command(
+        name="hint", description="Pan card game, practice tables: the suggested play, in one sentence"
+    )
     @app_commands.guild_only()
     async def hint(self, interaction: discord.Interaction) -> None:
         session = self.here(interaction)
@@ -134,7 +136,7 @@ class PracticeCog(PanCog, name="PanPractice"):
         session = self.here(interaction)
         if interaction.user.id != session.host_id and not await moderator(self.rt.ledger, interaction):
             raise NotHost
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        await self.defer(interaction)
         player_id = await self.driver.seat_computer(session.table_id, level)
         seat = session.state.seat(session.seat_of(player_id))
         text = presenters.computer_seated(computer_name(player_id), seat.stack if seat else 0)

@@ -679,29 +679,66 @@ def next_step(state: TableState, seat: int, *, to_act: int | None) -> str:
 # --------------------------------------------------------------------------------------------- board text
 
 
-def board_text(state: TableState, names: Names, *, title: str, lines: Sequence[str], host_id: int) -> str:
-    """PUBLIC short summary above the table image (≤ 2000 characters)."""
+def board_text(
+    state: TableState, names: Names, *, title: str, lines: Sequence[str], host_id: int, practice: bool = False
+) -> str:
+    """PUBLIC: the board's one line (issue #14.4): the table, what happened last, whose turn it is. The rest
+    (recent events, seats, melds) is in the image, its alt text and the Text view button."""
     head = f"**{shown(title, limit=80)}** — "
     hand = state.hand
     seated = sum(1 for s in state.seats if s is not None)
+    latest = f"{headline(lines)} " if lines else ""
     if hand is None:
         nxt = "hand 1" if state.hand_no == 0 else f"hand {state.hand_no + 1}"
-        head += f"{seated} seated, waiting to deal {nxt}. Join, then press **Start**."
+        todo = "Press **Start** to deal it." if practice else "Join, then press **Start**."
+        head += f"{latest}{seated} seated, waiting to deal {nxt}. {todo}"
     else:
         from pancog.game import engine
 
         actor = engine.to_act(state)
         phase = "declaring" if hand.phase is Phase.DECLARING else "playing"
-        head += f"hand {hand.hand_no}, {phase}. "
+        head += f"hand {hand.hand_no}, {phase}. {latest}"
         if actor is not None:
             head += f"**{seat_name(state, names, actor)}** to act."
         t = hand.turn
         if t is not None and t.drawn is not None and t.step in (Step.DRAWN, Step.MUST_USE):
             head += f" Card up: {t.drawn.pretty}."
     head += f" Tops: {state.singles_tops}" + (f" + {state.doubles_tops} doubles" if state.doubles_tops else "") + "."
-    recent = [f"• {line}" for line in lines[-6:]]
-    text = "\n".join([head, *recent])
-    return text[:1900]
+    return head[:1900]
+
+
+def _is_chip_line(line: str) -> bool:
+    return line.startswith("Antes:") or " receives " in line
+
+
+def headline(lines: Sequence[str]) -> str:
+    """The one line that says what happened last: the latest line that is not a payment (those follow the move
+    that caused them, and are in Text view and the end-of-hand embed)."""
+    return next((line for line in reversed(lines) if not _is_chip_line(line)), lines[-1] if lines else "")
+
+
+def text_view(lines: Sequence[str], twin: str) -> str:
+    """PRIVATE (the Text view button): the board in words: the recent events and the image's text twin."""
+    recent = "\n".join(f"• {line}" for line in lines[-12:])
+    body = f"**Recent**\n{recent}\n" if recent else ""
+    return (body + f"```\n{twin[: 1900 - len(body)]}\n```")[:2000]
+
+
+def nets_text(state: TableState, names: Names, nets: Mapping[int, int]) -> str:
+    """PUBLIC (the end-of-hand embed): each player's net for the hand (by seat, from :func:`hand_nets`, the same
+    figures as the outcome image), biggest win first."""
+    rows = sorted(nets.items(), key=lambda item: (-item[1], item[0]))
+    return "\n".join(f"{seat_name(state, names, seat)}: **{n:+,}**" for seat, n in rows) or "No chips changed hands."
+
+
+def hand_over_title(text: str) -> str:
+    """An end-of-hand line as an embed title (embed titles show Markdown literally)."""
+    return text.replace("**", "")[:256]
+
+
+def practice_stranger(host: str) -> str:
+    """PRIVATE refusal: someone not seated tried to play at a practice table."""
+    return f"This is {host}'s practice table. Start your own with /pan practice."
 
 
 def seats_text(state: TableState, names: Names) -> str:
@@ -718,6 +755,18 @@ def seats_text(state: TableState, names: Names) -> str:
             tags.append("leaving")
         rows.append(f"{i + 1}. {name_of(names, s.player_id)} — {', '.join(tags)}")
     return "\n".join(rows) or "No one is seated."
+
+
+def turn_ping(user_id: int, what: str, *, declaring: bool) -> str:
+    """PUBLIC: the short line that mentions the person to act (issue #14.1). ``what``: the last public line of
+    what happened (never a card still in a hand)."""
+    todo = "your turn to declare: /knock or /sluff." if declaring else "your turn: /draw, /take or My hand."
+    return f"{what} <@{user_id}>, {todo}".strip()[:2000]
+
+
+def turn_dm(channel: str | None) -> str:
+    """PRIVATE (DM, "every turn"): it is the player's turn."""
+    return f"Your turn at the Pan table in #{channel}." if channel else "Your turn at your Pan table."
 
 
 def hand_dm_text(guild: str, channel: str, hand_no: int, text_twin: str) -> str:
@@ -754,15 +803,21 @@ def granted(amount: int, who: str, bank: int) -> str:
 # The private (ephemeral) answers of the /pan commands, and their few public texts. The adapters (cog.py,
 # practice_cog.py) only call these.
 
-HOW_TO_PLAY = (
-    "**Pan (Panguingue)** — ten-card rummy from California card rooms.\n"
-    "Open a table with `/pan open`, sit with `/pan join`, start with `/pan start`.\n"
-    "Each turn: pluck from the stock (`/draw`) or take the option card (`/take`), meld it, then discard.\n"
-    "Melds that make *conditions* are paid in chips at once; the first to meld all 11 cards goes out.\n"
-    "Full guide: docs/how-to-play.md"
+GUIDE_INTRO = (
+    "**The Pan guide.** New? `/pan practice` deals you a hand against computer players; **My hand** shows your "
+    "cards and every play. With friends: `/pan open`, **Join**, **Start**. Pick a page below."
 )
 BOARD_REPOSTED = "The board is posted again below."
 AMOUNT_NOT_ZERO = "The amount must not be zero."
+
+
+CONFIRM_LEAVE = (
+    "Leave during this hand? You keep paying to its end (conditions, the outs, going out) and cannot play it. "
+    "You stand up when it ends."
+)
+CONFIRM_CLOSE = "Close the table in the middle of a hand? The hand is abandoned and every stack goes back to its bank."
+CONFIRM_BUTTONS = {"leave": ("Leave", "Stay"), "close": ("Close the table", "Keep playing")}
+NOTHING_DONE = "Nothing changed."
 
 
 def could_not_sit(reason: str) -> str:
@@ -813,16 +868,38 @@ def daily_text(*, claimed: bool, amount: int, bank: int, hours_left: int) -> str
     return f"Already claimed today; next claim in about {hours_left} h. Bank: {chips(bank)}."
 
 
-def server_config_text(preset: str, starting_chips: int, daily_amount: int, moderator_role_id: int | None) -> str:
-    """PRIVATE: /pan config — the server's defaults after the change."""
+def server_config_text(
+    preset: str, starting_chips: int, daily_amount: int, moderator_role_id: int | None, *, four_color: bool = False
+) -> str:
+    """PRIVATE: /panadmin config — the server's defaults after the change."""
     role = f"<@&{moderator_role_id}>" if moderator_role_id else "none"
-    return f"Preset: {preset}. Starting chips: {starting_chips:,}. Daily: {daily_amount:,}. Moderator role: {role}."
+    board = "on" if four_color else "off"
+    return (
+        f"Preset: {preset}. Starting chips: {starting_chips:,}. Daily: {daily_amount:,}. Moderator role: {role}. "
+        f"Four-colour board: {board}."
+    )
 
 
-def settings_text(*, dm_mode: str, dm_closed: bool, sort: str, four_color: bool) -> str:
+CHANNEL_NEEDED = "Pick the channel to add or remove."
+
+
+def channels_text(channel_ids: Sequence[int]) -> str:
+    """PRIVATE: /panadmin channels — where Pan may be used now."""
+    if not channel_ids:
+        return "Pan can be used in every channel of this server."
+    return "Pan can be used only in: " + ", ".join(f"<#{c}>" for c in channel_ids) + "."
+
+
+def pan_not_here(channel_ids: Sequence[int]) -> str:
+    """PRIVATE refusal: the server allows Pan only in some channels."""
+    return "Pan isn't played in this channel. Try " + ", ".join(f"<#{c}>" for c in channel_ids[:10]) + "."
+
+
+def settings_text(*, ping: str, dm_mode: str, dm_closed: bool, sort: str, four_color: bool) -> str:
     """PRIVATE: /pan settings — the player's preferences after the change."""
     closed = " (your DMs are closed: use My hand)" if dm_closed else ""
-    return f"Hand DMs: {dm_mode}{closed}. Sort: {sort}. Four-colour: {'on' if four_color else 'off'}."
+    pings = "a mention in the channel at your turn" if ping == "turn" else "off"
+    return f"Turn pings: {pings}. DMs: {dm_mode}{closed}. Sort: {sort}. Four-colour: {'on' if four_color else 'off'}."
 
 
 def floor_fouled(who: str) -> str:
@@ -906,7 +983,7 @@ def nothing_to(what: str) -> str:
 
 def clock_line(name: str, deadline: int) -> str:
     """The board's countdown line (Discord renders ``<t:..:R>`` live)."""
-    return f"\n⏱ {name} to play · time runs out <t:{deadline}:R>"
+    return f" ⏱ {name} to play · time runs out <t:{deadline}:R>"
 
 
 def hand_now(text_twin: str) -> str:
@@ -959,6 +1036,92 @@ def idle_closed(cashouts: Iterable[tuple[int, int]], names: Names) -> str:
 
 def audit_text(summary: str, books: Sequence[str]) -> str:
     return "Ledger audit: " + summary + ("\n" + "\n".join(books) if books else "")
+
+
+# --------------------------------------------------------------------------------------------- the guide (#14.6)
+
+GUIDE: tuple[tuple[str, str, str], ...] = (
+    (
+        "start",
+        "Start here",
+        "**Pan** (Panguingue) is a ten-card rummy played for chips.\n\n"
+        "**Try a hand now:** `/pan practice` seats you with computer players and practice chips (your bank is "
+        "untouched). Press **My hand** on the board: it shows your cards privately and lists every legal play, "
+        "best first, with what it pays. Click a play to make it. `/hint` explains the suggested play there.\n\n"
+        "**With friends:** `/pan open` in a channel, friends press **Join**, anyone presses **Start**. "
+        "When it is your turn the bot mentions you (`/pan settings ping:off` to stop it).",
+    ),
+    (
+        "hand",
+        "How a hand goes",
+        "1. **The deal**: ten cards each (by DM, and always under **My hand**). The decks have no 8s, 9s or 10s, "
+        "so 7 and J are next to each other.\n"
+        "2. **Declare**: each player **knocks** (plays) or **sluffs** (sits the hand out, losing only the ante).\n"
+        "3. **Your turn**: **Draw** the top card of the stock, or **Take** the option card if it melds at once; "
+        "meld the drawn card (or it becomes your discard); lay more melds if you like; **discard** one card.\n"
+        "4. **Going out**: meld all eleven cards. Everyone in the hand pays you your conditions again plus the "
+        "going-out pay, and you take the tops.",
+    ),
+    (
+        "melds",
+        "Melds and what pays",
+        "A **meld** is a **set** (three or more of one rank: all one suit, or three different suits) or a "
+        "**rope** (three or more of one suit in sequence, e.g. 6♥ 7♥ J♥).\n\n"
+        "Some melds are **conditions**: they pay you at once, from every player in the hand. Three **valle** "
+        "cards (3s, 5s or 7s) of one suit pay 2 units, other one-suit sets 1, a rope from the Ace or to the King "
+        "1; spades pay double. Adding cards to a paying meld can pay again.",
+    ),
+    (
+        "words",
+        "Words",
+        "**knock**: play this hand. **sluff** (go on top): sit it out for the ante.\n"
+        "**ante**: what each hand costs, paid into the **tops** (the pot the winner takes).\n"
+        "**unit**: the table's stake; every pay is a number of units (`/pan open stakes:`).\n"
+        "**valle**: the 3s, 5s and 7s, the cards whose sets pay more.\n"
+        "**rope**: a run of one suit. **condition**: a meld that pays at once.\n"
+        "**option card**: the previous player's unused pluck; you may take it if it melds at once.\n"
+        "**outs**: what your melds collect when you go out (`/outs`). **bust-out**: conditions made on the "
+        "going-out turn are paid twice.\n"
+        "**force**: put a card that fits someone's melds on them; they must use it. **foul**: a dead hand that "
+        "still pays. **split**: the last two players share the tops.",
+    ),
+    (
+        "help",
+        "Where to get help",
+        "**My hand** (or `/hand`): your cards and every legal play, best first, privately.\n"
+        "`/hint` (practice tables): the suggested play in one sentence.\n"
+        "`/pan rules`: the five rules that matter at this table, and all of them behind a button.\n"
+        "**Text view** on the board: the table in words, for screen readers.\n"
+        "`/pan settings`: turn pings, DMs, how your hand is sorted, a four-colour deck.",
+    ),
+)
+GUIDE_PLACEHOLDER = "Choose a page of the guide"
+
+
+def guide_page(key: str) -> tuple[str, str]:
+    """PRIVATE: one page of the in-Discord guide (title, text); unknown keys give the first page."""
+    for name, title, text in GUIDE:
+        if name == key:
+            return title, text
+    return GUIDE[0][1], GUIDE[0][2]
+
+
+def rules_top_five(preset: str, rules: Rules, lines: Sequence[str]) -> str:
+    """PRIVATE: /pan rules — the five rules that matter most at this table (the rest behind All rules)."""
+
+    def find(prefix: str) -> str:
+        return next((line for line in lines if line.startswith(prefix)), "")
+
+    unit = chips(rules.ante_chips)
+    five = [
+        f"Each hand costs the ante, one unit ({unit}), into the tops; every pay is a number of units.",
+        "Knock to play the hand, or sluff (go on top) and lose only the ante.",
+        "Your turn: draw (or take the option card if it melds at once), use the drawn card or discard it, "
+        "meld, then discard one card.",
+        find("Conditions:") or "Some melds (conditions) pay at once.",
+        find("Going out") or "Meld all eleven cards to go out.",
+    ]
+    return f"**{preset} rules: the five that matter most**\n" + "\n".join(f"{i}. {r}" for i, r in enumerate(five, 1))
 
 
 # --------------------------------------------------------------------------------------------- replays (issue 20)

@@ -24,7 +24,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from pancog.adapter import presenters, replay_images
+from pancog.adapter import ack, presenters, replay_images
 from pancog.adapter.base import IN_PAN, PanCog
 from pancog.adapter.errors import PanView, answer, deliver, send_ephemeral
 from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
@@ -142,7 +142,15 @@ class ReplayCog(PanCog, name="PanReplays"):
         if edit:
             await deliver(lambda: interaction.edit_original_response(content=text, attachments=files(), view=view))
         else:
-            await deliver(lambda: interaction.followup.send(text, files=files(), view=view, ephemeral=True, wait=True))
+
+            async def send() -> None:  # the answer itself unless a slow render got it deferred (ack.py, #14.10)
+                await ack.settle(interaction)
+                if interaction.response.is_done():
+                    await interaction.followup.send(text, files=files(), view=view, ephemeral=True, wait=True)
+                else:
+                    await interaction.response.send_message(text, files=files(), view=view, ephemeral=True)
+
+            await deliver(send)
         view.stop()
 
     async def _share(self, interaction: discord.Interaction[Any], table_id: int, hand_no: int) -> None:

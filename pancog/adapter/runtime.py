@@ -32,7 +32,7 @@ from pancog.league import LeagueService
 from pancog.ledger import ChipLedger
 from pancog.renderq import RenderQueue
 from pancog.replay import ReplayService
-from pancog.settings import PlayerSettings
+from pancog.settings import GuildChannels, GuildDisplaySettings, PlayerSettings
 from pancog.storage.base import Storage
 from pancog.store import TableStore
 from pancog.tables import TableService, TableSession
@@ -72,6 +72,8 @@ class PanRuntime:
     group: app_commands.Group
     clock: TurnClock | None = None
     bots: BotDriver | None = None
+    channels: GuildChannels = field(default_factory=GuildChannels)  # /panadmin channels
+    display: GuildDisplaySettings = field(default_factory=GuildDisplaySettings)  # /panadmin config four_colour
     replays: ReplayService | None = None  # hand history and replays (issue 20)
     watch: WatchService | None = None  # watching a hand with consent (issue 20)
     league: LeagueService | None = None  # seasons, standings, ratings, stats, flags (issue 16)

@@ -3,23 +3,103 @@ again and its rules (its history and replays: replay_cog.py). Thin: parse, call 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import discord
 from discord import app_commands
 
-from pancog.adapter import presenters
+from pancog.adapter import ack, presenters
 from pancog.adapter.base import IN_PAN, PRESET_CHOICES, PanCog
-from pancog.adapter.board import Boards
+from pancog.adapter.board import BoardButton, Boards
 from pancog.adapter.checks import require_host_or_moderator
-from pancog.adapter.errors import CONTENT_MAX, answer, cut, deliver, reusable_file, send_ephemeral
-from pancog.adapter.runtime import Handler, PanRuntime
+from pancog.adapter.errors import PanView, deliver, send_ephemeral
+from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
 from pancog.game.errors import PanError
 from pancog.game.rules import describe_rules
+from pancog.game.state import PlayerStatus
 from pancog.tables import NoTableHere, TableAlreadyOpen, TableConfig, TableSession, preset_or_default
 
-__all__ = ["TableCog"]
+__all__ = ["ConfirmButton", "ConfirmView", "GuideSelect", "GuideView", "TableCog", "guide_embed", "in_hand"]
+
+Answer = tuple[str, str | None]
+"""A confirmed choice's answer: the private text replacing the question, and a public message (or None)."""
+
+
+def in_hand(session: TableSession, user_id: int) -> bool:
+    """Whether leaving now costs: the player knocked and is in action (he keeps paying to the hand's end)."""
+    hand = session.state.hand
+    seat = session.find_seat(user_id)
+    if hand is None or seat is None:
+        return False
+    player = hand.players[seat]
+    return player is not None and player.status is PlayerStatus.IN
+
+
+def guide_embed(key: str) -> discord.Embed:
+    """One page of the in-Discord guide (issue #14.6)."""
+    title, text = presenters.guide_page(key)
+    return discord.Embed(title=title, description=text, colour=discord.Colour.dark_green())
+
+
+class GuideView(PanView):
+    """PRIVATE: the guide's page picker (a dynamic select: it works after a restart too)."""
+
+    def __init__(self, current: str) -> None:
+        super().__init__()
+        self.add_item(GuideSelect(current))
+
+
+class GuideSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"pan:guide"):
+    def __init__(self, current: str = "start") -> None:
+        options = [
+            discord.SelectOption(label=title, value=key, default=key == current) for key, title, _ in presenters.GUIDE
+        ]
+        super().__init__(
+            discord.ui.Select(custom_id="pan:guide", placeholder=presenters.GUIDE_PLACEHOLDER, options=options)
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> GuideSelect:
+        return cls()
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        key = self.item.values[0] if self.item.values else "start"
+        view = GuideView(key)
+        await interaction.response.edit_message(embed=guide_embed(key), view=view)  # one call: the page in place
+        view.stop()
+
+
+class ConfirmView(PanView):
+    """PRIVATE: Yes / No under a question (dynamic items: they keep working after a restart)."""
+
+    def __init__(self, table_id: int, verb: str) -> None:
+        super().__init__()
+        self.add_item(ConfirmButton(table_id, verb, "yes"))
+        self.add_item(ConfirmButton(table_id, verb, "no"))
+
+
+class ConfirmButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"pan:c:(?P<table>\d+):(?P<verb>leave|close):(?P<choice>yes|no)",
+):
+    def __init__(self, table_id: int, verb: str, choice: str) -> None:
+        label = presenters.CONFIRM_BUTTONS[verb][0 if choice == "yes" else 1]
+        style = discord.ButtonStyle.danger if choice == "yes" else discord.ButtonStyle.secondary
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"pan:c:{table_id}:{verb}:{choice}"))
+        self.table_id, self.verb, self.choice = table_id, verb, choice
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> ConfirmButton:
+        return cls(int(match["table"]), match["verb"], match["choice"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await runtime_of(interaction.client).dispatch(interaction, self.table_id, f"{self.verb}!{self.choice}", ())
 
 
 class TableCog(PanCog, name="PanTables"):
@@ -34,11 +114,60 @@ class TableCog(PanCog, name="PanTables"):
             "join": self.button(lambda i, session: self.join_table(i, session, bank=False)),
             "leave": self.button(self.leave_table),
             "start": self.button(self.start_hand),
+            "text": self.button(self.text_view),
+            "rules": self.button(self.all_rules),
+            "leave!yes": self.confirmed(self._leave_confirmed),
+            "close!yes": self.confirmed(self._close_confirmed),
+            "leave!no": self.confirmed(self._kept),
+            "close!no": self.confirmed(self._kept),
         }
 
-    @app_commands.command(name="help", description="How to play Pan, in short", extras=IN_PAN)
+    # -- confirmations of destructive clicks (issue #14.7): an ephemeral Yes/No; the choice edits it in place
+    def confirmed(self, act: Callable[[discord.Interaction[Any], TableSession], Awaitable[Answer]]) -> Handler:
+        """A Yes/No click: ``act`` returns the private text that replaces the question (and a public one)."""
+
+        async def run(interaction: discord.Interaction[Any], table_id: int, _values: tuple[str, ...]) -> None:
+            self.rt.remember(interaction.user)
+            ack.later(interaction, update=True)
+            private, public = await act(interaction, self.rt.tables.get(table_id))
+            await ack.settle(interaction)
+            if interaction.response.is_done():
+                await interaction.edit_original_response(content=private, view=None)
+            else:
+                await interaction.response.edit_message(content=private, view=None)
+            if public is not None:  # a public followup on the same token: not counted against the global limit
+                await deliver(lambda: interaction.followup.send(public))
+
+        return run
+
+    async def _ask(self, interaction: discord.Interaction[Any], session: TableSession, verb: str, text: str) -> None:
+        await self.respond(interaction, text, view=ConfirmView(session.table_id, verb))
+
+    async def _kept(self, interaction: discord.Interaction[Any], session: TableSession) -> Answer:
+        return presenters.NOTHING_DONE, None
+
+    async def _leave_confirmed(self, interaction: discord.Interaction[Any], session: TableSession) -> Answer:
+        await self.rt.tables.leave(session.table_id, interaction.user.id)
+        return presenters.left_table(session.find_seat(interaction.user.id) is None), None
+
+    async def _close_confirmed(self, interaction: discord.Interaction[Any], session: TableSession) -> Answer:
+        rt = self.rt
+        moderator = await require_host_or_moderator(rt.ledger, interaction, session)
+        returned = await rt.tables.close(session.table_id, interaction.user.id, moderator=moderator)
+        self.boards.drop(session.table_id)
+        return presenters.DONE, presenters.table_closed(returned, rt.names)
+
+    async def text_view(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
+        """The Text view button: the board in words, privately (issue #14.4)."""
+        await self.respond(interaction, self.boards.text_view(session))
+
+    @app_commands.command(
+        name="help", description="The Pan guide: a first hand, the words, where help is", extras=IN_PAN
+    )
     async def help_(self, interaction: discord.Interaction) -> None:
-        await interaction.response.send_message(presenters.HOW_TO_PLAY, ephemeral=True)
+        await interaction.response.send_message(
+            presenters.GUIDE_INTRO, embed=guide_embed("start"), view=GuideView("start"), ephemeral=True
+        )
 
     @app_commands.command(name="open", description="Open a Pan table in this channel or thread", extras=IN_PAN)
     @app_commands.describe(
@@ -77,9 +206,12 @@ class TableCog(PanCog, name="PanTables"):
         board = self.boards.get(session)
         board.new_post = False
         content, file, view = await self.boards.payload(session, [])
-        fresh = reusable_file(file)  # app-level retry of the first board (pancog/adapter/errors.py deliver)
-        message = await deliver(lambda: interaction.followup.send(content, file=fresh(), view=view, wait=True))
-        await rt.tables.set_board_message(session.table_id, message.id)
+        message = await self.respond(interaction, content, ephemeral=False, file=file, view=view)
+        if message is not None:
+            await rt.tables.set_board_message(session.table_id, message.id)
+            board.adopt(interaction, message.id)  # edited through this token while it is valid
+        else:
+            self.boards.repost(session)
         try:  # the host sits down at once; the board is edited by the usual path
             await rt.tables.join(session.table_id, interaction.user.id)
             await rt.save_names(session)
@@ -119,7 +251,10 @@ class TableCog(PanCog, name="PanTables"):
         await self.leave_table(interaction, self.here(interaction))
 
     async def leave_table(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
-        """/pan leave and the Leave button."""
+        """/pan leave and the Leave button (mid-hand, where the player keeps paying: confirm first)."""
+        if in_hand(session, interaction.user.id):
+            await self._ask(interaction, session, "leave", presenters.CONFIRM_LEAVE)
+            return
         await self.rt.tables.leave(session.table_id, interaction.user.id)
         gone = session.find_seat(interaction.user.id) is None
         await send_ephemeral(interaction, presenters.left_table(gone))
@@ -141,8 +276,19 @@ class TableCog(PanCog, name="PanTables"):
 
     async def start_hand(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
         """/pan start and the Start button."""
-        applied = await self.rt.tables.start_hand(session.table_id, interaction.user.id)
-        await send_ephemeral(interaction, presenters.hand_dealt(applied.state.hand_no))
+        board = self.boards.get(session)
+        board.carried_by(interaction)  # the hand's board goes out on this token once the answer is sent
+        try:
+            applied = await self.rt.tables.start_hand(session.table_id, interaction.user.id)
+            await self.boards.reply(
+                interaction,
+                applied,
+                lambda: send_ephemeral(interaction, presenters.hand_dealt(applied.state.hand_no)),
+            )
+        except BaseException:
+            board.ready(failed=True)
+            raise
+        board.ready()
 
     @app_commands.command(
         name="close", description="Close this table and return every stack (host or moderator)", extras=IN_PAN
@@ -151,11 +297,14 @@ class TableCog(PanCog, name="PanTables"):
         rt = self.rt
         session = self.here(interaction)
         moderator = await require_host_or_moderator(rt.ledger, interaction, session)  # before the public defer
+        if session.state.hand is not None:  # mid-hand: confirm privately first (issue #14.7)
+            await self.defer(interaction)
+            await self._ask(interaction, session, "close", presenters.CONFIRM_CLOSE)
+            return
         await self.defer(interaction, ephemeral=False)
         returned = await rt.tables.close(session.table_id, interaction.user.id, moderator=moderator)
         self.boards.drop(session.table_id)
-        text = cut(presenters.table_closed(returned, rt.names), CONTENT_MAX)
-        await deliver(lambda: interaction.followup.send(text), what="table closed", detail=f"content {len(text)} chars")
+        await self.respond(interaction, presenters.table_closed(returned, rt.names), ephemeral=False)
 
     @app_commands.command(name="table", description="Post the table again (the board)", extras=IN_PAN)
     async def table(self, interaction: discord.Interaction) -> None:
@@ -168,4 +317,13 @@ class TableCog(PanCog, name="PanTables"):
         session = self.rt.tables.find_in_channel(interaction.channel_id or 0)
         if session is None:
             raise NoTableHere
-        await answer(interaction, presenters.rules_text(session.config.preset, describe_rules(session.rules)))
+        lines = describe_rules(session.rules)
+        text = presenters.rules_top_five(session.config.preset, session.rules, lines)
+        view = PanView()
+        view.add_item(BoardButton(session.table_id, "rules"))
+        await interaction.response.send_message(text, view=view, ephemeral=True)
+        view.stop()
+
+    async def all_rules(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
+        """The All rules button under /pan rules: every house rule of the table."""
+        await self.respond(interaction, presenters.rules_text(session.config.preset, describe_rules(session.rules)))

@@ -62,6 +62,14 @@ class Pan:
         await self.settle()
         return reply
 
+    async def close(self, user: FakeUser, channel: FakeChannel | None = None) -> Reply:
+        """``/pan close``, confirming with "Close the table" when it asks (mid-hand, issue #14.7)."""
+        reply = await self.slash(user, "pan close", **({"channel": channel} if channel else {}))
+        ask = reply.message
+        if ask is not None and "Close the table" in [b.get("label") for b in ask.buttons]:
+            reply = await self.click(user, ask, "Close the table")
+        return reply
+
     def session(self, channel: FakeChannel | None = None) -> TableSession:
         return self.rt.tables.in_channel((channel or self.h.channel).id)
 

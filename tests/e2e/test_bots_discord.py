@@ -119,7 +119,7 @@ async def test_practice_hand_by_clicking(pan_factory: PanFactory) -> None:
     assert len(summary) == 1
     assert await pan.rt.ledger.balance(pan.h.guild.id, me.id) == real  # practice chips only
     assert await pan.rt.ledger.balance(-pan.h.guild.id, me.id) >= 0
-    reply = await pan.slash(me, "pan close")
+    reply = await pan.close(me)
     assert await pan.rt.ledger.balance(pan.h.guild.id, me.id) == real
 
 
@@ -135,7 +135,7 @@ async def test_practice_with_real_chips(pan_factory: PanFactory) -> None:
     minimum = session.rules.min_buyin_chips
     buy_in = max(minimum, min(before, DEFAULT_BUYIN_MINIMUMS * minimum))  # the default /pan join buy-in
     assert await pan.rt.ledger.balance(pan.h.guild.id, me.id) == before - buy_in
-    await pan.slash(me, "pan close")
+    await pan.close(me)
     assert await pan.rt.ledger.balance(-pan.h.guild.id, me.id) == 0  # no practice bank was touched
 
 

@@ -16,7 +16,7 @@ from pancog.adapter.errors import deliver, is_transient
 from tests.e2e.conftest import Pan, PanFactory
 from tests.e2e.scenarios import TWO_SHOE
 
-FOLLOWUP = "POST /webhooks/*"
+FOLLOWUP = "POST /interactions/*"  # #14.10: the answer is the initial response now (was the followup)
 
 
 @pytest.fixture(autouse=True)
@@ -33,7 +33,7 @@ def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def injected(pan: Pan, status: int) -> int:
-    return sum(1 for c in pan.h.fake.calls if c.route.startswith("POST /webhooks/") and c.injected == str(status))
+    return sum(1 for c in pan.h.fake.calls if c.route.startswith("POST /interactions/") and c.injected == str(status))
 
 
 async def test_followup_500s_beyond_discordpy_retries_are_retried(pan: Pan) -> None:
@@ -58,6 +58,8 @@ async def test_followup_503s_and_429s_are_retried(pan: Pan) -> None:
     """Six 503s / six 429s: discord.py's webhook loop (5 attempts) gives up on both; the player gets one answer."""
     a, b = await pan.seat(2)
     pan.stack(TWO_SHOE, first_seat=0)
+    await pan.slash(b, "pan settings", ping="off")  # a's knock is answered privately (no public turn ping)
+    await pan.slash(a, "pan settings", ping="off")
     await pan.slash(a, "pan start")
     before = await pan.fingerprint()
     pan.h.fake.fail_next(FOLLOWUP, status=503, count=6)

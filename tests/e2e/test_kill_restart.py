@@ -153,7 +153,9 @@ async def test_kill_restart_sigkill_through_one_hand(fake_discord: FakeDiscord, 
         await harness.slash(players[0], "pan open")
         await harness.slash(players[1], "pan join")
         await harness.slash(players[0], "pan start")
-        open_board = harness.messages()[0]  # posted by the first process with /pan open
+        await harness.idle()
+        # posted by the first process for hand 1 (#14.4: the /pan open board lost its buttons when it was posted)
+        open_board = next(m for m in reversed(harness.messages()) if m.buttons)
         kills = moves = 0
         last_seq, last_progress = -1, 0
         while True:
@@ -183,7 +185,7 @@ async def test_kill_restart_sigkill_through_one_hand(fake_discord: FakeDiscord, 
                         interaction.abandoned = True  # killed with it; the player would simply retry
             else:
                 reply = await harness.slash(user, command, **options)
-                assert reply.ephemeral, reply.text
+                assert reply.ephemeral or "your turn" in reply.text, reply.text  # #14.1: a turn ping is public
                 if kill_now:
                     await bot.kill()
             if kill_now:
@@ -205,7 +207,7 @@ async def test_kill_restart_sigkill_through_one_hand(fake_discord: FakeDiscord, 
         await wait_for_board(harness, db, lambda content, labels: "Start" in labels)
         assert "Start" in [btn["label"] for btn in open_board.buttons]
         reply = await harness.click(players[1], open_board, "Start")
-        assert reply.ephemeral
+        assert reply.ephemeral or "your turn" in reply.text
         state, _, problems = await read_table(db)
         assert problems == [] and state.hand is not None and state.hand_no == 2
         # a move whose board edit never happened (no permission), then SIGKILL: the next process re-renders it

@@ -101,12 +101,15 @@ async def test_second_person_cannot_click_join_on_a_practice_board(pan_factory: 
         await pan.click(me, pan.board(), "Sluff")
     assert pan.session().state.hand is None, "the seeded deal ends when the only person sluffs"
     board = pan.board()
-    assert "Join" in [b.get("label") for b in board.buttons]
+    assert "Join" not in [b.get("label") for b in board.buttons]  # #14.8: a practice board offers no Join
+    assert "Press **Start** to deal it." in board.content and "Join, then" not in board.content
     guild = pan.h.guild.id
     bank = await pan.rt.ledger.ensure_player(guild, other.id)
     before = await pan.fingerprint()
-    reply = await pan.click(other, board, "Join")
+    reply = await pan.slash(other, "pan join")
     assert private_to(reply, other) and "practice table" in reply.text.lower()
+    reply = await pan.slash(other, "draw")  # #14.8: told whose practice table it is, not to /pan join
+    assert private_to(reply, other) and "practice table" in reply.text and "/pan join" not in reply.text
     assert await pan.fingerprint() == before
     assert await pan.rt.ledger.balance(guild, other.id) == bank
     # the person who opened it may still sit down again after leaving

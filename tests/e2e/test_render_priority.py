@@ -91,7 +91,7 @@ async def test_urgent_renders_jump_the_board_backlog(pan_factory: PanFactory, mo
     for board in boards:  # every board still shows its table (nothing lost)
         message = h.fake.messages[board.session.board_message_id or 0]
         assert message.files and not message.deleted
-    status = await pan.slash(h.moderator, "pan status")
+    status = await pan.slash(h.moderator, "panadmin status")
     assert "Renders: 0/1 workers busy" in status.text and "urgent" in status.text, status.text
 
 

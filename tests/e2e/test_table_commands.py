@@ -35,9 +35,9 @@ async def test_commands_chips(pan: Pan) -> None:
     assert "claimed 100 chips" in reply.text
     reply = await pan.slash(a, "pan daily")
     assert "Already claimed" in reply.text
-    reply = await pan.slash(pan.h.moderator, "pan grant", user=b, amount=250, reason="tournament prize")
+    reply = await pan.slash(pan.h.moderator, "panadmin grant", user=b, amount=250, reason="tournament prize")
     assert "Granted 250" in reply.text
-    reply = await pan.slash(pan.h.moderator, "pan grant", user=b, amount=-50, reason="correction")
+    reply = await pan.slash(pan.h.moderator, "panadmin grant", user=b, amount=-50, reason="correction")
     assert "Took 50" in reply.text and "1,200 chips" in reply.text
     reply = await pan.slash(a, "pan leaderboard")
     assert not reply.ephemeral and reply.text.index("player2") < reply.text.index("player1")
@@ -46,16 +46,18 @@ async def test_commands_chips(pan: Pan) -> None:
 async def test_commands_config_and_settings(pan: Pan) -> None:
     """Guild defaults apply to new players and tables; player settings are private and kept."""
     a, b = pan.users[:2]
-    reply = await pan.slash(pan.h.moderator, "pan config", preset="online", starting_chips=500, daily_amount=10)
+    reply = await pan.slash(pan.h.moderator, "panadmin config", preset="online", starting_chips=500, daily_amount=10)
     assert private_to(reply, pan.h.moderator) and "online" in reply.text
     reply = await pan.slash(a, "pan balance")
     assert "500 chips" in reply.text
     await pan.slash(a, "pan open")
     assert pan.session().config.preset == "online"
-    reply = await pan.slash(a, "pan rules")
+    reply = await pan.slash(a, "pan rules")  # #14.6: the five that matter; the rest behind All rules
+    assert private_to(reply, a) and "the five that matter most" in reply.text and reply.message is not None
+    reply = await pan.click(a, reply.message, "All rules")
     assert private_to(reply, a) and "mandatory" in reply.text
     reply = await pan.slash(b, "pan settings", dms="off", sort="rank", four_colour=True)
-    assert "Hand DMs: off" in reply.text
+    assert "DMs: off" in reply.text
     prefs = await pan.rt.settings.get(b.id)
     assert prefs.dm_mode is DmMode.OFF and prefs.four_color
 
@@ -77,7 +79,7 @@ async def test_commands_history_close_and_outs(pan: Pan, monkeypatch: pytest.Mon
     assert private_to(reply, b) and "Only the host" in reply.text
     reply = await pan.slash(b, "pan open")
     assert private_to(reply, b) and "already open" in reply.text
-    reply = await pan.slash(a, "pan close")
+    reply = await pan.close(a)  # mid-hand: asks first (#14.7)
     assert "Table closed" in reply.text
     bank = await pan.rt.ledger.balance(pan.h.guild.id, a.id) + await pan.rt.ledger.balance(pan.h.guild.id, b.id)
     assert bank == 2000
@@ -160,8 +162,9 @@ async def test_commands_dm_every_change_and_leave_mid_hand(pan: Pan) -> None:
     dms = len(pan.h.dms(a))
     await pan.slash(a, "meld", cards="AC 2C 3C")
     assert len(pan.h.dms(a)) == dms + 1 and "Your hand now" in pan.h.dms(a)[-1].text
-    reply = await pan.slash(b, "pan leave")
-    assert "when this hand ends" in reply.text or "left" in reply.text
+    ask = await pan.slash(b, "pan leave")  # #14.7: mid-hand, leaving asks first
+    assert "keep paying" in ask.text and ask.message is not None
+    await pan.click(b, ask.message, "Leave")
     assert "left the hand" in pan.board().text
 
 

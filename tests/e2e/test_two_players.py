@@ -19,13 +19,14 @@ async def test_two_players_by_commands(pan: Pan, hands: HandRecorder) -> None:
     assert [s.player_id for s in session.state.seats if s] == [a.id, b.id]
     pan.stack(TWO_SHOE, first_seat=0)
     reply = await pan.slash(a, "pan start")
-    assert private_to(reply, a)
+    assert reply.message is not None and reply.message.ephemeral  # the hand's board follows it, public (#17.4)
     for user in (a, b):  # both got their hand by DM, naming the server, channel and hand number
         dm = pan.h.dms(user)[-1]
         assert "Pan Test" in dm.text and "general" in dm.text and "hand 1" in dm.text
         assert dm.pngs
-    for user in (a, b):
-        assert private_to(await pan.slash(user, "knock"), user)
+    for user, other in ((a, b), (b, a)):  # #14.1: a knock that passes the turn answers with the public turn ping
+        reply = await pan.slash(user, "knock")
+        assert not reply.ephemeral and f"<@{other.id}>, your turn" in reply.text
     reply = await pan.slash(a, "draw")
     assert private_to(reply, a) and reply.pngs  # the hand panel comes with the pluck
     assert "Melds with it" in reply.text
@@ -43,7 +44,12 @@ async def test_two_players_by_commands(pan: Pan, hands: HandRecorder) -> None:
     assert state.last_hand.end_reason is EndReason.OUT and state.last_hand.winner == 0
     summary = [m for m in pan.h.messages() if "outcome.png" in [f for f, _ in m.files]]
     assert len(summary) == 1 and "went out" in summary[0].text
-    assert "receives" in summary[0].text  # every payment, in plain words
+    # #14.4: one embed with each player's net for the hand; the payments itemised in the image's alt text
+    (embed,) = summary[0].embeds
+    assert embed["title"] == "Hand 1 is over: player1 went out."
+    assert embed["description"] == "player1: **+5**\nplayer2: **-5**"  # california: no going-out units (#13)
+    assert embed["image"]["url"] == "attachment://outcome.png"
+    assert "Net for the hand: player1 +5, player2 -5." in summary[0].attachments[0].description
     assert "Start" in [btn["label"] for btn in pan.board().buttons]
     assert assert_private(pan.h.fake, hands) >= 6
 

@@ -118,6 +118,7 @@ class FakeAttachment:
     data: bytes
     content_type: str
     url: str
+    description: str = ""  # the alt text (``discord.File(description=...)``): what a screen reader reads
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -127,7 +128,7 @@ class FakeAttachment:
             "url": self.url,
             "proxy_url": self.url,
             "content_type": self.content_type,
-        }
+        } | ({"description": self.description} if self.description else {})
 
 
 @dataclass(slots=True)
@@ -170,8 +171,9 @@ class FakeMessage:
 
     @property
     def text(self) -> str:
-        """Content plus every embed's title, description and fields: what a reader sees."""
-        parts = [self.content]
+        """Content, the attachments' alt text, and every embed's title, description and fields: what a reader
+        sees (or hears)."""
+        parts = [self.content, *(a.description for a in self.attachments)]  # alt text is read too
         for embed in self.embeds:
             parts += [embed.get("title") or "", embed.get("description") or ""]
             for f in embed.get("fields") or []:

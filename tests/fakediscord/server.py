@@ -818,13 +818,18 @@ class FakeDiscord:
         elif channel.denied:
             raise ApiError(403, 50013, "Missing Permissions")
 
-    def _store_files(self, files: list[RecordedFile]) -> list[FakeAttachment]:
+    def _store_files(self, files: list[RecordedFile], payload: dict[str, Any] | None = None) -> list[FakeAttachment]:
+        described = {
+            str(a.get("filename")): str(a.get("description") or "") for a in (payload or {}).get("attachments") or []
+        }
         stored = []
         for f in files:
             attachment_id = snowflake()
             url = f"{self.base_url}/attachments/{attachment_id}/{f.filename}"
             content_type = "image/png" if f.data.startswith(b"\x89PNG") else "application/octet-stream"
-            attachment = FakeAttachment(attachment_id, f.filename, f.data, content_type, url)
+            attachment = FakeAttachment(
+                attachment_id, f.filename, f.data, content_type, url, described.get(f.filename, "")
+            )
             self.attachments[attachment_id] = attachment
             stored.append(attachment)
         return stored
@@ -856,7 +861,7 @@ class FakeDiscord:
             content=payload.get("content") or "",
             embeds=payload.get("embeds") or [],
             components=payload.get("components") or [],
-            attachments=self._store_files(req.files),
+            attachments=self._store_files(req.files, payload),
             flags=flags,
             interaction_id=interaction.id if interaction else None,
             visible_to=interaction.user_id if interaction and flags & EPHEMERAL else None,
@@ -886,7 +891,7 @@ class FakeDiscord:
         if "attachments" in payload and payload["attachments"] is not None:
             keep = {str(a.get("id")) for a in payload["attachments"]}
             message.attachments = [a for a in message.attachments if str(a.id) in keep]
-        message.attachments += self._store_files(req.files)
+        message.attachments += self._store_files(req.files, payload)
         message.flags &= ~LOADING
         message.edits += 1
         message.edited_at = time.monotonic()

@@ -1,0 +1,74 @@
+"""Answer an interaction once (issue #14.10): acknowledge only when the answer may miss Discord's 3 seconds.
+
+A command or a click used to cost two interaction calls: a "thinking" defer at once, then the followup with the
+answer. Most answers are ready in milliseconds, so :func:`later` only *schedules* the defer, ``ACK_AFTER``
+seconds out; the answer (``errors.answer``, ``PanCog.respond``) calls :func:`settle` first, which cancels a defer
+that has not started (the answer goes out as the initial response: one call, files included) or waits for one
+in flight (the answer becomes its followup). Either way the token is answered exactly once and in time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+import discord
+
+__all__ = ["ACK_AFTER", "later", "settle"]
+
+log = logging.getLogger("pan.cog")
+
+ACK_AFTER = 1.5
+"""Seconds before a pending answer is acknowledged with a defer (Discord invalidates the token at 3 s, counted
+from the event's creation: the gateway's delay and a busy event loop eat into the rest)."""
+
+
+class _Pending:
+    __slots__ = ("started", "task")
+
+    def __init__(self) -> None:
+        self.started = False
+        self.task: asyncio.Task[None] | None = None
+
+
+_PENDING: dict[int, _Pending] = {}
+
+
+def later(interaction: discord.Interaction[Any], *, ephemeral: bool = True, update: bool = False) -> None:
+    """Defer ``interaction`` in ``ACK_AFTER`` s unless it is answered first (``update``: a component's silent
+    type-6 defer, for an answer that edits the clicked message)."""
+    if interaction.response.is_done() or interaction.id in _PENDING:
+        return
+    pending = _Pending()
+
+    async def run() -> None:
+        await asyncio.sleep(ACK_AFTER)
+        pending.started = True
+        try:
+            if update:
+                await interaction.response.defer()
+            else:
+                await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+        except discord.InteractionResponded:
+            pass
+        except discord.HTTPException as exc:
+            log.warning("could not acknowledge interaction %s: %s", interaction.id, exc)
+        finally:
+            _PENDING.pop(interaction.id, None)
+
+    pending.task = asyncio.create_task(run(), name=f"pan-ack-{interaction.id}")
+    _PENDING[interaction.id] = pending
+
+
+async def settle(interaction: discord.Interaction[Any]) -> None:
+    """Before answering: cancel a scheduled defer that has not started, or wait for one in flight."""
+    pending = _PENDING.pop(interaction.id, None)
+    if pending is None or pending.task is None:
+        return
+    if not pending.started:
+        pending.task.cancel()
+        return
+    with contextlib.suppress(Exception):
+        await pending.task

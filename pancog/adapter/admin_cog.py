@@ -1,0 +1,166 @@
+"""``/panadmin``: the server-admin commands in their own top-level group (issue #14.5).
+
+Discord applies ``default_permissions`` to top-level commands only, so these live in a group of their own that
+server members without Manage Server do not see; the runtime check (Manage Server in the channel, or the
+server's moderator role) stays, because admins can override command permissions. Other features add their admin
+subcommands to :attr:`AdminCog.admin` (e.g. ``season``, ``flags``): ``@AdminCog.admin.command(...)`` in a
+subclass, or ``AdminCog.admin.add_command(...)``; the group holds at most 25.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Literal
+
+import discord
+from discord import app_commands
+
+from pancog.adapter import presenters
+from pancog.adapter.base import PRESET_CHOICES, PanCog
+from pancog.adapter.board import Boards
+from pancog.adapter.checks import is_moderator, moderator
+from pancog.adapter.errors import BadOption
+from pancog.adapter.runtime import PanRuntime
+from pancog.tables import preset_or_default
+
+__all__ = ["AdminCog"]
+
+log = logging.getLogger("pan.ops")
+
+
+class AdminCog(PanCog, name="PanAdmin"):
+    """Server defaults, chips by hand, bot status, the ledger audit, and the channels Pan may be used in."""
+
+    def __init__(self, runtime: PanRuntime, boards: Boards) -> None:
+        super().__init__(runtime)
+        self.boards = boards
+
+    admin = app_commands.Group(
+        name="panadmin",
+        description="Pan card tables: server admin (defaults, chips, status, audit, channels)",
+        guild_only=True,
+        default_permissions=discord.Permissions(manage_guild=True),
+    )
+
+    async def _require_moderator(self, interaction: discord.Interaction[Any], refusal: str) -> None:
+        self.rt.remember(interaction.user)
+        if not await moderator(self.rt.ledger, interaction):
+            raise BadOption(refusal)
+
+    @admin.command(name="config", description="Pan server defaults: rules preset, starting chips, daily chips, role")
+    @app_commands.describe(
+        preset="Rules preset for new tables",
+        starting_chips="Chips a new player starts with",
+        daily_amount="Chips per /pan daily",
+        moderator_role="Role that may close tables and grant chips",
+        four_colour="Four-colour deck (clubs green, diamonds blue) on the public board and end-of-hand image",
+    )
+    @app_commands.choices(preset=PRESET_CHOICES)
+    async def config(
+        self,
+        interaction: discord.Interaction,
+        preset: str | None = None,
+        starting_chips: app_commands.Range[int, 0, 1_000_000] | None = None,
+        daily_amount: app_commands.Range[int, 0, 1_000_000] | None = None,
+        moderator_role: discord.Role | None = None,
+        four_colour: bool | None = None,
+    ) -> None:
+        rt = await self.defer(interaction)
+        guild_id = interaction.guild_id or 0
+        current = await rt.ledger.settings(guild_id)
+        if not is_moderator(interaction, current.moderator_role_id):
+            raise BadOption(presenters.NEEDS_MODERATOR)
+        changes: dict[str, Any] = {}
+        for key, value in (("preset", preset), ("starting_chips", starting_chips), ("daily_amount", daily_amount)):
+            if value is not None:
+                changes[key] = value
+        if moderator_role is not None:
+            changes["moderator_role_id"] = moderator_role.id
+        new = await rt.ledger.update_settings(guild_id, **changes) if changes else current
+        display = await rt.display.get(guild_id)
+        if four_colour is not None:
+            display = await rt.display.set_four_color(guild_id, four_colour)
+            for session in rt.tables.sessions:  # the boards show it from their next edit
+                if abs(session.guild_id) == guild_id:
+                    self.boards.get(session).kick()
+        text = presenters.server_config_text(
+            preset_or_default(new.preset),
+            new.starting_chips,
+            new.daily_amount,
+            new.moderator_role_id,
+            four_color=display.four_color,
+        )
+        await self.respond(interaction, text)
+
+    @admin.command(name="grant", description="Pan chips: give (or take, if negative) a member's chips, with a reason")
+    @app_commands.describe(user="Who", amount="Chips (negative takes)", reason="Why (kept in the ledger)")
+    async def grant(self, interaction: discord.Interaction, user: discord.Member, amount: int, reason: str) -> None:
+        rt = await self.defer(interaction)
+        guild_id = interaction.guild_id or 0
+        await self._require_moderator(interaction, presenters.NEEDS_MODERATOR)
+        if amount == 0:
+            raise BadOption(presenters.AMOUNT_NOT_ZERO)
+        rt.remember(user)
+        await rt.ledger.ensure_player(guild_id, user.id)
+        if amount > 0:
+            await rt.ledger.grant(guild_id, user.id, amount, actor=interaction.user.id, reason=reason)
+        else:
+            await rt.ledger.take(guild_id, user.id, -amount, actor=interaction.user.id, reason=reason)
+        bank = await rt.ledger.balance(guild_id, user.id)
+        await self.respond(interaction, presenters.granted(amount, user.display_name, bank))
+
+    @admin.command(name="status", description="Pan bot status: open tables, players, hands, renders, last errors")
+    async def status(self, interaction: discord.Interaction) -> None:
+        rt = await self.defer(interaction)
+        await self._require_moderator(interaction, presenters.STATUS_FOR_MODERATORS)
+        status = rt.health.report(interaction.guild_id)
+
+        def channel_name(channel_id: int) -> str:
+            channel = interaction.client.get_channel(channel_id)
+            return f"#{getattr(channel, 'name', None) or channel_id}"
+
+        def name(user_id: int) -> str:
+            return presenters.name_of(rt.names, user_id)
+
+        head, _, rest = status.summary(names=name, channel=channel_name).partition("\n")
+        renders = rt.renders.figures().line()  # the render scheduler (pancog/renderq.py)
+        await self.respond(interaction, "\n".join(p for p in (head, renders, rest) if p)[:2000])
+
+    @admin.command(name="audit", description="Pan chip ledger audit: every chip accounted for")
+    async def audit(self, interaction: discord.Interaction) -> None:
+        rt = await self.defer(interaction)
+        await self._require_moderator(interaction, presenters.AUDIT_FOR_MODERATORS)
+        audit = await rt.ledger.audit()
+        books: list[str] = []
+        for session in rt.tables.sessions:
+            if session.guild_id == interaction.guild_id:
+                books += [f"table {session.table_id}: {p}" for p in await rt.tables.check_books(session.table_id)]
+        if not audit.ok or books:
+            log.error("ledger audit failed: %s %s", audit.problems[:5], books[:5])
+        await self.respond(interaction, presenters.audit_text(audit.summary(), books)[:1990])
+
+    @admin.command(name="channels", description="Pan channels: allow Pan only in the channels you pick")
+    @app_commands.describe(
+        action="add or remove a channel, list them, or clear the list (Pan anywhere)",
+        where="The channel (for add and remove)",
+    )
+    async def channels(
+        self,
+        interaction: discord.Interaction,
+        action: Literal["add", "remove", "list", "clear"],
+        where: discord.TextChannel | discord.Thread | None = None,
+    ) -> None:
+        rt = await self.defer(interaction)
+        guild_id = interaction.guild_id or 0
+        await self._require_moderator(interaction, presenters.NEEDS_MODERATOR)
+        if action in ("add", "remove") and where is None:
+            raise BadOption(presenters.CHANNEL_NEEDED)
+        if action == "add" and where is not None:
+            allowed = await rt.channels.add(guild_id, where.id)
+        elif action == "remove" and where is not None:
+            allowed = await rt.channels.remove(guild_id, where.id)
+        elif action == "clear":
+            allowed = await rt.channels.clear(guild_id)
+        else:
+            allowed = await rt.channels.allowed(guild_id)
+        await self.respond(interaction, presenters.channels_text(sorted(allowed)))
