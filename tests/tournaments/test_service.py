@@ -1,0 +1,210 @@
+"""Whole tournaments of computer players through the service layer (real TableService, SQLite, fast clock)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from pancog.ai import Level
+from pancog.bots import BotDriver, BotSettings, computer_id
+from pancog.game.actions import StartHand
+from pancog.ledger import ChipLedger, InsufficientChips
+from pancog.storage import SqliteStorage
+from pancog.storage.base import Account
+from pancog.store import TableStore
+from pancog.tables import Applied, TableService
+from pancog.tournaments.errors import (
+    AlreadyRegistered,
+    BadSchedule,
+    RegistrationClosed,
+    TournamentStateError,
+)
+from pancog.tournaments.levels import default_antes
+from pancog.tournaments.model import EntryStatus, Format, Status, TournamentConfig
+from pancog.tournaments.service import PlayerMoved, TableOpened, TournamentFinished, TournamentService
+
+GUILD = 5000
+T_ID = 880_000_001
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Env:
+    def __init__(self, storage: SqliteStorage, hand_seconds: float) -> None:
+        self.clock = Clock()
+        self.storage = storage
+        self.ledger = ChipLedger(storage, clock=self.clock)
+        self.tables = TableService(self.ledger, TableStore(storage, clock=self.clock), clock=self.clock)
+        self.driver = BotDriver(self.tables, BotSettings(delay=0.0, next_hand_delay=None))
+        self.service = TournamentService(self.tables, clock=self.clock)
+        self.events: list[object] = []
+        self.service.subscribe(self.events.append)
+        self.hands = 0
+        self.hand_seconds = hand_seconds
+        self.tables.subscribe(self._on_applied)
+        self.driver.start()
+
+    def _on_applied(self, applied: Applied) -> None:
+        if isinstance(applied.action, StartHand):
+            self.hands += 1
+            self.clock.now += self.hand_seconds  # a hand "takes" this long on the fake clock
+
+    async def settle(self) -> None:
+        for _ in range(10_000):
+            await self.driver.drain()
+            await self.service.drain()
+            if not self.driver.busy() and not self.service._tasks:
+                return
+
+    async def run(self, tournament_id: int, max_rounds: int = 400) -> None:
+        for _ in range(max_rounds):
+            await self.settle()
+            if self.service.get(tournament_id).status in (Status.FINISHED, Status.CANCELLED):
+                return
+            self.clock.now += 30
+            await self.service.tick()
+        raise AssertionError("the tournament did not finish")
+
+
+@pytest.fixture
+async def storage(tmp_path: Path) -> AsyncIterator[SqliteStorage]:
+    async with SqliteStorage(tmp_path / "t.sqlite3", synchronous="OFF") as s:
+        yield s
+
+
+def bot(n: int) -> int:
+    return computer_id(Level.EASY, n)
+
+
+async def check_books(env: Env, tournament_id: int) -> None:
+    assert await env.service.audit(tournament_id) == []
+    report = await env.ledger.audit()
+    assert report.ok, report.summary()
+
+
+async def test_sit_and_go_seven_computer_players(storage):
+    """A 7-seat Sit & Go starts when full, plays to one winner, pays 65/35 with a 10 % fee; books balance."""
+    env = Env(storage, hand_seconds=120)
+    cfg = TournamentConfig(format=Format.SNG, buy_in=100, fee=10, seats=7, starting_stack=400,
+                           antes=default_antes(10), level_minutes=10)
+    await env.service.create(T_ID, guild_id=GUILD, channel_id=1, host_id=1, config=cfg)
+    for n in range(1, 8):
+        await env.service.register(T_ID, bot(n))
+    t = env.service.get(T_ID)
+    assert t.status is Status.RUNNING
+    assert sum(isinstance(e, TableOpened) for e in env.events) == 1
+    await env.run(T_ID)
+    assert t.status is Status.FINISHED
+    finished = next(e for e in env.events if isinstance(e, TournamentFinished))
+    assert sorted(finished.prizes.values(), reverse=True) == [410, 220]  # 630 pool: 65/35, remainder to first
+    places = sorted(e.place for e in t.entries.values())
+    assert places[0] == 1 and len(places) == 7
+    assert await env.ledger.balances([Account.escrow(T_ID)]) == {Account.escrow(T_ID): 0}
+    assert (await env.ledger.balances([Account.house(GUILD)]))[Account.house(GUILD)] == 70
+    await check_books(env, T_ID)
+    assert env.hands > 5
+
+
+async def test_scheduled_forty_entries_reentry_late_registration_final_table(storage):
+    """40 entries over 6 tables (re-entries during late registration), balancing, breaking, a final table."""
+    env = Env(storage, hand_seconds=60)
+    start = int(env.clock.now * 1000) + 60_000
+    cfg = TournamentConfig(format=Format.SCHEDULED, buy_in=50, seats=7, starting_stack=300,
+                           antes=default_antes(10), level_minutes=3, start_at_ms=start, late_levels=2,
+                           max_entries=2, min_entries=10)
+    await env.service.create(T_ID, guild_id=GUILD, channel_id=1, host_id=1, config=cfg)
+    for n in range(1, 31):
+        await env.service.register(T_ID, bot(n))
+    with pytest.raises(AlreadyRegistered):
+        await env.service.register(T_ID, bot(1))
+    env.clock.now += 61
+    await env.service.tick()
+    t = env.service.get(T_ID)
+    assert t.status is Status.RUNNING and len(t.open_tables()) == 5
+    late = 31
+    reentered = 0
+    for _ in range(400):
+        await env.settle()
+        if env.service.registration_open(t):
+            while late <= 34:  # late registrations
+                await env.service.register(T_ID, bot(late))
+                late += 1
+            for e in list(t.entries.values()):  # re-entries of busted players
+                if e.status is EntryStatus.OUT and len(t.entries_of(e.player_id)) < 2 and len(t.entries) < 40:
+                    await env.service.register(T_ID, e.player_id)
+                    reentered += 1
+        if t.status is Status.FINISHED:
+            break
+        env.clock.now += 30
+        await env.service.tick()
+    assert t.status is Status.FINISHED
+    assert reentered >= 1 and late == 35 and len(t.entries) >= 35
+    with pytest.raises(RegistrationClosed):
+        await env.service.register(T_ID, bot(99))
+    assert any(isinstance(e, PlayerMoved) for e in env.events)
+    assert any(isinstance(e, TableOpened) and e.final for e in env.events)
+    assert sorted(e.place for e in t.entries.values())[0] == 1
+    paid = [e.prize for e in t.entries.values() if e.prize]
+    assert sum(paid) == 50 * len(t.entries)
+    await check_books(env, T_ID)
+
+
+async def test_refusals_change_nothing(storage):
+    """Bad input: a schedule that does not increase, no chips, start by a non-host, unregister after start."""
+    env = Env(storage, hand_seconds=60)
+    with pytest.raises(BadSchedule):
+        TournamentConfig(antes=(10, 10, 20))
+    cfg = TournamentConfig(format=Format.SNG, buy_in=5000, seats=3, starting_stack=400, antes=default_antes(10))
+    await env.service.create(T_ID, guild_id=GUILD, channel_id=1, host_id=1, config=cfg)
+    with pytest.raises(InsufficientChips):
+        await env.service.register(T_ID, 42)  # a person with 1,000 starting chips
+    assert env.service.get(T_ID).entries == {}
+    assert await env.ledger.balance(GUILD, 42) == 1000
+    await env.service.register(T_ID, bot(1))
+    await env.service.register(T_ID, bot(2))
+    with pytest.raises(Exception) as err:
+        await env.service.start(T_ID, user_id=999)
+    assert getattr(err.value, "code", "") == "not_host"
+    refunded = await env.service.unregister(T_ID, bot(2))
+    assert refunded == 5000 and await env.ledger.balance(GUILD, bot(2)) == 5000
+    with pytest.raises(TournamentStateError):
+        await env.service.start(T_ID, user_id=1)  # one entry left: below the minimum
+    refunds = await env.service.cancel(T_ID, user_id=1)
+    assert refunds == {bot(1): 5000}
+    await check_books(env, T_ID)
+
+
+async def test_restart_resumes_a_running_tournament(tmp_path):
+    """Kill the services mid-tournament (no shutdown), rebuild from the database: it finishes with books balanced."""
+    path = tmp_path / "r.sqlite3"
+    async with SqliteStorage(path, synchronous="OFF") as storage:
+        env = Env(storage, hand_seconds=120)
+        cfg = TournamentConfig(format=Format.SNG, buy_in=100, seats=5, starting_stack=400, antes=default_antes(10))
+        await env.service.create(T_ID, guild_id=GUILD, channel_id=1, host_id=1, config=cfg)
+        for n in range(1, 6):
+            await env.service.register(T_ID, bot(n))
+        for _ in range(3):
+            await env.settle()
+            env.clock.now += 30
+            await env.service.tick()
+        now = env.clock.now
+        await env.driver.stop()
+    async with SqliteStorage(path, synchronous="OFF") as storage:
+        env2 = Env.__new__(Env)
+        Env.__init__(env2, storage, hand_seconds=120)
+        env2.clock.now = now
+        await env2.tables.load()
+        assert await env2.service.load() == 1
+        env2.driver.start()
+        await env2.service.kick()
+        await env2.run(T_ID)
+        assert env2.service.get(T_ID).status is Status.FINISHED
+        await check_books(env2, T_ID)
