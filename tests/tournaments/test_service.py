@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncIterator, Coroutine
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -23,7 +25,14 @@ from pancog.tournaments.errors import (
 )
 from pancog.tournaments.levels import default_antes
 from pancog.tournaments.model import EntryStatus, Format, Status, TournamentConfig
-from pancog.tournaments.service import PlayerMoved, TableOpened, TournamentFinished, TournamentService
+from pancog.tournaments.service import (
+    LevelUp,
+    PlayerMoved,
+    PlayerOut,
+    TableOpened,
+    TournamentFinished,
+    TournamentService,
+)
 
 GUILD = 5000
 T_ID = 880_000_001
@@ -51,16 +60,24 @@ class Env:
         self.hand_seconds = hand_seconds
         self.tables.subscribe(self._on_applied)
         self.driver.start()
+        self.extra: list[asyncio.Task[None]] = []
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        self.extra.append(asyncio.get_running_loop().create_task(coro))
 
     def _on_applied(self, applied: Applied) -> None:
         if isinstance(applied.action, StartHand):
             self.hands += 1
-            self.clock.now += self.hand_seconds  # a hand "takes" this long on the fake clock
+            # a hand "takes" hand_seconds at each table; tables play at the same time
+            self.clock.now += self.hand_seconds / max(1, len(self.tables.sessions))
 
     async def settle(self) -> None:
         for _ in range(10_000):
             await self.driver.drain()
             await self.service.drain()
+            for task in self.extra:
+                await task  # a refusal would fail the test here
+            self.extra.clear()
             if not self.driver.busy() and not self.service._tasks:
                 return
 
@@ -92,9 +109,10 @@ async def check_books(env: Env, tournament_id: int) -> None:
 
 async def test_sit_and_go_seven_computer_players(storage):
     """A 7-seat Sit & Go starts when full, plays to one winner, pays 65/35 with a 10 % fee; books balance."""
-    env = Env(storage, hand_seconds=120)
-    cfg = TournamentConfig(format=Format.SNG, buy_in=100, fee=10, seats=7, starting_stack=400,
-                           antes=default_antes(10), level_minutes=10)
+    env = Env(storage, hand_seconds=300)  # a steep structure keeps the test quick: a new level every two hands
+    cfg = TournamentConfig(
+        format=Format.SNG, buy_in=100, fee=10, seats=7, starting_stack=300, antes=default_antes(10), level_minutes=10
+    )
     await env.service.create(T_ID, guild_id=GUILD, channel_id=1, host_id=1, config=cfg)
     for n in range(1, 8):
         await env.service.register(T_ID, bot(n))
@@ -115,11 +133,20 @@ async def test_sit_and_go_seven_computer_players(storage):
 
 async def test_scheduled_forty_entries_reentry_late_registration_final_table(storage):
     """40 entries over 6 tables (re-entries during late registration), balancing, breaking, a final table."""
-    env = Env(storage, hand_seconds=60)
+    env = Env(storage, hand_seconds=90)
     start = int(env.clock.now * 1000) + 60_000
-    cfg = TournamentConfig(format=Format.SCHEDULED, buy_in=50, seats=7, starting_stack=300,
-                           antes=default_antes(10), level_minutes=3, start_at_ms=start, late_levels=2,
-                           max_entries=2, min_entries=10)
+    cfg = TournamentConfig(
+        format=Format.SCHEDULED,
+        buy_in=50,
+        seats=7,
+        starting_stack=100,
+        antes=default_antes(10),
+        level_minutes=2,
+        start_at_ms=start,
+        late_levels=3,
+        max_entries=2,
+        min_entries=10,
+    )
     await env.service.create(T_ID, guild_id=GUILD, channel_id=1, host_id=1, config=cfg)
     for n in range(1, 31):
         await env.service.register(T_ID, bot(n))
@@ -129,24 +156,22 @@ async def test_scheduled_forty_entries_reentry_late_registration_final_table(sto
     await env.service.tick()
     t = env.service.get(T_ID)
     assert t.status is Status.RUNNING and len(t.open_tables()) == 5
-    late = 31
-    reentered = 0
-    for _ in range(400):
-        await env.settle()
-        if env.service.registration_open(t):
-            while late <= 34:  # late registrations
-                await env.service.register(T_ID, bot(late))
-                late += 1
-            for e in list(t.entries.values()):  # re-entries of busted players
-                if e.status is EntryStatus.OUT and len(t.entries_of(e.player_id)) < 2 and len(t.entries) < 40:
-                    await env.service.register(T_ID, e.player_id)
-                    reentered += 1
-        if t.status is Status.FINISHED:
-            break
-        env.clock.now += 30
-        await env.service.tick()
+    late: list[int] = []
+    reentered: list[int] = []
+
+    def on_event(event: object) -> None:  # players react while the tournament runs (hands deal back to back)
+        if isinstance(event, LevelUp) and event.level == 2:
+            for n in range(31, 35):
+                late.append(n)
+                env.spawn(env.service.register(T_ID, bot(n)))
+        if isinstance(event, PlayerOut) and event.can_reenter and len(t.entries) + len(env.extra) < 40:
+            reentered.append(event.player_id)
+            env.spawn(env.service.register(T_ID, event.player_id))
+
+    env.service.subscribe(on_event)
+    await env.run(T_ID)
     assert t.status is Status.FINISHED
-    assert reentered >= 1 and late == 35 and len(t.entries) >= 35
+    assert len(reentered) >= 1 and len(late) == 4 and len(t.entries) == 34 + len(reentered)
     with pytest.raises(RegistrationClosed):
         await env.service.register(T_ID, bot(99))
     assert any(isinstance(e, PlayerMoved) for e in env.events)
@@ -183,28 +208,36 @@ async def test_refusals_change_nothing(storage):
 
 
 async def test_restart_resumes_a_running_tournament(tmp_path):
-    """Kill the services mid-tournament (no shutdown), rebuild from the database: it finishes with books balanced."""
+    """The database stops taking commits mid-tournament (as at a SIGKILL); new services on the same file resume
+    from what was committed and the tournament finishes with the books balanced."""
     path = tmp_path / "r.sqlite3"
     async with SqliteStorage(path, synchronous="OFF") as storage:
-        env = Env(storage, hand_seconds=120)
-        cfg = TournamentConfig(format=Format.SNG, buy_in=100, seats=5, starting_stack=400, antes=default_antes(10))
+        env = Env(storage, hand_seconds=300)
+        cfg = TournamentConfig(format=Format.SNG, buy_in=100, seats=5, starting_stack=300, antes=default_antes(10))
         await env.service.create(T_ID, guild_id=GUILD, channel_id=1, host_id=1, config=cfg)
+        real_commit = env.tables.store.commit_action
+
+        async def dying_commit(*args: Any, **kwargs: Any) -> Any:
+            if env.hands >= 6:
+                raise RuntimeError("killed")
+            return await real_commit(*args, **kwargs)
+
+        env.tables.store.commit_action = dying_commit  # type: ignore[method-assign]
         for n in range(1, 6):
             await env.service.register(T_ID, bot(n))
-        for _ in range(3):
-            await env.settle()
-            env.clock.now += 30
-            await env.service.tick()
+        await env.settle()
+        assert env.service.get(T_ID).status is Status.RUNNING
         now = env.clock.now
         await env.driver.stop()
     async with SqliteStorage(path, synchronous="OFF") as storage:
-        env2 = Env.__new__(Env)
-        Env.__init__(env2, storage, hand_seconds=120)
+        env2 = Env(storage, hand_seconds=300)
         env2.clock.now = now
+        await env2.driver.stop()
         await env2.tables.load()
         assert await env2.service.load() == 1
         env2.driver.start()
         await env2.service.kick()
         await env2.run(T_ID)
-        assert env2.service.get(T_ID).status is Status.FINISHED
+        t = env2.service.get(T_ID)
+        assert t.status is Status.FINISHED and sorted(e.place for e in t.entries.values())[0] == 1
         await check_books(env2, T_ID)
