@@ -456,7 +456,8 @@ class TournamentService:
     async def set_away(self, tournament_id: int, player_id: int, away: bool) -> None:
         """An away player is dealt in and goes on top automatically (loses only the ante)."""
         t = self.get(tournament_id)
-        entry = next((e for e in t.entries_of(player_id) if e.status is EntryStatus.ALIVE), None)
+        live = (EntryStatus.ALIVE, EntryStatus.REGISTERED)
+        entry = next((e for e in t.entries_of(player_id) if e.status in live), None)
         if entry is None:
             raise NotRegistered
         entry.away = away
@@ -531,6 +532,7 @@ class TournamentService:
     async def _between_hands(self, t: Tournament) -> None:
         """Everything between hands, re-derivable at any time: busts, seats, balance, finish, deals."""
         await self._reconcile(t)
+        await self._close_emptied(t)
         await self._eliminate(t)
         if t.status is not Status.RUNNING:
             return
@@ -550,6 +552,7 @@ class TournamentService:
             moved = tuple(t.entries[m.entry_id] for m in result.moves)
             await self._save(t, entries=moved, tables=tuple(broken))
             await self._reconcile(t)
+            await self._close_emptied(t)
             for m in result.moves:
                 self._emit(PlayerMoved(t.tournament_id, t.entries[m.entry_id].player_id, m.from_table, m.to_table))
         if not result.final_table and result.waiting and sum(1 for _ in t.open_tables()) > 1:
@@ -599,6 +602,7 @@ class TournamentService:
 
     async def _reconcile(self, t: Tournament) -> None:
         """Make the tables match the entries: stand movers (between hands) and seat them where they belong."""
+        await self._clear_out(t)
         for e in t.alive():
             if e.table_no == -1:  # a late entry found no room: open a new table
                 no = max(t.tables) + 1
@@ -608,7 +612,7 @@ class TournamentService:
                 self._by_table[tt.table_id] = t.tournament_id
                 await self._save(t, entries=(e,), tables=(tt,))
             target = t.tables[e.table_no] if e.table_no is not None else None
-            if target is None:
+            if target is None or target.status == "closed":
                 continue
             here = self._seated_at(t, e.player_id)
             if here is not None and here.table_no == target.table_no:
@@ -677,22 +681,43 @@ class TournamentService:
                 e.bust_group = t.bust_groups
                 e.start_stack = tt.hand_stacks.get(e.entry_id, 0)
             await self._save(t, entries=tuple(e for e, _ in out))
-            for e, seat in out:
-                stub = session.state.seats[seat]
-                if stub is not None and stub.player_id == e.player_id:
-                    await self.tables.system_act(tt.table_id, Stand(seat=seat))
-                chips = Account.bank(t.tournament_id, e.player_id)
-                async with self.ledger.storage.transaction() as tx:
-                    held = (await tx.balances([chips]))[chips]
-                    await self._post(
-                        tx,
-                        t,
-                        [Posting(chips, -held), Posting(Account.issued(t.tournament_id), held)] if held else [],
-                        f"stub:{e.entry_id}",
-                        "tournament bust: leftover chips",
-                    )
+            for e, _ in out:
                 again = self.registration_open(t) and len(t.entries_of(e.player_id)) < t.config.entries_per_player
                 self._emit(PlayerOut(t.tournament_id, e.player_id, e.entry_id, again))
+        await self._clear_out(t)
+
+    async def _clear_out(self, t: Tournament) -> None:
+        """Entries that are out leave their table (between hands); what is left of their chips (less than an ante)
+        goes back to ``issued:T``. Re-derivable: a restart finishes what a crash interrupted."""
+        latest: dict[int, Entry] = {}
+        for e in t.entries.values():  # a player's latest entry speaks for the chips under their id
+            if e.status is not EntryStatus.REFUNDED:
+                latest[e.player_id] = e
+        for e in latest.values():
+            if e.status is not EntryStatus.OUT:
+                continue
+            here = self._seated_at(t, e.player_id)
+            if here is not None:
+                session = self.tables.get(here.table_id)
+                if session.in_hand:
+                    continue
+                await self.tables.system_act(here.table_id, Stand(seat=session.seat_of(e.player_id)))
+            chips = Account.bank(t.tournament_id, e.player_id)
+            async with self.ledger.storage.transaction() as tx:
+                held = (await tx.balances([chips]))[chips]
+                if held:
+                    legs = [Posting(chips, -held), Posting(Account.issued(t.tournament_id), held)]
+                    await self._post(tx, t, legs, f"stub:{e.entry_id}", "tournament bust: leftover chips")
+
+    async def _close_emptied(self, t: Tournament) -> None:
+        """Close the TableService tables of broken tables once nobody sits there."""
+        for tt in t.tables.values():
+            if tt.status != "closed":
+                continue
+            with contextlib.suppress(NoTableHere):
+                session = self.tables.get(tt.table_id)
+                if not session.player_ids() and not session.in_hand:
+                    await self.tables.close_system(tt.table_id)
 
     async def _final_table(self, t: Tournament) -> None:
         no = max(t.tables) + 1
@@ -708,6 +733,7 @@ class TournamentService:
         self._by_table[final.table_id] = t.tournament_id
         await self._save(t, entries=tuple(alive), tables=(final, *old))
         await self._reconcile(t)
+        await self._close_emptied(t)
 
     async def _deal_idle(self, t: Tournament) -> None:
         if t.paused_ms is not None:

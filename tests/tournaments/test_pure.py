@@ -239,3 +239,21 @@ TestBalancerMachine.settings = settings(max_examples=150, stateful_step_count=40
 def test_target_tables_is_ceil():
     """ceil(players / seats), at least one."""
     assert [target_tables(n, 7) for n in (1, 7, 8, 14, 15)] == [1, 1, 2, 2, 3] and math.ceil(15 / 7) == 3
+
+
+def test_pure_parts_import_only_the_stdlib():
+    """levels, payouts, balancer, ranking and errors import only the stdlib, each other and pancog.game.errors."""
+    import ast
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "pancog" / "tournaments"
+    for name in ("levels", "payouts", "balancer", "ranking", "errors"):
+        tree = ast.parse((root / f"{name}.py").read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                assert node.module.split(".")[0] in sys.stdlib_module_names | {"__future__"} or (
+                    node.module == "pancog.game.errors"
+                ), f"{name} imports {node.module}"
+            elif isinstance(node, ast.Import):
+                assert all(a.name.split(".")[0] in sys.stdlib_module_names for a in node.names), name

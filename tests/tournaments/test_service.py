@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Coroutine
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pancog.ai import Level
 from pancog.bots import BotDriver, BotSettings, computer_id
 from pancog.game.actions import StartHand
+from pancog.game.events import ChipsMoved, HandStarted
 from pancog.ledger import ChipLedger, InsufficientChips
 from pancog.storage import SqliteStorage
 from pancog.storage.base import Account
@@ -241,3 +242,33 @@ async def test_restart_resumes_a_running_tournament(tmp_path):
         t = env2.service.get(T_ID)
         assert t.status is Status.FINISHED and sorted(e.place for e in t.entries.values())[0] == 1
         await check_books(env2, T_ID)
+
+
+async def test_away_player_is_dealt_in_and_goes_on_top(storage):
+    """An away person is dealt every hand and goes on top automatically: the only chips they pay are antes."""
+    env = Env(storage, hand_seconds=300)
+    human = 4242
+    paid: list[tuple[str, int]] = []
+    dealt: list[int] = []
+
+    def watch(applied: Applied) -> None:
+        seat = applied.session.find_seat(human)
+        for event in applied.events:
+            if isinstance(event, HandStarted) and seat in event.dealt:
+                dealt.append(event.hand_no)
+            if isinstance(event, ChipsMoved) and seat is not None and event.payer == seat:
+                paid.append((event.reason.value, event.amount))
+
+    env.tables.subscribe(watch)
+    cfg = TournamentConfig(format=Format.SNG, buy_in=100, seats=3, starting_stack=300, antes=default_antes(10))
+    await env.service.create(T_ID, guild_id=GUILD, channel_id=1, host_id=1, config=cfg)
+    await env.service.register(T_ID, bot(1))
+    await env.service.register(T_ID, human)
+    await env.service.set_away(T_ID, human, True)
+    await env.service.register(T_ID, bot(2))  # the table is full: it starts
+    await env.run(T_ID)
+    assert len(dealt) >= 3
+    assert paid and {reason for reason, _ in paid} == {"ante"}
+    me = next(e for e in env.service.get(T_ID).entries.values() if e.player_id == human)
+    assert me.status is EntryStatus.OUT and me.place == 3
+    await check_books(env, T_ID)
