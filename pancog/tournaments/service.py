@@ -55,6 +55,7 @@ __all__ = [
     "TournamentCancelled",
     "TournamentEvent",
     "TournamentFinished",
+    "TournamentInfo",
     "TournamentService",
     "TournamentStarted",
 ]
@@ -113,6 +114,29 @@ class TournamentFinished:
 class TournamentCancelled:
     tournament_id: int
     refunds: dict[int, int]  # player id -> chips
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentInfo:
+    """A read-only picture for ``/tourney info`` and the standings image."""
+
+    tournament_id: int
+    title: str
+    format: Format
+    status: Status
+    level: int  # 1-based
+    ante: int
+    on_break: bool
+    paused: bool
+    seconds_to_next_level: float
+    entries: int
+    alive: int
+    prize_pool: int
+    prizes: tuple[int, ...]  # by place, before ties
+    registration_open: bool
+    chips: tuple[tuple[int, int, int | None], ...]  # (player id, chips, table no), most chips first
+    tables: tuple[tuple[int, tuple[int, ...]], ...]  # (table no, player ids)
+    results: tuple[tuple[int, int | None, int], ...]  # (player id, place, prize) once finished
 
 
 TournamentEvent = (
@@ -228,6 +252,9 @@ class TournamentService:
             if t.status is Status.RUNNING:
                 async with self._lock(t.tournament_id):
                     await self._between_hands(t)
+                for tt in t.open_tables():  # an away player's pending turn
+                    with contextlib.suppress(NoTableHere):
+                        self._play_away(self.tables.get(tt.table_id), t)
         await self.tick()
 
     async def create(
@@ -850,6 +877,38 @@ class TournamentService:
             with contextlib.suppress(NoTableHere):
                 problems += await self.tables.check_books(tt.table_id)
         return problems
+
+    def info(self, tournament_id: int) -> TournamentInfo:
+        """Everything ``/tourney info`` shows: state, level and clock, field, pool, tables and chip counts."""
+        t = self.get(tournament_id)
+        level, ante, on_break, left = self.level(t)
+        cfg = t.config
+        tables = tuple(
+            (tt.table_no, tuple(e.player_id for e in t.alive() if e.table_no == tt.table_no)) for tt in t.open_tables()
+        )
+        return TournamentInfo(
+            tournament_id=t.tournament_id,
+            title=cfg.title,
+            format=cfg.format,
+            status=t.status,
+            level=level + 1,
+            ante=ante,
+            on_break=on_break,
+            paused=t.paused_ms is not None,
+            seconds_to_next_level=left,
+            entries=t.paid_entries,
+            alive=len(t.alive()),
+            prize_pool=(cfg.buy_in - cfg.fee) * t.paid_entries,
+            prizes=prizes((cfg.buy_in - cfg.fee) * t.paid_entries, max(1, t.paid_entries), cfg.payouts or None),
+            registration_open=self.registration_open(t),
+            chips=tuple(self.standings_now(tournament_id)) if t.status is Status.RUNNING else (),
+            tables=tables,
+            results=tuple(
+                (e.player_id, e.place, e.prize or 0)
+                for e in sorted(t.entries.values(), key=lambda x: (x.place or 10**9, x.entry_id))
+                if e.place is not None
+            ),
+        )
 
     def standings_now(self, tournament_id: int) -> list[tuple[int, int, int | None]]:
         """(player id, chips, table no) of the entries still in, most chips first (for /tourney info)."""

@@ -272,3 +272,33 @@ async def test_away_player_is_dealt_in_and_goes_on_top(storage):
     me = next(e for e in env.service.get(T_ID).entries.values() if e.player_id == human)
     assert me.status is EntryStatus.OUT and me.place == 3
     await check_books(env, T_ID)
+
+
+async def test_pause_stops_the_deal_and_the_clock(storage):
+    """While paused, hands in progress finish, no new hand is dealt and the level clock stands still."""
+    env = Env(storage, hand_seconds=60)
+    cfg = TournamentConfig(format=Format.SNG, buy_in=100, seats=3, starting_stack=300, antes=default_antes(10))
+    await env.service.create(T_ID, guild_id=GUILD, channel_id=1, host_id=1, config=cfg)
+    await env.service.register(T_ID, bot(1))
+    await env.service.register(T_ID, bot(2))
+    with pytest.raises(Exception) as err:
+        await env.service.pause(T_ID, user_id=1)  # not running yet
+    assert getattr(err.value, "code", "") == "tournament_not_running"
+    await env.service.register(T_ID, bot(3))  # full: starts and deals the first hand
+    await env.service.pause(T_ID, user_id=1)
+    await env.settle()
+    assert env.hands == 1
+    t = env.service.get(T_ID)
+    before = env.service.level(t)
+    env.clock.now += 3600
+    await env.service.tick()
+    await env.settle()
+    assert env.hands == 1 and env.service.level(t)[0] == before[0]
+    assert env.service.info(T_ID).paused
+    await env.service.resume(T_ID, user_id=1)
+    env.hand_seconds = 900  # a steep finish keeps the test quick
+    await env.run(T_ID)
+    info = env.service.info(T_ID)
+    assert info.status is Status.FINISHED and [r[1] for r in info.results] == [1, 2, 3]
+    assert sum(r[2] for r in info.results) == info.prize_pool == 300
+    await check_books(env, T_ID)
