@@ -335,9 +335,7 @@ def _from_snapshot(text: str, item: StoredTable, rules: Rules) -> TableState:
         raise _UnusableSnapshot(f"snapshot at seq {item.first_seq - 1} is unreadable ({exc})") from exc
     if state.seq != item.first_seq - 1 or state.table_id != item.table_id:
         raise _UnusableSnapshot(f"snapshot at seq {item.first_seq - 1} holds table {state.table_id} at seq {state.seq}")
-    # The preset changed since: a full replay uses today's rules, as without snapshots. (The ante may differ: a
-    # logged SetStakes action changed it, e.g. a tournament level.)
-    if dataclasses.replace(state.rules, ante_chips=rules.ante_chips) != rules:
+    if state.rules != rules:  # the preset changed since: a full replay uses today's rules, as without snapshots
         raise _UnusableSnapshot(f"snapshot at seq {item.first_seq - 1} has other rules than the table's config")
     return state
 
