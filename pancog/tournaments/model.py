@@ -14,6 +14,7 @@ from .payouts import prizes
 __all__ = [
     "DEFAULT_BASE_ANTE",
     "DEFAULT_LEVEL_MINUTES",
+    "DEFAULT_SNG_LEVEL_MINUTES",
     "DEFAULT_STACK",
     "Entry",
     "EntryStatus",
@@ -24,11 +25,13 @@ __all__ = [
     "TournamentConfig",
 ]
 
-# Chosen by bench/tournament_sim.py (docs/tournaments.md): a 7-player Sit & Go of computer players lasts about an
-# hour at about 2 minutes a hand with these.
-DEFAULT_STACK = 1000
+# Chosen by simulating whole tournaments of computer players (bench/tournament_sim.py, docs/tournaments.md): with
+# 30 antes a stack, a 7-player Sit & Go with 6-minute levels lasts about an hour and a 40-entry event with 10-minute
+# levels about two and a half hours (at 10 s + 1.5 s per decision a hand).
+DEFAULT_STACK = 300
 DEFAULT_BASE_ANTE = 10
-DEFAULT_LEVEL_MINUTES = 10.0
+DEFAULT_LEVEL_MINUTES = 10.0  # scheduled events
+DEFAULT_SNG_LEVEL_MINUTES = 6.0
 
 
 class Format(StrEnum):
@@ -60,7 +63,7 @@ class TournamentConfig:
     seats: int = 7
     starting_stack: int = DEFAULT_STACK
     antes: tuple[int, ...] = field(default_factory=lambda: default_antes(DEFAULT_BASE_ANTE))
-    level_minutes: float = DEFAULT_LEVEL_MINUTES
+    level_minutes: float | None = None  # None: 6 for a Sit & Go, 10 for a scheduled event
     break_every: int = 0
     break_minutes: float = 5.0
     start_at_ms: int | None = None  # scheduled events
@@ -93,10 +96,16 @@ class TournamentConfig:
     def schedule(self) -> LevelSchedule:
         return LevelSchedule(
             antes=self.antes,
-            level_minutes=self.level_minutes,
+            level_minutes=self.minutes_per_level,
             break_every=self.break_every,
             break_minutes=self.break_minutes,
         )
+
+    @property
+    def minutes_per_level(self) -> float:
+        if self.level_minutes is not None:
+            return self.level_minutes
+        return DEFAULT_SNG_LEVEL_MINUTES if self.format is Format.SNG else DEFAULT_LEVEL_MINUTES
 
     @property
     def field_limit(self) -> int:
@@ -142,7 +151,7 @@ class TournamentConfig:
             seats=int(d["seats"]),
             starting_stack=int(d["starting_stack"]),
             antes=tuple(int(a) for a in d["antes"]),
-            level_minutes=float(d["level_minutes"]),
+            level_minutes=None if d["level_minutes"] is None else float(d["level_minutes"]),
             break_every=int(d["break_every"]),
             break_minutes=float(d["break_minutes"]),
             start_at_ms=None if d["start_at_ms"] is None else int(d["start_at_ms"]),

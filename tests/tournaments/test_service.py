@@ -21,6 +21,7 @@ from pancog.tables import Applied, TableService
 from pancog.tournaments.errors import (
     AlreadyRegistered,
     BadSchedule,
+    BadTournamentOption,
     RegistrationClosed,
     TournamentStateError,
 )
@@ -302,3 +303,23 @@ async def test_pause_stops_the_deal_and_the_clock(storage):
     assert info.status is Status.FINISHED and [r[1] for r in info.results] == [1, 2, 3]
     assert sum(r[2] for r in info.results) == info.prize_pool == 300
     await check_books(env, T_ID)
+
+
+def test_config_round_trip_and_refusals():
+    """A config survives its JSON; impossible options are refused with a clear error."""
+    cfg = TournamentConfig(
+        format=Format.SCHEDULED, start_at_ms=1, payouts=(50, 30, 20), max_entries=3, late_levels=2, fee=10, seats=6
+    )
+    assert TournamentConfig.from_json(cfg.to_json()) == cfg
+    assert cfg.minutes_per_level == 10 and TournamentConfig().minutes_per_level == 6
+    for bad in (
+        {"seats": 9},
+        {"fee": 200},
+        {"late_levels": 2},  # a Sit & Go is a freezeout
+        {"format": Format.SCHEDULED},  # no start time
+        {"starting_stack": 10},  # not more than the first ante
+        {"payouts": (20, 30)},
+        {"format": Format.SCHEDULED, "start_at_ms": 1, "seats": 3},  # multi-table tables seat 4 to 8
+    ):
+        with pytest.raises(BadTournamentOption):
+            TournamentConfig(**bad)
