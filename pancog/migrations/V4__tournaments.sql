@@ -26,17 +26,7 @@ CREATE TABLE postings_v4 (
 INSERT INTO postings_v4 (journal_id, leg, account_key, delta) SELECT journal_id, leg, account_key, delta FROM postings;
 DROP TABLE postings;
 DROP TABLE accounts;
-CREATE TABLE accounts (
-    key      TEXT PRIMARY KEY,
-    kind     TEXT NOT NULL CHECK (kind IN ('bank', 'stack', 'tops', 'issued', 'escrow', 'house')),
-    scope_id INTEGER NOT NULL,
-    user_id  INTEGER,
-    pot      TEXT CHECK (pot IS NULL OR pot IN ('singles', 'doubles')),
-    balance  INTEGER NOT NULL DEFAULT 0,
-    CHECK (balance >= 0 OR kind = 'issued')
-);
-INSERT INTO accounts (key, kind, scope_id, user_id, pot, balance)
-    SELECT key, kind, scope_id, user_id, pot, balance FROM accounts_v4;
+ALTER TABLE accounts_v4 RENAME TO accounts;
 CREATE INDEX accounts_by_scope ON accounts (kind, scope_id, balance);
 CREATE TABLE postings (
     journal_id  INTEGER NOT NULL REFERENCES journals (id),
@@ -48,7 +38,6 @@ CREATE TABLE postings (
 INSERT INTO postings (journal_id, leg, account_key, delta)
     SELECT journal_id, leg, account_key, delta FROM postings_v4;
 DROP TABLE postings_v4;
-DROP TABLE accounts_v4;
 CREATE TRIGGER postings_append_only_u BEFORE UPDATE ON postings BEGIN SELECT RAISE(ABORT, 'pan:append_only'); END;
 CREATE TRIGGER postings_append_only_d BEFORE DELETE ON postings BEGIN SELECT RAISE(ABORT, 'pan:append_only'); END;
 

@@ -800,15 +800,7 @@ class TournamentService:
         await self._save(t, tables=tuple(t.tables.values()))
 
     async def _finish(self, t: Tournament) -> None:
-        survivors = []
-        for e in t.alive():
-            tt = self._seated_at(t, e.player_id)
-            stack = 0
-            if tt is not None:
-                session = self.tables.get(tt.table_id)
-                seat = session.state.seats[session.seat_of(e.player_id)]
-                stack = seat.stack if seat is not None else 0
-            survivors.append((e.entry_id, stack))
+        survivors = [(e.entry_id, self._chips_of(t, e.player_id)) for e in t.alive()]
         busts = [
             Bust(e.entry_id, e.bust_group or 0, e.start_stack or 0)
             for e in sorted(t.entries.values(), key=lambda x: (x.bust_group or 0, x.entry_id))
@@ -913,16 +905,17 @@ class TournamentService:
     def standings_now(self, tournament_id: int) -> list[tuple[int, int, int | None]]:
         """(player id, chips, table no) of the entries still in, most chips first (for /tourney info)."""
         t = self.get(tournament_id)
-        rows = []
-        for e in t.alive():
-            tt = self._seated_at(t, e.player_id)
-            chips = 0
-            if tt is not None:
-                session = self.tables.get(tt.table_id)
-                seat = session.state.seats[session.seat_of(e.player_id)]
-                chips = seat.stack if seat is not None else 0
-            rows.append((e.player_id, chips, e.table_no))
+        rows = [(e.player_id, self._chips_of(t, e.player_id), e.table_no) for e in t.alive()]
         return sorted(rows, key=lambda r: -r[1])
+
+    def _chips_of(self, t: Tournament, player_id: int) -> int:
+        """The player's stack at the tournament table they sit at (0 if not seated)."""
+        tt = self._seated_at(t, player_id)
+        if tt is None:
+            return 0
+        session = self.tables.get(tt.table_id)
+        seat = session.state.seats[session.seat_of(player_id)]
+        return seat.stack if seat is not None else 0
 
 
 _ = InsufficientChips  # documented in register's Raises
