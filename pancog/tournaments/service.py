@@ -703,10 +703,13 @@ class TournamentService:
             if not out:
                 continue
             t.bust_groups += 1
+            seat_of = {e.entry_id: seat for e, seat in out}
             for e, _ in out:
                 e.status = EntryStatus.OUT
                 e.bust_group = t.bust_groups
-                e.start_stack = tt.hand_stacks.get(e.entry_id, 0)
+                seat_now = session.state.seats[seat_of[e.entry_id]]
+                # not dealt the last hand (seated after its deal): the stack now is the stack at its start
+                e.start_stack = tt.hand_stacks.get(e.entry_id, seat_now.stack if seat_now is not None else 0)
             await self._save(t, entries=tuple(e for e, _ in out))
             for e, _ in out:
                 again = self.registration_open(t) and len(t.entries_of(e.player_id)) < t.config.entries_per_player

@@ -233,7 +233,7 @@ class BalancerMachine(RuleBasedStateMachine):
 
 
 TestBalancerMachine = BalancerMachine.TestCase
-TestBalancerMachine.settings = settings(max_examples=150, stateful_step_count=40, deadline=None)
+TestBalancerMachine.settings = settings(max_examples=80, stateful_step_count=30, deadline=None)
 
 
 def test_target_tables_is_ceil():

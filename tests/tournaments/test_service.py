@@ -103,6 +103,21 @@ def bot(n: int) -> int:
     return computer_id(Level.EASY, n)
 
 
+def check_ranking(t) -> None:
+    """Same hand: more chips at its start = better place; equal stacks share; a later bust always ranks better."""
+    out = [e for e in t.entries.values() if e.status is EntryStatus.OUT]
+    for a in out:
+        for b in out:
+            if a.bust_group == b.bust_group and a.start_stack > b.start_stack:
+                assert a.place < b.place
+            if a.bust_group == b.bust_group and a.start_stack == b.start_stack:
+                assert (a.place, a.tied) == (b.place, b.tied)
+            if a.bust_group > b.bust_group:
+                assert a.place < b.place
+    places = sorted((e.place, e.tied) for e in t.entries.values())
+    assert places[0] == (1, 1)
+
+
 async def check_books(env: Env, tournament_id: int) -> None:
     assert await env.service.audit(tournament_id) == []
     report = await env.ledger.audit()
@@ -127,6 +142,7 @@ async def test_sit_and_go_seven_computer_players(storage):
     assert sorted(finished.prizes.values(), reverse=True) == [410, 220]  # 630 pool: 65/35, remainder to first
     places = sorted(e.place for e in t.entries.values())
     assert places[0] == 1 and len(places) == 7
+    check_ranking(t)
     assert await env.ledger.balances([Account.escrow(T_ID)]) == {Account.escrow(T_ID): 0}
     assert (await env.ledger.balances([Account.house(GUILD)]))[Account.house(GUILD)] == 70
     await check_books(env, T_ID)
@@ -145,7 +161,7 @@ async def test_scheduled_forty_entries_reentry_late_registration_final_table(sto
         antes=default_antes(10),
         level_minutes=2,
         start_at_ms=start,
-        late_levels=3,
+        late_levels=4,
         max_entries=2,
         min_entries=10,
     )
@@ -162,18 +178,24 @@ async def test_scheduled_forty_entries_reentry_late_registration_final_table(sto
     reentered: list[int] = []
 
     def on_event(event: object) -> None:  # players react while the tournament runs (hands deal back to back)
-        if isinstance(event, LevelUp) and event.level == 2:
+        pending = len(t.entries) + sum(1 for task in env.extra if not task.done())
+        if isinstance(event, LevelUp) and event.level == 2:  # late registrations
             for n in range(31, 35):
                 late.append(n)
                 env.spawn(env.service.register(T_ID, bot(n)))
-        if isinstance(event, PlayerOut) and event.can_reenter and len(t.entries) + len(env.extra) < 40:
+        if isinstance(event, LevelUp) and event.level == cfg.late_levels:  # the last level of late registration
+            for n in range(35, 35 + max(0, 40 - pending)):
+                late.append(n)
+                env.spawn(env.service.register(T_ID, bot(n)))
+        if isinstance(event, PlayerOut) and event.can_reenter and pending < 40:
             reentered.append(event.player_id)
             env.spawn(env.service.register(T_ID, event.player_id))
 
     env.service.subscribe(on_event)
     await env.run(T_ID)
     assert t.status is Status.FINISHED
-    assert len(reentered) >= 1 and len(late) == 4 and len(t.entries) == 34 + len(reentered)
+    assert len(t.entries) == 40 and len(reentered) >= 1 and len(late) >= 4
+    assert len({e.player_id for e in t.entries.values()}) == 40 - len(reentered)
     with pytest.raises(RegistrationClosed):
         await env.service.register(T_ID, bot(99))
     assert any(isinstance(e, PlayerMoved) for e in env.events)
@@ -181,6 +203,7 @@ async def test_scheduled_forty_entries_reentry_late_registration_final_table(sto
     assert sorted(e.place for e in t.entries.values())[0] == 1
     paid = [e.prize for e in t.entries.values() if e.prize]
     assert sum(paid) == 50 * len(t.entries)
+    check_ranking(t)
     await check_books(env, T_ID)
 
 
