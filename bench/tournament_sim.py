@@ -1,6 +1,6 @@
 """Tournament simulation: whole Sit & Gos and multi-table events of computer players, to choose the defaults.
 
-Run: .venv/bin/python bench/tournament_sim.py [--sng 12] [--mtt 4] [--stack 1000] [--ante 10] [--level-minutes 10]
+Run: .venv/bin/python bench/tournament_sim.py [--sng 16] [--mtt 5] [--stack 300] [--ante 10] [--level-minutes M]
 
 Pure and fast: the engine and the computer players (normal level) play every hand directly (no database, no
 Discord), with the tournament's own pure parts (the level schedule, the balancer). Tables play at the same time:
@@ -32,6 +32,12 @@ from pancog.game.rules import Rules
 from pancog.game.state import TableState, initial_state
 from pancog.tournaments.balancer import BalanceTable, plan
 from pancog.tournaments.levels import LevelSchedule, default_antes
+from pancog.tournaments.model import (
+    DEFAULT_BASE_ANTE,
+    DEFAULT_LEVEL_MINUTES,
+    DEFAULT_SNG_LEVEL_MINUTES,
+    DEFAULT_STACK,
+)
 
 
 @dataclass
@@ -160,23 +166,33 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sng", type=int, default=12, help="7-player Sit & Gos to play")
     ap.add_argument("--mtt", type=int, default=4, help="40-entry events to play")
-    ap.add_argument("--stack", type=int, default=1000)
-    ap.add_argument("--ante", type=int, default=10, help="first-level ante; then x1.5, 2, 3, 4, 6, 8 ...")
-    ap.add_argument("--level-minutes", type=float, default=10.0)
-    ap.add_argument("--seconds-per-action", type=float, default=3.0)
-    ap.add_argument("--hand-overhead", type=float, default=15.0)
+    ap.add_argument("--stack", type=int, default=DEFAULT_STACK)
+    ap.add_argument("--ante", type=int, default=DEFAULT_BASE_ANTE, help="first ante; then x1.5, 2, 3, 4, 6, 8 ...")
+    ap.add_argument(
+        "--level-minutes",
+        type=float,
+        default=None,
+        help=f"default {DEFAULT_SNG_LEVEL_MINUTES:g} for a Sit & Go, {DEFAULT_LEVEL_MINUTES:g} for a scheduled event",
+    )
+    ap.add_argument("--seconds-per-action", type=float, default=1.5)
+    ap.add_argument("--hand-overhead", type=float, default=10.0)
     ap.add_argument("--level", default="normal", help="computer level of every player")
     ap.add_argument("--seed", type=int, default=15)
     args = ap.parse_args()
     player = make_player(Level(args.level))
-    schedule = LevelSchedule(antes=default_antes(args.ante), level_minutes=args.level_minutes)
+    antes = default_antes(args.ante)
     print(
-        f"stack {args.stack}, antes {schedule.antes[:10]}..., {args.level_minutes:g}-minute levels, "
-        f"{args.hand_overhead:g} s + {args.seconds_per_action:g} s per action a hand, {args.level} players"
+        f"stack {args.stack}, antes {antes[:10]}..., {args.hand_overhead:g} s + {args.seconds_per_action:g} s per "
+        f"action a hand, {args.level} players"
     )
-    for name, entries, runs in (("7-player Sit & Go", 7, args.sng), ("40-entry event", 40, args.mtt)):
+    formats = (
+        ("7-player Sit & Go", 7, args.sng, DEFAULT_SNG_LEVEL_MINUTES),
+        ("40-entry event", 40, args.mtt, DEFAULT_LEVEL_MINUTES),
+    )
+    for name, entries, runs, minutes in formats:
         if runs <= 0:
             continue
+        schedule = LevelSchedule(antes=antes, level_minutes=args.level_minutes or minutes)
         t0 = time.perf_counter()
         results = [
             simulate(
@@ -191,7 +207,11 @@ def main() -> None:
             )
             for i in range(runs)
         ]
-        print(summary(name, results), f"[{time.perf_counter() - t0:.0f} s of simulation]", flush=True)
+        print(
+            summary(f"{name} ({schedule.level_minutes:g}-minute levels)", results),
+            f"[{time.perf_counter() - t0:.0f} s of simulation]",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

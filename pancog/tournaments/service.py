@@ -196,6 +196,11 @@ class TournamentService:
             raise NoSuchTournament
         return t
 
+    def tournament_of_table(self, table_id: int) -> int | None:
+        """The tournament a TableService table belongs to (None for a cash table). The adapter refuses /pan join,
+        rebuy and leave there: seats, chips and moves are the tournament's."""
+        return self._by_table.get(table_id)
+
     @property
     def tournaments(self) -> tuple[Tournament, ...]:
         return tuple(self._tournaments.values())
@@ -500,7 +505,8 @@ class TournamentService:
         for t in list(self._tournaments.values()):
             async with self._lock(t.tournament_id):
                 cfg = t.config
-                if t.status is Status.REGISTERING and cfg.start_at_ms is not None and now >= cfg.start_at_ms:
+                waiting = t.status in (Status.ANNOUNCED, Status.REGISTERING)
+                if waiting and cfg.start_at_ms is not None and now >= cfg.start_at_ms:
                     registered = [e for e in t.entries.values() if e.status is EntryStatus.REGISTERED]
                     if len(registered) >= cfg.min_entries:
                         await self._start_locked(t)

@@ -136,6 +136,8 @@ async def test_sit_and_go_seven_computer_players(storage):
     t = env.service.get(T_ID)
     assert t.status is Status.RUNNING
     assert sum(isinstance(e, TableOpened) for e in env.events) == 1
+    opened = next(e for e in env.events if isinstance(e, TableOpened))
+    assert env.service.tournament_of_table(opened.table_id) == T_ID and env.service.tournament_of_table(1) is None
     await env.run(T_ID)
     assert t.status is Status.FINISHED
     finished = next(e for e in env.events if isinstance(e, TournamentFinished))
@@ -346,3 +348,23 @@ def test_config_round_trip_and_refusals():
     ):
         with pytest.raises(BadTournamentOption):
             TournamentConfig(**bad)
+
+
+async def test_scheduled_below_minimum_is_cancelled_and_refunded(storage):
+    """At the start time a field below the minimum is cancelled: every buy-in (fee included) goes back."""
+    env = Env(storage, hand_seconds=60)
+    start = int(env.clock.now * 1000) + 1000
+    cfg = TournamentConfig(format=Format.SCHEDULED, start_at_ms=start, buy_in=200, fee=20, min_entries=4, seats=6)
+    await env.service.create(T_ID, guild_id=GUILD, channel_id=1, host_id=1, config=cfg, announce_only=True)
+    with pytest.raises(RegistrationClosed):
+        await env.service.register(T_ID, 7)
+    await env.service.open_registration(T_ID, user_id=1)
+    for player in (7, 8, 9):
+        await env.service.register(T_ID, player)
+    assert await env.ledger.balance(GUILD, 7) == 800
+    env.clock.now += 2
+    await env.service.tick()
+    assert env.service.get(T_ID).status is Status.CANCELLED
+    assert [await env.ledger.balance(GUILD, p) for p in (7, 8, 9)] == [1000, 1000, 1000]
+    assert (await env.ledger.balances([Account.house(GUILD)]))[Account.house(GUILD)] == 0
+    await check_books(env, T_ID)
