@@ -802,11 +802,13 @@ class TournamentService:
                 log.info("tournament %s table %s: no deal: %s", t.tournament_id, tt.table_no, exc.message)
 
     async def _close_tables(self, t: Tournament) -> None:
+        """Mark every table closed first (a restart then never reopens one), then close them in the TableService."""
+        for tt in t.tables.values():
+            tt.status = "closed"
+        await self._save(t, tables=tuple(t.tables.values()))
         for tt in t.tables.values():
             with contextlib.suppress(NoTableHere):
                 await self.tables.close_system(tt.table_id)
-            tt.status = "closed"
-        await self._save(t, tables=tuple(t.tables.values()))
 
     async def _finish(self, t: Tournament) -> None:
         survivors = [(e.entry_id, self._chips_of(t, e.player_id)) for e in t.alive()]
