@@ -108,3 +108,58 @@ async def test_crash_anywhere_resumes_exactly(tmp_path, reference, point):
     die_at = max(1, int(writes * point)) if point > 0 else writes + 1 + int(point)
     _, outcome = await _play(tmp_path / "c.sqlite3", die_at)
     assert outcome == expected
+
+
+MTT = TournamentConfig(
+    format=Format.SCHEDULED,
+    buy_in=40,
+    seats=4,
+    starting_stack=150,
+    antes=default_antes(10),
+    start_at_ms=0,
+    min_entries=4,
+)
+
+
+async def _play_mtt(path: Path, die_at: int | None) -> tuple[int, int]:
+    """A 9-entry, 3-table event; after a crash, restart and finish. Returns (writes, players moved)."""
+    async with DyingStorage(path, die_at) as storage:
+        env = Env(storage, hand_seconds=600)
+        storage.clock = env.clock
+        moved = 0
+        try:
+            await env.service.create(T_ID, guild_id=GUILD, channel_id=1, host_id=1, config=MTT)
+            for n in range(1, 10):
+                await env.service.register(T_ID, bot(n))
+            await env.run(T_ID)
+        except (Killed, AssertionError):
+            pass
+        writes, now = storage.writes, storage.died_at_time
+        moved = sum(type(e).__name__ == "PlayerMoved" for e in env.events)
+        await env.driver.stop()
+        if die_at is None:
+            return writes, moved
+    async with SqliteStorage(path, synchronous="OFF") as storage:
+        env = Env(storage, hand_seconds=600)
+        assert now is not None
+        env.clock.now = now
+        await env.driver.stop()
+        await env.tables.load()
+        assert await env.service.load() == 1
+        env.driver.start()
+        await env.service.kick()
+        await env.run(T_ID)
+        t = env.service.get(T_ID)
+        assert t.status is Status.FINISHED and len(t.entries) == 9
+        assert sum(e.prize or 0 for e in t.entries.values()) == 9 * 40
+        check_ranking(t)
+        await check_books(env, T_ID)
+        return writes, moved
+
+
+async def test_multi_table_crash_during_moves_resumes(tmp_path):
+    """Three tables breaking down to a final table, killed at two points (mid-event, near the final table)."""
+    writes, moved = await _play_mtt(tmp_path / "ref.sqlite3", None)
+    assert moved > 0
+    for k, point in enumerate((0.4, 0.8)):
+        await _play_mtt(tmp_path / f"c{k}.sqlite3", int(writes * point))
