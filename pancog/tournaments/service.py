@@ -27,7 +27,7 @@ from pancog.game import engine
 from pancog.game.actions import SetAway, SetStakes, Sit, Stand, StartHand, Timeout
 from pancog.game.errors import PanError
 from pancog.game.events import HandEnded
-from pancog.ledger import ChipLedger, InsufficientChips, post_transaction
+from pancog.ledger import ChipLedger, post_transaction
 from pancog.storage.base import Account, AccountKind, Posting, StorageTx
 from pancog.tables import Applied, NoTableHere, NotHost, TableConfig, TableService, TableSession
 
@@ -302,7 +302,12 @@ class TournamentService:
             raise NotHost
 
     async def register(self, tournament_id: int, player_id: int) -> Entry:
-        """Buy in (or re-enter). Raises RegistrationClosed, AlreadyRegistered, TournamentFull, InsufficientChips."""
+        """Buy in (or re-enter, or register late).
+
+        Raises:
+            RegistrationClosed, AlreadyRegistered, TournamentFull, BadTournamentOption (computer players not allowed),
+            pancog.ledger.InsufficientChips (the bank is short; nothing changed).
+        """
         t = self.get(tournament_id)
         async with self._lock(tournament_id):
             if not self.registration_open(t):
@@ -927,6 +932,3 @@ class TournamentService:
         session = self.tables.get(tt.table_id)
         seat = session.state.seats[session.seat_of(player_id)]
         return seat.stack if seat is not None else 0
-
-
-_ = InsufficientChips  # documented in register's Raises
