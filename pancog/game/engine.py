@@ -8,6 +8,7 @@ that is frozen into the next :class:`TableState`.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from .actions import (
     Pluck,
     Rebuy,
     SetAway,
+    SetStakes,
     Sit,
     Stand,
     StartHand,
@@ -593,6 +595,8 @@ def _dispatch_match(w: _Work, action: Action) -> None:
             _stand(w, action)
         case SetAway():
             _set_away(w, action)
+        case SetStakes():
+            _set_stakes(w, action)
         case StartHand():
             _start_hand(w, action)
         case Knock() | GoOnTop():
@@ -712,6 +716,14 @@ def _set_away(w: _Work, a: SetAway) -> None:
         raise SeatError("You are already away." if a.away else "You are already back.")
     w.seats[a.seat] = _fast.replace(s, away=a.away)
     w.emit(AwaySet(seq=w.seq, seat=a.seat, away=a.away))
+
+
+def _set_stakes(w: _Work, a: SetStakes) -> None:
+    if w.h is not None:
+        raise HandInProgress("The stakes can change only between hands.")
+    if a.ante_chips < 1:
+        raise ChipsError("The ante must be at least one chip.")
+    w.rules = dataclasses.replace(w.rules, ante_chips=a.ante_chips)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1771,6 +1783,7 @@ _HANDLERS: dict[type, Callable[[_Work, Any], None]] = {
     Rebuy: _rebuy,
     Stand: _stand,
     SetAway: _set_away,
+    SetStakes: _set_stakes,
     StartHand: _start_hand,
     Knock: _knock,
     GoOnTop: _go_on_top,
