@@ -308,6 +308,20 @@ class StorageTx(Protocol):
 
     async def audit_facts(self) -> AuditFacts: ...
 
+    # Generic SQL for feature tables owned by a service (tournaments, issue 15; leagues): portable SQL with ``?``
+    # placeholders, rewritten to ``$1, $2, ...`` on PostgreSQL. Rows come back as plain tuples.
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        """Run one statement (no result rows)."""
+        ...
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Every row of one query, as tuples in the order of its columns."""
+        ...
+
+    async def execute_batch(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Run one statement once per parameter row (``executemany``)."""
+        ...
+
 
 class Storage(Protocol):
     """A backend: open/close, schema migrations, and serialised transactions."""

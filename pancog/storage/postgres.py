@@ -47,7 +47,7 @@ from pancog.storage.base import (
 from pancog.storage.common import TABLE_COLUMNS, account_from_row, audit_facts, load_open_tables, table_row
 from pancog.storage.migrations import MIGRATIONS_DIR, load_migrations
 
-__all__ = ["PostgresStorage", "PostgresTx"]
+__all__ = ["PostgresStorage", "PostgresTx", "dollar_placeholders"]
 
 _Conn: TypeAlias = "asyncpg.Connection[asyncpg.Record] | PoolConnectionProxy[asyncpg.Record]"
 
@@ -57,6 +57,27 @@ _MIGRATION_LOCK = 0x70616E  # "pan": the advisory lock every migrating process t
 def _rowcount(status: str) -> int:
     """Rows affected, from a command tag such as ``UPDATE 1`` or ``DELETE 3``."""
     return int(status.rsplit(" ", 1)[-1])
+
+
+def dollar_placeholders(sql: str) -> str:
+    """``?`` placeholders of portable SQL as PostgreSQL's ``$1, $2, ...``; a ``?`` inside a quoted string or
+    identifier is text and stays. The generic :class:`PostgresTx` methods (``execute``, ``fetchall``,
+    ``execute_batch``) take the SQLite spelling, so one statement serves both backends."""
+    out: list[str] = []
+    quote: str | None = None
+    n = 0
+    for ch in sql:
+        if quote is not None:
+            if ch == quote:
+                quote = None
+        elif ch in ("'", '"'):
+            quote = ch
+        elif ch == "?":
+            n += 1
+            out.append(f"${n}")
+            continue
+        out.append(ch)
+    return "".join(out)
 
 
 async def _end_transaction(conn: _Conn) -> None:
@@ -316,6 +337,16 @@ class PostgresTx:
 
     async def _fetch(self, sql: str) -> list[tuple[Any, ...]]:
         return [tuple(r) for r in await self._conn.fetch(sql)]
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        await self._conn.execute(dollar_placeholders(sql), *params)
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return [tuple(r) for r in await self._conn.fetch(dollar_placeholders(sql), *params)]
+
+    async def execute_batch(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        if rows:
+            await self._conn.executemany(dollar_placeholders(sql), [tuple(r) for r in rows])
 
 
 class PostgresStorage:

@@ -314,6 +314,15 @@ class SqliteTx:
     async def _fetch(self, sql: str) -> Sequence[Sequence[Any]]:
         return list(await self._conn.execute_fetchall(sql))
 
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        await self._conn.execute(sql, tuple(params))
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return [tuple(r) for r in await self._conn.execute_fetchall(sql, tuple(params))]
+
+    async def execute_batch(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        await self._conn.executemany(sql, [tuple(r) for r in rows])
+
 
 class SqliteStorage:
     """The embedded default backend. ``synchronous='FULL'`` (default) fsyncs the WAL at every commit."""

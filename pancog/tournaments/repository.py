@@ -2,14 +2,13 @@
 
 Every write takes the open storage transaction of the caller, so a tournament's rows commit together with the
 ledger postings of the same step (one transaction: a SIGKILL leaves both or neither). The SQL is the portable
-subset (``?`` placeholders; a PostgreSQL backend maps them to ``$n``); the connection comes from the SQLite
-transaction object (:func:`_conn`), the one place to adapt for another backend.
+subset, run through the storage contract's generic ``StorageTx.execute`` / ``fetchall`` (``?`` placeholders,
+rewritten to ``$n`` on PostgreSQL), so the same repository serves both backends.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from pancog.storage.base import StorageTx
 
@@ -28,13 +27,6 @@ _E_COLS = (
 _TT_COLS = "tournament_id, table_no, table_id, status, final, hand_stacks"
 
 
-def _conn(tx: StorageTx) -> Any:
-    conn = getattr(tx, "_conn", None)
-    if conn is None:  # pragma: no cover - a backend without a connection attribute needs its own repository
-        raise TypeError(f"{type(tx).__name__} does not expose a connection for the tournament repository")
-    return conn
-
-
 def _ph(n: int) -> str:
     return ", ".join("?" * n)
 
@@ -47,7 +39,7 @@ class TournamentRepository:
     """Rows of ``tournaments``, ``tournament_entries`` and ``tournament_tables``."""
 
     async def put_tournament(self, tx: StorageTx, t: Tournament) -> None:
-        await _conn(tx).execute(
+        await tx.execute(
             f"INSERT INTO tournaments ({_T_COLS}) VALUES ({_ph(13)}) ON CONFLICT (tournament_id) DO UPDATE SET "  # noqa: S608
             + _excluded(_T_COLS, {"tournament_id"}),
             (
@@ -68,7 +60,7 @@ class TournamentRepository:
         )
 
     async def put_entry(self, tx: StorageTx, tournament_id: int, e: Entry) -> None:
-        await _conn(tx).execute(
+        await tx.execute(
             f"INSERT INTO tournament_entries ({_E_COLS}) VALUES ({_ph(14)}) "  # noqa: S608
             "ON CONFLICT (tournament_id, entry_id) DO UPDATE SET " + _excluded(_E_COLS, {"tournament_id", "entry_id"}),
             (
@@ -90,7 +82,7 @@ class TournamentRepository:
         )
 
     async def put_table(self, tx: StorageTx, tournament_id: int, t: TTable) -> None:
-        await _conn(tx).execute(
+        await tx.execute(
             f"INSERT INTO tournament_tables ({_TT_COLS}) VALUES ({_ph(6)}) "  # noqa: S608
             "ON CONFLICT (tournament_id, table_no) DO UPDATE SET " + _excluded(_TT_COLS, {"tournament_id", "table_no"}),
             (
@@ -105,9 +97,8 @@ class TournamentRepository:
 
     async def load(self, tx: StorageTx, *, active_only: bool = True) -> list[Tournament]:
         """Every tournament not finished or cancelled (or all), with its entries and tables."""
-        conn = _conn(tx)
         where = " WHERE status NOT IN ('finished', 'cancelled')" if active_only else ""
-        rows = await conn.execute_fetchall(f"SELECT {_T_COLS} FROM tournaments{where} ORDER BY tournament_id")  # noqa: S608
+        rows = await tx.fetchall(f"SELECT {_T_COLS} FROM tournaments{where} ORDER BY tournament_id")  # noqa: S608
         found: dict[int, Tournament] = {}
         for r in rows:
             found[int(r[0])] = Tournament(
@@ -125,7 +116,7 @@ class TournamentRepository:
                 seed=int(r[11]),
                 bust_groups=int(r[12]),
             )
-        for r in await conn.execute_fetchall(f"SELECT {_E_COLS} FROM tournament_entries ORDER BY entry_id"):  # noqa: S608
+        for r in await tx.fetchall(f"SELECT {_E_COLS} FROM tournament_entries ORDER BY entry_id"):  # noqa: S608
             t = found.get(int(r[0]))
             if t is not None:
                 t.entries[int(r[1])] = Entry(
@@ -143,7 +134,7 @@ class TournamentRepository:
                     away=bool(r[12]),
                     created_ms=int(r[13]),
                 )
-        for r in await conn.execute_fetchall(f"SELECT {_TT_COLS} FROM tournament_tables ORDER BY table_no"):  # noqa: S608
+        for r in await tx.fetchall(f"SELECT {_TT_COLS} FROM tournament_tables ORDER BY table_no"):  # noqa: S608
             t = found.get(int(r[0]))
             if t is not None:
                 stacks = {int(k): int(v) for k, v in json.loads(str(r[5])).items()}

@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pancog.storage import SqliteStorage
-from pancog.storage.sqlite import SqliteTx
 from pancog.tournaments.errors import AlreadyRegistered
 from pancog.tournaments.levels import default_antes
 from pancog.tournaments.model import Format, Status, TournamentConfig
+from tests.tournaments.conftest import open_database
 from tests.tournaments.test_service import GUILD, T_ID, Env, bot, check_books, check_ranking
 
 CFG = TournamentConfig(format=Format.SNG, buy_in=100, fee=5, seats=4, starting_stack=200, antes=default_antes(10))
@@ -24,25 +22,35 @@ class Killed(Exception):
     """The process died here."""
 
 
-class DyingStorage(SqliteStorage):
-    """SQLite whose ``die_at``-th write transaction, and every one after it, never happens."""
+class DyingStorage:
+    """A storage (either backend) whose ``die_at``-th write transaction, and every one after it, never happens."""
 
-    def __init__(self, path: Path, die_at: int | None) -> None:
-        super().__init__(path, synchronous="OFF")
+    def __init__(self, database: str, die_at: int | None) -> None:
+        self.inner = open_database(database)
         self.die_at = die_at
         self.writes = 0
         self.clock: Any = None
         self.died_at_time: float | None = None  # the fake clock when the process died
 
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def __aenter__(self) -> DyingStorage:
+        await self.inner.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.inner.close()
+
     @contextlib.asynccontextmanager
-    async def transaction(self, *, write: bool = True) -> AsyncIterator[SqliteTx]:
+    async def transaction(self, *, write: bool = True) -> AsyncIterator[Any]:
         if write:
             self.writes += 1
             if self.die_at is not None and self.writes >= self.die_at:
                 if self.died_at_time is None:
                     self.died_at_time = self.clock()
                 raise Killed
-        async with super().transaction(write=write) as tx:
+        async with self.inner.transaction(write=write) as tx:
             yield tx
 
 
@@ -57,7 +65,7 @@ def _outcome(env: Env) -> list[tuple[Any, ...]]:
     return sorted((e.player_id, e.place, e.tied, e.prize, e.bust_group, e.start_stack) for e in t.entries.values())
 
 
-async def _play(path: Path, die_at: int | None) -> tuple[int, list[tuple[Any, ...]]]:
+async def _play(path: str, die_at: int | None) -> tuple[int, list[tuple[Any, ...]]]:
     """Run until the end or the crash; after a crash, restart on the same file and finish. (writes, outcome)"""
     now = None
     async with DyingStorage(path, die_at) as storage:
@@ -74,7 +82,7 @@ async def _play(path: Path, die_at: int | None) -> tuple[int, list[tuple[Any, ..
         if die_at is None:
             await check_books(env, T_ID)
             return writes, _outcome(env)
-    async with SqliteStorage(path, synchronous="OFF") as storage:
+    async with open_database(path) as storage:
         env = Env(storage, hand_seconds=600)
         assert now is not None
         env.clock.now = now
@@ -98,15 +106,16 @@ async def _play(path: Path, die_at: int | None) -> tuple[int, list[tuple[Any, ..
 def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, list[tuple[Any, ...]]]:
     import asyncio
 
-    return asyncio.run(_play(tmp_path_factory.mktemp("ref") / "ref.sqlite3", None))
+    return asyncio.run(_play(str(tmp_path_factory.mktemp("ref") / "ref.sqlite3"), None))
 
 
 @pytest.mark.parametrize("point", [0.004, 0.02, 0.3, 0.7, -2, -1])
-async def test_crash_anywhere_resumes_exactly(tmp_path, reference, point):
-    """Killed at a write (registration, start, mid-hand, a bust, the payouts): same result after the restart."""
+async def test_crash_anywhere_resumes_exactly(database, reference, point):
+    """Killed at a write (registration, start, mid-hand, a bust, the payouts): same result after the restart, on
+    either backend, as the uninterrupted reference run on SQLite (deals and seat draws derive from the seed)."""
     writes, expected = reference
     die_at = max(1, int(writes * point)) if point > 0 else writes + 1 + int(point)
-    _, outcome = await _play(tmp_path / "c.sqlite3", die_at)
+    _, outcome = await _play(database, die_at)
     assert outcome == expected
 
 
@@ -121,7 +130,7 @@ MTT = TournamentConfig(
 )
 
 
-async def _play_mtt(path: Path, die_at: int | None) -> tuple[int, int]:
+async def _play_mtt(path: str, die_at: int | None) -> tuple[int, int]:
     """A 9-entry, 3-table event; after a crash, restart and finish. Returns (writes, players moved)."""
     async with DyingStorage(path, die_at) as storage:
         env = Env(storage, hand_seconds=600)
@@ -139,7 +148,7 @@ async def _play_mtt(path: Path, die_at: int | None) -> tuple[int, int]:
         await env.driver.stop()
         if die_at is None:
             return writes, moved
-    async with SqliteStorage(path, synchronous="OFF") as storage:
+    async with open_database(path) as storage:
         env = Env(storage, hand_seconds=600)
         assert now is not None
         env.clock.now = now
@@ -157,9 +166,10 @@ async def _play_mtt(path: Path, die_at: int | None) -> tuple[int, int]:
         return writes, moved
 
 
-async def test_multi_table_crash_during_moves_resumes(tmp_path):
+@pytest.mark.parametrize("backend", ["sqlite"])  # ~1 min on PostgreSQL; the crash points above cover it
+async def test_multi_table_crash_during_moves_resumes(databases):
     """Three tables breaking down to a final table, killed at two points (mid-event, near the final table)."""
-    writes, moved = await _play_mtt(tmp_path / "ref.sqlite3", None)
+    writes, moved = await _play_mtt(await databases(), None)
     assert moved > 0
-    for k, point in enumerate((0.4, 0.8)):
-        await _play_mtt(tmp_path / f"c{k}.sqlite3", int(writes * point))
+    for point in (0.4, 0.8):
+        await _play_mtt(await databases(), int(writes * point))

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Coroutine
-from pathlib import Path
+from collections.abc import Coroutine
 from typing import Any
 
 import pytest
@@ -14,7 +13,6 @@ from pancog.bots import BotDriver, BotSettings, computer_id
 from pancog.game.actions import StartHand
 from pancog.game.events import ChipsMoved, HandStarted
 from pancog.ledger import ChipLedger, InsufficientChips
-from pancog.storage import SqliteStorage
 from pancog.storage.base import Account
 from pancog.store import TableStore
 from pancog.tables import Applied, TableService
@@ -35,6 +33,7 @@ from pancog.tournaments.service import (
     TournamentFinished,
     TournamentService,
 )
+from tests.tournaments.conftest import AnyStorage, open_database
 
 GUILD = 5000
 T_ID = 880_000_001
@@ -49,7 +48,7 @@ class Clock:
 
 
 class Env:
-    def __init__(self, storage: SqliteStorage, hand_seconds: float) -> None:
+    def __init__(self, storage: AnyStorage, hand_seconds: float) -> None:
         self.clock = Clock()
         self.storage = storage
         self.ledger = ChipLedger(storage, clock=self.clock)
@@ -91,12 +90,6 @@ class Env:
             self.clock.now += 30
             await self.service.tick()
         raise AssertionError("the tournament did not finish")
-
-
-@pytest.fixture
-async def storage(tmp_path: Path) -> AsyncIterator[SqliteStorage]:
-    async with SqliteStorage(tmp_path / "t.sqlite3", synchronous="OFF") as s:
-        yield s
 
 
 def bot(n: int) -> int:
@@ -151,7 +144,8 @@ async def test_sit_and_go_seven_computer_players(storage):
     assert env.hands > 5
 
 
-async def test_scheduled_forty_entries_reentry_late_registration_final_table(storage):
+async def test_scheduled_forty_entries_reentry_late_registration_final_table(sqlite_storage):
+    storage = sqlite_storage
     """40 entries over 6 tables (re-entries during late registration), balancing, breaking, a final table."""
     env = Env(storage, hand_seconds=90)
     start = int(env.clock.now * 1000) + 60_000
@@ -234,11 +228,10 @@ async def test_refusals_change_nothing(storage):
     await check_books(env, T_ID)
 
 
-async def test_restart_resumes_a_running_tournament(tmp_path):
+async def test_restart_resumes_a_running_tournament(database):
     """The database stops taking commits mid-tournament (as at a SIGKILL); new services on the same file resume
     from what was committed and the tournament finishes with the books balanced."""
-    path = tmp_path / "r.sqlite3"
-    async with SqliteStorage(path, synchronous="OFF") as storage:
+    async with open_database(database) as storage:
         env = Env(storage, hand_seconds=300)
         cfg = TournamentConfig(format=Format.SNG, buy_in=100, seats=5, starting_stack=300, antes=default_antes(10))
         await env.service.create(T_ID, guild_id=GUILD, channel_id=1, host_id=1, config=cfg)
@@ -256,7 +249,7 @@ async def test_restart_resumes_a_running_tournament(tmp_path):
         assert env.service.get(T_ID).status is Status.RUNNING
         now = env.clock.now
         await env.driver.stop()
-    async with SqliteStorage(path, synchronous="OFF") as storage:
+    async with open_database(database) as storage:
         env2 = Env(storage, hand_seconds=300)
         env2.clock.now = now
         await env2.driver.stop()
@@ -270,7 +263,8 @@ async def test_restart_resumes_a_running_tournament(tmp_path):
         await check_books(env2, T_ID)
 
 
-async def test_away_player_is_dealt_in_and_goes_on_top(storage):
+async def test_away_player_is_dealt_in_and_goes_on_top(sqlite_storage):
+    storage = sqlite_storage
     """An away person is dealt every hand and goes on top automatically: the only chips they pay are antes."""
     env = Env(storage, hand_seconds=300)
     human = 4242
@@ -300,7 +294,8 @@ async def test_away_player_is_dealt_in_and_goes_on_top(storage):
     await check_books(env, T_ID)
 
 
-async def test_pause_stops_the_deal_and_the_clock(storage):
+async def test_pause_stops_the_deal_and_the_clock(sqlite_storage):
+    storage = sqlite_storage
     """While paused, hands in progress finish, no new hand is dealt and the level clock stands still."""
     env = Env(storage, hand_seconds=60)
     cfg = TournamentConfig(format=Format.SNG, buy_in=100, seats=3, starting_stack=300, antes=default_antes(10))

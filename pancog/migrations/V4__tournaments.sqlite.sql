@@ -1,10 +1,9 @@
--- V4: community tournaments (issue 15).
--- Portable subset: INTEGER / BIGINT / TEXT only, explicit columns, times in milliseconds since the epoch (BIGINT),
--- no AUTOINCREMENT. Two parts:
+-- V4 (SQLite): community tournaments (issue 15). Twin: V4__tournaments.postgres.sql (same tables and columns).
+-- Two parts:
 --   (1) the ledger learns two account kinds, 'escrow' (a tournament's buy-ins) and 'house' (a guild's fees).
---       SQLite cannot alter a CHECK, so accounts and postings are rebuilt with the same rows; on PostgreSQL this
---       part is one statement: ALTER TABLE accounts DROP CONSTRAINT <kind check>, ADD CHECK (kind IN (...)).
---   (2) three tournament tables owned by pancog/tournaments/repository.py.
+--       SQLite cannot alter a CHECK, so accounts and postings are rebuilt with the same rows (and postings'
+--       append-only triggers re-created); PostgreSQL swaps the constraint in place.
+--   (2) three tournament tables owned by pancog/tournaments/repository.py (times in milliseconds, BIGINT).
 
 CREATE TABLE accounts_v4 (
     key      TEXT PRIMARY KEY,
