@@ -12,7 +12,7 @@ from discord import app_commands
 from pancog.adapter import presenters
 from pancog.adapter.base import IN_PAN, PRESET_CHOICES, PanCog
 from pancog.adapter.board import Boards
-from pancog.adapter.checks import require_host_or_moderator
+from pancog.adapter.checks import refuse_at_tournament_table, require_host_or_moderator
 from pancog.adapter.errors import deliver, reusable_file, send_ephemeral
 from pancog.adapter.runtime import Handler, PanRuntime
 from pancog.game.errors import PanError
@@ -105,6 +105,7 @@ class TableCog(PanCog, name="PanTables"):
     ) -> None:
         """/pan join and the Join button."""
         rt = self.rt
+        refuse_at_tournament_table(rt, session.table_id)
         applied = await rt.tables.join(session.table_id, interaction.user.id, doubles=doubles, buy_in=buy_in)
         await rt.save_names(session)
         seat = applied.state.seat(session.seat_of(interaction.user.id))
@@ -120,6 +121,7 @@ class TableCog(PanCog, name="PanTables"):
 
     async def leave_table(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
         """/pan leave and the Leave button."""
+        refuse_at_tournament_table(self.rt, session.table_id)
         await self.rt.tables.leave(session.table_id, interaction.user.id)
         gone = session.find_seat(interaction.user.id) is None
         await send_ephemeral(interaction, presenters.left_table(gone))
@@ -129,6 +131,7 @@ class TableCog(PanCog, name="PanTables"):
     async def rebuy(self, interaction: discord.Interaction, chips: app_commands.Range[int, 1]) -> None:
         rt = await self.defer(interaction)
         session = self.here(interaction)
+        refuse_at_tournament_table(rt, session.table_id)
         applied = await rt.tables.rebuy(session.table_id, interaction.user.id, chips)
         seat = applied.state.seat(session.seat_of(interaction.user.id))
         bank = await rt.ledger.balance(session.guild_id, interaction.user.id)

@@ -166,7 +166,7 @@ class TournamentService:
         self.ledger: ChipLedger = tables.ledger
         self.repo = repository or TournamentRepository()
         self._clock = clock
-        self._channel_factory = channel_factory
+        self.channel_factory = channel_factory  # the adapter may set it after construction (before kick)
         self._tournaments: dict[int, Tournament] = {}
         self._by_table: dict[int, int] = {}  # TableService table id -> tournament id
         self._locks: dict[int, asyncio.Lock] = {}
@@ -200,6 +200,10 @@ class TournamentService:
         """The tournament a TableService table belongs to (None for a cash table). The adapter refuses /pan join,
         rebuy and leave there: seats, chips and moves are the tournament's."""
         return self._by_table.get(table_id)
+
+    def owns_table(self, table_id: int) -> bool:
+        """True for a tournament's table (the turn clock leaves its seats and its life to this service)."""
+        return table_id in self._by_table
 
     @property
     def tournaments(self) -> tuple[Tournament, ...]:
@@ -557,6 +561,10 @@ class TournamentService:
         with contextlib.suppress(PanError):
             await self.tables.system_act(table_id, Timeout(seat=seat), expect_seq=seq)
 
+    def busy(self) -> bool:
+        """True while a tournament step (between hands, a timeout for an away player) is pending."""
+        return bool(self._tasks)
+
     async def drain(self) -> None:
         """Wait until no tournament step is pending (tests)."""
         while self._tasks:
@@ -623,7 +631,7 @@ class TournamentService:
             overrides=tuple(sorted(overrides.items())),
             title=f"{cfg.title or 'Tournament'} table {tt.table_no}",
         )
-        channel = await self._channel_factory(t, tt.table_no) if self._channel_factory else tt.table_id
+        channel = await self.channel_factory(t, tt.table_no) if self.channel_factory else tt.table_id
         session = await self.tables.open_table(
             tt.table_id, guild_id=t.tournament_id, channel_id=channel, host_id=t.host_id, config=config
         )

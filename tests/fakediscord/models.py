@@ -58,6 +58,7 @@ class FakeChannel:
     recipient_id: int | None = None  # DM channels
     position: int = 0
     archived: bool = False
+    locked: bool = False
     denied: bool = False  # sending / editing here fails with 403 / 50013 Missing Permissions
 
     @property
@@ -90,7 +91,7 @@ class FakeChannel:
                     "archived": self.archived,
                     "auto_archive_duration": 1440,
                     "archive_timestamp": iso_now(),
-                    "locked": False,
+                    "locked": self.locked,
                 },
             }
         return data
@@ -145,6 +146,7 @@ class FakeMessage:
     flags: int = 0
     interaction_id: int | None = None
     visible_to: int | None = None  # the user who can see an ephemeral message
+    allowed_mentions: dict[str, Any] | None = None  # as the bot sent it (who a message may ping)
     deleted: bool = False
     edits: int = 0
     created_at: float = field(default_factory=time.monotonic)

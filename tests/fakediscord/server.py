@@ -859,6 +859,7 @@ class FakeDiscord:
             flags=flags,
             interaction_id=interaction.id if interaction else None,
             visible_to=interaction.user_id if interaction and flags & EPHEMERAL else None,
+            allowed_mentions=payload.get("allowed_mentions"),
         )
         self.messages[message.id] = message
         req.call.ephemeral = message.ephemeral
@@ -935,6 +936,7 @@ class FakeDiscord:
         payload = req.payload or {}
         channel.name = payload.get("name", channel.name)
         channel.archived = payload.get("archived", channel.archived)
+        channel.locked = payload.get("locked", channel.locked)
         data = channel.to_json(self.users)
         await self.dispatch("THREAD_UPDATE" if channel.is_thread else "CHANNEL_UPDATE", data)
         return data
