@@ -1206,6 +1206,8 @@ TOURNEY_PAUSED = "⏸ The tournament clock is paused."
 TOURNEY_RESUMED = "▶ The tournament clock runs again."
 TOURNEY_STARTED = "The tournament has started: tables are opening."
 
+TOURNEY_ROWS = 15  # chip counts and standings shown in one message (the rest summarised)
+
 _STATUS_WORD = {
     "announced": "announced",
     "registering": "registration open",
@@ -1312,14 +1314,28 @@ def tourney_info_text(
         lines.append("Chip counts:")
         lines += [
             f"{n}. {name} — {stack}" + (f" (table {table})" if table is not None else "")
-            for n, (name, stack, table) in enumerate(chips, 1)
+            for n, (name, stack, table) in enumerate(chips[:TOURNEY_ROWS], 1)
         ]
-    if tables:
+        if len(chips) > TOURNEY_ROWS:
+            lines.append(f"… and {len(chips) - TOURNEY_ROWS} more")
+    if tables and len(tables) <= 3:
         lines.append("Tables: " + "; ".join(f"{no}: {', '.join(names)}" for no, names in tables))
+    elif tables:
+        lines.append(f"{len(tables)} tables: " + ", ".join(f"{no} ({len(names)})" for no, names in tables))
     if results:
         lines.append("Standings:")
-        lines += [f"{place}. {name}" + (f" — wins {prize}" if prize else "") for name, place, prize in results]
-    return "\n".join(lines)
+        shown = [r for n, r in enumerate(results) if n < TOURNEY_ROWS or r[2]]  # every prize winner is listed
+        lines += [f"{place}. {name}" + (f" — wins {prize}" if prize else "") for name, place, prize in shown]
+        if len(results) > len(shown):
+            lines.append(f"… and {len(results) - len(shown)} more")
+    return _fit("\n".join(lines))
+
+
+def _fit(text: str, limit: int = 1900) -> str:
+    """A message under Discord's 2000 characters (the cut lands at a line end)."""
+    if len(text) <= limit:
+        return text
+    return text[: text.rfind("\n", 0, limit)] + "\n…"
 
 
 def tourney_results(title: str, winner: str, text: str) -> str:
