@@ -98,13 +98,16 @@ async def main(argv: list[str]) -> None:
             title="Bench event",
         )
         (t,) = service.tournaments
+        registering = time.perf_counter()
         left = args.entries
         while left:
             await h.slash(host, "tourney addbots", count=min(50, left), level="easy", timeout=120)
             left -= min(50, left)
         assert len(t.entries) == args.entries, len(t.entries)
         started = time.perf_counter()
-        await h.slash(host, "tourney start")
+        registration = started - registering
+        await h.slash(host, "tourney start", timeout=300)
+        start_call = time.perf_counter() - started
         busy: list[float] = []
         every: list[float] = []
         deadline = started + args.timeout
@@ -122,6 +125,7 @@ async def main(argv: list[str]) -> None:
         audit = await service.audit(t.tournament_id)
         books = await rt.ledger.audit()
         print(f"entries={args.entries} seats={args.seats} status={final.status.value} tables at peak={peak_tables}")
+        print(f"registration of {args.entries} entries: {registration:.1f}s; /tourney start answered in {start_call:.1f}s")
         print(f"hands={hands} wall={elapsed:.1f}s hands/s={hands / max(elapsed, 1e-9):.2f}")
         print(f"balancing moves={moves} per hand={moves / max(1, hands):.3f}")
         for label, values in (("all", every), (f">={args.live} tables", busy)):
