@@ -125,7 +125,7 @@ async def main(argv: list[str]) -> None:
         audit = await service.audit(t.tournament_id)
         books = await rt.ledger.audit()
         print(f"entries={args.entries} seats={args.seats} status={final.status.value} tables at peak={peak_tables}")
-        print(f"registration of {args.entries} entries: {registration:.1f}s; /tourney start answered in {start_call:.1f}s")
+        print(f"registration of {args.entries} entries: {registration:.1f}s; start answered in {start_call:.1f}s")
         print(f"hands={hands} wall={elapsed:.1f}s hands/s={hands / max(elapsed, 1e-9):.2f}")
         print(f"balancing moves={moves} per hand={moves / max(1, hands):.3f}")
         for label, values in (("all", every), (f">={args.live} tables", busy)):
