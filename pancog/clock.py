@@ -178,6 +178,9 @@ class TurnClock:
         self._runner: asyncio.Task[None] | None = None
         self._next_sweep = 0.0
         self._subscribed = False
+        # Tables whose seats and life belong to another service (tournaments, issue 15): the clock still times
+        # their turns and marks players away, but never stands an away player up nor closes the table when idle.
+        self.keeps_seats: Callable[[int], bool] = lambda _table_id: False
 
     # ------------------------------------------------------------------ wiring
 
@@ -608,6 +611,8 @@ class TurnClock:
             self._notify(ClockNotice(kind="away", table_id=table_id, seat=seat, player_id=player_id))
 
     async def _stand_away(self, table_id: int, seat: int, player_id: int) -> None:
+        if self.keeps_seats(table_id):
+            return
         with logs.context(table=table_id, seat=seat):
             applied = await self._guarded(table_id, seat, player_id, Stand(seat=seat), need_away=True)
             if applied is None:
@@ -648,6 +653,8 @@ class TurnClock:
             self._clocks.pop(table_id, None)
             return
         if session.in_hand or session.state.hand is not None or session.state.seq != seq:
+            return
+        if self.keeps_seats(table_id):
             return
         try:
             with logs.context(guild=session.guild_id, table=table_id):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 
@@ -11,7 +11,17 @@ from pancog.game.errors import PanError
 from pancog.ledger import ChipLedger
 from pancog.tables import NotHost, TableSession
 
-__all__ = ["is_moderator", "moderator", "require_host_or_moderator", "seat_of_member"]
+if TYPE_CHECKING:
+    from pancog.adapter.runtime import PanRuntime
+
+__all__ = [
+    "TournamentTable",
+    "is_moderator",
+    "moderator",
+    "refuse_at_tournament_table",
+    "require_host_or_moderator",
+    "seat_of_member",
+]
 
 
 def is_moderator(interaction: discord.Interaction[Any], moderator_role_id: int | None) -> bool:
@@ -47,3 +57,16 @@ def seat_of_member(session: TableSession, member: discord.abc.User) -> int:
     if seat is None:
         raise PanError(presenters.not_seated_here(member.display_name))
     return seat
+
+
+class TournamentTable(PanError):
+    code = "tournament_table"
+
+    def __init__(self) -> None:
+        super().__init__(presenters.TOURNEY_TABLE_REFUSAL)
+
+
+def refuse_at_tournament_table(rt: PanRuntime, table_id: int) -> None:
+    """/pan join, rebuy and leave (commands and buttons) at a tournament's table: a private refusal."""
+    if rt.tournaments is not None and rt.tournaments.tournament_of_table(table_id) is not None:
+        raise TournamentTable

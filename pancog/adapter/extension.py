@@ -33,6 +33,7 @@ from pancog.adapter.practice_cog import PracticeCog
 from pancog.adapter.replay_cog import REPLAY_ITEMS, ReplayCog
 from pancog.adapter.runtime import PanRuntime, attach, runtime_of
 from pancog.adapter.table_cog import ConfirmButton, GuideSelect, TableCog
+from pancog.adapter.tourney_cog import TourneyButton, TourneyCog
 from pancog.bots import BotDriver, BotSettings
 from pancog.clock import TurnClock
 from pancog.health import HealthRegistry
@@ -44,6 +45,7 @@ from pancog.settings import GuildChannels, GuildDisplaySettings, GuildPrefsKV, P
 from pancog.storage import ShardSet, storage_for
 from pancog.store import TableStore
 from pancog.tables import TableService, random_deal, seeded_deals
+from pancog.tournaments.service import TournamentService
 from pancog.watch import WatchService
 
 __all__ = ["cogs", "open_runtime", "setup", "teardown"]
@@ -55,7 +57,7 @@ DEFAULT_DB_PATH = "data/pan.sqlite3"
 
 def cogs(rt: PanRuntime, boards: Boards, hands: Hands, clock: TurnClock, driver: BotDriver) -> list[PanCog]:
     """Every cog of the adapter, in load order. A new feature's cog is one more line here."""
-    return [
+    found: list[PanCog] = [
         TableCog(rt, boards),
         BankCog(rt),
         PlayCog(rt, hands, boards),
@@ -65,6 +67,9 @@ def cogs(rt: PanRuntime, boards: Boards, hands: Hands, clock: TurnClock, driver:
         ReplayCog(rt),
         LeagueCog(rt),
     ]
+    if rt.tournaments is not None:
+        found.append(TourneyCog(rt, rt.tournaments))
+    return found
 
 
 async def open_runtime(bot: commands.Bot) -> tuple[PanRuntime, TurnClock, BotDriver]:
@@ -98,7 +103,10 @@ async def open_runtime(bot: commands.Bot) -> tuple[PanRuntime, TurnClock, BotDri
         replays=ReplayService(store),
         watch=WatchService(tables),
         league=league,
+        tournaments=TournamentService(tables),  # after the bots' driver: its listener runs after theirs
     )
+    if rt.tournaments is not None:  # a tournament's seats are its own: the clock never stands them up nor closes
+        clock.keeps_seats = rt.tournaments.owns_table
     return rt, clock, driver
 
 
@@ -113,21 +121,28 @@ async def setup(bot: commands.Bot) -> None:
         epochs = await rt.store.take_leases(shards, holder=f"{socket.gethostname()}:{os.getpid()}")
         log.info("shard leases taken: %s of %d", epochs, shards.count)
     await rt.tables.load()
+    tournaments = await rt.tournaments.load() if rt.tournaments is not None else 0
     for stored in await rt.store.load_open_tables():
         rt.load_names(stored.row.meta)
     for session in rt.tables.sessions:  # the boards render from the cache (GuildDisplaySettings.cached)
         await rt.display.get(abs(session.guild_id))
     attach(bot, rt)
     bot.tree.add_command(rt.group)
+    tourney: TourneyCog | None = None
     for cog in cogs(rt, boards, hands, clock, driver):
         await bot.add_cog(cog)
+        if isinstance(cog, TourneyCog):
+            tourney = cog
     started = time.perf_counter()
     await clock.start()
     rt.health.load_seconds = time.perf_counter() - started
     log.info("turn clock started for %d open table(s)", len(rt.tables.sessions))
     resumed = driver.start()
     log.info("computer players started; %d open table(s) looked at", resumed)
-    bot.add_dynamic_items(BoardButton, PlaySelect, ConfirmButton, GuideSelect, *REPLAY_ITEMS)
+    if tourney is not None:  # resume after a restart: seats, moves and deals re-derived from the stored rows
+        await tourney.resume_all()
+        log.info("tournaments resumed: %d", tournaments)
+    bot.add_dynamic_items(BoardButton, PlaySelect, ConfirmButton, GuideSelect, TourneyButton, *REPLAY_ITEMS)
     rt.spawn(rt.renders.start_workers(), name="render-workers")  # fork the render workers now, not at 1st image
 
 
@@ -147,6 +162,6 @@ async def teardown(bot: commands.Bot) -> None:
         if isinstance(cog, PanCog):
             await bot.remove_cog(name)
     bot.tree.remove_command(rt.group.name)
-    bot.remove_dynamic_items(BoardButton, PlaySelect, ConfirmButton, GuideSelect, *REPLAY_ITEMS)
+    bot.remove_dynamic_items(BoardButton, PlaySelect, ConfirmButton, GuideSelect, TourneyButton, *REPLAY_ITEMS)
     attach(bot, None)
     await rt.close()

@@ -1505,3 +1505,163 @@ def winner_roles_given(count: int) -> str:
 def winner_role_reason(season_no: int) -> str:
     """The audit-log reason of a season role."""
     return f"Pan season {season_no} top finisher"
+
+
+# --------------------------------------------------------------------------------------------- tournaments (issue 15)
+
+TOURNEY_TABLE_REFUSAL = (
+    "This is a tournament table: seats, chips and moves belong to the tournament. Use `/tourney register` or "
+    "`/tourney unregister` instead."
+)
+TOURNEY_NONE_HERE = "There is no tournament taking part in this channel. `/tourney list` shows this server's."
+TOURNEY_WHICH = "Several tournaments run here: pick one with the `tournament` option (`/tourney list`)."
+TOURNEY_BAD_START = "Give the start as minutes from now (`+30`), a Unix time, or `YYYY-MM-DD HH:MM` in UTC."
+TOURNEY_BAD_NUMBERS = "Give a list of whole numbers separated by commas, for example `10,15,20,30`."
+TOURNEY_START_PAST = "The start time must be in the future."
+TOURNEY_BOTS_NOT_ALLOWED = "This tournament does not allow computer players."
+TOURNEY_PAUSED = "⏸ The tournament clock is paused."
+TOURNEY_RESUMED = "▶ The tournament clock runs again."
+TOURNEY_STARTED = "The tournament has started: tables are opening."
+
+TOURNEY_ROWS = 15  # chip counts and standings shown in one message (the rest summarised)
+
+_STATUS_WORD = {
+    "announced": "announced",
+    "registering": "registration open",
+    "running": "running",
+    "finished": "finished",
+    "cancelled": "cancelled",
+}
+
+
+def tourney_title(title: str, tournament_id: int) -> str:
+    return title or f"Tournament {tournament_id % 10_000:04d}"
+
+
+def _clock(seconds: float) -> str:
+    whole = max(0, int(seconds))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def tourney_announcement(
+    title: str,
+    format_name: str,
+    buy_in: int,
+    fee: int,
+    seats: int,
+    entries: int,
+    limit: int,
+    start_at: int | None,
+    status: str,
+    host: str,
+) -> str:
+    """PUBLIC, the announcement (edited as entries come and go)."""
+    kind = "Sit & Go" if format_name == "sng" else "Scheduled tournament"
+    when = f" · starts <t:{start_at}:F> (<t:{start_at}:R>)" if start_at else " · starts when the table is full"
+    cap = f"/{limit}" if limit else ""
+    fee_text = f" (fee {fee})" if fee else ""
+    return (
+        f"🏆 **{title}** — {kind}, hosted by {host}\n"
+        f"Buy-in {buy_in} chips{fee_text} · {seats} per table{when}\n"
+        f"Entries: **{entries}{cap}** · {_STATUS_WORD.get(status, status)}"
+    )
+
+
+def tourney_created(title: str) -> str:
+    return f"**{title}** is announced in this channel. Players register with the button or `/tourney register`."
+
+
+def tourney_registered(title: str, buy_in: int, bank: int, running: bool) -> str:
+    seat = " You will be seated at the next table with room." if running else ""
+    return f"You are registered in **{title}** ({buy_in} chips paid; {bank} left in your bank).{seat}"
+
+
+def tourney_unregistered(title: str, refund: int) -> str:
+    return f"You are no longer registered in **{title}**; {refund} chips went back to your bank."
+
+
+def tourney_bots_added(count: int, title: str) -> str:
+    return f"{count} computer player{'s' if count != 1 else ''} registered in **{title}**."
+
+
+def tourney_cancelled(title: str, refunds: int) -> str:
+    return f"**{title}** is cancelled; {refunds} entr{'ies' if refunds != 1 else 'y'} refunded to the banks."
+
+
+def tourney_table_starts(title: str, table_no: int, mentions: Sequence[str], final: bool) -> str:
+    """PUBLIC, in the table's thread: the players seated there (mentioned)."""
+    which = "The final table" if final else f"Table {table_no}"
+    return f"🏆 {which} of **{title}** starts: {' '.join(mentions)}"
+
+
+def tourney_moved(mention: str, from_table: int | None, to_table: int) -> str:
+    origin = f" from table {from_table}" if from_table is not None else ""
+    return f"🏆 {mention}, you move here{origin} to table {to_table} (balancing)."
+
+
+def tourney_thread_name(title: str, table_no: int, final: bool) -> str:
+    return f"{title} · {'final table' if final else f'table {table_no}'}"[:100]
+
+
+def tourney_info_text(
+    title: str,
+    status: str,
+    level: int,
+    ante: int,
+    on_break: bool,
+    paused: bool,
+    seconds_left: float,
+    entries: int,
+    alive: int,
+    pool: int,
+    prizes: Sequence[int],
+    chips: Sequence[tuple[str, int, int | None]],
+    tables: Sequence[tuple[int, Sequence[str]]],
+    results: Sequence[tuple[str, int | None, int]],
+) -> str:
+    """PRIVATE (or in the results message): the text twin of the standings — places, stacks, level, clock, tables."""
+    lines = [f"🏆 **{title}** — {_STATUS_WORD.get(status, status)}"]
+    if status == "running":
+        clock = "paused" if paused else ("on a break" if on_break else f"next level in {_clock(seconds_left)}")
+        lines.append(f"Level {level} · ante {ante} · {clock}")
+    lines.append(f"Entries {entries} · still in {alive} · prize pool {pool}")
+    if prizes:
+        lines.append("Prizes: " + ", ".join(f"{n}. {p}" for n, p in enumerate(prizes, 1)))
+    if chips:
+        lines.append("Chip counts:")
+        lines += [
+            f"{n}. {name} — {stack}" + (f" (table {table})" if table is not None else "")
+            for n, (name, stack, table) in enumerate(chips[:TOURNEY_ROWS], 1)
+        ]
+        if len(chips) > TOURNEY_ROWS:
+            lines.append(f"… and {len(chips) - TOURNEY_ROWS} more")
+    if tables and len(tables) <= 3:
+        lines.append("Tables: " + "; ".join(f"{no}: {', '.join(names)}" for no, names in tables))
+    elif tables:
+        lines.append(f"{len(tables)} tables: " + ", ".join(f"{no} ({len(names)})" for no, names in tables))
+    if results:
+        lines.append("Standings:")
+        shown = [r for n, r in enumerate(results) if n < TOURNEY_ROWS or r[2]]  # every prize winner is listed
+        lines += [f"{place}. {name}" + (f" — wins {prize}" if prize else "") for name, place, prize in shown]
+        if len(results) > len(shown):
+            lines.append(f"… and {len(results) - len(shown)} more")
+    return _fit("\n".join(lines))
+
+
+def _fit(text: str, limit: int = 1900) -> str:
+    """A message under Discord's 2000 characters (the cut lands at a line end)."""
+    if len(text) <= limit:
+        return text
+    return text[: text.rfind("\n", 0, limit)] + "\n…"
+
+
+def tourney_results(title: str, winner: str, text: str) -> str:
+    """PUBLIC, in the tournament's channel when it ends: the winner mentioned, then the final standings."""
+    return f"🏆 **{title}** is over. Congratulations {winner}!\n{text}"
+
+
+def tourney_list_text(rows: Sequence[tuple[str, str, int, str]]) -> str:
+    """PRIVATE: this server's tournaments (title, status, entries, channel mention)."""
+    if not rows:
+        return "No tournament is announced or running in this server. `/tourney create` starts one."
+    return "\n".join(f"🏆 **{t}** — {_STATUS_WORD.get(s, s)}, {n} entries, in {c}" for t, s, n, c in rows)

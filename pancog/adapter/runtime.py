@@ -36,6 +36,7 @@ from pancog.settings import GuildChannels, GuildDisplaySettings, PlayerSettings
 from pancog.storage.base import Storage
 from pancog.store import TableStore
 from pancog.tables import TableService, TableSession
+from pancog.tournaments.service import TournamentService
 from pancog.watch import WatchService
 
 __all__ = ["BOARD_EDIT_INTERVAL", "Handler", "OpenBoard", "PanRuntime", "attach", "runtime_of"]
@@ -77,6 +78,7 @@ class PanRuntime:
     replays: ReplayService | None = None  # hand history and replays (issue 20)
     watch: WatchService | None = None  # watching a hand with consent (issue 20)
     league: LeagueService | None = None  # seasons, standings, ratings, stats, flags (issue 16)
+    tournaments: TournamentService | None = None  # community tournaments (issue 15)
     names: dict[int, str] = field(default_factory=dict)
     boards: dict[int, OpenBoard] = field(default_factory=dict)
     handlers: dict[str, Handler] = field(default_factory=dict)
@@ -122,7 +124,8 @@ class PanRuntime:
         """True while a board has unsent changes, a DM is on its way or a computer player is thinking or acting
         (tests and the benchmarks wait on it)."""
         bots = self.bots
-        return bool(self._tasks) or any(b.pending for b in self.boards.values()) or bool(bots and bots.busy())
+        steps = self.tournaments is not None and self.tournaments.busy()
+        return bool(self._tasks) or any(b.pending for b in self.boards.values()) or bool(bots and bots.busy()) or steps
 
     async def close(self) -> None:
         """Stop the computer players and the clock, the boards and background tasks, the renders, then storage."""

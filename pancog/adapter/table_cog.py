@@ -13,7 +13,7 @@ from discord import app_commands
 from pancog.adapter import ack, presenters
 from pancog.adapter.base import IN_PAN, PRESET_CHOICES, PanCog
 from pancog.adapter.board import BoardButton, Boards
-from pancog.adapter.checks import require_host_or_moderator
+from pancog.adapter.checks import refuse_at_tournament_table, require_host_or_moderator
 from pancog.adapter.errors import PanView, deliver, send_ephemeral
 from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
 from pancog.game.errors import PanError
@@ -237,6 +237,7 @@ class TableCog(PanCog, name="PanTables"):
     ) -> None:
         """/pan join and the Join button."""
         rt = self.rt
+        refuse_at_tournament_table(rt, session.table_id)
         applied = await rt.tables.join(session.table_id, interaction.user.id, doubles=doubles, buy_in=buy_in)
         await rt.save_names(session)
         seat = applied.state.seat(session.seat_of(interaction.user.id))
@@ -252,6 +253,7 @@ class TableCog(PanCog, name="PanTables"):
 
     async def leave_table(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
         """/pan leave and the Leave button (mid-hand, where the player keeps paying: confirm first)."""
+        refuse_at_tournament_table(self.rt, session.table_id)
         if in_hand(session, interaction.user.id):
             await self._ask(interaction, session, "leave", presenters.CONFIRM_LEAVE)
             return
@@ -264,6 +266,7 @@ class TableCog(PanCog, name="PanTables"):
     async def rebuy(self, interaction: discord.Interaction, chips: app_commands.Range[int, 1]) -> None:
         rt = await self.defer(interaction)
         session = self.here(interaction)
+        refuse_at_tournament_table(rt, session.table_id)
         applied = await rt.tables.rebuy(session.table_id, interaction.user.id, chips)
         seat = applied.state.seat(session.seat_of(interaction.user.id))
         bank = await rt.ledger.balance(session.guild_id, interaction.user.id)

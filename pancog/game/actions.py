@@ -57,6 +57,13 @@ class SetAway:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class SetStakes:
+    """Change the ante (chips per unit) between hands; a tournament level applies from the next deal."""
+
+    ante_chips: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StartHand:
     """Deal a hand. ``shoe`` stacks the deck (tests); else ``random.Random(seed).shuffle(rules.shoe())``.
 
@@ -238,6 +245,7 @@ Action = (
     | Rebuy
     | Stand
     | SetAway
+    | SetStakes
     | StartHand
     | Knock
     | GoOnTop
@@ -266,6 +274,7 @@ ACTION_TYPES: tuple[type, ...] = (
     Rebuy,
     Stand,
     SetAway,
+    SetStakes,
     StartHand,
     Knock,
     GoOnTop,

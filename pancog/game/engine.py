@@ -17,6 +17,7 @@ This module holds the transitions. Each rule is stated once, next door:
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -98,6 +99,7 @@ from .actions import (
     Pluck,
     Rebuy,
     SetAway,
+    SetStakes,
     Sit,
     Stand,
     StartHand,
@@ -255,6 +257,8 @@ def _dispatch_match(w: Work, action: Action) -> None:
             _stand(w, action)
         case SetAway():
             _set_away(w, action)
+        case SetStakes():
+            _set_stakes(w, action)
         case StartHand():
             _start_hand(w, action)
         case Knock() | GoOnTop():
@@ -367,6 +371,14 @@ def _set_away(w: Work, a: SetAway) -> None:
     refuse(set_away_refusal(w, a.seat, a.away))
     w.seats[a.seat] = _fast.replace(w.seat(a.seat), away=a.away)
     w.emit(AwaySet(seq=w.seq, seat=a.seat, away=a.away))
+
+
+def _set_stakes(w: Work, a: SetStakes) -> None:
+    if w.h is not None:
+        raise HandInProgress("The stakes can change only between hands.")
+    if a.ante_chips < 1:
+        raise ChipsError("The ante must be at least one chip.")
+    w.rules = dataclasses.replace(w.rules, ante_chips=a.ante_chips)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1057,6 +1069,7 @@ _HANDLERS: dict[type, Callable[[Work, Any], None]] = {
     Rebuy: _rebuy,
     Stand: _stand,
     SetAway: _set_away,
+    SetStakes: _set_stakes,
     StartHand: _start_hand,
     Knock: _knock,
     GoOnTop: _go_on_top,

@@ -42,6 +42,7 @@ from .actions import (
     Pluck,
     Rebuy,
     SetAway,
+    SetStakes,
     Sit,
     Stand,
     StartHand,
@@ -75,6 +76,8 @@ def format_action(a: Action) -> str:
             return f"stand {a.seat}"
         case SetAway():
             return f"away {a.seat} {'on' if a.away else 'off'}"
+        case SetStakes():
+            return f"stakes {a.ante_chips}"
         case StartHand():
             parts = ["start"]
             if a.seed is not None:
@@ -180,6 +183,8 @@ def parse_action(text: str) -> Action:
         return Stand(seat=_int(tokens[1]))
     if head == "away" and len(tokens) == 3 and tokens[2] in ("on", "off"):
         return SetAway(seat=_int(tokens[1]), away=tokens[2] == "on")
+    if head == "stakes" and len(tokens) == 2:
+        return SetStakes(ante_chips=_int(tokens[1]))
     if head == "start":
         seed = first = None
         shoe = None

@@ -43,6 +43,8 @@ class AccountKind(StrEnum):
     STACK = "stack"  # a player's chips on a table (table stakes): stack:<table>:<user>
     TOPS = "tops"  # a table's singles or doubles tops pot: tops:<table>:singles|doubles
     ISSUED = "issued"  # system account per guild, minus every chip created there: issued:<guild>
+    ESCROW = "escrow"  # tournaments (issue 15): a tournament's buy-ins until paid out: escrow:<tournament>
+    HOUSE = "house"  # tournaments (issue 15): a guild's fees: house:<guild>
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -72,6 +74,14 @@ class Account:
     def issued(cls, guild_id: int) -> Account:
         return cls(AccountKind.ISSUED, guild_id)
 
+    @classmethod
+    def escrow(cls, tournament_id: int) -> Account:
+        return cls(AccountKind.ESCROW, tournament_id)
+
+    @classmethod
+    def house(cls, guild_id: int) -> Account:
+        return cls(AccountKind.HOUSE, guild_id)
+
     @property
     def key(self) -> str:
         """``bank:G:U``, ``stack:T:U``, ``tops:T:singles``, ``issued:G``."""
@@ -80,8 +90,8 @@ class Account:
                 return f"{self.kind.value}:{self.scope_id}:{self.user_id}"
             case AccountKind.TOPS:
                 return f"tops:{self.scope_id}:{self.pot}"
-            case AccountKind.ISSUED:
-                return f"issued:{self.scope_id}"
+            case AccountKind.ISSUED | AccountKind.ESCROW | AccountKind.HOUSE:
+                return f"{self.kind.value}:{self.scope_id}"
 
     @property
     def is_system(self) -> bool:
@@ -98,7 +108,7 @@ class Account:
                 return cls(kind, int(parts[1]), int(parts[2]))
             if kind is AccountKind.TOPS and len(parts) == 3 and parts[2] in ("singles", "doubles"):
                 return cls.tops(int(parts[1]), "singles" if parts[2] == "singles" else "doubles")
-            if kind is AccountKind.ISSUED and len(parts) == 2:
+            if kind in (AccountKind.ISSUED, AccountKind.ESCROW, AccountKind.HOUSE) and len(parts) == 2:
                 return cls(kind, int(parts[1]))
         except ValueError:
             pass

@@ -92,8 +92,9 @@ def dollar_placeholders(sql: str) -> str:
 
 
 def _rowcount(status: str) -> int:
-    """Rows affected, from a command tag such as ``UPDATE 1`` or ``DELETE 3``."""
-    return int(status.rsplit(" ", 1)[-1])
+    """Rows affected, from a command tag such as ``UPDATE 1`` or ``DELETE 3`` (0 for ``CREATE TABLE``)."""
+    last = status.rsplit(" ", 1)[-1]
+    return int(last) if last.isdigit() else 0
 
 
 async def _end_transaction(conn: _Conn) -> None:

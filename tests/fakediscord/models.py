@@ -58,6 +58,7 @@ class FakeChannel:
     recipient_id: int | None = None  # DM channels
     position: int = 0
     archived: bool = False
+    locked: bool = False
     denied: bool = False  # sending / editing here fails with 403 / 50013 Missing Permissions
 
     @property
@@ -90,7 +91,7 @@ class FakeChannel:
                     "archived": self.archived,
                     "auto_archive_duration": 1440,
                     "archive_timestamp": iso_now(),
-                    "locked": False,
+                    "locked": self.locked,
                 },
             }
         return data

@@ -944,6 +944,7 @@ class FakeDiscord:
         payload = req.payload or {}
         channel.name = payload.get("name", channel.name)
         channel.archived = payload.get("archived", channel.archived)
+        channel.locked = payload.get("locked", channel.locked)
         data = channel.to_json(self.users)
         await self.dispatch("THREAD_UPDATE" if channel.is_thread else "CHANNEL_UPDATE", data)
         return data

@@ -1,0 +1,144 @@
+"""A scheduled multi-table tournament of computer players run to the end by the real bot on the fake Discord.
+
+The host creates a scheduled event (``/tourney create``), registers ``--entries`` computer players
+(``/tourney addbots``) and starts it early (``/tourney start``); tables open in threads of the channel, boards are
+posted and edited there, the turn clock and the level clock run (levels of ``--level-seconds``), tables break and
+balance until one player holds every chip. Meanwhile a member runs ``/tourney info`` every ``--probe`` seconds: its
+acknowledgement latency is what a person feels while the bot is this busy.
+
+Prints: hands dealt, wall time, balancing moves (players moved between tables) per hand, and the ack latency
+p50/p99 overall and while at least ``--live`` tables (threads with live boards) were open.
+
+    .venv/bin/python bench/tournament.py                  # 200 entries, 8 seats: 25 tables at the start
+    .venv/bin/python bench/tournament.py --entries 40 --seats 7
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from pancog.adapter.runtime import runtime_of  # noqa: E402
+from pancog.game.actions import StartHand  # noqa: E402
+from pancog.tables import Applied  # noqa: E402
+from pancog.tournaments.model import Status  # noqa: E402
+from pancog.tournaments.service import PlayerMoved, TournamentEvent  # noqa: E402
+from tests.fakediscord.harness import Harness  # noqa: E402
+from tests.fakediscord.server import FakeDiscord  # noqa: E402
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else float("nan")
+
+
+async def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--entries", type=int, default=200)
+    parser.add_argument("--seats", type=int, default=8)
+    parser.add_argument("--antes", default="10,20,40,80,160,320,640,1280,2560,5120")
+    parser.add_argument("--stack", type=int, default=100, help="starting stack")
+    parser.add_argument("--level-seconds", type=float, default=6.0)
+    parser.add_argument("--probe", type=float, default=0.5, help="seconds between /tourney info probes")
+    parser.add_argument("--live", type=int, default=25, help="the 'busy' window: at least this many tables open")
+    parser.add_argument("--timeout", type=float, default=1800.0)
+    parser.add_argument("--seed", type=int, default=2026)
+    args = parser.parse_args(argv)
+    os.environ.setdefault("PAN_DEAL_SEED", str(args.seed))
+    os.environ.setdefault("PAN_BOT_DELAY", "0")
+    os.environ.setdefault("PAN_CLOCK_SCALE", "100")
+    os.environ.setdefault("PAN_TOURNEY_TICK", "0.5")
+    logging.basicConfig(level=logging.WARNING)
+    fake = FakeDiscord()
+    await fake.start()
+    h = Harness(fake, members=2, channels=("tournament",), timeout=120.0)
+    host, prober = h.users
+    with tempfile.TemporaryDirectory() as tmp:
+        await h.start_bot(Path(tmp) / "bench.sqlite3")
+        rt = runtime_of(h.bot)
+        service = rt.tournaments
+        assert service is not None
+        hands = 0
+        moves = 0
+        peak_tables = 0
+
+        def on_applied(applied: Applied) -> None:
+            nonlocal hands
+            if isinstance(applied.action, StartHand) and service.owns_table(applied.session.table_id):
+                hands += 1
+
+        def on_event(event: TournamentEvent) -> None:
+            nonlocal moves
+            if isinstance(event, PlayerMoved) and event.from_table is not None:
+                moves += 1
+
+        rt.tables.subscribe(on_applied)
+        service.subscribe(on_event)
+        await h.slash(
+            host,
+            "tourney create",
+            format="scheduled",
+            start="+60",
+            seats=args.seats,
+            buy_in=10,
+            antes=args.antes,
+            level_minutes=args.level_seconds / 60,
+            starting_stack=args.stack,
+            title="Bench event",
+        )
+        (t,) = service.tournaments
+        registering = time.perf_counter()
+        left = args.entries
+        while left:
+            await h.slash(host, "tourney addbots", count=min(50, left), level="easy", timeout=120)
+            left -= min(50, left)
+        assert len(t.entries) == args.entries, len(t.entries)
+        started = time.perf_counter()
+        registration = started - registering
+        await h.slash(host, "tourney start", timeout=300)
+        start_call = time.perf_counter() - started
+        busy: list[float] = []
+        every: list[float] = []
+        deadline = started + args.timeout
+        while service.get(t.tournament_id).status is Status.RUNNING and time.perf_counter() < deadline:
+            open_tables = len(service.get(t.tournament_id).open_tables())
+            peak_tables = max(peak_tables, open_tables)
+            reply = await h.slash(prober, "tourney info", timeout=60)
+            if reply.latency is not None:
+                every.append(reply.latency)
+                if open_tables >= args.live:
+                    busy.append(reply.latency)
+            await asyncio.sleep(args.probe)
+        elapsed = time.perf_counter() - started
+        final = service.get(t.tournament_id)
+        audit = await service.audit(t.tournament_id)
+        books = await rt.ledger.audit()
+        print(f"entries={args.entries} seats={args.seats} status={final.status.value} tables at peak={peak_tables}")
+        print(f"registration of {args.entries} entries: {registration:.1f}s; start answered in {start_call:.1f}s")
+        print(f"hands={hands} wall={elapsed:.1f}s hands/s={hands / max(elapsed, 1e-9):.2f}")
+        print(f"balancing moves={moves} per hand={moves / max(1, hands):.3f}")
+        for label, values in (("all", every), (f">={args.live} tables", busy)):
+            if values:
+                print(
+                    f"ack latency ({label}, n={len(values)}): p50={statistics.median(values) * 1000:.1f} ms "
+                    f"p99={percentile(values, 0.99) * 1000:.1f} ms max={max(values) * 1000:.1f} ms"
+                )
+        print(f"tournament audit: {audit or 'ok'}; ledger audit: {'ok' if books.ok else books.summary()}")
+        print(f"problems seen by the fake: {h.problems()[:5]}")
+        await h.close()
+    await fake.stop()
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1:]))

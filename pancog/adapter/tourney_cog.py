@@ -1,0 +1,554 @@
+"""Community tournaments on Discord (issue 15): the top-level ``/tourney`` group, the announcement with its
+Register / Unregister buttons, table threads, mentions and the results message.
+
+The service is :class:`pancog.tournaments.service.TournamentService` (``PanRuntime.tournaments``, no discord):
+this cog parses options, calls one service method per command, and turns the service's events into messages.
+:class:`TourneyThreads` is the service's ``channel_factory``: a table's board lives in a public thread of the
+tournament's channel, created by the bot and archived when the table closes or the tournament ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import logging
+import os
+import re
+import time
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import discord
+from discord import app_commands
+
+from pancog.adapter import presenters
+from pancog.adapter.base import PanCog
+from pancog.adapter.checks import moderator
+from pancog.adapter.errors import BadOption, send_ephemeral
+from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
+from pancog.ai import Level
+from pancog.bots import computer_id
+from pancog.game.errors import PanError
+from pancog.tables import NoTableHere, NotHost
+from pancog.tournaments.errors import BadTournamentOption, NoSuchTournament
+from pancog.tournaments.model import Format, Status, Tournament, TournamentConfig
+from pancog.tournaments.service import (
+    PlayerMoved,
+    TableOpened,
+    TournamentCancelled,
+    TournamentEvent,
+    TournamentFinished,
+    TournamentService,
+    TournamentStarted,
+)
+
+__all__ = ["TICK_SECONDS", "TourneyButton", "TourneyCog", "TourneyThreads", "run_ticks"]
+
+log = logging.getLogger("pan.tourney")
+
+TICK_SECONDS = 5.0
+"""How often the background task advances every tournament's clock (levels, scheduled starts, breaks)."""
+
+_LEVELS = {"easy": Level.EASY, "normal": Level.NORMAL, "hard": Level.HARD}
+
+
+class TourneyThreads:
+    """The service's ``channel_factory``: one public thread per table in the tournament's channel; archives them."""
+
+    def __init__(self, bot: discord.Client) -> None:
+        self.bot = bot
+        self.threads: dict[int, int] = {}  # TableService table id -> thread id
+        self.archived: set[int] = set()
+
+    async def create(self, t: Tournament, table_no: int) -> int:
+        title = presenters.tourney_title(t.config.title, t.tournament_id)
+        final = t.tables[table_no].final if table_no in t.tables else False
+        data = await self.bot.http.start_thread_without_message(
+            t.channel_id,
+            name=presenters.tourney_thread_name(title, table_no, final),
+            auto_archive_duration=1440,
+            type=discord.ChannelType.public_thread.value,
+            reason="tournament table",
+        )
+        thread_id = int(data["id"])
+        self.threads[t.tables[table_no].table_id] = thread_id
+        return thread_id
+
+    def remember(self, table_id: int, channel_id: int) -> None:
+        self.threads.setdefault(table_id, channel_id)
+
+    async def archive_closed(self, t: Tournament) -> None:
+        """Archive (and lock) the thread of every closed table of the tournament, once."""
+        for tt in t.tables.values():
+            if tt.status != "closed" and t.status not in (Status.FINISHED, Status.CANCELLED):
+                continue
+            thread = self.threads.get(tt.table_id)
+            if thread is None or thread in self.archived or thread == t.channel_id:
+                continue
+            self.archived.add(thread)
+            try:
+                await self.bot.http.edit_channel(thread, archived=True, locked=True, reason="tournament table closed")
+            except discord.HTTPException as exc:
+                log.warning("tournament %s: archiving thread %s failed: %s", t.tournament_id, thread, exc)
+
+
+class TourneyButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"pan:tny:(?P<tid>\d+):(?P<verb>register|unregister)",
+):
+    """Register / Unregister on the announcement (dynamic: works on old messages after a restart)."""
+
+    def __init__(self, tournament_id: int, verb: str) -> None:
+        label, style = (
+            ("Register", discord.ButtonStyle.success)
+            if verb == "register"
+            else (
+                "Unregister",
+                discord.ButtonStyle.secondary,
+            )
+        )
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"pan:tny:{tournament_id}:{verb}"))
+        self.tournament_id = tournament_id
+        self.verb = verb
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> TourneyButton:
+        return cls(int(match["tid"]), match["verb"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await runtime_of(interaction.client).dispatch(interaction, self.tournament_id, "tny_" + self.verb, ())
+
+
+def announcement_view(tournament_id: int, open_: bool) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    if open_:
+        view.add_item(TourneyButton(tournament_id, "register"))
+        view.add_item(TourneyButton(tournament_id, "unregister"))
+    return view
+
+
+def parse_numbers(text: str | None) -> tuple[int, ...]:
+    if not text:
+        return ()
+    try:
+        return tuple(int(part) for part in text.replace(" ", "").split(",") if part)
+    except ValueError:
+        raise BadOption(presenters.TOURNEY_BAD_NUMBERS) from None
+
+
+def parse_start(text: str | None, now: float) -> int | None:
+    """Epoch milliseconds of ``+30`` (minutes from now), a Unix time, or ``YYYY-MM-DD HH:MM`` (UTC)."""
+    if not text:
+        return None
+    text = text.strip()
+    try:
+        if text.startswith("+"):
+            when = now + float(text[1:]) * 60
+        elif text.isdigit():
+            when = float(text)
+        else:
+            parsed = dt.datetime.fromisoformat(text)
+            if parsed.tzinfo is None:
+                parsed = parsed.replace(tzinfo=dt.UTC)
+            when = parsed.timestamp()
+    except ValueError:
+        raise BadOption(presenters.TOURNEY_BAD_START) from None
+    if when <= now:
+        raise BadOption(presenters.TOURNEY_START_PAST)
+    return int(when * 1000)
+
+
+def tick_seconds() -> float:
+    """``PAN_TOURNEY_TICK`` (seconds, tests and benchmarks) or :data:`TICK_SECONDS`."""
+    try:
+        return max(0.05, float(os.environ.get("PAN_TOURNEY_TICK", TICK_SECONDS)))
+    except ValueError:
+        return TICK_SECONDS
+
+
+async def run_ticks(service: TournamentService, interval: float = TICK_SECONDS) -> None:
+    """The background task: every tournament's clock (levels, scheduled starts, breaks) advances."""
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            await service.tick()
+        except Exception:
+            log.exception("tournament tick failed")
+
+
+class TourneyCog(PanCog, name="PanTourney"):
+    """``/tourney create register unregister info list start pause resume cancel addbots``."""
+
+    group = app_commands.Group(name="tourney", description="Community tournaments", guild_only=True)
+
+    def __init__(self, runtime: PanRuntime, service: TournamentService) -> None:
+        super().__init__(runtime)
+        self.service = service
+        self.threads = TourneyThreads(runtime.bot)
+        service.channel_factory = self.threads.create  # tables get threads of the tournament's channel
+        self.announcements: dict[int, int] = {}  # tournament id -> announcement message id (this run)
+        self._ticker: asyncio.Task[None] | None = None
+        service.subscribe(self.on_event)
+
+    def handlers(self) -> Mapping[str, Handler]:
+        async def register(interaction: discord.Interaction[Any], tid: int, _values: tuple[str, ...]) -> None:
+            await self.defer(interaction)
+            await self._register(interaction, tid)
+
+        async def unregister(interaction: discord.Interaction[Any], tid: int, _values: tuple[str, ...]) -> None:
+            await self.defer(interaction)
+            await self._unregister(interaction, tid)
+
+        return {"tny_register": register, "tny_unregister": unregister}
+
+    async def resume_all(self) -> None:
+        """At setup, after the tables, the tournaments and the computer players were loaded: remember the threads
+        of open tables, re-derive every running tournament's next steps, and start the clock task."""
+        for t in self.service.tournaments:
+            for tt in t.tables.values():
+                with contextlib.suppress(NoTableHere):
+                    self.threads.remember(tt.table_id, self.rt.tables.get(tt.table_id).channel_id)
+        await self.service.kick()
+        # not a runtime task: those count as "busy" (tests wait on them); this one runs until the cog unloads
+        self._ticker = asyncio.create_task(run_ticks(self.service, tick_seconds()), name="tournament-clock")
+
+    async def cog_unload(self) -> None:
+        if self._ticker is not None:
+            self._ticker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._ticker
+            self._ticker = None
+        await super().cog_unload()
+
+    # -- helpers
+    def _title(self, t: Tournament) -> str:
+        return presenters.tourney_title(t.config.title, t.tournament_id)
+
+    def _pick(self, interaction: discord.Interaction[Any], tournament: str | None) -> Tournament:
+        """The tournament named by the option, else the one active in this channel (or thread of it)."""
+        if tournament:
+            try:
+                t = self.service.get(int(tournament))
+            except (ValueError, NoSuchTournament):
+                raise NoSuchTournament from None
+            if t.guild_id != interaction.guild_id:
+                raise NoSuchTournament
+            return t
+        channel = interaction.channel_id or 0
+        parent = getattr(interaction.channel, "parent_id", None)
+        here = [
+            t
+            for t in self.service.tournaments
+            if t.guild_id == interaction.guild_id
+            and t.channel_id in (channel, parent)
+            and t.status not in (Status.FINISHED, Status.CANCELLED)
+        ]
+        if not here:
+            session = self.rt.tables.find_in_channel(channel)
+            tid = self.service.tournament_of_table(session.table_id) if session is not None else None
+            if tid is not None:
+                return self.service.get(tid)
+            raise PanError(presenters.TOURNEY_NONE_HERE)
+        if len(here) > 1:
+            raise PanError(presenters.TOURNEY_WHICH)
+        return here[0]
+
+    async def _is_mod(self, interaction: discord.Interaction[Any]) -> bool:
+        return await moderator(self.rt.ledger, interaction)
+
+    def _announcement(self, t: Tournament) -> tuple[str, discord.ui.View]:
+        cfg = t.config
+        host = f"<@{t.host_id}>"
+        text = presenters.tourney_announcement(
+            self._title(t),
+            cfg.format.value,
+            cfg.buy_in,
+            cfg.fee,
+            cfg.seats,
+            t.paid_entries if t.status is not Status.REGISTERING else self._registered(t),
+            cfg.field_limit if cfg.field_limit < 10**6 else 0,
+            cfg.start_at_ms // 1000 if cfg.start_at_ms else None,
+            t.status.value,
+            host,
+        )
+        return text, announcement_view(t.tournament_id, self.service.registration_open(t))
+
+    @staticmethod
+    def _registered(t: Tournament) -> int:
+        return sum(1 for e in t.entries.values() if e.status.value in ("registered", "alive"))
+
+    async def refresh_announcement(self, t: Tournament) -> None:
+        message_id = self.announcements.get(t.tournament_id)
+        if message_id is None:
+            return
+        text, view = self._announcement(t)
+        channel = self.rt.bot.get_partial_messageable(t.channel_id, guild_id=t.guild_id)
+        try:
+            await channel.get_partial_message(message_id).edit(
+                content=text, view=view, allowed_mentions=discord.AllowedMentions.none()
+            )
+        except discord.HTTPException as exc:
+            log.warning("tournament %s: announcement edit failed: %s", t.tournament_id, exc)
+
+    # -- commands
+    @group.command(name="create", description="Announce a tournament in this channel (you host it)")
+    @app_commands.describe(
+        format="Sit & Go (starts when full) or scheduled (multi-table, at a start time)",
+        buy_in="Bank chips per entry",
+        seats="Players per table (Sit & Go: 2-8; scheduled: 4-8)",
+        start="Scheduled: +minutes, a Unix time, or YYYY-MM-DD HH:MM (UTC)",
+        antes="Ante per level, increasing, e.g. 10,15,20,30,40 (default: the published schedule)",
+        level_minutes="Minutes per level (default 6 for a Sit & Go, 10 scheduled)",
+        payouts="Prize shares by place, e.g. 65,35 (default: the published table)",
+        reentries="Re-entries allowed per player (scheduled; 0 = freezeout)",
+        late_levels="Registration stays open during this many levels (scheduled)",
+        computers="Computer players may register",
+        min_entries="Scheduled: cancelled and refunded below this many entries",
+        fee="Part of the buy-in that goes to the house",
+        title="A name for the tournament",
+        starting_stack="Tournament chips each entry starts with",
+    )
+    async def create(
+        self,
+        interaction: discord.Interaction,
+        format: Literal["sng", "scheduled"] = "sng",
+        buy_in: app_commands.Range[int, 0] = 100,
+        seats: app_commands.Range[int, 2, 8] = 7,
+        start: str | None = None,
+        antes: str | None = None,
+        level_minutes: app_commands.Range[float, 0.1, 120.0] | None = None,
+        payouts: str | None = None,
+        reentries: app_commands.Range[int, 0, 20] = 0,
+        late_levels: app_commands.Range[int, 0, 30] = 0,
+        computers: bool = True,
+        min_entries: app_commands.Range[int, 2, 1000] = 2,
+        fee: app_commands.Range[int, 0] = 0,
+        title: app_commands.Range[str, 1, 60] | None = None,
+        starting_stack: app_commands.Range[int, 1] | None = None,
+    ) -> None:
+        # Everything is validated before the (private) defer's work, so a refusal changes nothing.
+        options: dict[str, Any] = {
+            "format": Format(format),
+            "title": title or "",
+            "buy_in": buy_in,
+            "fee": fee,
+            "seats": seats,
+            "level_minutes": level_minutes,
+            "start_at_ms": parse_start(start, time.time()),
+            "min_entries": min_entries,
+            "late_levels": late_levels,
+            "max_entries": reentries + 1 if reentries else 1,
+            "payouts": parse_numbers(payouts),
+            "computers": computers,
+        }
+        if antes:
+            options["antes"] = parse_numbers(antes)
+        if starting_stack is not None:
+            options["starting_stack"] = starting_stack
+        config = TournamentConfig(**options)  # BadTournamentOption / BadSchedule: a private refusal
+        await self.defer(interaction)
+        t = await self.service.create(
+            interaction.id,
+            guild_id=interaction.guild_id or 0,
+            channel_id=interaction.channel_id or 0,
+            host_id=interaction.user.id,
+            config=config,
+        )
+        text, view = self._announcement(t)
+        channel = self.rt.bot.get_partial_messageable(t.channel_id, guild_id=t.guild_id)
+        message = await channel.send(text, view=view, allowed_mentions=discord.AllowedMentions.none())
+        self.announcements[t.tournament_id] = message.id
+        await send_ephemeral(interaction, presenters.tourney_created(self._title(t)))
+
+    @group.command(name="register", description="Buy in to a tournament (or re-enter, or register late)")
+    @app_commands.describe(tournament="Which tournament (default: the one in this channel)")
+    async def register(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
+        t = self._pick(interaction, tournament)
+        await self.defer(interaction)
+        await self._register(interaction, t.tournament_id)
+
+    async def _register(self, interaction: discord.Interaction[Any], tid: int) -> None:
+        t = self.service.get(tid)
+        running = t.status is Status.RUNNING
+        await self.service.register(tid, interaction.user.id)
+        bank = await self.rt.ledger.balance(t.guild_id, interaction.user.id)
+        await send_ephemeral(interaction, presenters.tourney_registered(self._title(t), t.config.buy_in, bank, running))
+        await self.refresh_announcement(t)
+
+    @group.command(name="unregister", description="Take your registration back (before the start)")
+    @app_commands.describe(tournament="Which tournament (default: the one in this channel)")
+    async def unregister(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
+        t = self._pick(interaction, tournament)
+        await self.defer(interaction)
+        await self._unregister(interaction, t.tournament_id)
+
+    async def _unregister(self, interaction: discord.Interaction[Any], tid: int) -> None:
+        t = self.service.get(tid)
+        refund = await self.service.unregister(tid, interaction.user.id)
+        await send_ephemeral(interaction, presenters.tourney_unregistered(self._title(t), refund))
+        await self.refresh_announcement(t)
+
+    @group.command(name="addbots", description="Register computer players (host or moderator)")
+    @app_commands.describe(count="How many", level="How well they play")
+    async def addbots(
+        self,
+        interaction: discord.Interaction,
+        count: app_commands.Range[int, 1, 50] = 1,
+        level: Literal["easy", "normal", "hard"] = "normal",
+        tournament: str | None = None,
+    ) -> None:
+        t = self._pick(interaction, tournament)
+        is_mod = await self._is_mod(interaction)
+        if interaction.user.id != t.host_id and not is_mod:
+            raise NotHost
+        if not t.config.computers:
+            raise BadTournamentOption(presenters.TOURNEY_BOTS_NOT_ALLOWED)
+        await self.defer(interaction)
+        taken = {e.player_id for e in t.entries.values()}
+        added = 0
+        n = 1
+        while added < count:
+            player = computer_id(_LEVELS[level], n)
+            n += 1
+            if player in taken:
+                continue
+            if t.status is not Status.REGISTERING and not self.service.registration_open(t):
+                break
+            await self.service.register(t.tournament_id, player)
+            added += 1
+        await send_ephemeral(interaction, presenters.tourney_bots_added(added, self._title(t)))
+        await self.refresh_announcement(t)
+
+    @group.command(name="info", description="Standings: places, stacks, level, time to the next level, tables")
+    @app_commands.describe(tournament="Which tournament (default: the one in this channel)")
+    async def info(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
+        t = self._pick(interaction, tournament)
+        await self.defer(interaction)
+        await send_ephemeral(interaction, self.standings_text(t.tournament_id))
+
+    def standings_text(self, tid: int) -> str:
+        info = self.service.info(tid)
+        names = self.rt.names
+
+        def name(player: int) -> str:
+            return presenters.name_of(names, player)
+
+        return presenters.tourney_info_text(
+            presenters.tourney_title(info.title, tid),
+            info.status.value,
+            info.level,
+            info.ante,
+            info.on_break,
+            info.paused,
+            info.seconds_to_next_level,
+            info.entries,
+            info.alive,
+            info.prize_pool,
+            info.prizes,
+            [(name(p), c, tab) for p, c, tab in info.chips],
+            [(no, [name(p) for p in players]) for no, players in info.tables],
+            [(name(p), place, prize) for p, place, prize in info.results],
+        )
+
+    @group.command(name="list", description="This server's tournaments")
+    async def list_(self, interaction: discord.Interaction) -> None:
+        await self.defer(interaction)
+        rows = [
+            (self._title(t), t.status.value, self._registered(t) or t.paid_entries, f"<#{t.channel_id}>")
+            for t in self.service.tournaments
+            if t.guild_id == interaction.guild_id and t.status not in (Status.FINISHED, Status.CANCELLED)
+        ]
+        await send_ephemeral(interaction, presenters.tourney_list_text(rows))
+
+    async def _control(self, interaction: discord.Interaction[Any], tournament: str | None, verb: str) -> Tournament:
+        t = self._pick(interaction, tournament)
+        is_mod = await self._is_mod(interaction)
+        await self.defer(interaction)
+        method = getattr(self.service, verb)
+        result = await method(t.tournament_id, interaction.user.id, moderator=is_mod)
+        if verb == "cancel":
+            await send_ephemeral(interaction, presenters.tourney_cancelled(self._title(t), len(result)))
+        else:
+            done = {
+                "start": presenters.TOURNEY_STARTED,
+                "pause": presenters.TOURNEY_PAUSED,
+                "resume": presenters.TOURNEY_RESUMED,
+            }
+            await send_ephemeral(interaction, done[verb])
+        await self.refresh_announcement(t)
+        return t
+
+    @group.command(name="start", description="Start now if the minimum field is met (host or moderator)")
+    async def start(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
+        await self._control(interaction, tournament, "start")
+
+    @group.command(name="pause", description="Pause the level clock (host or moderator)")
+    async def pause(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
+        await self._control(interaction, tournament, "pause")
+
+    @group.command(name="resume", description="Resume the level clock (host or moderator)")
+    async def resume(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
+        await self._control(interaction, tournament, "resume")
+
+    @group.command(name="cancel", description="Cancel and refund every entry (host or moderator)")
+    async def cancel(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
+        await self._control(interaction, tournament, "cancel")
+
+    # -- service events (synchronous; the messages go out on background tasks)
+    def on_event(self, event: TournamentEvent) -> None:
+        self.rt.spawn(self._handle(event), name=f"tourney-{type(event).__name__}")
+
+    async def _handle(self, event: TournamentEvent) -> None:
+        try:
+            t = self.service.get(event.tournament_id)
+        except NoSuchTournament:
+            return
+        try:
+            if isinstance(event, TableOpened):
+                await self._table_opened(t, event)
+            elif isinstance(event, PlayerMoved):
+                await self._moved(t, event)
+            elif isinstance(event, TournamentFinished):
+                await self._finished(t)
+            elif isinstance(event, TournamentStarted | TournamentCancelled):
+                await self.refresh_announcement(t)
+            await self.threads.archive_closed(t)
+        except discord.HTTPException as exc:
+            log.warning("tournament %s: %s message failed: %s", t.tournament_id, type(event).__name__, exc)
+
+    def _channel_of_table(self, t: Tournament, table_no: int) -> int:
+        tt = t.tables.get(table_no)
+        if tt is not None:
+            with contextlib.suppress(NoTableHere):
+                return self.rt.tables.get(tt.table_id).channel_id
+            if tt.table_id in self.threads.threads:
+                return self.threads.threads[tt.table_id]
+        return t.channel_id
+
+    async def _send(self, channel_id: int, guild_id: int, text: str, users: list[int]) -> None:
+        channel = self.rt.bot.get_partial_messageable(channel_id, guild_id=guild_id)
+        mentions = discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(u) for u in users])
+        await channel.send(text, allowed_mentions=mentions)
+
+    async def _table_opened(self, t: Tournament, event: TableOpened) -> None:
+        humans = [p for p in event.player_ids if p > 0]
+        mentions = [f"<@{p}>" if p > 0 else presenters.name_of(self.rt.names, p) for p in event.player_ids]
+        text = presenters.tourney_table_starts(self._title(t), event.table_no, mentions, event.final)
+        await self._send(self._channel_of_table(t, event.table_no), t.guild_id, text, humans)
+
+    async def _moved(self, t: Tournament, event: PlayerMoved) -> None:
+        if event.player_id <= 0:
+            return
+        text = presenters.tourney_moved(f"<@{event.player_id}>", event.from_table, event.to_table)
+        await self._send(self._channel_of_table(t, event.to_table), t.guild_id, text, [event.player_id])
+
+    async def _finished(self, t: Tournament) -> None:
+        info = self.service.info(t.tournament_id)
+        winner = next((p for p, place, _ in info.results if place == 1), None)
+        mention = f"<@{winner}>" if winner is not None and winner > 0 else presenters.name_of(self.rt.names, winner)
+        text = presenters.tourney_results(self._title(t), mention, self.standings_text(t.tournament_id))
+        await self._send(t.channel_id, t.guild_id, text[:2000], [winner] if winner and winner > 0 else [])
+        await self.refresh_announcement(t)

@@ -1,0 +1,63 @@
+"""Final standings from the elimination log (pure, stdlib only).
+
+Entries knocked out in the same hand are ranked by their stacks at the start of that hand (more chips =
+better place); equal stacks share the places they cover. Eliminations are recorded in order; places are
+only fixed at the end (late entries may still join after an early bust).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["Bust", "Finish", "standings"]
+
+
+@dataclass(frozen=True, slots=True)
+class Bust:
+    """One elimination: ``group`` numbers the hand that knocked the entry out (same hand = same group)."""
+
+    entry_id: int
+    group: int
+    start_stack: int
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    entry_id: int
+    place: int  # best place of the range it shares
+    tied: int  # how many share it (1 = alone)
+
+
+def standings(survivors: Sequence[tuple[int, int]], busts: Sequence[Bust]) -> list[Finish]:
+    """Places for everyone, best first. ``survivors``: (entry id, chips) still in, ranked by chips.
+
+    ``busts`` in the order they happened. Returns every entry exactly once.
+    """
+    out: list[Finish] = []
+    place = 1
+
+    def add_group(items: list[tuple[int, int]]) -> None:
+        nonlocal place
+        items.sort(key=lambda x: (-x[1], x[0]))
+        i = 0
+        while i < len(items):
+            j = i
+            while j < len(items) and items[j][1] == items[i][1]:
+                j += 1
+            for entry, _ in items[i:j]:
+                out.append(Finish(entry, place, j - i))
+            place += j - i
+            i = j
+
+    add_group(list(survivors))
+    groups: dict[int, list[tuple[int, int]]] = {}
+    order: list[int] = []
+    for bust in busts:
+        if bust.group not in groups:
+            groups[bust.group] = []
+            order.append(bust.group)
+        groups[bust.group].append((bust.entry_id, bust.start_stack))
+    for group in reversed(order):
+        add_group(groups[group])
+    return out

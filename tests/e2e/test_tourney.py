@@ -1,0 +1,160 @@
+"""Community tournaments through the fake Discord (issue 15): a Sit & Go of three people and four computer players
+from /tourney create to the results message, with the refusals on the way."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+
+from pancog.tournaments.model import Status
+from tests.e2e.conftest import Pan, PanFactory, private_to
+from tests.fakediscord import server as fake_server
+from tests.fakediscord.models import FakeMessage
+
+
+@pytest.fixture(autouse=True)
+def fast(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Computer players act at once; people who never answer time out in a fraction of a second (then they are
+    away and go on top every hand); the tournament clock ticks ten times a second; deals are reproducible."""
+    monkeypatch.setenv("PAN_BOT_DELAY", "0")
+    monkeypatch.setenv("PAN_CLOCK_SCALE", "300")
+    monkeypatch.setenv("PAN_TIME_BANK_SECONDS", "0")
+    monkeypatch.setenv("PAN_TOURNEY_TICK", "0.1")
+    monkeypatch.setenv("PAN_DEAL_SEED", "15")
+
+
+def public(pan: Pan, channel_id: int) -> list[FakeMessage]:
+    return [m for m in pan.h.fake.messages.values() if m.channel_id == channel_id and not m.ephemeral]
+
+
+async def wait_until_over(pan: Pan, tid: int, timeout: float = 240.0) -> None:
+    service = pan.rt.tournaments
+    assert service is not None
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while service.get(tid).status not in (Status.FINISHED, Status.CANCELLED):
+        assert loop.time() < deadline, service.info(tid)
+        await asyncio.sleep(0.2)
+    await pan.settle()
+
+
+async def test_sit_and_go_three_people_four_computers(pan_factory: PanFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Create, register (button and command), refusals, a full table starts in a thread with exactly its people
+    mentioned, tournament tables refuse /pan join rebuy leave, and the results message pays 700 chips."""
+    pan = await pan_factory()
+    host, ana, bo, outsider = pan.users
+    service = pan.rt.tournaments
+    assert service is not None
+    guild = pan.h.guild.id
+    channel = pan.h.channel
+
+    # bad input: a level schedule that does not increase is refused privately; nothing is announced
+    reply = await pan.slash(host, "tourney create", antes="10,10,20")
+    assert private_to(reply, host) and service.tournaments == ()
+    reply = await pan.slash(
+        host,
+        "tourney create",
+        seats=7,
+        buy_in=100,
+        antes="10,20,40,80,160,320,640,1280",
+        level_minutes=0.05,
+        starting_stack=60,
+        title="Friday SnG",
+    )
+    assert private_to(reply, host) and "Friday SnG" in reply.text
+    (t,) = service.tournaments
+    tid = t.tournament_id
+    announcement = next(m for m in public(pan, channel.id) if "Friday SnG" in m.content)
+    assert "Entries: **0/7**" in announcement.content
+    assert [b.get("label") for b in announcement.buttons] == ["Register", "Unregister"]
+
+    # register: the button, the command; twice is refused and changes nothing
+    reply = await pan.click(host, announcement, "Register")
+    assert private_to(reply, host) and "registered" in reply.text
+    await pan.slash(ana, "tourney register")
+    await pan.slash(bo, "tourney register")
+    before = await pan.rt.ledger.balance(guild, ana.id)
+    reply = await pan.slash(ana, "tourney register")
+    assert private_to(reply, ana) and "already registered" in reply.text
+    assert await pan.rt.ledger.balance(guild, ana.id) == before == 900
+    # unregister and register again through the buttons; the live count follows
+    await pan.click(outsider, announcement, "Register")
+    assert "Entries: **4/7**" in pan.h.fake.messages[announcement.id].content
+    reply = await pan.click(outsider, announcement, "Unregister")
+    assert private_to(reply, outsider) and await pan.rt.ledger.balance(guild, outsider.id) == 1000
+    assert "Entries: **3/7**" in pan.h.fake.messages[announcement.id].content
+    # only the host (or a moderator) starts, adds computers, pauses; the fake gives every member Manage Server
+    with monkeypatch.context() as m:
+        m.setattr(fake_server, "ALL_PERMISSIONS", "0")
+        for command in ("tourney addbots", "tourney start", "tourney pause", "tourney cancel"):
+            reply = await pan.slash(ana, command)
+            assert private_to(reply, ana) and "host" in reply.text.lower(), (command, reply.text)
+    assert len(service.get(tid).entries) == 4 and service.get(tid).status is Status.REGISTERING  # 3 + refunded
+
+    await pan.slash(host, "tourney addbots", count=4, level="easy")  # the table is full: it starts
+    assert service.get(tid).status in (Status.RUNNING, Status.FINISHED)
+    await pan.settle()
+    threads = [c for c in pan.h.guild.channels if c.is_thread and c.parent_id == channel.id and c != pan.h.thread]
+    assert len(threads) == 1
+    thread = threads[0]
+    starts = [m for m in public(pan, thread.id) if "starts:" in m.content]
+    assert len(starts) == 1
+    # exactly the three people seated are pinged, no one else
+    humans = sorted(u.id for u in (host, ana, bo))
+    assert (
+        sorted(int(u) for u in starts[0].allowed_mentions["users"]) == humans
+    )  # exactly the three people seated, no one else
+    assert starts[0].allowed_mentions.get("parse", []) == []
+    for user in (host, ana, bo):
+        assert f"<@{user.id}>" in starts[0].content
+
+    # the host pauses (no new deal); at a tournament table /pan join, rebuy and leave are refused privately
+    reply = await pan.slash(host, "tourney pause")
+    assert private_to(reply, host) and service.get(tid).paused_ms is not None
+    outsider_bank = await pan.rt.ledger.balance(guild, outsider.id)
+    for command, options in (("pan join", {}), ("pan rebuy", {"chips": 5}), ("pan leave", {})):
+        user = outsider if command == "pan join" else ana
+        reply = await pan.slash(user, command, channel=thread, **options)
+        assert private_to(reply, user) and "tournament table" in reply.text, (command, reply.text)
+    assert await pan.rt.ledger.balance(guild, outsider.id) == outsider_bank  # nothing moved
+    assert await pan.rt.ledger.balance(tid, outsider.id) == 0 and not service.get(tid).entries_of(outsider.id)[1:]
+    assert pan.rt.tables.in_channel(thread.id).find_seat(outsider.id) is None
+    info = await pan.slash(outsider, "tourney info", channel=thread)
+    assert private_to(info, outsider) and "paused" in info.text and "Chip counts" in info.text
+    await pan.slash(host, "tourney resume")
+
+    await wait_until_over(pan, tid)
+    done = service.get(tid)
+    assert done.status is Status.FINISHED
+    assert await service.audit(tid) == []
+    prizes = {e.player_id: e.prize or 0 for e in done.entries.values()}
+    assert sum(prizes.values()) == 7 * 100
+    winner = next(e.player_id for e in done.entries.values() if e.place == 1)
+    results = [m for m in public(pan, channel.id) if "is over" in m.content]
+    assert len(results) == 1
+    expected = [winner] if winner > 0 else []
+    assert [int(u) for u in results[0].allowed_mentions["users"]] == expected
+    assert re.search(r"1\. .+ — wins \d+", results[0].content)
+    assert pan.h.fake.channels[thread.id].archived and pan.h.fake.channels[thread.id].locked
+    for user in (host, ana, bo):
+        assert await pan.rt.ledger.balance(guild, user.id) == 900 + prizes.get(user.id, 0)
+    listing = await pan.slash(bo, "tourney list")
+    assert private_to(listing, bo) and "No tournament" in listing.text
+
+
+def test_standings_text_fits_one_message_for_a_big_field() -> None:
+    """200 entries on 25 tables: the top chip counts, every prize winner, the rest summarised, under 2000 chars."""
+    from pancog.adapter import presenters
+
+    chips = [(f"player {n}", 10_000 - n, n % 25 + 1) for n in range(200)]
+    tables = [(no, [f"player {n}" for n in range(8)]) for no in range(1, 26)]
+    results = [(f"player {n}", n + 1, 100 if n < 30 else 0) for n in range(200)]
+    text = presenters.tourney_info_text(
+        "Big", "running", 3, 40, False, False, 95, 200, 200, 2000, [100] * 30, chips, tables, []
+    )
+    assert len(text) < 2000 and "1. player 0 — 10000 (table 1)" in text and "… and 185 more" in text
+    assert "25 tables: 1 (8)" in text
+    done = presenters.tourney_info_text("Big", "finished", 9, 0, False, False, 0, 200, 0, 2000, [], [], [], results)
+    assert len(done) < 2000 and "30. player 29 — wins 100" in done and "31. player 30" not in done
