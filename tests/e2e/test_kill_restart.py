@@ -115,6 +115,15 @@ async def wait_for_board(harness: Harness, db: Path, ready: Callable[[str, list[
             await asyncio.sleep(0.05)  # the bot coalesces board edits (one per second): poll the observable board
 
 
+async def committed_after(db: Path, seq: int, timeout: float = 10.0) -> None:
+    """Wait until the table's committed state is past ``seq`` (the move was stored), at most ``timeout`` s: a
+    refused move commits nothing, and the caller's stall check (bounded by moves, not time) judges that."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(timeout):
+            while (await read_table(db))[0].seq <= seq:
+                await asyncio.sleep(0.01)  # re-read the database: another process writes it
+
+
 def greedy_command(state: TableState) -> tuple[int, str, dict[str, Any]]:
     """(seat, slash command, options) of a greedy legal move for the player to act."""
     seat = engine.to_act(state)
@@ -184,6 +193,7 @@ async def test_kill_restart_sigkill_through_one_hand(fake_discord: FakeDiscord, 
             else:
                 reply = await harness.slash(user, command, **options)
                 assert reply.ephemeral, reply.text
+                await committed_after(db, state.seq)  # the bot is another process: wait on the committed action
                 if kill_now:
                     await bot.kill()
             if kill_now:
