@@ -72,7 +72,10 @@ class BotProcess:
     async def kill(self) -> None:
         assert self.process is not None
         self.process.send_signal(signal.SIGKILL)
-        await self.process.wait()
+        # asyncio's wait() also waits for the pipes to close: a render forkserver that outlived the bot (it must
+        # not; a failure of pancog/render_guard.py) would hold stderr open and hang this test without a bound
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.process.wait(), 10)
         self.stderr.append(await self._collect())
         self.process = None
 
