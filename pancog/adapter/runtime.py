@@ -120,12 +120,23 @@ class PanRuntime:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def busy(self) -> bool:
-        """True while a board has unsent changes, a DM is on its way or a computer player is thinking or acting
-        (tests and the benchmarks wait on it)."""
+    def in_flight(self) -> dict[str, int]:
+        """The bot's in-flight work beyond the handlers discord.py runs, by kind: background tasks (DMs, retries,
+        notices), boards with unsent changes, computer players thinking or acting, renders queued or running.
+        The e2e harness waits until each is 0 (and names the ones that are not); nothing is inferred from
+        silence."""
         bots = self.bots
-        steps = self.tournaments is not None and self.tournaments.busy()
-        return bool(self._tasks) or any(b.pending for b in self.boards.values()) or bool(bots and bots.busy()) or steps
+        return {
+            "tasks": len(self._tasks),
+            "boards": sum(1 for b in self.boards.values() if b.pending),
+            "bots": int(bots is not None and bots.busy()),
+            "renders": 0 if self.renders.idle() else 1,
+            "tournaments": int(self.tournaments is not None and self.tournaments.busy()),
+        }
+
+    def busy(self) -> bool:
+        """True while any :meth:`in_flight` work remains (tests and the benchmarks wait on it)."""
+        return any(self.in_flight().values())
 
     async def close(self) -> None:
         """Stop the computer players and the clock, the boards and background tasks, the renders, then storage."""

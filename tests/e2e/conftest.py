@@ -2,12 +2,11 @@
 
 ``pan`` (4 members) and ``pan_factory(members=8)`` give a :class:`Pan` driver. Every driver checks at
 teardown that the ledger audit balances, that every open table's engine stacks equal its ledger stacks, and
-that every interaction was acknowledged within 3 seconds.
+that every interaction was answered (its latency is a benchmark figure: bench/discord_calls.py).
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
@@ -38,14 +37,8 @@ class Pan:
         return self.h.users
 
     async def settle(self) -> None:
-        for _ in range(500):
-            await self.h.idle()
-            if not self.rt.busy():
-                await self.h.idle()
-                if not self.rt.busy():
-                    return
-            await asyncio.sleep(0.005)
-        raise AssertionError("the bot never settled (a board or DM task kept running)")
+        """Wait until the bot is quiescent (the harness awaits its handlers and the runtime's in-flight work)."""
+        await self.h.idle()
 
     async def slash(self, user: FakeUser, command: str, /, **options: Any) -> Reply:
         reply = await self.h.slash(user, command, **options)
@@ -99,12 +92,12 @@ class Pan:
         return session.state, balances
 
     def check_acks(self) -> None:
-        """Every interaction was answered, and acknowledged inside Discord's 3 seconds."""
+        """Every interaction was answered. (How fast, against Discord's 3 seconds, is a benchmark figure: a test
+        asserts no wall-clock time, which a loaded machine would break.)"""
         for interaction in self.h.fake.interactions.values():
             if interaction.abandoned:
                 continue
             assert interaction.callback_at is not None, f"{interaction.label} was never answered"
-            assert interaction.callback_at - interaction.dispatched_at < 3.0, f"{interaction.label} acked late"
 
     async def check_books(self) -> None:
         report = await self.rt.ledger.audit()

@@ -199,7 +199,8 @@ async def test_computer_turn_resumes_after_restart(pan_factory: PanFactory, monk
     pan = await pan_factory()
     h = pan.h
     me = pan.users[0]
-    await h.slash(me, "pan practice", opponents=1)
+    await h.slash(me, "pan practice", opponents=1, settle=False)
+    await h.idle(ignore=("bots",))  # the table is dealt; the computer may be first to think (for a minute)
     session = pan.session()
     seat = session.seat_of(me.id)
     for _ in range(20):  # play my moves until the computer is to act
@@ -210,7 +211,8 @@ async def test_computer_turn_resumes_after_restart(pan_factory: PanFactory, monk
         assert found is not None
         label = BUTTONS.get(type(found[0]))
         assert label is not None, "the first moves of a hand are buttons"
-        await h.click(me, pan.board(), label)
+        await h.click(me, pan.board(), label, settle=False)
+        await h.idle(ignore=("bots",))  # my move is handled; the computer may now think for a minute
     state = pan.session().state
     bot_seat = engine.to_act(state)
     assert bot_seat is not None and bot_seat != seat

@@ -72,7 +72,10 @@ class BotProcess:
     async def kill(self) -> None:
         assert self.process is not None
         self.process.send_signal(signal.SIGKILL)
-        await self.process.wait()
+        # asyncio's wait() also waits for the pipes to close: a render forkserver that outlived the bot (it must
+        # not; a failure of pancog/render_guard.py) would hold stderr open and hang this test without a bound
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.process.wait(), 10)
         self.stderr.append(await self._collect())
         self.process = None
 
@@ -113,6 +116,15 @@ async def wait_for_board(harness: Harness, db: Path, ready: Callable[[str, list[
         while not ready(message.content, [b["label"] for b in message.buttons]):
             await harness.idle()
             await asyncio.sleep(0.05)  # the bot coalesces board edits (one per second): poll the observable board
+
+
+async def committed_after(db: Path, seq: int, timeout: float = 10.0) -> None:
+    """Wait until the table's committed state is past ``seq`` (the move was stored), at most ``timeout`` s: a
+    refused move commits nothing, and the caller's stall check (bounded by moves, not time) judges that."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(timeout):
+            while (await read_table(db))[0].seq <= seq:
+                await asyncio.sleep(0.01)  # re-read the database: another process writes it
 
 
 def greedy_command(state: TableState) -> tuple[int, str, dict[str, Any]]:
@@ -186,6 +198,7 @@ async def test_kill_restart_sigkill_through_one_hand(fake_discord: FakeDiscord, 
             else:
                 reply = await harness.slash(user, command, **options)
                 assert reply.ephemeral or "your turn" in reply.text, reply.text  # #14.1: a turn ping is public
+                await committed_after(db, state.seq)  # the bot is another process: wait on the committed action
                 if kill_now:
                     await bot.kill()
             if kill_now:

@@ -64,18 +64,14 @@ async def test_urgent_renders_jump_the_board_backlog(pan_factory: PanFactory, mo
     for _ in range(3):  # every board is dirty, kicked again and again while its render waits
         for board in boards:
             board.kick()
-        await asyncio.sleep(0.01)
-    await asyncio.sleep(0.05)
+        await asyncio.sleep(0)  # let the board tasks run (and queue their renders) between the kicks
+    await h.until(lambda: rt.renders.depth(Priority.BOARD) >= len(boards) - 2, "the board renders queued")
     backlog = rt.renders.depth(Priority.BOARD)
-    assert backlog >= len(boards) - 2, rt.renders.figures()
 
     # A click on My hand: its render is URGENT, so at most one board render (the running one) is ahead of it.
-    started = time.monotonic()
     reply = await h.click(a, board_message, "My hand", settle=False)
-    waited = time.monotonic() - started
     assert reply.pngs and "Hand 1" in reply.text
     assert rt.renders.depth(Priority.BOARD) >= backlog - 3, "answered before the board backlog drained"
-    assert waited < backlog * SLOW
     first_hand = next(i for i, (kind, _) in enumerate(slow.calls) if kind == "render_hand_png")
     assert first_hand <= 2, slow.calls
 
@@ -108,8 +104,7 @@ async def test_restart_refresh_is_background_work(pan_factory: PanFactory, monke
     slow = SlowRenders(monkeypatch)
     await pan.h.restart()
     pan.rt.edit_interval = 0.02
-    await asyncio.sleep(0.05)
-    assert pan.rt.renders.depth(Priority.BACKGROUND) >= 2, pan.rt.renders.figures()
+    await pan.h.until(lambda: pan.rt.renders.depth(Priority.BACKGROUND) >= 2, "the restart's board refresh queued")
     reply = await pan.h.click(a, pan.board(), "My hand", settle=False)
     assert reply.pngs
     assert pan.rt.renders.depth(Priority.BACKGROUND) >= 1, "the click did not wait for the whole refresh"

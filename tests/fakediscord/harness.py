@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
+import os
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,13 +25,64 @@ from .models import FakeChannel, FakeGuild, FakeInteraction, FakeMessage, FakeUs
 from .server import FakeDiscord
 
 DEFAULT_TIMEOUT = 5.0
-QUIET = 0.05
+POLL = 0.002  # how often the state-based predicates (REST in flight, runtime busy) are re-read; never a quiet window
+ANSWER_DELAY_ENV = "PAN_TEST_ANSWER_DELAY"
 
 OPTION_TYPES = {3: "string", 4: "integer", 5: "boolean", 6: "user", 7: "channel", 8: "role", 10: "number"}
 
 
 class InteractionFailed(AssertionError):
     """The bot did not answer an interaction in time, or logged an error while handling it."""
+
+
+def answer_delay_from_env() -> float:
+    """Seconds the in-process bot pauses after every answer (``PAN_TEST_ANSWER_DELAY``; 0 when unset)."""
+    raw = os.environ.get(ANSWER_DELAY_ENV, "").strip()
+    return float(raw) if raw else 0.0
+
+
+_ANSWERS = (
+    ("InteractionResponse", ("send_message", "defer", "edit_message", "send_modal")),
+    ("Webhook", ("send", "edit_message")),
+    ("Interaction", ("edit_original_response",)),
+)
+
+
+@contextlib.contextmanager
+def answer_delay(seconds: float) -> Iterator[None]:
+    """Make the bot pause ``seconds`` after every answer it gives (response, followup, edit of the original).
+
+    The fake sees the interaction settled while the handler still has work ahead of it (store the board, seat
+    the host, post the board): the window the old 50 ms quiet-period harness raced. A test-only hook: it wraps
+    the discord.py methods the adapter answers with, so no production code knows about it.
+    """
+    import discord
+
+    if seconds <= 0:
+        yield
+        return
+    saved: list[tuple[type, str, Any]] = []
+    for class_name, methods in _ANSWERS:
+        cls = getattr(discord, class_name)
+        for name in methods:
+            original = cls.__dict__[name]
+
+            def delayed(original: Any = original) -> Any:
+                @functools.wraps(original)
+                async def wrapper(*args: Any, **kwargs: Any) -> Any:
+                    result = await original(*args, **kwargs)
+                    await asyncio.sleep(seconds)  # the injected delay, not a synchronisation
+                    return result
+
+                return wrapper
+
+            saved.append((cls, name, original))
+            setattr(cls, name, delayed())
+    try:
+        yield
+    finally:
+        for cls, name, original in saved:
+            setattr(cls, name, original)
 
 
 class ErrorCollector(logging.Handler):
@@ -147,6 +200,11 @@ class Harness:
         self._bot_setup: Callable[[Any], Awaitable[None]] | None = None
         self._bot_options: dict[str, Any] = {}
         self._saved_endpoints: tuple[str, Any] | None = None
+        self.bot_work: set[asyncio.Task[Any]] = set()
+        """Every task the bot started to handle a gateway event (an interaction, a message, a deletion), not yet
+        done: the harness awaits them, so work the bot does after answering is never raced."""
+        self.work_probes: list[Callable[[], Mapping[str, int]]] = [self._runtime_work]
+        """The in-flight work the bot exposes to tests, by kind (by default the Pan runtime's ``in_flight()``)."""
 
     # ------------------------------------------------------------------ lookups
     def channel_named(self, name: str) -> FakeChannel:
@@ -226,6 +284,7 @@ class Harness:
             cls = _BotWithTestCogs
         kwargs = {"guild_ready_timeout": 0.05, **options}
         self.bot = cls(db_path=str(db_path), test_guild_id=self.guild.id, **kwargs)
+        self._track_gateway_work(self.bot)
         self._bot_task = asyncio.create_task(self.bot.start(self.fake.token), name="pan-bot")
         ready = asyncio.create_task(self.bot.wait_until_ready())
         done, _ = await asyncio.wait({self._bot_task, ready}, timeout=self.timeout, return_when="FIRST_COMPLETED")
@@ -247,7 +306,7 @@ class Harness:
     async def restart(self) -> Any:
         """Close the bot and start a new PanBot on the same fake and the same DB file."""
         assert self.db_path is not None, "start_bot() first"
-        await self.idle()
+        await self.idle(ignore=("bots",))  # a computer turn still thinking is resumed by the new bot
         await self.stop_bot()
         return await self.start_bot(self.db_path, setup=self._bot_setup, **self._bot_options)
 
@@ -260,17 +319,95 @@ class Harness:
             self._saved_endpoints = None
 
     # ------------------------------------------------------------------ waiting
-    async def idle(self, quiet: float = QUIET, timeout: float | None = None) -> None:
-        """Wait until no REST call is in flight, every interaction is answered, and ``quiet`` s pass silently."""
-        deadline = time.monotonic() + (timeout or self.timeout)
-        while True:
-            now = time.monotonic()
-            if not self.fake.busy() and now - self.fake.last_activity >= quiet:
-                return
-            if now > deadline:
-                pending = [i.label for i in self.fake.interactions.values() if not i.settled and not i.abandoned]
-                raise InteractionFailed(f"bot not idle after {timeout or self.timeout}s; unanswered: {pending}")
-            await asyncio.sleep(min(quiet / 2, 0.01))
+    def _track_gateway_work(self, bot: Any) -> None:
+        """Record the tasks discord.py starts for each gateway event (the command tree's invoker, a view's or
+        dynamic item's dispatch, ``on_*`` listeners): every parser runs synchronously and creates its tasks
+        before it returns, so the tasks that appear across one parser call are that event's work."""
+        parsers: dict[str, Callable[[Any], None]] = bot._connection.parsers
+        for event, parse in list(parsers.items()):
+
+            def tracked(data: Any, parse: Callable[[Any], None] = parse) -> None:
+                before = asyncio.all_tasks()
+                try:
+                    parse(data)
+                finally:
+                    for task in asyncio.all_tasks() - before:
+                        self.bot_work.add(task)
+                        task.add_done_callback(self.bot_work.discard)
+
+            if event not in ("READY", "GUILD_CREATE", "RESUMED"):  # start-up: on_ready waits are not user work
+                parsers[event] = tracked
+
+    def _gateway_unread(self) -> bool:
+        """The fake sent the bot's live gateway session an event the bot has not parsed yet (discord.py sets
+        ``ws.sequence`` and runs the parser in one step, with no await between)."""
+        ws = getattr(self.bot, "ws", None)
+        session_id = getattr(ws, "session_id", None)
+        if session_id is None:
+            return False
+        sent = self.fake.dispatched_seq(session_id)
+        return sent is not None and (ws.sequence or 0) < sent
+
+    def _runtime_work(self) -> Mapping[str, int]:
+        if self.bot is None:
+            return {}
+        from pancog.adapter.runtime import runtime_of
+
+        try:
+            runtime = runtime_of(self.bot)
+        except RuntimeError:  # the Pan extension is not loaded (yet, or any more)
+            return {}
+        return runtime.in_flight()
+
+    def _waiting_on(self, ignore: Collection[str] = ()) -> str | None:
+        """What the bot is still doing (None: quiescent). Reads state only, without awaiting: one snapshot."""
+        if self.fake.busy():
+            pending = [i.label for i in self.fake.interactions.values() if not i.settled and not i.abandoned]
+            return f"REST calls in flight or retries pending; unanswered: {pending}"
+        if self._gateway_unread():
+            return "gateway events sent to the bot and not yet read"
+        if any(not t.done() for t in self.bot_work):
+            return "event handlers running: " + ", ".join(sorted(t.get_name() for t in self.bot_work if not t.done()))
+        busy = {k: n for probe in self.work_probes for k, n in probe().items() if n and k not in ignore}
+        return f"in-flight work the bot reports: {busy}" if busy else None
+
+    async def idle(self, timeout: float | None = None, *, quiet: float = 0.0, ignore: Collection[str] = ()) -> None:
+        """Wait until the bot is quiescent: no REST call in flight or retry pending, every interaction answered,
+        every handler of a gateway event finished, and the bot's own in-flight work (``work_probes``) done.
+
+        Handler tasks are awaited as tasks; the REST and runtime predicates are re-read every ``POLL`` s. Tests
+        never pass ``quiet``: nothing is concluded from silence. Only a benchmark driving ``bot.py`` in another
+        process (whose state the harness cannot see) asks for ``quiet`` s without REST calls or gateway events.
+        ``ignore`` names kinds of reported work not to wait for (``"bots"``: a computer player told to think
+        for a minute)."""
+        limit = timeout or self.timeout
+        deadline = time.monotonic() + limit
+
+        def waiting_on() -> str | None:
+            found = self._waiting_on(ignore)
+            if found is None and time.monotonic() - self.fake.last_activity < quiet:
+                return f"{quiet}s without REST calls (an out-of-process bot)"
+            return found
+
+        while (waiting := waiting_on()) is not None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise InteractionFailed(f"bot not idle after {limit}s; still waiting on: {waiting}")
+            running = {t for t in self.bot_work if not t.done()}
+            if running and not self.fake.busy():
+                await asyncio.wait(running, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
+            else:
+                await asyncio.sleep(POLL)
+
+    async def until(self, ready: Callable[[], bool], what: str, timeout: float | None = None) -> None:
+        """Wait until ``ready()`` holds (re-read every ``POLL`` s): for a state a test needs that no reply or
+        quiescence marks, e.g. renders queued behind a slow worker. Fails naming ``what`` after ``timeout``."""
+        limit = timeout or self.timeout
+        deadline = time.monotonic() + limit
+        while not ready():
+            if time.monotonic() > deadline:
+                raise InteractionFailed(f"{what}: not reached within {limit}s")
+            await asyncio.sleep(POLL)
 
     async def _settle(self, interaction: FakeInteraction, timeout: float | None, settle: bool) -> Reply:
         limit = timeout or self.timeout

@@ -4,6 +4,9 @@
 - ``discord`` / ``harness``: a Harness with the real PanBot connected, 4 members, 3 channels and a
   thread; fails the test at teardown on any ERROR log, unhandled route or payload-limit violation.
 - ``harness_factory``: the same with options (member count, test-only cogs, timeouts).
+
+``PAN_TEST_ANSWER_DELAY=0.08`` makes every in-process bot pause that long after each answer it gives (the
+window a quiet-period harness would race); the suite must pass with it.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakediscord.harness import Harness
+from tests.fakediscord.harness import Harness, answer_delay, answer_delay_from_env
 from tests.fakediscord.server import FakeDiscord
 
 HarnessFactory = Callable[..., Awaitable[Harness]]
@@ -56,7 +59,8 @@ async def harness_factory(tmp_path: Path) -> AsyncIterator[HarnessFactory]:
         return harness
 
     try:
-        yield make
+        with answer_delay(answer_delay_from_env()):
+            yield make
     finally:
         for harness, fake in made:
             try:

@@ -349,6 +349,12 @@ class FakeDiscord:
             if not session.ended and session.owns(guild_id):
                 await self._send_dispatch(session, event, data)
 
+    def dispatched_seq(self, session_id: str) -> int | None:
+        """The sequence number of the last event sent on a live session (None: no such live session). A client
+        whose ``ws.sequence`` is lower has events still on the wire or unread."""
+        session = self._sessions.get(session_id)
+        return session.seq if session is not None and not session.ended else None
+
     def sessions_by_shard(self) -> dict[int, int]:
         """Live (not ended) sessions per shard id: which shards are connected right now."""
         out: dict[int, int] = {}

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import io
-import time
 from typing import Any
 
 import discord as dpy
@@ -232,12 +230,10 @@ async def test_429_is_retried(h: Harness) -> None:
 
 async def test_5xx_is_retried(h: Harness) -> None:
     h.fake.fail_next("POST /channels/*/messages", status=502)
-    started = time.monotonic()
     await h.slash(h.users[0], "t post", timeout=4)
     assert h.last_message().content == "count=0"
     posts = [c.status for c in h.fake.calls if c.route == "POST /channels/{channel_id}/messages"]
     assert posts == [502, 200]
-    assert time.monotonic() - started < 4
 
 
 async def test_gateway_drop_resumes_and_replays(h: Harness) -> None:
@@ -249,10 +245,7 @@ async def test_gateway_drop_resumes_and_replays(h: Harness) -> None:
     h.bot.add_listener(on_message)
     await h.fake.drop_gateway()
     await h.fake.user_message(h.users[0], h.channel, "while you were away")
-    deadline = time.monotonic() + 3
-    while "while you were away" not in seen and time.monotonic() < deadline:
-        await asyncio.sleep(0.01)
-    assert "while you were away" in seen
+    await h.until(lambda: "while you were away" in seen, "the message sent while the gateway was down")
     assert any(e.startswith("resume") and "replayed=" in e and not e.endswith("=0") for e in h.fake.gateway_log)
     reply = await h.slash(h.users[0], "pan help")  # still works after the resume
     assert reply.ephemeral
@@ -278,10 +271,9 @@ async def test_missing_permissions_50013(h: Harness) -> None:
 
 
 async def test_broken_handler_fails_fast(h: Harness) -> None:
-    started = time.monotonic()
-    with pytest.raises(InteractionFailed, match="deliberately broken handler"):
+    with pytest.raises(InteractionFailed, match=r"(?s)logged an error.*deliberately broken handler") as failed:
         await h.slash(h.users[0], "t broken", timeout=3)
-    assert time.monotonic() - started < 1.0  # the ERROR log ends the wait, not the timeout
+    assert "never answered" not in str(failed.value)  # the ERROR log ended the wait, not the timeout
     with pytest.raises(AssertionError, match="error log"):
         h.check()
     h.forgive()
