@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -351,6 +351,27 @@ class SqliteTx:
         return list(await self._conn.execute_fetchall(sql))
 
 
+async def _to_the_end(aw: Awaitable[Any]) -> Any:
+    """Await ``aw`` to completion even through repeated cancellations of the caller; re-raise the cancellation
+    afterwards. For the statements that open and close a transaction on the shared connection."""
+    future = asyncio.ensure_future(aw)
+    cancelled = False
+    while True:
+        try:
+            result = await asyncio.shield(future)
+            break
+        except asyncio.CancelledError:
+            if future.cancelled():
+                raise
+            if future.done():
+                result = future.result()
+                break
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+    return result
+
+
 class SqliteStorage:
     """The embedded default backend. ``synchronous='FULL'`` (default) fsyncs the WAL at every commit."""
 
@@ -437,19 +458,28 @@ class SqliteStorage:
     async def transaction(self, *, write: bool = True) -> AsyncIterator[SqliteTx]:
         conn = self._connection()
         async with self._lock:
-            await conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            # Every statement that opens or ends the transaction runs to its end even if the caller is cancelled
+            # meanwhile (then the cancellation is raised): the lock is never released with the shared connection
+            # inside a transaction. A BEGIN cancelled on its way used to leave it open ("cannot start a
+            # transaction within a transaction" for the next writer).
+            try:
+                await _to_the_end(conn.execute("BEGIN IMMEDIATE" if write else "BEGIN"))
+            except BaseException:
+                if conn.in_transaction:
+                    await _to_the_end(conn.execute("ROLLBACK"))
+                raise
             tx = SqliteTx(conn, self._known_accounts)
             try:
                 yield tx
             except BaseException:
-                # shield: a cancelled caller must still leave the shared connection out of the transaction
-                await asyncio.shield(conn.execute("ROLLBACK"))
+                if conn.in_transaction:
+                    await _to_the_end(conn.execute("ROLLBACK"))
                 raise
             try:
-                await asyncio.shield(conn.execute("COMMIT"))
-            except sqlite3.Error:
+                await _to_the_end(conn.execute("COMMIT"))
+            except BaseException:
                 if conn.in_transaction:
-                    await asyncio.shield(conn.execute("ROLLBACK"))
+                    await _to_the_end(conn.execute("ROLLBACK"))
                 raise
             self._known_accounts.update(tx.created_accounts)
 
