@@ -33,6 +33,7 @@ from pancog.league import HandDigest, LeagueService, PlayerLine, compute_flags
 from pancog.league.drive import engine_session, honest_guild, play_hands
 from pancog.ledger import ChipLedger
 from pancog.storage import Account, SqliteStorage, StorageTx, transfer
+from pancog.storage.base import Statement
 from pancog.store import TableStore
 from pancog.tables import TableConfig, TableService, seeded_deals
 
@@ -82,8 +83,8 @@ async def settlements(path: Path, count: int, *, league: bool) -> tuple[float, f
             if league:
                 digest = sample_hand(seq, players[(seq % 3) : (seq % 3) + 4])
 
-                async def in_tx(tx: StorageTx, journal: int, d: HandDigest = digest) -> None:
-                    await service._record(tx, GUILD, d, ordinal=journal)
+                async def in_tx(tx: StorageTx, journal: int, d: HandDigest = digest) -> list[Statement]:
+                    return await service.record_statements(tx, GUILD, d, ordinal=journal)
 
             await store.commit_action(table, seq, f"settle hand {seq}", '[{"e": "HandWon"}]', postings, in_tx=in_tx)
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu

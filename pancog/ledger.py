@@ -293,10 +293,11 @@ class ChipLedger:
     # -- table stakes ------------------------------------------------------------------------------------------
 
     async def _open_table_guild(self, tx: StorageTx, table_id: int) -> int:
+        """The ledger scope of an open table's banks (its guild, or a league bank season's scope)."""
         row = await tx.get_table(table_id)
         if row is None or row.status != "open":
             raise TableClosed(table_id)
-        return row.guild_id
+        return row.bank_scope
 
     async def buy_in(
         self, table_id: int, user_id: int, amount: int, *, key: str | None = None, reason: str = "buy-in"
@@ -342,7 +343,7 @@ class ChipLedger:
                 return None
             return await post_transaction(
                 tx,
-                transfer(stack, Account.bank(row.guild_id, user_id), amount),
+                transfer(stack, Account.bank(row.bank_scope, user_id), amount),
                 key=key or f"cashout:{table_id}:{user_id}:{uuid.uuid4().hex}",
                 reason="cash-out",
                 actor=user_id,

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pancog.storage.base import StorageTx
+from pancog.storage.base import Statement, StorageTx
 
 __all__ = ["SeasonRow", "StandingRow", "StatsRow"]
 
@@ -210,11 +210,11 @@ def record_statements(
     created_at: int,
     body: str,
     stats: Sequence[tuple[int, ...]],
-) -> list[tuple[str, list[Any]]]:
+) -> list[Statement]:
     """The statements that record one result and add its counters, for ``StorageTx.execute_batch`` (one round trip
     on the settlement path). The counters are added only if THIS ordinal owns the key (a key recorded before by
     another result adds nothing); the first statement's row count says whether the result is new."""
-    statements: list[tuple[str, list[Any]]] = [
+    statements: list[Statement] = [
         (
             "INSERT INTO league_results (result_key, ordinal, guild_id, season_no, kind, table_id, hand_no, "
             "created_at, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (result_key) DO NOTHING",
