@@ -240,6 +240,11 @@ class ChipLedger:
             tx, postings, key=key, reason="starting chips", actor="system", now=self._clock(), strict=False
         )
 
+    async def issue_starting_chips(self, tx: StorageTx, guild_id: int, user_id: int) -> Receipt | None:
+        """Inside an open transaction: the guild's starting chips, once per player (``ensure_player``'s journal
+        ``start:G:U``; None when the guild gives none). Chip leagues issue a new bank season's banks with it."""
+        return await self._ensure_player(tx, guild_id, user_id)
+
     async def ensure_player(self, guild_id: int, user_id: int) -> int:
         """Grant the guild's starting chips once (idempotent); returns the bank balance."""
         async with self.storage.transaction() as tx:

@@ -861,6 +861,20 @@ def balance_text(bank: int, on_tables: int) -> str:
     return f"Bank: {chips(bank)}.{extra}"
 
 
+def season_table_closed(returned: Mapping[int, int], names: Names) -> str:
+    """PUBLIC, in a bank season's table channel when the season ends: the table closed, stacks to the season banks."""
+    lines = [f"{name_of(names, u)}: {chips(n)}" for u, n in returned.items()]
+    return "The season has ended, so this table is closed. Chips back to the season bank:\n" + (
+        "\n".join(lines) or "none"
+    )
+
+
+def season_bank_text(season: SeasonRow, bank: int, on_tables: int) -> str:
+    """PRIVATE: /pan balance during a bank season — the season bank beside the all-time one."""
+    extra = f" Plus {chips(on_tables)} on season tables." if on_tables else ""
+    return f"Season {season.number} ({season.name}) bank: {chips(bank)}.{extra}"
+
+
 def daily_text(*, claimed: bool, amount: int, bank: int, hours_left: int) -> str:
     """PRIVATE: /pan daily (claimed now, or already claimed with the hours until the next claim)."""
     if claimed:
@@ -1420,10 +1434,14 @@ def league_board(board: Board, names: Names) -> str:
 
 def season_started(season: SeasonRow) -> str:
     ends = f", ends <t:{season.ends_at}:R>" if season.ends_at is not None else ", ended by /panadmin season end"
-    return (
-        f"Season {season.number} **{season.name}** has started{ends}. Standings count net chips won in it "
-        "(everyone's bank is unchanged). /pan standings shows them."
-    )
+    if season.mode == "bank":
+        how = (
+            f"Everyone plays from a season bank of {chips(season.starting_chips)} (tables opened from now on); "
+            "the standings rank the season banks, and everyone's own bank is untouched."
+        )
+    else:
+        how = "Standings count net chips won in it (everyone's bank is unchanged)."
+    return f"Season {season.number} **{season.name}** has started{ends}. {how} /pan standings shows them."
 
 
 def season_standings(info: SeasonInfo, names: Names, *, title: str) -> str:
@@ -1434,7 +1452,11 @@ def season_standings(info: SeasonInfo, names: Names, *, title: str) -> str:
     if season.champion_id is not None:
         lines.append(f"Champion: {name_of(names, season.champion_id)}")
     for row in info.standings[:20]:
-        lines.append(f"{row.place}. {name_of(names, row.user_id)} — {row.net:+,} chips, {row.wins} won")
+        if season.mode == "bank":
+            figure = f"{chips(row.chips)} in the season bank ({row.net:+,} won)"
+        else:
+            figure = f"{row.net:+,} chips"
+        lines.append(f"{row.place}. {name_of(names, row.user_id)} — {figure}, {row.wins} won")
     if not info.standings:
         lines.append("No hands played in this season yet.")
     for user, moderator, reason, _ in info.exclusions:
@@ -1473,6 +1495,8 @@ def stats_rows(card: PlayerCard) -> tuple[tuple[str, str], ...]:
     ]
     if card.season is not None:
         rows.append((f"Net chips, season {card.season.number}", f"{season.net if season else 0:+,}"))
+    if card.season is not None and card.season_bank is not None:
+        rows.append((f"Season {card.season.number} bank", chips(card.season_bank)))
     rows.append(("Tournaments played / cashed / won", f"{s.tourneys_played} / {s.tourneys_cashed} / {s.tourneys_won}"))
     return tuple(rows)
 

@@ -447,17 +447,31 @@ async def bank_ranked(tx: StorageTx, scope_id: int, limit: int) -> list[tuple[in
 
 
 async def bank_rank_of(tx: StorageTx, scope_id: int, user_id: int) -> tuple[int, int] | None:
-    rows = await tx.fetchall(
-        "SELECT balance FROM accounts WHERE kind = 'bank' AND scope_id = ? AND user_id = ?", (scope_id, user_id)
-    )
-    if not rows:
+    balance = await bank_account(tx, scope_id, user_id)
+    if balance is None:
         return None
-    balance = int(rows[0][0])
     above = await tx.fetchall(
         "SELECT COUNT(*) FROM accounts WHERE kind = 'bank' AND scope_id = ? AND user_id >= 0 AND balance > ?",
         (scope_id, balance),
     )
     return int(above[0][0]) + 1, balance
+
+
+async def bank_account(tx: StorageTx, scope_id: int, user_id: int) -> int | None:
+    """A bank account's balance; None if it was never opened (never issued chips)."""
+    rows = await tx.fetchall(
+        "SELECT balance FROM accounts WHERE kind = 'bank' AND scope_id = ? AND user_id = ?", (scope_id, user_id)
+    )
+    return int(rows[0][0]) if rows else None
+
+
+async def season_players(tx: StorageTx, guild_id: int, season_no: int) -> list[int]:
+    """The humans with results in a season (its stats rows), in id order."""
+    rows = await tx.fetchall(
+        "SELECT user_id FROM league_stats WHERE guild_id = ? AND season_no = ? AND user_id >= 0 ORDER BY user_id",
+        (guild_id, season_no),
+    )
+    return [int(r[0]) for r in rows]
 
 
 async def bank_balances(tx: StorageTx, scope_id: int) -> dict[int, int]:

@@ -109,6 +109,7 @@ class PlayerCard:
     all_time: StatsRow
     rating: Rating
     season_rating: Rating | None
+    season_bank: int | None = None  # chips in the season bank ('bank' season; the starting chips before first use)
 
     @property
     def going_out_rate(self) -> float:
@@ -381,6 +382,11 @@ class LeagueService:
             await tx.put_settings(
                 GuildSettings(guild_id=created.scope_id, starting_chips=starting_chips, daily_amount=0), float(now)
             )
+            # The last season's players get their new season bank now, in this transaction, through the ledger
+            # (journal start:<scope>:<user>, the one a first join would write); anyone else on first use.
+            returning = await repo.season_players(tx, guild_id, number - 1) if number > 1 else []
+            for user in returning:
+                await self.ledger.issue_starting_chips(tx, created.scope_id, user)
         return created
 
     async def end_season(self, guild_id: int) -> SeasonInfo:
@@ -439,6 +445,8 @@ class LeagueService:
         await repo.insert_standings(tx, season.guild_id, season.number, rows)
         await repo.end_season(tx, season.guild_id, season.number, now, champion)
         if season.mode == "bank":
+            # An ended season issues nothing more (a late join at one of its tables finds no starting chips).
+            await tx.put_settings(GuildSettings(guild_id=season.scope_id, starting_chips=0, daily_amount=0), float(now))
             balances = await repo.bank_balances(tx, season.scope_id)
             postings: list[Posting] = []
             for user, amount in sorted(balances.items()):
@@ -473,10 +481,15 @@ class LeagueService:
             raise NoSeason
         return await self.ledger.ensure_player(season.scope_id, user_id)
 
+    async def active_season(self, guild_id: int) -> SeasonRow | None:
+        """The guild's running season, None between seasons."""
+        async with self.storage.transaction(write=False) as tx:
+            return await repo.active_season(tx, guild_id)
+
     async def table_scope(self, guild_id: int) -> int:
-        """The ledger scope a new league table of ``guild_id`` opens under (``TableService.open_table(guild_id=…)``):
-        the running bank season's scope, so buy-ins and cash-outs use the season banks; else the guild itself.
-        Hands at such a table are recorded for the real guild and that season."""
+        """The ledger scope of the banks a new cash table of ``guild_id`` uses (``TableConfig(bank_scope=…)``; the
+        table itself stays the guild's): the running bank season's scope, so buy-ins and cash-outs use the season
+        banks; else the guild itself. Hands at such a table are recorded for the guild and that season."""
         async with self.storage.transaction(write=False) as tx:
             season = await repo.active_season(tx, guild_id)
         return season.scope_id if season is not None and season.mode == "bank" else guild_id
@@ -592,6 +605,10 @@ class LeagueService:
                 if season is not None
                 else None
             )
+            season_bank = None
+            if season is not None and season.mode == "bank":
+                held = await repo.bank_account(tx, season.scope_id, user_id)
+                season_bank = season.starting_chips if held is None else held
         return PlayerCard(
             user_id=user_id,
             season=season,
@@ -599,6 +616,7 @@ class LeagueService:
             all_time=all_time,
             rating=_rating(rating),
             season_rating=_rating(season_rating) if season is not None else None,
+            season_bank=season_bank,
         )
 
     async def leaderboard(
