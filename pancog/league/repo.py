@@ -143,19 +143,26 @@ async def last_season_number(tx: StorageTx, guild_id: int) -> int:
     return int(rows[0][0])
 
 
+SEASON_SCOPE_BASE = -(2**62)
+"""Season bank scopes are below this: a practice scope is a guild id negated (pancog.bots.practice_scope), and
+Discord ids stay above 2**62 for decades, so the two never meet (a small test guild id could meet -1, -2, …)."""
+
+
 async def insert_season(tx: StorageTx, season: SeasonRow) -> bool:
     """False if the guild already has a season with that number (nothing changed). The caller checks that no
-    season is active, in the same write transaction. The season banks' ledger scope is the next negative id."""
+    season is active, in the same write transaction. The season banks' ledger scope is the next negative id below
+    ``SEASON_SCOPE_BASE`` (databases that started seasons before it continue below their lowest scope)."""
     changed = await tx.execute(
         f"INSERT INTO league_seasons ({_SEASON_COLUMNS}) "  # noqa: S608
-        "SELECT ?, ?, ?, ?, ?, COALESCE(MIN(scope_id), 0) - 1, ?, ?, ?, ?, ?, ? FROM league_seasons WHERE 1 = 1 "
-        "ON CONFLICT (guild_id, number) DO NOTHING",
+        "SELECT ?, ?, ?, ?, ?, COALESCE(MIN(scope_id), CAST(? AS BIGINT)) - 1, ?, ?, ?, ?, ?, ? FROM league_seasons "
+        "WHERE 1 = 1 ON CONFLICT (guild_id, number) DO NOTHING",
         (
             season.guild_id,
             season.number,
             season.name,
             season.mode,
             season.starting_chips,
+            SEASON_SCOPE_BASE,
             season.status,
             season.started_at,
             season.ends_at,
