@@ -5,8 +5,10 @@ Run: .venv/bin/python bench/league.py [--settlements 2000] [--rounds 3] [--rebui
 
 1. Settlement cost, back to back with ``bench/ledger.py``'s loop (one ``commit_action`` = log append + 10 postings,
    ``synchronous=FULL``): the same loop with the league's in-transaction work of a four-player hand (the result row
-   + the stats upsert, what the settlement hook does) — alternated ``--rounds`` times, medians compared. The ratings
-   fold (``drain_ratings``, batched off the settlement path) is timed separately, per hand.
+   + the stats upsert, what the settlement hook does) — alternated ``--rounds`` times, medians compared; and the two
+   interleaved commit by commit in one database (each commit's process CPU summed per kind: both kinds see the same
+   load, file and caches — on a shared machine this is the figure to read). The ratings fold (``drain_ratings``,
+   batched off the settlement path) is timed separately, per hand.
 2. Rebuild: ``--rebuild-hands`` hand results (digests of real self-played hands, replicated over a 200-player guild
    with fresh keys) refolded into stats and ratings by ``LeagueService.rebuild(from_log=False)``; and the full
    re-derivation from raw action logs (engine replay) of ``--log-hands`` hands played through the table service.
