@@ -129,6 +129,7 @@ class LeagueCog(PanCog, name="PanLeague"):
                 continue
             closed += 1
             self.boards.drop(session.table_id)
+            self.rt.health.forget(session.table_id)
             channel = self.rt.bot.get_partial_messageable(session.channel_id, guild_id=session.guild_id)
             with contextlib.suppress(discord.HTTPException):
                 await channel.send(presenters.season_table_closed(returned, self.rt.names))
