@@ -779,9 +779,10 @@ def outs_text(state: TableState, names: Names, seat: int, chips_now: int) -> str
     return f"{seat_name(state, names, seat)}'s board would collect {chips(chips_now)} on going out now ({what})."
 
 
-def rebought(amount: int, stack: int, bank: int) -> str:
-    """The private answer to /pan rebuy."""
-    return f"You added {chips(amount)}. Your stack is {chips(stack)}; bank: {chips(bank)}."
+def rebought(amount: int, stack: int, bank: int, *, season: bool = False) -> str:
+    """The private answer to /pan rebuy (``season``: a bank season's table, the chips came from the season bank)."""
+    which = "season bank" if season else "bank"
+    return f"You added {chips(amount)}. Your stack is {chips(stack)}; {which}: {chips(bank)}."
 
 
 NEEDS_MODERATOR = "You need the Manage Server permission (or the moderator role) for that."
@@ -825,10 +826,10 @@ def could_not_sit(reason: str) -> str:
     return f"You could not sit down: {reason}"
 
 
-def sat_down(stack: int, *, doubles: bool = False, bank: int | None = None) -> str:
-    """PRIVATE: the answer to /pan join (with the bank left) or the Join button."""
+def sat_down(stack: int, *, doubles: bool = False, bank: int | None = None, season: bool = False) -> str:
+    """PRIVATE: the answer to /pan join (with the bank left; ``season``: a bank season's table) or the Join button."""
     text = f"You sat down with {chips(stack)}{' (doubles)' if doubles else ''}."
-    return text if bank is None else f"{text} Bank: {chips(bank)}."
+    return text if bank is None else f"{text} {'Season bank' if season else 'Bank'}: {chips(bank)}."
 
 
 def left_table(gone: bool) -> str:

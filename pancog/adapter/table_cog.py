@@ -247,7 +247,9 @@ class TableCog(PanCog, name="PanTables"):
         await rt.save_names(session)
         seat = applied.state.seat(session.seat_of(interaction.user.id))
         chips = await rt.ledger.balance(session.bank_scope, interaction.user.id) if bank else None
-        await send_ephemeral(interaction, presenters.sat_down(seat.stack if seat else 0, doubles=doubles, bank=chips))
+        season = session.bank_scope != session.guild_id  # chip leagues (issue 16): a bank season's table
+        text = presenters.sat_down(seat.stack if seat else 0, doubles=doubles, bank=chips, season=season)
+        await send_ephemeral(interaction, text)
 
     @app_commands.command(
         name="leave", description="Leave the table (mid-hand: you still pay to its end)", extras=IN_PAN
@@ -275,7 +277,8 @@ class TableCog(PanCog, name="PanTables"):
         applied = await rt.tables.rebuy(session.table_id, interaction.user.id, chips)
         seat = applied.state.seat(session.seat_of(interaction.user.id))
         bank = await rt.ledger.balance(session.bank_scope, interaction.user.id)
-        await send_ephemeral(interaction, presenters.rebought(chips, seat.stack if seat else 0, bank))
+        season = session.bank_scope != session.guild_id  # chip leagues (issue 16)
+        await send_ephemeral(interaction, presenters.rebought(chips, seat.stack if seat else 0, bank, season=season))
 
     @app_commands.command(name="start", description="Deal the next hand", extras=IN_PAN)
     async def start(self, interaction: discord.Interaction) -> None:

@@ -129,7 +129,9 @@ async def test_a_bank_season_plays_from_season_banks_and_leaves_the_bank_alone(p
     assert private_to(reply, mod) and "season bank of 800 chips" in reply.text
     season = await league.active_season(guild)
     assert season is not None and season.mode == "bank" and season.scope_id < 0
-    await pan.seat(2)  # the default buy-in: 5 minimums (100 chips) from the season bank
+    await pan.slash(a, "pan open")  # the host sits with the default buy-in: 5 minimums (100 chips) of his season bank
+    reply = await pan.slash(b, "pan join")
+    assert private_to(reply, b) and "You sat down with 100 chips. Season bank: 700 chips." in reply.text
     session = pan.session()
     assert session.guild_id == guild and session.bank_scope == season.scope_id
     assert {u.id: await league.season_bank(guild, u.id) for u in (a, b)} == {a.id: 700, b.id: 700}
