@@ -5,8 +5,10 @@ Run: .venv/bin/python bench/league.py [--settlements 2000] [--rounds 3] [--rebui
 
 1. Settlement cost, back to back with ``bench/ledger.py``'s loop (one ``commit_action`` = log append + 10 postings,
    ``synchronous=FULL``): the same loop with the league's in-transaction work of a four-player hand (the result row
-   + the stats upsert, what the settlement hook does) — alternated ``--rounds`` times, medians compared. The ratings
-   fold (``drain_ratings``, batched off the settlement path) is timed separately, per hand.
+   + the stats upsert, what the settlement hook does) — alternated ``--rounds`` times, medians compared; and the two
+   interleaved commit by commit in one database (each commit's process CPU summed per kind: both kinds see the same
+   load, file and caches — on a shared machine this is the figure to read). The ratings fold (``drain_ratings``,
+   batched off the settlement path) is timed separately, per hand.
 2. Rebuild: ``--rebuild-hands`` hand results (digests of real self-played hands, replicated over a 200-player guild
    with fresh keys) refolded into stats and ratings by ``LeagueService.rebuild(from_log=False)``; and the full
    re-derivation from raw action logs (engine replay) of ``--log-hands`` hands played through the table service.
@@ -32,7 +34,8 @@ from pancog.ai import make_player
 from pancog.league import HandDigest, LeagueService, PlayerLine, compute_flags
 from pancog.league.drive import engine_session, honest_guild, play_hands
 from pancog.ledger import ChipLedger
-from pancog.storage import Account, SqliteStorage, StorageTx, transfer
+from pancog.storage import Account, Posting, SqliteStorage, StorageTx, transfer
+from pancog.storage.base import Statement
 from pancog.store import TableStore
 from pancog.tables import TableConfig, TableService, seeded_deals
 
@@ -55,10 +58,28 @@ def sample_hand(n: int, users: list[int]) -> HandDigest:
     )
 
 
-async def settlements(path: Path, count: int, *, league: bool) -> tuple[float, float, float]:
+def _settlement_postings(stacks: list[Account], tops: Account, seq: int) -> list[Posting]:
+    """``bench/ledger.py``'s settlement: 10 postings (5 transfers between the stacks and the tops)."""
+    winner = stacks[((seq + 1) // 2) % 6]
+    postings: list[Posting] = []
+    for loser in stacks:
+        if loser != winner:
+            postings += transfer(loser, winner, 1) if seq % 2 else transfer(winner, loser, 1)
+    if len(postings) < 10:
+        postings += transfer(winner, tops, 1)
+    return postings
+
+
+async def settlements(
+    path: Path, count: int, *, league: bool, interleave: bool = False
+) -> tuple[float, float, float, float]:
     """Seconds per settlement (the ledger bench's loop) with or without the league's in-transaction work, wall and
-    process CPU (all threads: the event loop and aiosqlite's worker); and the seconds per hand of folding the
-    recorded hands into ratings afterwards (0 without the league)."""
+    process CPU (all threads: the event loop and aiosqlite's worker); the seconds per hand of folding the recorded
+    hands into ratings afterwards (0 without the league).
+
+    ``interleave``: one database, the commits alternate bare / with the league, and each commit's process CPU is
+    summed per kind — so both kinds see the same machine load, file size and caches (the alternated rounds of whole
+    runs drift with the load of a shared machine). Returns (bare CPU, league CPU, 0, fold) per commit then."""
     async with SqliteStorage(path, synchronous="FULL") as storage:
         ledger, store = ChipLedger(storage), TableStore(storage)
         service = LeagueService(storage, ledger)
@@ -69,31 +90,32 @@ async def settlements(path: Path, count: int, *, league: bool) -> tuple[float, f
             await ledger.buy_in(table, user, 500, key=f"sit:{user}")
         stacks = [Account.stack(table, u) for u in players]
         tops = Account.tops(table, "singles")
+        spent = {False: 0.0, True: 0.0}
         start, cpu = time.perf_counter(), time.process_time()
         for seq in range(1, count + 1):
-            winner = stacks[((seq + 1) // 2) % 6]
-            postings = []
-            for loser in stacks:
-                if loser != winner:
-                    postings += transfer(loser, winner, 1) if seq % 2 else transfer(winner, loser, 1)
-            if len(postings) < 10:
-                postings += transfer(winner, tops, 1)
+            postings = _settlement_postings(stacks, tops, seq)
+            with_league = league if not interleave else seq % 2 == 0
+            c0 = time.process_time()
             in_tx = None
-            if league:
+            if with_league:
                 digest = sample_hand(seq, players[(seq % 3) : (seq % 3) + 4])
 
-                async def in_tx(tx: StorageTx, journal: int, d: HandDigest = digest) -> None:
-                    await service._record(tx, GUILD, d, ordinal=journal)
+                async def in_tx(tx: StorageTx, journal: int, d: HandDigest = digest) -> list[Statement]:
+                    return await service.record_statements(tx, GUILD, d, ordinal=journal)
 
             await store.commit_action(table, seq, f"settle hand {seq}", '[{"e": "HandWon"}]', postings, in_tx=in_tx)
+            spent[with_league] += time.process_time() - c0
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
         fold = 0.0
-        if league:
+        if league or interleave:
             t0 = time.process_time()
             await service.drain_ratings()
-            fold = (time.process_time() - t0) / count
+            fold = (time.process_time() - t0) / (count // 2 if interleave else count)
         assert (await ledger.audit()).ok
-    return elapsed / count, cpu / count, fold
+    if interleave:
+        half = count // 2
+        return spent[False] / (count - half), spent[True] / half, 0.0, fold
+    return elapsed / count, cpu / count, fold, 0.0
 
 
 async def real_digests(tmp: Path, hands: int) -> tuple[list[HandDigest], float, int]:
@@ -194,10 +216,10 @@ async def main() -> None:
         tmp = Path(name)
         base_t, league_t, base_c, league_c, folds = [], [], [], [], []
         for r in range(args.rounds):
-            wall, cpu, _ = await settlements(tmp / f"b{r}.sqlite3", args.settlements, league=False)
+            wall, cpu, _, _ = await settlements(tmp / f"b{r}.sqlite3", args.settlements, league=False)
             base_t.append(wall)
             base_c.append(cpu)
-            wall, cpu, fold = await settlements(tmp / f"l{r}.sqlite3", args.settlements, league=True)
+            wall, cpu, fold, _ = await settlements(tmp / f"l{r}.sqlite3", args.settlements, league=True)
             league_t.append(wall)
             league_c.append(cpu)
             folds.append(fold)
@@ -211,6 +233,17 @@ async def main() -> None:
         print(
             f"  CPU  {bc * 1e3:.3f} ms -> {lc * 1e3:.3f} ms with the league ({100 * (lc - bc) / bc:+.1f} %); rounds "
             f"{[round(x * 1e3, 3) for x in base_c]} vs {[round(x * 1e3, 3) for x in league_c]}"
+        )
+        pairs = [
+            await settlements(tmp / f"i{r}.sqlite3", args.settlements * 2, league=False, interleave=True)
+            for r in range(args.rounds)
+        ]
+        ratios = [100 * (lg_c - b_c) / b_c for b_c, lg_c, _, _ in pairs]
+        print(
+            f"  interleaved in one database (CPU per commit, bare vs with the league, {args.rounds} runs of "
+            f"{args.settlements} each): {statistics.median(p[0] for p in pairs) * 1e3:.3f} ms -> "
+            f"{statistics.median(p[1] for p in pairs) * 1e3:.3f} ms, median {statistics.median(ratios):+.1f} % "
+            f"(runs {[round(x, 1) for x in ratios]})"
         )
         print(
             f"  ratings fold (batched, off the settlement path): {f * 1e6:.0f} us CPU per 4-player hand "

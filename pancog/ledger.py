@@ -240,6 +240,11 @@ class ChipLedger:
             tx, postings, key=key, reason="starting chips", actor="system", now=self._clock(), strict=False
         )
 
+    async def issue_starting_chips(self, tx: StorageTx, guild_id: int, user_id: int) -> Receipt | None:
+        """Inside an open transaction: the guild's starting chips, once per player (``ensure_player``'s journal
+        ``start:G:U``; None when the guild gives none). Chip leagues issue a new bank season's banks with it."""
+        return await self._ensure_player(tx, guild_id, user_id)
+
     async def ensure_player(self, guild_id: int, user_id: int) -> int:
         """Grant the guild's starting chips once (idempotent); returns the bank balance."""
         async with self.storage.transaction() as tx:
@@ -293,10 +298,11 @@ class ChipLedger:
     # -- table stakes ------------------------------------------------------------------------------------------
 
     async def _open_table_guild(self, tx: StorageTx, table_id: int) -> int:
+        """The ledger scope of an open table's banks (its guild, or a league bank season's scope)."""
         row = await tx.get_table(table_id)
         if row is None or row.status != "open":
             raise TableClosed(table_id)
-        return row.guild_id
+        return row.bank_scope
 
     async def buy_in(
         self, table_id: int, user_id: int, amount: int, *, key: str | None = None, reason: str = "buy-in"
@@ -342,7 +348,7 @@ class ChipLedger:
                 return None
             return await post_transaction(
                 tx,
-                transfer(stack, Account.bank(row.guild_id, user_id), amount),
+                transfer(stack, Account.bank(row.bank_scope, user_id), amount),
                 key=key or f"cashout:{table_id}:{user_id}:{uuid.uuid4().hex}",
                 reason="cash-out",
                 actor=user_id,

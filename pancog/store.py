@@ -34,6 +34,7 @@ from pancog.storage.base import (
     Posting,
     ShardLeaseLost,
     ShardSet,
+    Statement,
     Storage,
     StorageError,
     StorageTx,
@@ -41,6 +42,7 @@ from pancog.storage.base import (
     TableNotOpen,
     TableRow,
 )
+from pancog.storage.common import snapshot_statements
 
 __all__ = ["CloseResult", "LogConflict", "ShardLeaseLost", "StoredTable", "TableExists", "TableStore", "action_key"]
 
@@ -165,7 +167,7 @@ class TableStore:
         actor: Actor = "system",
         reason: str = "table action",
         snapshot: str | None = None,
-        in_tx: Callable[[StorageTx, int], Awaitable[None]] | None = None,
+        in_tx: Callable[[StorageTx, int], Awaitable[Sequence[Statement]]] | None = None,
     ) -> Receipt:
         """Append action ``seq`` to the table's log and apply its postings in one transaction.
 
@@ -173,8 +175,10 @@ class TableStore:
         transaction as the table's only snapshot (older ones are deleted), so start-up replays only the
         actions after it.
 
-        ``in_tx``: called as ``in_tx(tx, journal_id)`` after the append, inside the same transaction, only when the
-        action is new (chip leagues, issue #16: a hand's stats are recorded with its settlement, never twice).
+        ``in_tx``: called as ``in_tx(tx, journal_id)`` inside the same transaction, after the postings and only when
+        the action is new; the statements it returns run right after the append, in the append's round trip (chip
+        leagues, issue #16: a hand's stats are recorded with its settlement, never twice, at no extra hop). It may
+        read (``tx``) but must not write: its writes are the statements it returns.
 
         Returns the receipt; ``created`` is False when ``key`` (default ``table:T:seq:N``) was already
         committed — nothing was appended, posted or snapshotted again.
@@ -193,6 +197,10 @@ class TableStore:
                 tx, postings, key=key, reason=reason, actor=actor, now=now, table_id=table_id
             )
             if receipt.created:
+                # The snapshot and the league's rows ride on the append (one round trip on SQLite).
+                then = snapshot_statements(table_id, seq, snapshot, now) if snapshot is not None else []
+                if in_tx is not None:
+                    then += await in_tx(tx, receipt.journal_id)
                 try:
                     await tx.append_action(
                         table_id=table_id,
@@ -201,14 +209,10 @@ class TableStore:
                         events=events_text,
                         journal_id=receipt.journal_id,
                         created_at=now,
+                        then=then,
                     )
                 except TableNotOpen as exc:
                     raise TableClosed(table_id) from exc
-                if snapshot is not None:
-                    await tx.put_snapshot(table_id, seq, snapshot, now)
-                    await tx.drop_snapshots(table_id, below=seq)
-                if in_tx is not None:
-                    await in_tx(tx, receipt.journal_id)
             return receipt
 
     async def close_table(
@@ -242,6 +246,7 @@ class TableStore:
                 receipt = Receipt(record.journal_id, key, False, record.postings)
                 return _close_result(receipt, table_id)
             final = dict(await tx.table_balances(table_id))
+            scope = row.bank_scope  # the guild, or a league bank season's scope (issue #16)
             for posting in postings:
                 final[posting.account] = final.get(posting.account, 0) + posting.delta
             closing: list[Posting] = []
@@ -249,9 +254,9 @@ class TableStore:
                 if amount <= 0 or account.scope_id != table_id:
                     continue
                 if account.kind is AccountKind.STACK and account.user_id is not None:
-                    to = Account.bank(row.guild_id, account.user_id)
+                    to = Account.bank(scope, account.user_id)
                 elif account.kind is AccountKind.TOPS:
-                    to = Account.issued(row.guild_id)
+                    to = Account.issued(scope)
                 else:
                     continue
                 closing += [Posting(account, -amount), Posting(to, amount)]

@@ -38,7 +38,7 @@ from pancog.game.rules import PRESET_EDITION, PRESETS, Rules
 from pancog.game.state import Account as EngineAccount
 from pancog.game.state import Phase, Pot, TableState, initial_state
 from pancog.ledger import ChipLedger
-from pancog.storage.base import Account, Posting, StorageTx, StoredTable
+from pancog.storage.base import Account, Posting, Statement, StorageTx, StoredTable
 from pancog.store import TableStore
 
 __all__ = [
@@ -129,6 +129,9 @@ class TableConfig:
     # computer players (issue 8): a /pan practice table; an away person's seat played by the normal level.
     practice: bool = False
     away_bot: bool = False
+    # chip leagues (issue #16): the ledger scope of the banks the table buys in from and cashes out to, when it is
+    # not the guild's (a bank season's scope, LeagueService.table_scope); None: the guild's own banks.
+    bank_scope: int | None = None
 
     @classmethod
     def build(
@@ -178,6 +181,8 @@ class TableConfig:
         }
         # computer players (issue 8): the table options, written only when set (older rows read as False).
         data.update({k: True for k in ("practice", "away_bot") if getattr(self, k)})
+        if self.bank_scope is not None:  # chip leagues (issue #16); read by TableRow.bank_scope too
+            data["bank_scope"] = self.bank_scope
         return json.dumps(data)
 
     @classmethod
@@ -191,6 +196,7 @@ class TableConfig:
             title=str(data.get("title", "")),
             practice=bool(data.get("practice", False)),  # computer players (issue 8)
             away_bot=bool(data.get("away_bot", False)),
+            bank_scope=int(data["bank_scope"]) if data.get("bank_scope") is not None else None,
         )
 
 
@@ -220,6 +226,13 @@ class TableSession:
     @property
     def rules(self) -> Rules:
         return self.state.rules
+
+    @property
+    def bank_scope(self) -> int:
+        """The ledger scope of the banks this table buys in from and cashes out to (the guild, or a chip league's
+        bank season: issue #16)."""
+        scope = self.config.bank_scope
+        return self.guild_id if scope is None else scope
 
     def seat_of(self, user_id: int) -> int:
         """The seat index of ``user_id``. Raises :class:`NotSeated`."""
@@ -263,9 +276,11 @@ class Applied:
 
 
 Listener = Callable[[Applied], None]
-InTx = Callable[[StorageTx, int], Awaitable[None]]
-SettlementHook = Callable[[TableSession, TableState, engine.Transition], InTx | None]
-"""Chip leagues (issue #16): given an action about to commit, optionally work to do inside its transaction."""
+InTx = Callable[[StorageTx, int], Awaitable[Sequence[Statement]]]
+SettlementHook = Callable[[TableSession, TableState, engine.Transition, str], InTx | None]
+"""Chip leagues (issue #16): given an action about to commit (its state before, its transition and its action text),
+optionally work for its transaction: ``in_tx(tx, journal_id)`` may read and returns the statements to write (they
+ride on the action's append, see :meth:`pancog.store.TableStore.commit_action`)."""
 Dealer = Callable[[TableSession], StartHand]
 
 
@@ -585,14 +600,16 @@ class TableService:
         transition = engine.apply(before, action)  # raises RuleViolation; nothing changed
         after = transition.state
         postings = engine_postings(
-            transition.events, table_id=session.table_id, guild_id=session.guild_id, before=before, after=after
+            transition.events, table_id=session.table_id, guild_id=session.bank_scope, before=before, after=after
         )
         snapshot = self._snapshot_text(session, transition)
-        in_tx = self.settlement_hook(session, before, transition) if self.settlement_hook is not None else None
+        action_text = format_action(action)
+        hook = self.settlement_hook
+        in_tx = hook(session, before, transition, action_text) if hook is not None else None
         await self.store.commit_action(
             session.table_id,
             after.seq,
-            format_action(action),
+            action_text,
             "\n".join(format_event(e) for e in transition.events),
             postings,
             actor=actor if actor is not None else "system",
@@ -639,7 +656,7 @@ class TableService:
             self.seat_guard(session, user_id)
         for guard in self.seat_guards:  # replays (issue 20)
             guard(session, user_id)
-        bank = await self.ledger.ensure_player(session.guild_id, user_id)
+        bank = await self.ledger.ensure_player(session.bank_scope, user_id)
         rules = session.rules
         minimum = rules.min_buyin_chips * (2 if doubles else 1)
         if buy_in is None:
@@ -659,7 +676,7 @@ class TableService:
             InsufficientChips (the bank is short), RuleViolation (a hand is in progress), NotSeated.
         """
         session = self.get(table_id)
-        await self.ledger.ensure_player(session.guild_id, user_id)
+        await self.ledger.ensure_player(session.bank_scope, user_id)
         return await self.act(table_id, user_id, lambda seat: Rebuy(seat=seat, amount=amount))
 
     async def start_hand(self, table_id: int, user_id: int) -> Applied:

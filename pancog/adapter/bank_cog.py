@@ -25,12 +25,18 @@ class BankCog(PanCog, name="PanBank"):
         rt = await self.defer(interaction)
         guild_id = interaction.guild_id or 0
         bank = await rt.ledger.ensure_player(guild_id, interaction.user.id)
-        on_tables = [s for s in rt.tables.tables_of(interaction.user.id) if s.guild_id == guild_id]
-        stacks = 0
-        for s in on_tables:
-            seat = s.state.seat(s.seat_of(interaction.user.id))
-            stacks += seat.stack if seat is not None else 0
-        await send_ephemeral(interaction, presenters.balance_text(bank, stacks))
+        stacks: dict[int, int] = {}  # bank scope -> chips on its tables (the guild's, or a bank season's)
+        for s in rt.tables.tables_of(interaction.user.id):
+            if s.guild_id == guild_id:
+                seat = s.state.seat(s.seat_of(interaction.user.id))
+                stacks[s.bank_scope] = stacks.get(s.bank_scope, 0) + (seat.stack if seat is not None else 0)
+        text = presenters.balance_text(bank, stacks.get(guild_id, 0))
+        league = rt.league
+        season = await league.active_season(guild_id) if league is not None else None
+        if league is not None and season is not None and season.mode == "bank":  # chip leagues (issue 16)
+            held = await league.season_bank(guild_id, interaction.user.id)
+            text += "\n" + presenters.season_bank_text(season, held, stacks.get(season.scope_id, 0))
+        await send_ephemeral(interaction, text)
 
     @app_commands.command(name="daily", description="Claim your daily chips", extras=IN_PAN)
     async def daily(self, interaction: discord.Interaction) -> None:

@@ -65,7 +65,7 @@ def cogs(rt: PanRuntime, boards: Boards, hands: Hands, clock: TurnClock, driver:
         PracticeCog(rt, boards, driver),
         AdminCog(rt, boards),
         ReplayCog(rt),
-        LeagueCog(rt),
+        LeagueCog(rt, boards),
     ]
     if rt.tournaments is not None:
         found.append(TourneyCog(rt, rt.tournaments))

@@ -9,7 +9,7 @@ import contextlib
 import io
 import logging
 import os
-from typing import Any
+from typing import Any, Literal
 
 import discord
 from discord import app_commands
@@ -17,11 +17,13 @@ from discord import app_commands
 from pancog.adapter import presenters
 from pancog.adapter.admin import season
 from pancog.adapter.base import IN_PAN, PanCog
+from pancog.adapter.board import Boards
 from pancog.adapter.checks import is_moderator
 from pancog.adapter.errors import BadOption, send_ephemeral
 from pancog.adapter.runtime import PanRuntime
 from pancog.league import LeagueService, SeasonInfo, display
 from pancog.renderq import Priority
+from pancog.tables import NoTableHere
 from renderer.stats import StatsSnapshot, render_stats_png, stats_text
 
 __all__ = ["LeagueCog"]
@@ -37,8 +39,9 @@ DUE_CHECK_SECONDS = float(os.environ.get("PAN_SEASON_CHECK_SECONDS", "60"))
 class LeagueCog(PanCog, name="PanLeague"):
     """Seasons, standings, stats and flags."""
 
-    def __init__(self, runtime: PanRuntime) -> None:
+    def __init__(self, runtime: PanRuntime, boards: Boards) -> None:
         super().__init__(runtime)
+        self.boards = boards  # a bank season's tables close when it ends
         mine = self.__cog_app_commands__
         self._admin = [c for c in mine if isinstance(c, app_commands.Command) and "group" in c.extras]
         self.__cog_app_commands__ = [c for c in mine if c not in self._admin]
@@ -104,6 +107,7 @@ class LeagueCog(PanCog, name="PanLeague"):
         ended = 0
         for row in await league.due_seasons():
             try:
+                await self.close_season_tables(row.scope_id)
                 info = await league.end_season(row.guild_id)
                 ended += 1
                 note = await self.grant_winner_roles(info)
@@ -112,6 +116,24 @@ class LeagueCog(PanCog, name="PanLeague"):
             except Exception:  # one guild's failure must not stop the others; the next tick retries
                 log.exception("ending the due season %s of guild %s failed", row.number, row.guild_id)
         return ended
+
+    async def close_season_tables(self, scope_id: int) -> int:
+        """Close every open table that plays from the season banks of ``scope_id`` (a bank season about to end), so
+        each stack goes back to its season bank before the banks are closed; the table's channel is told. Returns
+        how many closed."""
+        closed = 0
+        for session in [s for s in self.rt.tables.sessions if s.config.bank_scope == scope_id]:
+            try:
+                returned = await self.rt.tables.close_system(session.table_id)
+            except NoTableHere:  # closed meanwhile
+                continue
+            closed += 1
+            self.boards.drop(session.table_id)
+            self.rt.health.forget(session.table_id)
+            channel = self.rt.bot.get_partial_messageable(session.channel_id, guild_id=session.guild_id)
+            with contextlib.suppress(discord.HTTPException):
+                await channel.send(presenters.season_table_closed(returned, self.rt.names))
+        return closed
 
     async def grant_winner_roles(self, info: SeasonInfo) -> str | None:
         """Give the season's role (if it has one) to its top finishers; a sentence for the admin, None if no role.
@@ -175,6 +197,8 @@ class LeagueCog(PanCog, name="PanLeague"):
     @app_commands.describe(
         name="The season's name",
         length="Days until it ends by itself (default: until ended)",
+        starting_chips="Season bank mode: each player's season bank (default: the server's starting chips)",
+        mode="net: standings count chips won with everyone's own bank (default); bank: a season bank for everyone",
         winner_role="A role the top 3 get when the season ends (the bot needs Manage Roles)",
     )
     async def season_start(
@@ -184,12 +208,13 @@ class LeagueCog(PanCog, name="PanLeague"):
         length: app_commands.Range[int, 1, 366] | None = None,
         starting_chips: app_commands.Range[int, 0, 1_000_000] | None = None,
         winner_role: discord.Role | None = None,
+        mode: Literal["net", "bank"] = "net",
     ) -> None:
         await self.defer(interaction)
         guild_id = await self._moderator(interaction)
         role_id = winner_role.id if winner_role is not None else None
         row = await self.league().start_season(
-            guild_id, name, length_days=length, starting_chips=starting_chips, role_id=role_id
+            guild_id, name, length_days=length, starting_chips=starting_chips, mode=mode, role_id=role_id
         )
         text = presenters.season_started(row)
         if winner_role is not None:
@@ -202,7 +227,11 @@ class LeagueCog(PanCog, name="PanLeague"):
     async def season_end(self, interaction: discord.Interaction) -> None:
         rt = await self.defer(interaction)
         guild_id = await self._moderator(interaction)
-        info = await self.league().end_season(guild_id)
+        league = self.league()
+        running = await league.active_season(guild_id)
+        if running is not None and running.mode == "bank":  # its tables close first: stacks back to the season banks
+            await self.close_season_tables(running.scope_id)
+        info = await league.end_season(guild_id)
         text = presenters.season_standings(info, rt.names, title="Final standings")
         granted = await self.grant_winner_roles(info)
         if granted is not None:

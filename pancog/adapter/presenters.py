@@ -779,9 +779,10 @@ def outs_text(state: TableState, names: Names, seat: int, chips_now: int) -> str
     return f"{seat_name(state, names, seat)}'s board would collect {chips(chips_now)} on going out now ({what})."
 
 
-def rebought(amount: int, stack: int, bank: int) -> str:
-    """The private answer to /pan rebuy."""
-    return f"You added {chips(amount)}. Your stack is {chips(stack)}; bank: {chips(bank)}."
+def rebought(amount: int, stack: int, bank: int, *, season: bool = False) -> str:
+    """The private answer to /pan rebuy (``season``: a bank season's table, the chips came from the season bank)."""
+    which = "season bank" if season else "bank"
+    return f"You added {chips(amount)}. Your stack is {chips(stack)}; {which}: {chips(bank)}."
 
 
 NEEDS_MODERATOR = "You need the Manage Server permission (or the moderator role) for that."
@@ -825,10 +826,10 @@ def could_not_sit(reason: str) -> str:
     return f"You could not sit down: {reason}"
 
 
-def sat_down(stack: int, *, doubles: bool = False, bank: int | None = None) -> str:
-    """PRIVATE: the answer to /pan join (with the bank left) or the Join button."""
+def sat_down(stack: int, *, doubles: bool = False, bank: int | None = None, season: bool = False) -> str:
+    """PRIVATE: the answer to /pan join (with the bank left; ``season``: a bank season's table) or the Join button."""
     text = f"You sat down with {chips(stack)}{' (doubles)' if doubles else ''}."
-    return text if bank is None else f"{text} Bank: {chips(bank)}."
+    return text if bank is None else f"{text} {'Season bank' if season else 'Bank'}: {chips(bank)}."
 
 
 def left_table(gone: bool) -> str:
@@ -859,6 +860,20 @@ def balance_text(bank: int, on_tables: int) -> str:
     """PRIVATE: /pan balance."""
     extra = f" Plus {chips(on_tables)} on tables." if on_tables else ""
     return f"Bank: {chips(bank)}.{extra}"
+
+
+def season_table_closed(returned: Mapping[int, int], names: Names) -> str:
+    """PUBLIC, in a bank season's table channel when the season ends: the table closed, stacks to the season banks."""
+    lines = [f"{name_of(names, u)}: {chips(n)}" for u, n in returned.items()]
+    return "The season has ended, so this table is closed. Chips back to the season bank:\n" + (
+        "\n".join(lines) or "none"
+    )
+
+
+def season_bank_text(season: SeasonRow, bank: int, on_tables: int) -> str:
+    """PRIVATE: /pan balance during a bank season — the season bank beside the all-time one."""
+    extra = f" Plus {chips(on_tables)} on season tables." if on_tables else ""
+    return f"Season {season.number} ({season.name}) bank: {chips(bank)}.{extra}"
 
 
 def daily_text(*, claimed: bool, amount: int, bank: int, hours_left: int) -> str:
@@ -1420,10 +1435,14 @@ def league_board(board: Board, names: Names) -> str:
 
 def season_started(season: SeasonRow) -> str:
     ends = f", ends <t:{season.ends_at}:R>" if season.ends_at is not None else ", ended by /panadmin season end"
-    return (
-        f"Season {season.number} **{season.name}** has started{ends}. Standings count net chips won in it "
-        "(everyone's bank is unchanged). /pan standings shows them."
-    )
+    if season.mode == "bank":
+        how = (
+            f"Everyone plays from a season bank of {chips(season.starting_chips)} (tables opened from now on); "
+            "the standings rank the season banks, and everyone's own bank is untouched."
+        )
+    else:
+        how = "Standings count net chips won in it (everyone's bank is unchanged)."
+    return f"Season {season.number} **{season.name}** has started{ends}. {how} /pan standings shows them."
 
 
 def season_standings(info: SeasonInfo, names: Names, *, title: str) -> str:
@@ -1434,7 +1453,11 @@ def season_standings(info: SeasonInfo, names: Names, *, title: str) -> str:
     if season.champion_id is not None:
         lines.append(f"Champion: {name_of(names, season.champion_id)}")
     for row in info.standings[:20]:
-        lines.append(f"{row.place}. {name_of(names, row.user_id)} — {row.net:+,} chips, {row.wins} won")
+        if season.mode == "bank":
+            figure = f"{chips(row.chips)} in the season bank ({row.net:+,} won)"
+        else:
+            figure = f"{row.net:+,} chips"
+        lines.append(f"{row.place}. {name_of(names, row.user_id)} — {figure}, {row.wins} won")
     if not info.standings:
         lines.append("No hands played in this season yet.")
     for user, moderator, reason, _ in info.exclusions:
@@ -1473,6 +1496,8 @@ def stats_rows(card: PlayerCard) -> tuple[tuple[str, str], ...]:
     ]
     if card.season is not None:
         rows.append((f"Net chips, season {card.season.number}", f"{season.net if season else 0:+,}"))
+    if card.season is not None and card.season_bank is not None:
+        rows.append((f"Season {card.season.number} bank", chips(card.season_bank)))
     rows.append(("Tournaments played / cashed / won", f"{s.tourneys_played} / {s.tourneys_cashed} / {s.tourneys_won}"))
     return tuple(rows)
 

@@ -3,6 +3,7 @@ again and its rules (its history and replays: replay_cog.py). Thin: parse, call 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -195,6 +196,10 @@ class TableCog(PanCog, name="PanTables"):
         config = TableConfig.build(
             preset or default, stakes=stakes, seats=seats, turn_seconds=turn_seconds, away_bot=away_bot
         )  # computer players (issue 8): away_bot
+        if rt.league is not None:  # chip leagues (issue 16): a bank season's tables play from the season banks
+            scope = await rt.league.table_scope(guild_id)
+            if scope != guild_id:
+                config = dataclasses.replace(config, bank_scope=scope)
         await self.defer(interaction, ephemeral=False)
         session = await rt.tables.open_table(
             interaction.id,
@@ -241,8 +246,10 @@ class TableCog(PanCog, name="PanTables"):
         applied = await rt.tables.join(session.table_id, interaction.user.id, doubles=doubles, buy_in=buy_in)
         await rt.save_names(session)
         seat = applied.state.seat(session.seat_of(interaction.user.id))
-        chips = await rt.ledger.balance(session.guild_id, interaction.user.id) if bank else None
-        await send_ephemeral(interaction, presenters.sat_down(seat.stack if seat else 0, doubles=doubles, bank=chips))
+        chips = await rt.ledger.balance(session.bank_scope, interaction.user.id) if bank else None
+        season = session.bank_scope != session.guild_id  # chip leagues (issue 16): a bank season's table
+        text = presenters.sat_down(seat.stack if seat else 0, doubles=doubles, bank=chips, season=season)
+        await send_ephemeral(interaction, text)
 
     @app_commands.command(
         name="leave", description="Leave the table (mid-hand: you still pay to its end)", extras=IN_PAN
@@ -269,8 +276,9 @@ class TableCog(PanCog, name="PanTables"):
         refuse_at_tournament_table(rt, session.table_id)
         applied = await rt.tables.rebuy(session.table_id, interaction.user.id, chips)
         seat = applied.state.seat(session.seat_of(interaction.user.id))
-        bank = await rt.ledger.balance(session.guild_id, interaction.user.id)
-        await send_ephemeral(interaction, presenters.rebought(chips, seat.stack if seat else 0, bank))
+        bank = await rt.ledger.balance(session.bank_scope, interaction.user.id)
+        season = session.bank_scope != session.guild_id  # chip leagues (issue 16)
+        await send_ephemeral(interaction, presenters.rebought(chips, seat.stack if seat else 0, bank, season=season))
 
     @app_commands.command(name="start", description="Deal the next hand", extras=IN_PAN)
     async def start(self, interaction: discord.Interaction) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pancog.storage.base import StorageTx
+from pancog.storage.base import Statement, StorageTx
 
 __all__ = ["SeasonRow", "StandingRow", "StatsRow"]
 
@@ -143,19 +143,26 @@ async def last_season_number(tx: StorageTx, guild_id: int) -> int:
     return int(rows[0][0])
 
 
+SEASON_SCOPE_BASE = -(2**62)
+"""Season bank scopes are below this: a practice scope is a guild id negated (pancog.bots.practice_scope), and
+Discord ids stay above 2**62 for decades, so the two never meet (a small test guild id could meet -1, -2, …)."""
+
+
 async def insert_season(tx: StorageTx, season: SeasonRow) -> bool:
     """False if the guild already has a season with that number (nothing changed). The caller checks that no
-    season is active, in the same write transaction. The season banks' ledger scope is the next negative id."""
+    season is active, in the same write transaction. The season banks' ledger scope is the next negative id below
+    ``SEASON_SCOPE_BASE`` (databases that started seasons before it continue below their lowest scope)."""
     changed = await tx.execute(
         f"INSERT INTO league_seasons ({_SEASON_COLUMNS}) "  # noqa: S608
-        "SELECT ?, ?, ?, ?, ?, COALESCE(MIN(scope_id), 0) - 1, ?, ?, ?, ?, ?, ? FROM league_seasons WHERE 1 = 1 "
-        "ON CONFLICT (guild_id, number) DO NOTHING",
+        "SELECT ?, ?, ?, ?, ?, COALESCE(MIN(scope_id), CAST(? AS BIGINT)) - 1, ?, ?, ?, ?, ?, ? FROM league_seasons "
+        "WHERE 1 = 1 ON CONFLICT (guild_id, number) DO NOTHING",
         (
             season.guild_id,
             season.number,
             season.name,
             season.mode,
             season.starting_chips,
+            SEASON_SCOPE_BASE,
             season.status,
             season.started_at,
             season.ends_at,
@@ -210,11 +217,11 @@ def record_statements(
     created_at: int,
     body: str,
     stats: Sequence[tuple[int, ...]],
-) -> list[tuple[str, list[Any]]]:
+) -> list[Statement]:
     """The statements that record one result and add its counters, for ``StorageTx.execute_batch`` (one round trip
     on the settlement path). The counters are added only if THIS ordinal owns the key (a key recorded before by
     another result adds nothing); the first statement's row count says whether the result is new."""
-    statements: list[tuple[str, list[Any]]] = [
+    statements: list[Statement] = [
         (
             "INSERT INTO league_results (result_key, ordinal, guild_id, season_no, kind, table_id, hand_no, "
             "created_at, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (result_key) DO NOTHING",
@@ -447,17 +454,31 @@ async def bank_ranked(tx: StorageTx, scope_id: int, limit: int) -> list[tuple[in
 
 
 async def bank_rank_of(tx: StorageTx, scope_id: int, user_id: int) -> tuple[int, int] | None:
-    rows = await tx.fetchall(
-        "SELECT balance FROM accounts WHERE kind = 'bank' AND scope_id = ? AND user_id = ?", (scope_id, user_id)
-    )
-    if not rows:
+    balance = await bank_account(tx, scope_id, user_id)
+    if balance is None:
         return None
-    balance = int(rows[0][0])
     above = await tx.fetchall(
         "SELECT COUNT(*) FROM accounts WHERE kind = 'bank' AND scope_id = ? AND user_id >= 0 AND balance > ?",
         (scope_id, balance),
     )
     return int(above[0][0]) + 1, balance
+
+
+async def bank_account(tx: StorageTx, scope_id: int, user_id: int) -> int | None:
+    """A bank account's balance; None if it was never opened (never issued chips)."""
+    rows = await tx.fetchall(
+        "SELECT balance FROM accounts WHERE kind = 'bank' AND scope_id = ? AND user_id = ?", (scope_id, user_id)
+    )
+    return int(rows[0][0]) if rows else None
+
+
+async def season_players(tx: StorageTx, guild_id: int, season_no: int) -> list[int]:
+    """The humans with results in a season (its stats rows), in id order."""
+    rows = await tx.fetchall(
+        "SELECT user_id FROM league_stats WHERE guild_id = ? AND season_no = ? AND user_id >= 0 ORDER BY user_id",
+        (guild_id, season_no),
+    )
+    return [int(r[0]) for r in rows]
 
 
 async def bank_balances(tx: StorageTx, scope_id: int) -> dict[int, int]:

@@ -31,7 +31,7 @@ from pancog.game.errors import PanError
 from pancog.game.events import HandEnded
 from pancog.game.state import TableState
 from pancog.ledger import ChipLedger, post_transaction
-from pancog.storage.base import Account, GuildSettings, Posting, Storage, StorageTx
+from pancog.storage.base import Account, GuildSettings, Posting, Statement, Storage, StorageTx
 from pancog.tables import Applied, InTx, TableConfig, TableService, TableSession
 
 from . import repo
@@ -109,6 +109,7 @@ class PlayerCard:
     all_time: StatsRow
     rating: Rating
     season_rating: Rating | None
+    season_bank: int | None = None  # chips in the season bank ('bank' season; the starting chips before first use)
 
     @property
     def going_out_rate(self) -> float:
@@ -189,45 +190,61 @@ class LeagueService:
         if applied.state.hand is None:  # between hands: nothing to remember (the next deal starts a new tally)
             del self._tallies[table_id]
 
-    def _settlement_hook(self, session: TableSession, before: TableState, transition: engine.Transition) -> InTx | None:
+    def _settlement_hook(
+        self, session: TableSession, before: TableState, transition: engine.Transition, action_text: str
+    ) -> InTx | None:
         ended = next((e for e in transition.events if isinstance(e, HandEnded)), None)
         if ended is None:
             return None
         tally = self._tallies.get(session.table_id)
         digest = tally.copy().feed(transition.state, transition.events) if tally is not None else None
-        table_id, guild_id, config = session.table_id, session.guild_id, session.config
+        table_id, guild_id, scope, config = session.table_id, session.guild_id, session.bank_scope, session.config
 
-        async def record(tx: StorageTx, journal_id: int) -> None:
+        async def record(tx: StorageTx, journal_id: int) -> list[Statement]:
             found = digest
             if found is None:  # restarted mid-hand: the start of the hand is only in the log
-                found = await _digest_from_stored_log(tx, table_id, config, ended.hand_no)
-            if found is not None:
-                await self._record(tx, guild_id, found, ordinal=journal_id)
+                found = await _digest_from_stored_log(tx, table_id, config, ended.hand_no, action_text)
+            if found is None:
+                return []
+            return await self.record_statements(tx, guild_id, found, ordinal=journal_id, scope=scope)
 
         return record
 
-    async def _record(self, tx: StorageTx, guild_id: int, result: HandDigest | TourneyDigest, *, ordinal: int) -> bool:
-        owner = await self._scope_owner(tx, guild_id) if guild_id < 0 else None
+    async def record_statements(
+        self,
+        tx: StorageTx,
+        guild_id: int,
+        result: HandDigest | TourneyDigest,
+        *,
+        ordinal: int,
+        scope: int | None = None,
+    ) -> list[Statement]:
+        """The statements that record ``result`` (its row and its stats), for the guild's running season — or, when
+        ``scope`` (a table's bank scope) is a bank season's, for that guild and season. Reads only (the season,
+        cached); the caller runs the statements in its transaction (the settlement: on the action's append hop)."""
+        owner_scope = scope if scope is not None else guild_id
+        owner = await self._scope_owner(tx, owner_scope) if owner_scope < 0 else None
         if owner is not None:  # a table of a bank season: the guild's result, for that season
             guild_id, season_no = owner
         else:
             season = await self._active_in_tx(tx, guild_id)
             season_no = season.number if season is not None else 0
         is_hand = isinstance(result, HandDigest)
-        counts = await tx.execute_batch(
-            repo.record_statements(
-                key=result.key,
-                ordinal=ordinal,
-                guild_id=guild_id,
-                season_no=season_no,
-                kind="hand" if is_hand else "tourney",
-                table_id=result.table_id if isinstance(result, HandDigest) else None,
-                hand_no=result.hand_no if isinstance(result, HandDigest) else None,
-                created_at=int(self._clock()),
-                body=result.encode(),
-                stats=stat_rows(guild_id, season_no, result),
-            )
+        return repo.record_statements(
+            key=result.key,
+            ordinal=ordinal,
+            guild_id=guild_id,
+            season_no=season_no,
+            kind="hand" if is_hand else "tourney",
+            table_id=result.table_id if isinstance(result, HandDigest) else None,
+            hand_no=result.hand_no if isinstance(result, HandDigest) else None,
+            created_at=int(self._clock()),
+            body=result.encode(),
+            stats=stat_rows(guild_id, season_no, result),
         )
+
+    async def _record(self, tx: StorageTx, guild_id: int, result: HandDigest | TourneyDigest, *, ordinal: int) -> bool:
+        counts = await tx.execute_batch(await self.record_statements(tx, guild_id, result, ordinal=ordinal))
         return counts[0] == 1
 
     async def _scope_owner(self, tx: StorageTx, scope_id: int) -> tuple[int, int] | None:
@@ -365,6 +382,11 @@ class LeagueService:
             await tx.put_settings(
                 GuildSettings(guild_id=created.scope_id, starting_chips=starting_chips, daily_amount=0), float(now)
             )
+            # The last season's players get their new season bank now, in this transaction, through the ledger
+            # (journal start:<scope>:<user>, the one a first join would write); anyone else on first use.
+            returning = await repo.season_players(tx, guild_id, number - 1) if number > 1 else []
+            for user in returning:
+                await self.ledger.issue_starting_chips(tx, created.scope_id, user)
         return created
 
     async def end_season(self, guild_id: int) -> SeasonInfo:
@@ -423,6 +445,8 @@ class LeagueService:
         await repo.insert_standings(tx, season.guild_id, season.number, rows)
         await repo.end_season(tx, season.guild_id, season.number, now, champion)
         if season.mode == "bank":
+            # An ended season issues nothing more (a late join at one of its tables finds no starting chips).
+            await tx.put_settings(GuildSettings(guild_id=season.scope_id, starting_chips=0, daily_amount=0), float(now))
             balances = await repo.bank_balances(tx, season.scope_id)
             postings: list[Posting] = []
             for user, amount in sorted(balances.items()):
@@ -457,10 +481,15 @@ class LeagueService:
             raise NoSeason
         return await self.ledger.ensure_player(season.scope_id, user_id)
 
+    async def active_season(self, guild_id: int) -> SeasonRow | None:
+        """The guild's running season, None between seasons."""
+        async with self.storage.transaction(write=False) as tx:
+            return await repo.active_season(tx, guild_id)
+
     async def table_scope(self, guild_id: int) -> int:
-        """The ledger scope a new league table of ``guild_id`` opens under (``TableService.open_table(guild_id=…)``):
-        the running bank season's scope, so buy-ins and cash-outs use the season banks; else the guild itself.
-        Hands at such a table are recorded for the real guild and that season."""
+        """The ledger scope of the banks a new cash table of ``guild_id`` uses (``TableConfig(bank_scope=…)``; the
+        table itself stays the guild's): the running bank season's scope, so buy-ins and cash-outs use the season
+        banks; else the guild itself. Hands at such a table are recorded for the guild and that season."""
         async with self.storage.transaction(write=False) as tx:
             season = await repo.active_season(tx, guild_id)
         return season.scope_id if season is not None and season.mode == "bank" else guild_id
@@ -576,6 +605,10 @@ class LeagueService:
                 if season is not None
                 else None
             )
+            season_bank = None
+            if season is not None and season.mode == "bank":
+                held = await repo.bank_account(tx, season.scope_id, user_id)
+                season_bank = season.starting_chips if held is None else held
         return PlayerCard(
             user_id=user_id,
             season=season,
@@ -583,6 +616,7 @@ class LeagueService:
             all_time=all_time,
             rating=_rating(rating),
             season_rating=_rating(season_rating) if season is not None else None,
+            season_bank=season_bank,
         )
 
     async def leaderboard(
@@ -729,8 +763,12 @@ async def _fold_ratings(
     )
 
 
-async def _digest_from_stored_log(tx: StorageTx, table_id: int, config: TableConfig, hand_no: int) -> HandDigest | None:
-    actions = [a for _, a, _ in await tx.read_log(table_id, 0)]
+async def _digest_from_stored_log(
+    tx: StorageTx, table_id: int, config: TableConfig, hand_no: int, last_action: str
+) -> HandDigest | None:
+    """The digest of hand ``hand_no`` from the table's stored log plus ``last_action`` (the action that ends it,
+    appended in the same transaction right after)."""
+    actions = [a for _, a, _ in await tx.read_log(table_id, 0)] + [last_action]
     for _, digest in digests_from_log(table_id, config.rules(), actions):
         if digest.hand_no == hand_no:
             return digest

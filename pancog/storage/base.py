@@ -9,6 +9,7 @@ upserts, pragmas, error codes) stays inside the backend: :mod:`pancog.storage.sq
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ __all__ = [
     "LogConflict",
     "Overdraw",
     "Posting",
+    "Statement",
     "Storage",
     "StorageError",
     "StorageTx",
@@ -36,6 +38,7 @@ __all__ = [
 ]
 
 TopsPot = Literal["singles", "doubles"]
+Statement = tuple[str, Sequence[Any]]  # one portable SQL statement (``?`` placeholders) and its parameters
 
 
 class AccountKind(StrEnum):
@@ -161,6 +164,16 @@ class TableRow:
     closed_at: float | None
     board_message_id: int | None
     last_seq: int  # 0 before the first action
+
+    @property
+    def bank_scope(self) -> int:
+        """The ledger scope of the banks this table buys in from and cashes out to: the guild, unless the table
+        service's config names another (``bank_scope``: a chip league's bank season, issue #16)."""
+        try:
+            scope = json.loads(self.config).get("bank_scope") if self.config else None
+        except (ValueError, AttributeError):
+            scope = None
+        return int(scope) if isinstance(scope, int) and not isinstance(scope, bool) else self.guild_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,9 +317,21 @@ class StorageTx(Protocol):
     async def get_table(self, table_id: int) -> TableRow | None: ...
 
     async def append_action(
-        self, *, table_id: int, seq: int, action: str, events: str, journal_id: int, created_at: float
+        self,
+        *,
+        table_id: int,
+        seq: int,
+        action: str,
+        events: str,
+        journal_id: int,
+        created_at: float,
+        then: Sequence[Statement] = (),
     ) -> None:
-        """Raises :class:`LogConflict` unless ``seq == last_seq + 1``; :class:`TableNotOpen` if closed/missing."""
+        """Raises :class:`LogConflict` unless ``seq == last_seq + 1``; :class:`TableNotOpen` if closed/missing.
+
+        ``then``: statements run right after the append, in order, in the same round trip where the backend can
+        (SQLite: one worker-thread call for all of them) — the snapshot and the chip league's rows of a settlement.
+        """
         ...
 
     async def read_log(self, table_id: int, after_seq: int = 0) -> list[tuple[int, str, str]]:

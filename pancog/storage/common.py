@@ -9,11 +9,36 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from pancog.storage.base import Account, AccountKind, AuditFacts, ShardSet, StoredTable, TableRow
+from pancog.storage.base import Account, AccountKind, AuditFacts, ShardSet, Statement, StoredTable, TableRow
 
-__all__ = ["TABLE_COLUMNS", "Fetch", "account_from_row", "audit_facts", "load_open_tables", "table_row"]
+__all__ = [
+    "DROP_SNAPSHOTS",
+    "NO_SEQ_LIMIT",
+    "PUT_SNAPSHOT",
+    "TABLE_COLUMNS",
+    "Fetch",
+    "account_from_row",
+    "audit_facts",
+    "load_open_tables",
+    "snapshot_statements",
+    "table_row",
+]
 
 Fetch = Callable[[str], Awaitable[Sequence[Sequence[Any]]]]
+
+# A table's only snapshot (portable, ``?`` placeholders: both backends run these texts).
+PUT_SNAPSHOT = (
+    "INSERT INTO snapshots (table_id, seq, state, created_at) VALUES (?, ?, ?, ?) "
+    "ON CONFLICT (table_id, seq) DO UPDATE SET state = excluded.state, created_at = excluded.created_at"
+)
+DROP_SNAPSHOTS = "DELETE FROM snapshots WHERE table_id = ? AND seq < ?"
+NO_SEQ_LIMIT = 2**63 - 1
+
+
+def snapshot_statements(table_id: int, seq: int, state: str, created_at: float) -> list[Statement]:
+    """Store the state after action ``seq`` as the table's only snapshot (``put_snapshot`` + ``drop_snapshots``
+    below ``seq``), as statements that can ride on the action's append (``StorageTx.append_action(then=…)``)."""
+    return [(PUT_SNAPSHOT, (table_id, seq, state, created_at)), (DROP_SNAPSHOTS, (table_id, seq))]
 
 
 def account_from_row(kind: str, scope_id: int, user_id: int | None, pot: str | None) -> Account:

@@ -41,12 +41,22 @@ from pancog.storage.base import (
     Overdraw,
     Posting,
     ShardSet,
+    Statement,
     StorageError,
     StoredTable,
     TableNotOpen,
     TableRow,
 )
-from pancog.storage.common import TABLE_COLUMNS, account_from_row, audit_facts, load_open_tables, table_row
+from pancog.storage.common import (
+    DROP_SNAPSHOTS,
+    NO_SEQ_LIMIT,
+    PUT_SNAPSHOT,
+    TABLE_COLUMNS,
+    account_from_row,
+    audit_facts,
+    load_open_tables,
+    table_row,
+)
 from pancog.storage.migrations import MIGRATIONS_DIR, load_migrations
 
 __all__ = ["PostgresStorage", "PostgresTx", "dollar_placeholders"]
@@ -220,7 +230,15 @@ class PostgresTx:
         return None if r is None else table_row(tuple(r))
 
     async def append_action(
-        self, *, table_id: int, seq: int, action: str, events: str, journal_id: int, created_at: float
+        self,
+        *,
+        table_id: int,
+        seq: int,
+        action: str,
+        events: str,
+        journal_id: int,
+        created_at: float,
+        then: Sequence[Statement] = (),
     ) -> None:
         try:
             await self._conn.execute(
@@ -241,6 +259,7 @@ class PostgresTx:
             raise
         except asyncpg.UniqueViolationError as exc:
             raise LogConflict(f"table {table_id}: seq {seq} is not the next action") from exc
+        await self.execute_batch(then)  # asyncpg: one statement per round trip, on this transaction's connection
 
     async def read_log(self, table_id: int, after_seq: int = 0) -> list[tuple[int, str, str]]:
         rows = await self._conn.fetch(
@@ -278,22 +297,10 @@ class PostgresTx:
             raise TableNotOpen(f"no table {table_id}")
 
     async def put_snapshot(self, table_id: int, seq: int, state: str, created_at: float) -> None:
-        await self._conn.execute(
-            "INSERT INTO snapshots (table_id, seq, state, created_at) VALUES ($1, $2, $3, $4) "
-            "ON CONFLICT (table_id, seq) DO UPDATE SET state = excluded.state, created_at = excluded.created_at",
-            table_id,
-            seq,
-            state,
-            created_at,
-        )
+        await self.execute(PUT_SNAPSHOT, (table_id, seq, state, created_at))
 
     async def drop_snapshots(self, table_id: int, *, below: int | None = None) -> int:
-        status = await self._conn.execute(
-            "DELETE FROM snapshots WHERE table_id = $1 AND seq < $2",
-            table_id,
-            below if below is not None else 2**63 - 1,
-        )
-        return _rowcount(status)
+        return await self.execute(DROP_SNAPSHOTS, (table_id, below if below is not None else NO_SEQ_LIMIT))
 
     async def load_open_tables(self, shards: ShardSet | None = None) -> list[StoredTable]:
         return await load_open_tables(self._fetch, shards)
@@ -380,7 +387,7 @@ class PostgresTx:
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         return [tuple(r) for r in await self._conn.fetch(dollar_placeholders(sql), *params)]
 
-    async def execute_batch(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[int]:
+    async def execute_batch(self, statements: Sequence[Statement]) -> list[int]:
         # asyncpg runs one parameterised statement per call; in order, on this transaction's connection.
         return [await self.execute(sql, params) for sql, params in statements]
 

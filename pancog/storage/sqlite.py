@@ -13,9 +13,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import aiosqlite
 
@@ -28,12 +28,22 @@ from pancog.storage.base import (
     Overdraw,
     Posting,
     ShardSet,
+    Statement,
     StorageError,
     StoredTable,
     TableNotOpen,
     TableRow,
 )
-from pancog.storage.common import TABLE_COLUMNS, account_from_row, audit_facts, load_open_tables, table_row
+from pancog.storage.common import (
+    DROP_SNAPSHOTS,
+    NO_SEQ_LIMIT,
+    PUT_SNAPSHOT,
+    TABLE_COLUMNS,
+    account_from_row,
+    audit_facts,
+    load_open_tables,
+    table_row,
+)
 from pancog.storage.migrations import MIGRATIONS_DIR, load_migrations
 
 __all__ = ["SqliteStorage", "SqliteTx"]
@@ -41,6 +51,10 @@ __all__ = ["SqliteStorage", "SqliteTx"]
 _MAX_ROWS_PER_STATEMENT = 150  # 6 parameters per row stays far below SQLite's 32766 parameter limit
 
 Synchronous = Literal["FULL", "NORMAL", "EXTRA", "OFF"]
+_T = TypeVar("_T")
+
+if not hasattr(aiosqlite.Connection, "_execute"):  # pragma: no cover - the pinned aiosqlite has it
+    raise ImportError("pancog.storage.sqlite needs aiosqlite's Connection._execute (aiosqlite==0.22.1 is pinned)")
 
 
 def _split_statements(script: str) -> list[str]:
@@ -62,6 +76,42 @@ def _split_statements(script: str) -> list[str]:
 def _chunks(rows: Sequence[tuple[Any, ...]]) -> Iterable[Sequence[tuple[Any, ...]]]:
     for start in range(0, len(rows), _MAX_ROWS_PER_STATEMENT):
         yield rows[start : start + _MAX_ROWS_PER_STATEMENT]
+
+
+def _run_on_worker(conn: sqlite3.Connection, statements: Sequence[Statement]) -> list[int]:
+    """Each statement in order (on aiosqlite's worker thread); their changed-row counts."""
+    return [conn.execute(sql, tuple(params)).rowcount for sql, params in statements]
+
+
+def _post_on_worker(
+    conn: sqlite3.Connection,
+    inserts: Sequence[Statement],
+    updates: Sequence[Statement],
+    legs: Sequence[Statement],
+    expected: int,
+) -> set[str]:
+    """SqliteTx.post on the worker thread: create the accounts, apply the conditional debit, and record the legs
+    only if every account changed (an overdraw records nothing; the caller raises and rolls back). Returns the
+    keys of the accounts the debit changed."""
+    for sql, params in inserts:
+        conn.execute(sql, tuple(params))
+    changed: set[str] = set()
+    for sql, params in updates:
+        changed.update(row[0] for row in conn.execute(sql, tuple(params)).fetchall())
+    if len(changed) == expected:
+        _run_on_worker(conn, legs)
+    return changed
+
+
+def _append_on_worker(conn: sqlite3.Connection, append: Statement, then: Sequence[Statement]) -> str | None:
+    """The log append, then ``then`` (on the worker thread). The append's integrity error comes back as its text
+    (the caller maps it to LogConflict / TableNotOpen); an error in ``then`` is raised as it is."""
+    try:
+        conn.execute(append[0], tuple(append[1]))
+    except sqlite3.IntegrityError as exc:
+        return str(exc)
+    _run_on_worker(conn, then)
+    return None
 
 
 def _values(columns: int, rows: int) -> str:
@@ -106,37 +156,52 @@ class SqliteTx:
         postings = tuple(Posting(account_from_row(k, s, u, p), d) for d, k, s, u, p in legs)
         return JournalRecord(journal_id, key, reason, actor, table_id, created_at, postings)
 
+    async def _on_worker(self, fn: Callable[..., _T], *args: Any) -> _T:
+        """``fn(sqlite3_connection, *args)`` on aiosqlite's worker thread: one hop for several statements.
+
+        aiosqlite's public API runs one statement per hop (a thread hand-off each way, the largest CPU item of a
+        settlement after the fsync); ``Connection._execute`` is the private primitive every public method is built
+        on. Why and how it is kept safe: docs/storage.md "One hop per batch"."""
+        result: _T = await self._conn._execute(fn, self._conn._conn, *args)  # type: ignore[no-untyped-call]
+        return result
+
     async def post(self, journal_id: int, postings: Sequence[Posting]) -> None:
         net: dict[Account, int] = {}
         for posting in postings:
             net[posting.account] = net.get(posting.account, 0) + posting.delta
         accounts = sorted(net)
         rows_in = [(a.key, a.kind.value, a.scope_id, a.user_id, a.pot) for a in accounts if a.key not in self._known]
-        self.created_accounts.update(row[0] for row in rows_in)
-        for chunk in _chunks(rows_in):
-            await self._conn.execute(
+        inserts = [
+            (
                 f"INSERT INTO accounts (key, kind, scope_id, user_id, pot) VALUES {_values(5, len(chunk))} "  # noqa: S608
                 "ON CONFLICT (key) DO NOTHING",
                 [value for row in chunk for value in row],
             )
+            for chunk in _chunks(rows_in)
+        ]
         # Conditional debit: a row that would go below zero is not updated, so it is missing from RETURNING.
         # (The CHECK constraint is the backstop should any other statement try.)
-        changed: set[str] = set()
-        for chunk in _chunks([(a.key, net[a]) for a in accounts]):
-            rows = await self._conn.execute_fetchall(
+        updates = [
+            (
                 "UPDATE accounts SET balance = accounts.balance + d.column2 "  # noqa: S608
                 f"FROM (VALUES {_values(2, len(chunk))}) AS d WHERE accounts.key = d.column1 "
                 "AND (accounts.balance + d.column2 >= 0 OR accounts.kind = 'issued') RETURNING accounts.key",
                 [value for row in chunk for value in row],
             )
-            changed.update(row[0] for row in rows)
-        if len(changed) != len(accounts):
-            await self._raise_overdraw([a for a in accounts if a.key not in changed], net)
-        for chunk in _chunks([(journal_id, leg, p.account.key, p.delta) for leg, p in enumerate(postings)]):
-            await self._conn.execute(
+            for chunk in _chunks([(a.key, net[a]) for a in accounts])
+        ]
+        legs = [
+            (
                 f"INSERT INTO postings (journal_id, leg, account_key, delta) VALUES {_values(4, len(chunk))}",  # noqa: S608
                 [value for row in chunk for value in row],
             )
+            for chunk in _chunks([(journal_id, leg, p.account.key, p.delta) for leg, p in enumerate(postings)])
+        ]
+        # One hop: the accounts, the conditional debit and (only if every account changed) the postings.
+        changed = await self._on_worker(_post_on_worker, inserts, updates, legs, len(accounts))
+        self.created_accounts.update(row[0] for row in rows_in)
+        if len(changed) != len(accounts):
+            await self._raise_overdraw([a for a in accounts if a.key not in changed], net)
 
     async def _raise_overdraw(self, suspects: list[Account], net: dict[Account, int]) -> None:
         # Failed rows were left untouched, so their current balance is what was available.
@@ -190,20 +255,27 @@ class SqliteTx:
         return table_row(rows[0]) if rows else None
 
     async def append_action(
-        self, *, table_id: int, seq: int, action: str, events: str, journal_id: int, created_at: float
+        self,
+        *,
+        table_id: int,
+        seq: int,
+        action: str,
+        events: str,
+        journal_id: int,
+        created_at: float,
+        then: Sequence[Statement] = (),
     ) -> None:
-        try:
-            await self._conn.execute(
-                "INSERT INTO actions (table_id, seq, action, events, journal_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (table_id, seq, action, events, journal_id, created_at),
-            )
-        except sqlite3.IntegrityError as exc:
-            text = str(exc)
-            if "pan:table_not_open" in text:
-                raise TableNotOpen(f"table {table_id} is not open") from exc
-            if "pan:log_gap" in text or "UNIQUE" in text or "PRIMARY KEY" in text:
-                raise LogConflict(f"table {table_id}: seq {seq} is not the next action") from exc
-            raise
+        append: Statement = (
+            "INSERT INTO actions (table_id, seq, action, events, journal_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (table_id, seq, action, events, journal_id, created_at),
+        )
+        refused = await self._on_worker(_append_on_worker, append, then)  # one hop, ``then`` included
+        if refused is not None:
+            if "pan:table_not_open" in refused:
+                raise TableNotOpen(f"table {table_id} is not open")
+            if "pan:log_gap" in refused or "UNIQUE" in refused or "PRIMARY KEY" in refused:
+                raise LogConflict(f"table {table_id}: seq {seq} is not the next action")
+            raise sqlite3.IntegrityError(refused)
 
     async def read_log(self, table_id: int, after_seq: int = 0) -> list[tuple[int, str, str]]:
         rows = await self._conn.execute_fetchall(
@@ -241,17 +313,10 @@ class SqliteTx:
             raise TableNotOpen(f"no table {table_id}")
 
     async def put_snapshot(self, table_id: int, seq: int, state: str, created_at: float) -> None:
-        await self._conn.execute(
-            "INSERT INTO snapshots (table_id, seq, state, created_at) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (table_id, seq) DO UPDATE SET state = excluded.state, created_at = excluded.created_at",
-            (table_id, seq, state, created_at),
-        )
+        await self._conn.execute(PUT_SNAPSHOT, (table_id, seq, state, created_at))
 
     async def drop_snapshots(self, table_id: int, *, below: int | None = None) -> int:
-        cursor = await self._conn.execute(
-            "DELETE FROM snapshots WHERE table_id = ? AND seq < ?",
-            (table_id, below if below is not None else 2**63 - 1),
-        )
+        cursor = await self._conn.execute(DROP_SNAPSHOTS, (table_id, below if below is not None else NO_SEQ_LIMIT))
         return cursor.rowcount
 
     async def load_open_tables(self, shards: ShardSet | None = None) -> list[StoredTable]:
@@ -339,10 +404,9 @@ class SqliteTx:
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         return [tuple(row) for row in await self._conn.execute_fetchall(sql, tuple(params))]
 
-    async def execute_batch(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[int]:
-        # In order, through aiosqlite's public API (one worker-thread hop per statement; the league's settlement
-        # batch is two statements). Same connection, inside this transaction.
-        return [await self.execute(sql, params) for sql, params in statements]
+    async def execute_batch(self, statements: Sequence[Statement]) -> list[int]:
+        # In order, in ONE worker-thread hop (same connection, inside this transaction).
+        return await self._on_worker(_run_on_worker, statements)
 
     async def audit_facts(self) -> AuditFacts:
         return await audit_facts(self._fetch)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from storage_kit import GUILD, AnyStorage
+from storage_kit import GUILD, TABLE, AnyStorage
 
 from pancog.ledger import ChipLedger, InsufficientChips, TableClosed
 from pancog.storage import Account, LogConflict, StorageError, storage_for, transfer
@@ -146,3 +146,31 @@ async def test_merge_meta_keeps_the_other_keys(store: TableStore, table: int) ->
     await store.close_table(table)
     with pytest.raises(TableClosed):
         await store.merge_meta(table, "names", {})
+
+
+async def test_a_table_with_a_bank_scope_buys_in_from_and_cashes_out_to_that_scope(
+    store: TableStore, ledger: ChipLedger
+) -> None:
+    """A table whose config names a bank scope (a league's bank season) stays its guild's table, but its buy-ins,
+    cash-outs and close use the banks of that scope; the guild's own banks are never touched."""
+    scope = -7
+    await ledger.update_settings(scope, starting_chips=0, daily_amount=0)  # what a bank season's start writes
+    await ledger.grant(scope, 11, 300, actor="system", reason="season bank")
+    await store.open_table(
+        TABLE, guild_id=GUILD, channel_id=TABLE, host_id=11, config='{"preset": "standard", "bank_scope": -7}'
+    )
+    row = await store.get_table(TABLE)
+    assert row is not None and row.guild_id == GUILD and row.bank_scope == scope
+    await ledger.buy_in(TABLE, 11, 200, key="sit:11")
+    assert await ledger.balance(scope, 11) == 100
+    await ledger.cash_out(TABLE, 11, 50)
+    assert await ledger.balance(scope, 11) == 150
+    await store.commit_action(
+        TABLE, 1, "antes", "[]", transfer(Account.stack(TABLE, 11), Account.tops(TABLE, "singles"), 10)
+    )
+    result = await store.close_table(TABLE)
+    assert result.cashouts == {11: 140} and result.tops_returned == 10
+    assert await ledger.balance(scope, 11) == 290
+    balances = await ledger.balances([Account.issued(scope), Account.bank(GUILD, 11), Account.issued(GUILD)])
+    assert balances == {Account.issued(scope): -290, Account.bank(GUILD, 11): 0, Account.issued(GUILD): 0}
+    assert (await ledger.audit()).ok
