@@ -313,6 +313,7 @@ class Boards:
         ping = self._pings.pop(table_id, None)
         if ping is not None and ping.timer is not None:
             ping.timer.cancel()
+            self.rt.health.count("turn_pings_unneeded")  # acted within the grace: nothing sent, nothing to delete
 
     def _due(self, ping: TurnPing) -> None:
         """The grace is over and the player has not acted: notify him now."""
@@ -470,6 +471,7 @@ class Boards:
         (counted). Either way it mentions only the player."""
         if not await self.wanted(ping):
             return
+        self.rt.health.count("turn_pings_sent")
         allowed = mention_only(ping.user_id)
         carrier = await self.carrier(ping.table_id)
         if carrier is not None:
