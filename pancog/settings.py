@@ -21,7 +21,7 @@ from pancog.storage.base import Storage
 
 class DmMode(StrEnum):
     EVERY = "every"  # a DM at the deal and after every change to the hand
-    TURN = "turn"  # a DM at the deal and at each of the player's turns ("your turn at #table")
+    TURN = "turn"  # a DM at the deal and at each of the player's turns ("your turn at #table"), after the grace
     DEAL = "deal"  # a DM at the deal only (default)
     OFF = "off"  # never: use My hand
 

@@ -160,7 +160,8 @@ class TurnPing:
     unsent (no call at all); else it goes out as a public followup on the freshest interaction token at the
     table (:class:`Carrier`, not counted), or to the channel (counted) when no token is valid. With
     ``ping_after`` 0 it is carried by the acting player's own answer (``Boards.claim_ping``), or sent after
-    ``PING_CLAIM_WAIT``."""
+    ``PING_CLAIM_WAIT``. Adaptive: a person pinged after the grace is pinged at once (as with 0) at his next
+    turns, until he acts within the grace of such a ping."""
 
     table_id: int
     channel_id: int
@@ -169,6 +170,7 @@ class TurnPing:
     text: str
     applied: Applied
     grace: float = 0.0
+    started: float = 0.0  # Boards.now() when the turn came to the player
     timer: asyncio.TimerHandle | None = None
 
 
@@ -211,6 +213,9 @@ class Boards:
         self._pings: dict[int, TurnPing] = {}  # table -> the ping waiting for a carrier
         self._posted: dict[int, PostedPing] = {}  # table -> the ping in the channel now
         self._carriers: dict[int, Carrier] = {}  # table -> the freshest answered interaction there
+        self._slow: set[tuple[int, int]] = set()  # (table, person) pinged after the grace: pinged at once next turn
+        self._at_once: dict[int, TurnPing] = {}  # table -> a slow person's at-once ping: is he back?
+        self.now: Callable[[], float] = time.monotonic  # the pace clock (injectable: tests)
         self._carrier_added: dict[int, asyncio.Event] = {}
         runtime.tables.subscribe(self.on_applied)
 
@@ -237,6 +242,8 @@ class Boards:
             self.retire_ping(table_id)
             self._carriers.pop(table_id, None)
             self._carrier_added.pop(table_id, None)
+            self._at_once.pop(table_id, None)
+            self._slow = {key for key in self._slow if key[0] != table_id}
 
     def repost(self, session: TableSession, priority: Priority = Priority.BOARD) -> None:
         board = self.get(session)
@@ -277,12 +284,14 @@ class Boards:
         old = engine.to_act(before)
         new = engine.to_act(after)
         session = applied.session
+        self._watch_pace(applied)
         if not started and old == new and before.hand_no == after.hand_no:
             pending = self._pings.get(session.table_id)
             if pending is not None and pending.grace > 0 and pending.user_id == applied.actor:
                 self._drop_pending(session.table_id)  # he is playing his turn (a draw): he is here
             return
         self._drop_pending(session.table_id)  # the player acted in time: his ping is never sent
+        self._at_once.pop(session.table_id, None)
         self.retire_ping(session.table_id)
         if new is None or after.hand is None:
             return
@@ -291,7 +300,9 @@ class Boards:
             return  # a computer player (or an away seat played by one) needs no notification
         what = presenters.describe_events(before, after, self.rt.names, applied.events)
         declaring = after.hand.phase is Phase.DECLARING
-        grace = self.grace(session)
+        server_grace = self.grace(session)
+        slow = (session.table_id, seat.player_id) in self._slow
+        grace = 0.0 if slow else server_grace
         ping = TurnPing(
             session.table_id,
             session.channel_id,
@@ -300,14 +311,28 @@ class Boards:
             presenters.turn_ping(seat.player_id, presenters.headline(what), declaring=declaring),
             applied,
             grace,
+            self.now(),
         )
         self._pings[session.table_id] = ping
+        if slow and server_grace > 0:
+            self._at_once[session.table_id] = ping
         if grace > 0:  # a timer, not a task: a turn that is still running is not work in flight
             ping.timer = asyncio.get_running_loop().call_later(grace, self._due, ping)
             return
         human_actor = applied.actor is not None and applied.actor > 0
         self.rt.spawn(self._unclaimed(ping, PING_CLAIM_WAIT if human_actor else 0.0), name="pan-ping")
         self.rt.spawn(self._turn_dm(ping), name="pan-turn-dm")
+
+    def _watch_pace(self, applied: Applied) -> None:
+        """A slow person's ping goes at once (the acting player's answer carries it: no call of its own); once he
+        acts within the grace of such a ping he is attentive again, and the next ones wait for the grace."""
+        table_id = applied.session.table_id
+        ping = self._at_once.get(table_id)
+        if ping is None or applied.actor != ping.user_id:
+            return
+        del self._at_once[table_id]
+        if self.now() - ping.started < self.grace(applied.session):
+            self._slow.discard((table_id, ping.user_id))
 
     def _drop_pending(self, table_id: int) -> None:
         ping = self._pings.pop(table_id, None)
@@ -316,10 +341,11 @@ class Boards:
             self.rt.health.count("turn_pings_unneeded")  # acted within the grace: nothing sent, nothing to delete
 
     def _due(self, ping: TurnPing) -> None:
-        """The grace is over and the player has not acted: notify him now."""
+        """The grace is over and the player has not acted: notify him now; his next pings go at once."""
         if self._pings.get(ping.table_id) is not ping:
             return
         del self._pings[ping.table_id]
+        self._slow.add((ping.table_id, ping.user_id))
         self.rt.spawn(self._send_ping(ping), name="pan-ping")
         self.rt.spawn(self._turn_dm(ping), name="pan-turn-dm")
 

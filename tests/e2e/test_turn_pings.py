@@ -90,7 +90,7 @@ async def test_a_player_who_looked_away_is_pinged_on_the_previous_token(pan: Pan
     await pan.slash(a, "draw")  # a acted within his grace: no ping for him
     await pan.slash(a, "meld", cards="AC 2C 3C 4C")
     discard = await pan.slash(a, "discard", card="7C")
-    assert await pan.grace_passes() == 1
+    await pan.grace_passes()
     (ping_b,) = pings(pan, b)
     assert "discarded 7♣" in ping_b.content
     assert creating_call(pan, ping_b)[0].interaction_id == discard.interaction.id
@@ -99,6 +99,43 @@ async def test_a_player_who_looked_away_is_pinged_on_the_previous_token(pan: Pan
     assert len(mentions(pan)) == 1  # one ping visible per table
     counted = [c.route for c in pan.h.fake.calls[start:] if c.global_limit and c.channel_id == pan.h.channel.id]
     assert counted == []  # the hand's pings, their deletes and the board: all on interaction tokens
+
+
+async def test_a_slow_player_is_pinged_at_once_until_he_is_quick_again(pan: Pan) -> None:
+    """Adaptive: a person pinged after the grace gets his next pings at once, on the acting player's answer (no
+    call of their own); once he acts within the grace of such a ping, his pings wait for the grace again. The pace
+    is read from ``Boards.now`` (injected here: 30 s pass without anyone sleeping)."""
+    a, b = await pan.seat(2)
+    clock = [1000.0]
+    pan.stack(TWO_SHOE, first_seat=0)
+    await pan.slash(a, "pan start")
+    boards(pan).now = lambda: clock[0]
+    await pan.slash(a, "knock")
+    assert await pan.grace_passes() == 1  # b looked away: pinged after the grace
+    await pan.slash(b, "knock")
+    await pan.slash(a, "draw")
+    for meld in ("AC 2C 3C 4C", "4D 5D 6D", "JH QH KH"):
+        await pan.slash(a, "meld", cards=meld)
+    discard = await pan.slash(a, "discard", card="7C")  # b was slow: his ping is a's answer itself, at once
+    assert not discard.ephemeral and discard.type == 4 and f"<@{b.id}>, your turn" in discard.text
+    assert boards(pan).pending_pings() == []
+    clock[0] += 30.0  # b takes 30 s over it: still slow
+    await pan.slash(b, "draw")
+    await pan.slash(b, "discard", card="6S")
+    assert [p.user_id for p in boards(pan).pending_pings()] == [a.id]  # a has always been quick: a grace
+    await pan.slash(a, "draw")
+    await pan.slash(a, "add", meld=1)  # a goes out
+    assert pan.session().state.hand is None
+    pan.stack(TWO_SHOE, first_seat=0)
+    await pan.slash(a, "pan start")
+    knock = await pan.slash(a, "knock")
+    assert f"<@{b.id}>, your turn" in knock.text and not knock.ephemeral  # still at once for b
+    clock[0] += 1.0
+    await pan.slash(b, "knock")  # within the grace: b is attentive again
+    await pan.slash(a, "draw")
+    await pan.slash(a, "meld", cards="AC 2C 3C 4C")
+    discard = await pan.slash(a, "discard", card="7C")
+    assert private_to(discard, a) and [p.user_id for p in boards(pan).pending_pings()] == [b.id]
 
 
 async def test_ping_after_zero_rides_on_the_acting_players_answer(pan: Pan) -> None:
@@ -170,7 +207,9 @@ async def test_practice_pings_and_next_deals_ride_on_the_players_tokens(
     knock = await pan.slash(a, "knock")  # the computer declares next: a's ping is deleted, none for a computer
     assert pan.h.fake.messages[ping.id].deleted
     assert pan.session().state.hand is not None
-    await pan.grace_passes()  # a's turn again (after the computer's declaration): his knock's token carries it
+    # a's turn again after the computer's declaration; a was slow last time, so his ping went at once, on his
+    # knock's token
+    assert await pan.grace_passes() == 0
     (again,) = pings(pan, a)
     assert creating_call(pan, again)[0].interaction_id == knock.interaction.id
     counted = [c for c in pan.h.fake.calls if c.global_limit and c.channel_id == pan.h.channel.id]
