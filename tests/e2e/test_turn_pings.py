@@ -57,7 +57,8 @@ async def test_an_attentive_player_is_never_pinged(pan: Pan) -> None:
     first = len(pan.h.fake.calls)
     knock = await pan.slash(a, "knock")
     assert private_to(knock, a) and not knock.followups  # the answer alone: no public line for the action
-    assert [p.user_id for p in boards(pan).pending_pings()] == [b.id]  # b's ping waits for its grace
+    assert [p.user_id for p in boards(pan).pending_pings()] == [b.id]  # b's ping waits for its grace ...
+    assert not pan.rt.busy()  # ... on a timer: a running turn is not work in flight (the harness is idle)
     await pan.slash(b, "knock")  # b acted in time: his ping is dropped unsent
     await pan.slash(a, "draw")
     await pan.slash(a, "meld", cards="AC 2C 3C 4C")
