@@ -852,13 +852,17 @@ class Board:
             embed.set_image(url="attachment://outcome.png")
             files.append(discord.File(io.BytesIO(png), filename="outcome.png", description=alt))
         fresh = [reusable_file(f) for f in files]
+
+        def attached() -> dict[str, Any]:
+            return {"files": [f() for f in fresh]} if fresh else {}
+
         # on the going-out player's token (answered within a moment), else the table's freshest: not counted
         carrier = await self.boards.carrier(self.session.table_id, applied=applied, wait=PING_CLAIM_WAIT)
         if carrier is not None:
             try:
-                await carrier.interaction.followup.send(embed=embed, files=[f() for f in fresh], wait=True)
+                await carrier.interaction.followup.send(embed=embed, wait=True, **attached())
             except discord.HTTPException as exc:
                 log.info("could not post the hand's result on interaction %s: %s", carrier.interaction.id, exc)
             else:
                 return
-        await channel.send(embed=embed, files=[f() for f in fresh])
+        await channel.send(embed=embed, **attached())
