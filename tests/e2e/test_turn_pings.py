@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from pancog.adapter import board as board_module
 from pancog.adapter.board import Board, Boards
 from tests.e2e.conftest import Pan, PanFactory, private_to
 from tests.e2e.scenarios import TWO_SHOE
@@ -215,3 +216,26 @@ async def test_practice_pings_and_next_deals_ride_on_the_players_tokens(
     assert creating_call(pan, again)[0].interaction_id == knock.interaction.id
     counted = [c for c in pan.h.fake.calls if c.global_limit and c.channel_id == pan.h.channel.id]
     assert counted == []  # board, pings and deletes all on interaction tokens
+
+
+async def test_without_a_valid_token_the_ping_and_the_result_go_to_the_channel(
+    pan: Pan, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No token at the table is valid any more (their 15 minutes are over: ``TOKEN_LIFE`` 0 here): the late ping,
+    its delete and the end-of-hand embed fall back to channel calls (counted), the ping still naming only b."""
+    monkeypatch.setattr(board_module, "TOKEN_LIFE", 0.0)
+    a, b = await pan.seat(2)
+    pan.stack(TWO_SHOE, first_seat=0)
+    await pan.slash(a, "pan start")
+    await pan.slash(a, "knock")
+    assert await pan.grace_passes() == 1
+    (ping,) = pings(pan, b)
+    call, data = creating_call(pan, ping)
+    assert call.route == "POST /channels/{channel_id}/messages" and call.global_limit
+    assert data["allowed_mentions"] == {"parse": [], "users": [b.id]}
+    await pan.slash(b, "sluff")  # b sits out: a alone plays, the hand ends
+    assert pan.session().state.hand is None and pan.h.fake.messages[ping.id].deleted
+    (delete,) = deletes(pan)
+    assert delete.global_limit and delete.route.startswith("DELETE /channels/")
+    ends = [c for c in pan.h.fake.calls if c.method == "POST" and c.embeds]
+    assert len(ends) == 1 and ends[0].global_limit and ends[0].route == "POST /channels/{channel_id}/messages"
