@@ -12,6 +12,8 @@ discord.py, a local fake Discord). Counted from the fake's record of every REST 
     .venv/bin/python bench/discord_calls.py --tables 5 --hands 1 --max-actions 60
     .venv/bin/python bench/discord_calls.py --tables 10 --players 4 --pace 1.5   # human pace: one action per
                                                                                  # 1.5 s per table (no coalescing)
+    .venv/bin/python bench/discord_calls.py --tables 10 --players 4 --pace 8 --max-actions 40  # slow: pings go out
+    ... --ping-after 0                                                           # the server pings at once
 """
 
 from __future__ import annotations
@@ -151,6 +153,9 @@ async def main(argv: list[str]) -> None:
     parser.add_argument("--max-actions", type=int, default=1500, help="per hand (a safety cap)")
     parser.add_argument("--seed", type=int, default=2026, help="deal seed (PAN_DEAL_SEED), for reproducible hands")
     parser.add_argument("--pace", type=float, default=0.0, help="seconds a player waits before each action")
+    parser.add_argument(
+        "--ping-after", type=float, default=None, help="the server's turn-ping grace (default: the bot's, 5 s)"
+    )
     args = parser.parse_args(argv)
     os.environ["PAN_DEAL_SEED"] = str(args.seed)
     logging.basicConfig(level=logging.WARNING)
@@ -160,6 +165,10 @@ async def main(argv: list[str]) -> None:
     h = Harness(fake, members=args.tables * args.players, channels=channels, timeout=60.0)
     with tempfile.TemporaryDirectory() as tmp:
         await h.start_bot(Path(tmp) / "bench.sqlite3")
+        rt = runtime_of(h.bot)
+        if args.ping_after is not None:
+            await rt.display.set_ping_after(h.guild.id, args.ping_after)
+        ping_after = (await rt.display.get(h.guild.id)).ping_after
         before = len(fake.calls)
         stats: dict[str, Any] = {"hands": 0, "actions": 0, "failed": 0, "unfinished": 0, "latency": [], "answers": []}
         started = time.perf_counter()
@@ -213,6 +222,11 @@ async def main(argv: list[str]) -> None:
         print(
             f"turn pings: {len(pings)} ({sum(1 for c in pings if c.global_limit)} counted), "
             f"deletes: {len(ping_deletes)} ({sum(1 for c in ping_deletes if c.global_limit)} counted)"
+        )
+        counters = rt.health.counters
+        print(
+            f"ping_after={ping_after:g}s: pings sent after the grace {counters['turn_pings_sent']}, "
+            f"not needed (the player acted within it) {counters['turn_pings_unneeded']}"
         )
         print(f"DMs per hand: {dms / max(1, stats['hands']):.2f}")
         print(f"global calls (no DMs) by route: {by_route}")

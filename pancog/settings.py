@@ -21,7 +21,7 @@ from pancog.storage.base import Storage
 
 class DmMode(StrEnum):
     EVERY = "every"  # a DM at the deal and after every change to the hand
-    TURN = "turn"  # a DM at the deal and at each of the player's turns ("your turn at #table")
+    TURN = "turn"  # a DM at the deal and at each of the player's turns ("your turn at #table"), after the grace
     DEAL = "deal"  # a DM at the deal only (default)
     OFF = "off"  # never: use My hand
 
@@ -209,19 +209,33 @@ class GuildChannels:
         return await self._save(guild_id, frozenset())
 
 
+PING_AFTER_DEFAULT = 5.0
+"""Seconds a person may take to act before the turn ping mentions them (``/panadmin config ping_after``): an
+attentive player acts before it and is never pinged (no message, no delete); one who looked away is notified."""
+PING_AFTER_MAX = 60.0
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GuildDisplayPrefs:
-    """A server's choices for its public images (issue #14.9): the four-colour deck (diamonds blue, clubs
-    green) on the public board and the end-of-hand image. Each player's own hand keeps `PlayerPrefs.four_color`."""
+    """A server's choices for its public channel: the four-colour deck (diamonds blue, clubs green) on the public
+    board and the end-of-hand image (issue #14.9; each player's own hand keeps `PlayerPrefs.four_color`), and
+    how long the turn ping waits for the player to act (issue #14.1)."""
 
     four_color: bool = False
+    ping_after: float = PING_AFTER_DEFAULT  # seconds a person may take before the turn ping goes out (0: at once)
 
     def to_json(self) -> str:
-        return json.dumps({"four_color": self.four_color})
+        return json.dumps({"four_color": self.four_color, "ping_after": self.ping_after})
 
     @classmethod
     def from_json(cls, text: str) -> GuildDisplayPrefs:
-        return cls(four_color=bool(json.loads(text).get("four_color", False)))
+        data = json.loads(text)
+        after = data.get("ping_after", PING_AFTER_DEFAULT)
+        ping_after = float(after) if isinstance(after, int | float) and 0 <= after <= PING_AFTER_MAX else None
+        return cls(
+            four_color=bool(data.get("four_color", False)),
+            ping_after=PING_AFTER_DEFAULT if ping_after is None else ping_after,
+        )
 
 
 class GuildDisplayStore(Protocol):
@@ -262,7 +276,14 @@ class GuildDisplaySettings:
         return self._cache.get(guild_id, GuildDisplayPrefs())
 
     async def set_four_color(self, guild_id: int, on: bool) -> GuildDisplayPrefs:
-        prefs = dataclasses.replace(await self.get(guild_id), four_color=on)
+        return await self._save(guild_id, dataclasses.replace(await self.get(guild_id), four_color=on))
+
+    async def set_ping_after(self, guild_id: int, seconds: float) -> GuildDisplayPrefs:
+        if not 0 <= seconds <= PING_AFTER_MAX:
+            raise ValueError(f"ping_after must be 0..{PING_AFTER_MAX:g} seconds")
+        return await self._save(guild_id, dataclasses.replace(await self.get(guild_id), ping_after=float(seconds)))
+
+    async def _save(self, guild_id: int, prefs: GuildDisplayPrefs) -> GuildDisplayPrefs:
         self._cache[guild_id] = prefs
         await self._store.save_guild_display(guild_id, prefs.to_json())
         return prefs

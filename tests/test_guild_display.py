@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pancog.settings import GuildDisplayPrefs, GuildDisplaySettings, MemoryGuildDisplayStore
+import pytest
+
+from pancog.settings import PING_AFTER_DEFAULT, GuildDisplayPrefs, GuildDisplaySettings, MemoryGuildDisplayStore
 
 
 async def test_four_colour_is_off_by_default_and_kept_per_server() -> None:
@@ -21,3 +23,20 @@ def test_prefs_round_trip_through_json() -> None:
     on = GuildDisplayPrefs(four_color=True)
     assert GuildDisplayPrefs.from_json(on.to_json()) == on
     assert GuildDisplayPrefs.from_json("{}") == GuildDisplayPrefs()
+
+
+async def test_ping_after_is_kept_per_server_and_refuses_out_of_range() -> None:
+    """Issue #14.1: how long the turn ping waits for the player (``/panadmin config ping_after``)."""
+    store = MemoryGuildDisplayStore()
+    settings = GuildDisplaySettings(store)
+    assert (await settings.get(1)).ping_after == PING_AFTER_DEFAULT > 0
+    await settings.set_ping_after(1, 0)
+    await settings.set_four_color(1, True)  # one setting does not reset the other
+    assert settings.cached(1) == GuildDisplayPrefs(four_color=True, ping_after=0.0)
+    assert (await GuildDisplaySettings(store).get(1)).ping_after == 0.0  # a restart reads it back
+    for bad in (-1.0, 61.0, float("nan")):
+        with pytest.raises(ValueError, match="ping_after"):
+            await settings.set_ping_after(1, bad)
+    assert settings.cached(1).ping_after == 0.0
+    assert GuildDisplayPrefs.from_json('{"ping_after": -3}').ping_after == PING_AFTER_DEFAULT  # a bad row: default
+    assert GuildDisplayPrefs.from_json('{"ping_after": "x"}').ping_after == PING_AFTER_DEFAULT

@@ -84,8 +84,10 @@ def test_presenters_keep_the_replies_word_for_word() -> None:
         "Already claimed today; next claim in about 3 h. Bank: 5 chips."
     )
     assert presenters.server_config_text("classic", 1000, 100, None) == (
-        "Preset: classic. Starting chips: 1,000. Daily: 100. Moderator role: none. Four-colour board: off."
+        "Preset: classic. Starting chips: 1,000. Daily: 100. Moderator role: none. Four-colour board: off. "
+        "Turn pings: after 5 s without a move."
     )
+    assert presenters.server_config_text("classic", 1000, 100, None, ping_after=0).endswith("Turn pings: at once.")
     assert presenters.settings_text(ping="off", dm_mode="deal", dm_closed=True, sort="rank", four_color=False) == (
         "Turn pings: off. DMs: deal (your DMs are closed: use My hand). Sort: rank. Four-colour: off."
     )

@@ -21,6 +21,7 @@ from pancog.adapter.board import Boards
 from pancog.adapter.checks import is_moderator, moderator
 from pancog.adapter.errors import BadOption
 from pancog.adapter.runtime import PanRuntime
+from pancog.settings import PING_AFTER_MAX
 from pancog.tables import preset_or_default
 
 __all__ = ["AdminCog"]
@@ -54,6 +55,7 @@ class AdminCog(PanCog, name="PanAdmin"):
         daily_amount="Chips per /pan daily",
         moderator_role="Role that may close tables and grant chips",
         four_colour="Four-colour deck (clubs green, diamonds blue) on the public board and end-of-hand image",
+        ping_after="Seconds a player may take to act before the turn ping mentions them (0: ping at once)",
     )
     @app_commands.choices(preset=PRESET_CHOICES)
     async def config(
@@ -64,12 +66,15 @@ class AdminCog(PanCog, name="PanAdmin"):
         daily_amount: app_commands.Range[int, 0, 1_000_000] | None = None,
         moderator_role: discord.Role | None = None,
         four_colour: bool | None = None,
+        ping_after: app_commands.Range[float, 0.0, PING_AFTER_MAX] | None = None,
     ) -> None:
         rt = await self.defer(interaction)
         guild_id = interaction.guild_id or 0
         current = await rt.ledger.settings(guild_id)
         if not is_moderator(interaction, current.moderator_role_id):
             raise BadOption(presenters.NEEDS_MODERATOR)
+        if ping_after is not None and not 0 <= ping_after <= PING_AFTER_MAX:  # Discord enforces it; refuse forgeries
+            raise BadOption(presenters.PING_AFTER_RANGE)  # before anything changes
         changes: dict[str, Any] = {}
         for key, value in (("preset", preset), ("starting_chips", starting_chips), ("daily_amount", daily_amount)):
             if value is not None:
@@ -83,12 +88,15 @@ class AdminCog(PanCog, name="PanAdmin"):
             for session in rt.tables.sessions:  # the boards show it from their next edit
                 if abs(session.guild_id) == guild_id:
                     self.boards.get(session).kick()
+        if ping_after is not None:  # from the next turn on
+            display = await rt.display.set_ping_after(guild_id, ping_after)
         text = presenters.server_config_text(
             preset_or_default(new.preset),
             new.starting_chips,
             new.daily_amount,
             new.moderator_role_id,
             four_color=display.four_color,
+            ping_after=display.ping_after,
         )
         await self.respond(interaction, text)
 

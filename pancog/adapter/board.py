@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 import io
 import logging
 import re
@@ -39,7 +40,17 @@ from pancog.settings import DmMode, PingMode
 from pancog.tables import Applied, NoTableHere, TableSession
 from renderer import outcome_text, render_outcome_png, render_table_png, table_text
 
-__all__ = ["Board", "BoardButton", "Boards", "PostedPing", "TableView", "TurnPing", "board_verbs", "mention_only"]
+__all__ = [
+    "Board",
+    "BoardButton",
+    "Boards",
+    "Carrier",
+    "PostedPing",
+    "TableView",
+    "TurnPing",
+    "board_verbs",
+    "mention_only",
+]
 
 log = logging.getLogger("pan.views")
 
@@ -143,9 +154,14 @@ def mention_only(user_id: int) -> discord.AllowedMentions:
 
 @dataclass(eq=False, slots=True)
 class TurnPing:
-    """A turn moved to a person: the short public line that mentions them (issue #14.1). Carried by the acting
-    player's interaction when there is one (``Boards.claim_ping``), else sent to the channel after
-    ``PING_CLAIM_WAIT``."""
+    """A turn moved to a person: the short public line that mentions them (issue #14.1).
+
+    With the server's ``ping_after`` grace (default 5 s) it waits: if the player acts first, it is dropped
+    unsent (no call at all); else it goes out as a public followup on the freshest interaction token at the
+    table (:class:`Carrier`, not counted), or to the channel (counted) when no token is valid. With
+    ``ping_after`` 0 it is carried by the acting player's own answer (``Boards.claim_ping``), or sent after
+    ``PING_CLAIM_WAIT``. Adaptive: a person pinged after the grace is pinged at once (as with 0) at his next
+    turns, until he acts within the grace of such a ping."""
 
     table_id: int
     channel_id: int
@@ -153,6 +169,9 @@ class TurnPing:
     user_id: int
     text: str
     applied: Applied
+    grace: float = 0.0
+    started: float = 0.0  # Boards.now() when the turn came to the player
+    timer: asyncio.TimerHandle | None = None
 
 
 @dataclass(eq=False, slots=True)
@@ -164,6 +183,21 @@ class PostedPing:
     message_id: int
     delete_by_token: Callable[[], Awaitable[None]] | None = None
     token_expires: float = 0.0
+
+
+@dataclass(eq=False, slots=True)
+class Carrier:
+    """A person's answered interaction at a table, in the table's channel: its token can post public followups
+    there (turn pings, the end-of-hand embed, a board no Start carries) for ``expires`` (monotonic), outside the
+    global limit."""
+
+    interaction: discord.Interaction[Any]
+    applied: Applied | None
+    expires: float
+
+    @property
+    def valid(self) -> bool:
+        return time.monotonic() < self.expires
 
 
 # --------------------------------------------------------------------------------------------- the boards
@@ -178,6 +212,11 @@ class Boards:
         self._host_told: dict[int, float] = {}
         self._pings: dict[int, TurnPing] = {}  # table -> the ping waiting for a carrier
         self._posted: dict[int, PostedPing] = {}  # table -> the ping in the channel now
+        self._carriers: dict[int, Carrier] = {}  # table -> the freshest answered interaction there
+        self._slow: set[tuple[int, int]] = set()  # (table, person) pinged after the grace: pinged at once next turn
+        self._at_once: dict[int, TurnPing] = {}  # table -> a slow person's at-once ping: is he back?
+        self.now: Callable[[], float] = time.monotonic  # the pace clock (injectable: tests)
+        self._carrier_added: dict[int, asyncio.Event] = {}
         runtime.tables.subscribe(self.on_applied)
 
     def get(self, session: TableSession) -> Board:
@@ -199,8 +238,12 @@ class Boards:
             board.stop()
         session = board.session if isinstance(board, Board) else None
         if session is None or self.rt.tables.find_in_channel(session.channel_id) is not session:
-            self._pings.pop(table_id, None)  # the table closed: its ping goes too
+            self._drop_pending(table_id)  # the table closed: its ping goes too
             self.retire_ping(table_id)
+            self._carriers.pop(table_id, None)
+            self._carrier_added.pop(table_id, None)
+            self._at_once.pop(table_id, None)
+            self._slow = {key for key in self._slow if key[0] != table_id}
 
     def repost(self, session: TableSession, priority: Priority = Priority.BOARD) -> None:
         board = self.get(session)
@@ -231,15 +274,24 @@ class Boards:
         self._turn_moved(applied)
 
     # -- turn pings (issue #14.1): one short message per turn, mentioning the person to act
+    def grace(self, session: TableSession) -> float:
+        """Seconds the person to act may take before the ping goes out (the server's ``ping_after``)."""
+        return self.rt.display.cached(abs(session.guild_id)).ping_after
+
     def _turn_moved(self, applied: Applied) -> None:
         before, after = applied.before, applied.state
         started = any(isinstance(e, HandStarted) for e in applied.events)
         old = engine.to_act(before)
         new = engine.to_act(after)
-        if not started and old == new and before.hand_no == after.hand_no:
-            return
         session = applied.session
-        self._pings.pop(session.table_id, None)
+        self._watch_pace(applied)
+        if not started and old == new and before.hand_no == after.hand_no:
+            pending = self._pings.get(session.table_id)
+            if pending is not None and pending.grace > 0 and pending.user_id == applied.actor:
+                self._drop_pending(session.table_id)  # he is playing his turn (a draw): he is here
+            return
+        self._drop_pending(session.table_id)  # the player acted in time: his ping is never sent
+        self._at_once.pop(session.table_id, None)
         self.retire_ping(session.table_id)
         if new is None or after.hand is None:
             return
@@ -248,6 +300,9 @@ class Boards:
             return  # a computer player (or an away seat played by one) needs no notification
         what = presenters.describe_events(before, after, self.rt.names, applied.events)
         declaring = after.hand.phase is Phase.DECLARING
+        server_grace = self.grace(session)
+        slow = (session.table_id, seat.player_id) in self._slow
+        grace = 0.0 if slow else server_grace
         ping = TurnPing(
             session.table_id,
             session.channel_id,
@@ -255,16 +310,64 @@ class Boards:
             seat.player_id,
             presenters.turn_ping(seat.player_id, presenters.headline(what), declaring=declaring),
             applied,
+            grace,
+            self.now(),
         )
         self._pings[session.table_id] = ping
+        if slow and server_grace > 0:
+            self._at_once[session.table_id] = ping
+        if grace > 0:  # a timer, not a task: a turn that is still running is not work in flight
+            ping.timer = asyncio.get_running_loop().call_later(grace, self._due, ping)
+            return
         human_actor = applied.actor is not None and applied.actor > 0
         self.rt.spawn(self._unclaimed(ping, PING_CLAIM_WAIT if human_actor else 0.0), name="pan-ping")
         self.rt.spawn(self._turn_dm(ping), name="pan-turn-dm")
 
+    def _watch_pace(self, applied: Applied) -> None:
+        """A slow person's ping goes at once (the acting player's answer carries it: no call of its own); once he
+        acts within the grace of such a ping he is attentive again, and the next ones wait for the grace."""
+        table_id = applied.session.table_id
+        ping = self._at_once.get(table_id)
+        if ping is None or applied.actor != ping.user_id:
+            return
+        del self._at_once[table_id]
+        if self.now() - ping.started < self.grace(applied.session):
+            self._slow.discard((table_id, ping.user_id))
+
+    def _drop_pending(self, table_id: int) -> None:
+        ping = self._pings.pop(table_id, None)
+        if ping is not None and ping.timer is not None:
+            ping.timer.cancel()
+            self.rt.health.count("turn_pings_unneeded")  # acted within the grace: nothing sent, nothing to delete
+
+    def _due(self, ping: TurnPing) -> None:
+        """The grace is over and the player has not acted: notify him now; his next pings go at once."""
+        if self._pings.get(ping.table_id) is not ping:
+            return
+        del self._pings[ping.table_id]
+        self._slow.add((ping.table_id, ping.user_id))
+        self.rt.spawn(self._send_ping(ping), name="pan-ping")
+        self.rt.spawn(self._turn_dm(ping), name="pan-turn-dm")
+
+    def pending_pings(self) -> list[TurnPing]:
+        """The pings waiting for their grace to end (tests and the bench read it)."""
+        return [p for p in self._pings.values() if p.timer is not None]
+
+    def end_graces(self) -> int:
+        """End every running grace now, as if its time had passed (the injectable clock of the tests: no test
+        sleeps through a grace). Returns how many pings this sent."""
+        due = self.pending_pings()
+        for ping in due:
+            if ping.timer is not None:
+                ping.timer.cancel()
+            self._due(ping)
+        return len(due)
+
     def claim_ping(self, applied: Applied) -> TurnPing | None:
-        """The ping ``applied`` caused, for the acting player's interaction to carry (None: no ping, or taken)."""
+        """The ping ``applied`` caused, for the acting player's interaction to carry (None: no ping, taken, or
+        one that waits for its grace)."""
         ping = self._pings.get(applied.session.table_id)
-        if ping is None or ping.applied is not applied:
+        if ping is None or ping.applied is not applied or ping.grace > 0:
             return None
         del self._pings[applied.session.table_id]
         return ping
@@ -277,21 +380,57 @@ class Boards:
         *,
         keep_private: bool = False,
     ) -> None:
-        """Answer the acting player and carry the turn ping his action caused on the same interaction (issue
-        #14.1 with #17 part 4: interaction calls are not counted against the global limit).
+        """Answer the acting player; his answered interaction then becomes the table's :class:`Carrier`.
 
-        The ping is the public response itself when the private answer can be left out (a discard, a
-        declaration: the public line says it all), else a public followup after the private answer (``private``,
-        or when a slow answer was already deferred privately). No ping (or one for the actor himself, or for a
-        player who turned pings off): just ``private``."""
-        ping = self.claim_ping(applied)
-        if ping is None or ping.user_id == interaction.user.id or not await self.wanted(ping):
-            await private()
+        With a grace (``ping_after`` > 0) the answer is ``private`` alone: the ping, if the next player is slow,
+        goes out later on the freshest carrier. With ``ping_after`` 0 the ping his action caused rides on his
+        interaction (issue #14.1 with #17 part 4: interaction calls are not counted against the global limit):
+        the public response itself when the private answer can be left out (a discard, a declaration: the
+        public line says it all), else a public followup after ``private`` (or when a slow answer was already
+        deferred privately). No ping (or one for the actor himself, or for a player who turned pings off):
+        just ``private``."""
+        try:
+            ping = self.claim_ping(applied)
+            if ping is None or ping.user_id == interaction.user.id or not await self.wanted(ping):
+                await private()
+                return
+            await ack.settle(interaction)
+            if keep_private or interaction.response.is_done():
+                await private()
+            await self.carry(interaction, ping)
+        finally:
+            self.remember_carrier(interaction, applied.session, applied)
+
+    def remember_carrier(
+        self, interaction: discord.Interaction[Any], session: TableSession, applied: Applied | None = None
+    ) -> None:
+        """``interaction`` (by a person at the table, making ``applied``) was answered in the table's channel: its
+        token is the freshest there."""
+        if not interaction.response.is_done() or interaction.channel_id != session.channel_id:
+            return  # unanswered (its followups would fail), or elsewhere (a DM's hand panel): not a carrier
+        if self.rt.tables.find_in_channel(session.channel_id) is not session:
             return
-        await ack.settle(interaction)
-        if keep_private or interaction.response.is_done():
-            await private()
-        await self.carry(interaction, ping)
+        self._carriers[session.table_id] = Carrier(interaction, applied, time.monotonic() + TOKEN_LIFE)
+        event = self._carrier_added.pop(session.table_id, None)
+        if event is not None:
+            event.set()
+
+    async def carrier(self, table_id: int, *, applied: Applied | None = None, wait: float = 0.0) -> Carrier | None:
+        """The freshest valid token at the table; with ``applied`` (a person's action), first wait up to ``wait``
+        seconds for the interaction that made it to be answered, so that it carries what it caused."""
+        deadline = time.monotonic() + wait
+        while applied is not None and applied.actor is not None and applied.actor > 0:
+            found = self._carriers.get(table_id)
+            left = deadline - time.monotonic()
+            if (found is not None and found.applied is applied) or left <= 0:
+                break
+            event = self._carrier_added.setdefault(table_id, asyncio.Event())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), left)
+        found = self._carriers.get(table_id)
+        if found is None or not found.valid or found.interaction.is_expired():
+            return None
+        return found
 
     async def carry(self, interaction: discord.Interaction[Any], ping: TurnPing) -> None:
         """Post ``ping`` publicly through ``interaction`` (the response if unanswered, else a followup)."""
@@ -344,18 +483,36 @@ class Boards:
         self.rt.spawn(delete(), name="pan-ping-delete")
 
     async def _unclaimed(self, ping: TurnPing, wait: float) -> None:
-        """No interaction carried the ping (the clock, a computer player, a command that does not carry it):
-        post it to the channel (a counted call)."""
+        """No interaction carried the ping at once (the clock, a computer player, a command that does not carry
+        it): send it after ``wait``."""
         if wait:
             await asyncio.sleep(wait)
         if self._pings.get(ping.table_id) is not ping:
             return
         del self._pings[ping.table_id]
+        await self._send_ping(ping)
+
+    async def _send_ping(self, ping: TurnPing) -> None:
+        """Post the ping as a public followup on the table's freshest token (not counted), else to the channel
+        (counted). Either way it mentions only the player."""
         if not await self.wanted(ping):
             return
+        self.rt.health.count("turn_pings_sent")
+        allowed = mention_only(ping.user_id)
+        carrier = await self.carrier(ping.table_id)
+        if carrier is not None:
+            followup = carrier.interaction.followup
+            try:
+                followed = await followup.send(ping.text, wait=True, allowed_mentions=allowed)
+            except discord.HTTPException as exc:
+                log.info("could not post a turn ping on interaction %s: %s", carrier.interaction.id, exc)
+            else:
+                delete = functools.partial(followup.delete_message, followed.id)
+                self.posted(ping, PostedPing(ping.channel_id, followed.id, delete, carrier.expires))
+                return
         channel = self.rt.bot.get_partial_messageable(ping.channel_id, guild_id=ping.guild_id)
         try:
-            message = await channel.send(ping.text, allowed_mentions=mention_only(ping.user_id))
+            message = await channel.send(ping.text, allowed_mentions=allowed)
         except discord.HTTPException as exc:
             log.info("could not post a turn ping: %s", exc)
             return
@@ -612,9 +769,10 @@ class Board:
             self._carrier = None
         self._carrier_ready.set()
 
-    def adopt(self, interaction: discord.Interaction[Any], message_id: int) -> None:
-        """The board ``message_id`` was posted on ``interaction``: edit it through that token while it is valid."""
-        self._token = (interaction, message_id, time.monotonic() + TOKEN_LIFE)
+    def adopt(self, interaction: discord.Interaction[Any], message_id: int, expires: float | None = None) -> None:
+        """The board ``message_id`` was posted on ``interaction``: edit it through that token while it is valid
+        (until ``expires``, monotonic; default: a token answered just now)."""
+        self._token = (interaction, message_id, time.monotonic() + TOKEN_LIFE if expires is None else expires)
 
     def _token_for(self, message_id: int | None) -> discord.Interaction[Any] | None:
         token = self._token
@@ -630,6 +788,10 @@ class Board:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._carrier_ready.wait(), PING_CLAIM_WAIT)
             carrier, self._carrier = self._carrier, None
+        expires: float | None = None
+        if carrier is None:  # a deal no Start asked for (a practice table's next hand): the freshest token there
+            found = await self.boards.carrier(self.session.table_id)
+            carrier, expires = (found.interaction, found.expires) if found is not None else (None, None)
         if carrier is not None and carrier.response.is_done() and not carrier.is_expired():
             fresh = reusable_file(file)
             try:
@@ -638,7 +800,7 @@ class Board:
                 log.info("could not post the board on interaction %s: %s", carrier.id, exc)
                 file = fresh()
             else:
-                self.adopt(carrier, message.id)
+                self.adopt(carrier, message.id, expires)
                 return message
         return await channel.send(content, file=file, view=view)
 
@@ -683,10 +845,24 @@ class Board:
             title=self.boards.title(self.session),
             four_color=rt.display.cached(abs(self.session.guild_id)).four_color,
         )
-        if snap is None:
-            await channel.send(embed=embed)
-            return
-        png = await rt.renders.render(render_outcome_png, snap, priority=Priority.BOARD)
-        alt = outcome_text(snap)[:ALT_TEXT_LIMIT]
-        embed.set_image(url="attachment://outcome.png")
-        await channel.send(embed=embed, file=discord.File(io.BytesIO(png), filename="outcome.png", description=alt))
+        files: list[discord.File] = []
+        if snap is not None:
+            png = await rt.renders.render(render_outcome_png, snap, priority=Priority.BOARD)
+            alt = outcome_text(snap)[:ALT_TEXT_LIMIT]
+            embed.set_image(url="attachment://outcome.png")
+            files.append(discord.File(io.BytesIO(png), filename="outcome.png", description=alt))
+        fresh = [reusable_file(f) for f in files]
+
+        def attached() -> dict[str, Any]:
+            return {"files": [f() for f in fresh]} if fresh else {}
+
+        # on the going-out player's token (answered within a moment), else the table's freshest: not counted
+        carrier = await self.boards.carrier(self.session.table_id, applied=applied, wait=PING_CLAIM_WAIT)
+        if carrier is not None:
+            try:
+                await carrier.interaction.followup.send(embed=embed, wait=True, **attached())
+            except discord.HTTPException as exc:
+                log.info("could not post the hand's result on interaction %s: %s", carrier.interaction.id, exc)
+            else:
+                return
+        await channel.send(embed=embed, **attached())

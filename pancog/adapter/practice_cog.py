@@ -119,14 +119,22 @@ class PracticeCog(PanCog, name="PanPractice"):
             raise
         finally:
             self._release_board(session, held)
-        await rt.save_names(session)
-        text = presenters.practice_opened(
-            opponents=opponents,
-            level=level,
-            real_chips=real_chips,
-            next_hand_delay=self.driver.settings.next_hand_delay,
-        )
-        await send_ephemeral(interaction, text)
+        board = self.boards.get(session)
+        board.carried_by(interaction)  # the first board goes out on this token (not counted) once answered
+        try:
+            await rt.save_names(session)
+            text = presenters.practice_opened(
+                opponents=opponents,
+                level=level,
+                real_chips=real_chips,
+                next_hand_delay=self.driver.settings.next_hand_delay,
+            )
+            await send_ephemeral(interaction, text)
+        except BaseException:
+            board.ready(failed=True)
+            raise
+        board.ready()
+        self.boards.remember_carrier(interaction, session)  # its token may carry the first turn ping too
 
     @app_commands.command(
         name="addbot", description="Seat a computer player at this table (host or moderator)", extras=IN_PAN

@@ -884,16 +884,25 @@ def daily_text(*, claimed: bool, amount: int, bank: int, hours_left: int) -> str
 
 
 def server_config_text(
-    preset: str, starting_chips: int, daily_amount: int, moderator_role_id: int | None, *, four_color: bool = False
+    preset: str,
+    starting_chips: int,
+    daily_amount: int,
+    moderator_role_id: int | None,
+    *,
+    four_color: bool = False,
+    ping_after: float = 5.0,
 ) -> str:
     """PRIVATE: /panadmin config — the server's defaults after the change."""
     role = f"<@&{moderator_role_id}>" if moderator_role_id else "none"
     board = "on" if four_color else "off"
+    ping = f"after {ping_after:g} s without a move" if ping_after > 0 else "at once"
     return (
         f"Preset: {preset}. Starting chips: {starting_chips:,}. Daily: {daily_amount:,}. Moderator role: {role}. "
-        f"Four-colour board: {board}."
+        f"Four-colour board: {board}. Turn pings: {ping}."
     )
 
+
+PING_AFTER_RANGE = "ping_after is a number of seconds from 0 (ping at once) to 60."
 
 CHANNEL_NEEDED = "Pick the channel to add or remove."
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from pancog.adapter.board import Board
 from pancog.adapter.runtime import PanRuntime, runtime_of
 from pancog.game.cards import Card
 from pancog.tables import TableSession
@@ -83,6 +84,15 @@ class Pan:
         for player in players[1:]:
             await self.slash(player, "pan join", channel=channel)
         return players
+
+    async def grace_passes(self) -> int:
+        """The player to act lets the turn ping's grace (``/panadmin config ping_after``) run out: every ping
+        still waiting goes out now (the injectable clock of the pings: no test sleeps through a grace). Returns
+        how many were sent, once the bot has settled."""
+        boards = next((b.boards for b in self.rt.boards.values() if isinstance(b, Board)), None)
+        sent = boards.end_graces() if boards is not None else 0
+        await self.settle()
+        return sent
 
     async def fingerprint(self, channel: FakeChannel | None = None) -> tuple[object, object]:
         """(engine state, table balances in the ledger): equal before and after a refused action."""

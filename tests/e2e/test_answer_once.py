@@ -30,8 +30,8 @@ async def test_a_command_and_a_click_cost_one_interaction_call(pan: Pan) -> None
     reply = await pan.slash(a, "knock")
     assert reply.type == 4 and private_to(reply, a)  # the answer itself, not "thinking…" then a followup
     assert len(interaction_calls(pan, reply.interaction.id)) == 1
-    reply = await pan.click(b, pan.board(), "Knock")  # the turn ping to a is the response itself
-    assert reply.type == 4 and not reply.ephemeral and f"<@{a.id}>" in reply.text
+    reply = await pan.click(b, pan.board(), "Knock")  # a is not pinged before his grace ends: the answer alone
+    assert reply.type == 4 and private_to(reply, b) and "<@" not in reply.text
     assert len(interaction_calls(pan, reply.interaction.id)) == 1
     reply = await pan.slash(a, "draw")  # the hand panel's image goes in the initial response
     assert reply.type == 4 and reply.pngs and not reply.followups
@@ -66,8 +66,12 @@ async def test_a_slow_answer_is_deferred_then_followed_up(pan: Pan, monkeypatch:
 
 
 async def test_a_slow_answer_still_carries_the_turn_ping_publicly(pan: Pan, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Deferred privately ("thinking…"), the first followup stays private; the ping is a second, public one."""
-    a, b = await started(pan)
+    """``ping_after:0`` (ping at once): deferred privately ("thinking…"), the first followup stays private; the
+    ping is a second, public one."""
+    a, b = await pan.seat(2)
+    await pan.slash(a, "panadmin config", ping_after=0.0)
+    pan.stack(TWO_SHOE, first_seat=0)
+    await pan.slash(a, "pan start")
     monkeypatch.setattr(ack, "ACK_AFTER", 0.05)
     real_act = pan.rt.tables.act
 

@@ -124,3 +124,35 @@ def engine_to_act(pan: Pan) -> int | None:
     from pancog.game import engine
 
     return engine.to_act(pan.session().state)
+
+
+async def test_practice_next_deal_rides_on_the_players_token(
+    pan_factory: PanFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue #14 follow-up: a practice table deals its next hand by itself; that hand's board, and the hand's
+    result before it, go out as followups on the practice player's last interaction (not counted)."""
+    monkeypatch.setenv("PAN_BOT_NEXT_HAND_DELAY", "0")
+    pan = await pan_factory()
+    me = pan.users[0]
+    await pan.slash(me, "pan practice", opponents=1)
+    seat = pan.session().seat_of(me.id)
+    last = None
+    for _ in range(40):  # sluff until the hand is over (the computer then takes the tops)
+        state = pan.session().state
+        if state.hand_no > 1 or state.hand is None:
+            break
+        board = pan.board()
+        if "Sluff" not in [b.get("label") for b in board.buttons] or state.seat(seat) is None:
+            break
+        last = await pan.click(me, board, "Sluff")
+    if pan.session().state.hand_no < 2 or last is None:
+        pytest.skip("this deal does not end by sluffing")  # pragma: no cover - the seeded deal does
+    posts = board_posts(pan)
+    assert len(posts) == 2 and "hand 2" in posts[-1].text  # dealt by the computer player, nobody pressed Start
+    calls = pan.h.fake.calls
+    second = [c for c in calls if c.method == "POST" and "table.png" in [f.filename for f in c.files]][-1]
+    assert "hand 2" in (second.content or "")
+    assert second.route.startswith("POST /webhooks/") and not second.global_limit
+    assert second.interaction_id == last.interaction.id  # the sluff that ended hand 1
+    ends = [c for c in calls if c.method == "POST" and c.embeds and "is over" in c.embeds[0].get("title", "")]
+    assert len(ends) == 1 and ends[0].interaction_id == last.interaction.id and not ends[0].global_limit

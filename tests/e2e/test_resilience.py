@@ -225,7 +225,9 @@ async def test_resilience_deleted_board_is_posted_again(pan: Pan) -> None:
     assert new.id != old.id and not new.deleted and old.deleted
     assert "Knock" in [btn["label"] for btn in new.buttons]
     reply = await pan.click(a, new, "Knock")
-    assert f"<@{b.id}>, your turn" in reply.text  # #14.1: the answer is the public turn ping for b
+    assert "You knocked" in reply.text and reply.ephemeral  # the reposted board's buttons work
+    await pan.grace_passes()  # b looks away: his ping still goes out on a's token
+    assert [m for m in pan.h.messages() if f"<@{b.id}>, your turn" in m.content]
     assert ops(pan).health.counters["boards_reposted"] == 1
     every_interaction_answered_once(pan)
 

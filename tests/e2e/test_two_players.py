@@ -24,9 +24,9 @@ async def test_two_players_by_commands(pan: Pan, hands: HandRecorder) -> None:
         dm = pan.h.dms(user)[-1]
         assert "Pan Test" in dm.text and "general" in dm.text and "hand 1" in dm.text
         assert dm.pngs
-    for user, other in ((a, b), (b, a)):  # #14.1: a knock that passes the turn answers with the public turn ping
+    for user in (a, b):  # #14.1: players who act within the grace are not pinged; the answer stays private
         reply = await pan.slash(user, "knock")
-        assert not reply.ephemeral and f"<@{other.id}>, your turn" in reply.text
+        assert private_to(reply, user) and "<@" not in reply.text
     reply = await pan.slash(a, "draw")
     assert private_to(reply, a) and reply.pngs  # the hand panel comes with the pluck
     assert "Melds with it" in reply.text
@@ -39,6 +39,7 @@ async def test_two_players_by_commands(pan: Pan, hands: HandRecorder) -> None:
     await pan.slash(a, "draw")
     reply = await pan.slash(a, "add", meld=1)
     assert "went out" in reply.text
+    out = reply.interaction.id
     state = pan.session().state
     assert state.hand is None and state.last_hand is not None
     assert state.last_hand.end_reason is EndReason.OUT and state.last_hand.winner == 0
@@ -50,6 +51,9 @@ async def test_two_players_by_commands(pan: Pan, hands: HandRecorder) -> None:
     assert embed["description"] == "player1: **+5**\nplayer2: **-5**"  # california: no going-out units (#13)
     assert embed["image"]["url"] == "attachment://outcome.png"
     assert "Net for the hand: player1 +5, player2 -5." in summary[0].attachments[0].description
+    (posted,) = [c for c in pan.h.fake.calls if c.method == "POST" and "outcome.png" in [f.filename for f in c.files]]
+    assert posted.route.startswith("POST /webhooks/") and not posted.global_limit  # not counted ...
+    assert posted.interaction_id == out  # ... a followup on the going-out player's own interaction
     assert "Start" in [btn["label"] for btn in pan.board().buttons]
     assert assert_private(pan.h.fake, hands) >= 6
 
