@@ -76,7 +76,9 @@ def every_interaction_answered_once(pan: Pan) -> None:
         if interaction.type == 4:
             continue  # autocomplete
         assert interaction.settled, f"{interaction.label} was never answered"
-        assert interaction.callback_at is not None and interaction.callback_at - interaction.dispatched_at < 3.0
+        # Answered by a callback (not a timeout). *When* is the ack policy's business, tested with an injected
+        # delay in test_answer_once.py; a wall-clock bound here failed on a starved machine (3.3 s at load 20).
+        assert interaction.callback_at is not None, f"{interaction.label} had no callback"
     callbacks = [c for c in fake.calls if c.route.endswith("/callback")]
     assert all(c.status < 400 for c in callbacks), [c.status for c in callbacks if c.status >= 400]
     per_interaction: dict[int | None, int] = {}

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakediscord.harness import Harness, answer_delay, answer_delay_from_env
+from tests.fakediscord.harness import DEFAULT_TIMEOUT, Harness, answer_delay, answer_delay_from_env
 from tests.fakediscord.server import FakeDiscord
 
 HarnessFactory = Callable[..., Awaitable[Harness]]
@@ -46,7 +46,7 @@ async def harness_factory(tmp_path: Path) -> AsyncIterator[HarnessFactory]:
         channels: tuple[str, ...] = ("general", "pan-1", "pan-2"),
         setup: Callable[[Any], Awaitable[None]] | None = None,
         start_bot: bool = True,
-        timeout: float = 5.0,
+        timeout: float = DEFAULT_TIMEOUT,
         **bot_options: Any,
     ) -> Harness:
         fake = FakeDiscord()
