@@ -189,7 +189,6 @@ class TourneyCog(PanCog, name="PanTourney"):
         self.service = service
         self.threads = TourneyThreads(runtime.bot)
         service.channel_factory = self.threads.create  # tables get threads of the tournament's channel
-        self.announcements: dict[int, int] = {}  # tournament id -> announcement message id (this run)
         self._ticker: asyncio.Task[None] | None = None
         service.subscribe(self.on_event)
 
@@ -281,11 +280,11 @@ class TourneyCog(PanCog, name="PanTourney"):
         return sum(1 for e in t.entries.values() if e.status.value in ("registered", "alive"))
 
     async def refresh_announcement(self, t: Tournament) -> None:
-        message_id = self.announcements.get(t.tournament_id)
-        if message_id is None:
+        if t.announcement is None:  # stored (migration V7): found again after a restart
             return
+        channel_id, message_id = t.announcement
         text, view = self._announcement(t)
-        channel = self.rt.bot.get_partial_messageable(t.channel_id, guild_id=t.guild_id)
+        channel = self.rt.bot.get_partial_messageable(channel_id, guild_id=t.guild_id)
         try:
             await channel.get_partial_message(message_id).edit(
                 content=text, view=view, allowed_mentions=discord.AllowedMentions.none()
@@ -360,7 +359,7 @@ class TourneyCog(PanCog, name="PanTourney"):
         text, view = self._announcement(t)
         channel = self.rt.bot.get_partial_messageable(t.channel_id, guild_id=t.guild_id)
         message = await channel.send(text, view=view, allowed_mentions=discord.AllowedMentions.none())
-        self.announcements[t.tournament_id] = message.id
+        await self.service.remember_announcement(t.tournament_id, message.channel.id, message.id)
         await send_ephemeral(interaction, presenters.tourney_created(self._title(t)))
 
     @group.command(name="register", description="Buy in to a tournament (or re-enter, or register late)")

@@ -208,6 +208,7 @@ class Tournament:
     bust_groups: int = 0
     entries: dict[int, Entry] = field(default_factory=dict)
     tables: dict[int, TTable] = field(default_factory=dict)
+    announcement: tuple[int, int] | None = None  # (channel id, message id) the adapter keeps editing (V7)
 
     def alive(self) -> list[Entry]:
         return [e for e in self.entries.values() if e.status is EntryStatus.ALIVE]

@@ -158,3 +158,49 @@ def test_standings_text_fits_one_message_for_a_big_field() -> None:
     assert "25 tables: 1 (8)" in text
     done = presenters.tourney_info_text("Big", "finished", 9, 0, False, False, 0, 200, 0, 2000, [], [], [], results)
     assert len(done) < 2000 and "30. player 29 — wins 100" in done and "31. player 30" not in done
+
+
+async def test_the_announcement_keeps_counting_after_a_restart(pan_factory: PanFactory) -> None:
+    """The announcement's message id is stored (V7): after a restart its live entry count still follows
+    registrations, through the old message's buttons and through /tourney register."""
+    pan = await pan_factory()
+    host, ana, bo, _ = pan.users
+    await pan.slash(host, "tourney create", seats=7, buy_in=100, title="Restart SnG")
+    announcement = next(m for m in public(pan, pan.h.channel.id) if "Restart SnG" in m.content)
+    await pan.slash(ana, "tourney register")
+    assert "Entries: **1/7**" in pan.h.fake.messages[announcement.id].content
+    await pan.h.restart()
+    await pan.settle()
+    reply = await pan.click(bo, announcement, "Register")
+    assert private_to(reply, bo) and "registered" in reply.text
+    assert "Entries: **2/7**" in pan.h.fake.messages[announcement.id].content
+    await pan.slash(host, "tourney register")
+    assert "Entries: **3/7**" in pan.h.fake.messages[announcement.id].content
+
+
+async def test_pan_back_ends_away_in_a_tournament(pan_factory: PanFactory) -> None:
+    """A person the clock marked away is sluffed automatically every hand; /pan back in the table's thread ends
+    that (the entry is no longer away); a second /pan back is refused privately."""
+    pan = await pan_factory()
+    host, ana, _, _ = pan.users
+    service = pan.rt.tournaments
+    assert service is not None
+    await pan.slash(host, "tourney create", seats=3, buy_in=100, antes="10,20,40,80,160", level_minutes=5.0)
+    tid = service.tournaments[0].tournament_id
+    await pan.slash(ana, "tourney register")
+    await pan.slash(host, "tourney register")
+    await pan.slash(host, "tourney addbots", count=1, level="easy")  # full: it starts
+    entry = next(e for e in service.get(tid).entries.values() if e.player_id == ana.id)
+    await pan.h.until(lambda: entry.away, "ana timed out twice and is away", timeout=120)
+    await pan.slash(host, "tourney pause")  # the level clock and the deal stop; nobody times out any more
+    tables = [pan.rt.tables.get(tt.table_id) for tt in service.get(tid).open_tables()]
+    await pan.h.until(lambda: not any(s.in_hand for s in tables), "the hand in progress is over", timeout=120)
+    thread = next(
+        c for c in pan.h.guild.channels if c.is_thread and c.parent_id == pan.h.channel.id and c != pan.h.thread
+    )
+    reply = await pan.slash(ana, "pan back", channel=thread)
+    assert private_to(reply, ana) and "Welcome back" in reply.text, reply.text
+    assert not entry.away
+    reply = await pan.slash(ana, "pan back", channel=thread)
+    assert private_to(reply, ana) and "not away" in reply.text
+    await pan.slash(host, "tourney cancel")
