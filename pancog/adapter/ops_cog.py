@@ -73,13 +73,14 @@ class OpsCog(PanCog, name="PanOps"):
     async def back(self, interaction: discord.Interaction) -> None:
         await self.defer(interaction)
         session = self.here(interaction)
+        tournaments = self.rt.tournaments
         try:
             await self.clock.back(session.table_id, interaction.user.id)
         except NotAway:  # at a tournament table the seat is dealt in while away: the entry is what was away
-            tournaments = self.rt.tournaments
             if tournaments is None or not await tournaments.back(session.table_id, interaction.user.id):
                 raise
-        await send_ephemeral(interaction, presenters.WELCOME_BACK)
+        in_tournament = tournaments is not None and tournaments.owns_table(session.table_id)
+        await send_ephemeral(interaction, presenters.TOURNEY_WELCOME_BACK if in_tournament else presenters.WELCOME_BACK)
 
     # ------------------------------------------------------------------ the clock on Discord
 

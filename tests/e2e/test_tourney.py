@@ -123,6 +123,9 @@ async def test_sit_and_go_three_people_four_computers(pan_factory: PanFactory, m
     assert pan.rt.tables.in_channel(thread.id).find_seat(outsider.id) is None
     info = await pan.slash(outsider, "tourney info", channel=thread)
     assert private_to(info, outsider) and "paused" in info.text and "Chip counts" in info.text
+    (image,) = info.message.attachments  # the standings image, its text twin as the alt text
+    assert image.filename == "standings.png" and image.data.startswith(b"\x89PNG")
+    assert "Clock paused by the host" in image.description and "(table 1)" in image.description
     await pan.slash(host, "tourney resume")
 
     await wait_until_over(pan, tid)
@@ -137,6 +140,9 @@ async def test_sit_and_go_three_people_four_computers(pan_factory: PanFactory, m
     expected = [winner] if winner > 0 else []
     assert [int(u) for u in results[0].allowed_mentions["users"]] == expected
     assert re.search(r"1\. .+ — wins \d+", results[0].content)
+    (image,) = results[0].attachments
+    assert image.filename == "standings.png" and "Finished" in image.description
+    assert re.search(r"^1\. .+ — wins \d", image.description, re.M)
     assert pan.h.fake.channels[thread.id].archived and pan.h.fake.channels[thread.id].locked
     for user in (host, ana, bo):
         assert await pan.rt.ledger.balance(guild, user.id) == 900 + prizes.get(user.id, 0)
@@ -204,3 +210,61 @@ async def test_pan_back_ends_away_in_a_tournament(pan_factory: PanFactory) -> No
     reply = await pan.slash(ana, "pan back", channel=thread)
     assert private_to(reply, ana) and "not away" in reply.text
     await pan.slash(host, "tourney cancel")
+
+
+def role_puts(pan: Pan) -> list[str]:
+    return [c.path for c in pan.h.fake.calls if c.route == "PUT /guilds/{guild_id}/members/{user_id}/roles/{role_id}"]
+
+
+async def three_people_play_out(pan: Pan, **options: object) -> tuple[int, str]:
+    """Three people (never answering: away, on top every hand until one holds every chip) play a Sit & Go created
+    by users[0] with ``options``; returns the tournament id and the creation reply's text."""
+    service = pan.rt.tournaments
+    assert service is not None
+    host = pan.users[0]
+    reply = await pan.slash(
+        host,
+        "tourney create",
+        seats=3,
+        buy_in=100,
+        antes="10,20,40,80,160,320,640,1280",
+        level_minutes=0.05,
+        starting_stack=60,
+        **options,
+    )
+    assert private_to(reply, host)
+    tid = service.tournaments[-1].tournament_id
+    for user in pan.users[:3]:
+        await pan.slash(user, "tourney register", tournament=str(tid))
+    await wait_until_over(pan, tid)
+    return tid, reply.text
+
+
+async def test_the_winner_gets_the_tournament_role(pan_factory: PanFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A moderator attaches a winner role at /tourney create (told whether the bot can give it); a host who is not
+    a moderator is refused privately and nothing is created; at the end the winner (people only) gets the role."""
+    pan = await pan_factory()
+    service = pan.rt.tournaments
+    assert service is not None
+    with monkeypatch.context() as m:
+        m.setattr(fake_server, "ALL_PERMISSIONS", "0")  # nobody has Manage Server: nobody is a moderator
+        reply = await pan.slash(pan.users[1], "tourney create", winner_role=(777, "Champions"))
+        assert private_to(reply, pan.users[1]) and "Only moderators" in reply.text
+    assert service.tournaments == ()
+    tid, text = await three_people_play_out(pan, winner_role=(777, "Champions"))
+    assert "The winner gets the role Champions" in text
+    winners = [e.player_id for e in service.get(tid).entries.values() if e.place == 1]
+    assert winners and role_puts(pan) == [f"/guilds/{pan.h.guild.id}/members/{u}/roles/777" for u in winners]
+    (results,) = [m for m in public(pan, pan.h.channel.id) if "is over" in m.content]
+    assert "could not give" not in results.content
+
+
+async def test_a_refused_winner_role_is_told_once_in_the_results(pan_factory: PanFactory) -> None:
+    """Without Manage Roles Discord answers 403: the results message says so once; nothing else is tried."""
+    pan = await pan_factory()
+    pan.h.fake.fail_next("PUT /guilds/*/members/*/roles/*", status=403, count=5)
+    await three_people_play_out(pan, winner_role=(778, "Top"))
+    (results,) = [m for m in public(pan, pan.h.channel.id) if "is over" in m.content]
+    assert results.content.count("could not give the winner the role") == 1
+    assert results.allowed_mentions.get("roles", []) == []  # the role is named, never pinged
+    assert len(role_puts(pan)) == 1

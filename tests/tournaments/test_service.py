@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Coroutine
 from typing import Any
 
@@ -377,9 +378,19 @@ async def test_pause_stops_the_deal_and_the_clock(sqlite_storage):
 def test_config_round_trip_and_refusals():
     """A config survives its JSON; impossible options are refused with a clear error."""
     cfg = TournamentConfig(
-        format=Format.SCHEDULED, start_at_ms=1, payouts=(50, 30, 20), max_entries=3, late_levels=2, fee=10, seats=6
+        format=Format.SCHEDULED,
+        start_at_ms=1,
+        payouts=(50, 30, 20),
+        max_entries=3,
+        late_levels=2,
+        fee=10,
+        seats=6,
+        winner_role_id=2**60,
     )
     assert TournamentConfig.from_json(cfg.to_json()) == cfg
+    older = json.loads(TournamentConfig().to_json())
+    del older["winner_role_id"]  # stored before the option existed
+    assert TournamentConfig.from_json(json.dumps(older)) == TournamentConfig()
     assert cfg.minutes_per_level == 10 and TournamentConfig().minutes_per_level == 6
     for bad in (
         {"seats": 9},
