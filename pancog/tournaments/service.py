@@ -187,6 +187,11 @@ class TournamentService:
             except Exception:
                 log.exception("tournament listener failed on %s", event)
 
+    def use_clock(self, clock: Callable[[], float]) -> None:
+        """Replace the clock the levels run on (``bench/tournament.py``: a clock that advances with the hands played,
+        as the tournament simulation's does). Call before the first tournament is created."""
+        self._clock = clock
+
     def _now_ms(self) -> int:
         return int(self._clock() * 1000)
 
@@ -445,7 +450,11 @@ class TournamentService:
             t.tables[tt.table_no] = tt
             self._by_table[tt.table_id] = t.tournament_id
         self._emit(TournamentStarted(t.tournament_id))
-        await self._between_hands(t)
+        # Seating every entry, opening the tables and the first deals run on a task (it takes the lock once this
+        # step releases it): the caller (the host's /tourney start, the registration that filled a Sit & Go) is
+        # answered now, not after 200 seatings. The state above is stored, so a crash before the task re-derives it
+        # at kick(), like every step between hands.
+        self._spawn(self._after_hand(t))
 
     async def pause(self, tournament_id: int, user_id: int, *, moderator: bool = False) -> None:
         """Stop the clock: hands in progress finish, no new hand is dealt."""

@@ -130,12 +130,12 @@ async def test_sit_and_go_seven_computer_players(storage):
     for n in range(1, 8):
         await env.service.register(T_ID, bot(n))
     t = env.service.get(T_ID)
-    assert t.status is Status.RUNNING
+    assert t.status is Status.RUNNING  # the seating and the first deal follow on a task
+    await env.run(T_ID)
+    assert t.status is Status.FINISHED
     assert sum(isinstance(e, TableOpened) for e in env.events) == 1
     opened = next(e for e in env.events if isinstance(e, TableOpened))
     assert env.service.tournament_of_table(opened.table_id) == T_ID and env.service.tournament_of_table(1) is None
-    await env.run(T_ID)
-    assert t.status is Status.FINISHED
     finished = next(e for e in env.events if isinstance(e, TournamentFinished))
     assert sorted(finished.prizes.values(), reverse=True) == [410, 220]  # 630 pool: 65/35, remainder to first
     places = sorted(e.place for e in t.entries.values())
@@ -355,8 +355,12 @@ async def test_pause_stops_the_deal_and_the_clock(sqlite_storage):
     with pytest.raises(Exception) as err:
         await env.service.pause(T_ID, user_id=1)  # not running yet
     assert getattr(err.value, "code", "") == "tournament_not_running"
-    await env.service.register(T_ID, bot(3))  # full: starts and deals the first hand
-    await env.service.pause(T_ID, user_id=1)
+    await env.service.register(T_ID, bot(3))  # full: it starts; seats and the first deal follow on a task
+    for _ in range(10_000):
+        if env.hands:
+            break
+        await asyncio.sleep(0)
+    await env.service.pause(T_ID, user_id=1)  # while the first hand is played
     await env.settle()
     assert env.hands == 1
     t = env.service.get(T_ID)
