@@ -14,9 +14,17 @@ from dataclasses import dataclass
 from PIL import Image
 
 from renderer.assets import fit_text, paste_text, text_width, to_png
+from renderer.stats import FELT, GOLD, INK, MUTED, PANEL  # the card palette of the /pan stats card
 from renderer.text import image_text
 
-__all__ = ["MAX_ROWS", "StandingRow", "StandingsSnapshot", "render_standings_png", "standings_text"]
+__all__ = [
+    "MAX_ROWS",
+    "StandingRow",
+    "StandingsSnapshot",
+    "render_standings",
+    "render_standings_png",
+    "standings_text",
+]
 
 WIDTH = 480
 PAD = 20
@@ -25,11 +33,6 @@ SMALL = 17
 ROW = 20
 LINE = 30
 HEAD = 15
-FELT = (22, 84, 52)
-PANEL = (15, 60, 37)
-INK = (240, 240, 232)
-MUTED = (176, 204, 186)
-GOLD = (236, 196, 92)
 MAX_ROWS = 20  # rows drawn; the rest are counted ("… and 12 more")
 PLACE_W = 40  # the place column, right-aligned
 TABLE_W = 52  # the table column ("T12"), right-aligned
@@ -108,8 +111,13 @@ def _wrap(text: str, size: int, width: int) -> list[str]:
 
 
 def render_standings_png(snap: StandingsSnapshot) -> bytes:
-    """The standings as PNG bytes: title, status and clock lines, a header, one striped row per place (the
-    leader in gold), then the open tables."""
+    """:func:`render_standings` as PNG bytes (what the render queue runs)."""
+    return to_png(render_standings(snap))
+
+
+def render_standings(snap: StandingsSnapshot) -> Image.Image:
+    """The standings image: title, status and clock lines, a header, one striped row per place (the leader in
+    gold), then the open tables."""
     inner = WIDTH - 2 * PAD
     rows, more = _rows(snap)
     info = [(line, INK if i == 0 else MUTED) for i, line in enumerate((snap.status, snap.clock, snap.field)) if line]
@@ -153,4 +161,4 @@ def render_standings_png(snap: StandingsSnapshot) -> bytes:
     for line in ([f"… and {more} more"] if more else []) + tables:
         paste_text(im, (PAD, y), line, "regular", SMALL, MUTED, cache=False)
         y += SMALL + 10
-    return to_png(im)
+    return im

@@ -1,19 +1,19 @@
-"""The tournament standings image (issue 15): golden images, a layout that keeps its width and caps its rows, hostile
-names, and a text twin (the alt text) with the same rows in the same order."""
+"""The tournament standings image (issue 15): a layout that keeps its width and caps its rows, hostile names, and a
+text twin (the alt text) with the same rows in the same order. Its golden images are cases of test_render.py."""
 
 from __future__ import annotations
 
 import io
-import os
 import re
 from dataclasses import replace
 
-import pytest
 from PIL import Image
 
 from pancog.adapter import presenters
 from pancog.tournaments.model import Format, Status
 from pancog.tournaments.service import TournamentInfo
+from renderer.samples import sample_final_standings as finished
+from renderer.samples import sample_standings as running
 from renderer.standings import (
     MAX_ROWS,
     WIDTH,
@@ -22,51 +22,6 @@ from renderer.standings import (
     render_standings_png,
     standings_text,
 )
-from tests.renderer.test_render import FAILURES, GOLDEN, MAX_MEAN_DIFF, _mean_diff, update_golden_png
-
-NAMES = ("Rosa", "Big Eddie", "Mrs. Kawamoto", "Lupe", "Chuy the Card Shark of Gardena", "⚙ Hard 1", "Tío Beto")
-
-
-def running(n: int = 7, tables: int = 2) -> StandingsSnapshot:
-    rows = tuple(StandingRow(i + 1, NAMES[i % len(NAMES)], 4200 - 300 * i, i % tables + 1) for i in range(n))
-    return StandingsSnapshot(
-        "Friday Night Pan",
-        "Level 4 · ante 30",
-        "Next level in 7:42",
-        "40 entries · 7 still in · prize pool 4,000",
-        False,
-        rows,
-        tables=tuple((no, n // tables + (no <= n % tables)) for no in range(1, tables + 1)),
-    )
-
-
-def finished() -> StandingsSnapshot:
-    rows = (
-        StandingRow(1, "Rosa", 2600),
-        StandingRow(2, "Big Eddie", 700),
-        StandingRow(2, "Lupe", 700),
-        StandingRow(4, "Mrs. Kawamoto", 0),
-    )
-    return StandingsSnapshot("Friday Night Pan", "Finished", "", "40 entries · prize pool 4,000", True, rows)
-
-
-GOLDEN_CASES = {"standings_running": running, "standings_finished": finished}
-
-
-@pytest.mark.parametrize("name", sorted(GOLDEN_CASES))
-def test_standings_match_golden(name: str) -> None:
-    png = render_standings_png(GOLDEN_CASES[name]())
-    actual = Image.open(io.BytesIO(png)).convert("RGB")
-    path = GOLDEN / f"{name}.png"
-    if os.environ.get("PAN_UPDATE_GOLDEN") == "1":
-        update_golden_png(path, png, actual)
-    assert path.exists(), f"missing golden {path.name}; run with PAN_UPDATE_GOLDEN=1 and look at it"
-    expected = Image.open(path).convert("RGB")
-    diff = _mean_diff(actual, expected) if actual.size == expected.size else float("inf")
-    if diff > MAX_MEAN_DIFF:
-        FAILURES.mkdir(exist_ok=True)
-        actual.save(FAILURES / f"{name}.actual.png")
-    assert actual.size == expected.size and diff <= MAX_MEAN_DIFF, (name, actual.size, expected.size, diff)
 
 
 def image(snap: StandingsSnapshot) -> Image.Image:
