@@ -2,12 +2,21 @@
 
 The host creates a scheduled event (``/tourney create``), registers ``--entries`` computer players
 (``/tourney addbots``) and starts it early (``/tourney start``); tables open in threads of the channel, boards are
-posted and edited there, the turn clock and the level clock run (levels of ``--level-seconds``), tables break and
-balance until one player holds every chip. Meanwhile a member runs ``/tourney info`` every ``--probe`` seconds: its
-acknowledgement latency is what a person feels while the bot is this busy.
+posted and edited there, tables break and balance until one player holds every chip. Meanwhile a member runs
+``/tourney info`` every ``--probe`` seconds: its acknowledgement latency is what a person feels while the bot is
+this busy.
 
-Prints: hands dealt, wall time, balancing moves (players moved between tables) per hand, and the ack latency
-p50/p99 overall and while at least ``--live`` tables (threads with live boards) were open.
+The level clock runs on **hands, not on wall time**: computer players decide in microseconds, so a wall clock
+(even a scaled one) says nothing about how many hands a level lasts. The tournament service gets the clock of
+``bench/tournament_sim.py`` instead: every deal adds ``--hand-overhead`` seconds and every decision
+``--seconds-per-action`` seconds, divided by the number of tables open (tables play at the same time). With the
+real defaults (300-chip stacks, the default ante schedule, 10-minute levels) a level then lasts as many hands as
+it would with people on Discord, and the event as many hands as a real one.
+
+Prints: hands dealt, simulated event length and last level, wall time, balancing moves (players moved between
+tables) per hand, and the ack latency p50/p99 overall and while at least ``--live`` tables (threads with live
+boards) were open. ``--profile-start``: a cProfile of ``/tourney start`` (seating every entry, opening the
+threads, the first boards), top functions by cumulative time.
 
     .venv/bin/python bench/tournament.py                  # 200 entries, 8 seats: 25 tables at the start
     .venv/bin/python bench/tournament.py --entries 40 --seats 7
@@ -17,8 +26,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
+import io
 import logging
 import os
+import pstats
 import statistics
 import sys
 import tempfile
@@ -38,6 +50,22 @@ from tests.fakediscord.harness import Harness  # noqa: E402
 from tests.fakediscord.server import FakeDiscord  # noqa: E402
 
 
+class HandClock:
+    """The tournament simulation's clock: a deal takes ``overhead`` seconds and a decision ``per_action`` seconds
+    at one table, and the tables play at the same time (each adds its time divided by the tables open)."""
+
+    def __init__(self, overhead: float, per_action: float) -> None:
+        self.start = self.now = time.time()
+        self.overhead = overhead
+        self.per_action = per_action
+
+    def __call__(self) -> float:
+        return self.now
+
+    def played(self, seconds: float, tables: int) -> None:
+        self.now += seconds / max(1, tables)
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else float("nan")
@@ -47,9 +75,12 @@ async def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--entries", type=int, default=200)
     parser.add_argument("--seats", type=int, default=8)
-    parser.add_argument("--antes", default="10,20,40,80,160,320,640,1280,2560,5120")
-    parser.add_argument("--stack", type=int, default=100, help="starting stack")
-    parser.add_argument("--level-seconds", type=float, default=6.0)
+    parser.add_argument("--antes", default="", help="ante per level (default: the published schedule from 10)")
+    parser.add_argument("--stack", type=int, default=300, help="starting stack (default: the tournament default)")
+    parser.add_argument("--level-minutes", type=float, default=10.0, help="level length on the hand clock")
+    parser.add_argument("--hand-overhead", type=float, default=10.0, help="simulated seconds a deal takes")
+    parser.add_argument("--seconds-per-action", type=float, default=1.5, help="simulated seconds a decision takes")
+    parser.add_argument("--profile-start", action="store_true", help="cProfile /tourney start")
     parser.add_argument("--probe", type=float, default=0.5, help="seconds between /tourney info probes")
     parser.add_argument("--live", type=int, default=25, help="the 'busy' window: at least this many tables open")
     parser.add_argument("--timeout", type=float, default=1800.0)
@@ -69,14 +100,23 @@ async def main(argv: list[str]) -> None:
         rt = runtime_of(h.bot)
         service = rt.tournaments
         assert service is not None
+        clock = HandClock(args.hand_overhead, args.seconds_per_action)
+        service.use_clock(clock)
         hands = 0
         moves = 0
         peak_tables = 0
 
         def on_applied(applied: Applied) -> None:
             nonlocal hands
-            if isinstance(applied.action, StartHand) and service.owns_table(applied.session.table_id):
+            tid = service.tournament_of_table(applied.session.table_id)
+            if tid is None:
+                return
+            tables = len(service.get(tid).open_tables())
+            if isinstance(applied.action, StartHand):
                 hands += 1
+                clock.played(clock.overhead, tables)
+            elif applied.actor is not None:  # a player's decision (system steps take no table time)
+                clock.played(clock.per_action, tables)
 
         def on_event(event: TournamentEvent) -> None:
             nonlocal moves
@@ -92,10 +132,10 @@ async def main(argv: list[str]) -> None:
             start="+60",
             seats=args.seats,
             buy_in=10,
-            antes=args.antes,
-            level_minutes=args.level_seconds / 60,
+            level_minutes=args.level_minutes,
             starting_stack=args.stack,
             title="Bench event",
+            **({"antes": args.antes} if args.antes else {}),
         )
         (t,) = service.tournaments
         registering = time.perf_counter()
@@ -106,15 +146,29 @@ async def main(argv: list[str]) -> None:
         assert len(t.entries) == args.entries, len(t.entries)
         started = time.perf_counter()
         registration = started - registering
-        await h.slash(host, "tourney start", timeout=300)
+        profile = cProfile.Profile() if args.profile_start else None
+        if profile is not None:
+            profile.enable()
+        await h.slash(host, "tourney start", timeout=300, settle=False)  # settling = the whole event
         start_call = time.perf_counter() - started
+
+        def boards_posted() -> bool:
+            sessions = {s.table_id: s for s in rt.tables.sessions}
+            tables = service.get(t.tournament_id).open_tables()
+            return all(tt.table_id in sessions and sessions[tt.table_id].board_message_id for tt in tables)
+
+        while not boards_posted() and time.perf_counter() - started < 300:  # the burst: seats, threads, boards
+            await asyncio.sleep(0.05)
+        start_burst = time.perf_counter() - started
+        if profile is not None:
+            profile.disable()
         busy: list[float] = []
         every: list[float] = []
         deadline = started + args.timeout
         while service.get(t.tournament_id).status is Status.RUNNING and time.perf_counter() < deadline:
             open_tables = len(service.get(t.tournament_id).open_tables())
             peak_tables = max(peak_tables, open_tables)
-            reply = await h.slash(prober, "tourney info", timeout=60)
+            reply = await h.slash(prober, "tourney info", timeout=60, settle=False)
             if reply.latency is not None:
                 every.append(reply.latency)
                 if open_tables >= args.live:
@@ -125,8 +179,16 @@ async def main(argv: list[str]) -> None:
         audit = await service.audit(t.tournament_id)
         books = await rt.ledger.audit()
         print(f"entries={args.entries} seats={args.seats} status={final.status.value} tables at peak={peak_tables}")
-        print(f"registration of {args.entries} entries: {registration:.1f}s; start answered in {start_call:.1f}s")
-        print(f"hands={hands} wall={elapsed:.1f}s hands/s={hands / max(elapsed, 1e-9):.2f}")
+        print(
+            f"registration of {args.entries} entries: {registration:.1f}s; start answered in {start_call:.1f}s, "
+            f"its burst (seats, threads, first boards) settled in {start_burst:.1f}s"
+        )
+        level = service.level(final)[0] + 1
+        print(
+            f"hands={hands} wall={elapsed:.1f}s hands/s={hands / max(elapsed, 1e-9):.2f}; simulated length "
+            f"{(clock.now - clock.start) / 60:.0f} min, last level {level} (hand clock: {args.hand_overhead:g} s a "
+            f"deal + {args.seconds_per_action:g} s a decision, {args.level_minutes:g}-minute levels)"
+        )
         print(f"balancing moves={moves} per hand={moves / max(1, hands):.3f}")
         for label, values in (("all", every), (f">={args.live} tables", busy)):
             if values:
@@ -136,6 +198,13 @@ async def main(argv: list[str]) -> None:
                 )
         print(f"tournament audit: {audit or 'ok'}; ledger audit: {'ok' if books.ok else books.summary()}")
         print(f"problems seen by the fake: {h.problems()[:5]}")
+        print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        if profile is not None:
+            out = io.StringIO()
+            stats = pstats.Stats(profile, stream=out).sort_stats("cumulative")
+            stats.print_stats(25)
+            stats.print_stats(r"pancog/(tournaments|tables|store|ledger|storage)", 20)  # the service's own share
+            print(out.getvalue())
         await h.close()
     await fake.stop()
 

@@ -17,6 +17,7 @@ from .snapshot import (
     SeatStatus,
     TableSnapshot,
 )
+from .standings import StandingRow, StandingsSnapshot
 
 NAMES = (
     "Rosa",
@@ -185,6 +186,36 @@ def worst_table() -> TableSnapshot:
         doubles_tops=base.doubles_tops,
         notes=("x" * 300,) * 5,
     )
+
+
+_STANDING_NAMES = (*NAMES[:5], "⚙ Hard 1", "Tío Beto")
+
+
+def sample_standings(n: int = 7, tables: int = 2) -> StandingsSnapshot:
+    """A running tournament's standings: ``n`` players over ``tables`` tables, the leader first."""
+    rows = tuple(
+        StandingRow(i + 1, _STANDING_NAMES[i % len(_STANDING_NAMES)], 4200 - 300 * i, i % tables + 1) for i in range(n)
+    )
+    return StandingsSnapshot(
+        "Friday Night Pan",
+        "Level 4 · ante 30",
+        "Next level in 7:42",
+        "40 entries · 7 still in · prize pool 4,000",
+        False,
+        rows,
+        tables=tuple((no, n // tables + (no <= n % tables)) for no in range(1, tables + 1)),
+    )
+
+
+def sample_final_standings() -> StandingsSnapshot:
+    """A finished tournament: places and prizes, two players sharing second and third."""
+    rows = (
+        StandingRow(1, "Rosa", 2600),
+        StandingRow(2, "Big Eddie", 700),
+        StandingRow(2, "Lupe", 700),
+        StandingRow(4, "Mrs. Kawamoto", 0),
+    )
+    return StandingsSnapshot("Friday Night Pan", "Finished", "", "40 entries · prize pool 4,000", True, rows)
 
 
 def main(out_dir: str = "/tmp/pan-samples") -> None:  # noqa: S108 - a preview folder, not a secret

@@ -20,6 +20,7 @@ from pancog.adapter.base import IN_PAN, PanCog
 from pancog.adapter.board import Boards
 from pancog.adapter.checks import is_moderator
 from pancog.adapter.errors import BadOption, send_ephemeral
+from pancog.adapter.roles import give_role
 from pancog.adapter.runtime import PanRuntime
 from pancog.league import LeagueService, SeasonInfo, display
 from pancog.renderq import Priority
@@ -143,22 +144,11 @@ class LeagueCog(PanCog, name="PanLeague"):
         role_id = info.season.role_id
         if role_id is None:
             return None
-        guild = self.rt.bot.get_guild(info.season.guild_id)
-        if guild is None:
-            return presenters.winner_roles_failed()
         winners = [row.user_id for row in info.standings if row.place <= WINNER_PLACES and row.user_id >= 0]
-        given = 0
-        for user_id in winners:
-            try:
-                member = guild.get_member(user_id) or await guild.fetch_member(user_id)
-                await member.add_roles(
-                    discord.Object(role_id), reason=presenters.winner_role_reason(info.season.number)
-                )
-            except discord.Forbidden:
-                return presenters.winner_roles_failed()
-            except discord.NotFound:  # left the server
-                continue
-            given += 1
+        reason = presenters.winner_role_reason(info.season.number)
+        given = await give_role(self.rt.bot, info.season.guild_id, role_id, winners, reason=reason)
+        if given is None:
+            return presenters.winner_roles_failed()
         return presenters.winner_roles_given(given)
 
     # ------------------------------------------------------------------ /pan

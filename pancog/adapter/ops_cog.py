@@ -24,7 +24,7 @@ from pancog.adapter.base import IN_PAN, PanCog
 from pancog.adapter.board import Boards
 from pancog.adapter.errors import send_dm, send_ephemeral
 from pancog.adapter.runtime import PanRuntime
-from pancog.clock import ClockNotice, ClockSettings, TurnClock
+from pancog.clock import ClockNotice, ClockSettings, NotAway, TurnClock
 from pancog.renderq import Priority
 from pancog.tables import Applied
 
@@ -73,8 +73,14 @@ class OpsCog(PanCog, name="PanOps"):
     async def back(self, interaction: discord.Interaction) -> None:
         await self.defer(interaction)
         session = self.here(interaction)
-        await self.clock.back(session.table_id, interaction.user.id)
-        await send_ephemeral(interaction, presenters.WELCOME_BACK)
+        tournaments = self.rt.tournaments
+        try:
+            await self.clock.back(session.table_id, interaction.user.id)
+        except NotAway:  # at a tournament table the seat is dealt in while away: the entry is what was away
+            if tournaments is None or not await tournaments.back(session.table_id, interaction.user.id):
+                raise
+        in_tournament = tournaments is not None and tournaments.owns_table(session.table_id)
+        await send_ephemeral(interaction, presenters.TOURNEY_WELCOME_BACK if in_tournament else presenters.WELCOME_BACK)
 
     # ------------------------------------------------------------------ the clock on Discord
 

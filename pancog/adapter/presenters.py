@@ -9,7 +9,7 @@ function names.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pancog.adapter.safety import plain, shown
@@ -84,6 +84,7 @@ from pancog.game.state import (
 )
 from pancog.league import Board, Flag, PlayerCard, SeasonInfo, SeasonRow, display
 from pancog.replay import HandReplay, HandSummary, ReplayStep
+from pancog.tournaments.service import TournamentInfo
 from renderer import (
     HandSnapshot,
     InPlayHow,
@@ -97,6 +98,7 @@ from renderer import (
     hand_text,
     table_text,
 )
+from renderer.standings import StandingRow, StandingsSnapshot
 
 SOMETHING_WRONG = "Something went wrong — the table is unchanged."
 DONT_DRAW_AGAIN = "Don't draw again"
@@ -1682,6 +1684,34 @@ def tourney_info_text(
     return _fit("\n".join(lines))
 
 
+def tourney_standings(info: TournamentInfo, name: Callable[[int], str], title: str) -> StandingsSnapshot:
+    """The standings image's snapshot (``/tourney info``, the results message): level and clock lines, the field,
+    chip counts by place while running (equal stacks share a place) or the final places and prizes."""
+    status = _STATUS_WORD.get(info.status.value, info.status.value).capitalize()
+    clock = ""
+    if info.status.value == "running":
+        status = f"Level {info.level} · ante {info.ante}"
+        if info.paused:
+            clock = "Clock paused by the host"
+        elif info.on_break:
+            clock = f"On a break · play resumes in {_clock(info.seconds_to_next_level)}"
+        else:
+            clock = f"Next level in {_clock(info.seconds_to_next_level)}"
+    field = f"{info.entries} entries · {info.alive} still in · prize pool {info.prize_pool:,}"
+    finished = bool(info.results)
+    if finished:
+        field = f"{info.entries} entries · prize pool {info.prize_pool:,}"
+        rows = tuple(StandingRow(place or 0, name(p), prize) for p, place, prize in info.results)
+    else:
+        places: list[StandingRow] = []
+        for n, (p, chips, table) in enumerate(info.chips, 1):
+            shared = places[-1].place if places and places[-1].chips == chips else n
+            places.append(StandingRow(shared, name(p), chips, table))
+        rows = tuple(places)
+    tables = tuple((no, len(players)) for no, players in info.tables)
+    return StandingsSnapshot(title, status, clock, field, finished, rows, tables=tables)
+
+
 def _fit(text: str, limit: int = 1900) -> str:
     """A message under Discord's 2000 characters (the cut lands at a line end)."""
     if len(text) <= limit:
@@ -1692,6 +1722,30 @@ def _fit(text: str, limit: int = 1900) -> str:
 def tourney_results(title: str, winner: str, text: str) -> str:
     """PUBLIC, in the tournament's channel when it ends: the winner mentioned, then the final standings."""
     return f"🏆 **{title}** is over. Congratulations {winner}!\n{text}"
+
+
+def tourney_winner_role_note(role: str, *, can_manage: bool) -> str:
+    """PRIVATE, to the moderator creating a tournament with a winner role: told once, at creation."""
+    if can_manage:
+        return f"The winner gets the role {role} when the tournament ends."
+    return (
+        f"Note: I can't give the role {role} — I need the Manage Roles permission (and my role above it). "
+        "Grant it before the tournament ends."
+    )
+
+
+def tourney_winner_role_failed(role_id: int) -> str:
+    """PUBLIC, a line of the results message when Discord refused the role (told once: the results are posted once)."""
+    return f"I could not give the winner the role <@&{role_id}>: I need Manage Roles, and my role must be above it."
+
+
+def tourney_winner_role_reason(title: str) -> str:
+    """The audit-log reason of a tournament winner role."""
+    return f"Won the Pan tournament {title}"[:512]
+
+
+TOURNEY_WINNER_ROLE_MODS = "Only moderators can attach a winner role to a tournament."
+TOURNEY_WELCOME_BACK = "Welcome back: your turns are yours again (no more automatic going on top)."
 
 
 def tourney_list_text(rows: Sequence[tuple[str, str, int, str]]) -> str:

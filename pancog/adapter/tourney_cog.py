@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import io
 import logging
 import os
 import re
@@ -25,11 +26,13 @@ from discord import app_commands
 from pancog.adapter import presenters
 from pancog.adapter.base import PanCog
 from pancog.adapter.checks import moderator
-from pancog.adapter.errors import BadOption, send_ephemeral
+from pancog.adapter.errors import BadOption, fitted, send_ephemeral
+from pancog.adapter.roles import give_role
 from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
 from pancog.ai import Level
 from pancog.bots import computer_id
 from pancog.game.errors import PanError
+from pancog.renderq import Priority
 from pancog.tables import NoTableHere, NotHost
 from pancog.tournaments.errors import BadTournamentOption, NoSuchTournament
 from pancog.tournaments.model import Format, Status, Tournament, TournamentConfig
@@ -42,6 +45,7 @@ from pancog.tournaments.service import (
     TournamentService,
     TournamentStarted,
 )
+from renderer.standings import render_standings_png, standings_text
 
 __all__ = ["TICK_SECONDS", "TourneyButton", "TourneyCog", "TourneyThreads", "run_ticks"]
 
@@ -189,7 +193,6 @@ class TourneyCog(PanCog, name="PanTourney"):
         self.service = service
         self.threads = TourneyThreads(runtime.bot)
         service.channel_factory = self.threads.create  # tables get threads of the tournament's channel
-        self.announcements: dict[int, int] = {}  # tournament id -> announcement message id (this run)
         self._ticker: asyncio.Task[None] | None = None
         service.subscribe(self.on_event)
 
@@ -281,11 +284,11 @@ class TourneyCog(PanCog, name="PanTourney"):
         return sum(1 for e in t.entries.values() if e.status.value in ("registered", "alive"))
 
     async def refresh_announcement(self, t: Tournament) -> None:
-        message_id = self.announcements.get(t.tournament_id)
-        if message_id is None:
+        if t.announcement is None:  # stored (migration V7): found again after a restart
             return
+        channel_id, message_id = t.announcement
         text, view = self._announcement(t)
-        channel = self.rt.bot.get_partial_messageable(t.channel_id, guild_id=t.guild_id)
+        channel = self.rt.bot.get_partial_messageable(channel_id, guild_id=t.guild_id)
         try:
             await channel.get_partial_message(message_id).edit(
                 content=text, view=view, allowed_mentions=discord.AllowedMentions.none()
@@ -310,6 +313,7 @@ class TourneyCog(PanCog, name="PanTourney"):
         fee="Part of the buy-in that goes to the house",
         title="A name for the tournament",
         starting_stack="Tournament chips each entry starts with",
+        winner_role="Moderators: a role the winner gets when it ends (the bot needs Manage Roles)",
     )
     async def create(
         self,
@@ -328,6 +332,7 @@ class TourneyCog(PanCog, name="PanTourney"):
         fee: app_commands.Range[int, 0] = 0,
         title: app_commands.Range[str, 1, 60] | None = None,
         starting_stack: app_commands.Range[int, 1] | None = None,
+        winner_role: discord.Role | None = None,
     ) -> None:
         # Everything is validated before the (private) defer's work, so a refusal changes nothing.
         options: dict[str, Any] = {
@@ -348,8 +353,12 @@ class TourneyCog(PanCog, name="PanTourney"):
             options["antes"] = parse_numbers(antes)
         if starting_stack is not None:
             options["starting_stack"] = starting_stack
+        if winner_role is not None:
+            options["winner_role_id"] = winner_role.id
         config = TournamentConfig(**options)  # BadTournamentOption / BadSchedule: a private refusal
         await self.defer(interaction)
+        if winner_role is not None and not await self._is_mod(interaction):  # a role is a server-wide privilege
+            raise BadOption(presenters.TOURNEY_WINNER_ROLE_MODS)
         t = await self.service.create(
             interaction.id,
             guild_id=interaction.guild_id or 0,
@@ -360,8 +369,12 @@ class TourneyCog(PanCog, name="PanTourney"):
         text, view = self._announcement(t)
         channel = self.rt.bot.get_partial_messageable(t.channel_id, guild_id=t.guild_id)
         message = await channel.send(text, view=view, allowed_mentions=discord.AllowedMentions.none())
-        self.announcements[t.tournament_id] = message.id
-        await send_ephemeral(interaction, presenters.tourney_created(self._title(t)))
+        await self.service.remember_announcement(t.tournament_id, message.channel.id, message.id)
+        text = presenters.tourney_created(self._title(t))
+        if winner_role is not None:  # told once, now: the bot's permissions as Discord resolved them here
+            can = interaction.app_permissions.manage_roles
+            text += "\n" + presenters.tourney_winner_role_note(winner_role.name, can_manage=can)
+        await send_ephemeral(interaction, text)
 
     @group.command(name="register", description="Buy in to a tournament (or re-enter, or register late)")
     @app_commands.describe(tournament="Which tournament (default: the one in this channel)")
@@ -427,7 +440,17 @@ class TourneyCog(PanCog, name="PanTourney"):
     async def info(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
         t = self._pick(interaction, tournament)
         await self.defer(interaction)
-        await send_ephemeral(interaction, self.standings_text(t.tournament_id))
+        file = await self.standings_image(t.tournament_id, Priority.URGENT)
+        await send_ephemeral(interaction, self.standings_text(t.tournament_id), file=file)
+
+    async def standings_image(self, tid: int, priority: Priority) -> discord.File:
+        """The standings PNG (rendered on the render queue) with its text twin as the alt text."""
+        t = self.service.get(tid)
+        snap = presenters.tourney_standings(
+            self.service.info(tid), lambda p: presenters.name_of(self.rt.names, p), self._title(t)
+        )
+        png = await self.rt.renders.render(render_standings_png, snap, priority=priority)
+        return discord.File(io.BytesIO(png), filename="standings.png", description=standings_text(snap))
 
     def standings_text(self, tid: int) -> str:
         info = self.service.info(tid)
@@ -528,10 +551,13 @@ class TourneyCog(PanCog, name="PanTourney"):
                 return self.threads.threads[tt.table_id]
         return t.channel_id
 
-    async def _send(self, channel_id: int, guild_id: int, text: str, users: list[int]) -> None:
+    async def _send(
+        self, channel_id: int, guild_id: int, text: str, users: list[int], file: discord.File | None = None
+    ) -> None:
         channel = self.rt.bot.get_partial_messageable(channel_id, guild_id=guild_id)
         mentions = discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(u) for u in users])
-        await channel.send(text, allowed_mentions=mentions)
+        content, kwargs = fitted(text, allowed_mentions=mentions, **({"file": file} if file is not None else {}))
+        await channel.send(content, **kwargs)
 
     async def _table_opened(self, t: Tournament, event: TableOpened) -> None:
         humans = [p for p in event.player_ids if p > 0]
@@ -550,5 +576,13 @@ class TourneyCog(PanCog, name="PanTourney"):
         winner = next((p for p, place, _ in info.results if place == 1), None)
         mention = f"<@{winner}>" if winner is not None and winner > 0 else presenters.name_of(self.rt.names, winner)
         text = presenters.tourney_results(self._title(t), mention, self.standings_text(t.tournament_id))
-        await self._send(t.channel_id, t.guild_id, text[:2000], [winner] if winner and winner > 0 else [])
+        role_id = t.config.winner_role_id
+        if role_id is not None:
+            winners = [p for p, place, _ in info.results if place == 1]
+            reason = presenters.tourney_winner_role_reason(self._title(t))
+            if await give_role(self.rt.bot, t.guild_id, role_id, winners, reason=reason) is None:
+                log.warning("tournament %s: the winner role %s could not be given", t.tournament_id, role_id)
+                text = presenters.tourney_winner_role_failed(role_id) + "\n" + text
+        file = await self.standings_image(t.tournament_id, Priority.BOARD)
+        await self._send(t.channel_id, t.guild_id, text, [winner] if winner and winner > 0 else [], file=file)
         await self.refresh_announcement(t)

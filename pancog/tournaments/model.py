@@ -74,6 +74,7 @@ class TournamentConfig:
     payouts: tuple[int, ...] = ()  # custom payout weights (e.g. 50, 30, 20); empty: the published table
     computers: bool = True  # computer players may register
     preset: str = "california"
+    winner_role_id: int | None = None  # a Discord role the winner gets when the tournament finishes (optional)
 
     def __post_init__(self) -> None:
         self.schedule()  # validates the antes
@@ -137,6 +138,7 @@ class TournamentConfig:
             "payouts": list(self.payouts),
             "computers": self.computers,
             "preset": self.preset,
+            "winner_role_id": self.winner_role_id,
         }
         return json.dumps(data)
 
@@ -162,6 +164,7 @@ class TournamentConfig:
             payouts=tuple(int(p) for p in d["payouts"]),
             computers=bool(d["computers"]),
             preset=str(d["preset"]),
+            winner_role_id=None if d.get("winner_role_id") is None else int(d["winner_role_id"]),
         )
 
 
@@ -208,6 +211,7 @@ class Tournament:
     bust_groups: int = 0
     entries: dict[int, Entry] = field(default_factory=dict)
     tables: dict[int, TTable] = field(default_factory=dict)
+    announcement: tuple[int, int] | None = None  # (channel id, message id) the adapter keeps editing (V7)
 
     def alive(self) -> list[Entry]:
         return [e for e in self.entries.values() if e.status is EntryStatus.ALIVE]

@@ -1,4 +1,5 @@
-"""Persistence of tournaments: three tables of migration V4 (portable SQL, explicit columns).
+"""Persistence of tournaments: three tables of migration V4 and ``tournament_messages`` of V7 (portable SQL,
+explicit columns).
 
 Every write takes the open storage transaction of the caller, so a tournament's rows commit together with the
 ledger postings of the same step (one transaction: a SIGKILL leaves both or neither). The SQL is the portable
@@ -36,7 +37,16 @@ def _excluded(cols: str, keys: set[str]) -> str:
 
 
 class TournamentRepository:
-    """Rows of ``tournaments``, ``tournament_entries`` and ``tournament_tables``."""
+    """Rows of ``tournaments``, ``tournament_entries``, ``tournament_tables`` and ``tournament_messages``."""
+
+    async def put_message(self, tx: StorageTx, tournament_id: int, kind: str, channel_id: int, message_id: int) -> None:
+        """The message of ``kind`` (``announcement``) the adapter keeps editing, so a restart finds it again."""
+        await tx.execute(
+            "INSERT INTO tournament_messages (tournament_id, kind, channel_id, message_id) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (tournament_id, kind) DO UPDATE SET channel_id = excluded.channel_id, "
+            "message_id = excluded.message_id",
+            (tournament_id, kind, channel_id, message_id),
+        )
 
     async def put_tournament(self, tx: StorageTx, t: Tournament) -> None:
         await tx.execute(
@@ -141,4 +151,10 @@ class TournamentRepository:
                 t.tables[int(r[1])] = TTable(
                     table_no=int(r[1]), table_id=int(r[2]), status=str(r[3]), final=bool(r[4]), hand_stacks=stacks
                 )
+        for r in await tx.fetchall(
+            "SELECT tournament_id, channel_id, message_id FROM tournament_messages WHERE kind = 'announcement'"
+        ):
+            t = found.get(int(r[0]))
+            if t is not None:
+                t.announcement = (int(r[1]), int(r[2]))
         return list(found.values())

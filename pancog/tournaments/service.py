@@ -187,6 +187,11 @@ class TournamentService:
             except Exception:
                 log.exception("tournament listener failed on %s", event)
 
+    def use_clock(self, clock: Callable[[], float]) -> None:
+        """Replace the clock the levels run on (``bench/tournament.py``: a clock that advances with the hands played,
+        as the tournament simulation's does). Call before the first tournament is created."""
+        self._clock = clock
+
     def _now_ms(self) -> int:
         return int(self._clock() * 1000)
 
@@ -445,7 +450,11 @@ class TournamentService:
             t.tables[tt.table_no] = tt
             self._by_table[tt.table_id] = t.tournament_id
         self._emit(TournamentStarted(t.tournament_id))
-        await self._between_hands(t)
+        # Seating every entry, opening the tables and the first deals run on a task (it takes the lock once this
+        # step releases it): the caller (the host's /tourney start, the registration that filled a Sit & Go) is
+        # answered now, not after 200 seatings. The state above is stored, so a crash before the task re-derives it
+        # at kick(), like every step between hands.
+        self._spawn(self._after_hand(t))
 
     async def pause(self, tournament_id: int, user_id: int, *, moderator: bool = False) -> None:
         """Stop the clock: hands in progress finish, no new hand is dealt."""
@@ -494,6 +503,13 @@ class TournamentService:
         self._emit(TournamentCancelled(t.tournament_id, refunds))
         return refunds
 
+    async def remember_announcement(self, tournament_id: int, channel_id: int, message_id: int) -> None:
+        """Store the announcement message the adapter edits (live entry count, buttons), so it survives a restart."""
+        t = self.get(tournament_id)
+        async with self.ledger.storage.transaction() as tx:
+            await self.repo.put_message(tx, tournament_id, "announcement", channel_id, message_id)
+        t.announcement = (channel_id, message_id)
+
     async def set_away(self, tournament_id: int, player_id: int, away: bool) -> None:
         """An away player is dealt in and goes on top automatically (loses only the ante)."""
         t = self.get(tournament_id)
@@ -507,6 +523,27 @@ class TournamentService:
             for tt in t.open_tables():
                 with contextlib.suppress(NoTableHere):
                     self._play_away(self.tables.get(tt.table_id), t)
+
+    async def back(self, table_id: int, player_id: int) -> bool:
+        """``/pan back`` at a tournament table: the player's entry is no longer away, so their turns are theirs again
+        (no more automatic sluff). False when the table is not a tournament's or the player was not away there."""
+        tid = self._by_table.get(table_id)
+        if tid is None:
+            return False
+        t = self._tournaments[tid]
+        if not any(e.away for e in t.alive() if e.player_id == player_id):
+            return False
+        await self.set_away(tid, player_id, False)
+        return True
+
+    def _came_back(self, t: Tournament, player_id: int) -> None:
+        """The player took their own seat back (``SetAway(away=False)`` at the table): their entry is back too, at
+        once (this very transition must not queue a sluff for them); the row is written on a task."""
+        back = [e for e in t.alive() if e.player_id == player_id and e.away]
+        for e in back:
+            e.away = False
+        if back:
+            self._spawn(self._save(t, entries=tuple(back)))
 
     async def tick(self) -> None:
         """Periodic work (every few seconds): scheduled starts and cancellations, deals after breaks and pauses."""
@@ -531,6 +568,9 @@ class TournamentService:
         if tid is None:
             return
         t = self._tournaments[tid]
+        action = applied.action
+        if isinstance(action, SetAway) and not action.away and applied.actor is not None:
+            self._came_back(t, applied.actor)
         if any(isinstance(e, HandEnded) for e in applied.events):
             self._spawn(self._after_hand(t))
         else:

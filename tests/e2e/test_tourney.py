@@ -123,6 +123,9 @@ async def test_sit_and_go_three_people_four_computers(pan_factory: PanFactory, m
     assert pan.rt.tables.in_channel(thread.id).find_seat(outsider.id) is None
     info = await pan.slash(outsider, "tourney info", channel=thread)
     assert private_to(info, outsider) and "paused" in info.text and "Chip counts" in info.text
+    (image,) = info.message.attachments  # the standings image, its text twin as the alt text
+    assert image.filename == "standings.png" and image.data.startswith(b"\x89PNG")
+    assert "Clock paused by the host" in image.description and "(table 1)" in image.description
     await pan.slash(host, "tourney resume")
 
     await wait_until_over(pan, tid)
@@ -137,6 +140,9 @@ async def test_sit_and_go_three_people_four_computers(pan_factory: PanFactory, m
     expected = [winner] if winner > 0 else []
     assert [int(u) for u in results[0].allowed_mentions["users"]] == expected
     assert re.search(r"1\. .+ — wins \d+", results[0].content)
+    (image,) = results[0].attachments
+    assert image.filename == "standings.png" and "Finished" in image.description
+    assert re.search(r"^1\. .+ — wins \d", image.description, re.M)
     assert pan.h.fake.channels[thread.id].archived and pan.h.fake.channels[thread.id].locked
     for user in (host, ana, bo):
         assert await pan.rt.ledger.balance(guild, user.id) == 900 + prizes.get(user.id, 0)
@@ -158,3 +164,107 @@ def test_standings_text_fits_one_message_for_a_big_field() -> None:
     assert "25 tables: 1 (8)" in text
     done = presenters.tourney_info_text("Big", "finished", 9, 0, False, False, 0, 200, 0, 2000, [], [], [], results)
     assert len(done) < 2000 and "30. player 29 — wins 100" in done and "31. player 30" not in done
+
+
+async def test_the_announcement_keeps_counting_after_a_restart(pan_factory: PanFactory) -> None:
+    """The announcement's message id is stored (V7): after a restart its live entry count still follows
+    registrations, through the old message's buttons and through /tourney register."""
+    pan = await pan_factory()
+    host, ana, bo, _ = pan.users
+    await pan.slash(host, "tourney create", seats=7, buy_in=100, title="Restart SnG")
+    announcement = next(m for m in public(pan, pan.h.channel.id) if "Restart SnG" in m.content)
+    await pan.slash(ana, "tourney register")
+    assert "Entries: **1/7**" in pan.h.fake.messages[announcement.id].content
+    await pan.h.restart()
+    await pan.settle()
+    reply = await pan.click(bo, announcement, "Register")
+    assert private_to(reply, bo) and "registered" in reply.text
+    assert "Entries: **2/7**" in pan.h.fake.messages[announcement.id].content
+    await pan.slash(host, "tourney register")
+    assert "Entries: **3/7**" in pan.h.fake.messages[announcement.id].content
+
+
+async def test_pan_back_ends_away_in_a_tournament(pan_factory: PanFactory) -> None:
+    """A person the clock marked away is sluffed automatically every hand; /pan back in the table's thread ends
+    that (the entry is no longer away); a second /pan back is refused privately."""
+    pan = await pan_factory()
+    host, ana, _, _ = pan.users
+    service = pan.rt.tournaments
+    assert service is not None
+    await pan.slash(host, "tourney create", seats=3, buy_in=100, antes="10,20,40,80,160", level_minutes=5.0)
+    tid = service.tournaments[0].tournament_id
+    await pan.slash(ana, "tourney register")
+    await pan.slash(host, "tourney register")
+    await pan.slash(host, "tourney addbots", count=1, level="easy")  # full: it starts
+    entry = next(e for e in service.get(tid).entries.values() if e.player_id == ana.id)
+    await pan.h.until(lambda: entry.away, "ana timed out twice and is away", timeout=120)
+    await pan.slash(host, "tourney pause")  # the level clock and the deal stop; nobody times out any more
+    tables = [pan.rt.tables.get(tt.table_id) for tt in service.get(tid).open_tables()]
+    await pan.h.until(lambda: not any(s.in_hand for s in tables), "the hand in progress is over", timeout=120)
+    thread = next(
+        c for c in pan.h.guild.channels if c.is_thread and c.parent_id == pan.h.channel.id and c != pan.h.thread
+    )
+    reply = await pan.slash(ana, "pan back", channel=thread)
+    assert private_to(reply, ana) and "Welcome back" in reply.text, reply.text
+    assert not entry.away
+    reply = await pan.slash(ana, "pan back", channel=thread)
+    assert private_to(reply, ana) and "not away" in reply.text
+    await pan.slash(host, "tourney cancel")
+
+
+def role_puts(pan: Pan) -> list[str]:
+    return [c.path for c in pan.h.fake.calls if c.route == "PUT /guilds/{guild_id}/members/{user_id}/roles/{role_id}"]
+
+
+async def three_people_play_out(pan: Pan, **options: object) -> tuple[int, str]:
+    """Three people (never answering: away, on top every hand until one holds every chip) play a Sit & Go created
+    by users[0] with ``options``; returns the tournament id and the creation reply's text."""
+    service = pan.rt.tournaments
+    assert service is not None
+    host = pan.users[0]
+    reply = await pan.slash(
+        host,
+        "tourney create",
+        seats=3,
+        buy_in=100,
+        antes="10,20,40,80,160,320,640,1280",
+        level_minutes=0.05,
+        starting_stack=60,
+        **options,
+    )
+    assert private_to(reply, host)
+    tid = service.tournaments[-1].tournament_id
+    for user in pan.users[:3]:
+        await pan.slash(user, "tourney register", tournament=str(tid))
+    await wait_until_over(pan, tid)
+    return tid, reply.text
+
+
+async def test_the_winner_gets_the_tournament_role(pan_factory: PanFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A moderator attaches a winner role at /tourney create (told whether the bot can give it); a host who is not
+    a moderator is refused privately and nothing is created; at the end the winner (people only) gets the role."""
+    pan = await pan_factory()
+    service = pan.rt.tournaments
+    assert service is not None
+    with monkeypatch.context() as m:
+        m.setattr(fake_server, "ALL_PERMISSIONS", "0")  # nobody has Manage Server: nobody is a moderator
+        reply = await pan.slash(pan.users[1], "tourney create", winner_role=(777, "Champions"))
+        assert private_to(reply, pan.users[1]) and "Only moderators" in reply.text
+    assert service.tournaments == ()
+    tid, text = await three_people_play_out(pan, winner_role=(777, "Champions"))
+    assert "The winner gets the role Champions" in text
+    winners = [e.player_id for e in service.get(tid).entries.values() if e.place == 1]
+    assert winners and role_puts(pan) == [f"/guilds/{pan.h.guild.id}/members/{u}/roles/777" for u in winners]
+    (results,) = [m for m in public(pan, pan.h.channel.id) if "is over" in m.content]
+    assert "could not give" not in results.content
+
+
+async def test_a_refused_winner_role_is_told_once_in_the_results(pan_factory: PanFactory) -> None:
+    """Without Manage Roles Discord answers 403: the results message says so once; nothing else is tried."""
+    pan = await pan_factory()
+    pan.h.fake.fail_next("PUT /guilds/*/members/*/roles/*", status=403, count=5)
+    await three_people_play_out(pan, winner_role=(778, "Top"))
+    (results,) = [m for m in public(pan, pan.h.channel.id) if "is over" in m.content]
+    assert results.content.count("could not give the winner the role") == 1
+    assert results.allowed_mentions.get("roles", []) == []  # the role is named, never pinged
+    assert len(role_puts(pan)) == 1

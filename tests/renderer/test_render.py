@@ -41,7 +41,16 @@ from renderer import (
     table_text,
 )
 from renderer.layout import Box, first_overlap, inside, overlaps
-from renderer.samples import sample_hand, sample_outcome, sample_table, worst_hand, worst_table
+from renderer.samples import (
+    sample_final_standings,
+    sample_hand,
+    sample_outcome,
+    sample_standings,
+    sample_table,
+    worst_hand,
+    worst_table,
+)
+from renderer.standings import render_standings
 
 HERE = Path(__file__).resolve().parent
 GOLDEN = HERE / "golden"
@@ -77,6 +86,8 @@ GOLDEN_CASES = {
     "table_15_four": lambda: render_table(sample_table(15, 40, four_color=True)),
     "outcome_5": lambda: render_outcome(sample_outcome(5)),
     "outcome_14": lambda: render_outcome(sample_outcome(14)),
+    "standings_running": lambda: render_standings(sample_standings()),
+    "standings_finished": lambda: render_standings(sample_final_standings()),
 }
 
 

@@ -42,6 +42,37 @@ async def test_v4_keeps_the_books_and_adds_escrow_and_house(database):
         assert await ledger.balance(1, 5) == 800
 
 
+async def test_v7_adds_tournament_messages_to_a_v6_database_with_a_tournament(database):
+    """A v6 database holding a running tournament migrates to v7: the tournament loads as before (no announcement
+    stored yet), then its announcement is stored and read back; a second kind of message is refused (CHECK)."""
+    repo = TournamentRepository()
+    t = Tournament(
+        tournament_id=31,
+        guild_id=1,
+        channel_id=2,
+        host_id=3,
+        config=TournamentConfig(),
+        status=Status.REGISTERING,
+        created_ms=10,
+        seed=4,
+    )
+    async with storage_for(database, target_version=6) as old, old.transaction() as tx:
+        await repo.put_tournament(tx, t)
+    async with storage_for(database) as new:
+        assert await new.schema_version() >= 7
+        async with new.transaction(write=False) as tx:
+            (loaded,) = await repo.load(tx)
+        assert loaded.tournament_id == 31 and loaded.announcement is None
+        async with new.transaction() as tx:
+            await repo.put_message(tx, 31, "announcement", 2, 9001)
+        async with new.transaction(write=False) as tx:
+            (loaded,) = await repo.load(tx)
+        assert loaded.announcement == (2, 9001)
+        with pytest.raises((sqlite3.DatabaseError, asyncpg.PostgresError), match=r"(?i)check"):
+            async with new.transaction() as tx:
+                await repo.put_message(tx, 31, "results", 2, 9002)
+
+
 async def test_generic_sql_on_both_backends(storage):
     """execute / execute_batch / fetchall take ``?`` placeholders on both backends; a ``?`` in a string is text."""
     async with storage.transaction() as tx:
@@ -91,9 +122,12 @@ async def test_repository_round_trip(storage):
         await repo.put_entry(tx, 9, e1)
         await repo.put_entry(tx, 9, e2)
         await repo.put_table(tx, 9, tt)
+        await repo.put_message(tx, 9, "announcement", 2, 700)
+        await repo.put_message(tx, 9, "announcement", 2, 701)  # posted again: the newer one counts
     async with storage.transaction(write=False) as tx:
         (loaded,) = await repo.load(tx)
     assert loaded.config == cfg and loaded.entries == {1: e1, 2: e2} and loaded.tables == {1: tt}
+    assert loaded.announcement == (2, 701)
     assert (loaded.started_ms, loaded.paused_total, loaded.bust_groups, loaded.seed) == (20, 7, 1, 42)
     t.status = Status.FINISHED
     async with storage.transaction() as tx:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Coroutine
 from typing import Any
 
@@ -10,7 +11,8 @@ import pytest
 
 from pancog.ai import Level
 from pancog.bots import BotDriver, BotSettings, computer_id
-from pancog.game.actions import StartHand
+from pancog.game import engine
+from pancog.game.actions import SetAway, StartHand
 from pancog.game.events import ChipsMoved, HandStarted
 from pancog.ledger import ChipLedger, InsufficientChips
 from pancog.storage.base import Account
@@ -25,6 +27,7 @@ from pancog.tournaments.errors import (
 )
 from pancog.tournaments.levels import default_antes
 from pancog.tournaments.model import EntryStatus, Format, Status, TournamentConfig
+from pancog.tournaments.repository import TournamentRepository
 from pancog.tournaments.service import (
     LevelUp,
     PlayerMoved,
@@ -127,12 +130,12 @@ async def test_sit_and_go_seven_computer_players(storage):
     for n in range(1, 8):
         await env.service.register(T_ID, bot(n))
     t = env.service.get(T_ID)
-    assert t.status is Status.RUNNING
+    assert t.status is Status.RUNNING  # the seating and the first deal follow on a task
+    await env.run(T_ID)
+    assert t.status is Status.FINISHED
     assert sum(isinstance(e, TableOpened) for e in env.events) == 1
     opened = next(e for e in env.events if isinstance(e, TableOpened))
     assert env.service.tournament_of_table(opened.table_id) == T_ID and env.service.tournament_of_table(1) is None
-    await env.run(T_ID)
-    assert t.status is Status.FINISHED
     finished = next(e for e in env.events if isinstance(e, TournamentFinished))
     assert sorted(finished.prizes.values(), reverse=True) == [410, 220]  # 630 pool: 65/35, remainder to first
     places = sorted(e.place for e in t.entries.values())
@@ -295,6 +298,52 @@ async def test_away_player_is_dealt_in_and_goes_on_top(sqlite_storage):
     await check_books(env, T_ID)
 
 
+async def test_a_player_back_from_away_plays_their_own_turns_again(sqlite_storage):
+    """``back`` (``/pan back``) ends away in a tournament: the entry is no longer away (stored), and the table waits
+    for the player's own move instead of sluffing it; taking the seat back at the table does the same."""
+    env = Env(sqlite_storage, hand_seconds=60)
+    human = 4243
+    cfg = TournamentConfig(format=Format.SNG, buy_in=100, seats=3, starting_stack=300, antes=default_antes(10))
+    await env.service.create(T_ID, guild_id=GUILD, channel_id=1, host_id=1, config=cfg)
+    for player in (bot(1), human, bot(2)):  # full: it starts
+        await env.service.register(T_ID, player)
+    await env.settle()
+    (tt,) = env.service.get(T_ID).open_tables()
+    session = env.tables.get(tt.table_id)
+
+    def waits_for_human() -> bool:
+        return session.in_hand and engine.to_act(session.state) == session.find_seat(human)
+
+    assert env.hands == 1 and waits_for_human()  # nobody plays for a person who is not away
+    await env.service.pause(T_ID, user_id=1)  # no new deal: the hand in progress is the one to watch
+    await env.service.set_away(T_ID, human, True)
+    await env.settle()
+    assert env.hands == 1 and not session.in_hand  # away: sluffed to the end of the hand
+
+    assert not await env.service.back(tt.table_id + 1, human)  # not a tournament table
+    assert not await env.service.back(tt.table_id, bot(1))  # not away
+    assert await env.service.back(tt.table_id, human)
+    assert not await env.service.back(tt.table_id, human)  # once
+    async with env.storage.transaction(write=False) as tx:
+        (stored,) = await TournamentRepository().load(tx)
+    assert not next(e for e in stored.entries.values() if e.player_id == human).away
+    await env.service.resume(T_ID, user_id=1)
+    await env.settle()
+    assert env.hands == 2 and waits_for_human()  # their move is theirs again
+
+    # away again; then the player takes the seat back at the table (the hand panel's Come back)
+    await env.service.pause(T_ID, user_id=1)
+    await env.service.set_away(T_ID, human, True)
+    await env.settle()
+    assert env.hands == 2 and not session.in_hand
+    await env.tables.system_act(tt.table_id, SetAway(seat=session.find_seat(human), away=True))
+    await env.tables.act(tt.table_id, human, lambda s: SetAway(seat=s, away=False))
+    assert not next(e for e in env.service.get(T_ID).entries.values() if e.player_id == human).away
+    await env.service.resume(T_ID, user_id=1)
+    await env.settle()
+    assert env.hands == 3 and waits_for_human()
+
+
 async def test_pause_stops_the_deal_and_the_clock(sqlite_storage):
     storage = sqlite_storage
     """While paused, hands in progress finish, no new hand is dealt and the level clock stands still."""
@@ -306,8 +355,12 @@ async def test_pause_stops_the_deal_and_the_clock(sqlite_storage):
     with pytest.raises(Exception) as err:
         await env.service.pause(T_ID, user_id=1)  # not running yet
     assert getattr(err.value, "code", "") == "tournament_not_running"
-    await env.service.register(T_ID, bot(3))  # full: starts and deals the first hand
-    await env.service.pause(T_ID, user_id=1)
+    await env.service.register(T_ID, bot(3))  # full: it starts; seats and the first deal follow on a task
+    for _ in range(10_000):
+        if env.hands:
+            break
+        await asyncio.sleep(0)
+    await env.service.pause(T_ID, user_id=1)  # while the first hand is played
     await env.settle()
     assert env.hands == 1
     t = env.service.get(T_ID)
@@ -329,9 +382,19 @@ async def test_pause_stops_the_deal_and_the_clock(sqlite_storage):
 def test_config_round_trip_and_refusals():
     """A config survives its JSON; impossible options are refused with a clear error."""
     cfg = TournamentConfig(
-        format=Format.SCHEDULED, start_at_ms=1, payouts=(50, 30, 20), max_entries=3, late_levels=2, fee=10, seats=6
+        format=Format.SCHEDULED,
+        start_at_ms=1,
+        payouts=(50, 30, 20),
+        max_entries=3,
+        late_levels=2,
+        fee=10,
+        seats=6,
+        winner_role_id=2**60,
     )
     assert TournamentConfig.from_json(cfg.to_json()) == cfg
+    older = json.loads(TournamentConfig().to_json())
+    del older["winner_role_id"]  # stored before the option existed
+    assert TournamentConfig.from_json(json.dumps(older)) == TournamentConfig()
     assert cfg.minutes_per_level == 10 and TournamentConfig().minutes_per_level == 6
     for bad in (
         {"seats": 9},
