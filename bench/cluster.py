@@ -42,6 +42,7 @@ if str(ROOT) not in sys.path:
 
 import asyncpg  # noqa: E402
 
+from bench.proc_cpu import TreeCpu, cpu_figures, cpu_line  # noqa: E402
 from bench.soak import Soak, check_books  # noqa: E402
 from pancog.cluster import Launcher  # noqa: E402
 from pancog.ledger import ChipLedger  # noqa: E402
@@ -82,6 +83,19 @@ async def postgres_url() -> tuple[str, Any]:
         server.stop()
 
     return server.url(), stop
+
+
+def start_profilers(pids: list[int], seconds: float, folder: Path) -> list[subprocess.Popen[bytes]]:
+    """py-spy (requirements-dev.txt) sampling each bot process and its render workers, as collapsed stacks
+    (``<folder>/bot-<pid>.txt``; summarise with ``bench/profile_top.py``). Non-blocking: the bot is not paused."""
+    folder.mkdir(parents=True, exist_ok=True)
+    exe = Path(sys.executable).with_name("py-spy")
+    out = []
+    for pid in pids:
+        argv = [str(exe), "record", "--pid", str(pid), "--subprocesses", "--nonblocking", "--format", "raw"]
+        argv += ["--duration", str(int(seconds)), "--output", str(folder / f"bot-{pid}.txt")]
+        out.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))  # noqa: S603
+    return out
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -150,9 +164,17 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         for i, (channel, players) in enumerate(seats)
     ]
     await asyncio.sleep(args.warmup)
+    bot_pids = [spec.process.pid for spec in launcher.specs if spec.process is not None]
+    profilers = start_profilers(bot_pids, args.seconds, Path(args.profile)) if args.profile else []
+    cpu = TreeCpu.start(bot_pids)
+    harness0 = time.process_time()
     actions0, lat0, t0 = soak.actions, len(soak.latency), time.perf_counter()
     await asyncio.sleep(args.seconds)
     actions1, lat1, t1 = soak.actions, len(soak.latency), time.perf_counter()
+    bot_cpu, main_cpu = cpu.stop()
+    harness_cpu = time.process_time() - harness0
+    while any(profiler.poll() is None for profiler in profilers):  # py-spy writes its file when it ends
+        await asyncio.sleep(0.2)
     load_during = os.getloadavg()
     soak.running.clear()  # players park before their next move
     for _ in range(600):
@@ -190,6 +212,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "audit_ok": audit.ok and not books,
         "bot_errors": len(errors),
         "restarts": sum(s.restarts for s in launcher.specs),
+        **cpu_figures(bot_cpu, main_cpu, actions1 - actions0, harness_cpu),
         "load_average_before": [round(x, 1) for x in load_before],
         "load_average_during": [round(x, 1) for x in load_during],
     }
@@ -201,6 +224,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         f"bot errors {len(errors)}; load average {load_before[0]:.1f} -> {load_during[0]:.1f}",
         flush=True,
     )
+    print(cpu_line(result), flush=True)
     if not result["audit_ok"]:
         print(audit.summary(), books[:5])
     for failure in (soak.failed + soak.stuck)[:5]:
@@ -225,6 +249,9 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--stagger", type=float, default=0.1, help="seconds between two tables opening")
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--profile", default="", help="a folder: py-spy profiles of each bot process and its workers (counted window)"
+    )
     asyncio.run(run(parser.parse_args(argv)))
 
 
