@@ -644,7 +644,8 @@ async def main(argv: list[str]) -> None:
     print(f"finished tables={soak.finished_tables}/{args.tables}")
     print(f"audit: {audit.summary().splitlines()[0]}; engine vs ledger differences: {len(books)}")
     print(f"SIGKILL restart mid-run: IDENTIFY after {restart_seconds or float('nan'):.2f}s")
-    print(f"cold start with {count} idle tables: IDENTIFY after {cold_start:.2f}s (service replay alone {replay:.2f}s)")
+    alone = f" (service replay alone {replay:.2f}s)" if not postgres else ""
+    print(f"cold start with {count} idle tables: IDENTIFY after {cold_start:.2f}s{alone}")
     allocator = "glibc defaults" if args.malloc_defaults else f"2 arenas, malloc_trim every {trim_seconds:g}s"
     per = max(1, count - 1)
     if rss_zero is not None and rss_one is not None and rss_full is not None and rss_cold is not None:
