@@ -12,6 +12,13 @@ ledger): nothing may be lost.
     .venv/bin/python bench/cluster.py --processes 1 --render-mode process
     .venv/bin/python bench/cluster.py --processes 1 --backend postgres                 # the same on PostgreSQL
     .venv/bin/python bench/cluster.py --processes 2 --backend postgres                 # two processes, 4 shards
+    .venv/bin/python bench/cluster.py --tables 60 --think 3                            # paced: CPU per action A/B
+
+Also printed: the bot's own CPU time per action over the counted window (the bot processes and their render
+workers, read from /proc: bench/proc_cpu.py) and the actions per second one core would carry at that cost, robust
+to a machine shared with the players, the fake Discord and other jobs. It depends on the pace: flat out, boards
+coalesce (fewer renders per action) as the backlog grows, so compare runs of the same shape; ``--think`` paces the
+players so both runs of an A/B do the same work. ``--profile DIR`` samples the bots with py-spy meanwhile.
 
 PostgreSQL: ``DATABASE_URL`` if set (a schema of its own is created and dropped), else a throw-away server from
 Debian's ``postgresql`` package (tests/pgserver.py, durable: ``fsync=on``). Results are one JSON line at the end
@@ -42,6 +49,7 @@ if str(ROOT) not in sys.path:
 
 import asyncpg  # noqa: E402
 
+from bench.proc_cpu import TreeCpu, cpu_figures, cpu_line  # noqa: E402
 from bench.soak import Soak, check_books  # noqa: E402
 from pancog.cluster import Launcher  # noqa: E402
 from pancog.ledger import ChipLedger  # noqa: E402
@@ -82,6 +90,19 @@ async def postgres_url() -> tuple[str, Any]:
         server.stop()
 
     return server.url(), stop
+
+
+def start_profilers(pids: list[int], seconds: float, folder: Path) -> list[subprocess.Popen[bytes]]:
+    """py-spy (requirements-dev.txt) sampling each bot process and its render workers, as collapsed stacks
+    (``<folder>/bot-<pid>.txt``; summarise with ``bench/profile_top.py``). Non-blocking: the bot is not paused."""
+    folder.mkdir(parents=True, exist_ok=True)
+    exe = Path(sys.executable).with_name("py-spy")
+    out = []
+    for pid in pids:
+        argv = [str(exe), "record", "--pid", str(pid), "--subprocesses", "--nonblocking", "--format", "raw"]
+        argv += ["--duration", str(int(seconds)), "--output", str(folder / f"bot-{pid}.txt")]
+        out.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))  # noqa: S603
+    return out
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -142,7 +163,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     storage = storage_for(url)
     await storage.open()
     store = TableStore(storage)
-    soak = Soak(h, store, hands=10_000, stuck_after=120.0, rng=random.Random(args.seed))
+    soak = Soak(h, store, hands=10_000, stuck_after=120.0, think=args.think, rng=random.Random(args.seed))
     soak.running.set()
     load_before = os.getloadavg()
     tasks = [
@@ -150,9 +171,17 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         for i, (channel, players) in enumerate(seats)
     ]
     await asyncio.sleep(args.warmup)
+    bot_pids = [spec.process.pid for spec in launcher.specs if spec.process is not None]
+    profilers = start_profilers(bot_pids, args.seconds, Path(args.profile)) if args.profile else []
+    cpu = TreeCpu.start(bot_pids)
+    harness0 = time.process_time()
     actions0, lat0, t0 = soak.actions, len(soak.latency), time.perf_counter()
     await asyncio.sleep(args.seconds)
     actions1, lat1, t1 = soak.actions, len(soak.latency), time.perf_counter()
+    bot_cpu, main_cpu = cpu.stop()
+    harness_cpu = time.process_time() - harness0
+    while any(profiler.poll() is None for profiler in profilers):  # py-spy writes its file when it ends
+        await asyncio.sleep(0.2)
     load_during = os.getloadavg()
     soak.running.clear()  # players park before their next move
     for _ in range(600):
@@ -180,6 +209,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "render_mode": args.render_mode,
         "tables": args.tables,
         "players": args.players,
+        "think_s": args.think,
         "seconds": round(t1 - t0, 1),
         "actions_per_s": round((actions1 - actions0) / (t1 - t0), 1),
         "ack_p50_ms": round(statistics.median(window) * 1000, 1) if window else None,
@@ -190,17 +220,20 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "audit_ok": audit.ok and not books,
         "bot_errors": len(errors),
         "restarts": sum(s.restarts for s in launcher.specs),
+        **cpu_figures(bot_cpu, main_cpu, actions1 - actions0, harness_cpu),
         "load_average_before": [round(x, 1) for x in load_before],
         "load_average_during": [round(x, 1) for x in load_during],
     }
     print(
         f"{args.processes} process(es) x {shards} shards, {args.backend}, render {args.render_mode}, "
-        f"{args.tables} tables x {args.players}: {result['actions_per_s']} actions/s over {result['seconds']} s, "
+        f"{args.tables} tables x {args.players}, think {args.think} s: {result['actions_per_s']} actions/s "
+        f"over {result['seconds']} s, "
         f"ack p50 {result['ack_p50_ms']} ms p99 {result['ack_p99_ms']} ms; failed {result['failed_interactions']}, "
         f"stuck {result['stuck_tables']}, audit {'OK' if result['audit_ok'] else 'FAILED'}, "
         f"bot errors {len(errors)}; load average {load_before[0]:.1f} -> {load_during[0]:.1f}",
         flush=True,
     )
+    print(cpu_line(result), flush=True)
     if not result["audit_ok"]:
         print(audit.summary(), books[:5])
     for failure in (soak.failed + soak.stuck)[:5]:
@@ -224,7 +257,17 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--seconds", type=float, default=60.0, help="seconds counted")
     parser.add_argument("--stagger", type=float, default=0.1, help="seconds between two tables opening")
     parser.add_argument("--seed", type=int, default=17)
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="mean seconds a player thinks before acting (0: flat out); a paced "
+        "load does the same work whatever CPU the machine gives, so CPU per action compares across runs",
+    )
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--profile", default="", help="a folder: py-spy profiles of each bot process and its workers (counted window)"
+    )
     asyncio.run(run(parser.parse_args(argv)))
 
 

@@ -23,6 +23,11 @@ for comparison; ``--probe`` runs bench/memprobe.py (bot.py plus a memory report 
 
     .venv/bin/python bench/soak.py                                 # 200 tables x 6 players x 2 hands
     .venv/bin/python bench/soak.py --tables 20 --hands 1           # a quick run
+    .venv/bin/python bench/soak.py --backend postgres              # on PostgreSQL (DATABASE_URL or a throw-away server)
+
+Also reported: the bot's own CPU time per action (the bot process and its render workers, from /proc,
+bench/proc_cpu.py), robust to a shared machine. On PostgreSQL the memory baselines (which need a database of
+their own) and the tracemalloc figures are skipped.
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.proc_cpu import TreeCpu, cpu_figures, cpu_line  # noqa: E402
 from pancog.adapter.runtime import runtime_of  # noqa: E402
 from pancog.clock import TurnClock  # noqa: E402
 from pancog.game import engine  # noqa: E402
@@ -58,7 +64,7 @@ from pancog.game.actions import AddToMeld, Borrow, Discard, GoOnTop, Knock, NewM
 from pancog.game.notation import format_action, parse_action  # noqa: E402
 from pancog.game.state import TableState, initial_state  # noqa: E402
 from pancog.ledger import ChipLedger  # noqa: E402
-from pancog.storage import Account, SqliteStorage  # noqa: E402
+from pancog.storage import Account, PostgresStorage, SqliteStorage, storage_for  # noqa: E402
 from pancog.store import TableStore  # noqa: E402
 from pancog.tables import TableConfig, TableService  # noqa: E402
 from tests.fakediscord.harness import Harness, InteractionFailed  # noqa: E402
@@ -496,7 +502,11 @@ async def main(argv: list[str]) -> None:
         "--malloc-defaults", action="store_true", help="bot with glibc's malloc defaults (no arena cap, no trim)"
     )
     parser.add_argument("--probe", action="store_true", help="bench/memprobe.py instead of bot.py; print its reports")
+    parser.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite")
     args = parser.parse_args(argv)
+    postgres = args.backend == "postgres"
+    if postgres:
+        args.skip_memory = True
     logging.basicConfig(level=logging.ERROR)
     rng = random.Random(args.seed)
     fake = FakeDiscord()
@@ -515,22 +525,34 @@ async def main(argv: list[str]) -> None:
         env["PAN_PROBE_OUT"] = str(workdir / "probe.jsonl")
     rss = Rss(h, trim_seconds, workdir / "probe.jsonl" if args.probe else None)
 
-    # memory baselines: a bot with no table, then with one idle table (board rendered: fonts and sprites loaded)
-    empty = Bot(fake, h, workdir / "baseline.sqlite3", log, env, script)
-    await empty.start()
-    rss_zero = await rss.settled(empty, "start-up, no table")
-    one = h.guild.channels[0]
-    await h.slash(h.users[0], "pan open", channel=one)
-    for user in h.users[1 : args.players]:
-        await h.slash(user, "pan join", channel=one)
-    await empty.stop()
-    await empty.start()
-    rss_one = await rss.settled(empty, "start-up, 1 idle table")
-    await empty.stop()
+    cleanup = None
+    if postgres:
+        from bench.cluster import postgres_url  # here: bench.cluster imports this module
 
-    bot = Bot(fake, h, db, log, env, script)
+        url, cleanup = await postgres_url()
+        env_db = {"DATABASE_URL": url}
+        storage: SqliteStorage | PostgresStorage = storage_for(url)
+    else:
+        env_db = {}
+        storage = SqliteStorage(db)
+    rss_zero = rss_one = None
+    if not postgres:  # memory baselines: no table, then one idle table (board rendered: fonts and sprites loaded)
+        empty = Bot(fake, h, workdir / "baseline.sqlite3", log, env, script)
+        await empty.start()
+        rss_zero = await rss.settled(empty, "start-up, no table")
+        one = h.guild.channels[0]
+        await h.slash(h.users[0], "pan open", channel=one)
+        for user in h.users[1 : args.players]:
+            await h.slash(user, "pan join", channel=one)
+        await empty.stop()
+        await empty.start()
+        rss_one = await rss.settled(empty, "start-up, 1 idle table")
+        await empty.stop()
+
+    bot = Bot(fake, h, db, log, {**env, **env_db}, script)
     await bot.start()
-    storage = SqliteStorage(db)
+    assert bot.process is not None
+    cpu, cpu_total, cpu_main, harness0 = TreeCpu.start([bot.process.pid]), 0.0, 0.0, time.process_time()
     await storage.open()
     store = TableStore(storage)
     soak = Soak(h, store, args.hands, args.stuck_after, think=args.think, rng=random.Random(args.seed + 1))
@@ -566,26 +588,35 @@ async def main(argv: list[str]) -> None:
             while soak.parked < sum(1 for t in tables if not t.done()):
                 await asyncio.sleep(0.05)
             await h.idle(timeout=600)  # no interaction in flight
+            used, used_main = cpu.stop()
+            cpu_total, cpu_main = cpu_total + used, cpu_main + used_main
             await bot.kill()
             restart_seconds = await bot.start()
+            assert bot.process is not None
+            cpu = TreeCpu.start([bot.process.pid])  # the restart's replay counts: it is part of the run's cost
             print(f"SIGKILL after {soak.hands_done} hands; back (IDENTIFY) in {restart_seconds:.2f}s", flush=True)
             soak.running.set()
     elapsed = time.perf_counter() - started
+    used, used_main = cpu.stop()
+    cpu_total, cpu_main = cpu_total + used, cpu_main + used_main
+    cpu_result = cpu_figures(cpu_total, cpu_main, soak.actions, time.process_time() - harness0)
     stop_faults.set()
     fault_counts = await faults
-    rss_full = await rss.settled(bot, f"after the run, {args.tables} tables")
+    rss_full = await rss.settled(bot, f"after the run, {args.tables} tables") if not postgres else None
     audit = await ChipLedger(storage).audit()
     books = await check_books(store, soak.followers)
     unanswered = sum(1 for i in fake.interactions.values() if i.callback_type is None)
     lat = sorted(soak.latency)
     await bot.stop()
     # a cold start with every table idle, for the start-up figure
-    cold = Bot(fake, h, db, log, env, script)
+    cold = Bot(fake, h, db, log, {**env, **env_db}, script)
     cold_start = await cold.start()
-    rss_cold = await rss.settled(cold, f"cold start, {args.tables} idle tables")
+    rss_cold = await rss.settled(cold, f"cold start, {args.tables} idle tables") if not postgres else None
     await cold.stop()
     await storage.close()
-    count, replay, held = await service_memory(db)
+    if cleanup is not None:
+        await cleanup()
+    count, replay, held = await service_memory(db) if not postgres else (args.tables, float("nan"), 0)
     bot_log = log.read_text(errors="replace")
     errors = [line for line in bot_log.splitlines() if " ERROR " in line or "Traceback" in line]
     print(
@@ -593,7 +624,9 @@ async def main(argv: list[str]) -> None:
         f"think={args.think}s clock scale={args.clock_scale}"
     )
     print(f"hands={soak.hands_done} actions={soak.actions} elapsed={elapsed:.1f}s")
+    print(f"backend={args.backend}")
     print(f"hands/min={soak.hands_done / elapsed * 60:.1f} actions/s={soak.actions / elapsed:.1f}")
+    print(f"{cpu_line(cpu_result)} (whole run, restart included)")
     if lat:
         p50, p99 = statistics.median(lat) * 1000, lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000
         print(f"ack latency p50={p50:.1f} ms p99={p99:.1f} ms")
@@ -611,19 +644,21 @@ async def main(argv: list[str]) -> None:
     print(f"finished tables={soak.finished_tables}/{args.tables}")
     print(f"audit: {audit.summary().splitlines()[0]}; engine vs ledger differences: {len(books)}")
     print(f"SIGKILL restart mid-run: IDENTIFY after {restart_seconds or float('nan'):.2f}s")
-    print(f"cold start with {count} idle tables: IDENTIFY after {cold_start:.2f}s (service replay alone {replay:.2f}s)")
+    alone = f" (service replay alone {replay:.2f}s)" if not postgres else ""
+    print(f"cold start with {count} idle tables: IDENTIFY after {cold_start:.2f}s{alone}")
     allocator = "glibc defaults" if args.malloc_defaults else f"2 arenas, malloc_trim every {trim_seconds:g}s"
     per = max(1, count - 1)
-    print(f"memory (bot RSS, quiet 2.5 s / then after a malloc_trim; allocator: {allocator}):")
-    print(f"  start-up, no table:            {rss_zero.text()}")
-    print(f"  start-up, 1 idle table:        {rss_one.text()}   <- baseline (board rendered: fonts, sprites)")
-    print(f"  after the run, {count} tables:   {rss_full.text()}")
-    print(f"  cold start, {count} idle tables: {rss_cold.text()}")
-    print(
-        f"  per idle table vs the baseline: {rss_full.per_table(rss_one, per)} after the run; "
-        f"{rss_cold.per_table(rss_one, per)} after a cold start"
-    )
-    print(f"  services (tracemalloc): {held / max(1, count) / 1024:.1f} KiB per table")
+    if rss_zero is not None and rss_one is not None and rss_full is not None and rss_cold is not None:
+        print(f"memory (bot RSS, quiet 2.5 s / then after a malloc_trim; allocator: {allocator}):")
+        print(f"  start-up, no table:            {rss_zero.text()}")
+        print(f"  start-up, 1 idle table:        {rss_one.text()}   <- baseline (board rendered: fonts, sprites)")
+        print(f"  after the run, {count} tables:   {rss_full.text()}")
+        print(f"  cold start, {count} idle tables: {rss_cold.text()}")
+        print(
+            f"  per idle table vs the baseline: {rss_full.per_table(rss_one, per)} after the run; "
+            f"{rss_cold.per_table(rss_one, per)} after a cold start"
+        )
+        print(f"  services (tracemalloc): {held / max(1, count) / 1024:.1f} KiB per table")
     for line in rss.reports:
         print("  probe:", line)
     if not args.skip_memory:

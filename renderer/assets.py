@@ -11,6 +11,7 @@ returned, only pasted from.
 from __future__ import annotations
 
 import io
+import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -123,13 +124,14 @@ def recent_text_sprite(text: str, kind: FontKind, size: int) -> TextSprite:
     return draw_text_sprite(text, kind, size)
 
 
-def draw_text_sprite(text: str, kind: FontKind, size: int) -> TextSprite:
-    """``text`` as a mask, drawn now and not kept (see `text_sprite`)."""
+def draw_text_sprite(text: str, kind: FontKind, size: int, frac64: int = 0) -> TextSprite:
+    """``text`` as a mask, drawn now and not kept (see `text_sprite`); ``frac64``: with its pen ``frac64``/64
+    px right of the sprite's whole-pixel origin (a word inside a line, `word_sprite`)."""
     f = font(kind, size)
     left, top, right, bottom = (int(v) for v in f.getbbox(text, direction=TEXT_DIRECTION))
-    width, height = max(1, right - left), max(1, bottom - top)
+    width, height = max(1, right - left + (1 if frac64 else 0)), max(1, bottom - top)  # the shift moves ink right
     mask = Image.new("L", (width, height), 0)
-    ImageDraw.Draw(mask).text((-left, -top), text, font=f, fill=255, direction=TEXT_DIRECTION)
+    ImageDraw.Draw(mask).text((-left + frac64 / 64, -top), text, font=f, fill=255, direction=TEXT_DIRECTION)
     return TextSprite(mask, left, top, text_width(text, kind, size), f.getmetrics()[0])
 
 
@@ -150,13 +152,16 @@ def fit_text(text: str, kind: FontKind, size: int, width: int) -> str:
     fonts (advances dwarf kerning; only a run of zero-width marks could bend it), and the tests
     compare it with the old one-character-at-a-time cut over ~11,000 string/width/font cases.
     """
-    if text_width(text, kind, size) <= width:
+    if line_width(text, kind, size) <= width:
         return text
+    separable = _separable(text)  # then so is every prefix + "…": measured from cached words
     f = font(kind, size)
     lo, hi = 0, len(text) + 1  # text[:lo] + "…" fits (or lo == 0); text[:hi] + "…" does not (or hi == n + 1)
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if round(f.getlength(text[:mid] + "…", direction=TEXT_DIRECTION)) <= width:
+        probe = text[:mid] + "…"
+        advance = _word_pens(probe, kind, size)[1] if separable else f.getlength(probe, direction=TEXT_DIRECTION)
+        if round(advance) <= width:
             lo = mid
         else:
             hi = mid
@@ -174,6 +179,102 @@ def paste_text(
     if not text:
         return
     sprite = text_sprite(text, kind, size) if cache else recent_text_sprite(text, kind, size)
+    paste_text_sprite(im, xy, sprite, fill)
+
+
+_RTL_CLASSES = frozenset({"R", "AL", "AN", "RLE", "RLO", "RLI", "LRE", "LRO", "LRI", "FSI", "PDF", "PDI"})
+
+
+@lru_cache(maxsize=16384)
+def _length(text: str, kind: FontKind, size: int) -> float:
+    """The exact pen advance of ``text`` (a multiple of 1/64 px: the shaper's 26.6 units), unrounded."""
+    return font(kind, size).getlength(text, direction=TEXT_DIRECTION)
+
+
+@lru_cache(maxsize=4096)
+def word_sprite(word: str, kind: FontKind, size: int, frac64: int) -> TextSprite:
+    """One word drawn with its pen ``frac64``/64 px right of a whole pixel (where it falls inside its line).
+
+    A line's words recur (names, card codes, verbs) while whole lines rarely do, so `paste_line` draws lines
+    from these; words are small (~1-2 KiB of mask each), which keeps 4,096 of them within a few MiB.
+    """
+    return draw_text_sprite(word, kind, size, frac64)
+
+
+def _separable(text: str) -> bool:
+    """Whether ``text``'s words may be measured and drawn apart: one space between words (as `clean_text`
+    leaves them), laid out left to right by libraqm, nothing right-to-left (whose runs libraqm reorders)."""
+    return (
+        TEXT_DIRECTION is not None
+        and "  " not in text
+        and not text.startswith(" ")
+        and (text.isascii() or not any(unicodedata.bidirectional(ch) in _RTL_CLASSES for ch in text))
+    )
+
+
+def _word_pens(text: str, kind: FontKind, size: int) -> tuple[list[tuple[str, float]], float]:
+    """Each word of a `_separable` ``text`` with its exact pen position, and the whole line's advance.
+
+    The shaper's advances are whole 26.6 units, so sums are exact: a word starts where the previous one
+    started, plus that word, the space and the kerning of the space with this word's first letter.
+    """
+    words = text.split(" ")
+    pens: list[tuple[str, float]] = []
+    pen = 0.0
+    for i, word in enumerate(words):
+        pens.append((word, pen))
+        if i + 1 < len(words):
+            first = words[i + 1][:1]
+            pen += _length(word + " " + first, kind, size) - _length(first, kind, size)
+    return pens, pen + (_length(words[-1], kind, size) if words[-1] else 0.0)
+
+
+def line_width(text: str, kind: FontKind, size: int) -> int:
+    """`text_width` of a one-off line, from its (cached) words: measuring a new line whole costs ~0.1-0.2 ms
+    (the shaper's set-up), a cached word nothing. Exactly `text_width` (the advances are whole 26.6 units)."""
+    if not _separable(text):
+        return round(font(kind, size).getlength(text, direction=TEXT_DIRECTION))
+    return round(_word_pens(text, kind, size)[1])
+
+
+def _line_words(text: str, kind: FontKind, size: int) -> list[tuple[int, TextSprite]] | None:
+    """(whole-pixel x, sprite) of each word of ``text`` placed exactly where drawing the whole line puts it,
+    or None when the words cannot be drawn apart (no libraqm, right-to-left text, inks that would overlap)."""
+    if not _separable(text):
+        return None
+    out: list[tuple[int, TextSprite]] = []
+    ink_right = -(10**9)
+    for word, pen in _word_pens(text, kind, size)[0]:
+        if not word:
+            continue
+        whole = int(pen // 1)
+        sprite = word_sprite(word, kind, size, round((pen - whole) * 64))
+        if whole + sprite.dx < ink_right:  # touching inks would be blended twice: draw the line whole
+            return None
+        ink_right = whole + sprite.dx + sprite.mask.width
+        out.append((whole, sprite))
+    return out
+
+
+def paste_line(im: Image.Image, xy: tuple[int, int], text: str, kind: FontKind, size: int, fill: RGB) -> None:
+    """`paste_text` for a one-off line (a board's latest notes): the same pixels, drawn from cached words.
+
+    A note is new on every board edit, so caching whole lines does not pay, and drawing one costs ~0.7 ms;
+    its words recur. Each word is placed at the line's exact (sub-pixel) pen position and drawn with that
+    fraction, so the result is pixel-identical to drawing the line at once (`tests/renderer/
+    test_render_fast_paths.py` compares them over real notes); lines whose words cannot be drawn apart take
+    `recent_text_sprite`.
+    """
+    words = _line_words(text, kind, size) if text else None
+    if words is None:
+        paste_text(im, xy, text, kind, size, fill, cache=False)
+        return
+    for x, sprite in words:
+        paste_text_sprite(im, (xy[0] + x, xy[1]), sprite, fill)
+
+
+def paste_text_sprite(im: Image.Image, xy: tuple[int, int], sprite: TextSprite, fill: RGB) -> None:
+    """Paste ``fill`` through ``sprite``'s mask with its pen at ``xy``."""
     x, y = xy[0] + sprite.dx, xy[1] + sprite.dy
     if im.mode == "RGB" and not im.readonly:  # Pillow's core paste directly, as in `Sprite.paste`
         im.load()

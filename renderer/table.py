@@ -350,7 +350,7 @@ def _draw_centre(im: Image.Image, draw: ImageDraw.ImageDraw, snapshot: TableSnap
         return
     for i, note in enumerate(snapshot.notes[-MAX_NOTES:]):
         shown = image_text(note, "regular", TEXT_SIZE, nb[2] - nb[0])
-        assets.paste_text(im, (nb[0], nb[1] + i * NOTE_H), shown, "regular", TEXT_SIZE, assets.INK_LIGHT, cache=False)
+        assets.paste_line(im, (nb[0], nb[1] + i * NOTE_H), shown, "regular", TEXT_SIZE, assets.INK_LIGHT)
 
 
 def _draw_panel(

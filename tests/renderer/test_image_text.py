@@ -36,11 +36,11 @@ def drawn_texts() -> Iterator[list[tuple[str, assets.FontKind, int]]]:
     seen: list[tuple[str, assets.FontKind, int]] = []
     real = assets.draw_text_sprite
 
-    def spy(text: str, kind: assets.FontKind, size: int) -> assets.TextSprite:
+    def spy(text: str, kind: assets.FontKind, size: int, frac64: int = 0) -> assets.TextSprite:
         seen.append((text, kind, size))
-        return real(text, kind, size)
+        return real(text, kind, size, frac64)
 
-    caches = (assets.text_sprite, assets.recent_text_sprite, assets.pill)
+    caches = (assets.text_sprite, assets.recent_text_sprite, assets.word_sprite, assets.pill)
     for cache in caches:
         cache.cache_clear()
     assets.draw_text_sprite = spy  # type: ignore[assignment]

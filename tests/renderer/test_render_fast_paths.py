@@ -16,7 +16,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from pancog.game.cards import ALL_CARDS, Suit, parse_card
-from renderer import assets, render_hand_png, render_outcome_png, render_table_png
+from renderer import assets, image_text, render_hand_png, render_outcome_png, render_table_png
 from renderer.samples import NAMES, sample_hand, sample_outcome, sample_table, worst_hand, worst_table
 
 # (kind, size) pairs the images use for cut text: names, header, notes, payments, titles.
@@ -216,26 +216,77 @@ def test_concurrent_renders_match_serial_ones() -> None:
 
 
 def test_one_off_notes_do_not_fill_the_sprite_cache() -> None:
-    """A board's latest-event lines are drawn uncached: a long-running bot renders thousands of distinct lines
-    and each cached sprite holds kilobytes of pixels (memory per table, issue 7). Recurring text is cached."""
+    """A board's latest-event lines are never cached whole: a long-running bot renders thousands of distinct lines
+    and each line sprite holds kilobytes of pixels (memory per table, issue 7). They are drawn from cached words
+    (`assets.word_sprite`, small and bounded); recurring text (names, chips, captions) is cached as before."""
     notes = tuple(f"Player {i} melded 7H 7H 7H and discarded {i}C (unique line {random.random()})" for i in range(3))
     snap = replace(sample_table(6, 6), notes=notes)
     render_table_png(snap)
-    before = assets.text_sprite.cache_info()
+    before, words_before = assets.text_sprite.cache_info(), assets.word_sprite.cache_info()
     png = render_table_png(replace(snap, notes=tuple(n + " again" for n in notes)))
-    after = assets.text_sprite.cache_info()
-    assert after.currsize == before.currsize and after.misses == before.misses  # nothing new was cached
+    after, words_after = assets.text_sprite.cache_info(), assets.word_sprite.cache_info()
+    assert after.currsize == before.currsize and after.misses == before.misses  # no line became a text sprite
     assert after.hits > before.hits  # names, chips and captions still come from the cache
+    assert words_after.hits - words_before.hits >= 10  # "Player", "melded", "7H", ... drawn already
+    assert words_after.misses - words_before.misses <= 6  # only "again" and the unique number, at their offsets
     assert Image.open(io.BytesIO(png)).size[0] > 0
     assert assets.text_sprite.cache_info().maxsize == 4096
-    assert assets.recent_text_sprite.cache_info().maxsize == 64  # one-off lines: a small, bounded cache
+    assert assets.word_sprite.cache_info().maxsize == 4096  # words: ~1-2 KiB each
+    assert assets.recent_text_sprite.cache_info().maxsize == 64  # lines that cannot be split: small, bounded
+
+
+def _line_both_ways(text: str, kind: assets.FontKind, size: int) -> tuple[Image.Image, Image.Image, bool]:
+    """``text`` drawn whole (`paste_text`) and by words (`paste_line`) on two equal canvases; whether split."""
+    width = assets.text_width(text, kind, size) + 40
+    whole = Image.new("RGB", (width, size * 2 + 20), assets.FELT)
+    words = whole.copy()
+    assets.paste_text(whole, (10, 10), text, kind, size, assets.INK_LIGHT, cache=False)
+    assets.paste_line(words, (10, 10), text, kind, size, assets.INK_LIGHT)
+    return whole, words, assets._line_words(text, kind, size) is not None
+
+
+def _real_notes() -> list[str]:
+    """Every note kind from real engine hands (tests/renderer/test_image_text.py's seeded games)."""
+    from pancog.adapter import presenters
+    from tests.renderer.test_image_text import NAMES as HOSTILE_NAMES
+    from tests.renderer.test_image_text import played_hands
+
+    notes: list[str] = []
+    for before, after, _events, hand in played_hands(3):
+        notes += presenters.describe_events(before, after, HOSTILE_NAMES, hand)
+    return [image_text(presenters.plain_text(n), "regular", 27, 772) for n in notes]
+
+
+@pytest.mark.parametrize(("kind", "size"), [("regular", 27), ("regular", 17), ("cond", 27), ("bold", 22)])
+def test_a_line_drawn_by_words_is_the_line_drawn_whole(kind: assets.FontKind, size: int) -> None:
+    """`paste_line` places each cached word at the line's exact sub-pixel pen position: the same pixels as
+    drawing the line at once, for real notes, kerning pairs across spaces, accents, CJK and symbols; lines
+    it cannot split (right to left, doubled spaces) fall back to the whole line, still the same pixels."""
+    rng = random.Random(17)
+    lines = _real_notes() + [s for s in _strings() if s and len(s) < 120]
+    lines += ["T. A. V. W. Y. To Ta AV", "Ä Å Ø ß ĳ ﬁ “quoted” ‘x’ — – …", "漢字 漢字 ♠ ♥ 🂡 x", "a  b", " lead", "end "]
+    lines += ["Rosa שלום עולם melded", "Rosa مرحبا melded"]
+    alphabet = "AVTWYLPFaeiouvwyjfrt.,;:'-–—…0123456789ÁéñüçØßł"
+    for _ in range(60):
+        lines.append(" ".join("".join(rng.choice(alphabet) for _ in range(rng.randint(1, 9))) for _ in range(8)))
+    split = 0
+    for text in lines:
+        whole, words, was_split = _line_both_ways(text, kind, size)
+        assert whole.tobytes() == words.tobytes(), text
+        split += was_split
+        if was_split:
+            assert assets.line_width(text, kind, size) == assets.text_width(text, kind, size), text
+    assert split >= len(lines) - 10  # only the lines built to fall back did
+    assert assets._line_words("Rosa שלום עולם melded", kind, size) is None
+    assert assets._line_words("a  b", kind, size) is None
 
 
 def test_a_note_shown_again_on_the_next_board_is_not_drawn_again() -> None:
-    """Each board edit shows the note the previous edit added: `recent_text_sprite` keeps it."""
+    """Each board edit shows the note the previous edit added: its words are all in `word_sprite`'s cache."""
     first = f"Rosa discarded 7H ({random.random()})."
     render_table_png(replace(sample_table(3, 3), notes=("x", first)))
-    before = assets.recent_text_sprite.cache_info()
+    before = assets.word_sprite.cache_info()
     render_table_png(replace(sample_table(3, 3), notes=(first, f"Lupe plucked 5H ({random.random()}).")))
-    after = assets.recent_text_sprite.cache_info()
-    assert after.hits == before.hits + 1 and after.misses == before.misses + 1
+    after = assets.word_sprite.cache_info()
+    assert after.hits - before.hits >= 4  # the first note's four words, at the same places as before
+    assert after.misses - before.misses <= 4  # at most the second note's words

@@ -1,0 +1,92 @@
+"""CPU time of a process tree, read from ``/proc`` (Linux): the bot's own cost per action, robust to a shared machine.
+
+Wall-clock throughput on a machine shared with other jobs (or with the benchmark's own players and fake Discord)
+says how much CPU the bot *got*; CPU seconds per action say what it *needs*. `TreeCpu` samples a root process
+and all its live descendants (the bot, its render forkserver and the render workers forked from it): the CPU used
+between two samples is the sum, over every process alive at the second sample, of its user + system time minus
+what it had at the first sample (zero for a process born in between). A process that exits between the two samples
+loses only its last share (render workers live as long as the bot; a worker replaced mid-window is the exception).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _stat(pid: int) -> tuple[int, float] | None:
+    """(parent pid, user + system CPU seconds) of ``pid``, or None if it is gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = text[text.rindex(")") + 2 :].split()  # after "pid (comm) ", which may contain spaces
+    # fields[0] is the state (field 3); ppid is field 4, utime 14, stime 15 (man proc)
+    return int(fields[1]), (int(fields[11]) + int(fields[12])) / _TICK
+
+
+def tree_times(roots: Iterable[int]) -> dict[int, float]:
+    """CPU seconds of every live process in the trees under ``roots`` (roots included), by pid."""
+    parents: dict[int, int] = {}
+    cpu: dict[int, float] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            st = _stat(int(entry))
+            if st is not None:
+                parents[int(entry)], cpu[int(entry)] = st
+    wanted = {r for r in roots if r in cpu}
+    grew = True
+    while grew:
+        more = {pid for pid, ppid in parents.items() if ppid in wanted and pid not in wanted}
+        wanted |= more
+        grew = bool(more)
+    return {pid: cpu[pid] for pid in wanted}
+
+
+@dataclass
+class TreeCpu:
+    """CPU seconds used by process trees between `start` and `stop` (see the module docstring)."""
+
+    before: dict[int, float]
+    roots: tuple[int, ...]
+    main_before: float = 0.0
+
+    @classmethod
+    def start(cls, roots: Iterable[int]) -> TreeCpu:
+        roots = tuple(roots)
+        before = tree_times(roots)
+        return cls(before, roots, sum(before.get(r, 0.0) for r in roots))
+
+    def stop(self) -> tuple[float, float]:
+        """(CPU seconds of the whole trees, of the root processes alone) since `start`."""
+        after = tree_times(self.roots)
+        total = sum(t - self.before.get(pid, 0.0) for pid, t in after.items())
+        main = sum(after.get(r, 0.0) for r in self.roots) - self.main_before
+        return total, main
+
+
+def cpu_figures(total: float, main: float, actions: int, harness: float) -> dict[str, float | None]:
+    """The CPU-per-action figures printed by the benchmarks (milliseconds; actions/s one core would carry)."""
+    if actions <= 0:
+        return {"bot_cpu_ms_per_action": None}
+    return {
+        "bot_cpu_ms_per_action": round(1000 * total / actions, 2),
+        "bot_main_cpu_ms_per_action": round(1000 * main / actions, 2),
+        "bot_render_cpu_ms_per_action": round(1000 * (total - main) / actions, 2),
+        "actions_per_core_s": round(actions / total, 1) if total > 0 else None,
+        "harness_cpu_ms_per_action": round(1000 * harness / actions, 2),
+    }
+
+
+def cpu_line(figures: dict[str, float | None]) -> str:
+    if figures.get("bot_cpu_ms_per_action") is None:
+        return "bot CPU per action: no actions counted"
+    return (
+        f"bot CPU per action {figures['bot_cpu_ms_per_action']} ms (main {figures['bot_main_cpu_ms_per_action']}, "
+        f"render workers {figures['bot_render_cpu_ms_per_action']}) = {figures['actions_per_core_s']} actions/s "
+        f"per core; harness {figures['harness_cpu_ms_per_action']} ms per action"
+    )
