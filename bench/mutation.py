@@ -333,6 +333,7 @@ def run_tests(box: Path, tests: list[str], timeout: float) -> tuple[str, float, 
     """('killed' | 'survived' | 'timeout', seconds, first failing test)."""
     present = [t for t in tests if (box / t).exists()]
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", *present]
+    cmd += [arg for node in DESELECT for arg in ("--deselect", node)]
     env = dict(os.environ, PYTHONHASHSEED="0", HYPOTHESIS_NO_PLUGINS="1")
     env.pop("PAN_UPDATE_GOLDEN", None)
     start = time.monotonic()
@@ -372,6 +373,7 @@ def changed_tests(rev: str) -> set[str]:
 
 
 OLD_REV = [""]
+DESELECT: list[str] = []  # test node ids left out of every mutant's run (--deselect)
 OLD_SURVIVORS: set[str] = set()
 
 
@@ -487,6 +489,15 @@ def main() -> None:
     )
     ap.add_argument("--rerun", help="a results file: run only its survivors (killed ones are copied)")
     ap.add_argument("--label", default="latest")
+    ap.add_argument(
+        "--resume", action="store_true", help="keep the mutants already in the results file of --label; run the rest"
+    )
+    ap.add_argument(
+        "--deselect",
+        action="append",
+        default=[],
+        help="a test node id to leave out of every mutant's run (repeatable): a shorter run on a loaded machine",
+    )
     ap.add_argument("--show", help="print the diff of one mutant id and exit")
     ap.add_argument("--summary", help="print the summary of a results file and exit")
     args = ap.parse_args()
@@ -512,12 +523,19 @@ def main() -> None:
         sites = sample("engine", args.engine, args.seed) + sample("ledger", args.ledger, args.seed)
         # a random order, so a run stopped early is still a fair sample of both groups
         random.Random(args.seed).shuffle(sites)
+    DESELECT.extend(args.deselect)
+    RESULTS.mkdir(exist_ok=True)
+    out_path = RESULTS / f"mutation-{args.label}.json"
+    if args.resume and out_path.exists():
+        done = json.loads(out_path.read_text())["results"]
+        kept += [r for r in done if r["id"] not in {r2["id"] for r2 in kept}]
+        finished = {str(r["id"]) for r in done}
+        sites = [s for s in sites if s.id not in finished]
+        print(f"resuming: {len(finished)} mutants already run, {len(sites)} to go")
     box = make_sandbox(None)
     old_box = make_sandbox(args.tests_from) if args.tests_from else None
     changed = changed_tests(args.tests_from) if args.tests_from else None
     OLD_REV[0] = args.tests_from or ""
-    RESULTS.mkdir(exist_ok=True)
-    out_path = RESULTS / f"mutation-{args.label}.json"
     results = list(kept)
     started = time.monotonic()
     try:
@@ -527,7 +545,13 @@ def main() -> None:
             print(f"[{k}/{len(sites)}] {mark} {r['id']} line {r['line']} {r['detail']}", end=" ")
             print(f"({r['seconds']} s) {r['failed']}", flush=True)
             took = round(time.monotonic() - started)
-            meta = {"seed": args.seed, "tests_from": args.tests_from, "rerun": args.rerun, "seconds": took}
+            meta = {
+                "seed": args.seed,
+                "tests_from": args.tests_from,
+                "rerun": args.rerun,
+                "deselect": DESELECT,
+                "seconds": took,
+            }
             out_path.write_text(json.dumps({"meta": meta, "results": results}, indent=1))
     finally:
         for b in (box, old_box):

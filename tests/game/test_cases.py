@@ -309,10 +309,10 @@ def test_case_48_double_draw_first_turn_only() -> None:
     assert to_act(s) == 1
 
 
-def _flat_seat0(stock: str, run_cards: str = "4H 5H", hit: str = "6H"):
+def _flat_seat0(stock: str, run_cards: str = "4H 5H", hit: str = "6H", rules: Rules = TWO_UNITS):
     """Seat 0 melds 10 cards on his first turn and discards his last: flat (board 10, hand 0)."""
     hand = f"{run_cards} 4D 4C 4S 4D JC QC KC 2D"
-    s = knock(table([hand, INERT_B, INERT_C], stock=f"{hit} {stock}", rules=TWO_UNITS))
+    s = knock(table([hand, INERT_B, INERT_C], stock=f"{hit} {stock}", rules=rules))
     s, _ev = run(
         s,
         Pluck(seat=0),
