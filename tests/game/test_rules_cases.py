@@ -6,8 +6,8 @@ with itself. A case is a transcript in the engine's notation with three addition
 
 - ``deal first=F | 0: <10 cards> | 1: <10 cards> | ... | stock: <cards>`` deals those hands (seat k
   gets ``k:``) and puts the stock in that order (a readable ``start shoe=...``);
-- ``! <action> => <Error>: <regex>`` the action must be refused with that error type (a public
-  ``pancog.game`` error) and a message matching the regex, and change nothing;
+- ``! <action> => <Error>: <regex>`` the action must be refused with that error type (one of
+  ``pancog.game.errors``) and a message matching the regex, and change nothing;
 - ``expect stacks=a,b,c singles=n [doubles=n]`` the chips every seat holds (and the pots) there.
 
 The california preset's going-out units are being changed (RULES.md §0), so every case names the
@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import pancog.game as game
+import pancog.game.errors as game_errors
 from pancog.game import Action, Rules, StartHand, TableState, apply, initial_state, parse_action, parse_cards
 from pancog.game.notation import parse_rules
 
@@ -64,7 +65,7 @@ def check_expect(state: TableState, line: str, where: str) -> None:
 def check_refused(state: TableState, line: str, where: str) -> None:
     text, _, expected = line[1:].partition("=>")
     kind, _, pattern = expected.strip().partition(":")
-    error = getattr(game, kind.strip())
+    error = getattr(game, kind.strip(), None) or getattr(game_errors, kind.strip())
     assert isinstance(error, type) and issubclass(error, game.RuleViolation), f"{where}: {kind} is not an error"
     action: Action = parse_action(text.strip())
     with pytest.raises(error, match=pattern.strip()):
