@@ -160,7 +160,9 @@ def test_deal_puts_the_cards_where_the_case_says() -> None:
         ({"rake": -1}, False),
         ({"min_buyin_chips": 0}, False),
         ({"abandon_timeouts": 0}, False),
+        ({"abandon_timeouts": 1}, True),  # positive is enough
         ({"turn_timeout_seconds": 0}, False),
+        ({"turn_timeout_seconds": 1}, True),
     ],
 )
 def test_option_bounds(options: dict[str, int], ok: bool) -> None:
