@@ -380,6 +380,7 @@ def changed_tests(rev: str) -> set[str]:
 
 
 OLD_REV = [""]
+BEFORE_ONLY = [False]  # --before-only: the old suite's survivors are not run against the new tests yet
 SQLITE_ONLY = [False]  # --sqlite-only: the ledger's tests on one backend
 DESELECT: list[str] = []  # test node ids left out of every mutant's run (--deselect)
 OLD_SURVIVORS: set[str] = set()
@@ -431,7 +432,7 @@ def iter_results(
                     row.update(outcome=before, seconds=0.0, failed="(old suite)")
                     yield row
                     continue
-                tests = [t for t in tests if t in (changed or set())]
+                tests = [t for t in tests if t in (changed or set())] if not BEFORE_ONLY[0] else []
             outcome, took, failed = run_tests(box, tests, timeout) if tests else ("survived", 0.0, "")
             row.update(outcome=outcome, seconds=round(took, 1), failed=failed)
             yield row
@@ -498,6 +499,11 @@ def main() -> None:
     ap.add_argument("--rerun", help="a results file: run only its survivors (killed ones are copied)")
     ap.add_argument("--label", default="latest")
     ap.add_argument(
+        "--before-only",
+        action="store_true",
+        help="with --tests-from: only the old suite; score the new tests later with --rerun on the results",
+    )
+    ap.add_argument(
         "--sqlite-only",
         action="store_true",
         help="run the ledger's tests on SQLite only (-k 'not postgres'): half the work per ledger mutant",
@@ -538,6 +544,7 @@ def main() -> None:
         random.Random(args.seed).shuffle(sites)
     DESELECT.extend(args.deselect)
     SQLITE_ONLY[0] = args.sqlite_only
+    BEFORE_ONLY[0] = args.before_only
     RESULTS.mkdir(exist_ok=True)
     out_path = RESULTS / f"mutation-{args.label}.json"
     if args.resume and out_path.exists():
