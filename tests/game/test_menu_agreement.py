@@ -158,6 +158,11 @@ def _menu(state: TableState, seat: int) -> tuple[Action, ...]:
     return tuple(a for a, _ in plays(state, seat, table_actions=True))
 
 
+def _invalid_melds(state: TableState, seat: int) -> int:
+    pl = state.hand.players[seat] if state.hand is not None else None
+    return sum(not m.valid for m in pl.melds) if pl is not None else 0
+
+
 def check_menu_applies(state: TableState, tally: Counter) -> None:
     """Every listed action of every seat applies, and collects the chips the menu shows for it: a meld
     play that does not end the hand (auto claims: collected at once, §4.5) and a Claim (§4.5 deferred)."""
@@ -168,6 +173,9 @@ def check_menu_applies(state: TableState, tally: Counter) -> None:
                 result = apply(state, action)
             except PanError as exc:  # pragma: no cover - the failure message
                 pytest.fail(f"listed but refused: {action!r}: {exc}")
+            if isinstance(action, NewMeld | AddToMeld | Borrow) and result.state.hand is not None:
+                # the menu offers legal melds only; an invalid spread (enforcement = players) is the player's own
+                assert _invalid_melds(result.state, seat) <= _invalid_melds(state, seat), f"listed: {action!r}"
             meld_play = isinstance(action, NewMeld | AddToMeld | Borrow) and auto
             if (meld_play and result.state.hand is not None) or isinstance(action, Claim):
                 got = chips(result.events, payee=seat)
