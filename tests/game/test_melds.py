@@ -132,3 +132,12 @@ def test_borrow_split_rope_option() -> None:
     rope = make_meld(1, cards("AH 2H 3H 4H 5H 6H 7H"), r)
     assert borrow_pieces(rope, cards("4H"), r) == [cards("AH 2H 3H"), cards("5H 6H 7H")]
     assert borrow_pieces(rope, cards("4H"), Rules()) is None
+
+
+def test_valle_cards_are_the_threes_fives_and_sevens() -> None:
+    """§1.3: the valle cards are every 3, 5 and 7 (any suit); every other rank is non-valle."""
+    from pancog.game.cards import ALL_CARDS
+
+    valle = {str(c) for c in ALL_CARDS if c.is_valle is True}
+    assert valle == {f"{r}{s}" for r in "357" for s in "CDHS"}
+    assert all(c.is_valle is False for c in ALL_CARDS if str(c) not in valle)
