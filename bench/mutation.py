@@ -331,7 +331,7 @@ def _write(path: Path, text: str) -> None:
 
 def run_tests(box: Path, tests: list[str], timeout: float) -> tuple[str, float, str]:
     """('killed' | 'survived' | 'timeout', seconds, first failing test)."""
-    present = [t for t in tests if (box / t).exists()]
+    present = [t for t in tests if (box / t).exists() and t not in SKIP_TEST_FILES]
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", *present]
     cmd += [arg for node in DESELECT for arg in ("--deselect", node)]
     # plugins none of these tests use: their imports were half of each run's start-up (hypothesis works
@@ -382,7 +382,8 @@ def changed_tests(rev: str) -> set[str]:
 OLD_REV = [""]
 BEFORE_ONLY = [False]  # --before-only: the old suite's survivors are not run against the new tests yet
 SQLITE_ONLY = [False]  # --sqlite-only: the ledger's tests on one backend
-DESELECT: list[str] = []  # test node ids left out of every mutant's run (--deselect)
+DESELECT: list[str] = []
+SKIP_TEST_FILES: set[str] = set()  # --skip-file: test files left out of every mutant's run  # test node ids left out of every mutant's run (--deselect)
 OLD_SURVIVORS: set[str] = set()
 
 
@@ -512,6 +513,12 @@ def main() -> None:
         "--resume", action="store_true", help="keep the mutants already in the results file of --label; run the rest"
     )
     ap.add_argument(
+        "--skip-file",
+        action="append",
+        default=[],
+        help="a test file to leave out of every mutant's run (repeatable; not collected, so not even imported)",
+    )
+    ap.add_argument(
         "--deselect",
         action="append",
         default=[],
@@ -543,6 +550,7 @@ def main() -> None:
         # a random order, so a run stopped early is still a fair sample of both groups
         random.Random(args.seed).shuffle(sites)
     DESELECT.extend(args.deselect)
+    SKIP_TEST_FILES.update(args.skip_file)
     SQLITE_ONLY[0] = args.sqlite_only
     BEFORE_ONLY[0] = args.before_only
     RESULTS.mkdir(exist_ok=True)
@@ -571,6 +579,7 @@ def main() -> None:
                 "tests_from": args.tests_from,
                 "rerun": args.rerun,
                 "deselect": DESELECT,
+                "skip_files": sorted(SKIP_TEST_FILES),
                 "sqlite_only": SQLITE_ONLY[0],
                 "seconds": took,
             }
