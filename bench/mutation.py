@@ -382,8 +382,8 @@ def changed_tests(rev: str) -> set[str]:
 OLD_REV = [""]
 BEFORE_ONLY = [False]  # --before-only: the old suite's survivors are not run against the new tests yet
 SQLITE_ONLY = [False]  # --sqlite-only: the ledger's tests on one backend
-DESELECT: list[str] = []
-SKIP_TEST_FILES: set[str] = set()  # --skip-file: test files left out of every mutant's run  # test node ids left out of every mutant's run (--deselect)
+DESELECT: list[str] = []  # test node ids left out of every mutant's run (--deselect)
+SKIP_TEST_FILES: set[str] = set()  # --skip-file: test files left out of every mutant's run
 OLD_SURVIVORS: set[str] = set()
 
 
