@@ -177,6 +177,14 @@ def test_option_bounds(options: dict[str, int], ok: bool) -> None:
             Rules.preset("california", **options)
 
 
+def test_deck_options_cannot_remove_more_than_the_packs_hold() -> None:
+    """§1.1: one pack holds one spade set, so removing two is an option error when the rules are made (not
+    a crash at the first deal); removing one from one pack is allowed (30 cards)."""
+    with pytest.raises(game.RuleViolation, match="remove more cards than the packs hold"):
+        Rules(deck_count=1, remove_spade_sets=2)
+    assert len(Rules(deck_count=1, remove_spade_sets=1).shoe()) == 30
+
+
 def test_unknown_options_and_presets_are_refused() -> None:
     with pytest.raises(game.RuleViolation, match="Unknown table option going_out"):
         Rules.preset("california", going_out=2)
