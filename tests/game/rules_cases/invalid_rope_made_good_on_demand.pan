@@ -19,6 +19,7 @@ expect stacks=103,97,97 singles=3
 # a demand, not a foul: nothing refunded, and seat 0 must make the spread good before anything else
 expect stacks=103,97,97 singles=3
 ! 0 discard 2C => WrongStep: make your spread good first
+! 1 pluck => NotYourTurn: A spread is being made good
 0 makegood 2 3S
 expect stacks=107,95,95 singles=3
 0 discard 2C
