@@ -72,6 +72,17 @@ async def test_daily_claim_once_per_utc_day(ledger: ChipLedger, clock: Clock) ->
     assert next_day.next_claim_in == timedelta(days=1)
 
 
+async def test_daily_amount_changed_the_same_day_is_not_a_second_claim(ledger: ChipLedger, clock: Clock) -> None:
+    """An admin changing the daily grant after a player claimed today: a second claim that day is still just
+    "already claimed" (no chips, no error), not a conflict over the day's journal key."""
+    first = await ledger.claim_daily(GUILD, 7)
+    assert (first.claimed, first.amount, first.balance) == (True, 100, 1100)
+    await ledger.update_settings(GUILD, daily_amount=250)
+    clock.now += 3600
+    again = await ledger.claim_daily(GUILD, 7)
+    assert (again.claimed, again.amount, again.balance) == (False, 0, 1100)
+
+
 async def test_admin_grant_and_take_are_audited(ledger: ChipLedger, storage: AnyStorage) -> None:
     grant = await ledger.grant(GUILD, 7, 300, actor=42, reason="tournament prize", key="admin:1")
     take = await ledger.take(GUILD, 7, 100, actor=42, reason="refund", key="admin:2")
