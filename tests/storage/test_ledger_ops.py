@@ -160,6 +160,21 @@ async def test_audit_detects_tampering(ledger: ChipLedger, storage: AnyStorage) 
     assert any("issued" in problem for problem in report.problems)
 
 
+async def test_audit_reports_a_negative_balance(ledger: ChipLedger, storage: AnyStorage, backend: str) -> None:
+    """A player's bank below zero (table stakes: nobody plays behind) is an audit problem of its own. The
+    schema's CHECK refuses it; a rogue writer of the SQLite file can switch CHECKs off (PostgreSQL's
+    CHECK cannot be bypassed by a session, so there the audit line is the schema's own guarantee)."""
+    if backend != "sqlite":
+        pytest.skip("only SQLite lets a session ignore the CHECK constraint")
+    await ledger.ensure_player(GUILD, 7)
+    async with storage.transaction() as tx:  # a rogue write that bypasses the ledger and the CHECK
+        await raw_execute(tx, "PRAGMA ignore_check_constraints = ON")
+        await raw_execute(tx, "UPDATE accounts SET balance = -5 WHERE key = 'bank:1:7'")
+    report = await ledger.audit()
+    assert not report.ok
+    assert "bank:1:7 is negative (-5)" in report.problems
+
+
 async def test_append_only_tables_reject_updates(ledger: ChipLedger, storage: AnyStorage) -> None:
     await ledger.ensure_player(GUILD, 7)
     for statement in ("UPDATE postings SET delta = 1", "DELETE FROM journals"):
