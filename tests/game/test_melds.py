@@ -141,3 +141,14 @@ def test_valle_cards_are_the_threes_fives_and_sevens() -> None:
     valle = {str(c) for c in ALL_CARDS if c.is_valle is True}
     assert valle == {f"{r}{s}" for r in "357" for s in "CDHS"}
     assert all(c.is_valle is False for c in ALL_CARDS if str(c) not in valle)
+
+
+def test_a_rope_carries_its_condition_and_suit() -> None:
+    """§4.1 C4: a rope starting with an Ace or ending with a King is a condition; any other rope is not.
+    The meld records it (and its suit) like a set does."""
+    from pancog.game.melds import Condition
+
+    king_end = make_meld(1, cards("JS QS KS"), Rules())
+    assert (king_end.condition, king_end.suit) == (Condition.C4, cards("KS")[0].suit)
+    plain = make_meld(2, cards("4H 5H 6H"), Rules())
+    assert (plain.condition, plain.suit) == (Condition.NONE, cards("4H")[0].suit)
