@@ -152,3 +152,11 @@ def test_a_rope_carries_its_condition_and_suit() -> None:
     assert (king_end.condition, king_end.suit) == (Condition.C4, cards("KS")[0].suit)
     plain = make_meld(2, cards("4H 5H 6H"), Rules())
     assert (plain.condition, plain.suit) == (Condition.NONE, cards("4H")[0].suit)
+
+
+def test_holds_counts_copies() -> None:
+    """Several packs repeat cards (§1.1): holding a card twice is a multiset question."""
+    from pancog.game.cards import holds
+
+    assert holds(cards("5H 5H 2C"), cards("5H 5H")) and holds(cards("5H 2C"), ())
+    assert not holds(cards("5H 2C"), cards("5H 5H")) and not holds((), cards("2C"))
