@@ -323,6 +323,10 @@ def test_describe_rules_states_each_preset(name: str) -> None:
     assert any(line.startswith("The last two players may split the tops") and "Married" in line for line in lines)
     no_split = game.describe_rules(Rules.preset(name, split_tops=False))
     assert "Splitting the tops is not allowed." in no_split
+    # §0: the bot enforces the rules by default; enforcement = players lets spreads be called instead
+    assert lines[-1] == "The bot refuses invalid spreads."
+    players = game.describe_rules(Rules.preset(name, enforcement=game.Enforcement.PLAYERS))
+    assert players[-1] == "Players enforce the rules: an invalid spread may be called and must be made good."
 
 
 def test_an_away_previous_winner_is_not_first_hand() -> None:
