@@ -160,3 +160,13 @@ def test_holds_counts_copies() -> None:
 
     assert holds(cards("5H 5H 2C"), cards("5H 5H")) and holds(cards("5H 2C"), ())
     assert not holds(cards("5H 2C"), cards("5H 5H")) and not holds((), cards("2C"))
+
+
+def test_take_cards_names_exactly_the_missing_copies() -> None:
+    """The refusal names what is missing, counting copies: holding one 5H, asking for two lacks one."""
+    from pancog.game import CardsNotInHand
+    from pancog.game.cards import take_cards
+
+    assert take_cards(cards("5H 2C 5H"), cards("5H 5H")) == cards("2C")
+    with pytest.raises(CardsNotInHand, match=r"^You don't hold 3D 5H\.$"):
+        take_cards(cards("5H 2C"), cards("5H 5H 3D"))
