@@ -492,6 +492,25 @@ def test_case_61_pyramiding_forced_back_puts_out(
     assert s.seats[0].stack == stacks[0] + 2 * (2 * bust_out + outs + 2) + tops
 
 
+def test_bust_out_off_pays_no_bonus() -> None:
+    """G21 with ``bust_out = off``: going out with AH (making a C4, 1 unit) collects the condition once,
+    the outs (2: the two C4 ropes) and the 2 going-out units, and no bust-out bonus."""
+    from pancog.game.rules import BustOut
+
+    rules = Rules(going_out_units=2, bust_out=BustOut.OFF)
+    s = _flat_seat0(f"{JUNK} {JUNK} AH", run_cards="3H 4H", hit="2H", rules=rules)
+    s = junk_turns(s, 1, 2)
+    stacks = [x.stack for x in s.seats[:3]]
+    tops = s.singles_tops
+    s, ev = run(s, Pluck(seat=0), AddToMeld(seat=0, meld=1))
+    went = of_type(ev, WentOut)[0]
+    assert (went.outs_units, went.bust_out_units) == (2, 0)
+    for payer in (1, 2):
+        assert chips(ev, payer=payer, payee=0, reason=ChipReason.BUST_OUT) == 0
+        assert chips(ev, payer=payer, payee=0) == 1 + 2 + 2
+    assert s.seats[0].stack == stacks[0] + 2 * 5 + tops
+
+
 # --- payments and settlement --------------------------------------------------------------------
 
 

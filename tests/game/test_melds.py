@@ -170,3 +170,9 @@ def test_take_cards_names_exactly_the_missing_copies() -> None:
     assert take_cards(cards("5H 2C 5H"), cards("5H 5H")) == cards("2C")
     with pytest.raises(CardsNotInHand, match=r"^You don't hold 3D 5H\.$"):
         take_cards(cards("5H 2C"), cards("5H 5H 3D"))
+
+
+def test_extend_needs_a_card() -> None:
+    """§4.3 enhancements are made by adding cards: extending a meld by nothing is refused, not a no-op."""
+    with pytest.raises(IllegalMeld, match="at least one card"):
+        extend(make_meld(1, cards("5H 5H 5H"), Rules()), (), Rules())
