@@ -492,6 +492,26 @@ def test_case_61_pyramiding_forced_back_puts_out(
     assert s.seats[0].stack == stacks[0] + 2 * (2 * bust_out + outs + 2) + tops
 
 
+def test_a_turn_handed_on_after_a_foul_starts_with_no_conditions() -> None:
+    """§4.6 bust-out: only conditions made on the going-out turn itself are paid twice. Seat 2 is fouled by
+    the floor before he draws; the turn passes to seat 0 (flat), whose pluck 7H puts him out on a rope with
+    neither Ace nor King: no bust-out bonus. Seat 1 pays the outs (JC QC KC: 1) and the 2 going-out units;
+    so does the fouled seat 2 (§6.3: he stays liable for the outs)."""
+    from pancog.game import FloorFoul
+
+    s = _flat_seat0(f"{JUNK} 7H")
+    s = junk_turns(s, 1)
+    assert to_act(s) == 2
+    s, _ = run(s, FloorFoul(target=2))
+    assert to_act(s) == 0
+    s, ev = run(s, Pluck(seat=0), AddToMeld(seat=0, meld=1))
+    went = of_type(ev, WentOut)[0]
+    assert (went.outs_units, went.bust_out_units) == (1, 0)
+    for payer in (1, 2):
+        assert chips(ev, payer=payer, payee=0, reason=ChipReason.BUST_OUT) == 0
+        assert chips(ev, payer=payer, payee=0) == 1 + 2
+
+
 def test_bust_out_off_pays_no_bonus() -> None:
     """G21 with ``bust_out = off``: going out with AH (making a C4, 1 unit) collects the condition once,
     the outs (2: the two C4 ropes) and the 2 going-out units, and no bust-out bonus."""
