@@ -492,6 +492,32 @@ def test_case_61_pyramiding_forced_back_puts_out(
     assert s.seats[0].stack == stacks[0] + 2 * (2 * bust_out + outs + 2) + tops
 
 
+def test_no_out_card_force_when_its_discarder_is_fouled() -> None:
+    """§5.3: an out-card may be forced on a flat player only when he declined it (pyramiding), when the same
+    card puts its discarder out for more, or head-up. Four in the hand: seat 3's unused pluck 7H would put
+    flat seat 0 out; the floor fouls seat 3; three are still in action and none of the cases holds."""
+    from pancog.game import FloorFoul
+    from pancog.game.errors import ForceRefused
+
+    hand = "4H 5H 4D 4C 4S 4D JC QC KC 2D"
+    s = knock(table([hand, INERT_B, INERT_C, INERT_A], stock=f"6H {JUNK} {JUNK} 7H {JUNK}", rules=TWO_UNITS), 4)
+    s, _ = run(
+        s,
+        Pluck(seat=0),
+        NewMeld(seat=0, cards=cards("4H 5H")),
+        NewMeld(seat=0, cards=cards("4D 4C 4S 4D")),
+        NewMeld(seat=0, cards=cards("JC QC KC")),
+        Discard(seat=0, card=card("2D")),
+    )
+    s = junk_turns(s, 1, 2, 3)
+    s, _ = run(s, FloorFoul(target=3))
+    assert s.hand.option == card("7H") and to_act(s) == 0
+    for caller in (1, 2):
+        assert not any(isinstance(a, Force) for a in legal_actions(s, caller))
+        with pytest.raises(ForceRefused, match="no card you can force"):
+            apply(s, Force(seat=caller))
+
+
 def test_a_turn_handed_on_after_a_foul_starts_with_no_conditions() -> None:
     """§4.6 bust-out: only conditions made on the going-out turn itself are paid twice. Seat 2 is fouled by
     the floor before he draws; the turn passes to seat 0 (flat), whose pluck 7H puts him out on a rope with
