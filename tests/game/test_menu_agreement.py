@@ -165,7 +165,8 @@ def _invalid_melds(state: TableState, seat: int) -> int:
 
 def check_menu_applies(state: TableState, tally: Counter) -> None:
     """Every listed action of every seat applies, and collects the chips the menu shows for it: a meld
-    play that does not end the hand (auto claims: collected at once, §4.5) and a Claim (§4.5 deferred)."""
+    play that does not end the hand (auto claims: collected at once, §4.5), a Claim (§4.5 deferred) and a
+    discard (nothing, §2.9)."""
     auto = state.rules.claim_mode is ClaimMode.AUTO and not state.rules.beans  # beans: claimed, or lapses
     for seat in range(len(state.seats)):
         for action, shown in plays(state, seat, table_actions=True):
@@ -177,7 +178,7 @@ def check_menu_applies(state: TableState, tally: Counter) -> None:
                 # the menu offers legal melds only; an invalid spread (enforcement = players) is the player's own
                 assert _invalid_melds(result.state, seat) <= _invalid_melds(state, seat), f"listed: {action!r}"
             meld_play = isinstance(action, NewMeld | AddToMeld | Borrow) and auto
-            if (meld_play and result.state.hand is not None) or isinstance(action, Claim):
+            if (meld_play and result.state.hand is not None) or isinstance(action, Claim | Discard):
                 got = chips(result.events, payee=seat)
                 assert got == shown, f"{action!r}: the menu shows {shown} chips, applying it collects {got}"
                 tally["value-checked"] += 1
