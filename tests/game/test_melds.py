@@ -176,3 +176,16 @@ def test_extend_needs_a_card() -> None:
     """§4.3 enhancements are made by adding cards: extending a meld by nothing is refused, not a no-op."""
     with pytest.raises(IllegalMeld, match="at least one card"):
         extend(make_meld(1, cards("5H 5H 5H"), Rules()), (), Rules())
+
+
+def test_can_borrow_an_end_of_a_rope_only() -> None:
+    """§3.4 [S2]: "From 7H 6H 5H 4H, either the 7H or 4H may be borrowed, but not the 6H or 5H"; a set lends a
+    card only if three stay."""
+    from pancog.game.melds import can_borrow
+
+    rope = make_meld(1, cards("4H 5H 6H 7H"), Rules())
+    assert can_borrow(rope, cards("7H")[0], Rules()) == cards("4H 5H 6H")
+    assert can_borrow(rope, cards("4H")[0], Rules()) == cards("5H 6H 7H")
+    assert can_borrow(rope, cards("6H")[0], Rules()) is None and can_borrow(rope, cards("5H")[0], Rules()) is None
+    three = make_meld(2, cards("5H 5D 5C"), Rules())
+    assert can_borrow(three, cards("5H")[0], Rules()) is None
