@@ -379,3 +379,21 @@ def test_dealt_cards_are_visible_to_their_owner_only() -> None:
         assert [e.visible_to(v) for v in (0, 1, 2, None)] == [v == e.seat for v in (0, 1, 2, None)]
     started = next(e for e in events if isinstance(e, HandStarted))
     assert all(started.visible_to(v) for v in (0, 1, 2, None))
+
+
+def test_observation_between_hands_has_no_hand_state() -> None:
+    """Between hands nobody plays alone (§6.4 solo play is a state of a hand), nothing is to act or on offer."""
+    from pancog.game import observe
+
+    s = initial_state(Rules())
+    for i in range(2):
+        s = apply(s, Sit(player_id=i + 1, buy_in=20)).state
+    obs = observe(s, 0)
+    assert (obs.solo, obs.phase, obs.to_act, obs.option, obs.make_good, obs.stock_count) == (
+        False,
+        None,
+        None,
+        None,
+        None,
+        0,
+    )
