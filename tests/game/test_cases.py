@@ -362,6 +362,7 @@ def test_case_54_lone_player_takes_the_tops() -> None:
     moved = [(e.payer, e.payee, e.amount, e.reason) for e in of_type(ev, ChipsMoved)]
     assert moved == [(Pot.SINGLES, 4, 5, ChipReason.TOPS)]
     assert s.hand is None and s.seats[4].stack == 104 and s.last_hand.end_reason is EndReason.LONE
+    assert isinstance(ev[-1], HandEnded) and not any(type(e).__name__ == "PlayStarted" for e in ev)
 
 
 # --- forcing --------------------------------------------------------------------------------------
