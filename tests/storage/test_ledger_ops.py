@@ -72,6 +72,13 @@ async def test_daily_claim_once_per_utc_day(ledger: ChipLedger, clock: Clock) ->
     assert next_day.next_claim_in == timedelta(days=1)
 
 
+async def test_one_starting_chip_is_granted(ledger: ChipLedger) -> None:
+    """Any positive starting amount is granted, the smallest too (0 grants nothing)."""
+    await ledger.update_settings(GUILD, starting_chips=1)
+    assert await ledger.ensure_player(GUILD, 7) == 1
+    assert await ledger.ensure_player(GUILD, 7) == 1  # once
+
+
 async def test_daily_amount_changed_the_same_day_is_not_a_second_claim(ledger: ChipLedger, clock: Clock) -> None:
     """An admin changing the daily grant after a player claimed today: a second claim that day is still just
     "already claimed" (no chips, no error), not a conflict over the day's journal key."""
