@@ -189,3 +189,15 @@ def test_can_borrow_an_end_of_a_rope_only() -> None:
     assert can_borrow(rope, cards("6H")[0], Rules()) is None and can_borrow(rope, cards("5H")[0], Rules()) is None
     three = make_meld(2, cards("5H 5D 5C"), Rules())
     assert can_borrow(three, cards("5H")[0], Rules()) is None
+
+
+def test_new_melds_from_the_hand_alone_are_legal_sets() -> None:
+    """§10 cases 8 and 1: 5H 5H 5D is not a set (two suits, neither three times), 5H 5D 5C is."""
+    from collections import Counter
+
+    from pancog.game.moves import new_melds
+
+    assert list(new_melds(Counter(cards("5D 5D 5H 2C")), ())) == []
+    assert [tuple(sorted(m)) for m in new_melds(Counter(cards("5D 5C 5H 2C")), ())] == [
+        tuple(sorted(cards("5D 5C 5H")))
+    ]

@@ -174,6 +174,8 @@ def check_menu_applies(state: TableState, tally: Counter) -> None:
                 result = apply(state, action)
             except PanError as exc:  # pragma: no cover - the failure message
                 pytest.fail(f"listed but refused: {action!r}: {exc}")
+            if isinstance(action, Stand | SetAway):
+                assert shown == 0, f"{action!r}: a table action collects nothing, the menu shows {shown}"
             if isinstance(action, NewMeld | AddToMeld | Borrow) and result.state.hand is not None:
                 # the menu offers legal melds only; an invalid spread (enforcement = players) is the player's own
                 assert _invalid_melds(result.state, seat) <= _invalid_melds(state, seat), f"listed: {action!r}"
