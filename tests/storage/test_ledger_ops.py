@@ -72,6 +72,16 @@ async def test_daily_claim_once_per_utc_day(ledger: ChipLedger, clock: Clock) ->
     assert next_day.next_claim_in == timedelta(days=1)
 
 
+async def test_the_smallest_amount_is_one_chip(ledger: ChipLedger) -> None:
+    """Admin grants and takes accept any positive whole number of chips, 1 included; 0 is refused."""
+    await ledger.ensure_player(GUILD, 7)
+    await ledger.grant(GUILD, 7, 1, actor=42, reason="one", key="admin:one")
+    await ledger.take(GUILD, 7, 1, actor=42, reason="one back", key="admin:one-back")
+    assert await ledger.balance(GUILD, 7) == 1000
+    with pytest.raises(InvalidAmount):
+        await ledger.grant(GUILD, 7, 0, actor=42, reason="nothing", key="admin:zero")
+
+
 async def test_one_starting_chip_is_granted(ledger: ChipLedger) -> None:
     """Any positive starting amount is granted, the smallest too (0 grants nothing)."""
     await ledger.update_settings(GUILD, starting_chips=1)
