@@ -38,12 +38,22 @@ def test_meld_value_cases(text: str, value: int) -> None:
 
 
 @pytest.mark.parametrize(
-    "text",
-    ["5H 5H 5D", "5H 5H 5D 5D", "QH QH QS", "QH KH AH", "KH AH 2H", "6H 7H QH", "5H 6H 7D", "5H 5H 6H", "5H 5H"],
+    ("text", "reason"),
+    [
+        ("5H 5H 5D", "is not a set"),
+        ("5H 5H 5D 5D", "is not a set"),
+        ("QH QH QS", "is not a set"),
+        ("QH KH AH", "is not a run"),
+        ("KH AH 2H", "is not a run"),
+        ("6H 7H QH", "is not a run"),
+        ("5H 6H 7D", "a run must be all one suit"),
+        ("5H 5H 6H", "is not a run"),
+        ("5H 5H", "at least three cards"),
+    ],
 )
-def test_invalid_melds(text: str) -> None:
-    """§10 cases 8, 9, 17, 21, 22, 23: invalid melds are refused with a reason."""
-    with pytest.raises(IllegalMeld):
+def test_invalid_melds(text: str, reason: str) -> None:
+    """§10 cases 8, 9, 17, 21, 22, 23: invalid melds are refused with the reason that applies."""
+    with pytest.raises(IllegalMeld, match=reason):
         classify(cards(text))
 
 
