@@ -309,10 +309,12 @@ def test_case_48_double_draw_first_turn_only() -> None:
     assert to_act(s) == 1
 
 
-def _flat_seat0(stock: str, run_cards: str = "4H 5H", hit: str = "6H", rules: Rules = TWO_UNITS):
+def _flat_seat0(
+    stock: str, run_cards: str = "4H 5H", hit: str = "6H", rules: Rules = TWO_UNITS, others: tuple = (INERT_B, INERT_C)
+):
     """Seat 0 melds 10 cards on his first turn and discards his last: flat (board 10, hand 0)."""
     hand = f"{run_cards} 4D 4C 4S 4D JC QC KC 2D"
-    s = knock(table([hand, INERT_B, INERT_C], stock=f"{hit} {stock}", rules=rules))
+    s = knock(table([hand, *others], stock=f"{hit} {stock}", rules=rules), 1 + len(others))
     s, _ev = run(
         s,
         Pluck(seat=0),
@@ -500,16 +502,7 @@ def test_no_out_card_force_when_its_discarder_is_fouled() -> None:
     from pancog.game import FloorFoul
     from pancog.game.errors import ForceRefused
 
-    hand = "4H 5H 4D 4C 4S 4D JC QC KC 2D"
-    s = knock(table([hand, INERT_B, INERT_C, INERT_A], stock=f"6H {JUNK} {JUNK} 7H {JUNK}", rules=TWO_UNITS), 4)
-    s, _ = run(
-        s,
-        Pluck(seat=0),
-        NewMeld(seat=0, cards=cards("4H 5H")),
-        NewMeld(seat=0, cards=cards("4D 4C 4S 4D")),
-        NewMeld(seat=0, cards=cards("JC QC KC")),
-        Discard(seat=0, card=card("2D")),
-    )
+    s = _flat_seat0(f"{JUNK} {JUNK} 7H {JUNK}", others=(INERT_B, INERT_C, INERT_A))
     s = junk_turns(s, 1, 2, 3)
     s, _ = run(s, FloorFoul(target=3))
     assert s.hand.option == card("7H") and to_act(s) == 0
