@@ -331,8 +331,16 @@ def _write(path: Path, text: str) -> None:
 
 def run_tests(box: Path, tests: list[str], timeout: float) -> tuple[str, float, str]:
     """('killed' | 'survived' | 'timeout', seconds, first failing test)."""
-    present = [t for t in tests if (box / t).exists()]
+    present = [t for t in tests if (box / t).exists() and t not in SKIP_TEST_FILES]
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", *present]
+    cmd += [arg for node in DESELECT for arg in ("--deselect", node)]
+    # plugins none of these tests use: their imports were half of each run's start-up (hypothesis works
+    # without its pytest plugin; the engine tests need neither the fake Discord nor PostgreSQL)
+    cmd += ["-p", "no:hypothesispytest", "-p", "no:xdist", "-p", "no:tests.fakediscord.plugin"]
+    if all(t.startswith("tests/game/") for t in present):
+        cmd += ["-p", "no:tests.pgplugin"]
+    elif SQLITE_ONLY[0]:
+        cmd += ["-k", "not postgres"]
     env = dict(os.environ, PYTHONHASHSEED="0", HYPOTHESIS_NO_PLUGINS="1")
     env.pop("PAN_UPDATE_GOLDEN", None)
     start = time.monotonic()
@@ -372,6 +380,10 @@ def changed_tests(rev: str) -> set[str]:
 
 
 OLD_REV = [""]
+BEFORE_ONLY = [False]  # --before-only: the old suite's survivors are not run against the new tests yet
+SQLITE_ONLY = [False]  # --sqlite-only: the ledger's tests on one backend
+DESELECT: list[str] = []  # test node ids left out of every mutant's run (--deselect)
+SKIP_TEST_FILES: set[str] = set()  # --skip-file: test files left out of every mutant's run
 OLD_SURVIVORS: set[str] = set()
 
 
@@ -421,7 +433,7 @@ def iter_results(
                     row.update(outcome=before, seconds=0.0, failed="(old suite)")
                     yield row
                     continue
-                tests = [t for t in tests if t in (changed or set())]
+                tests = [t for t in tests if t in (changed or set())] if not BEFORE_ONLY[0] else []
             outcome, took, failed = run_tests(box, tests, timeout) if tests else ("survived", 0.0, "")
             row.update(outcome=outcome, seconds=round(took, 1), failed=failed)
             yield row
@@ -487,6 +499,31 @@ def main() -> None:
     )
     ap.add_argument("--rerun", help="a results file: run only its survivors (killed ones are copied)")
     ap.add_argument("--label", default="latest")
+    ap.add_argument(
+        "--before-only",
+        action="store_true",
+        help="with --tests-from: only the old suite; score the new tests later with --rerun on the results",
+    )
+    ap.add_argument(
+        "--sqlite-only",
+        action="store_true",
+        help="run the ledger's tests on SQLite only (-k 'not postgres'): half the work per ledger mutant",
+    )
+    ap.add_argument(
+        "--resume", action="store_true", help="keep the mutants already in the results file of --label; run the rest"
+    )
+    ap.add_argument(
+        "--skip-file",
+        action="append",
+        default=[],
+        help="a test file to leave out of every mutant's run (repeatable; not collected, so not even imported)",
+    )
+    ap.add_argument(
+        "--deselect",
+        action="append",
+        default=[],
+        help="a test node id to leave out of every mutant's run (repeatable): a shorter run on a loaded machine",
+    )
     ap.add_argument("--show", help="print the diff of one mutant id and exit")
     ap.add_argument("--summary", help="print the summary of a results file and exit")
     args = ap.parse_args()
@@ -512,12 +549,22 @@ def main() -> None:
         sites = sample("engine", args.engine, args.seed) + sample("ledger", args.ledger, args.seed)
         # a random order, so a run stopped early is still a fair sample of both groups
         random.Random(args.seed).shuffle(sites)
+    DESELECT.extend(args.deselect)
+    SKIP_TEST_FILES.update(args.skip_file)
+    SQLITE_ONLY[0] = args.sqlite_only
+    BEFORE_ONLY[0] = args.before_only
+    RESULTS.mkdir(exist_ok=True)
+    out_path = RESULTS / f"mutation-{args.label}.json"
+    if args.resume and out_path.exists():
+        done = json.loads(out_path.read_text())["results"]
+        kept += [r for r in done if r["id"] not in {r2["id"] for r2 in kept}]
+        finished = {str(r["id"]) for r in done}
+        sites = [s for s in sites if s.id not in finished]
+        print(f"resuming: {len(finished)} mutants already run, {len(sites)} to go")
     box = make_sandbox(None)
     old_box = make_sandbox(args.tests_from) if args.tests_from else None
     changed = changed_tests(args.tests_from) if args.tests_from else None
     OLD_REV[0] = args.tests_from or ""
-    RESULTS.mkdir(exist_ok=True)
-    out_path = RESULTS / f"mutation-{args.label}.json"
     results = list(kept)
     started = time.monotonic()
     try:
@@ -527,7 +574,15 @@ def main() -> None:
             print(f"[{k}/{len(sites)}] {mark} {r['id']} line {r['line']} {r['detail']}", end=" ")
             print(f"({r['seconds']} s) {r['failed']}", flush=True)
             took = round(time.monotonic() - started)
-            meta = {"seed": args.seed, "tests_from": args.tests_from, "rerun": args.rerun, "seconds": took}
+            meta = {
+                "seed": args.seed,
+                "tests_from": args.tests_from,
+                "rerun": args.rerun,
+                "deselect": DESELECT,
+                "skip_files": sorted(SKIP_TEST_FILES),
+                "sqlite_only": SQLITE_ONLY[0],
+                "seconds": took,
+            }
             out_path.write_text(json.dumps({"meta": meta, "results": results}, indent=1))
     finally:
         for b in (box, old_box):

@@ -309,10 +309,12 @@ def test_case_48_double_draw_first_turn_only() -> None:
     assert to_act(s) == 1
 
 
-def _flat_seat0(stock: str, run_cards: str = "4H 5H", hit: str = "6H"):
+def _flat_seat0(
+    stock: str, run_cards: str = "4H 5H", hit: str = "6H", rules: Rules = TWO_UNITS, others: tuple = (INERT_B, INERT_C)
+):
     """Seat 0 melds 10 cards on his first turn and discards his last: flat (board 10, hand 0)."""
     hand = f"{run_cards} 4D 4C 4S 4D JC QC KC 2D"
-    s = knock(table([hand, INERT_B, INERT_C], stock=f"{hit} {stock}", rules=TWO_UNITS))
+    s = knock(table([hand, *others], stock=f"{hit} {stock}", rules=rules), 1 + len(others))
     s, _ev = run(
         s,
         Pluck(seat=0),
@@ -362,6 +364,7 @@ def test_case_54_lone_player_takes_the_tops() -> None:
     moved = [(e.payer, e.payee, e.amount, e.reason) for e in of_type(ev, ChipsMoved)]
     assert moved == [(Pot.SINGLES, 4, 5, ChipReason.TOPS)]
     assert s.hand is None and s.seats[4].stack == 104 and s.last_hand.end_reason is EndReason.LONE
+    assert isinstance(ev[-1], HandEnded) and not any(type(e).__name__ == "PlayStarted" for e in ev)
 
 
 # --- forcing --------------------------------------------------------------------------------------
@@ -490,6 +493,62 @@ def test_case_61_pyramiding_forced_back_puts_out(
         assert chips(ev, payer=payer, payee=0, reason=ChipReason.GOING_OUT) == 2
         assert chips(ev, payer=payer, payee=0, reason=ChipReason.CONDITION) == bust_out
     assert s.seats[0].stack == stacks[0] + 2 * (2 * bust_out + outs + 2) + tops
+
+
+def test_no_out_card_force_when_its_discarder_is_fouled() -> None:
+    """§5.3: an out-card may be forced on a flat player only when he declined it (pyramiding), when the same
+    card puts its discarder out for more, or head-up. Four in the hand: seat 3's unused pluck 7H would put
+    flat seat 0 out; the floor fouls seat 3; three are still in action and none of the cases holds."""
+    from pancog.game import FloorFoul
+    from pancog.game.errors import ForceRefused
+
+    s = _flat_seat0(f"{JUNK} {JUNK} 7H {JUNK}", others=(INERT_B, INERT_C, INERT_A))
+    s = junk_turns(s, 1, 2, 3)
+    s, _ = run(s, FloorFoul(target=3))
+    assert s.hand.option == card("7H") and to_act(s) == 0
+    for caller in (1, 2):
+        assert not any(isinstance(a, Force) for a in legal_actions(s, caller))
+        with pytest.raises(ForceRefused, match="no card you can force"):
+            apply(s, Force(seat=caller))
+
+
+def test_a_turn_handed_on_after_a_foul_starts_with_no_conditions() -> None:
+    """§4.6 bust-out: only conditions made on the going-out turn itself are paid twice. Seat 2 is fouled by
+    the floor before he draws; the turn passes to seat 0 (flat), whose pluck 7H puts him out on a rope with
+    neither Ace nor King: no bust-out bonus. Seat 1 pays the outs (JC QC KC: 1) and the 2 going-out units;
+    so does the fouled seat 2 (§6.3: he stays liable for the outs)."""
+    from pancog.game import FloorFoul
+
+    s = _flat_seat0(f"{JUNK} 7H")
+    s = junk_turns(s, 1)
+    assert to_act(s) == 2
+    s, _ = run(s, FloorFoul(target=2))
+    assert to_act(s) == 0
+    s, ev = run(s, Pluck(seat=0), AddToMeld(seat=0, meld=1))
+    went = of_type(ev, WentOut)[0]
+    assert (went.outs_units, went.bust_out_units) == (1, 0)
+    for payer in (1, 2):
+        assert chips(ev, payer=payer, payee=0, reason=ChipReason.BUST_OUT) == 0
+        assert chips(ev, payer=payer, payee=0) == 1 + 2
+
+
+def test_bust_out_off_pays_no_bonus() -> None:
+    """G21 with ``bust_out = off``: going out with AH (making a C4, 1 unit) collects the condition once,
+    the outs (2: the two C4 ropes) and the 2 going-out units, and no bust-out bonus."""
+    from pancog.game.rules import BustOut
+
+    rules = Rules(going_out_units=2, bust_out=BustOut.OFF)
+    s = _flat_seat0(f"{JUNK} {JUNK} AH", run_cards="3H 4H", hit="2H", rules=rules)
+    s = junk_turns(s, 1, 2)
+    stacks = [x.stack for x in s.seats[:3]]
+    tops = s.singles_tops
+    s, ev = run(s, Pluck(seat=0), AddToMeld(seat=0, meld=1))
+    went = of_type(ev, WentOut)[0]
+    assert (went.outs_units, went.bust_out_units) == (2, 0)
+    for payer in (1, 2):
+        assert chips(ev, payer=payer, payee=0, reason=ChipReason.BUST_OUT) == 0
+        assert chips(ev, payer=payer, payee=0) == 1 + 2 + 2
+    assert s.seats[0].stack == stacks[0] + 2 * 5 + tops
 
 
 # --- payments and settlement --------------------------------------------------------------------

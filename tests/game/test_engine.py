@@ -362,3 +362,38 @@ def test_discarding_an_unheld_card_says_so_first() -> None:
         apply(s, Discard(seat=0, card=cards("2C")[0]))
     after, _ = run(s, Discard(seat=0, card=cards("KC")[0]))  # the drawn card itself may go
     assert after.seq == s.seq + 1
+
+
+def test_dealt_cards_are_visible_to_their_owner_only() -> None:
+    """A hand is private (§2.4: each player looks at his own hand); the public events are for every seat and
+    for spectators (None)."""
+    from pancog.game import CardsDealt, HandStarted
+
+    s = initial_state(Rules())
+    for i in range(3):
+        s = apply(s, Sit(player_id=i + 1, buy_in=20)).state
+    events = apply(s, StartHand(seed=1)).events
+    dealt = [e for e in events if isinstance(e, CardsDealt)]
+    assert [e.private_to for e in dealt] == [e.seat for e in dealt] and len(dealt) == 3
+    for e in dealt:
+        assert [e.visible_to(v) for v in (0, 1, 2, None)] == [v == e.seat for v in (0, 1, 2, None)]
+    started = next(e for e in events if isinstance(e, HandStarted))
+    assert all(started.visible_to(v) for v in (0, 1, 2, None))
+
+
+def test_observation_between_hands_has_no_hand_state() -> None:
+    """Between hands nobody plays alone (§6.4 solo play is a state of a hand), nothing is to act or on offer."""
+    from pancog.game import observe
+
+    s = initial_state(Rules())
+    for i in range(2):
+        s = apply(s, Sit(player_id=i + 1, buy_in=20)).state
+    obs = observe(s, 0)
+    assert (obs.solo, obs.phase, obs.to_act, obs.option, obs.make_good, obs.stock_count) == (
+        False,
+        None,
+        None,
+        None,
+        None,
+        0,
+    )

@@ -38,12 +38,22 @@ def test_meld_value_cases(text: str, value: int) -> None:
 
 
 @pytest.mark.parametrize(
-    "text",
-    ["5H 5H 5D", "5H 5H 5D 5D", "QH QH QS", "QH KH AH", "KH AH 2H", "6H 7H QH", "5H 6H 7D", "5H 5H 6H", "5H 5H"],
+    ("text", "reason"),
+    [
+        ("5H 5H 5D", "is not a set"),
+        ("5H 5H 5D 5D", "is not a set"),
+        ("QH QH QS", "is not a set"),
+        ("QH KH AH", "is not a run"),
+        ("KH AH 2H", "is not a run"),
+        ("6H 7H QH", "is not a run"),
+        ("5H 6H 7D", "a run must be all one suit"),
+        ("5H 5H 6H", "is not a run"),
+        ("5H 5H", "at least three cards"),
+    ],
 )
-def test_invalid_melds(text: str) -> None:
-    """§10 cases 8, 9, 17, 21, 22, 23: invalid melds are refused with a reason."""
-    with pytest.raises(IllegalMeld):
+def test_invalid_melds(text: str, reason: str) -> None:
+    """§10 cases 8, 9, 17, 21, 22, 23: invalid melds are refused with the reason that applies."""
+    with pytest.raises(IllegalMeld, match=reason):
         classify(cards(text))
 
 
@@ -132,3 +142,72 @@ def test_borrow_split_rope_option() -> None:
     rope = make_meld(1, cards("AH 2H 3H 4H 5H 6H 7H"), r)
     assert borrow_pieces(rope, cards("4H"), r) == [cards("AH 2H 3H"), cards("5H 6H 7H")]
     assert borrow_pieces(rope, cards("4H"), Rules()) is None
+
+
+def test_valle_cards_are_the_threes_fives_and_sevens() -> None:
+    """§1.3: the valle cards are every 3, 5 and 7 (any suit); every other rank is non-valle."""
+    from pancog.game.cards import ALL_CARDS
+
+    valle = {str(c) for c in ALL_CARDS if c.is_valle is True}
+    assert valle == {f"{r}{s}" for r in "357" for s in "CDHS"}
+    assert all(c.is_valle is False for c in ALL_CARDS if str(c) not in valle)
+
+
+def test_a_rope_carries_its_condition_and_suit() -> None:
+    """§4.1 C4: a rope starting with an Ace or ending with a King is a condition; any other rope is not.
+    The meld records it (and its suit) like a set does."""
+    from pancog.game.melds import Condition
+
+    king_end = make_meld(1, cards("JS QS KS"), Rules())
+    assert (king_end.condition, king_end.suit) == (Condition.C4, cards("KS")[0].suit)
+    plain = make_meld(2, cards("4H 5H 6H"), Rules())
+    assert (plain.condition, plain.suit) == (Condition.NONE, cards("4H")[0].suit)
+
+
+def test_holds_counts_copies() -> None:
+    """Several packs repeat cards (§1.1): holding a card twice is a multiset question."""
+    from pancog.game.cards import holds
+
+    assert holds(cards("5H 5H 2C"), cards("5H 5H")) and holds(cards("5H 2C"), ())
+    assert not holds(cards("5H 2C"), cards("5H 5H")) and not holds((), cards("2C"))
+
+
+def test_take_cards_names_exactly_the_missing_copies() -> None:
+    """The refusal names what is missing, counting copies: holding one 5H, asking for two lacks one."""
+    from pancog.game import CardsNotInHand
+    from pancog.game.cards import take_cards
+
+    assert take_cards(cards("5H 2C 5H"), cards("5H 5H")) == cards("2C")
+    with pytest.raises(CardsNotInHand, match=r"^You don't hold 3D 5H\.$"):
+        take_cards(cards("5H 2C"), cards("5H 5H 3D"))
+
+
+def test_extend_needs_a_card() -> None:
+    """§4.3 enhancements are made by adding cards: extending a meld by nothing is refused, not a no-op."""
+    with pytest.raises(IllegalMeld, match="at least one card"):
+        extend(make_meld(1, cards("5H 5H 5H"), Rules()), (), Rules())
+
+
+def test_can_borrow_an_end_of_a_rope_only() -> None:
+    """§3.4 [S2]: "From 7H 6H 5H 4H, either the 7H or 4H may be borrowed, but not the 6H or 5H"; a set lends a
+    card only if three stay."""
+    from pancog.game.melds import can_borrow
+
+    rope = make_meld(1, cards("4H 5H 6H 7H"), Rules())
+    assert can_borrow(rope, cards("7H")[0], Rules()) == cards("4H 5H 6H")
+    assert can_borrow(rope, cards("4H")[0], Rules()) == cards("5H 6H 7H")
+    assert can_borrow(rope, cards("6H")[0], Rules()) is None and can_borrow(rope, cards("5H")[0], Rules()) is None
+    three = make_meld(2, cards("5H 5D 5C"), Rules())
+    assert can_borrow(three, cards("5H")[0], Rules()) is None
+
+
+def test_new_melds_from_the_hand_alone_are_legal_sets() -> None:
+    """§10 cases 8 and 1: 5H 5H 5D is not a set (two suits, neither three times), 5H 5D 5C is."""
+    from collections import Counter
+
+    from pancog.game.moves import new_melds
+
+    assert list(new_melds(Counter(cards("5D 5D 5H 2C")), ())) == []
+    assert [tuple(sorted(m)) for m in new_melds(Counter(cards("5D 5C 5H 2C")), ())] == [
+        tuple(sorted(cards("5D 5C 5H")))
+    ]

@@ -69,6 +69,7 @@ from pancog.game import (
 )
 from pancog.game.melds import invalid_meld
 from pancog.game.moves import make_good_cards
+from tests.game.conftest import chips
 
 VARIANTS: dict[str, tuple[Rules, int]] = {
     "california": (Rules.preset("california"), 6),
@@ -157,14 +158,32 @@ def _menu(state: TableState, seat: int) -> tuple[Action, ...]:
     return tuple(a for a, _ in plays(state, seat, table_actions=True))
 
 
+def _invalid_melds(state: TableState, seat: int) -> int:
+    pl = state.hand.players[seat] if state.hand is not None else None
+    return sum(not m.valid for m in pl.melds) if pl is not None else 0
+
+
 def check_menu_applies(state: TableState, tally: Counter) -> None:
-    """Every listed action of every seat applies."""
+    """Every listed action of every seat applies, and collects the chips the menu shows for it: a meld
+    play that does not end the hand (auto claims: collected at once, §4.5), a Claim (§4.5 deferred) and a
+    discard (nothing, §2.9)."""
+    auto = state.rules.claim_mode is ClaimMode.AUTO and not state.rules.beans  # beans: claimed, or lapses
     for seat in range(len(state.seats)):
-        for action in _menu(state, seat):
+        for action, shown in plays(state, seat, table_actions=True):
             try:
-                apply(state, action)
+                result = apply(state, action)
             except PanError as exc:  # pragma: no cover - the failure message
                 pytest.fail(f"listed but refused: {action!r}: {exc}")
+            if isinstance(action, Stand | SetAway):
+                assert shown == 0, f"{action!r}: a table action collects nothing, the menu shows {shown}"
+            if isinstance(action, NewMeld | AddToMeld | Borrow) and result.state.hand is not None:
+                # the menu offers legal melds only; an invalid spread (enforcement = players) is the player's own
+                assert _invalid_melds(result.state, seat) <= _invalid_melds(state, seat), f"listed: {action!r}"
+            meld_play = isinstance(action, NewMeld | AddToMeld | Borrow) and auto
+            if (meld_play and result.state.hand is not None) or isinstance(action, Claim | Discard):
+                got = chips(result.events, payee=seat)
+                assert got == shown, f"{action!r}: the menu shows {shown} chips, applying it collects {got}"
+                tally["value-checked"] += 1
             tally[type(action).__name__] += 1
             if isinstance(action, AddToMeld) and action.split is not None:
                 tally["Split"] += 1
@@ -285,7 +304,7 @@ def test_menu_and_apply_agree(name: str) -> None:
             check_generated_are_listed(state, rng, tally)
             positions += 1
     assert positions >= ACTIONS // CHECK_EVERY
-    assert tally["Pluck"] and tally["Discard"] and tally["NewMeld"], tally
+    assert tally["Pluck"] and tally["Discard"] and tally["NewMeld"] and tally["value-checked"], tally
 
 
 def test_the_playouts_reach_every_situation() -> None:

@@ -6,8 +6,8 @@ with itself. A case is a transcript in the engine's notation with three addition
 
 - ``deal first=F | 0: <10 cards> | 1: <10 cards> | ... | stock: <cards>`` deals those hands (seat k
   gets ``k:``) and puts the stock in that order (a readable ``start shoe=...``);
-- ``! <action> => <Error>: <regex>`` the action must be refused with that error type (a public
-  ``pancog.game`` error) and a message matching the regex, and change nothing;
+- ``! <action> => <Error>: <regex>`` the action must be refused with that error type (one of
+  ``pancog.game.errors``) and a message matching the regex, and change nothing;
 - ``expect stacks=a,b,c singles=n [doubles=n]`` the chips every seat holds (and the pots) there.
 
 The california preset's going-out units are being changed (RULES.md §0), so every case names the
@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import pancog.game as game
+import pancog.game.errors as game_errors
 from pancog.game import Action, Rules, StartHand, TableState, apply, initial_state, parse_action, parse_cards
 from pancog.game.notation import parse_rules
 
@@ -64,7 +65,7 @@ def check_expect(state: TableState, line: str, where: str) -> None:
 def check_refused(state: TableState, line: str, where: str) -> None:
     text, _, expected = line[1:].partition("=>")
     kind, _, pattern = expected.strip().partition(":")
-    error = getattr(game, kind.strip())
+    error = getattr(game, kind.strip(), None) or getattr(game_errors, kind.strip())
     assert isinstance(error, type) and issubclass(error, game.RuleViolation), f"{where}: {kind} is not an error"
     action: Action = parse_action(text.strip())
     with pytest.raises(error, match=pattern.strip()):
@@ -159,7 +160,9 @@ def test_deal_puts_the_cards_where_the_case_says() -> None:
         ({"rake": -1}, False),
         ({"min_buyin_chips": 0}, False),
         ({"abandon_timeouts": 0}, False),
+        ({"abandon_timeouts": 1}, True),  # positive is enough
         ({"turn_timeout_seconds": 0}, False),
+        ({"turn_timeout_seconds": 1}, True),
     ],
 )
 def test_option_bounds(options: dict[str, int], ok: bool) -> None:
@@ -172,6 +175,14 @@ def test_option_bounds(options: dict[str, int], ok: bool) -> None:
     else:
         with pytest.raises(game.RuleViolation, match=r"seats 2 to 15|at least one pack|negative|positive"):
             Rules.preset("california", **options)
+
+
+def test_deck_options_cannot_remove_more_than_the_packs_hold() -> None:
+    """§1.1: one pack holds one spade set, so removing two is an option error when the rules are made (not
+    a crash at the first deal); removing one from one pack is allowed (30 cards)."""
+    with pytest.raises(game.RuleViolation, match="remove more cards than the packs hold"):
+        Rules(deck_count=1, remove_spade_sets=2)
+    assert len(Rules(deck_count=1, remove_spade_sets=1).shoe()) == 30
 
 
 def test_unknown_options_and_presets_are_refused() -> None:
@@ -312,6 +323,10 @@ def test_describe_rules_states_each_preset(name: str) -> None:
     assert any(line.startswith("The last two players may split the tops") and "Married" in line for line in lines)
     no_split = game.describe_rules(Rules.preset(name, split_tops=False))
     assert "Splitting the tops is not allowed." in no_split
+    # §0: the bot enforces the rules by default; enforcement = players lets spreads be called instead
+    assert lines[-1] == "The bot refuses invalid spreads."
+    players = game.describe_rules(Rules.preset(name, enforcement=game.Enforcement.PLAYERS))
+    assert players[-1] == "Players enforce the rules: an invalid spread may be called and must be made good."
 
 
 def test_an_away_previous_winner_is_not_first_hand() -> None:

@@ -47,11 +47,11 @@ from pancog.game import (
 )
 from pancog.game._work import Work as _Work
 from pancog.game.events import MeldPlayKind
-from pancog.game.rules import FoulRefunds, OddChip, StockExhausted
+from pancog.game.rules import ForceMode, FoulRefunds, OddChip, StockExhausted
 from pancog.game.settlement import payout_with as _payout_with
 from pancog.game.state import EndReason, Step
 from tests.game.conftest import cards, chips, of_type, run, stacked_shoe, table
-from tests.game.test_cases import INERT_A, INERT_B, INERT_C, JUNK, card, junk_turns, knock
+from tests.game.test_cases import INERT_A, INERT_B, INERT_C, JUNK, _flat_seat0, card, junk_turns, knock
 
 # RULES.md's worked cases count the 2 going-out units of its §4.6 REC (the classic and online presets); the
 # california preset pays none since issue 13, so these cases name the option.
@@ -158,6 +158,20 @@ def test_mandatory_forcing_blocks_the_pluck() -> None:
     assert not any(isinstance(a, Force) for i in range(3) for a in legal_actions(s, i))  # no on-demand force
     s, _ = run(s, TakeOption(seat=1), AddToMeld(seat=1, meld=1), Discard(seat=1, card=card("6C")))
     assert s.hand.players[1].melds[0].cards == cards("4H 5H 6H 7H") and to_act(s) == 2
+
+
+def test_mandatory_forcing_never_forces_an_out_card_three_handed() -> None:
+    """§5.4 mandatory: "out-card cases follow the same three rules" (§5.3). Seat 0 is flat and seat 2's unused
+    pluck 7H would put him out; three in action and seat 2 is not flat, so none of the three cases holds:
+    seat 0 may pluck (or take the card and go out by choice)."""
+    s = _flat_seat0(f"{JUNK} 7H {JUNK}", rules=Rules(force_mode=ForceMode.MANDATORY, going_out_units=2))
+    s = junk_turns(s, 1, 2)
+    assert s.hand.option == card("7H") and to_act(s) == 0
+    assert Pluck(seat=0) in legal_actions(s, 0) and TakeOption(seat=0) in legal_actions(s, 0)
+    plucked, _ = run(s, Pluck(seat=0))
+    assert plucked.hand.turn.drawn == card(JUNK)
+    out, _ = run(s, TakeOption(seat=0), AddToMeld(seat=0, meld=1))
+    assert out.hand is None and out.last_hand.winner == 0
 
 
 def test_force_mode_off() -> None:

@@ -94,14 +94,16 @@ async def check_books(db: str) -> tuple[dict[int, int], dict[int, int]]:
 def test_sigkill_at_random_points_loses_nothing_and_pays_nothing_twice(database: str) -> None:
     db = database  # SQLite: the killed process's WAL is recovered; PostgreSQL: the server rolls its transaction back
     rng = random.Random(2026)
-    started = time.monotonic()
     previous: dict[int, int] = {}
     committed_total = 0
     for run in range(KILLS):
         lines = run_and_kill(db, seed=run, rng=rng)
         resumed = {int(t): int(s) for kind, t, s in (line.split() for line in lines if line.startswith("resume"))}
         assert resumed == previous, "a table did not resume at its last committed action"
+        # start-up work stays bounded (counted, not timed): the driver keeps at most 3 tables open, so a restart
+        # resumes at most 3, each retrying at most its one last action
         retries = [line for line in lines if line.startswith("retry")]
+        assert len(resumed) <= 3 and len(retries) <= len(resumed), (resumed, retries)
         assert all(line.endswith("False") for line in retries), retries
         open_seqs, all_seqs = asyncio.run(check_books(db))
         committed: dict[int, int] = {}
@@ -116,4 +118,3 @@ def test_sigkill_at_random_points_loses_nothing_and_pays_nothing_twice(database:
         committed_total += len([line for line in lines if line.startswith("ok ")])
         previous = open_seqs
     assert committed_total >= KILLS * MIN_COMMITS, "the driver barely ran; the kills did not land mid-session"
-    assert time.monotonic() - started < 150

@@ -72,6 +72,34 @@ async def test_daily_claim_once_per_utc_day(ledger: ChipLedger, clock: Clock) ->
     assert next_day.next_claim_in == timedelta(days=1)
 
 
+async def test_the_smallest_amount_is_one_chip(ledger: ChipLedger) -> None:
+    """Admin grants and takes accept any positive whole number of chips, 1 included; 0 is refused."""
+    await ledger.ensure_player(GUILD, 7)
+    await ledger.grant(GUILD, 7, 1, actor=42, reason="one", key="admin:one")
+    await ledger.take(GUILD, 7, 1, actor=42, reason="one back", key="admin:one-back")
+    assert await ledger.balance(GUILD, 7) == 1000
+    with pytest.raises(InvalidAmount):
+        await ledger.grant(GUILD, 7, 0, actor=42, reason="nothing", key="admin:zero")
+
+
+async def test_one_starting_chip_is_granted(ledger: ChipLedger) -> None:
+    """Any positive starting amount is granted, the smallest too (0 grants nothing)."""
+    await ledger.update_settings(GUILD, starting_chips=1)
+    assert await ledger.ensure_player(GUILD, 7) == 1
+    assert await ledger.ensure_player(GUILD, 7) == 1  # once
+
+
+async def test_daily_amount_changed_the_same_day_is_not_a_second_claim(ledger: ChipLedger, clock: Clock) -> None:
+    """An admin changing the daily grant after a player claimed today: a second claim that day is still just
+    "already claimed" (no chips, no error), not a conflict over the day's journal key."""
+    first = await ledger.claim_daily(GUILD, 7)
+    assert (first.claimed, first.amount, first.balance) == (True, 100, 1100)
+    await ledger.update_settings(GUILD, daily_amount=250)
+    clock.now += 3600
+    again = await ledger.claim_daily(GUILD, 7)
+    assert (again.claimed, again.amount, again.balance) == (False, 0, 1100)
+
+
 async def test_admin_grant_and_take_are_audited(ledger: ChipLedger, storage: AnyStorage) -> None:
     grant = await ledger.grant(GUILD, 7, 300, actor=42, reason="tournament prize", key="admin:1")
     take = await ledger.take(GUILD, 7, 100, actor=42, reason="refund", key="admin:2")
@@ -147,6 +175,21 @@ async def test_audit_detects_tampering(ledger: ChipLedger, storage: AnyStorage) 
     assert not report.ok
     assert any("bank:1:7" in problem for problem in report.problems)
     assert any("issued" in problem for problem in report.problems)
+
+
+async def test_audit_reports_a_negative_balance(ledger: ChipLedger, storage: AnyStorage, backend: str) -> None:
+    """A player's bank below zero (table stakes: nobody plays behind) is an audit problem of its own. The
+    schema's CHECK refuses it; a rogue writer of the SQLite file can switch CHECKs off (PostgreSQL's
+    CHECK cannot be bypassed by a session, so there the audit line is the schema's own guarantee)."""
+    if backend != "sqlite":
+        pytest.skip("only SQLite lets a session ignore the CHECK constraint")
+    await ledger.ensure_player(GUILD, 7)
+    async with storage.transaction() as tx:  # a rogue write that bypasses the ledger and the CHECK
+        await raw_execute(tx, "PRAGMA ignore_check_constraints = ON")
+        await raw_execute(tx, "UPDATE accounts SET balance = -5 WHERE key = 'bank:1:7'")
+    report = await ledger.audit()
+    assert not report.ok
+    assert "bank:1:7 is negative (-5)" in report.problems
 
 
 async def test_append_only_tables_reject_updates(ledger: ChipLedger, storage: AnyStorage) -> None:

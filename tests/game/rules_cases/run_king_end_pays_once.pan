@@ -14,6 +14,7 @@ deal first=0 | 0: JS QS 6S 2C 4D AH 3C 5D QH KC | 1: 2D 4C 6C QC AD 3H 5C 7D JH 
 0 pluck
 0 meld JS QS
 expect stacks=103,97,97 singles=3
+! 0 add 1 => IllegalMeld: at least one card
 0 discard 2C
 ! 1 add 1 => RuleViolation: Draw first
 1 pluck
