@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from pancog.game import engine
-from pancog.game.actions import AddToMeld, Discard, NewMeld, Pluck
+from pancog.game.actions import AddToMeld, Borrow, Discard, NewMeld, Pluck
 from pancog.game.cards import format_cards
 from pancog.game.state import Phase, Step, TableState
 from pancog.ledger import ChipLedger
@@ -147,6 +147,13 @@ def greedy_command(state: TableState) -> tuple[int, str, dict[str, Any]]:
             if action.cards:
                 options["cards"] = format_cards(action.cards)
             return seat, "add", options
+    for action, _ in plays:  # a taken card may be usable only by borrowing (the menu's only play then)
+        if isinstance(action, Borrow) and len(action.taken) == 1:
+            ((meld, card),) = action.taken
+            options = {"meld": meld, "card": str(card)}
+            if action.cards:
+                options["cards"] = format_cards(action.cards)
+            return seat, "borrow", options
     for action, _ in plays:
         if isinstance(action, Discard):
             card = action.card or turn.drawn
