@@ -3,10 +3,10 @@
 The players, the fake Discord (sharded: each process gets only its shards' guilds) and this script share one
 process; the bots run under the cluster launcher (``pancog.cluster.Launcher``), every board drawn. Tables are spread
 over one guild per shard, so every process has the same share. Each table has P greedy players acting by slash
-commands as fast as the bot answers (bench/soak.py's players). After ``--warmup`` seconds (every table open and
-dealt) the script counts actions and acknowledgement latencies for ``--seconds`` seconds, then stops the players,
-lets the bots settle and checks the books (the ledger audit, and every followed table's engine stacks against the
-ledger): nothing may be lost.
+commands as fast as the bot answers (bench/soak.py's players). After ``--warmup`` seconds, and once every table is
+open and dealt, the script counts actions and acknowledgement latencies for ``--seconds`` seconds, then stops the
+players, lets the bots settle and checks the books (the ledger audit, and every followed table's engine stacks
+against the ledger): nothing may be lost.
 
     .venv/bin/python bench/cluster.py --processes 1 --render-mode thread               # one process, SQLite
     .venv/bin/python bench/cluster.py --processes 1 --render-mode process
@@ -166,11 +166,18 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     soak = Soak(h, store, hands=10_000, stuck_after=120.0, think=args.think, rng=random.Random(args.seed))
     soak.running.set()
     load_before = os.getloadavg()
+    started = time.monotonic()
     tasks = [
         asyncio.create_task(soak.play_table(channel, players, None, i * args.stagger))
         for i, (channel, players) in enumerate(seats)
     ]
     await asyncio.sleep(args.warmup)
+    # The warm-up is a floor: counting starts only once every table is open and dealt (on a slow backend or a
+    # loaded machine, 200 tables can still be opening after --warmup s, and opening is not what is measured).
+    ready_by = time.monotonic() + 600
+    while soak.dealt < len(seats) and time.monotonic() < ready_by and not soak.stuck:
+        await asyncio.sleep(0.5)
+    warmed_after = time.monotonic() - started
     bot_pids = [spec.process.pid for spec in launcher.specs if spec.process is not None]
     profilers = start_profilers(bot_pids, args.seconds, Path(args.profile)) if args.profile else []
     cpu = TreeCpu.start(bot_pids)
@@ -211,6 +218,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "players": args.players,
         "think_s": args.think,
         "seconds": round(t1 - t0, 1),
+        "warmed_after_s": round(warmed_after, 1),
+        "tables_dealt": soak.dealt,
         "actions_per_s": round((actions1 - actions0) / (t1 - t0), 1),
         "ack_p50_ms": round(statistics.median(window) * 1000, 1) if window else None,
         "ack_p99_ms": round(p99(window) * 1000, 1),
@@ -227,7 +236,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     print(
         f"{args.processes} process(es) x {shards} shards, {args.backend}, render {args.render_mode}, "
         f"{args.tables} tables x {args.players}, think {args.think} s: {result['actions_per_s']} actions/s "
-        f"over {result['seconds']} s, "
+        f"over {result['seconds']} s (counting from {result['warmed_after_s']} s, {soak.dealt} tables dealt), "
         f"ack p50 {result['ack_p50_ms']} ms p99 {result['ack_p99_ms']} ms; failed {result['failed_interactions']}, "
         f"stuck {result['stuck_tables']}, audit {'OK' if result['audit_ok'] else 'FAILED'}, "
         f"bot errors {len(errors)}; load average {load_before[0]:.1f} -> {load_during[0]:.1f}",

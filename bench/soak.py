@@ -194,6 +194,7 @@ class Soak:
     stuck: list[str] = field(default_factory=list)
     latency: list[float] = field(default_factory=list)
     finished_tables: int = 0
+    dealt: int = 0  # tables whose first hand is dealt (bench/cluster.py counts only once all are)
     followers: dict[int, Follower] = field(default_factory=dict)
     think: float = 0.0
     rng: random.Random = field(default_factory=random.Random)
@@ -276,9 +277,13 @@ class Soak:
             return
         counted = 0
         last_seq, last_change = -1, time.monotonic()
+        first_deal = True
         while counted < self.hands:
             await self.gate()
             state = await follower.refresh()
+            if first_deal and state.hand is not None:
+                first_deal = False
+                self.dealt += 1
             if state.seq != last_seq:
                 last_seq, last_change = state.seq, time.monotonic()
             elif time.monotonic() - last_change > self.stuck_after:
