@@ -139,11 +139,14 @@ class PanRuntime:
         return any(self.in_flight().values())
 
     async def close(self) -> None:
-        """Stop the computer players and the clock, the boards and background tasks, the renders, then storage."""
+        """Stop the computer players, the clock and tournament steps, the boards and background tasks, the renders, then
+        storage."""
         if self.bots is not None:
             await self.bots.stop()
         if self.clock is not None:
             await self.clock.stop()
+        if self.tournaments is not None:  # its steps write tables and the ledger: stop them before storage closes
+            await self.tournaments.stop()
         for board in self.boards.values():
             board.stop()
         for task in list(self._tasks):

@@ -20,8 +20,9 @@ import hashlib
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
+from typing import Any
 
 from pancog.game import engine
 from pancog.game.actions import SetAway, SetStakes, Sit, Stand, StartHand, Timeout
@@ -576,16 +577,17 @@ class TournamentService:
         else:
             self._play_away(applied.session, t)
 
-    def _spawn(self, coro: Awaitable[None]) -> None:
-        async def run() -> None:
-            try:
-                await coro
-            except Exception:
-                log.exception("tournament step failed")
-
-        task = asyncio.get_running_loop().create_task(run())
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        # The coroutine is the task itself (not awaited inside a wrapper): a step cancelled before it ran (stop())
+        # is closed with its task, never left "never awaited".
+        task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._step_done)
+
+    def _step_done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            log.error("tournament step failed", exc_info=exc)
 
     def _play_away(self, session: TableSession, t: Tournament) -> None:
         seat = engine.to_act(session.state)
@@ -604,6 +606,14 @@ class TournamentService:
     def busy(self) -> bool:
         """True while a tournament step (between hands, a timeout for an away player) is pending."""
         return bool(self._tasks)
+
+    async def stop(self) -> None:
+        """Cancel the pending tournament steps (shutdown, before storage closes). Safe at any point: every step is
+        crash-safe, and :meth:`kick` re-derives what was left undone at the next start."""
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     async def drain(self) -> None:
         """Wait until no tournament step is pending (tests)."""

@@ -267,6 +267,34 @@ async def test_restart_resumes_a_running_tournament(database):
         await check_books(env2, T_ID)
 
 
+async def test_stop_cancels_pending_steps_and_a_restart_finishes_the_tournament(database):
+    """Shutdown: ``stop()`` cancels the step the filling registration spawned (seating, the first deal) before
+    storage closes, so nothing writes to a closed database; the next start re-derives it and the tournament
+    finishes with the books balanced."""
+    async with open_database(database) as storage:
+        env = Env(storage, hand_seconds=300)
+        cfg = TournamentConfig(format=Format.SNG, buy_in=100, seats=5, starting_stack=300, antes=default_antes(10))
+        await env.service.create(T_ID, guild_id=GUILD, channel_id=1, host_id=1, config=cfg)
+        for n in range(1, 6):
+            await env.service.register(T_ID, bot(n))
+        assert env.service.busy()  # the full Sit & Go's start runs on a task
+        await env.service.stop()
+        assert not env.service.busy()
+        await env.driver.stop()
+        now = env.clock.now
+    async with open_database(database) as storage:
+        env2 = Env(storage, hand_seconds=300)
+        env2.clock.now = now
+        await env2.driver.stop()
+        await env2.tables.load()
+        assert await env2.service.load() == 1
+        env2.driver.start()
+        await env2.service.kick()
+        await env2.run(T_ID)
+        assert env2.service.get(T_ID).status is Status.FINISHED
+        await check_books(env2, T_ID)
+
+
 async def test_away_player_is_dealt_in_and_goes_on_top(sqlite_storage):
     storage = sqlite_storage
     """An away person is dealt every hand and goes on top automatically: the only chips they pay are antes."""
