@@ -333,7 +333,16 @@ class TurnClock:
                 self._mark_dirty(clock)
         if seat is None or not seat.away:
             raise NotAway
-        return await self.tables.act(table_id, user_id, lambda s: SetAway(seat=s, away=False))
+
+        def come_back(s: int) -> SetAway:
+            # Checked again inside the table lock: a tournament's between-hands step may have put the seat back in
+            # play (away in the tournament only) while this call waited for the lock.
+            current = session.state.seats[s]
+            if current is None or not current.away:
+                raise NotAway
+            return SetAway(seat=s, away=False)
+
+        return await self.tables.act(table_id, user_id, come_back)
 
     # ------------------------------------------------------------------ the listener (inside the table lock)
 

@@ -13,7 +13,7 @@ import pytest
 from pancog import logs
 from pancog.clock import ClockNotice, ClockSettings, NotAway, TurnClock
 from pancog.game import engine
-from pancog.game.actions import GoOnTop, Knock, Pluck, StartHand
+from pancog.game.actions import GoOnTop, Knock, Pluck, SetAway, StartHand
 from pancog.game.errors import PanError
 from pancog.game.events import CardPlucked, Discarded, TimedOut
 from pancog.game.state import PlayerStatus
@@ -229,6 +229,28 @@ async def test_clock_back_returns_an_away_player(env: Env) -> None:
     await env.service.act(TABLE, C, lambda s: GoOnTop(seat=s))
     await env.clock.drain()
     assert env.service.get(TABLE).find_seat(A) == 0
+
+
+async def test_clock_back_checks_away_inside_the_table_lock(env: Env) -> None:
+    """/pan back races another writer that puts the seat back in play first (a tournament's between-hands step):
+    the answer is NotAway (the tournament then ends its own away), never the engine's refusal."""
+    await seat(env, A, B, C)
+    await deal(env, first=0)
+    await play_lone_hand(env)
+    await deal(env, first=0)
+    await env.tick(61)
+    assert env.state().seats[0].away  # type: ignore[union-attr]
+    session = env.service.get(TABLE)
+    async with session.lock:  # both writers queue behind this; the lock is FIFO: the system step goes first
+        first = asyncio.create_task(env.service.system_act(TABLE, SetAway(seat=0, away=False)))
+        await asyncio.sleep(0)  # the system step is now waiting for the lock (a yield, not a timing)
+        back = asyncio.create_task(env.clock.back(TABLE, A))
+        await asyncio.sleep(0)  # /pan back passed its pre-check (still away) and waits for the lock
+        assert not first.done() and not back.done()
+    await first
+    with pytest.raises(NotAway):
+        await back
+    assert not env.state().seats[0].away  # type: ignore[union-attr]
 
 
 async def test_clock_own_move_breaks_the_streak(env: Env) -> None:
