@@ -362,9 +362,11 @@ async def test_clock_background_loop_with_fast_clock(tmp_path: Path) -> None:
             await service.join(TABLE, p)
         service.stack_next_hand(TABLE, TWO_SHOE, first_seat=0)
         await service.start_hand(TABLE, A)
-        await asyncio.wait_for(fired.wait(), 5)
+        await asyncio.wait_for(fired.wait(), 30)  # a failure deadline only: the timeout fires on its own
         await clock.stop()
-        assert kinds == ["warning", "timeout"]
+        # The warning comes first when the loop wakes before the deadline; a starved loop that wakes after it times
+        # out at once, without a warning for a moment already gone (the order is tested with a driven clock above).
+        assert kinds in (["warning", "timeout"], ["timeout"])
         assert (await ledger.audit()).ok
 
 
