@@ -193,7 +193,7 @@ async def test_stale_decision_is_recomputed(env: Env) -> None:
     buy_in = env.service.get(TABLE).rules.min_buyin_chips
     await env.service.system_act(TABLE, Sit(player_id=HUMAN + 1, buy_in=buy_in))  # the table moves on meanwhile
     gate.open.set()
-    await asyncio.wait_for(driver.drain(), 5)
+    await asyncio.wait_for(driver.drain(), 30)
     session = env.service.get(TABLE)
     assert gate.calls >= 2  # it waited again for the new state
     assert recording.seqs == [seq_before + 1]  # decided once, on the state after the Sit
@@ -211,7 +211,7 @@ async def test_failing_player_falls_back_to_timeout(env: Env, caplog: pytest.Log
     env.service.stack_next_hand(TABLE, TWO_SHOE, first_seat=1)
     with caplog.at_level(logging.ERROR, logger="pan.bots"):
         await driver.fill_practice(TABLE, HUMAN, opponents=1, level="normal")
-        await asyncio.wait_for(driver.drain(), 5)
+        await asyncio.wait_for(driver.drain(), 30)
     timeouts = [a for a in env.applied if isinstance(a.action, Timeout)]
     assert len(timeouts) == 1 and timeouts[0].actor is None and timeouts[0].action.seat == 1
     assert "failed to choose" in caplog.text
@@ -239,7 +239,7 @@ async def test_pending_computer_turn_resumes_after_restart(tmp_path: Path) -> No
         assert await env.service.load() == 1
         driver = BotDriver(env.service, FAST)
         assert driver.start() == 1
-        await asyncio.wait_for(driver.drain(), 5)
+        await asyncio.wait_for(driver.drain(), 30)
         state = env.service.get(TABLE).state
         assert state.seq == seq + 1 and engine.to_act(state) == 0
         assert env.applied[0].actor == computer_id("normal", 1)
