@@ -33,6 +33,7 @@ from tests.fakediscord.server import FakeDiscord
 
 ROOT = Path(__file__).resolve().parents[2]
 KILLS = 12
+DEAL_SEED = "7"
 MAX_MOVES = 1200  # a safety cap only: the deal is not stacked, so a hand may pass through the stock; progress
 STALL_MOVES = 8  # is checked directly: the log must grow at least once every STALL_MOVES moves
 
@@ -52,6 +53,8 @@ class BotProcess:
             "PAN_GUILD_READY_TIMEOUT": "0.05",
             "PAN_LOG_LEVEL": "WARNING",
             "PAN_RENDER_MODE": "process",  # the bot's default: render workers in processes, SIGKILLed with it
+            # A pinned deal: its greedy hand runs long enough for every kill (an unpinned one ended after 7).
+            "PAN_DEAL_SEED": DEAL_SEED,
         }
         self.process: asyncio.subprocess.Process | None = None
         self.stderr: list[str] = []
@@ -211,7 +214,7 @@ async def test_kill_restart_sigkill_through_one_hand(fake_discord: FakeDiscord, 
             if kill_now:
                 kills += 1
                 await bot.start()
-        assert kills >= 10
+        assert kills >= 10, f"the hand ended after {moves} moves"
         print(f"hand finished after {moves} moves and {kills} kills")
         state, _, problems = await read_table(db)
         assert problems == [], problems
