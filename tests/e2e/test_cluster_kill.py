@@ -89,9 +89,9 @@ async def test_a_killed_cluster_process_is_restarted_and_every_hand_finishes(tmp
         await wait_connected(fake, launcher)
         await storage.open()
         for channel, (host, guest) in tables:
-            await harness.slash(host, "pan open", channel=channel, timeout=15)
-            await harness.slash(guest, "pan join", channel=channel, timeout=15)
-            await harness.slash(host, "pan start", channel=channel, timeout=15)
+            await harness.slash(host, "pan open", channel=channel)
+            await harness.slash(guest, "pan join", channel=channel)
+            await harness.slash(host, "pan start", channel=channel)
         victim = launcher.specs[1]  # shards 2 and 3
         assert victim.process is not None
         victim_pid = victim.process.pid
@@ -127,7 +127,7 @@ async def test_a_killed_cluster_process_is_restarted_and_every_hand_finishes(tmp
                             interaction.abandoned = True
                     await wait_connected(fake, launcher)
                     break  # re-read every table: the killed move may or may not have committed
-                reply = await harness.slash(user, command, channel=channel, timeout=15, **options)
+                reply = await harness.slash(user, command, channel=channel, **options)
                 assert reply.ephemeral or "your turn" in reply.text, reply.text  # #14.1: a turn ping is public
         assert kills == 1 and victim.restarts == 1
         assert victim.process is not None and victim.process.pid != victim_pid
@@ -139,7 +139,7 @@ async def test_a_killed_cluster_process_is_restarted_and_every_hand_finishes(tmp
             epochs = {s: await tx.shard_lease_epoch(SHARDS, s) for s in range(SHARDS)}
         assert epochs == {0: 1, 1: 1, 2: 2, 3: 2}, "the restarted process took its shards' leases again"
         for channel, (host, _guest) in tables:
-            reply = await harness.slash(host, "panadmin audit", channel=channel, timeout=15)
+            reply = await harness.slash(host, "panadmin audit", channel=channel)
             assert reply.text.startswith("Ledger audit: OK"), reply.text
         print(f"{SHARDS} hands finished after {moves} moves; one process killed and restarted")
     finally:
