@@ -765,8 +765,12 @@ class TournamentService:
                 if s is None:
                     continue
                 if s.away:  # the engine's away flag would keep them out of the deal: back in, away in the tournament
-                    await self.tables.system_act(tt.table_id, SetAway(seat=seat, away=False))
-                    e.away = True
+                    try:
+                        await self.tables.system_act(tt.table_id, SetAway(seat=seat, away=False))
+                    except PanError:  # they came back themselves (/pan back) while this waited for the table lock
+                        pass
+                    else:
+                        e.away = True
                 if s.stack <= ante:
                     out.append((e, seat))
             if not out:

@@ -188,9 +188,10 @@ async def test_audit_reports_a_negative_balance(ledger: ChipLedger, storage: Any
         else:
             await raw_execute(
                 tx,
-                "DO $$ DECLARE c text; BEGIN "
-                "SELECT conname INTO c FROM pg_constraint WHERE conrelid = 'accounts'::regclass AND contype = 'c'; "
-                "EXECUTE format('ALTER TABLE accounts DROP CONSTRAINT %I', c); END $$",
+                "DO $$ DECLARE c text; BEGIN FOR c IN SELECT conname FROM pg_constraint "
+                "WHERE conrelid = 'accounts'::regclass AND contype = 'c' "
+                "AND pg_get_constraintdef(oid) LIKE '%balance%' LOOP "
+                "EXECUTE format('ALTER TABLE accounts DROP CONSTRAINT %I', c); END LOOP; END $$",
             )
         await raw_execute(tx, "UPDATE accounts SET balance = -5 WHERE key = 'bank:1:7'")
     report = await ledger.audit()
