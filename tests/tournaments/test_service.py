@@ -232,6 +232,23 @@ async def test_refusals_change_nothing(storage):
     await check_books(env, T_ID)
 
 
+async def resume_and_finish(database, now: float) -> None:
+    """A restart: new services on the same database resume the one tournament, which finishes with a winner and
+    the books balanced."""
+    async with open_database(database) as storage:
+        env = Env(storage, hand_seconds=300)
+        env.clock.now = now
+        await env.driver.stop()
+        await env.tables.load()
+        assert await env.service.load() == 1
+        env.driver.start()
+        await env.service.kick()
+        await env.run(T_ID)
+        t = env.service.get(T_ID)
+        assert t.status is Status.FINISHED and sorted(e.place for e in t.entries.values())[0] == 1
+        await check_books(env, T_ID)
+
+
 async def test_restart_resumes_a_running_tournament(database):
     """The database stops taking commits mid-tournament (as at a SIGKILL); new services on the same file resume
     from what was committed and the tournament finishes with the books balanced."""
@@ -253,18 +270,7 @@ async def test_restart_resumes_a_running_tournament(database):
         assert env.service.get(T_ID).status is Status.RUNNING
         now = env.clock.now
         await env.driver.stop()
-    async with open_database(database) as storage:
-        env2 = Env(storage, hand_seconds=300)
-        env2.clock.now = now
-        await env2.driver.stop()
-        await env2.tables.load()
-        assert await env2.service.load() == 1
-        env2.driver.start()
-        await env2.service.kick()
-        await env2.run(T_ID)
-        t = env2.service.get(T_ID)
-        assert t.status is Status.FINISHED and sorted(e.place for e in t.entries.values())[0] == 1
-        await check_books(env2, T_ID)
+    await resume_and_finish(database, now)
 
 
 async def test_stop_cancels_pending_steps_and_a_restart_finishes_the_tournament(database):
@@ -282,17 +288,7 @@ async def test_stop_cancels_pending_steps_and_a_restart_finishes_the_tournament(
         assert not env.service.busy()
         await env.driver.stop()
         now = env.clock.now
-    async with open_database(database) as storage:
-        env2 = Env(storage, hand_seconds=300)
-        env2.clock.now = now
-        await env2.driver.stop()
-        await env2.tables.load()
-        assert await env2.service.load() == 1
-        env2.driver.start()
-        await env2.service.kick()
-        await env2.run(T_ID)
-        assert env2.service.get(T_ID).status is Status.FINISHED
-        await check_books(env2, T_ID)
+    await resume_and_finish(database, now)
 
 
 async def test_away_player_is_dealt_in_and_goes_on_top(sqlite_storage):
