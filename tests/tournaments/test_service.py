@@ -322,18 +322,23 @@ async def test_away_player_is_dealt_in_and_goes_on_top(sqlite_storage):
     await check_books(env, T_ID)
 
 
-async def test_a_player_back_from_away_plays_their_own_turns_again(sqlite_storage):
-    """``back`` (``/pan back``) ends away in a tournament: the entry is no longer away (stored), and the table waits
-    for the player's own move instead of sluffing it; taking the seat back at the table does the same."""
-    env = Env(sqlite_storage, hand_seconds=60)
-    human = 4243
+async def three_handed_sng(env: Env, human: int) -> tuple[Any, Any]:
+    """A Sit & Go of ``human`` between two computer players, started (full) and settled: (its table, the session)."""
     cfg = TournamentConfig(format=Format.SNG, buy_in=100, seats=3, starting_stack=300, antes=default_antes(10))
     await env.service.create(T_ID, guild_id=GUILD, channel_id=1, host_id=1, config=cfg)
     for player in (bot(1), human, bot(2)):  # full: it starts
         await env.service.register(T_ID, player)
     await env.settle()
     (tt,) = env.service.get(T_ID).open_tables()
-    session = env.tables.get(tt.table_id)
+    return tt, env.tables.get(tt.table_id)
+
+
+async def test_a_player_back_from_away_plays_their_own_turns_again(sqlite_storage):
+    """``back`` (``/pan back``) ends away in a tournament: the entry is no longer away (stored), and the table waits
+    for the player's own move instead of sluffing it; taking the seat back at the table does the same."""
+    env = Env(sqlite_storage, hand_seconds=60)
+    human = 4243
+    tt, session = await three_handed_sng(env, human)
 
     def waits_for_human() -> bool:
         return session.in_hand and engine.to_act(session.state) == session.find_seat(human)
@@ -366,6 +371,48 @@ async def test_a_player_back_from_away_plays_their_own_turns_again(sqlite_storag
     await env.service.resume(T_ID, user_id=1)
     await env.settle()
     assert env.hands == 3 and waits_for_human()
+
+
+async def test_between_hands_step_leaves_a_player_who_came_back_first_back(sqlite_storage):
+    """The between-hands step puts an engine-away seat back in play (and plays for it as away in the tournament);
+    the player takes the seat back himself while the step waits for the table lock. The step's own SetAway is then
+    refused by the engine: the step goes on (no failed tick), and the player stays back, playing his own turns."""
+    env = Env(sqlite_storage, hand_seconds=60)
+    human = 4244
+    tt, session = await three_handed_sng(env, human)
+    await env.service.pause(T_ID, user_id=1)
+    await env.service.set_away(T_ID, human, True)  # sluffed to the end of the hand in progress
+    await env.settle()
+    assert env.hands == 1 and not session.in_hand
+    seat = session.find_seat(human)
+    await env.tables.system_act(tt.table_id, SetAway(seat=seat, away=True))  # the table's clock put him away
+
+    step_waits = asyncio.Event()
+    original = env.tables.system_act
+
+    async def system_act(table_id: int, action: Any, **kw: Any) -> Applied:
+        if isinstance(action, SetAway) and not action.away:
+            step_waits.set()  # the step read the seat as away and now queues for the table lock
+        return await original(table_id, action, **kw)
+
+    env.tables.system_act = system_act  # type: ignore[method-assign]
+    async with session.lock:  # FIFO: the player's own move queues first, the step second
+        own = asyncio.create_task(env.tables.act(tt.table_id, human, lambda s: SetAway(seat=s, away=False)))
+        await asyncio.sleep(0)  # the player's move now waits for the lock (a yield, not a timing)
+        step = asyncio.create_task(env.service.resume(T_ID, user_id=1))  # runs the between-hands step
+        await step_waits.wait()
+        assert not own.done() and not step.done()
+    await own
+    await step  # without the fix: the engine's "not away" refusal escapes the step here
+    env.tables.system_act = original  # type: ignore[method-assign]
+    state = session.state.seats[seat]
+    assert state is not None and not state.away
+    assert not next(e for e in env.service.get(T_ID).entries.values() if e.player_id == human).away
+    await env.settle()
+    assert env.hands == 2 and session.in_hand and engine.to_act(session.state) == seat  # his own move again
+    async with env.storage.transaction(write=False) as tx:
+        (stored,) = await TournamentRepository().load(tx)
+    assert not next(e for e in stored.entries.values() if e.player_id == human).away
 
 
 async def test_pause_stops_the_deal_and_the_clock(sqlite_storage):
