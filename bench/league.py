@@ -42,14 +42,14 @@ from pancog.tables import TableConfig, TableService, seeded_deals
 GUILD = 1
 
 
-def sample_hand(n: int, users: list[int]) -> HandDigest:
+def sample_hand(n: int, users: list[int], table: int = 1) -> HandDigest:
     winner = users[n % len(users)]
     players = [
         PlayerLine(user_id=u, played=True, won=u == winner, conditions=1, condition_chips=3, biggest=6, net=-2)
         for u in users
     ]
     return HandDigest(
-        table_id=1,
+        table_id=table,
         hand_no=n,
         reason="out",
         winner=winner,
@@ -83,6 +83,8 @@ async def settlements(
     async with SqliteStorage(path, synchronous="FULL") as storage:
         ledger, store = ChipLedger(storage), TableStore(storage)
         service = LeagueService(storage, ledger)
+        if league or interleave:  # a season is running: each player's stats row for all-time and for the season
+            await service.start_season(GUILD, "Bench", mode="net")
         table = 1
         await store.open_table(table, guild_id=GUILD, channel_id=table, host_id=1, config="{}")
         players = list(range(1, 7))
@@ -116,6 +118,63 @@ async def settlements(
         half = count // 2
         return spent[False] / (count - half), spent[True] / half, 0.0, fold
     return elapsed / count, cpu / count, fold, 0.0
+
+
+async def ledger_rate(path: Path, count: int, tables: int, mode: str, *, league: bool) -> float:
+    """``bench/ledger.py``'s figure — settlements/s of ``tables`` tables settling at once (``count`` in all) at
+    ``synchronous=mode`` — with or without the league recording every settlement as a 4-player hand of a running
+    season (the result row and 8 stats rows: all-time and season for each player)."""
+    async with SqliteStorage(path, synchronous=mode) as storage:
+        ledger, store = ChipLedger(storage), TableStore(storage)
+        service = LeagueService(storage, ledger)
+        if league:
+            await service.start_season(GUILD, "Bench", mode="net")
+        ids = list(range(1, tables + 1))
+        players = list(range(1, 7))
+        for user in players:
+            await ledger.grant(GUILD, user, 500 * tables, actor="system", reason="bench", key=f"bench:{user}")
+        for table in ids:
+            await store.open_table(table, guild_id=GUILD, channel_id=table, host_id=1, config="{}")
+            for user in players:
+                await ledger.buy_in(table, user, 500, key=f"sit:{table}:{user}")
+        per_table = max(1, count // tables)
+
+        async def settle(table: int) -> None:
+            stacks = [Account.stack(table, u) for u in players]
+            tops = Account.tops(table, "singles")
+            for seq in range(1, per_table + 1):
+                in_tx = None
+                if league:
+                    digest = sample_hand(seq, players[(seq % 3) : (seq % 3) + 4], table)
+
+                    async def in_tx(tx: StorageTx, journal: int, d: HandDigest = digest) -> list[Statement]:
+                        return await service.record_statements(tx, GUILD, d, ordinal=journal)
+
+                postings = _settlement_postings(stacks, tops, seq)
+                await store.commit_action(table, seq, f"settle hand {seq}", '[{"e": "HandWon"}]', postings, in_tx=in_tx)
+
+        start = time.perf_counter()
+        await asyncio.gather(*(settle(t) for t in ids))
+        elapsed = time.perf_counter() - start
+        assert (await ledger.audit()).ok
+        return per_table * tables / elapsed
+
+
+async def ledger_figures(tmp: Path, count: int, concurrent: int, rounds: int) -> None:
+    """bench/ledger.py's four SQLite figures, bare and with the league, alternated ``rounds`` times (medians)."""
+    print(f"bench/ledger.py's settlements/s, bare vs with the league (a season running), medians of {rounds} rounds:")
+    for mode in ("FULL", "NORMAL"):
+        for tables in (1, concurrent):
+            bare, league = [], []
+            for r in range(rounds):
+                bare.append(await ledger_rate(tmp / f"r{mode}{tables}b{r}.sqlite3", count, tables, mode, league=False))
+                league.append(await ledger_rate(tmp / f"r{mode}{tables}l{r}.sqlite3", count, tables, mode, league=True))
+            b, lg = statistics.median(bare), statistics.median(league)
+            print(
+                f"  synchronous={mode:<6} {tables:>3} table(s) at once  {b:7.0f} -> {lg:7.0f} settlements/s: "
+                f"cost per settlement {100 * (b / lg - 1):+.1f} % (rounds {[round(x) for x in bare]} vs "
+                f"{[round(x) for x in league]})"
+            )
 
 
 async def real_digests(tmp: Path, hands: int) -> tuple[list[HandDigest], float, int]:
@@ -211,9 +270,13 @@ async def main() -> None:
     parser.add_argument("--log-hands", type=int, default=60)
     parser.add_argument("--fp-guilds", type=int, default=0)
     parser.add_argument("--fp-first-seed", type=int, default=1000)
+    parser.add_argument("--concurrent", type=int, default=16, help="tables at once in the ledger figures")
+    parser.add_argument("--ledger-rounds", type=int, default=3, help="0: skip bench/ledger.py's figures")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
+        if args.ledger_rounds:
+            await ledger_figures(tmp, args.settlements, args.concurrent, args.ledger_rounds)
         base_t, league_t, base_c, league_c, folds = [], [], [], [], []
         for r in range(args.rounds):
             wall, cpu, _, _ = await settlements(tmp / f"b{r}.sqlite3", args.settlements, league=False)
