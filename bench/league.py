@@ -34,8 +34,7 @@ from pancog.ai import make_player
 from pancog.league import HandDigest, LeagueService, PlayerLine, compute_flags
 from pancog.league.drive import engine_session, honest_guild, play_hands
 from pancog.ledger import ChipLedger
-from pancog.storage import Account, Posting, SqliteStorage, StorageTx, transfer
-from pancog.storage.base import Statement
+from pancog.storage import Account, Posting, SqliteStorage, transfer
 from pancog.store import TableStore
 from pancog.tables import TableConfig, TableService, seeded_deals
 
@@ -100,10 +99,7 @@ async def settlements(
             c0 = time.process_time()
             in_tx = None
             if with_league:
-                digest = sample_hand(seq, players[(seq % 3) : (seq % 3) + 4])
-
-                async def in_tx(tx: StorageTx, journal: int, d: HandDigest = digest) -> list[Statement]:
-                    return await service.record_statements(tx, GUILD, d, ordinal=journal)
+                in_tx = service.in_tx(GUILD, sample_hand(seq, players[(seq % 3) : (seq % 3) + 4]))
 
             await store.commit_action(table, seq, f"settle hand {seq}", '[{"e": "HandWon"}]', postings, in_tx=in_tx)
             spent[with_league] += time.process_time() - c0
@@ -145,10 +141,7 @@ async def ledger_rate(path: Path, count: int, tables: int, mode: str, *, league:
             for seq in range(1, per_table + 1):
                 in_tx = None
                 if league:
-                    digest = sample_hand(seq, players[(seq % 3) : (seq % 3) + 4], table)
-
-                    async def in_tx(tx: StorageTx, journal: int, d: HandDigest = digest) -> list[Statement]:
-                        return await service.record_statements(tx, GUILD, d, ordinal=journal)
+                    in_tx = service.in_tx(GUILD, sample_hand(seq, players[(seq % 3) : (seq % 3) + 4], table))
 
                 postings = _settlement_postings(stacks, tops, seq)
                 await store.commit_action(table, seq, f"settle hand {seq}", '[{"e": "HandWon"}]', postings, in_tx=in_tx)

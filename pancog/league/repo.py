@@ -7,7 +7,7 @@ instead of ``MAX(a, b)``/``GREATEST``; a backend runs them through ``StorageTx.e
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -205,10 +205,9 @@ async def standings(tx: StorageTx, guild_id: int, season_no: int) -> list[Standi
 # ------------------------------------------------------------------ results and counters
 
 
-def record_statements(
+def record_template(
     *,
     key: str,
-    ordinal: int,
     guild_id: int,
     season_no: int,
     kind: str,
@@ -217,21 +216,36 @@ def record_statements(
     created_at: int,
     body: str,
     stats: Sequence[tuple[int, ...]],
-) -> list[Statement]:
-    """The statements that record one result and add its counters, for ``StorageTx.execute_batch`` (one round trip
-    on the settlement path). The counters are added only if THIS ordinal owns the key (a key recorded before by
-    another result adds nothing); the first statement's row count says whether the result is new."""
-    statements: list[Statement] = [
-        (
-            "INSERT INTO league_results (result_key, ordinal, guild_id, season_no, kind, table_id, hand_no, "
-            "created_at, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (result_key) DO NOTHING",
-            [key, ordinal, guild_id, season_no, kind, table_id, hand_no, created_at, body],
-        )
+) -> Callable[[int], list[Statement]]:
+    """:func:`record_statements` built ahead of the transaction: everything but the ordinal (the settlement's journal
+    id, known only inside it). Calling the result with the ordinal is a few list copies."""
+    parts = [
+        (_stats_sql(len(part), True), [v for r in part for v in r] + [key])
+        for part in (stats[i : i + _ROWS_PER_STATEMENT] for i in range(0, len(stats), _ROWS_PER_STATEMENT))
     ]
-    for start in range(0, len(stats), _ROWS_PER_STATEMENT):
-        part = stats[start : start + _ROWS_PER_STATEMENT]
-        statements.append(_add_stats_sql(part, owner=(key, ordinal)))
-    return statements
+
+    def at(ordinal: int) -> list[Statement]:
+        statements: list[Statement] = [
+            (_RESULT_SQL, [key, ordinal, guild_id, season_no, kind, table_id, hand_no, created_at, body])
+        ]
+        statements += [(sql, [*params, ordinal]) for sql, params in parts]
+        return statements
+
+    return at
+
+
+_RESULT_SQL = (
+    "INSERT INTO league_results (result_key, ordinal, guild_id, season_no, kind, table_id, hand_no, "
+    "created_at, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (result_key) DO NOTHING"
+)
+
+
+def record_statements(*, ordinal: int, **result: Any) -> list[Statement]:
+    """The statements that record one result and add its counters, for ``StorageTx.execute_batch`` (one round trip
+    on the settlement path); ``result``: the keywords of :func:`record_template`. The counters are added only if
+    THIS ordinal owns the key (a key recorded before by another result adds nothing); the first statement's row
+    count says whether the result is new."""
+    return record_template(**result)(ordinal)
 
 
 async def results_after(tx: StorageTx, ordinal: int, limit: int) -> list[tuple[int, int, int, str]]:
@@ -272,11 +286,8 @@ _STATS_UPDATES = ", ".join(
 )
 
 
-def _add_stats_sql(rows: Sequence[tuple[int, ...]], owner: tuple[str, int] | None = None) -> tuple[str, list[Any]]:
-    params: list[Any] = [v for r in rows for v in r]
-    if owner is not None:
-        params += owner
-    return _stats_sql(len(rows), owner is not None), params
+def _add_stats_sql(rows: Sequence[tuple[int, ...]]) -> tuple[str, list[Any]]:
+    return _stats_sql(len(rows), False), [v for r in rows for v in r]
 
 
 @functools.lru_cache(maxsize=64)

@@ -199,11 +199,12 @@ class LeagueService:
         tally = self._tallies.get(session.table_id)
         digest = tally.copy().feed(transition.state, transition.events) if tally is not None else None
         table_id, guild_id, scope, config = session.table_id, session.guild_id, session.bank_scope, session.config
+        if digest is not None:
+            return self.in_tx(guild_id, digest, scope=scope)
 
         async def record(tx: StorageTx, journal_id: int) -> list[Statement]:
-            found = digest
-            if found is None:  # restarted mid-hand: the start of the hand is only in the log
-                found = await _digest_from_stored_log(tx, table_id, config, ended.hand_no, action_text)
+            # restarted mid-hand: the start of the hand is only in the log
+            found = await _digest_from_stored_log(tx, table_id, config, ended.hand_no, action_text)
             if found is None:
                 return []
             return await self.record_statements(tx, guild_id, found, ordinal=journal_id, scope=scope)
@@ -223,16 +224,49 @@ class LeagueService:
         ``scope`` (a table's bank scope) is a bank season's, for that guild and season. Reads only (the season,
         cached); the caller runs the statements in its transaction (the settlement: on the action's append hop)."""
         owner_scope = scope if scope is not None else guild_id
-        owner = await self._scope_owner(tx, owner_scope) if owner_scope < 0 else None
+        if owner_scope < 0:
+            await self._scope_owner(tx, owner_scope)
+        else:
+            await self._active_in_tx(tx, guild_id)
+        template = self._template(guild_id, result, scope)
+        if template is None:  # unreachable: the lookups above fill the caches
+            raise RuntimeError("league season cache not warm")
+        return template(ordinal)
+
+    def in_tx(self, guild_id: int, result: HandDigest | TourneyDigest, *, scope: int | None = None) -> InTx:
+        """``record_statements`` as a settlement's ``in_tx`` (pancog.store.TableStore.commit_action). When the
+        season is cached (every settlement but a process's first of a guild), the body and the stats rows are built
+        here, before the transaction: the settlement holds the database's writer lock only for the statements."""
+        template = self._template(guild_id, result, scope)
+
+        async def record(tx: StorageTx, journal_id: int) -> list[Statement]:
+            if template is not None:
+                return template(journal_id)
+            return await self.record_statements(tx, guild_id, result, ordinal=journal_id, scope=scope)
+
+        return record
+
+    def _template(
+        self, guild_id: int, result: HandDigest | TourneyDigest, scope: int | None
+    ) -> Callable[[int], list[Statement]] | None:
+        """The statements of ``result`` but for their ordinal, from the cached season (None: not cached)."""
+        owner_scope = scope if scope is not None else guild_id
+        if owner_scope < 0:
+            if owner_scope not in self._scopes:
+                return None
+            owner = self._scopes[owner_scope]
+        else:
+            owner = None
         if owner is not None:  # a table of a bank season: the guild's result, for that season
             guild_id, season_no = owner
         else:
-            season = await self._active_in_tx(tx, guild_id)
+            if guild_id not in self._seasons:
+                return None
+            season = self._seasons[guild_id]
             season_no = season.number if season is not None else 0
         is_hand = isinstance(result, HandDigest)
-        return repo.record_statements(
+        return repo.record_template(
             key=result.key,
-            ordinal=ordinal,
             guild_id=guild_id,
             season_no=season_no,
             kind="hand" if is_hand else "tourney",
