@@ -224,9 +224,7 @@ class LeagueService:
         ``scope`` (a table's bank scope) is a bank season's, for that guild and season. Reads only (the season,
         cached); the caller runs the statements in its transaction (the settlement: on the action's append hop)."""
         owner_scope = scope if scope is not None else guild_id
-        if owner_scope < 0:
-            await self._scope_owner(tx, owner_scope)
-        else:
+        if owner_scope >= 0 or await self._scope_owner(tx, owner_scope) is None:  # not a bank season's table
             await self._active_in_tx(tx, guild_id)
         template = self._template(guild_id, result, scope)
         if template is None:  # unreachable: the lookups above fill the caches
