@@ -181,6 +181,10 @@ class TurnClock:
         # Tables whose seats and life belong to another service (tournaments, issue 15): the clock still times
         # their turns and marks players away, but never stands an away player up nor closes the table when idle.
         self.keeps_seats: Callable[[int], bool] = lambda _table_id: False
+        # Players another service plays for (a tournament's away entries, sluffed by its own Timeouts): those
+        # Timeouts are not the player's expiries, so they neither count toward away nor set him away again — else
+        # an away set by them could land after he came back (/pan back) and make him away once more.
+        self.plays_for: Callable[[int, int], bool] = lambda _table_id, _player_id: False
 
     # ------------------------------------------------------------------ wiring
 
@@ -361,7 +365,7 @@ class TurnClock:
         if clock.player_id is not None and clock.seq >= 0:
             pid = clock.player_id
             over = (now - clock.started) * self.settings.time_scale - session.rules.turn_timeout_seconds
-            if isinstance(action, Timeout) and applied.actor is None:
+            if isinstance(action, Timeout) and applied.actor is None and not self.plays_for(session.table_id, pid):
                 clock.banks[pid] = 0.0
                 clock.streaks[pid] = clock.streaks.get(pid, 0) + 1
                 changed = True
@@ -402,7 +406,8 @@ class TurnClock:
                     player_id=seat.player_id if seat is not None else None,
                 )
             )
-            if seat is not None and clock.streaks.get(seat.player_id, 0) >= self.settings.away_after:
+            counts = seat is not None and not self.plays_for(session.table_id, seat.player_id)
+            if seat is not None and counts and clock.streaks.get(seat.player_id, 0) >= self.settings.away_after:
                 current = state.seat(applied.action.seat)
                 if current is not None and current.player_id == seat.player_id and not current.away:
                     self._spawn(self._set_away(session.table_id, applied.action.seat, seat.player_id))

@@ -253,6 +253,31 @@ async def test_clock_back_checks_away_inside_the_table_lock(env: Env) -> None:
     assert not env.state().seats[0].away  # type: ignore[union-attr]
 
 
+async def test_clock_timeouts_of_a_player_another_service_plays_for_are_not_his_expiries(env: Env) -> None:
+    """A tournament sluffs an away entry's turns with its own Timeouts: they build no streak and never set him away
+    (such an away, queued behind the hand, could land after his /pan back). Once he is present again, they count."""
+    playing_for: set[int] = {A}
+    env.clock.plays_for = lambda table_id, player_id: table_id == TABLE and player_id in playing_for
+    await seat(env, A, B, C)
+    await deal(env, first=0)
+    await play_lone_hand(env)  # A's turn times out: not counted
+    assert env.clock.streak(TABLE, A) == 0
+    await deal(env, first=0)
+    await env.tick(181)  # and again: without the hook, the second in a row would set A away
+    await env.clock.drain()
+    assert env.clock.streak(TABLE, A) == 0
+    assert not env.state().seats[0].away  # type: ignore[union-attr]
+    assert "away" not in env.kinds() and env.kinds().count("timeout") == 2
+    playing_for.clear()  # he is back: his own expiries count again
+    await env.service.act(TABLE, B, lambda s: Knock(seat=s))
+    await env.service.act(TABLE, C, lambda s: GoOnTop(seat=s))
+    await env.clock.drain()
+    await deal(env, first=0)
+    await env.tick(181)
+    await env.clock.drain()
+    assert env.clock.streak(TABLE, A) == 1
+
+
 async def test_clock_own_move_breaks_the_streak(env: Env) -> None:
     """An expiry, then the player's own move: the next expiry counts from one again."""
     await seat(env, A, B, C)

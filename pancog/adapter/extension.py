@@ -107,6 +107,7 @@ async def open_runtime(bot: commands.Bot) -> tuple[PanRuntime, TurnClock, BotDri
     )
     if rt.tournaments is not None:  # a tournament's seats are its own: the clock never stands them up nor closes
         clock.keeps_seats = rt.tournaments.owns_table
+        clock.plays_for = rt.tournaments.plays_for  # its sluffs of away entries are not their clock expiries
     return rt, clock, driver
 
 

@@ -211,6 +211,14 @@ class TournamentService:
         """True for a tournament's table (the turn clock leaves its seats and its life to this service)."""
         return table_id in self._by_table
 
+    def plays_for(self, table_id: int, player_id: int) -> bool:
+        """True when ``player_id`` is away in the tournament at ``table_id``: the service sluffs his turns itself (its
+        Timeouts are not his clock expiries)."""
+        tid = self._by_table.get(table_id)
+        if tid is None:
+            return False
+        return any(e.away for e in self._tournaments[tid].alive() if e.player_id == player_id)
+
     @property
     def tournaments(self) -> tuple[Tournament, ...]:
         return tuple(self._tournaments.values())
@@ -528,13 +536,9 @@ class TournamentService:
     async def back(self, table_id: int, player_id: int) -> bool:
         """``/pan back`` at a tournament table: the player's entry is no longer away, so their turns are theirs again
         (no more automatic sluff). False when the table is not a tournament's or the player was not away there."""
-        tid = self._by_table.get(table_id)
-        if tid is None:
+        if not self.plays_for(table_id, player_id):
             return False
-        t = self._tournaments[tid]
-        if not any(e.away for e in t.alive() if e.player_id == player_id):
-            return False
-        await self.set_away(tid, player_id, False)
+        await self.set_away(self._by_table[table_id], player_id, False)
         return True
 
     def _came_back(self, t: Tournament, player_id: int) -> None:
