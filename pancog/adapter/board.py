@@ -726,10 +726,7 @@ class Board:
         summaries, self.summaries = self.summaries, []
         for applied in summaries:
             await self._post_summary(channel, applied)
-        if rt.tables.find_in_channel(self.session.channel_id) is not self.session:
-            self._stopped = True  # the table closed meanwhile: this board is done
-            if rt.boards.get(self.session.table_id) is self:
-                del rt.boards[self.session.table_id]
+        if self._closed():
             return
         content, file, view = await self.boards.render(
             self.session,
@@ -743,6 +740,8 @@ class Board:
             old_token = self._token_for(message_id)
             message = await self._post_new(channel, content, file, view)
             self.new_post = False
+            if self._closed():  # the table closed while this board was drawn and posted: nothing to remember
+                return
             await rt.tables.set_board_message(self.session.table_id, message.id)
             if message_id is not None and message_id != message.id:
                 await self._strip(channel, message_id, old_token)
@@ -755,7 +754,19 @@ class Board:
                     await channel.get_partial_message(message_id).edit(content=content, attachments=[file], view=view)
             except discord.NotFound:  # deleted by a moderator: post it again
                 message = await channel.send(content, file=file, view=view)
-                await rt.tables.set_board_message(self.session.table_id, message.id)
+                if not self._closed():
+                    await rt.tables.set_board_message(self.session.table_id, message.id)
+
+    def _closed(self) -> bool:
+        """True (and this board stops) once its table has closed: a board outlives its table only until its flush
+        notices, which may be after an await (a tournament table closes when its last hand ends)."""
+        rt = self.runtime
+        if rt.tables.find_in_channel(self.session.channel_id) is self.session:
+            return False
+        self._stopped = True
+        if rt.boards.get(self.session.table_id) is self:
+            del rt.boards[self.session.table_id]
+        return True
 
     # -- the board on an interaction's token (#17 part 4): posted by a person's Start, edited through that token
     def carried_by(self, interaction: discord.Interaction[Any]) -> None:
