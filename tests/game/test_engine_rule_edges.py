@@ -78,7 +78,9 @@ def test_dealing_needs_a_seed_or_a_stacked_shoe() -> None:
 
 
 def test_stakes_change_only_between_hands() -> None:
-    """§8 stakes are fixed for a hand (the antes are in the pot): SetStakes mid-hand is refused."""
+    """SetStakes' contract (actions.py; docs/rules.md is silent): the ante changes between hands, a
+    tournament level applies from the next deal, so a hand pays at the stakes it was dealt at. Mid-hand
+    the change is refused and the rules stay as they were."""
     s = table([INERT_A, INERT_B, INERT_C])
     with pytest.raises(HandInProgress):
         apply(s, SetStakes(ante_chips=5))
