@@ -55,6 +55,7 @@ GAME_TESTS = [
     "tests/game/test_rules_cases.py",
     "tests/game/test_rules_flow.py",
     "tests/game/test_engine.py",
+    "tests/game/test_engine_rule_edges.py",
     "tests/game/test_golden.py",
     "tests/game/test_notation.py",
     "tests/game/test_menu_agreement.py",
