@@ -1,5 +1,7 @@
-"""Edges of the legality rules: the option card's plays (§2.7, G9), who may call a foul or answer a split
-(§6, §7.6), what the first seat sees (§2.4), the shoe's extra cards (§1.1). Expected values from RULES.md."""
+"""Edges of the legality rules: the option card's plays (§2.7, G9), forcing (§5.2, §5.3), who may call a foul
+or answer a split (§6, §7.6), what the first seat sees (§2.4), the shoe's extra cards (§1.1).
+
+Expected values from RULES.md, never from the engine's output."""
 
 from __future__ import annotations
 
@@ -13,20 +15,27 @@ from pancog.game import (
     DeclineSplit,
     Discard,
     FloorFoul,
+    Force,
     FoulCall,
     FoulCause,
     Knock,
     NewMeld,
     Pluck,
     Rules,
+    TableState,
     TakeOption,
     apply,
     initial_state,
+    legal_actions,
     observe,
+    to_act,
 )
 from pancog.game.cards import ALL_CARDS, Card
-from pancog.game.errors import NoCause, NoHandInProgress, OptionRefused
+from pancog.game.errors import ForceRefused, NoCause, NoHandInProgress, OptionRefused
+from pancog.game.notation import replay
+from pancog.game.state import Step
 from tests.game.conftest import cards, run, table
+from tests.game.test_cases import _flat_seat0
 
 INERT_A = "2C 6C QC 3D 7D KD 4H JH AS 5S"  # ten cards that meld with nothing dealt here
 INERT_B = "3C 7C KC 4D JD AH 5H 2S 6S QS"
@@ -136,3 +145,65 @@ def test_extra_cards_are_added_to_the_shoe() -> None:
     assert sum(more.values()) == sum(plain.values()) + 2
     for c in ALL_CARDS:
         assert more[c] == plain[c] + extra.count(c)
+
+
+def test_a_table_made_without_an_id_is_table_0() -> None:
+    """An empty table built without an id is the state's default table 0, the same as a replay from nothing."""
+    rules = Rules()
+    empty = initial_state(rules)
+    assert empty.table_id == 0
+    assert empty == TableState(rules=rules, seats=(None,) * rules.max_players)
+    assert empty == replay(rules, ())[0]
+
+
+def test_no_out_card_force_when_its_discarder_cannot_go_out_with_it() -> None:
+    """§5.3 case 2 needs the same card to put two players out. Three in action, option lay-offs off (G9):
+    seat 2 plucks 7H, which would make him 7H 7H 7H (a rich condition) but not put him out (he holds ten
+    cards), and discards it; flat seat 0 cannot take it as his option card (no hand card for a new meld),
+    so the discard is not an out-card given away. It lays off on seat 0's run 4H 5H 6H and would put him
+    out: no case of §5.3 holds (not declined by him, one player out with it, not head-up), so seat 1 may
+    not force it on him."""
+    rules = Rules(going_out_units=2, option_card_layoff=False)
+    s = _flat_seat0(f"{JUNK} 7H", rules=rules, others=(INERT_B, "2C 6C QC 3D 7H KD 7H JH AS 5S"))
+    s, _ = run(s, Pluck(seat=1), Discard(seat=1), Pluck(seat=2), Discard(seat=2))
+    assert s.hand is not None and s.hand.option == cards("7H")[0] and s.hand.option_from == 2
+    assert to_act(s) == 0
+    assert not any(isinstance(a, Force) for a in legal_actions(s, 1))
+    with pytest.raises(ForceRefused, match="no card you can force"):
+        apply(s, Force(seat=1))
+
+
+def test_one_forced_back_play_at_a_time() -> None:
+    """§5.2: a discard that fits its discarder's own meld may be forced back until two players have drawn
+    behind it; the discarder lays it off and discards again, and the turn goes back to the player whose turn
+    it was. Seat 0 discards 7H (fits his 4H 5H 6H), seat 1 discards 7S (fits his 4S 5S 6S); seat 2, who
+    has not drawn, forces 7H back on seat 0. While seat 0 plays it, no other force is made; once he has
+    discarded, seat 2's turn is back and he may still force 7S back on seat 1."""
+    s = table(
+        ["4H 5H 7H 2C 6C QC 3D 7D KD AS", "4S 5S 7S 3C 7C KC 4D JD AH QS", "4C JC AD 5D 2H 6H QH 3S JS KS"],
+        stock=f"6H 6S {JUNK} {JUNK}",
+    )
+    s, _ = run(
+        s,
+        *[Knock(seat=i) for i in range(3)],
+        Pluck(seat=0),
+        NewMeld(seat=0, cards=cards("4H 5H")),
+        Discard(seat=0, card=cards("7H")[0]),
+        Pluck(seat=1),
+        NewMeld(seat=1, cards=cards("4S 5S")),
+        Discard(seat=1, card=cards("7S")[0]),
+    )
+    assert {a for a in legal_actions(s, 2) if isinstance(a, Force)} == {
+        Force(seat=2, target=0, card=cards("7H")[0]),
+        Force(seat=2, target=1, card=cards("7S")[0]),
+    }
+    s, _ = run(s, Force(seat=2, target=0, card=cards("7H")[0]))
+    assert s.hand is not None and s.hand.turn is not None and s.hand.turn.seat == 0
+    assert not any(isinstance(a, Force) for a in legal_actions(s, 2))
+    with pytest.raises(ForceRefused, match="no card you can force"):
+        apply(s, Force(seat=2, target=1))
+    s, _ = run(s, AddToMeld(seat=0, meld=s.hand.players[0].melds[0].id), Discard(seat=0, card=cards("2C")[0]))
+    assert s.hand is not None and s.hand.turn is not None
+    assert (s.hand.turn.seat, s.hand.turn.step) == (2, Step.DRAW)
+    s, _ = run(s, Force(seat=2, target=1, card=cards("7S")[0]))
+    assert s.hand is not None and s.hand.turn is not None and s.hand.turn.seat == 1
