@@ -33,6 +33,7 @@ from pancog.game import (
 from pancog.game.cards import ALL_CARDS, Card
 from pancog.game.errors import ForceRefused, NoCause, NoHandInProgress, OptionRefused
 from pancog.game.notation import replay
+from pancog.game.rules import Enforcement, OneLeft
 from pancog.game.state import Step
 from tests.game.conftest import cards, run, table
 from tests.game.test_cases import _flat_seat0
@@ -207,3 +208,51 @@ def test_one_forced_back_play_at_a_time() -> None:
     assert (s.hand.turn.seat, s.hand.turn.step) == (2, Step.DRAW)
     s, _ = run(s, Force(seat=2, target=1, card=cards("7S")[0]))
     assert s.hand is not None and s.hand.turn is not None and s.hand.turn.seat == 1
+
+
+def _eight_on_board_beside_an_invalid_spread(rules: Rules, stock: str):
+    """enforcement = players: seat 0 melds 2H 3H 4H 5H 6H and the invalid spread AS 2S 4S (nobody calls it)
+    and keeps AH AH: eight on the board, two in hand."""
+    s = table(
+        ["2H 3H 4H 5H AS 2S 4S AH AH QC", INERT_B, "4C JC 7D 5D 2H 6H QH 3S 7S KS"],
+        stock=f"6H {stock}",
+        rules=rules,
+    )
+    s, _ = run(
+        s,
+        *[Knock(seat=i) for i in range(3)],
+        Pluck(seat=0),
+        NewMeld(seat=0, cards=cards("2H 3H 4H 5H")),
+        NewMeld(seat=0, cards=cards("AS 2S 4S")),
+        Discard(seat=0, card=cards("QC")[0]),
+    )
+    assert s.hand is not None and s.hand.players[0].hand == cards("AH AH")
+    return s
+
+
+def test_no_option_card_that_could_only_put_him_out_beside_an_invalid_spread() -> None:
+    """§2.7: the option card is taken only if it can be melded at once; nobody goes out with a spread that is
+    not valid (docs/rules.md, going out). Seat 2's unused pluck AD would make AH AH AD, which empties seat 0's
+    hand beside his invalid AS 2S 4S, and lays off nowhere: he may not take it (and plucks instead)."""
+    rules = Rules(enforcement=Enforcement.PLAYERS, going_out_units=2)
+    s = _eight_on_board_beside_an_invalid_spread(rules, f"{JUNK} AD {JUNK}")
+    s, _ = run(s, Pluck(seat=1), Discard(seat=1), Pluck(seat=2), Discard(seat=2))
+    assert s.hand is not None and s.hand.option == cards("AD")[0] and to_act(s) == 0
+    assert not any(isinstance(a, TakeOption) for a in legal_actions(s, 0))
+    with pytest.raises(OptionRefused, match="only if you can meld it at once"):
+        apply(s, TakeOption(seat=0))
+    s, _ = run(s, Pluck(seat=0))
+    assert s.hand is not None and s.hand.turn is not None and s.hand.turn.step is Step.DRAWN
+
+
+def test_playing_alone_a_card_that_could_only_put_him_out_beside_an_invalid_spread_is_discarded() -> None:
+    """§6.4: the last player in action plays out alone, using every card that can be used; a card whose only
+    meld would put him out beside a spread that is not valid cannot be used, so he discards it. The floor
+    fouls seats 1 and 2; seat 0 (AH AH in hand, AS 2S 4S invalid) plucks AD."""
+    rules = Rules(enforcement=Enforcement.PLAYERS, going_out_units=2, one_left=OneLeft.PLAY_OUT)
+    s = _eight_on_board_beside_an_invalid_spread(rules, f"AD {JUNK}")
+    s, _ = run(s, FloorFoul(target=1), FloorFoul(target=2), Pluck(seat=0))
+    assert s.hand is not None and s.hand.solo and s.hand.turn is not None and s.hand.turn.drawn == cards("AD")[0]
+    assert legal_actions(s, 0) == (Discard(seat=0),)
+    s, _ = run(s, Discard(seat=0))
+    assert s.hand is not None and s.hand.players[0].hand == cards("AH AH")
