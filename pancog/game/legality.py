@@ -401,20 +401,23 @@ def mandatory_option(w: Work, seat: int) -> bool:
 def usable(w: Work, seat: int, card: Card, *, option: bool = False) -> bool:
     """Whether ``seat`` can meld ``card`` now (as an option card: only as :func:`option_plays` allows)."""
     pl = w.p(seat)
-    if not pl.hand and any(not m.valid for m in pl.melds):
+    invalid = any(not m.valid for m in pl.melds)
+    if not pl.hand and invalid:
         return False  # flat beside a spread that is not valid: the card could only put him out, which is refused
     new_only = option and not w.rules.option_card_layoff
     if not new_only and lay_offs(pl.melds, card):
         return True  # it lays off on its own (the add or add-and-split is always legal)
-    if makes_new_meld(pl.hand, card):
-        return True  # a new meld with hand cards (always legal: new melds are listed first)
+    if (len(pl.hand) > 2 or not invalid) and makes_new_meld(pl.hand, card):
+        return True  # a new meld with two hand cards (legal unless it empties his hand beside an invalid spread)
     if option:
         return any(True for _hand in option_plays(w, seat, card))
     for play in iter_meld_plays(seat, pl.hand, pl.melds, card, w.rules):
         try:
-            resolve_play(w.rules, pl, card, play)
+            hand, melds, _coll, _changed, _kind = resolve_play(w.rules, pl, card, play)
         except RuleViolation:
             continue
+        if not hand and any(not m.valid for m in melds):
+            continue  # nobody goes out with an invalid spread
         return True
     return False
 
