@@ -126,7 +126,7 @@ def test_play_value_is_the_chips_the_play_collects_now() -> None:
 
 
 def test_the_draw_and_the_declined_second_pluck_collect_nothing() -> None:
-    """§2 double draw ([S0] "the right to draw twice"): after an unused first pluck the first player may pluck
+    """§2.7 double draw ([S0] "the right to draw twice"): after an unused first pluck the first player may pluck
     again or decline; neither is a collection (§4.5: only conditions collect), so the menu lists both at 0."""
     s = table([INERT_A, "5H 5D 2C 6C QC 3D KD AS JC 3S"], stock="5C KH")
     s, _ = run(s, Knock(seat=0), Knock(seat=1), Pluck(seat=0), Discard(seat=0))
