@@ -61,6 +61,7 @@ GAME_TESTS = [
     "tests/game/test_menu_agreement.py",
     "tests/game/test_fast_paths.py",
     "tests/game/test_properties.py",
+    "tests/game/test_moves_rule_edges.py",
 ]
 # Extra tests for some files, run first; the codec round trips and the move enumerator's own
 # tests (13 s together) run only for the files they test.
@@ -79,6 +80,7 @@ LEDGER_TESTS = [
     "tests/storage/test_ledger_rules.py",
     "tests/storage/test_crash_recovery.py",
     "tests/test_tables.py",
+    "tests/storage/test_ledger_edges.py",
 ]
 GROUPS = {"engine": "pancog/game/*.py", "ledger": "pancog/ledger.py"}
 SKIP_FILES = {"pancog/game/__init__.py"}
