@@ -82,8 +82,37 @@ LEDGER_TESTS = [
     "tests/test_tables.py",
     "tests/storage/test_ledger_edges.py",
 ]
-GROUPS = {"engine": "pancog/game/*.py", "ledger": "pancog/ledger.py"}
-SKIP_FILES = {"pancog/game/__init__.py"}
+GROUPS = {
+    "engine": "pancog/game/*.py",
+    "ledger": "pancog/ledger.py",
+    # the services that landed after the engine (issue 21: "plus the new tournament, league and storage modules")
+    "tournaments": "pancog/tournaments/*.py",
+    "league": "pancog/league/*.py",
+    "storage": "pancog/storage/*.py",
+}
+SERVICE_TESTS = {  # a service group's mutants run its own test folder (every file in it)
+    "tournaments": "tests/tournaments",
+    "league": "tests/league",
+    "storage": "tests/storage",
+}
+
+
+def group_of(path: str) -> str:
+    if path == "pancog/ledger.py":
+        return "ledger"
+    for group in SERVICE_TESTS:
+        if path.startswith(f"pancog/{group}/"):
+            return group
+    return "engine"
+
+
+SKIP_FILES = {
+    "pancog/game/__init__.py",
+    "pancog/tournaments/__init__.py",
+    "pancog/league/__init__.py",
+    "pancog/storage/__init__.py",
+    "pancog/league/__main__.py",  # the rebuild command line: argument parsing only
+}
 
 
 SLOW_GAME_TESTS = "tests/game/test_properties.py"
@@ -101,6 +130,9 @@ def game_tests() -> list[str]:
 def tests_for(path: str) -> list[str]:
     if path == "pancog/ledger.py":
         return LEDGER_TESTS
+    group = group_of(path)
+    if group in SERVICE_TESTS:
+        return sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / SERVICE_TESTS[group]).glob("test_*.py"))
     first = FIRST.get(path, [])
     return first + [t for t in game_tests() if t not in first]
 
@@ -467,8 +499,7 @@ def summarize(results: list[dict[str, object]], equivalent: dict[str, str]) -> s
         real = [r for r in rows if r["id"] not in equivalent]
         killed = sum(r["outcome"] != "survived" for r in real)
         before = sum(r.get("before", r["outcome"]) != "survived" for r in real)
-        group = "ledger" if path == "pancog/ledger.py" else "engine"
-        g = groups.setdefault(group, [0, 0, 0, 0])
+        g = groups.setdefault(group_of(path), [0, 0, 0, 0])
         g[0] += killed
         g[1] += len(real)
         g[2] += len(rows) - len(real)
@@ -506,6 +537,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--engine", type=int, default=200, help="engine mutants to sample")
     ap.add_argument("--ledger", type=int, default=60, help="ledger mutants to sample")
+    for group in SERVICE_TESTS:
+        ap.add_argument(f"--{group}", type=int, default=0, help=f"{group} mutants to sample (pancog/{group}/)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per mutant")
     ap.add_argument(
@@ -562,6 +595,8 @@ def main() -> None:
             print(f"{len(missing)} survivors no longer exist (the source changed): {sorted(missing)}")
     else:
         sites = sample("engine", args.engine, args.seed) + sample("ledger", args.ledger, args.seed)
+        for group in SERVICE_TESTS:
+            sites += sample(group, getattr(args, group), args.seed)
         # a random order, so a run stopped early is still a fair sample of both groups
         random.Random(args.seed).shuffle(sites)
     DESELECT.extend(args.deselect)
