@@ -1,5 +1,6 @@
 """Ledger edges the other storage tests leave open: the leaderboard's default length, the audit's table-log
-check, and the audit as a read beside another process's writer (docs/storage.md, docs/commands.md)."""
+check, and the audit and the other ledger reads as reads beside another process's writer (docs/storage.md,
+docs/commands.md)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 from storage_kit import GUILD, AnyStorage, Clock, raw_execute
 
-from pancog.ledger import ChipLedger
+from pancog.ledger import Account, ChipLedger
 from pancog.storage import SqliteStorage
 from pancog.store import TableStore
 
@@ -46,3 +47,25 @@ async def test_the_audit_reads_beside_another_processs_writer(db_path: Path, clo
             await raw_execute(tx, "UPDATE accounts SET balance = balance WHERE key = 'nobody'")  # holds the lock
             report = await asyncio.wait_for(ledger.audit(), timeout=10)
         assert report.ok and report.chips_in_play == 50
+
+
+async def test_the_balances_leaderboard_and_settings_read_beside_another_processs_writer(
+    db_path: Path, clock: Clock
+) -> None:
+    """docs/storage.md: ``balances()``, ``leaderboard()`` and ``settings()`` are read-only transactions, like the
+    audit. While a second process holds SQLite's write lock each completes at once with the committed rows; a
+    write transaction (BEGIN IMMEDIATE) would wait out the 300 ms busy timeout and fail: "database is locked"."""
+    async with SqliteStorage(db_path, busy_timeout_ms=300) as reading:
+        ledger = ChipLedger(reading, clock=clock)
+        await ledger.update_settings(GUILD, starting_chips=40, daily_amount=15)
+        await ledger.grant(GUILD, 7, 50, actor="system", reason="seed")
+        await ledger.grant(GUILD, 8, 20, actor="system", reason="seed")
+        bank = Account.bank(GUILD, 7)
+        async with SqliteStorage(db_path) as writer, writer.transaction() as tx:
+            await raw_execute(tx, "UPDATE accounts SET balance = balance WHERE key = 'nobody'")  # holds the lock
+            balances = await asyncio.wait_for(ledger.balances([bank]), timeout=10)
+            leaders = await asyncio.wait_for(ledger.leaderboard(GUILD), timeout=10)
+            settings = await asyncio.wait_for(ledger.settings(GUILD), timeout=10)
+        assert balances == {bank: 50}
+        assert leaders == [(7, 50), (8, 20)]
+        assert (settings.starting_chips, settings.daily_amount) == (40, 15)
