@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from pancog.ai import choices, make_player
+from pancog.ai import choices, hard, make_player, solitaire
 from pancog.ai.selfplay import seat_players
 from pancog.game.actions import StartHand
 from pancog.game.engine import apply, observe, to_act
@@ -43,3 +43,28 @@ def midhand_states() -> list[TableState]:
             if st.hand is not None and st.hand.phase.value != "over":
                 out.append(st)
     return out
+
+
+class TickClock:
+    """A stand-in for ``time.perf_counter`` that advances ``tick`` seconds per reading: the search's elapsed
+    "time" is then a count of its deadline checks, the same on every machine and under any load."""
+
+    def __init__(self, tick: float) -> None:
+        self.tick = tick
+        self.now = 1000.0
+        self.readings = 0
+
+    def perf_counter(self) -> float:
+        self.readings += 1
+        self.now += self.tick
+        return self.now
+
+
+@pytest.fixture
+def frozen_search_clock(monkeypatch: pytest.MonkeyPatch) -> TickClock:
+    """The hard level's clock stands still: its search never reaches its deadline, so only the sample cap and the
+    rng decide (a real clock on a loaded machine cuts one of two "identical" searches short)."""
+    clock = TickClock(0.0)
+    monkeypatch.setattr(hard, "time", clock)
+    monkeypatch.setattr(solitaire, "time", clock)
+    return clock

@@ -11,6 +11,7 @@ from pancog.ai import HardPlayer, Level, Player, choices, hard, make_player, pla
 from pancog.game.actions import Action
 from pancog.game.engine import Observation, observe, to_act
 from pancog.game.state import TableState
+from tests.ai.conftest import TickClock
 
 
 class Checked:
@@ -60,21 +61,6 @@ def test_hard_plays_only_legal_actions() -> None:
     assert players[0].decisions + players[2].decisions + players[4].decisions >= 10
 
 
-class TickClock:
-    """A stand-in for ``time.perf_counter`` that advances ``tick`` seconds per reading: the search's elapsed
-    "time" is then a count of its deadline checks, the same on every machine and under any load."""
-
-    def __init__(self, tick: float) -> None:
-        self.tick = tick
-        self.now = 1000.0
-        self.readings = 0
-
-    def perf_counter(self) -> float:
-        self.readings += 1
-        self.now += self.tick
-        return self.now
-
-
 def test_hard_respects_its_time_budget(midhand_states: list[TableState], monkeypatch: pytest.MonkeyPatch) -> None:
     """With an unreachable sample cap, hard stops at its deadline, not at the cap, and overshoots it by at most
     one check. The clock is simulated (each reading = 1 ms), so this is about the deadline logic, not the
@@ -109,8 +95,8 @@ def test_hard_budget_is_capped_at_500_ms() -> None:
         HardPlayer(0)
 
 
-def test_hard_is_deterministic_given_the_rng(midhand_states: list[TableState]) -> None:
-    """Same observation and rng seed -> same choice (the budget is generous for the sample cap)."""
+def test_hard_is_deterministic_given_the_rng(midhand_states: list[TableState], frozen_search_clock: TickClock) -> None:
+    """Same observation and rng seed -> same choice (the clock stands still: the sample cap ends the search)."""
     for k, state in enumerate(midhand_states[:6]):
         seat = to_act(state)
         assert seat is not None
