@@ -11,7 +11,8 @@ Every mutation site of a file is found by walking its AST in a fixed order: comp
 ``+``/``-`` swapped, integer constants moved by one, ``True``/``False`` swapped, ``+=``/``-=`` swapped
 and statements (assignments, calls, returns, raises, ``continue``/``break``) replaced by ``pass``.
 Type annotations, docstrings and string constants are left alone. A seeded random sample is
-drawn per group (``engine`` = ``pancog/game/*.py``, ``ledger`` = ``pancog/ledger.py``); each mutant is
+drawn per group (``engine`` = ``pancog/game/*.py``, ``ledger`` = ``pancog/ledger.py``; with ``--tournaments``,
+``--league``, ``--storage`` also those service packages, each against its own test folder); each mutant is
 written into a private copy of the repository (the worktree is never touched) and the group's
 tests run against it with ``pytest -x`` in one process under a time limit. A failing test or the
 time limit kills the mutant; a mutant whose module no longer imports counts as killed too.
