@@ -5,9 +5,27 @@ from __future__ import annotations
 
 from collections import Counter
 
-from pancog.game import Action, FoulCall, FoulCause, Knock, NewMeld, Pluck, Rules, TableState, Timeout
+from pancog.game import (
+    Action,
+    Borrow,
+    Card,
+    FoulCall,
+    FoulCause,
+    Knock,
+    NewMeld,
+    Pluck,
+    Rules,
+    RuleViolation,
+    TableState,
+    Timeout,
+    make_meld,
+)
+from pancog.game.melding import resolve_play
+from pancog.game.melds import Meld
+from pancog.game.moves import meld_plays
 from pancog.game.queries import plays
 from pancog.game.rules import Enforcement
+from pancog.game.state import PlayerHand
 from tests.game.conftest import cards, run, table
 
 P0 = "2C 4D 6S JC QD KH AS 3D 7C 2D"
@@ -57,3 +75,56 @@ def test_meld_plays_list_the_paying_set_before_a_longer_run_that_pays_nothing() 
     melds = [(Counter(a.cards), v) for a, v in plays(s, 0) if isinstance(a, NewMeld)]
     assert melds[0] == (Counter(cards("5H 5C 5S")), 2)
     assert (Counter(cards("6D 7D JD QD")), 0) in melds
+
+
+def _listed(hand: str, melds: list[Meld], drawn: str | None) -> tuple[list[object], list[object]]:
+    """(meld plays listed, those the engine's own check refuses) for seat 0; docs: apply accepts exactly these."""
+    rules = Rules()
+    card = cards(drawn)[0] if drawn else None
+    pl = PlayerHand(seat=0, hand=cards(hand), melds=tuple(melds), next_meld_id=len(melds) + 1)
+    listed = list(meld_plays(0, cards(hand), melds, card, rules))
+    refused = []
+    for p in listed:
+        try:
+            resolve_play(rules, pl, card, p)
+        except RuleViolation:
+            refused.append(p)
+    return listed, refused
+
+
+def _borrow_totals(listed: list[object], drawn: str | None) -> list[Counter[Card]]:
+    extra = cards(drawn) if drawn else ()
+    return [Counter((*p.cards, *extra, *(c for _, c in p.taken))) for p in listed if isinstance(p, Borrow)]
+
+
+def test_a_card_lent_from_a_run_is_listed_as_one_borrow_once() -> None:
+    """§3.4: 5C lent by 5C 6C 7C JC (6C 7C JC stays a run) makes 5C 5D 5H: one play, listed once."""
+    rules = Rules()
+    listed, refused = _listed("5D 5H QC", [make_meld(1, cards("5C 6C 7C JC"), rules)], None)
+    assert refused == []
+    assert len(listed) == len(set(listed))
+    assert _borrow_totals(listed, None).count(Counter(cards("5C 5D 5H"))) == 1
+
+
+def test_a_borrow_from_a_set_into_a_run_with_the_drawn_card_is_listed() -> None:
+    """§3.4: drawn 7C, 6C in hand, 5C lent by a set of four 5s (5D 5H 5S stays a set): the run 5C 6C 7C."""
+    rules = Rules()
+    listed, refused = _listed("6C 2D KH", [make_meld(1, cards("5C 5D 5H 5S"), rules)], "7C")
+    assert refused == []
+    assert Counter(cards("5C 6C 7C")) in _borrow_totals(listed, "7C")
+
+
+def test_no_borrow_listed_that_is_not_a_meld() -> None:
+    """Drawn 5C, hand 5C, 6C lent by 6C 7C JC QC: 5C 5C 6C is neither a set nor a run (§3.1, §3.2), so not listed."""
+    rules = Rules()
+    listed, refused = _listed("5C 2D KH", [make_meld(1, cards("6C 7C JC QC"), rules)], "5C")
+    assert refused == []
+    assert Counter(cards("5C 5C 6C")) not in _borrow_totals(listed, "5C")
+
+
+def test_set_splits_never_leave_the_original_set_as_a_piece() -> None:
+    """§3.3: a split cuts the meld into two new melds; 5C 5D 5H plus 5C 5D 5H 5S lists only real splits."""
+    rules = Rules()
+    listed, refused = _listed("5C 5D 5H 5S", [make_meld(1, cards("5C 5D 5H"), rules)], None)
+    assert refused == []
+    assert any(getattr(p, "split", None) for p in listed)
