@@ -21,8 +21,8 @@ from pancog.game import (
     make_meld,
 )
 from pancog.game.melding import resolve_play
-from pancog.game.melds import Meld
-from pancog.game.moves import meld_plays
+from pancog.game.melds import Meld, invalid_meld
+from pancog.game.moves import make_good_cards, meld_plays
 from pancog.game.queries import plays
 from pancog.game.rules import Enforcement
 from pancog.game.state import PlayerHand
@@ -128,3 +128,9 @@ def test_set_splits_never_leave_the_original_set_as_a_piece() -> None:
     listed, refused = _listed("5C 5D 5H 5S", [make_meld(1, cards("5C 5D 5H"), rules)], None)
     assert refused == []
     assert any(getattr(p, "split", None) for p in listed)
+
+
+def test_make_good_cards_returns_cards_that_make_the_spread_a_set() -> None:
+    """§3.2: 5D 5D 5H needs a third suit; 5H keeps two suits, 5C makes three, so 5C is the answer."""
+    spread = invalid_meld(1, cards("5D 5D 5H"))
+    assert make_good_cards(spread, cards("5H 5C")) == cards("5C")
