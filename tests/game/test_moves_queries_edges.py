@@ -21,7 +21,7 @@ from pancog.game import (
     make_meld,
 )
 from pancog.game.melding import resolve_play
-from pancog.game.melds import Meld, invalid_meld
+from pancog.game.melds import Meld, fresh_collection, invalid_meld, remake
 from pancog.game.moves import make_good_cards, meld_plays
 from pancog.game.queries import plays
 from pancog.game.rules import Enforcement
@@ -134,3 +134,14 @@ def test_make_good_cards_returns_cards_that_make_the_spread_a_set() -> None:
     """§3.2: 5D 5D 5H needs a third suit; 5H keeps two suits, 5C makes three, so 5C is the answer."""
     spread = invalid_meld(1, cards("5D 5D 5H"))
     assert make_good_cards(spread, cards("5H 5C")) == cards("5C")
+
+
+def test_a_split_set_collects_the_full_value_of_its_new_piece() -> None:
+    """§4.1/§4.4: four 5S (6 units, paid) plus four 5S split into five 5S (8, keeps the number and the
+    6 collected: gains 2) and three 5S (a new piece: starts at 0, collects 4); 12 shown, 6 more paid."""
+    rules = Rules()
+    old, first = fresh_collection(make_meld(1, cards("5S 5S 5S 5S"), rules), rules)
+    assert (old.paid, first.total) == (6, 6)
+    pieces, coll = remake(old, [(1, cards("5S 5S 5S 5S 5S")), (2, cards("5S 5S 5S"))], rules)
+    assert [p.paid for p in pieces] == [8, 4]
+    assert coll.total == 6
