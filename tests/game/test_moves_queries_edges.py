@@ -22,7 +22,7 @@ from pancog.game import (
 )
 from pancog.game.melding import resolve_play
 from pancog.game.melds import Meld, fresh_collection, invalid_meld, remake
-from pancog.game.moves import make_good_cards, meld_plays
+from pancog.game.moves import MeldPlayAction, make_good_cards, meld_plays
 from pancog.game.queries import plays
 from pancog.game.rules import Enforcement
 from pancog.game.state import PlayerHand
@@ -64,7 +64,8 @@ def test_an_invalid_spread_foul_call_collects_nothing() -> None:
     """§6.3 enforcement=players: the call on an invalid spread is listed, and calling collects no chips."""
     s = _knocked(["5H 5H 5C 2C 4D 6S JC QD KH AS", P1, P2], "5D", PLAYERS)
     s, _ = run(s, Pluck(seat=0), NewMeld(seat=0, cards=cards("5H 5H")))
-    assert not s.hand.players[0].melds[0].valid
+    spreader = s.hand.players[0] if s.hand is not None else None
+    assert spreader is not None and not spreader.melds[0].valid
     assert _value_of(s, 1, FoulCall(seat=1, target=0, cause=FoulCause.INVALID_MELD)) == 0
 
 
@@ -77,7 +78,7 @@ def test_meld_plays_list_the_paying_set_before_a_longer_run_that_pays_nothing() 
     assert (Counter(cards("6D 7D JD QD")), 0) in melds
 
 
-def _listed(hand: str, melds: list[Meld], drawn: str | None) -> tuple[list[object], list[object]]:
+def _listed(hand: str, melds: list[Meld], drawn: str | None) -> tuple[list[MeldPlayAction], list[MeldPlayAction]]:
     """(meld plays listed, those the engine's own check refuses) for seat 0; docs: apply accepts exactly these."""
     rules = Rules()
     card = cards(drawn)[0] if drawn else None
@@ -92,7 +93,7 @@ def _listed(hand: str, melds: list[Meld], drawn: str | None) -> tuple[list[objec
     return listed, refused
 
 
-def _borrow_totals(listed: list[object], drawn: str | None) -> list[Counter[Card]]:
+def _borrow_totals(listed: list[MeldPlayAction], drawn: str | None) -> list[Counter[Card]]:
     extra = cards(drawn) if drawn else ()
     return [Counter((*p.cards, *extra, *(c for _, c in p.taken))) for p in listed if isinstance(p, Borrow)]
 
