@@ -142,6 +142,11 @@ async def test_a_killed_cluster_process_is_restarted_and_every_hand_finishes(tmp
             reply = await harness.slash(host, "panadmin audit", channel=channel)
             assert reply.text.startswith("Ledger audit: OK"), reply.text
         print(f"{SHARDS} hands finished after {moves} moves; one process killed and restarted")
+    except BaseException:  # keep the evidence of a failure: each bot process's log tail and the fake's sessions
+        for log in logs:
+            print(f"==== {log.name}\n{log.read_text(errors='replace')[-3000:]}")
+        print(f"==== sessions by shard: {fake.sessions_by_shard()}; restarts: {[s.restarts for s in launcher.specs]}")
+        raise
     finally:
         launcher.stop(grace=5)
         await storage.close()
