@@ -9,26 +9,36 @@ from __future__ import annotations
 import pytest
 
 from pancog.game import (
+    ChipReason,
+    Claim,
     DeclineSplit,
     FoulCall,
     FoulCause,
     GoOnTop,
+    IllegalMeld,
     Knock,
+    MakeGood,
+    NewMeld,
     NotationError,
     OfferSplit,
+    Pluck,
     Rules,
     SetAway,
     Sit,
+    Stand,
+    WentOut,
     apply,
     format_cards,
     initial_state,
 )
 from pancog.game.cards import Card
 from pancog.game.errors import NoHandInProgress, SeatError
-from pancog.game.events import AwaySet, SplitDeclined
+from pancog.game.events import AwaySet, CashedOut, Declared, SplitDeclined
 from pancog.game.notation import parse_rules
-from pancog.game.rules import OneLeft, describe_rules
-from tests.game.conftest import cards, run, table
+from pancog.game.rules import ClaimMode, Enforcement, NobodyIn, OneLeft, describe_rules
+from pancog.game.state import Pot
+from tests.game.conftest import cards, chips, run, table
+from tests.game.test_cases import INERT_A, INERT_B, INERT_C
 
 P0 = "2C 4D 6S JC QD KH AS 3D 7C 2D"
 P1 = "5D 5C 2S 4S 6D JD QC KD AC 3C"
@@ -94,3 +104,78 @@ def test_offerer_may_withdraw_his_split_offer() -> None:
     s, ev = run(s, DeclineSplit(seat=1))
     assert s.hand is not None and s.hand.split_offer is None
     assert [e.seat for e in ev if isinstance(e, SplitDeclined)] == [1]
+
+
+def test_a_claim_of_a_single_unit_is_allowed() -> None:
+    """§4.5 (deferred claims): a suited set of 2s pays 1 unit (§4.3); one unit is something to claim, and
+    each other player pays it."""
+    hand0 = "2D 2D " + " ".join(INERT_A.split()[:8])
+    s, _ = run(
+        table([hand0, INERT_B, INERT_C], stock="2D", rules=Rules(claim_mode=ClaimMode.DEFERRED)),
+        *[Knock(seat=i) for i in range(3)],
+        Pluck(seat=0),
+        NewMeld(seat=0, cards=cards("2D 2D")),
+    )
+    assert s.hand is not None and s.hand.player(0).unclaimed == 1
+    s, ev = run(s, Claim(seat=0))
+    assert chips(ev, payer=1, payee=0, reason=ChipReason.CONDITION) == 1
+    assert chips(ev, payer=2, payee=0, reason=ChipReason.CONDITION) == 1
+    assert s.hand is not None and s.hand.player(0).unclaimed == 0
+
+
+def test_standing_before_declaring_goes_on_top_and_says_so() -> None:
+    """§2.5/§6.5: a player who leaves before declaring is out of the hand like one who went on top: the
+    table is told he is not playing, and he is cashed out at once."""
+    s = table([INERT_A, INERT_B, INERT_C])
+    s, ev = run(s, Stand(seat=0))
+    assert [(e.seat, e.playing) for e in ev if isinstance(e, Declared)] == [(0, False)]
+    assert [e.seat for e in ev if isinstance(e, CashedOut)] == [0] and s.seats[0] is None
+
+
+def test_nobody_in_refund_returns_the_doubles_ante_to_the_doubles_player() -> None:
+    """§2.5 (nobody_in = refund): when nobody plays, each ante goes back to who paid it; only the doubles
+    player anted into the doubles tops (§4.9), so only he gets a doubles refund."""
+    r = Rules(allow_doubles=True, nobody_in=NobodyIn.REFUND)
+    s = table([INERT_A, INERT_B, INERT_C], rules=r, doubles=[True, False, False])
+    s, ev = run(s, *[GoOnTop(seat=i) for i in range(3)])
+    assert s.hand is None
+    refund = ChipReason.TOPS_REFUND
+    assert chips(ev, payer=Pot.DOUBLES, payee=0, reason=refund) == r.ante
+    assert chips(ev, payer=Pot.DOUBLES, payee=1, reason=refund) == 0
+    assert chips(ev, payer=Pot.DOUBLES, payee=2, reason=refund) == 0
+    assert [chips(ev, payer=Pot.SINGLES, payee=i, reason=refund) for i in range(3)] == [r.ante] * 3
+    assert [seat.stack for seat in s.seats if seat is not None] == [100, 100, 100]
+
+
+def test_make_good_with_cards_that_do_not_complete_the_spread_is_refused_plainly() -> None:
+    """§6.3 (enforcement = players): the make-good must turn the called spread into a valid meld; cards
+    that do not are refused with that reason, and nothing changes."""
+    r = Rules(enforcement=Enforcement.PLAYERS)
+    s, _ = run(
+        table(["5H 5H 5C 2C 4D 6S JC QD KH AS", P1, P2], stock="5D", rules=r),
+        *[Knock(seat=i) for i in range(3)],
+        Pluck(seat=0),
+        NewMeld(seat=0, cards=cards("5H 5H")),
+        FoulCall(seat=1, target=0, cause=FoulCause.INVALID_MELD),
+    )
+    with pytest.raises(IllegalMeld, match="do not make the spread a valid meld"):
+        apply(s, MakeGood(seat=0, meld=1, cards=cards("2C")))
+
+
+def test_make_good_with_the_last_card_goes_out() -> None:
+    """§6.3 + §4.6: with enforcement = players, an invalid run 4H 5H 7H spread with 6H left in hand is
+    made good with the 6H; every spread is then valid and the hand is empty, so the player goes out."""
+    r = Rules(enforcement=Enforcement.PLAYERS)
+    s, _ = run(
+        table(["AC 2C 3C 4D 5D 6D 4H 5H 7H 6H", P1, P2], stock="7D", rules=r),
+        *[Knock(seat=i) for i in range(3)],
+        Pluck(seat=0),
+        NewMeld(seat=0, cards=cards("4D 5D 6D")),  # with the plucked 7D
+        NewMeld(seat=0, cards=cards("AC 2C 3C")),
+        NewMeld(seat=0, cards=cards("4H 5H 7H")),
+    )
+    assert s.hand is not None and s.hand.player(0).hand == cards("6H")
+    s, _ = run(s, FoulCall(seat=1, target=0, cause=FoulCause.INVALID_MELD))
+    s, ev = run(s, MakeGood(seat=0, meld=3, cards=cards("6H")))
+    assert [e.seat for e in ev if isinstance(e, WentOut)] == [0]
+    assert s.hand is None and s.last_hand is not None and s.last_hand.winner == 0
