@@ -35,7 +35,7 @@ from pancog.game.cards import Card
 from pancog.game.errors import NoHandInProgress, SeatError
 from pancog.game.events import AwaySet, CashedOut, Declared, SplitDeclined
 from pancog.game.notation import parse_rules
-from pancog.game.rules import ClaimMode, Enforcement, NobodyIn, OneLeft, describe_rules
+from pancog.game.rules import BustOut, ClaimMode, Enforcement, NobodyIn, OneLeft, describe_rules
 from pancog.game.state import Pot
 from tests.game.conftest import cards, chips, run, table
 from tests.game.test_cases import INERT_A, INERT_B, INERT_C
@@ -179,3 +179,25 @@ def test_make_good_with_the_last_card_goes_out() -> None:
     s, ev = run(s, MakeGood(seat=0, meld=3, cards=cards("6H")))
     assert [e.seat for e in ev if isinstance(e, WentOut)] == [0]
     assert s.hand is None and s.last_hand is not None and s.last_hand.winner == 0
+
+
+def test_a_condition_made_good_on_the_going_out_turn_counts_for_the_bust_out() -> None:
+    """§4.6.4 + §6.3: the condition collections earned on the going-out turn are taken twice. Seat 0
+    spreads two runs without conditions and the invalid AC 2C 4C, which is called; he makes it good with
+    his last card 3C: a run from the Ace (1 unit), earned on this turn. Each opponent pays it as a
+    condition and again as the bust-out."""
+    r = Rules(enforcement=Enforcement.PLAYERS, bust_out=BustOut.NEW_OR_ENHANCED)
+    s, _ = run(
+        table(["4D 5D 6D 4S 5S 6S AC 2C 4C 3C", P1, P2], stock="7D", rules=r),
+        *[Knock(seat=i) for i in range(3)],
+        Pluck(seat=0),
+        NewMeld(seat=0, cards=cards("4D 5D 6D")),  # with the plucked 7D
+        NewMeld(seat=0, cards=cards("4S 5S 6S")),
+        NewMeld(seat=0, cards=cards("AC 2C 4C")),
+        FoulCall(seat=1, target=0, cause=FoulCause.INVALID_MELD),
+    )
+    s, ev = run(s, MakeGood(seat=0, meld=3, cards=cards("3C")))
+    assert [e.seat for e in ev if isinstance(e, WentOut)] == [0]
+    for payer in (1, 2):
+        assert chips(ev, payer=payer, payee=0, reason=ChipReason.CONDITION) == 1
+        assert chips(ev, payer=payer, payee=0, reason=ChipReason.BUST_OUT) == 1
