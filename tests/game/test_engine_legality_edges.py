@@ -12,6 +12,7 @@ from pancog.game import (
     ChipReason,
     Claim,
     DeclineSplit,
+    Discard,
     FoulCall,
     FoulCause,
     GoOnTop,
@@ -21,6 +22,7 @@ from pancog.game import (
     NewMeld,
     NotationError,
     OfferSplit,
+    PlayerStatus,
     Pluck,
     Rules,
     SetAway,
@@ -35,7 +37,7 @@ from pancog.game.cards import Card
 from pancog.game.errors import NoHandInProgress, SeatError
 from pancog.game.events import AwaySet, CashedOut, Declared, SplitDeclined
 from pancog.game.notation import parse_rules
-from pancog.game.rules import BustOut, ClaimMode, Enforcement, NobodyIn, OneLeft, describe_rules
+from pancog.game.rules import BustOut, ClaimMode, Enforcement, FoulRefunds, NobodyIn, OneLeft, describe_rules
 from pancog.game.state import Pot
 from tests.game.conftest import cards, chips, run, table
 from tests.game.test_cases import INERT_A, INERT_B, INERT_C
@@ -201,3 +203,22 @@ def test_a_condition_made_good_on_the_going_out_turn_counts_for_the_bust_out() -
     for payer in (1, 2):
         assert chips(ev, payer=payer, payee=0, reason=ChipReason.CONDITION) == 1
         assert chips(ev, payer=payer, payee=0, reason=ChipReason.BUST_OUT) == 1
+
+
+def test_a_fouled_claimer_refunds_those_who_paid_his_claim() -> None:
+    """§4.5 + §6.3 (foul_refunds = payers): seat 0 claims his suited set of 2s (1 unit from each, §4.3),
+    then leaves the invalid 4H 5H JH on the board after his discard and is called: he refunds everyone
+    who paid him, 1 chip each."""
+    r = Rules(claim_mode=ClaimMode.DEFERRED, enforcement=Enforcement.PLAYERS, foul_refunds=FoulRefunds.PAYERS)
+    s, ev = run(
+        table(["2D 2D 4H 5H JH 2C 6C QC 3D 7D", INERT_B, INERT_C], stock="2D", rules=r),
+        *[Knock(seat=i) for i in range(3)],
+        Pluck(seat=0),
+        NewMeld(seat=0, cards=cards("2D 2D")),
+        Claim(seat=0),
+    )
+    assert [chips(ev, payer=p, payee=0, reason=ChipReason.CONDITION) for p in (1, 2)] == [1, 1]
+    s, _ = run(s, NewMeld(seat=0, cards=cards("4H 5H JH")), Discard(seat=0, card=cards("2C")[0]))
+    s, ev = run(s, FoulCall(seat=1, target=0, cause=FoulCause.INVALID_MELD))
+    assert s.hand is not None and s.hand.player(0).status is PlayerStatus.FOULED
+    assert [chips(ev, payer=0, payee=p, reason=ChipReason.REFUND) for p in (1, 2)] == [1, 1]
