@@ -25,13 +25,16 @@ from pancog.game import (
     PlayerStatus,
     Pluck,
     Rules,
+    RuleViolation,
     SetAway,
     Sit,
     Stand,
+    TakeOption,
     WentOut,
     apply,
     format_cards,
     initial_state,
+    to_act,
 )
 from pancog.game.cards import Card
 from pancog.game.errors import NoHandInProgress, SeatError
@@ -222,3 +225,25 @@ def test_a_fouled_claimer_refunds_those_who_paid_his_claim() -> None:
     s, ev = run(s, FoulCall(seat=1, target=0, cause=FoulCause.INVALID_MELD))
     assert s.hand is not None and s.hand.player(0).status is PlayerStatus.FOULED
     assert [chips(ev, payer=0, payee=p, reason=ChipReason.REFUND) for p in (1, 2)] == [1, 1]
+
+
+def test_a_player_left_alone_has_no_stale_option_card() -> None:
+    """§2.7 + §6.4 (one_left = play out): the option card is the previous player's unused pluck. Seat 0's
+    last pluck QH goes to seat 1 as his option; seat 0 then leaves and seat 1 plays out alone. After seat 1
+    plucks and throws away a card of his own there is no previous player, so no option card to take."""
+    s, _ = run(
+        table([INERT_A, INERT_B], stock="KH QH 2H JH", rules=Rules(one_left=OneLeft.PLAY_OUT)),
+        Knock(seat=0),
+        Knock(seat=1),
+        Pluck(seat=0),
+        Discard(seat=0),
+        Pluck(seat=0),  # the first player's double draw
+        Discard(seat=0),
+    )
+    assert s.hand is not None and s.hand.option == cards("QH")[0] and s.hand.option_from == 0
+    s, _ = run(s, Stand(seat=0))
+    assert s.hand is not None and to_act(s) == 1
+    s, _ = run(s, Pluck(seat=1), Discard(seat=1))
+    assert s.hand is not None and to_act(s) == 1 and s.hand.option is None
+    with pytest.raises(RuleViolation):
+        apply(s, TakeOption(seat=1))
