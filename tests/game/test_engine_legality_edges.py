@@ -13,6 +13,7 @@ from pancog.game import (
     Claim,
     DeclineSplit,
     Discard,
+    Event,
     FoulCall,
     FoulCause,
     GoOnTop,
@@ -29,6 +30,7 @@ from pancog.game import (
     SetAway,
     Sit,
     Stand,
+    TableState,
     TakeOption,
     WentOut,
     apply,
@@ -36,11 +38,13 @@ from pancog.game import (
     initial_state,
     to_act,
 )
+from pancog.game._work import Work
 from pancog.game.cards import Card
 from pancog.game.errors import NoHandInProgress, SeatError
 from pancog.game.events import AwaySet, CashedOut, Declared, SplitDeclined
 from pancog.game.notation import parse_rules
 from pancog.game.rules import BustOut, ClaimMode, Enforcement, FoulRefunds, NobodyIn, OneLeft, describe_rules
+from pancog.game.settlement import collects
 from pancog.game.state import Pot
 from tests.game.conftest import cards, chips, run, table
 from tests.game.test_cases import INERT_A, INERT_B, INERT_C
@@ -208,23 +212,41 @@ def test_a_condition_made_good_on_the_going_out_turn_counts_for_the_bust_out() -
         assert chips(ev, payer=payer, payee=0, reason=ChipReason.BUST_OUT) == 1
 
 
-def test_a_fouled_claimer_refunds_those_who_paid_his_claim() -> None:
-    """§4.5 + §6.3 (foul_refunds = payers): seat 0 claims his suited set of 2s (1 unit from each, §4.3),
-    then leaves the invalid 4H 5H JH on the board after his discard and is called: he refunds everyone
-    who paid him, 1 chip each."""
+def _claimed_then_fouled() -> tuple[TableState, list[Event], list[Event]]:
+    """Seat 0 claims his suited set of 2s (1 unit from each, §4.3), then leaves the invalid 4H 5H JH on the
+    board after his discard and is called foul by seat 1 (§6.3). Returns the state and the claim's and the
+    foul's events."""
     r = Rules(claim_mode=ClaimMode.DEFERRED, enforcement=Enforcement.PLAYERS, foul_refunds=FoulRefunds.PAYERS)
-    s, ev = run(
+    s, claim_ev = run(
         table(["2D 2D 4H 5H JH 2C 6C QC 3D 7D", INERT_B, INERT_C], stock="2D", rules=r),
         *[Knock(seat=i) for i in range(3)],
         Pluck(seat=0),
         NewMeld(seat=0, cards=cards("2D 2D")),
         Claim(seat=0),
     )
-    assert [chips(ev, payer=p, payee=0, reason=ChipReason.CONDITION) for p in (1, 2)] == [1, 1]
     s, _ = run(s, NewMeld(seat=0, cards=cards("4H 5H JH")), Discard(seat=0, card=cards("2C")[0]))
-    s, ev = run(s, FoulCall(seat=1, target=0, cause=FoulCause.INVALID_MELD))
+    s, foul_ev = run(s, FoulCall(seat=1, target=0, cause=FoulCause.INVALID_MELD))
     assert s.hand is not None and s.hand.player(0).status is PlayerStatus.FOULED
-    assert [chips(ev, payer=0, payee=p, reason=ChipReason.REFUND) for p in (1, 2)] == [1, 1]
+    return s, claim_ev, foul_ev
+
+
+def test_a_fouled_claimer_refunds_those_who_paid_his_claim() -> None:
+    """§4.5 + §6.3 (foul_refunds = payers): a fouled player refunds everyone who paid him, here the
+    1 chip each paid on his deferred claim."""
+    _s, claim_ev, foul_ev = _claimed_then_fouled()
+    assert [chips(claim_ev, payer=p, payee=0, reason=ChipReason.CONDITION) for p in (1, 2)] == [1, 1]
+    assert [chips(foul_ev, payer=0, payee=p, reason=ChipReason.REFUND) for p in (1, 2)] == [1, 1]
+
+
+def test_a_fouled_player_pays_no_bust_out_in_the_compared_payout() -> None:
+    """§4.6.4 / §6.3: fouled players pay everything except the bust-out bonus. What seat 1 would collect
+    (the payout compared for a force out, §5.3) for 1 unit plus a bust-out of 1: the fouled seat 0 pays
+    1, seat 2 pays 1 + 1."""
+    s, _, _ = _claimed_then_fouled()
+    assert s.seats[0] is not None and s.seats[0].stack > 2
+    w = Work(s, s.seq)
+    assert collects(w, 1, 1, bust_out=1) == 1 + 2
+    assert collects(w, 1, 1) == 1 + 1
 
 
 def test_a_player_left_alone_has_no_stale_option_card() -> None:
