@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import faulthandler
 import logging
 import os
 import sys
@@ -257,6 +258,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     configure_switch_interval(os.environ.get("PAN_GIL_SWITCH_MS", ""))
     level = os.environ.get("PAN_LOG_LEVEL", "INFO").upper()
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    faulthandler.enable()  # a crash in native code (a fatal signal) leaves its Python stacks on stderr, not silence
     token = os.environ.get("DISCORD_TOKEN", "").strip()
     if not token:
         print(SETUP_HELP, file=sys.stderr)  # noqa: T201

@@ -146,6 +146,9 @@ async def test_a_killed_cluster_process_is_restarted_and_every_hand_finishes(tmp
         for log in logs:
             print(f"==== {log.name}\n{log.read_text(errors='replace')[-3000:]}")
         print(f"==== sessions by shard: {fake.sessions_by_shard()}; restarts: {[s.restarts for s in launcher.specs]}")
+        alive = [(s.index, s.process.pid, s.process.poll()) for s in launcher.specs if s.process is not None]
+        print(f"==== processes (index, pid, exit code or None while running): {alive}")
+        print(f"==== gateway log (last 12): {fake.gateway_log[-12:]}")
         raise
     finally:
         launcher.stop(grace=5)
