@@ -72,18 +72,6 @@ class PlayerLine:
     biggest: int = 0  # most chips collected by one action
     net: int = 0  # chips won (+) or lost (-) over the hand
 
-    def row(self) -> list[int]:
-        return [
-            self.user_id,
-            int(self.played),
-            int(self.on_top),
-            int(self.won),
-            self.conditions,
-            self.condition_chips,
-            self.biggest,
-            self.net,
-        ]
-
 
 @dataclass(slots=True, kw_only=True)
 class HandDigest:

@@ -217,8 +217,11 @@ def record_template(
     body: str,
     stats: Sequence[tuple[int, ...]],
 ) -> Callable[[int], list[Statement]]:
-    """:func:`record_statements` built ahead of the transaction: everything but the ordinal (the settlement's journal
-    id, known only inside it). Calling the result with the ordinal is a few list copies."""
+    """The statements that record one result and add its counters, for ``StorageTx.execute_batch`` (one round trip
+    on the settlement path), built ahead of the transaction: everything but the ordinal (the settlement's journal id,
+    known only inside it); calling the result with the ordinal is a few list copies. The counters are added only if
+    THAT ordinal owns the key (a key recorded before by another result adds nothing); the first statement's row
+    count says whether the result is new."""
     parts = [
         (_stats_sql(len(part), True), [v for r in part for v in r] + [key])
         for part in (stats[i : i + _ROWS_PER_STATEMENT] for i in range(0, len(stats), _ROWS_PER_STATEMENT))
@@ -238,14 +241,6 @@ _RESULT_SQL = (
     "INSERT INTO league_results (result_key, ordinal, guild_id, season_no, kind, table_id, hand_no, "
     "created_at, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (result_key) DO NOTHING"
 )
-
-
-def record_statements(*, ordinal: int, **result: Any) -> list[Statement]:
-    """The statements that record one result and add its counters, for ``StorageTx.execute_batch`` (one round trip
-    on the settlement path); ``result``: the keywords of :func:`record_template`. The counters are added only if
-    THIS ordinal owns the key (a key recorded before by another result adds nothing); the first statement's row
-    count says whether the result is new."""
-    return record_template(**result)(ordinal)
 
 
 async def results_after(tx: StorageTx, ordinal: int, limit: int) -> list[tuple[int, int, int, str]]:
@@ -274,8 +269,8 @@ async def result_bodies(tx: StorageTx, guild_id: int, season_no: int | None) -> 
 async def add_stats(tx: StorageTx, rows: Sequence[tuple[int, ...]]) -> None:
     """Add counters: each row is (guild, season, user, *STAT_COLUMNS values); ``biggest`` keeps the maximum."""
     for start in range(0, len(rows), _ROWS_PER_STATEMENT):
-        sql, params = _add_stats_sql(rows[start : start + _ROWS_PER_STATEMENT])
-        await tx.execute(sql, params)
+        part = rows[start : start + _ROWS_PER_STATEMENT]
+        await tx.execute(_stats_sql(len(part), False), [v for r in part for v in r])
 
 
 _STATS_UPDATES = ", ".join(
@@ -284,10 +279,6 @@ _STATS_UPDATES = ", ".join(
     else f"{c} = league_stats.{c} + excluded.{c}"
     for c in STAT_COLUMNS
 )
-
-
-def _add_stats_sql(rows: Sequence[tuple[int, ...]]) -> tuple[str, list[Any]]:
-    return _stats_sql(len(rows), False), [v for r in rows for v in r]
 
 
 @functools.lru_cache(maxsize=64)

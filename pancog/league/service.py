@@ -837,9 +837,8 @@ async def _rederive_hands(tx: StorageTx) -> int:
                     0,
                 )
             await tx.execute_batch(
-                repo.record_statements(
+                repo.record_template(
                     key=hand.key,
-                    ordinal=journal,
                     guild_id=guild_id,
                     season_no=season,
                     kind="hand",
@@ -848,7 +847,7 @@ async def _rederive_hands(tx: StorageTx) -> int:
                     created_at=int(created),
                     body=hand.encode(),
                     stats=(),
-                )
+                )(journal)
             )
             count += 1
     return count
