@@ -185,11 +185,24 @@ async def play_lone_hand(env: Env) -> None:
     await env.clock.drain()
 
 
-async def test_clock_two_expiries_make_away_then_stood_up_at_hand_end(env: Env) -> None:
-    """Two expiries in a row: away at once, stood up (stack to the bank) when the hand ends."""
+async def first_hand_timed_out(env: Env) -> None:
+    """A, B and C seated; the first hand played with A timing out (one expiry)."""
     await seat(env, A, B, C)
     await deal(env, first=0)
     await play_lone_hand(env)
+
+
+async def away_in_the_second_hand(env: Env) -> None:
+    """After the first hand's expiry, A's second in a row in the next hand makes him away."""
+    await first_hand_timed_out(env)
+    await deal(env, first=0)
+    await env.tick(61)
+    assert env.state().seats[0].away  # type: ignore[union-attr]
+
+
+async def test_clock_two_expiries_make_away_then_stood_up_at_hand_end(env: Env) -> None:
+    """Two expiries in a row: away at once, stood up (stack to the bank) when the hand ends."""
+    await first_hand_timed_out(env)
     assert env.state().hand is None and env.clock.streak(TABLE, A) == 1
     await deal(env, first=0)
     await env.tick(1)  # A's bank is spent: 60 s this time
@@ -212,12 +225,7 @@ async def test_clock_two_expiries_make_away_then_stood_up_at_hand_end(env: Env) 
 
 async def test_clock_back_returns_an_away_player(env: Env) -> None:
     """/pan back while still seated: back in, streak cleared, not stood up at the hand's end."""
-    await seat(env, A, B, C)
-    await deal(env, first=0)
-    await play_lone_hand(env)
-    await deal(env, first=0)
-    await env.tick(61)
-    assert env.state().seats[0].away  # type: ignore[union-attr]
+    await away_in_the_second_hand(env)
     await env.clock.back(TABLE, A)
     assert not env.state().seats[0].away  # type: ignore[union-attr]
     assert env.clock.streak(TABLE, A) == 0
@@ -234,12 +242,7 @@ async def test_clock_back_returns_an_away_player(env: Env) -> None:
 async def test_clock_back_checks_away_inside_the_table_lock(env: Env) -> None:
     """/pan back races another writer that puts the seat back in play first (a tournament's between-hands step):
     the answer is NotAway (the tournament then ends its own away), never the engine's refusal."""
-    await seat(env, A, B, C)
-    await deal(env, first=0)
-    await play_lone_hand(env)
-    await deal(env, first=0)
-    await env.tick(61)
-    assert env.state().seats[0].away  # type: ignore[union-attr]
+    await away_in_the_second_hand(env)
     session = env.service.get(TABLE)
     async with session.lock:  # both writers queue behind this; the lock is FIFO: the system step goes first
         first = asyncio.create_task(env.service.system_act(TABLE, SetAway(seat=0, away=False)))
@@ -258,9 +261,7 @@ async def test_clock_timeouts_of_a_player_another_service_plays_for_are_not_his_
     (such an away, queued behind the hand, could land after his /pan back). Once he is present again, they count."""
     playing_for: set[int] = {A}
     env.clock.plays_for = lambda table_id, player_id: table_id == TABLE and player_id in playing_for
-    await seat(env, A, B, C)
-    await deal(env, first=0)
-    await play_lone_hand(env)  # A's turn times out: not counted
+    await first_hand_timed_out(env)  # A's turn times out: not counted
     assert env.clock.streak(TABLE, A) == 0
     await deal(env, first=0)
     await env.tick(181)  # and again: without the hook, the second in a row would set A away
@@ -280,9 +281,7 @@ async def test_clock_timeouts_of_a_player_another_service_plays_for_are_not_his_
 
 async def test_clock_own_move_breaks_the_streak(env: Env) -> None:
     """An expiry, then the player's own move: the next expiry counts from one again."""
-    await seat(env, A, B, C)
-    await deal(env, first=0)
-    await play_lone_hand(env)
+    await first_hand_timed_out(env)
     assert env.clock.streak(TABLE, A) == 1
     await deal(env, first=0)
     await env.service.act(TABLE, A, lambda s: Knock(seat=s))

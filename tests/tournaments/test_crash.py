@@ -13,7 +13,7 @@ from pancog.tournaments.errors import AlreadyRegistered
 from pancog.tournaments.levels import default_antes
 from pancog.tournaments.model import Format, Status, TournamentConfig
 from tests.tournaments.conftest import open_database
-from tests.tournaments.test_service import GUILD, T_ID, Env, bot, check_books, check_ranking
+from tests.tournaments.test_service import GUILD, T_ID, Env, bot, check_books, check_ranking, resume_and_finish
 
 CFG = TournamentConfig(format=Format.SNG, buy_in=100, fee=5, seats=4, starting_stack=200, antes=default_antes(10))
 
@@ -148,22 +148,12 @@ async def _play_mtt(path: str, die_at: int | None) -> tuple[int, int]:
         await env.driver.stop()
         if die_at is None:
             return writes, moved
-    async with open_database(path) as storage:
-        env = Env(storage, hand_seconds=600)
-        assert now is not None
-        env.clock.now = now
-        await env.driver.stop()
-        await env.tables.load()
-        assert await env.service.load() == 1
-        env.driver.start()
-        await env.service.kick()
-        await env.run(T_ID)
-        t = env.service.get(T_ID)
-        assert t.status is Status.FINISHED and len(t.entries) == 9
-        assert sum(e.prize or 0 for e in t.entries.values()) == 9 * 40
-        check_ranking(t)
-        await check_books(env, T_ID)
-        return writes, moved
+    assert now is not None
+    t = await resume_and_finish(path, now, hand_seconds=600)  # finished, a winner, the books balanced
+    assert len(t.entries) == 9
+    assert sum(e.prize or 0 for e in t.entries.values()) == 9 * 40
+    check_ranking(t)
+    return writes, moved
 
 
 @pytest.mark.parametrize("backend", ["sqlite"])  # ~1 min on PostgreSQL; the crash points above cover it

@@ -26,7 +26,7 @@ from pancog.tournaments.errors import (
     TournamentStateError,
 )
 from pancog.tournaments.levels import default_antes
-from pancog.tournaments.model import EntryStatus, Format, Status, TournamentConfig
+from pancog.tournaments.model import EntryStatus, Format, Status, Tournament, TournamentConfig
 from pancog.tournaments.repository import TournamentRepository
 from pancog.tournaments.service import (
     LevelUp,
@@ -232,11 +232,11 @@ async def test_refusals_change_nothing(storage):
     await check_books(env, T_ID)
 
 
-async def resume_and_finish(database, now: float) -> None:
+async def resume_and_finish(database, now: float, hand_seconds: float = 300) -> Tournament:
     """A restart: new services on the same database resume the one tournament, which finishes with a winner and
-    the books balanced."""
+    the books balanced. Returns the finished tournament."""
     async with open_database(database) as storage:
-        env = Env(storage, hand_seconds=300)
+        env = Env(storage, hand_seconds=hand_seconds)
         env.clock.now = now
         await env.driver.stop()
         await env.tables.load()
@@ -247,6 +247,7 @@ async def resume_and_finish(database, now: float) -> None:
         t = env.service.get(T_ID)
         assert t.status is Status.FINISHED and sorted(e.place for e in t.entries.values())[0] == 1
         await check_books(env, T_ID)
+    return t
 
 
 async def test_restart_resumes_a_running_tournament(database):
