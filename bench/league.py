@@ -34,9 +34,10 @@ from pancog.ai import make_player
 from pancog.league import HandDigest, LeagueService, PlayerLine, compute_flags
 from pancog.league.drive import engine_session, honest_guild, play_hands
 from pancog.ledger import ChipLedger
-from pancog.storage import Account, Posting, SqliteStorage, transfer
+from pancog.storage import Account, Posting, SqliteStorage, StorageTx, transfer
+from pancog.storage.base import Statement
 from pancog.store import TableStore
-from pancog.tables import TableConfig, TableService, seeded_deals
+from pancog.tables import InTx, TableConfig, TableService, seeded_deals
 
 GUILD = 1
 
@@ -69,8 +70,14 @@ def _settlement_postings(stacks: list[Account], tops: Account, seq: int) -> list
     return postings
 
 
+Variant = str
+"""What a league commit of the interleaved loop does (``--breakdown``): "full" (the real hook); "result" (the
+statements built, only the result row run); "built" (the statements built, none run); "empty" (a hook that builds
+nothing: the bench's own per-hand work, its floor)."""
+
+
 async def settlements(
-    path: Path, count: int, *, league: bool, interleave: bool = False
+    path: Path, count: int, *, league: bool, interleave: bool = False, variant: Variant = "full"
 ) -> tuple[float, float, float, float]:
     """Seconds per settlement (the ledger bench's loop) with or without the league's in-transaction work, wall and
     process CPU (all threads: the event loop and aiosqlite's worker); the seconds per hand of folding the recorded
@@ -99,7 +106,7 @@ async def settlements(
             c0 = time.process_time()
             in_tx = None
             if with_league:
-                in_tx = service.in_tx(GUILD, sample_hand(seq, players[(seq % 3) : (seq % 3) + 4]))
+                in_tx = _variant(service, sample_hand(seq, players[(seq % 3) : (seq % 3) + 4]), variant)
 
             await store.commit_action(table, seq, f"settle hand {seq}", '[{"e": "HandWon"}]', postings, in_tx=in_tx)
             spent[with_league] += time.process_time() - c0
@@ -114,6 +121,37 @@ async def settlements(
         half = count // 2
         return spent[False] / (count - half), spent[True] / half, 0.0, fold
     return elapsed / count, cpu / count, fold, 0.0
+
+
+def _variant(service: LeagueService, digest: HandDigest, variant: Variant) -> InTx:
+    if variant == "empty":
+
+        async def nothing(tx: StorageTx, journal: int) -> list[Statement]:
+            return []
+
+        return nothing
+    real = service.in_tx(GUILD, digest)
+    if variant == "full":
+        return real
+    keep = 1 if variant == "result" else 0
+
+    async def part(tx: StorageTx, journal: int) -> list[Statement]:
+        return list(await real(tx, journal))[:keep]
+
+    return part
+
+
+async def breakdown(tmp: Path, count: int, rounds: int) -> None:
+    """Where the league's cost per settlement goes: the interleaved CPU figure for each variant (medians)."""
+    print(f"where it goes (interleaved CPU per commit, league commit vs bare, medians of {rounds} runs of {count}):")
+    for variant in ("empty", "built", "result", "full"):
+        ratios = []
+        for r in range(rounds):
+            bare, league, _, _ = await settlements(
+                tmp / f"v{variant}{r}.sqlite3", count * 2, league=False, interleave=True, variant=variant
+            )
+            ratios.append(100 * (league - bare) / bare)
+        print(f"  {variant:<7} {statistics.median(ratios):+5.1f} % (runs {[round(x, 1) for x in ratios]})")
 
 
 async def ledger_rate(path: Path, count: int, tables: int, mode: str, *, league: bool) -> float:
@@ -265,9 +303,13 @@ async def main() -> None:
     parser.add_argument("--fp-first-seed", type=int, default=1000)
     parser.add_argument("--concurrent", type=int, default=16, help="tables at once in the ledger figures")
     parser.add_argument("--ledger-rounds", type=int, default=3, help="0: skip bench/ledger.py's figures")
+    parser.add_argument("--breakdown", action="store_true", help="only where the league's cost goes, then exit")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
+        if args.breakdown:
+            await breakdown(tmp, args.settlements, args.rounds)
+            return
         if args.ledger_rounds:
             await ledger_figures(tmp, args.settlements, args.concurrent, args.ledger_rounds)
         base_t, league_t, base_c, league_c, folds = [], [], [], [], []
