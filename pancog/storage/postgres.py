@@ -14,7 +14,8 @@ READ COMMITTED, so transactions of different tables commit in parallel. What kee
 * The action log's contiguity trigger locks the table row, so appends to one table serialise.
 * Read-only transactions run at REPEATABLE READ: the audit is one consistent snapshot.
 
-A cancelled or failing caller rolls its transaction back before the connection goes back to the pool.
+A cancelled or failing caller ends its transaction (COMMIT or ROLLBACK runs to its end, or the connection is
+terminated) before the connection goes back to the pool; see :func:`_end`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import asyncio
 import contextlib
 import functools
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -112,6 +113,34 @@ async def _end_transaction(conn: _Conn) -> None:
     (a round trip per transaction) is skipped; only a connection somehow left inside a transaction rolls back."""
     if conn.is_in_transaction():
         await conn.execute("ROLLBACK")
+
+
+async def _end(conn: _Conn, ending: Coroutine[Any, Any, None], *, raise_error: bool) -> None:
+    """Run ``COMMIT`` or ``ROLLBACK`` to its end before the connection goes back to the pool, even if the caller is
+    cancelled meanwhile (the pool would otherwise reset the connection in the middle of the COMMIT).
+
+    If the ending fails (``ROLLBACK`` refused because a cancelled statement is still in flight — asyncpg's
+    "another operation is in progress" — or a lost connection), the connection is terminated: the server rolls
+    the transaction back when it drops, and the pool opens a fresh one. A failed ``COMMIT`` is raised to the
+    caller (``raise_error``); a failed ``ROLLBACK`` is not, so the caller's own exception is the one it sees. A
+    caller cancelled while waiting gets its :class:`asyncio.CancelledError` once the ending is over.
+    """
+    task = asyncio.ensure_future(ending)
+    cancelled: asyncio.CancelledError | None = None
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError as exc:
+            cancelled = exc  # keep waiting: the ending must finish before the connection is released
+        except Exception:
+            break  # the task is done; its error is read below
+    error: BaseException | None = asyncio.CancelledError() if task.cancelled() else task.exception()
+    if error is not None:
+        conn.terminate()
+        if raise_error and cancelled is None:
+            raise error
+    if cancelled is not None:
+        raise cancelled
 
 
 class PostgresTx:
@@ -495,15 +524,14 @@ class PostgresStorage:
                 xact = conn.transaction(isolation="read_committed")
             else:
                 xact = conn.transaction(isolation="repeatable_read", readonly=True)
-            await xact.start()
             tx = PostgresTx(conn, self._known_accounts)
             try:
+                await xact.start()
                 yield tx
             except BaseException:
-                # shield: a cancelled caller must still end the transaction before the connection is reused
-                await asyncio.shield(xact.rollback())
+                await _end(conn, xact.rollback(), raise_error=False)
                 raise
-            await asyncio.shield(xact.commit())
+            await _end(conn, xact.commit(), raise_error=True)
             self._known_accounts.update(tx.created_accounts)
 
     async def fetch(self, sql: str, *args: Any) -> list[tuple[Any, ...]]:
