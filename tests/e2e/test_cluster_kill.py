@@ -12,8 +12,9 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
+from typing import cast
 
 from pancog.cluster import Launcher
 from pancog.game.state import TableState
@@ -32,14 +33,37 @@ KILL_AFTER = 12  # moves played (over all tables) before the SIGKILL
 MAX_MOVES = 1600  # a safety cap only
 
 
+class _Snapshot:
+    """The storage as one REPEATABLE READ snapshot: every read transaction ``read_tables`` opens is the same one.
+
+    The bots keep committing while the test reads (a settlement, the next hand's deal); read in separate
+    transactions, the tables (from the log) and the ledger could come from either side of a commit and disagree
+    ("engine 0, ledger 100") although the books never did.
+    """
+
+    def __init__(self, storage: PostgresStorage, tx: object) -> None:
+        self._storage, self._tx = storage, tx
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._storage, name)
+
+    @contextlib.asynccontextmanager
+    async def transaction(self, *, write: bool = True) -> AsyncIterator[object]:
+        assert not write, "read_tables only reads"
+        yield self._tx
+
+
 async def read_tables(storage: PostgresStorage) -> tuple[dict[int, TableState], list[str]]:
-    """Every open table as a fresh process would rebuild it, by channel; plus audit problems and book differences."""
-    ledger = ChipLedger(storage)
-    service = TableService(ledger, TableStore(storage))
-    await service.load()
-    problems = list((await ledger.audit()).problems)
-    for session in service.sessions:
-        problems += await service.check_books(session.table_id)
+    """Every open table as a fresh process would rebuild it, by channel; plus audit problems and book differences,
+    all read from one snapshot."""
+    async with storage.transaction(write=False) as tx:
+        snapshot = cast(PostgresStorage, _Snapshot(storage, tx))
+        ledger = ChipLedger(snapshot)
+        service = TableService(ledger, TableStore(snapshot))
+        await service.load()
+        problems = list((await ledger.audit()).problems)
+        for session in service.sessions:
+            problems += await service.check_books(session.table_id)
     return {s.channel_id: s.state for s in service.sessions}, problems
 
 
@@ -134,7 +158,8 @@ async def test_a_killed_cluster_process_is_restarted_and_every_hand_finishes(tmp
         assert launcher.specs[0].restarts == 0, "the other process never stopped"
         states, problems = await read_tables(storage)
         assert problems == []
-        assert all(s.hand is None and s.hand_no == 1 and s.last_hand is not None for s in states.values())
+        ends = {c: (s.hand is None, s.hand_no, s.last_hand is not None) for c, s in states.items()}
+        assert all(end == (True, 1, True) for end in ends.values()), ends
         async with storage.transaction() as tx:  # the lease check locks the row: a write transaction
             epochs = {s: await tx.shard_lease_epoch(SHARDS, s) for s in range(SHARDS)}
         assert epochs == {0: 1, 1: 1, 2: 2, 3: 2}, "the restarted process took its shards' leases again"
