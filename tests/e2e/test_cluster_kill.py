@@ -67,6 +67,17 @@ async def read_tables(storage: PostgresStorage) -> tuple[dict[int, TableState], 
     return {s.channel_id: s.state for s in service.sessions}, problems
 
 
+async def wait_gone(fake: FakeDiscord, shards: set[int], timeout: float = 40) -> None:
+    """Until the fake has no live gateway session left on ``shards`` (it saw a killed process's sockets close).
+
+    A process's death is not yet the fake's news: until its server reads the closed sockets, the dead sessions still
+    count as connected, and ``wait_connected`` would return at once without restarting anything."""
+    deadline = time.monotonic() + timeout
+    while shards & set(fake.sessions_by_shard()):
+        assert time.monotonic() < deadline, f"shards still connected: {fake.sessions_by_shard()}"
+        await asyncio.sleep(0.02)
+
+
 async def wait_connected(fake: FakeDiscord, launcher: Launcher, timeout: float = 40) -> None:
     """Until every shard has one live gateway session (polling the launcher, which restarts what died)."""
     deadline = time.monotonic() + timeout
@@ -149,7 +160,9 @@ async def test_a_killed_cluster_process_is_restarted_and_every_hand_finishes(tmp
                     for interaction in fake.interactions.values():
                         if not interaction.settled:
                             interaction.abandoned = True
+                    await wait_gone(fake, {2, 3})
                     await wait_connected(fake, launcher)
+                    assert victim.restarts == 1, "all shards connected, yet the killed process was not restarted"
                     break  # re-read every table: the killed move may or may not have committed
                 reply = await harness.slash(user, command, channel=channel, **options)
                 assert reply.ephemeral or "your turn" in reply.text, reply.text  # #14.1: a turn ping is public
