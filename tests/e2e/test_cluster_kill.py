@@ -126,7 +126,19 @@ async def test_a_killed_cluster_process_is_restarted_and_every_hand_finishes(tmp
         for channel, (host, guest) in tables:
             await harness.slash(host, "pan open", channel=channel)
             await harness.slash(guest, "pan join", channel=channel)
-            await harness.slash(host, "pan start", channel=channel)
+        # The host sits down after /pan open's answer (the board goes first), in a process the harness cannot watch:
+        # wait for both seats in the database before /pan start, or it may find one player and deal nothing.
+        deadline = time.monotonic() + 40
+        while True:
+            states, _ = await read_tables(storage)
+            seated = {c.id: len([s for s in states[c.id].seats if s is not None]) for c, _ in tables}
+            if all(n == 2 for n in seated.values()):
+                break
+            assert time.monotonic() < deadline, f"players seated per table: {seated}"
+            await asyncio.sleep(0.05)
+        starts = [(await harness.slash(host, "pan start", channel=channel)).text for channel, (host, _) in tables]
+        states, _ = await read_tables(storage)
+        assert all(states[c.id].hand is not None for c, _ in tables), starts  # every table dealt before the answer
         victim = launcher.specs[1]  # shards 2 and 3
         assert victim.process is not None
         victim_pid = victim.process.pid
