@@ -79,8 +79,9 @@ def _chunks(rows: Sequence[tuple[Any, ...]]) -> Iterable[Sequence[tuple[Any, ...
 
 
 def _run_on_worker(conn: sqlite3.Connection, statements: Sequence[Statement]) -> list[int]:
-    """Each statement in order (on aiosqlite's worker thread); their changed-row counts."""
-    return [conn.execute(sql, tuple(params)).rowcount for sql, params in statements]
+    """Each statement in order (on aiosqlite's worker thread); their changed-row counts (0, not sqlite3's -1, for
+    a statement that changes no rows such as a ``CREATE TABLE``, as on PostgreSQL)."""
+    return [max(conn.execute(sql, tuple(params)).rowcount, 0) for sql, params in statements]
 
 
 def _post_on_worker(
@@ -399,7 +400,7 @@ class SqliteTx:
     # Added for chip leagues (issue #16): the generic statements pancog/league/repo.py runs.
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
         cursor = await self._conn.execute(sql, tuple(params))
-        return cursor.rowcount
+        return max(cursor.rowcount, 0)  # sqlite3 says -1 for a statement without a row count (CREATE TABLE …)
 
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         return [tuple(row) for row in await self._conn.execute_fetchall(sql, tuple(params))]
