@@ -4,11 +4,12 @@ Run: .venv/bin/python bench/league.py [--settlements 2000] [--rounds 3] [--rebui
                                       [--fp-guilds 0]
 
 1. Settlement cost, back to back with ``bench/ledger.py``'s loop (one ``commit_action`` = log append + 10 postings,
-   ``synchronous=FULL``): the same loop with the league's in-transaction work of a four-player hand (the result row
-   + the stats upsert, what the settlement hook does) — alternated ``--rounds`` times, medians compared; and the two
-   interleaved commit by commit in one database (each commit's process CPU summed per kind: both kinds see the same
-   load, file and caches — on a shared machine this is the figure to read). The ratings fold (``drain_ratings``,
-   batched off the settlement path) is timed separately, per hand.
+   ``synchronous=FULL``): the same loop with the league's in-transaction work of a four-player hand (the hand's
+   result text on the settlement's journal row, what the settlement hook does since migration V8) — alternated
+   ``--rounds`` times, medians compared; and the two interleaved commit by commit in one database (each commit's
+   process CPU summed per kind: both kinds see the same load, file and caches). The drain (``LeagueService.drain``:
+   the results moved into ``league_results`` and ``league_stats``, then the ratings fold; batched, off the settlement
+   path) is timed separately, per hand.
 2. Rebuild: ``--rebuild-hands`` hand results (digests of real self-played hands, replicated over a 200-player guild
    with fresh keys) refolded into stats and ratings by ``LeagueService.rebuild(from_log=False)``; and the full
    re-derivation from raw action logs (engine replay) of ``--log-hands`` hands played through the table service.
@@ -35,9 +36,8 @@ from pancog.league import HandDigest, LeagueService, PlayerLine, compute_flags
 from pancog.league.drive import engine_session, honest_guild, play_hands
 from pancog.ledger import ChipLedger
 from pancog.storage import Account, Posting, SqliteStorage, StorageTx, transfer
-from pancog.storage.base import Statement
 from pancog.store import TableStore
-from pancog.tables import InTx, TableConfig, TableService, seeded_deals
+from pancog.tables import ResultNote, TableConfig, TableService, seeded_deals
 
 GUILD = 1
 
@@ -71,9 +71,8 @@ def _settlement_postings(stacks: list[Account], tops: Account, seq: int) -> list
 
 
 Variant = str
-"""What a league commit of the interleaved loop does (``--breakdown``): "full" (the real hook); "result" (the
-statements built, only the result row run); "built" (the statements built, none run); "empty" (a hook that builds
-nothing: the bench's own per-hand work, its floor)."""
+"""What a league commit of the interleaved loop does (``--breakdown``): "full" (the real hook); "built" (the result
+text built, not stored); "empty" (a hook that builds nothing: the bench's own per-hand work, its floor)."""
 
 
 async def settlements(
@@ -104,17 +103,17 @@ async def settlements(
             postings = _settlement_postings(stacks, tops, seq)
             with_league = league if not interleave else seq % 2 == 0
             c0 = time.process_time()
-            in_tx = None
+            note = None
             if with_league:
-                in_tx = _variant(service, sample_hand(seq, players[(seq % 3) : (seq % 3) + 4]), variant)
+                note = _variant(service, sample_hand(seq, players[(seq % 3) : (seq % 3) + 4]), variant)
 
-            await store.commit_action(table, seq, f"settle hand {seq}", '[{"e": "HandWon"}]', postings, in_tx=in_tx)
+            await store.commit_action(table, seq, f"settle hand {seq}", '[{"e": "HandWon"}]', postings, result=note)
             spent[with_league] += time.process_time() - c0
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
         fold = 0.0
         if league or interleave:
             t0 = time.process_time()
-            await service.drain_ratings()
+            await service.drain()
             fold = (time.process_time() - t0) / (count // 2 if interleave else count)
         assert (await ledger.audit()).ok
     if interleave:
@@ -123,28 +122,28 @@ async def settlements(
     return elapsed / count, cpu / count, fold, 0.0
 
 
-def _variant(service: LeagueService, digest: HandDigest, variant: Variant) -> InTx:
+def _variant(service: LeagueService, digest: HandDigest, variant: Variant) -> ResultNote:
     if variant == "empty":
 
-        async def nothing(tx: StorageTx, journal: int) -> list[Statement]:
-            return []
+        async def nothing(tx: StorageTx) -> str | None:
+            return None
 
         return nothing
-    real = service.in_tx(GUILD, digest)
+    real = service.note(GUILD, digest)
     if variant == "full":
         return real
-    keep = 1 if variant == "result" else 0
 
-    async def part(tx: StorageTx, journal: int) -> list[Statement]:
-        return list(await real(tx, journal))[:keep]
+    async def built(tx: StorageTx) -> str | None:
+        await real(tx)
+        return None
 
-    return part
+    return built
 
 
 async def breakdown(tmp: Path, count: int, rounds: int) -> None:
     """Where the league's cost per settlement goes: the interleaved CPU figure for each variant (medians)."""
     print(f"where it goes (interleaved CPU per commit, league commit vs bare, medians of {rounds} runs of {count}):")
-    for variant in ("empty", "built", "result", "full"):
+    for variant in ("empty", "built", "full"):
         ratios = []
         for r in range(rounds):
             bare, league, _, _ = await settlements(
@@ -157,7 +156,8 @@ async def breakdown(tmp: Path, count: int, rounds: int) -> None:
 async def ledger_rate(path: Path, count: int, tables: int, mode: str, *, league: bool) -> float:
     """``bench/ledger.py``'s figure — settlements/s of ``tables`` tables settling at once (``count`` in all) at
     ``synchronous=mode`` — with or without the league recording every settlement as a 4-player hand of a running
-    season (the result row and 8 stats rows: all-time and season for each player)."""
+    season (its result text on the journal row; the drain that turns it into the result row and 8 stats rows runs
+    off the settlement path and is not in this figure: see the drain's own line)."""
     async with SqliteStorage(path, synchronous=mode) as storage:
         ledger, store = ChipLedger(storage), TableStore(storage)
         service = LeagueService(storage, ledger)
@@ -177,12 +177,12 @@ async def ledger_rate(path: Path, count: int, tables: int, mode: str, *, league:
             stacks = [Account.stack(table, u) for u in players]
             tops = Account.tops(table, "singles")
             for seq in range(1, per_table + 1):
-                in_tx = None
+                note = None
                 if league:
-                    in_tx = service.in_tx(GUILD, sample_hand(seq, players[(seq % 3) : (seq % 3) + 4], table))
+                    note = service.note(GUILD, sample_hand(seq, players[(seq % 3) : (seq % 3) + 4], table))
 
                 postings = _settlement_postings(stacks, tops, seq)
-                await store.commit_action(table, seq, f"settle hand {seq}", '[{"e": "HandWon"}]', postings, in_tx=in_tx)
+                await store.commit_action(table, seq, f"settle hand {seq}", '[{"e": "HandWon"}]', postings, result=note)
 
         start = time.perf_counter()
         await asyncio.gather(*(settle(t) for t in ids))
@@ -344,7 +344,8 @@ async def main() -> None:
             f"(runs {[round(x, 1) for x in ratios]})"
         )
         print(
-            f"  ratings fold (batched, off the settlement path): {f * 1e6:.0f} us CPU per 4-player hand "
+            f"  drain (result row + 8 stats rows + ratings, batched, off the settlement path): {f * 1e6:.0f} us CPU "
+            "per 4-player hand "
             f"= {100 * f / bc:.1f} % of a settlement's CPU if it were counted"
         )
         base, from_log, actions = await real_digests(tmp, args.log_hands)

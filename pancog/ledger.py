@@ -166,8 +166,11 @@ async def post_transaction(
     now: float,
     table_id: int | None = None,
     strict: bool = True,
+    result: str | None = None,
 ) -> Receipt:
     """Record one zero-sum transaction inside an open storage transaction.
+
+    ``result``: stored on the journal row (a chip league's hand result, see :meth:`StorageTx.insert_journal`).
 
     If ``key`` was used before, nothing is posted and the original receipt is returned (``created=False``);
     with ``strict`` the stored postings must equal ``postings`` or :class:`IdempotencyConflict` is raised.
@@ -179,7 +182,7 @@ async def post_transaction(
     """
     _validate(postings)
     journal_id = await tx.insert_journal(
-        key=key, reason=reason, actor=_actor_text(actor), table_id=table_id, created_at=now
+        key=key, reason=reason, actor=_actor_text(actor), table_id=table_id, created_at=now, result=result
     )
     if journal_id is None:
         record = await tx.find_journal(key)

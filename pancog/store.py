@@ -34,7 +34,6 @@ from pancog.storage.base import (
     Posting,
     ShardLeaseLost,
     ShardSet,
-    Statement,
     Storage,
     StorageError,
     StorageTx,
@@ -167,7 +166,7 @@ class TableStore:
         actor: Actor = "system",
         reason: str = "table action",
         snapshot: str | None = None,
-        in_tx: Callable[[StorageTx, int], Awaitable[Sequence[Statement]]] | None = None,
+        result: Callable[[StorageTx], Awaitable[str | None]] | None = None,
     ) -> Receipt:
         """Append action ``seq`` to the table's log and apply its postings in one transaction.
 
@@ -175,10 +174,10 @@ class TableStore:
         transaction as the table's only snapshot (older ones are deleted), so start-up replays only the
         actions after it.
 
-        ``in_tx``: called as ``in_tx(tx, journal_id)`` inside the same transaction, after the postings and only when
-        the action is new; the statements it returns run right after the append, in the append's round trip (chip
-        leagues, issue #16: a hand's stats are recorded with its settlement, never twice, at no extra hop). It may
-        read (``tx``) but must not write: its writes are the statements it returns.
+        ``result``: called as ``result(tx)`` inside the same transaction, before the journal row is written; the
+        text it returns (if any) is stored on the action's journal row (chip leagues, issue #16: a hand's result is
+        recorded with its settlement, atomically and never twice, at no extra row or hop; the league drains it into
+        its tables later). It may read (``tx``) but must not write. A retried commit stores nothing again.
 
         Returns the receipt; ``created`` is False when ``key`` (default ``table:T:seq:N``) was already
         committed — nothing was appended, posted or snapshotted again.
@@ -193,14 +192,13 @@ class TableStore:
         now = self._clock()
         async with self.storage.transaction() as tx:
             await self._fence(tx, table_id)
+            note = await result(tx) if result is not None else None
             receipt = await post_transaction(
-                tx, postings, key=key, reason=reason, actor=actor, now=now, table_id=table_id
+                tx, postings, key=key, reason=reason, actor=actor, now=now, table_id=table_id, result=note
             )
             if receipt.created:
-                # The snapshot and the league's rows ride on the append (one round trip on SQLite).
+                # The snapshot rides on the append (one round trip on SQLite).
                 then = snapshot_statements(table_id, seq, snapshot, now) if snapshot is not None else []
-                if in_tx is not None:
-                    then += await in_tx(tx, receipt.journal_id)
                 try:
                     await tx.append_action(
                         table_id=table_id,

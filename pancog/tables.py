@@ -38,7 +38,7 @@ from pancog.game.rules import PRESET_EDITION, PRESETS, Rules
 from pancog.game.state import Account as EngineAccount
 from pancog.game.state import Phase, Pot, TableState, initial_state
 from pancog.ledger import ChipLedger
-from pancog.storage.base import Account, Posting, Statement, StorageTx, StoredTable
+from pancog.storage.base import Account, Posting, StorageTx, StoredTable
 from pancog.store import TableStore
 
 __all__ = [
@@ -276,11 +276,11 @@ class Applied:
 
 
 Listener = Callable[[Applied], None]
-InTx = Callable[[StorageTx, int], Awaitable[Sequence[Statement]]]
-SettlementHook = Callable[[TableSession, TableState, engine.Transition, str], InTx | None]
+ResultNote = Callable[[StorageTx], Awaitable[str | None]]
+SettlementHook = Callable[[TableSession, TableState, engine.Transition, str], ResultNote | None]
 """Chip leagues (issue #16): given an action about to commit (its state before, its transition and its action text),
-optionally work for its transaction: ``in_tx(tx, journal_id)`` may read and returns the statements to write (they
-ride on the action's append, see :meth:`pancog.store.TableStore.commit_action`)."""
+optionally a result to record with it: ``note(tx)`` may read and returns the text stored on the action's journal row
+(see :meth:`pancog.store.TableStore.commit_action`)."""
 Dealer = Callable[[TableSession], StartHand]
 
 
@@ -605,7 +605,7 @@ class TableService:
         snapshot = self._snapshot_text(session, transition)
         action_text = format_action(action)
         hook = self.settlement_hook
-        in_tx = hook(session, before, transition, action_text) if hook is not None else None
+        note = hook(session, before, transition, action_text) if hook is not None else None
         await self.store.commit_action(
             session.table_id,
             after.seq,
@@ -615,7 +615,7 @@ class TableService:
             actor=actor if actor is not None else "system",
             reason=type(action).__name__,
             snapshot=snapshot,
-            in_tx=in_tx,
+            result=note,
         )
         session.state = after  # swap only after the commit
         if snapshot is not None:

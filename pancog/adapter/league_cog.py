@@ -95,11 +95,19 @@ class LeagueCog(PanCog, name="PanLeague"):
     # ------------------------------------------------------------------ background
 
     async def _end_due_seasons(self) -> None:
-        """Every ``PAN_SEASON_CHECK_SECONDS``: end each season whose planned end has passed (idempotent: a season
-        already ended by a moderator or another process is skipped)."""
+        """Every ``PAN_SEASON_CHECK_SECONDS``: bring the league's tables up to date (``LeagueService.drain``: the hand
+        results settled since the last drain, into stats and ratings — so a later ``/pan stats`` finds little to do)
+        and end each season whose planned end has passed (idempotent: a season already ended by a moderator or
+        another process is skipped)."""
         while True:
             await asyncio.sleep(DUE_CHECK_SECONDS)
-            await self.end_due_seasons()
+            league = self.rt.league
+            try:
+                if league is not None:
+                    await league.drain()
+                await self.end_due_seasons()
+            except Exception:  # the next tick retries; the loop lives as long as the bot
+                log.exception("the league's background tick failed")
 
     async def end_due_seasons(self) -> int:
         league = self.rt.league

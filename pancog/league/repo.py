@@ -7,11 +7,11 @@ instead of ``MAX(a, b)``/``GREATEST``; a backend runs them through ``StorageTx.e
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pancog.storage.base import Statement, StorageTx
+from pancog.storage.base import StorageTx
 
 __all__ = ["SeasonRow", "StandingRow", "StatsRow"]
 
@@ -205,42 +205,59 @@ async def standings(tx: StorageTx, guild_id: int, season_no: int) -> list[Standi
 # ------------------------------------------------------------------ results and counters
 
 
-def record_template(
-    *,
-    key: str,
-    guild_id: int,
-    season_no: int,
-    kind: str,
-    table_id: int | None,
-    hand_no: int | None,
-    created_at: int,
-    body: str,
-    stats: Sequence[tuple[int, ...]],
-) -> Callable[[int], list[Statement]]:
-    """The statements that record one result and add its counters, for ``StorageTx.execute_batch`` (one round trip
-    on the settlement path), built ahead of the transaction: everything but the ordinal (the settlement's journal id,
-    known only inside it); calling the result with the ordinal is a few list copies. The counters are added only if
-    THAT ordinal owns the key (a key recorded before by another result adds nothing); the first statement's row
-    count says whether the result is new."""
-    parts = [
-        (_stats_sql(len(part), True), [v for r in part for v in r] + [key])
-        for part in (stats[i : i + _ROWS_PER_STATEMENT] for i in range(0, len(stats), _ROWS_PER_STATEMENT))
-    ]
-
-    def at(ordinal: int) -> list[Statement]:
-        statements: list[Statement] = [
-            (_RESULT_SQL, [key, ordinal, guild_id, season_no, kind, table_id, hand_no, created_at, body])
-        ]
-        statements += [(sql, [*params, ordinal]) for sql, params in parts]
-        return statements
-
-    return at
+async def journal_results_after(tx: StorageTx, journal_id: int, limit: int) -> list[tuple[int, float, str]]:
+    """(journal id, created_at, result text) of the ledger journals after ``journal_id`` that carry a result, in
+    order (migration V8). A range scan of the journals' primary key: no index on ``result``, so a settlement writes
+    no extra B-tree page."""
+    rows = await tx.fetchall(
+        "SELECT id, created_at, result FROM journals WHERE id > ? AND result IS NOT NULL ORDER BY id LIMIT ?",
+        (journal_id, limit),
+    )
+    return [(int(j), float(c), str(r)) for j, c, r in rows]
 
 
-_RESULT_SQL = (
-    "INSERT INTO league_results (result_key, ordinal, guild_id, season_no, kind, table_id, hand_no, "
-    "created_at, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (result_key) DO NOTHING"
-)
+async def recorded_keys(tx: StorageTx, keys: Sequence[str]) -> set[str]:
+    """Which of ``keys`` have a result row already."""
+    found: set[str] = set()
+    for start in range(0, len(keys), 500):
+        part = keys[start : start + 500]
+        rows = await tx.fetchall(
+            f"SELECT result_key FROM league_results WHERE result_key IN ({', '.join('?' * len(part))})",  # noqa: S608
+            part,
+        )
+        found.update(str(r[0]) for r in rows)
+    return found
+
+
+async def insert_results(tx: StorageTx, rows: Sequence[tuple[Any, ...]]) -> None:
+    """Insert (key, ordinal, guild, season, kind, table, hand, created_at, body) rows; the caller has left out keys
+    already recorded."""
+    for start in range(0, len(rows), _ROWS_PER_STATEMENT):
+        part = rows[start : start + _ROWS_PER_STATEMENT]
+        await tx.execute(
+            "INSERT INTO league_results (result_key, ordinal, guild_id, season_no, kind, table_id, hand_no, "  # noqa: S608
+            "created_at, body) VALUES " + ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(part)),
+            [v for r in part for v in r],
+        )
+
+
+async def result_ordinal(tx: StorageTx, key: str) -> int | None:
+    """The ordinal (journal id) that owns result ``key``, None if it is not recorded."""
+    rows = await tx.fetchall("SELECT ordinal FROM league_results WHERE result_key = ?", (key,))
+    return int(rows[0][0]) if rows else None
+
+
+async def pending(tx: StorageTx, journals_cursor: str, ratings_cursor: str) -> bool:
+    """Whether a drain has work: a journal result after the journals cursor, or a result after the ratings one."""
+    rows = await tx.fetchall(
+        "SELECT "
+        "EXISTS (SELECT 1 FROM journals WHERE result IS NOT NULL AND id > "
+        "(SELECT COALESCE(MAX(value), 0) FROM league_cursors WHERE name = ?)), "
+        "EXISTS (SELECT 1 FROM league_results WHERE ordinal > "
+        "(SELECT COALESCE(MAX(value), 0) FROM league_cursors WHERE name = ?))",
+        (journals_cursor, ratings_cursor),
+    )
+    return bool(rows[0][0]) or bool(rows[0][1])
 
 
 async def results_after(tx: StorageTx, ordinal: int, limit: int) -> list[tuple[int, int, int, str]]:
@@ -270,7 +287,7 @@ async def add_stats(tx: StorageTx, rows: Sequence[tuple[int, ...]]) -> None:
     """Add counters: each row is (guild, season, user, *STAT_COLUMNS values); ``biggest`` keeps the maximum."""
     for start in range(0, len(rows), _ROWS_PER_STATEMENT):
         part = rows[start : start + _ROWS_PER_STATEMENT]
-        await tx.execute(_stats_sql(len(part), False), [v for r in part for v in r])
+        await tx.execute(_stats_sql(len(part)), [v for r in part for v in r])
 
 
 _STATS_UPDATES = ", ".join(
@@ -282,17 +299,16 @@ _STATS_UPDATES = ", ".join(
 
 
 @functools.lru_cache(maxsize=64)
-def _stats_sql(rows: int, owned: bool) -> str:
+def _stats_sql(rows: int) -> str:
     width = 3 + len(STAT_COLUMNS)
     # The first row's casts type the VALUES columns (PostgreSQL would otherwise read untyped parameters as text);
     # SQLite ignores them (integer affinity).
     first = "(" + ", ".join(["CAST(? AS BIGINT)"] * width) + ")"
     values = ", ".join([first] + ["(" + ", ".join("?" * width) + ")"] * (rows - 1))
-    # INSERT ... SELECT with a WHERE: the condition (if any) and no parse ambiguity before ON CONFLICT
-    where = "(SELECT ordinal FROM league_results WHERE result_key = ?) = ?" if owned else "1 = 1"
+    # INSERT ... SELECT needs a WHERE before ON CONFLICT (no parse ambiguity)
     return (
         f"INSERT INTO league_stats (guild_id, season_no, user_id, {', '.join(STAT_COLUMNS)}) "  # noqa: S608
-        f"SELECT * FROM (VALUES {values}) AS v WHERE {where} "
+        f"SELECT * FROM (VALUES {values}) AS v WHERE 1 = 1 "
         f"ON CONFLICT (guild_id, season_no, user_id) DO UPDATE SET {_STATS_UPDATES}"
     )
 
@@ -360,10 +376,11 @@ async def set_cursor(tx: StorageTx, name: str, value: int) -> None:
 
 
 async def clear_derived(tx: StorageTx) -> None:
-    """Forget every counter and rating (the rebuild refolds them from the results)."""
+    """Forget every counter and rating (the rebuild refolds them from the results). The journals cursor stays: the
+    results it has passed are in ``league_results``, which the rebuild keeps."""
     await tx.execute("DELETE FROM league_stats")
     await tx.execute("DELETE FROM league_ratings")
-    await tx.execute("DELETE FROM league_cursors")
+    await tx.execute("DELETE FROM league_cursors WHERE name <> 'journals'")
 
 
 async def delete_table_hands(tx: StorageTx, table_id: int) -> None:

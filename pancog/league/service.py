@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -31,8 +31,8 @@ from pancog.game.errors import PanError
 from pancog.game.events import HandEnded
 from pancog.game.state import TableState
 from pancog.ledger import ChipLedger, post_transaction
-from pancog.storage.base import Account, GuildSettings, Posting, Statement, Storage, StorageTx
-from pancog.tables import Applied, InTx, TableConfig, TableService, TableSession
+from pancog.storage.base import Account, GuildSettings, Posting, Storage, StorageTx
+from pancog.tables import Applied, ResultNote, TableConfig, TableService, TableSession
 
 from . import repo
 from .digest import HandDigest, HandTally, TourneyDigest, decode, digests_from_log, is_human, rating_match
@@ -60,6 +60,7 @@ Period = Literal["season", "all"]
 SeasonMode = Literal["net", "bank"]
 DEFAULT_MODE: SeasonMode = "net"
 RATINGS_CURSOR = "ratings"
+JOURNALS_CURSOR = "journals"  # the last ledger journal whose result was moved (migration V8)
 MAX_SEASON_DAYS = 366
 MAX_NAME = 60
 
@@ -192,7 +193,7 @@ class LeagueService:
 
     def _settlement_hook(
         self, session: TableSession, before: TableState, transition: engine.Transition, action_text: str
-    ) -> InTx | None:
+    ) -> ResultNote | None:
         ended = next((e for e in transition.events if isinstance(e, HandEnded)), None)
         if ended is None:
             return None
@@ -200,54 +201,44 @@ class LeagueService:
         digest = tally.copy().feed(transition.state, transition.events) if tally is not None else None
         table_id, guild_id, scope, config = session.table_id, session.guild_id, session.bank_scope, session.config
         if digest is not None:
-            return self.in_tx(guild_id, digest, scope=scope)
+            return self.note(guild_id, digest, scope=scope)
 
-        async def record(tx: StorageTx, journal_id: int) -> list[Statement]:
+        async def from_log(tx: StorageTx) -> str | None:
             # restarted mid-hand: the start of the hand is only in the log
             found = await _digest_from_stored_log(tx, table_id, config, ended.hand_no, action_text)
             if found is None:
-                return []
-            return await self.record_statements(tx, guild_id, found, ordinal=journal_id, scope=scope)
+                return None
+            return await self.note_text(tx, guild_id, found, scope=scope)
 
-        return record
+        return from_log
 
-    async def record_statements(
-        self,
-        tx: StorageTx,
-        guild_id: int,
-        result: HandDigest | TourneyDigest,
-        *,
-        ordinal: int,
-        scope: int | None = None,
-    ) -> list[Statement]:
-        """The statements that record ``result`` (its row and its stats), for the guild's running season — or, when
-        ``scope`` (a table's bank scope) is a bank season's, for that guild and season. Reads only (the season,
-        cached); the caller runs the statements in its transaction (the settlement: on the action's append hop)."""
+    async def note_text(
+        self, tx: StorageTx, guild_id: int, result: HandDigest | TourneyDigest, *, scope: int | None = None
+    ) -> str:
+        """The text that records ``result`` on its journal row (``"<guild> <season> <digest>"``), for the guild's
+        running season — or, when ``scope`` (a table's bank scope) is a bank season's, for that guild and season.
+        Reads only (the season, cached)."""
         owner_scope = scope if scope is not None else guild_id
         if owner_scope >= 0 or await self._scope_owner(tx, owner_scope) is None:  # not a bank season's table
             await self._active_in_tx(tx, guild_id)
-        template = self._template(guild_id, result, scope)
-        if template is None:  # unreachable: the lookups above fill the caches
+        text = self._text(guild_id, result, scope)
+        if text is None:  # unreachable: the lookups above fill the caches
             raise RuntimeError("league season cache not warm")
-        return template(ordinal)
+        return text
 
-    def in_tx(self, guild_id: int, result: HandDigest | TourneyDigest, *, scope: int | None = None) -> InTx:
-        """``record_statements`` as a settlement's ``in_tx`` (pancog.store.TableStore.commit_action). When the
-        season is cached (every settlement but a process's first of a guild), the body and the stats rows are built
-        here, before the transaction: the settlement holds the database's writer lock only for the statements."""
-        template = self._template(guild_id, result, scope)
+    def note(self, guild_id: int, result: HandDigest | TourneyDigest, *, scope: int | None = None) -> ResultNote:
+        """``note_text`` as a settlement's ``result`` (pancog.store.TableStore.commit_action). When the season is
+        cached (every settlement but a process's first of a guild), the text is built here, before the transaction:
+        the settlement holds the database's writer lock for one more column of a row it writes anyway."""
+        text = self._text(guild_id, result, scope)
 
-        async def record(tx: StorageTx, journal_id: int) -> list[Statement]:
-            if template is not None:
-                return template(journal_id)
-            return await self.record_statements(tx, guild_id, result, ordinal=journal_id, scope=scope)
+        async def record(tx: StorageTx) -> str | None:
+            return text if text is not None else await self.note_text(tx, guild_id, result, scope=scope)
 
         return record
 
-    def _template(
-        self, guild_id: int, result: HandDigest | TourneyDigest, scope: int | None
-    ) -> Callable[[int], list[Statement]] | None:
-        """The statements of ``result`` but for their ordinal, from the cached season (None: not cached)."""
+    def _text(self, guild_id: int, result: HandDigest | TourneyDigest, scope: int | None) -> str | None:
+        """The note of ``result`` from the cached season (None: not cached)."""
         owner_scope = scope if scope is not None else guild_id
         if owner_scope < 0:
             if owner_scope not in self._scopes:
@@ -262,22 +253,7 @@ class LeagueService:
                 return None
             season = self._seasons[guild_id]
             season_no = season.number if season is not None else 0
-        is_hand = isinstance(result, HandDigest)
-        return repo.record_template(
-            key=result.key,
-            guild_id=guild_id,
-            season_no=season_no,
-            kind="hand" if is_hand else "tourney",
-            table_id=result.table_id if isinstance(result, HandDigest) else None,
-            hand_no=result.hand_no if isinstance(result, HandDigest) else None,
-            created_at=int(self._clock()),
-            body=result.encode(),
-            stats=stat_rows(guild_id, season_no, result),
-        )
-
-    async def _record(self, tx: StorageTx, guild_id: int, result: HandDigest | TourneyDigest, *, ordinal: int) -> bool:
-        counts = await tx.execute_batch(await self.record_statements(tx, guild_id, result, ordinal=ordinal))
-        return counts[0] == 1
+        return f"{guild_id} {season_no} {result.encode()}"
 
     async def _scope_owner(self, tx: StorageTx, scope_id: int) -> tuple[int, int] | None:
         """(guild, season number) whose season banks live in ledger scope ``scope_id``; None for any other scope
@@ -293,20 +269,29 @@ class LeagueService:
         self._seasons[guild_id] = season
         return season
 
-    async def record_hand(self, guild_id: int, digest: HandDigest) -> bool:
-        """Record a hand digest outside a table's commit (imports, tests, benchmarks); False if already recorded.
-        Its ordinal is a fresh (empty) ledger journal, so it sorts with everything else by commit order."""
+    async def _record_alone(self, guild_id: int, result: HandDigest | TourneyDigest, reason: str) -> bool:
+        """Record ``result`` outside a table's commit on a journal of its own (key ``league:<result key>``, no
+        postings), then drain it; False if that journal existed (nothing recorded again)."""
         async with self.storage.transaction() as tx:
+            text = await self.note_text(tx, guild_id, result)
             journal = await tx.insert_journal(
-                key=f"league:{digest.key}",
-                reason="hand result",
+                key=f"league:{result.key}",
+                reason=reason,
                 actor="system",
                 table_id=None,
                 created_at=self._clock(),
+                result=text,
             )
-            if journal is None:
-                return False
-            return await self._record(tx, guild_id, digest, ordinal=journal)
+        if journal is None:
+            return False
+        await self.drain()
+        async with self.storage.transaction(write=False) as tx:  # a key recorded before by another result: not this
+            return await repo.result_ordinal(tx, result.key) == journal
+
+    async def record_hand(self, guild_id: int, digest: HandDigest) -> bool:
+        """Record a hand digest outside a table's commit (imports, tests, benchmarks); False if already recorded.
+        Its ordinal is a fresh (empty) ledger journal, so it sorts with everything else by commit order."""
+        return await self._record_alone(guild_id, digest, "hand result")
 
     # ------------------------------------------------------------------ tournaments
 
@@ -325,30 +310,87 @@ class LeagueService:
         if len(set(users)) != len(users) or any(p < 1 for _, p in places):
             raise SeasonInputError("Each player needs one finishing place, 1 or more.")
         digest = TourneyDigest(tourney_id=tourney_id, places=[(u, p, u in cashed) for u, p in places])
-        key = f"league:{digest.key}"
-        async with self.storage.transaction() as tx:
-            journal = await tx.insert_journal(
-                key=key, reason="tournament result", actor="system", table_id=None, created_at=self._clock()
-            )
-            if journal is None:
-                return False
-            return await self._record(tx, guild_id, digest, ordinal=journal)
+        return await self._record_alone(guild_id, digest, "tournament result")
 
     # ------------------------------------------------------------------ ratings fold
 
-    async def drain_ratings(self) -> int:
-        """Fold every result not yet rated into the ratings (exactly once); returns how many results were read."""
+    async def drain(self) -> int:
+        """Bring the league's tables up to date, exactly once: move the results recorded on ledger journals since the
+        last drain into ``league_results`` and ``league_stats``, then fold every result not yet rated into the
+        ratings. Returns how many results were rated. Every read of the league drains first; a read that finds
+        nothing pending takes no write lock."""
         total = 0
         async with self._rating_lock:
+            async with self.storage.transaction(write=False) as tx:
+                if not await repo.pending(tx, JOURNALS_CURSOR, RATINGS_CURSOR):
+                    return 0
             while True:
                 async with self.storage.transaction() as tx:
-                    cursor = await repo.get_cursor(tx, RATINGS_CURSOR)
-                    rows = await repo.results_after(tx, cursor, self._rating_batch)
-                    if not rows:
-                        return total
-                    await _fold_ratings(tx, [(o, g, n, decode(b)) for o, g, n, b in rows], {})
-                    await repo.set_cursor(tx, RATINGS_CURSOR, rows[-1][0])
-                total += len(rows)
+                    moved = await self._move_results(tx, self._rating_batch)
+                    rated = await self._fold_pending(tx, self._rating_batch)
+                total += rated
+                if not moved and not rated:
+                    return total
+
+    drain_ratings = drain  # the name before the results moved onto the journals (V8)
+
+    async def _move_results(self, tx: StorageTx, limit: int) -> int:
+        """Move up to ``limit`` journal results after the cursor into ``league_results`` and add their stats (only if
+        that journal's result owns its key: a result recorded twice is counted once); the cursor moves in the same
+        transaction. Returns how many were moved."""
+        await tx.lock_results()
+        cursor = await repo.get_cursor(tx, JOURNALS_CURSOR)
+        notes = await repo.journal_results_after(tx, cursor, limit)
+        if not notes:
+            return 0
+        parsed: list[tuple[int, int, int, int, str, HandDigest | TourneyDigest]] = []
+        for journal, created_at, text in notes:
+            guild, season_no, body = text.split(" ", 2)
+            parsed.append((journal, int(created_at), int(guild), int(season_no), body, decode(body)))
+        # a key recorded before (or twice in this batch) keeps its first result and is counted once
+        seen = await repo.recorded_keys(tx, [r.key for *_, r in parsed])
+        fresh = []
+        for row in parsed:
+            if row[5].key not in seen:
+                seen.add(row[5].key)
+                fresh.append(row)
+        await repo.insert_results(
+            tx,
+            [
+                (
+                    r.key,
+                    journal,
+                    guild,
+                    season_no,
+                    "hand" if isinstance(r, HandDigest) else "tourney",
+                    r.table_id if isinstance(r, HandDigest) else None,
+                    r.hand_no if isinstance(r, HandDigest) else None,
+                    created,
+                    body,
+                )
+                for journal, created, guild, season_no, body, r in fresh
+            ],
+        )
+        await repo.add_stats(tx, _summed_stats((guild, season_no, r) for _, _, guild, season_no, _, r in fresh))
+        if notes:
+            await repo.set_cursor(tx, JOURNALS_CURSOR, notes[-1][0])
+        return len(notes)
+
+    async def _fold_pending(self, tx: StorageTx, limit: int) -> int:
+        cursor = await repo.get_cursor(tx, RATINGS_CURSOR)
+        rows = await repo.results_after(tx, cursor, limit)
+        if rows:
+            await _fold_ratings(tx, [(o, g, n, decode(b)) for o, g, n, b in rows], {})
+            await repo.set_cursor(tx, RATINGS_CURSOR, rows[-1][0])
+        return len(rows)
+
+    async def _drain_in_tx(self, tx: StorageTx) -> None:
+        """Everything ``drain`` does, inside the caller's write transaction (a season's end: its standings then
+        count every hand committed before it)."""
+        while await self._move_results(tx, self._rating_batch):
+            pass
+        while await self._fold_pending(tx, self._rating_batch):
+            pass
 
     # ------------------------------------------------------------------ seasons
 
@@ -427,7 +469,7 @@ class LeagueService:
         Raises:
             NoSeason: no season is running.
         """
-        await self.drain_ratings()
+        await self.drain()
         async with self.storage.transaction() as tx:
             season = await repo.active_season(tx, guild_id)
             if season is None:
@@ -456,7 +498,7 @@ class LeagueService:
             SeasonInputError: bad name, length, chips or mode.
         """
         name = _check_season_input(name, length_days, starting_chips, mode)
-        await self.drain_ratings()
+        await self.drain()
         async with self.storage.transaction() as tx:
             following = await repo.get_season(tx, guild_id, from_number + 1)
             if following is not None:
@@ -471,6 +513,7 @@ class LeagueService:
         return started
 
     async def _end_in_tx(self, tx: StorageTx, season: SeasonRow) -> SeasonInfo:
+        await self._drain_in_tx(tx)  # every hand committed before the end counts in the final standings
         rows = await self._live_standings(tx, season)
         now = int(self._clock())
         champion = rows[0].user_id if rows else None
@@ -537,7 +580,7 @@ class LeagueService:
         Raises:
             NoSeason: no such season.
         """
-        await self.drain_ratings()
+        await self.drain()
         async with self.storage.transaction(write=False) as tx:
             season = (
                 await repo.active_season(tx, guild_id)
@@ -618,6 +661,7 @@ class LeagueService:
 
     async def flags(self, guild_id: int, *, season_no: int | None = None) -> list[Flag]:
         """Chip-dumping and collusion flags over the guild's hands (one season, or all of them)."""
+        await self.drain()
         async with self.storage.transaction(write=False) as tx:
             bodies = await repo.result_bodies(tx, guild_id, season_no)
         hands = [d for d in (decode(b) for _, b in bodies) if isinstance(d, HandDigest)]
@@ -626,7 +670,7 @@ class LeagueService:
     # ------------------------------------------------------------------ reads
 
     async def player_card(self, guild_id: int, user_id: int) -> PlayerCard:
-        await self.drain_ratings()
+        await self.drain()
         async with self.storage.transaction(write=False) as tx:
             season = await repo.active_season(tx, guild_id)
             all_time = await repo.get_stats(tx, guild_id, 0, user_id) or StatsRow(user_id=user_id)
@@ -672,8 +716,7 @@ class LeagueService:
         """
         if metric not in ("net", "chips", "rating", "wins") or period not in ("season", "all"):
             raise SeasonInputError("Pick a metric (net, chips, rating, wins) and a period (season, all).")
-        if metric == "rating":
-            await self.drain_ratings()
+        await self.drain()
         async with self.storage.transaction(write=False) as tx:
             season = await repo.active_season(tx, guild_id)
             if period == "season" and season is None:
@@ -716,21 +759,13 @@ class LeagueService:
         refold stats and ratings from all results in order. One transaction. Returns (hands, results)."""
         hands = 0
         async with self._rating_lock, self.storage.transaction() as tx:
+            while await self._move_results(tx, self._rating_batch):  # nothing recorded stays behind on a journal
+                pass
             if from_log:
                 hands = await _rederive_hands(tx)
             await repo.clear_derived(tx)
             rows = [(o, g, n, decode(b)) for o, g, n, b in await repo.results_after(tx, 0, 2**62)]
-            stats: dict[tuple[int, int, int], list[int]] = {}
-            for _ordinal, guild, season_no, result in rows:
-                for row in stat_rows(guild, season_no, result):
-                    key = (row[0], row[1], row[2])
-                    acc = stats.get(key)
-                    if acc is None:
-                        stats[key] = list(row[3:])
-                        continue
-                    for i, value in enumerate(row[3:]):
-                        acc[i] = max(acc[i], value) if STAT_COLUMNS[i] == "biggest" else acc[i] + value
-            await repo.add_stats(tx, [(*k, *v) for k, v in sorted(stats.items())])
+            await repo.add_stats(tx, _summed_stats((guild, season_no, result) for _, guild, season_no, result in rows))
             await _fold_ratings(tx, rows, {})
             if rows:
                 await repo.set_cursor(tx, RATINGS_CURSOR, rows[-1][0])
@@ -739,6 +774,25 @@ class LeagueService:
 
 
 # ---------------------------------------------------------------------------------------------- helpers
+
+
+def _summed_stats(results: Iterable[tuple[int, int, HandDigest | TourneyDigest]]) -> list[tuple[int, ...]]:
+    """The ``league_stats`` increments of many (guild, season, result), one row per (guild, season, user), in key
+    order: counters added, ``biggest`` the maximum — what the rows one by one would add up to."""
+    stats: dict[tuple[int, int, int], list[int]] = {}
+    for guild, season_no, result in results:
+        for row in stat_rows(guild, season_no, result):
+            key = (row[0], row[1], row[2])
+            acc = stats.get(key)
+            if acc is None:
+                stats[key] = list(row[3:])
+                continue
+            for i, value in enumerate(row[3:]):
+                acc[i] = max(acc[i], value) if i == _BIGGEST else acc[i] + value
+    return [(*k, *v) for k, v in sorted(stats.items())]
+
+
+_BIGGEST = STAT_COLUMNS.index("biggest")
 
 
 def _check_season_input(name: str, length_days: int | None, starting_chips: int | None, mode: str) -> str:
@@ -836,18 +890,8 @@ async def _rederive_hands(tx: StorageTx) -> int:
                     ),
                     0,
                 )
-            await tx.execute_batch(
-                repo.record_template(
-                    key=hand.key,
-                    guild_id=guild_id,
-                    season_no=season,
-                    kind="hand",
-                    table_id=table_id,
-                    hand_no=hand.hand_no,
-                    created_at=int(created),
-                    body=hand.encode(),
-                    stats=(),
-                )(journal)
+            await repo.insert_results(
+                tx, [(hand.key, journal, guild_id, season, "hand", table_id, hand.hand_no, int(created), hand.encode())]
             )
             count += 1
     return count

@@ -291,9 +291,27 @@ class StorageTx(Protocol):
     """Operations inside one transaction. Any exception out of the ``transaction()`` block rolls back all of it."""
 
     async def insert_journal(
-        self, *, key: str, reason: str, actor: str, table_id: int | None, created_at: float
+        self,
+        *,
+        key: str,
+        reason: str,
+        actor: str,
+        table_id: int | None,
+        created_at: float,
+        result: str | None = None,
     ) -> int | None:
-        """A new journal id, or None if ``key`` already exists (nothing inserted)."""
+        """A new journal id, or None if ``key`` already exists (nothing inserted).
+
+        ``result``: a chip league's result recorded with this journal (issue #16: a hand's digest on its settlement),
+        stored on the row itself, so it costs the settlement no extra row. A journal that carries one takes the
+        results lock first (:meth:`lock_results`)."""
+        ...
+
+    async def lock_results(self) -> None:
+        """Serialise the transactions that write journals carrying a ``result`` with the one that reads them
+        (``LeagueService.drain``), until this transaction ends. Then a reader that holds it sees every such journal
+        with an id below the next one written: journal ids are not handed out in commit order on PostgreSQL (a
+        transaction-level advisory lock there); SQLite has one writer at a time (nothing to do)."""
         ...
 
     async def find_journal(self, key: str) -> JournalRecord | None: ...

@@ -64,6 +64,7 @@ __all__ = ["PostgresStorage", "PostgresTx", "dollar_placeholders"]
 
 _Conn: TypeAlias = "asyncpg.Connection[asyncpg.Record] | PoolConnectionProxy[asyncpg.Record]"
 
+_RESULTS_LOCK = 0x706172  # "par": journals carrying a league result, and their drain (lock_results)
 _MIGRATION_LOCK = 0x70616E  # "pan": the advisory lock every migrating process takes (per schema, see _migrate)
 
 
@@ -152,18 +153,42 @@ class PostgresTx:
         self.created_accounts: set[str] = set()  # added to the shared set only after COMMIT
 
     async def insert_journal(
-        self, *, key: str, reason: str, actor: str, table_id: int | None, created_at: float
+        self,
+        *,
+        key: str,
+        reason: str,
+        actor: str,
+        table_id: int | None,
+        created_at: float,
+        result: str | None = None,
     ) -> int | None:
-        journal_id = await self._conn.fetchval(
-            "INSERT INTO journals (idem_key, reason, actor, table_id, created_at) VALUES ($1, $2, $3, $4, $5) "
-            "ON CONFLICT (idem_key) DO NOTHING RETURNING id",
-            key,
-            reason,
-            actor,
-            table_id,
-            created_at,
-        )
+        if result is None:  # the usual journal: the statement every version of the schema since V1 accepts
+            journal_id = await self._conn.fetchval(
+                "INSERT INTO journals (idem_key, reason, actor, table_id, created_at) VALUES ($1, $2, $3, $4, $5) "
+                "ON CONFLICT (idem_key) DO NOTHING RETURNING id",
+                key,
+                reason,
+                actor,
+                table_id,
+                created_at,
+            )
+        else:
+            # before the id is drawn: ids of result journals then follow their commit order (see lock_results)
+            await self.lock_results()
+            journal_id = await self._conn.fetchval(
+                "INSERT INTO journals (idem_key, reason, actor, table_id, created_at, result) "
+                "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (idem_key) DO NOTHING RETURNING id",
+                key,
+                reason,
+                actor,
+                table_id,
+                created_at,
+                result,
+            )
         return None if journal_id is None else int(journal_id)
+
+    async def lock_results(self) -> None:
+        await self._conn.execute("SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))", _RESULTS_LOCK)
 
     async def find_journal(self, key: str) -> JournalRecord | None:
         head = await self._conn.fetchrow(

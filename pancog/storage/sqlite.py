@@ -129,16 +129,33 @@ class SqliteTx:
         self.created_accounts: set[str] = set()  # added to the shared set only after COMMIT
 
     async def insert_journal(
-        self, *, key: str, reason: str, actor: str, table_id: int | None, created_at: float
+        self,
+        *,
+        key: str,
+        reason: str,
+        actor: str,
+        table_id: int | None,
+        created_at: float,
+        result: str | None = None,
     ) -> int | None:
-        rows = await self._conn.execute_fetchall(
-            "INSERT INTO journals (idem_key, reason, actor, table_id, created_at) VALUES (?, ?, ?, ?, ?) "
-            "ON CONFLICT (idem_key) DO NOTHING RETURNING id",
-            (key, reason, actor, table_id, created_at),
-        )
+        if result is None:  # the usual journal: the statement every version of the schema since V1 accepts
+            rows = await self._conn.execute_fetchall(
+                "INSERT INTO journals (idem_key, reason, actor, table_id, created_at) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (idem_key) DO NOTHING RETURNING id",
+                (key, reason, actor, table_id, created_at),
+            )
+        else:
+            rows = await self._conn.execute_fetchall(
+                "INSERT INTO journals (idem_key, reason, actor, table_id, created_at, result) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (idem_key) DO NOTHING RETURNING id",
+                (key, reason, actor, table_id, created_at, result),
+            )
         for row in rows:
             return int(row[0])
         return None
+
+    async def lock_results(self) -> None:
+        return None  # a write transaction here is already the only writer (BEGIN IMMEDIATE)
 
     async def find_journal(self, key: str) -> JournalRecord | None:
         rows = list(

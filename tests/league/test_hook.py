@@ -36,6 +36,9 @@ async def recount(env: Env, table: int) -> dict[tuple[int, int, int], list[int]]
 
 
 async def stored(env: Env) -> dict[tuple[int, int, int], list[int]]:
+    """The all-time counters as every read of the league sees them: after a drain (the settlement stored the hand's
+    result on its journal row; the drain moves it into the league's tables, exactly once)."""
+    await env.league.drain()
     async with env.storage.transaction(write=False) as tx:
         rows = await repo.all_stats(tx, GUILD, 0)
     return {(GUILD, 0, r.user_id): [getattr(r, c) for c in repo.STAT_COLUMNS] for r in rows}
@@ -98,7 +101,7 @@ async def test_rebuild_reproduces_stats_and_ratings_exactly(env: Env) -> None:
     await play_hands(env.tables, t1, {u: make_player("easy") for u in USERS}, 5, seed=11)
     await play_hands(env.tables, t2, {u: make_player("easy") for u in (104, 105, -1001)}, 5, seed=12)
     await play_hands(env.tables, t1, {u: make_player("normal") for u in USERS}, 4, seed=13)
-    await env.league.drain_ratings()
+    await env.league.drain()
     before_stats = await stored(env)
     async with env.storage.transaction(write=False) as tx:
         before = await tx.fetchall(
@@ -158,6 +161,7 @@ async def test_hands_in_a_season_count_for_it_and_all_time(env: Env) -> None:
     table = await env.open_table(USERS)
     players = {u: make_player("easy") for u in USERS}
     await play_hands(env.tables, table, players, 2, seed=31)
+    await env.league.drain()
     async with env.storage.transaction(write=False) as tx:
         in_season = {r.user_id: r.hands_dealt for r in await repo.all_stats(tx, GUILD, season.number)}
     assert in_season == dict.fromkeys(USERS, 2)
@@ -165,6 +169,7 @@ async def test_hands_in_a_season_count_for_it_and_all_time(env: Env) -> None:
     assert [s.number for s in await env.league.due_seasons()] == [season.number]
     await env.league.end_season(GUILD)
     await play_hands(env.tables, table, players, 1, seed=32)
+    await env.league.drain()
     async with env.storage.transaction(write=False) as tx:
         assert {r.user_id: r.hands_dealt for r in await repo.all_stats(tx, GUILD, season.number)} == in_season
         assert {r.user_id: r.hands_dealt for r in await repo.all_stats(tx, GUILD, 0)} == dict.fromkeys(USERS, 3)

@@ -30,12 +30,13 @@ async def test_ratings_after_a_rebuild_are_not_folded_again(env: Env) -> None:
     """A rebuild refolds every result into the ratings and leaves the drain nothing to do: a result is rated once,
     so draining after the rebuild reads no result and changes no rating."""
     for winner, loser in ((1, 2), (2, 3), (3, 1), (1, 3)):
-        await env.league.record_hand(GUILD, hand(winner, [loser]))
-    assert await env.league.drain_ratings() == 4
+        await env.league.record_hand(GUILD, hand(winner, [loser]))  # recorded, then drained: rated
+    assert await env.league.drain() == 0
     before = await _ratings(env)
+    assert [r[5] for r in before] == [3, 2, 3]  # users 1, 2, 3: each hand rated once
     assert await env.league.rebuild(from_log=False) == (0, 4)
     assert await _ratings(env) == before  # same results in the same order: the same ratings
-    assert await env.league.drain_ratings() == 0
+    assert await env.league.drain() == 0
     assert await _ratings(env) == before
     card = await env.league.player_card(GUILD, 1)  # a read that drains first
     assert card.rating.rated == 3
@@ -52,25 +53,28 @@ async def test_a_season_bank_has_no_daily_grant(env: Env) -> None:
     assert await env.league.season_bank(GUILD, 1) == 500
 
 
-async def test_a_settlement_with_the_season_cached_only_fills_in_the_ordinal(
+async def test_a_settlement_with_the_season_cached_builds_nothing_inside(
     env: Env, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """docs/leagues.md: with the season cached, ``in_tx`` builds the digest's body, the stats rows and the SQL before
-    the transaction; inside it only the ordinal is filled in (the writer lock is held for the statements alone)."""
+    """docs/leagues.md: with the season cached, ``note`` builds the result's text before the transaction; inside it
+    nothing is built or read (the writer lock is held for one more column of the journal row), and the drain
+    turns that text into the stats."""
     await env.league.record_hand(GUILD, hand(1, [2]))  # the guild's season (none) is now cached
-    record = env.league.in_tx(GUILD, hand(2, [1], chips=30))
+    record = env.league.note(GUILD, hand(2, [1], chips=30))
 
-    def built_inside(**_: object) -> object:
-        raise AssertionError("the statements were built inside the settlement's transaction")
+    def built_inside(*_: object, **__: object) -> object:
+        raise AssertionError("the result was built inside the settlement's transaction")
 
-    monkeypatch.setattr(repo, "record_template", built_inside)
+    monkeypatch.setattr(HandDigest, "encode", built_inside)
+    monkeypatch.setattr(repo, "active_season", built_inside)
     async with env.storage.transaction() as tx:
+        text = await record(tx)
         journal = await tx.insert_journal(
-            key="settle:test", reason="hand", actor="system", table_id=None, created_at=env.clock()
+            key="settle:test", reason="hand", actor="system", table_id=None, created_at=env.clock(), result=text
         )
         assert journal is not None
-        await tx.execute_batch(await record(tx, journal))
     monkeypatch.undo()
+    assert text is not None and text.startswith(f"{GUILD} 0 ")
     card = await env.league.player_card(GUILD, 2)
     assert (card.all_time.hands_dealt, card.all_time.hands_won, card.all_time.net) == (2, 1, 30 - 10)
 

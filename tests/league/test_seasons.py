@@ -233,6 +233,7 @@ async def test_bank_season_table_plays_from_the_season_banks(backend_env: Env) -
         assert await league.season_bank(GUILD, u) == 400  # 800 issued, 400 on the table
     assert (await league.player_card(GUILD, 61)).season_bank == 400
     await play_hands(env.tables, 555, {u: make_player("easy") for u in users}, 3, seed=12)
+    await league.drain()
     async with env.storage.transaction(write=False) as tx:
         in_season = {r.user_id: r.hands_dealt for r in await repo.all_stats(tx, GUILD, season.number)}
         all_time = {r.user_id: r.hands_dealt for r in await repo.all_stats(tx, GUILD, 0)}
