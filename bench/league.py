@@ -192,19 +192,28 @@ async def ledger_rate(path: Path, count: int, tables: int, mode: str, *, league:
 
 
 async def ledger_figures(tmp: Path, count: int, concurrent: int, rounds: int) -> None:
-    """bench/ledger.py's four SQLite figures, bare and with the league, alternated ``rounds`` times (medians)."""
-    print(f"bench/ledger.py's settlements/s, bare vs with the league (a season running), medians of {rounds} rounds:")
+    """bench/ledger.py's four SQLite figures, bare and with the league, ``rounds`` pairs (medians). Each pair runs
+    bare and league back to back, the order swapped every pair (a machine that speeds up or slows down during a
+    run then favours neither); the cost is also given per pair, whose median drifts less than a ratio of medians."""
+    print(f"bench/ledger.py's settlements/s, bare vs with the league (a season running), {rounds} pairs:")
     for mode in ("FULL", "NORMAL"):
         for tables in (1, concurrent):
-            bare, league = [], []
+            bare, league, costs = [], [], []
             for r in range(rounds):
-                bare.append(await ledger_rate(tmp / f"r{mode}{tables}b{r}.sqlite3", count, tables, mode, league=False))
-                league.append(await ledger_rate(tmp / f"r{mode}{tables}l{r}.sqlite3", count, tables, mode, league=True))
+                order = (False, True) if r % 2 == 0 else (True, False)
+                got = {}
+                for with_league in order:
+                    name = f"r{mode}{tables}{'l' if with_league else 'b'}{r}.sqlite3"
+                    got[with_league] = await ledger_rate(tmp / name, count, tables, mode, league=with_league)
+                bare.append(got[False])
+                league.append(got[True])
+                costs.append(100 * (got[False] / got[True] - 1))
             b, lg = statistics.median(bare), statistics.median(league)
+            pairs = statistics.median(costs)
             print(
                 f"  synchronous={mode:<6} {tables:>3} table(s) at once  {b:7.0f} -> {lg:7.0f} settlements/s: "
-                f"cost per settlement {100 * (b / lg - 1):+.1f} % (rounds {[round(x) for x in bare]} vs "
-                f"{[round(x) for x in league]})"
+                f"cost per settlement {100 * (b / lg - 1):+.1f} % (ratio of medians), {pairs:+.1f} % "
+                f"(median of pairs; pairs {[round(c, 1) for c in costs]})"
             )
 
 
@@ -302,7 +311,7 @@ async def main() -> None:
     parser.add_argument("--fp-guilds", type=int, default=0)
     parser.add_argument("--fp-first-seed", type=int, default=1000)
     parser.add_argument("--concurrent", type=int, default=16, help="tables at once in the ledger figures")
-    parser.add_argument("--ledger-rounds", type=int, default=3, help="0: skip bench/ledger.py's figures")
+    parser.add_argument("--ledger-rounds", type=int, default=5, help="pairs; 0: skip bench/ledger.py's figures")
     parser.add_argument("--breakdown", action="store_true", help="only where the league's cost goes, then exit")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as name:

@@ -101,13 +101,16 @@ class LeagueCog(PanCog, name="PanLeague"):
         another process is skipped)."""
         while True:
             await asyncio.sleep(DUE_CHECK_SECONDS)
-            league = self.rt.league
             try:
-                if league is not None:
-                    await league.drain()
-                await self.end_due_seasons()
+                await self.tick()
             except Exception:  # the next tick retries; the loop lives as long as the bot
                 log.exception("the league's background tick failed")
+
+    async def tick(self) -> int:
+        """One round of the background loop: drain the league, then end the due seasons (returns how many)."""
+        if self.rt.league is not None:
+            await self.rt.league.drain()
+        return await self.end_due_seasons()
 
     async def end_due_seasons(self) -> int:
         league = self.rt.league

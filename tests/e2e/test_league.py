@@ -84,6 +84,32 @@ async def test_a_season_whose_length_is_up_is_ended_by_the_background_check(pan:
     assert [s.status for s in await league.seasons(pan.h.guild.id)] == ["ended"]
 
 
+async def test_the_background_tick_drains_the_league(pan: Pan) -> None:
+    """A settled hand waits on its journal row until a drain; the cog's background tick is one (so a later
+    /pan stats has nothing to fold), and it drains once: a second tick changes nothing."""
+    from pancog.league import repo
+
+    league = pan.rt.league
+    assert league is not None
+    guild = pan.h.guild.id
+    await pan.seat(2)
+    await play_two(pan)
+
+    async def dealt() -> dict[int, int]:
+        async with league.storage.transaction(write=False) as tx:
+            return {r.user_id: r.hands_dealt for r in await repo.all_stats(tx, guild, 0)}
+
+    assert await dealt() == {}
+    cog = pan.h.bot.get_cog("PanLeague")
+    assert await cog.tick() == 0  # type: ignore[union-attr]  # no season is due
+    a, b = pan.users[:2]
+    assert await dealt() == {a.id: 1, b.id: 1}
+    assert await cog.tick() == 0  # type: ignore[union-attr]
+    assert await dealt() == {a.id: 1, b.id: 1}
+    reply = await pan.slash(a, "pan stats")
+    assert private_to(reply, a) and "Hands dealt" in reply.text and "1 (100% of hands played)" in reply.text
+
+
 def role_grants(pan: Pan) -> list[str]:
     return [c.path for c in pan.h.fake.calls if c.route == "PUT /guilds/{guild_id}/members/{user_id}/roles/{role_id}"]
 
