@@ -105,10 +105,19 @@ class TournamentRepository:
             ),
         )
 
-    async def load(self, tx: StorageTx, *, active_only: bool = True) -> list[Tournament]:
-        """Every tournament not finished or cancelled (or all), with its entries and tables."""
-        where = " WHERE status NOT IN ('finished', 'cancelled')" if active_only else ""
-        rows = await tx.fetchall(f"SELECT {_T_COLS} FROM tournaments{where} ORDER BY tournament_id")  # noqa: S608
+    async def load(
+        self, tx: StorageTx, *, active_only: bool = True, tournament_id: int | None = None
+    ) -> list[Tournament]:
+        """Every tournament not finished or cancelled (or all; or only ``tournament_id``), with its entries and
+        tables."""
+        where = " WHERE status NOT IN ('finished', 'cancelled')" if active_only else " WHERE 1 = 1"
+        params: tuple[int, ...] = ()
+        if tournament_id is not None:
+            where, params = where + " AND tournament_id = ?", (tournament_id,)
+        rows = await tx.fetchall(
+            f"SELECT {_T_COLS} FROM tournaments{where} ORDER BY tournament_id",  # noqa: S608
+            params,
+        )
         found: dict[int, Tournament] = {}
         for r in rows:
             found[int(r[0])] = Tournament(

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -226,8 +227,36 @@ class TournamentService:
     def _lock(self, tournament_id: int) -> asyncio.Lock:
         return self._locks.setdefault(tournament_id, asyncio.Lock())
 
+    @contextlib.asynccontextmanager
+    async def _tx(self, t: Tournament) -> AsyncIterator[StorageTx]:
+        """A write transaction that stores ``t``'s rows. The service changes ``t`` in memory first and stores it
+        after; if the transaction fails (a refused posting, a database error, a cancellation), ``t`` is restored
+        from the database before the error goes on, so memory never runs ahead of what is stored."""
+        try:
+            async with self.ledger.storage.transaction() as tx:
+                yield tx
+        except BaseException:
+            try:
+                await asyncio.shield(self._restore(t))
+            except Exception:  # the database is unreachable: the next restart reloads it (the ledger is exact)
+                log.exception("tournament %s: could not reload it after a failed write", t.tournament_id)
+            raise
+
+    async def _restore(self, t: Tournament) -> None:
+        """Put back in ``t`` (in place: callers hold it) what the database holds for it."""
+        async with self.ledger.storage.transaction(write=False) as tx:
+            found = await self.repo.load(tx, active_only=False, tournament_id=t.tournament_id)
+        if not found:  # never stored (a creation that failed): nothing to go back to
+            return
+        for f in dataclasses.fields(Tournament):
+            setattr(t, f.name, getattr(found[0], f.name))
+        for table_id in [k for k, v in self._by_table.items() if v == t.tournament_id]:
+            del self._by_table[table_id]
+        for tt in t.tables.values():
+            self._by_table[tt.table_id] = t.tournament_id
+
     async def _save(self, t: Tournament, *, entries: tuple[Entry, ...] = (), tables: tuple[TTable, ...] = ()) -> None:
-        async with self.ledger.storage.transaction() as tx:
+        async with self._tx(t) as tx:
             await self._write(tx, t, entries, tables)
 
     async def _write(
@@ -362,7 +391,7 @@ class TournamentService:
             )
             if running:
                 entry.table_no = self._seat_for_newcomer(t)
-            async with self.ledger.storage.transaction() as tx:
+            async with self._tx(t) as tx:
                 legs: list[Posting] = []
                 if cfg.buy_in:
                     legs = [
@@ -412,7 +441,7 @@ class TournamentService:
     async def _refund(self, t: Tournament, entry: Entry, *, fee_taken: int) -> None:
         cfg = t.config
         entry.status = EntryStatus.REFUNDED
-        async with self.ledger.storage.transaction() as tx:
+        async with self._tx(t) as tx:
             legs = [
                 Posting(Account.escrow(t.tournament_id), -(cfg.buy_in - fee_taken)),
                 Posting(Account.house(t.guild_id), -fee_taken),
@@ -444,7 +473,7 @@ class TournamentService:
             e.table_no = 1 + i % n_tables
         t.status = Status.RUNNING
         t.started_ms = self._now_ms()
-        async with self.ledger.storage.transaction() as tx:
+        async with self._tx(t) as tx:
             fees = cfg.fee * len(entries)
             if fees:
                 await self._post(
@@ -515,7 +544,7 @@ class TournamentService:
     async def remember_announcement(self, tournament_id: int, channel_id: int, message_id: int) -> None:
         """Store the announcement message the adapter edits (live entry count, buttons), so it survives a restart."""
         t = self.get(tournament_id)
-        async with self.ledger.storage.transaction() as tx:
+        async with self._tx(t) as tx:
             await self.repo.put_message(tx, tournament_id, "announcement", channel_id, message_id)
         t.announcement = (channel_id, message_id)
 
@@ -724,7 +753,7 @@ class TournamentService:
                 await self.tables.system_act(here.table_id, Stand(seat=src.seat_of(e.player_id)))
             session = await self._session(t, target)
             chips = Account.bank(t.tournament_id, e.player_id)
-            async with self.ledger.storage.transaction() as tx:
+            async with self._tx(t) as tx:
                 if e.moves == 0 and here is None:  # first seat of this entry: issue its chips
                     await self._post(
                         tx,
@@ -810,7 +839,7 @@ class TournamentService:
                     continue
                 await self.tables.system_act(here.table_id, Stand(seat=session.seat_of(e.player_id)))
             chips = Account.bank(t.tournament_id, e.player_id)
-            async with self.ledger.storage.transaction() as tx:
+            async with self._tx(t) as tx:
                 held = (await tx.balances([chips]))[chips]
                 if held:
                     legs = [Posting(chips, -held), Posting(Account.issued(t.tournament_id), held)]
@@ -907,7 +936,7 @@ class TournamentService:
         await self._close_tables(t)
         t.status = Status.FINISHED
         t.finished_ms = self._now_ms()
-        async with self.ledger.storage.transaction() as tx:
+        async with self._tx(t) as tx:
             legs: dict[Account, int] = {}
             for entry_id, amount in paid.items():
                 bank = Account.bank(t.guild_id, t.entries[entry_id].player_id)

@@ -232,6 +232,45 @@ async def test_refusals_change_nothing(storage):
     await check_books(env, T_ID)
 
 
+def _stored_view(t: Tournament) -> tuple[object, ...]:
+    return (t.status, sorted((e.entry_id, e.player_id, e.status, e.table_no) for e in t.entries.values()))
+
+
+async def test_a_failed_write_leaves_memory_as_stored(storage, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The service changes a tournament in memory, then stores it: when that transaction fails (here the entry's
+    row write, after the refund's postings), the tournament in memory is put back to what the database holds —
+    not a refunded entry whose chips never moved — and the same step succeeds once the database does."""
+    env = Env(storage, hand_seconds=60)
+    cfg = TournamentConfig(format=Format.SNG, buy_in=500, seats=3, starting_stack=400, antes=default_antes(10))
+    t = await env.service.create(T_ID, guild_id=GUILD, channel_id=1, host_id=1, config=cfg)
+    for n in (1, 2):  # two of three seats: a Sit & Go starts by itself only when full
+        await env.service.register(T_ID, bot(n))
+    before = _stored_view(t)
+    bank = await env.ledger.balance(GUILD, bot(2))
+    original = env.service.repo.put_entry
+
+    async def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(env.service.repo, "put_entry", broken)
+    with pytest.raises(RuntimeError, match="disk full"):
+        await env.service.unregister(T_ID, bot(2))
+    assert env.service.get(T_ID) is t and _stored_view(t) == before  # the same object, back as stored
+    assert await env.ledger.balance(GUILD, bot(2)) == bank  # the refund's postings rolled back with it
+    with pytest.raises(RuntimeError, match="disk full"):
+        await env.service.start(T_ID, user_id=1)  # seats both entries in memory, then fails to store them
+    assert _stored_view(t) == before and not t.tables and env.service.tournament_of_table(1) is None
+    monkeypatch.setattr(env.service.repo, "put_entry", original)
+    assert await env.service.unregister(T_ID, bot(2)) == 500
+    assert await env.ledger.balance(GUILD, bot(2)) == bank + 500
+    assert [e.status for e in t.entries_of(bot(2))] == [EntryStatus.REFUNDED]
+    async with storage.transaction(write=False) as tx:
+        (stored,) = await TournamentRepository().load(tx, tournament_id=T_ID)
+    assert _stored_view(stored) == _stored_view(t)
+    await env.service.cancel(T_ID, user_id=1)
+    await check_books(env, T_ID)
+
+
 async def resume_and_finish(database, now: float, hand_seconds: float = 300) -> Tournament:
     """A restart: new services on the same database resume the one tournament, which finishes with a winner and
     the books balanced. Returns the finished tournament."""
