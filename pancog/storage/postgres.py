@@ -82,9 +82,9 @@ def dollar_placeholders(sql: str) -> str:
     while i < length:
         ch = sql[i]
         if ch in "'\"":
+            # To the closing quote. A doubled quote (an escaped one: 'it''s') needs no case of its own: it closes
+            # this literal and opens the next, and the text between is copied through either way.
             end = sql.find(ch, i + 1)
-            while end != -1 and sql.startswith(ch, end + 1):  # a doubled quote is an escaped quote
-                end = sql.find(ch, end + 2)
             end = length if end == -1 else end + 1
             out.append(sql[i:end])
             i = end

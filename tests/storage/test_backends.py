@@ -41,6 +41,10 @@ def test_question_marks_become_numbered_placeholders_outside_literals() -> None:
         "SELECT $1, '?', \"a?\" FROM t WHERE x = $2 -- why?\nAND y = $3"
     )
     assert dollar_placeholders("SELECT 'it''s ?', ?") == "SELECT 'it''s ?', $1"
+    assert dollar_placeholders("SELECT '', ?, \"\"") == "SELECT '', $1, \"\""  # empty literals end at once
+    assert dollar_placeholders("SELECT 'a'?") == "SELECT 'a'$1"  # the first character after a literal counts
+    assert dollar_placeholders("SELECT ?, 'open ?") == "SELECT $1, 'open ?"  # an unterminated literal runs to the end
+    assert dollar_placeholders("SELECT ? -- to the end ?") == "SELECT $1 -- to the end ?"
 
 
 async def test_generic_statements_run_the_same_on_both_backends(storage: SqliteStorage | PostgresStorage) -> None:
