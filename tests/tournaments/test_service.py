@@ -138,6 +138,7 @@ async def test_sit_and_go_seven_computer_players(storage):
     assert env.service.tournament_of_table(opened.table_id) == T_ID and env.service.tournament_of_table(1) is None
     finished = next(e for e in env.events if isinstance(e, TournamentFinished))
     assert sorted(finished.prizes.values(), reverse=True) == [410, 220]  # 630 pool: 65/35, remainder to first
+    assert env.service.info(T_ID).prize_pool == 630  # 7 buy-ins less their fees
     places = sorted(e.place for e in t.entries.values())
     assert places[0] == 1 and len(places) == 7
     check_ranking(t)
@@ -176,6 +177,7 @@ async def test_scheduled_forty_entries_reentry_late_registration_final_table(sql
     assert t.status is Status.RUNNING and len(t.open_tables()) == 5
     late: list[int] = []
     reentered: list[int] = []
+    moved: list[int] = []
 
     def on_event(event: object) -> None:  # players react while the tournament runs (hands deal back to back)
         pending = len(t.entries) + sum(1 for task in env.extra if not task.done())
@@ -187,6 +189,8 @@ async def test_scheduled_forty_entries_reentry_late_registration_final_table(sql
             for n in range(35, 35 + max(0, 40 - pending)):
                 late.append(n)
                 env.spawn(env.service.register(T_ID, bot(n)))
+        if isinstance(event, PlayerMoved):  # told after the move is counted on the entry
+            moved.append(max(e.moves for e in t.entries_of(event.player_id) if e.status is EntryStatus.ALIVE))
         if isinstance(event, PlayerOut) and event.can_reenter and pending < 40:
             reentered.append(event.player_id)
             env.spawn(env.service.register(T_ID, event.player_id))
@@ -199,6 +203,7 @@ async def test_scheduled_forty_entries_reentry_late_registration_final_table(sql
     with pytest.raises(RegistrationClosed):
         await env.service.register(T_ID, bot(99))
     assert any(isinstance(e, PlayerMoved) for e in env.events)
+    assert moved and min(moved) >= 1  # a moved entry's count of moves went up (the balancer moves the least moved)
     assert any(isinstance(e, TableOpened) and e.final for e in env.events)
     assert sorted(e.place for e in t.entries.values())[0] == 1
     paid = [e.prize for e in t.entries.values() if e.prize]
