@@ -164,7 +164,7 @@ class LeagueService:
         ledger: ChipLedger,
         *,
         clock: Callable[[], float] = time.time,
-        rating_batch: int = 2000,
+        rating_batch: int = 500,  # results per drain transaction: bounds how long a drain holds lock_results
     ) -> None:
         self.storage = storage
         self.ledger = ledger
