@@ -90,3 +90,64 @@ async def test_an_action_whose_journal_does_not_exist_is_refused_and_not_logged(
         assert await tx.fetchall("SELECT name FROM league_cursors WHERE name = 'riding'") == []
         table = await tx.get_table(TABLE)
     assert table is not None and table.last_seq == 0
+
+
+async def test_insert_table_says_whether_it_inserted(storage: AnyStorage) -> None:
+    """``StorageTx.insert_table`` is True for a new table and False for an id already taken (the store then reads
+    the existing row): the contract, on both backends, not just what ``TableStore.open_table`` makes of it."""
+    from pancog.storage.base import TableRow
+
+    row = TableRow(
+        table_id=TABLE,
+        guild_id=GUILD,
+        channel_id=3,
+        host_id=4,
+        config="{}",
+        meta="{}",
+        status="open",
+        created_at=1.0,
+        closed_at=None,
+        board_message_id=None,
+        last_seq=0,
+    )
+    async with storage.transaction() as tx:
+        assert await tx.insert_table(row) is True
+        assert await tx.insert_table(row) is False
+        assert await tx.get_table(TABLE) == row
+
+
+async def test_leaving_the_storage_context_closes_it(database: str) -> None:
+    """``async with storage_for(…)`` closes the storage at the end (its connections go back): a transaction after
+    it is refused with a clear error instead of reaching a closed pool or file."""
+    from pancog.storage import StorageError, storage_for
+
+    async with storage_for(database) as storage, storage.transaction(write=False) as tx:
+        assert await tx.fetchall("SELECT 1") == [(1,)]
+    with pytest.raises(StorageError, match="not open"):
+        async with storage.transaction(write=False) as tx:
+            await tx.fetchall("SELECT 1")
+
+
+@pytest.mark.parametrize(
+    ("config", "scope"),
+    [("", GUILD), ("not json", GUILD), ("[1, 2]", GUILD), ('{"bank_scope": true}', GUILD), ('{"bank_scope": -9}', -9)],
+)
+def test_a_stored_tables_bank_scope_falls_back_to_its_guild(config: str, scope: int) -> None:
+    """``TableRow.bank_scope``: a config that is empty, not JSON, not an object, or names no integer scope means the
+    guild's banks; only an integer ``bank_scope`` (a league's bank season) names another."""
+    from pancog.storage.base import TableRow
+
+    row = TableRow(
+        table_id=TABLE,
+        guild_id=GUILD,
+        channel_id=3,
+        host_id=4,
+        config=config,
+        meta="{}",
+        status="open",
+        created_at=1.0,
+        closed_at=None,
+        board_message_id=None,
+        last_seq=0,
+    )
+    assert row.bank_scope == scope

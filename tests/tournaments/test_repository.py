@@ -135,3 +135,43 @@ async def test_repository_round_trip(storage):
     async with storage.transaction(write=False) as tx:
         assert await repo.load(tx) == []
         assert len(await repo.load(tx, active_only=False)) == 1
+
+
+async def test_load_gives_each_tournament_its_own_rows_and_one_by_id(storage):
+    """Two tournaments with entries, tables and announcements: each loads with its own rows (never the other's),
+    and ``load(tournament_id=…)`` reads just one (what a failed write reloads), whatever its status."""
+    repo = TournamentRepository()
+
+    def tournament(tid: int, status: Status) -> Tournament:
+        return Tournament(
+            tournament_id=tid,
+            guild_id=1,
+            channel_id=2,
+            host_id=3,
+            config=TournamentConfig(),
+            status=status,
+            created_ms=10,
+            seed=tid,
+        )
+
+    async with storage.transaction() as tx:
+        for tid, tables in ((41, (1,)), (42, (1, 2))):
+            await repo.put_tournament(tx, tournament(tid, Status.RUNNING))
+            await repo.put_entry(
+                tx, tid, Entry(entry_id=tid, player_id=tid * 10, entry_no=1, status=EntryStatus.ALIVE, created_ms=11)
+            )
+            for no in tables:
+                await repo.put_table(tx, tid, TTable(table_no=no, table_id=tid * 100 + no))
+            await repo.put_message(tx, tid, "announcement", 2, tid * 1000)
+        await repo.put_tournament(tx, tournament(43, Status.FINISHED))
+    async with storage.transaction(write=False) as tx:
+        loaded = {t.tournament_id: t for t in await repo.load(tx)}
+        (only,) = await repo.load(tx, active_only=False, tournament_id=42)
+        (finished,) = await repo.load(tx, active_only=False, tournament_id=43)
+        assert await repo.load(tx, tournament_id=43) == []  # active only: a finished one is left out
+    assert sorted(loaded) == [41, 42]
+    assert [e.player_id for e in loaded[41].entries.values()] == [410]
+    assert {no: tt.table_id for no, tt in loaded[41].tables.items()} == {1: 4101}
+    assert {no: tt.table_id for no, tt in loaded[42].tables.items()} == {1: 4201, 2: 4202}
+    assert (loaded[41].announcement, loaded[42].announcement) == ((2, 41000), (2, 42000))
+    assert only == loaded[42] and finished.status is Status.FINISHED and not finished.entries
