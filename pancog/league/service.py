@@ -345,8 +345,11 @@ class LeagueService:
             return 0
         parsed: list[tuple[int, int, int, int, str, HandDigest | TourneyDigest]] = []
         for journal, created_at, text in notes:
-            guild, season_no, body = text.split(" ", 2)
-            parsed.append((journal, int(created_at), int(guild), int(season_no), body, decode(body)))
+            try:
+                guild, season_no, body = text.split(" ", 2)
+                parsed.append((journal, int(created_at), int(guild), int(season_no), body, decode(body)))
+            except ValueError:  # never written by this code; one bad row must not stop every read of the league
+                log.error("journal %s: unreadable league result %r skipped (rebuild re-derives hands)", journal, text)
         # a key recorded before (or twice in this batch) keeps its first result and is counted once
         seen = await repo.recorded_keys(tx, [r.key for *_, r in parsed])
         fresh = []

@@ -94,3 +94,18 @@ async def test_results_committed_out_of_id_order_are_all_drained(env: Env) -> No
     assert len(results) == 25
     assert sorted(o for o, *_ in results) == [o for o, *_ in results]
     assert stats == {1: 17, 2: 17, 3: 16}
+
+
+async def test_an_unreadable_result_is_skipped_and_blocks_nothing(env: Env, caplog: pytest.LogCaptureFixture) -> None:
+    """A journal whose result text does not parse (never written by this code) is logged and passed over; the
+    results around it are drained as usual, and the reads keep working."""
+    await env.league.record_hand(GUILD, hand(1, [2]))
+    async with env.storage.transaction() as tx:
+        await tx.insert_journal(
+            key="bad", reason="hand", actor="system", table_id=None, created_at=env.clock(), result="7 0 {not json"
+        )
+    await env.league.record_hand(GUILD, hand(2, [1]))
+    assert "unreadable league result" in caplog.text
+    card = await env.league.player_card(GUILD, 1)
+    assert (card.all_time.hands_dealt, card.all_time.hands_won) == (2, 1)
+    assert await env.league.drain() == 0
