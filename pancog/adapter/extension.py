@@ -83,7 +83,7 @@ async def open_runtime(bot: commands.Bot) -> tuple[PanRuntime, TurnClock, BotDri
     clock = TurnClock(tables, clock_settings_from_env())
     driver = BotDriver(tables, BotSettings.from_env())
     league = LeagueService(storage, ledger)
-    league.attach(tables)  # a hand's stats are recorded in its settlement's transaction
+    league.attach(tables)  # a hand's result is recorded on its settlement's journal row (drained into the stats)
     rt = PanRuntime(
         bot=bot,
         storage=storage,

@@ -4,14 +4,15 @@ How a hand reaches the league (see docs/leagues.md):
 
 1. :meth:`LeagueService.attach` subscribes to the table service (a listener folds every committed transition into
    the table's :class:`~pancog.league.digest.HandTally`) and installs the settlement hook.
-2. When an action ends a hand, the hook turns the tally plus that action's events into a digest and, **inside the
-   transaction that commits the settlement**, appends it to ``league_results`` (key ``hand:<table>:<hand_no>``,
-   ordinal = the settlement's ledger journal id) and adds the hand to ``league_stats``. A retried commit is a no-op
-   (the store skips the hook), and a recorded key is never counted twice. After a restart in the middle of a hand
-   the tally is missing; the hook then replays the table's log through the engine (rare, correct).
-3. Ratings are folded from ``league_results`` in ordinal order by :meth:`LeagueService.drain_ratings` — in batches,
-   off the settlement path, exactly once (the fold's cursor moves in the same transaction as the ratings). Every
-   read that shows a rating drains first.
+2. When an action ends a hand, the hook turns the tally plus that action's events into a digest, and its text
+   (``"<guild> <season> <digest>"``) is stored **on the settlement's own ledger journal row** (``journals.result``,
+   migration V8), inside the transaction that commits the hand's chips: exactly once (a retried commit writes no
+   journal), and no extra row. After a restart in the middle of a hand the tally is missing; the hook then replays
+   the table's log through the engine (rare, correct).
+3. :meth:`LeagueService.drain` moves those results into ``league_results`` and ``league_stats`` (ordinal = the
+   journal id), then folds the ratings — in batches, off the settlement path, exactly once (each cursor moves in the
+   same transaction as its rows; on PostgreSQL a results lock orders result journals and drains). Every read of
+   the league drains first.
 
 :meth:`LeagueService.rebuild` recomputes everything derived (digests from the action logs, stats, ratings) with the
 same code, so the result equals the incremental one exactly.
@@ -331,8 +332,6 @@ class LeagueService:
                 total += rated
                 if not moved and not rated:
                     return total
-
-    drain_ratings = drain  # the name before the results moved onto the journals (V8)
 
     async def _move_results(self, tx: StorageTx, limit: int) -> int:
         """Move up to ``limit`` journal results after the cursor into ``league_results`` and add their stats (only if
