@@ -98,3 +98,23 @@ def test_flags_ignore_computer_players_and_small_samples() -> None:
         for n in range(10)
     ]
     assert compute_flags(hands + few) == []
+
+
+def test_together_needs_six_regulars() -> None:
+    """``TOGETHER_MIN_PLAYERS``: with fewer than six regulars everybody plays with everybody, so a pair that always
+    sits together is no sign; the same pattern with a sixth regular is flagged (the test is not vacuous)."""
+
+    def guild(rest: list[int]) -> list[HandDigest]:
+        hands = []
+        for n in range(60):
+            for table, people in ((1, [1, 2]), (2, rest)):
+                hands.append(
+                    HandDigest(
+                        table_id=table, hand_no=n, reason="void", winner=None, players=[_line(u) for u in people]
+                    )
+                )
+        return hands
+
+    assert [f for f in compute_flags(guild([3, 4, 5])) if f.kind == "together"] == []  # five regulars
+    flagged = [(f.first, f.second) for f in compute_flags(guild([3, 4, 5, 6])) if f.kind == "together"]
+    assert (1, 2) in flagged

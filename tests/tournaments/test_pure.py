@@ -21,6 +21,8 @@ def test_levels_default_antes_rise_33_to_50_percent():
     """The default schedule is x1, 1.5, 2, 3, 4, 6, 8 ... and strictly increasing."""
     antes = default_antes(10, 20)
     assert antes[:9] == (10, 15, 20, 30, 40, 60, 80, 120, 160)
+    # docs/tournaments.md: "x1, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, ...": on in the same way, x2 every two levels
+    assert antes[9:] == (240, 320, 480, 640, 960, 1280, 1920, 2560, 3840, 5120, 7680)
     assert all(1.3 <= b / a <= 1.5 for a, b in itertools.pairwise(antes))
 
 
