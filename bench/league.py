@@ -210,10 +210,12 @@ async def ledger_figures(tmp: Path, count: int, concurrent: int, rounds: int) ->
                 costs.append(100 * (got[False] / got[True] - 1))
             b, lg = statistics.median(bare), statistics.median(league)
             pairs = statistics.median(costs)
+            spread = statistics.quantiles(costs, n=4) if len(costs) > 1 else [costs[0]] * 3
             print(
                 f"  synchronous={mode:<6} {tables:>3} table(s) at once  {b:7.0f} -> {lg:7.0f} settlements/s: "
                 f"cost per settlement {100 * (b / lg - 1):+.1f} % (ratio of medians), {pairs:+.1f} % "
-                f"(median of pairs; pairs {[round(c, 1) for c in costs]})"
+                f"(median of pairs; quartiles {spread[0]:+.1f} / {spread[2]:+.1f}; "
+                f"pairs {[round(c, 1) for c in costs]})"
             )
 
 
@@ -311,7 +313,12 @@ async def main() -> None:
     parser.add_argument("--fp-guilds", type=int, default=0)
     parser.add_argument("--fp-first-seed", type=int, default=1000)
     parser.add_argument("--concurrent", type=int, default=16, help="tables at once in the ledger figures")
-    parser.add_argument("--ledger-rounds", type=int, default=5, help="pairs; 0: skip bench/ledger.py's figures")
+    parser.add_argument(
+        "--ledger-rounds",
+        type=int,
+        default=31,
+        help="pairs (a single pair swings by +-10 points on a 2-core VM: 31 pairs take ~7 min); 0: skip them",
+    )
     parser.add_argument("--breakdown", action="store_true", help="only where the league's cost goes, then exit")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as name:
