@@ -334,9 +334,9 @@ class LeagueService:
                     return total
 
     async def _move_results(self, tx: StorageTx, limit: int) -> int:
-        """Move up to ``limit`` journal results after the cursor into ``league_results`` and add their stats (only if
-        that journal's result owns its key: a result recorded twice is counted once); the cursor moves in the same
-        transaction. Returns how many were moved."""
+        """Move up to ``limit`` journal results after the cursor into ``league_results`` and add their stats (a key
+        already recorded, or twice in the batch, keeps its first result and is counted once); the cursor moves in the
+        same transaction. Returns how many journal results were read."""
         await tx.lock_results()
         cursor = await repo.get_cursor(tx, JOURNALS_CURSOR)
         notes = await repo.journal_results_after(tx, cursor, limit)
@@ -349,7 +349,6 @@ class LeagueService:
                 parsed.append((journal, int(created_at), int(guild), int(season_no), body, decode(body)))
             except ValueError:  # never written by this code; one bad row must not stop every read of the league
                 log.error("journal %s: unreadable league result %r skipped (rebuild re-derives hands)", journal, text)
-        # a key recorded before (or twice in this batch) keeps its first result and is counted once
         seen = await repo.recorded_keys(tx, [r.key for *_, r in parsed])
         fresh = []
         for row in parsed:
@@ -374,8 +373,7 @@ class LeagueService:
             ],
         )
         await repo.add_stats(tx, _summed_stats((guild, season_no, r) for _, _, guild, season_no, _, r in fresh))
-        if notes:
-            await repo.set_cursor(tx, JOURNALS_CURSOR, notes[-1][0])
+        await repo.set_cursor(tx, JOURNALS_CURSOR, notes[-1][0])
         return len(notes)
 
     async def _fold_pending(self, tx: StorageTx, limit: int) -> int:

@@ -19,6 +19,7 @@ __all__ = [
     "Fetch",
     "account_from_row",
     "audit_facts",
+    "journal_insert",
     "load_open_tables",
     "snapshot_statements",
     "table_row",
@@ -134,3 +135,22 @@ async def audit_facts(fetch: Fetch) -> AuditFacts:
         total_non_system=await scalar("SELECT SUM(balance) FROM accounts WHERE kind <> 'issued'"),
         total_issued=await scalar("SELECT SUM(balance) FROM accounts WHERE kind = 'issued'"),
     )
+
+
+_INSERT_JOURNAL = (
+    "INSERT INTO journals (idem_key, reason, actor, table_id, created_at{}) VALUES (?, ?, ?, ?, ?{}) "
+    "ON CONFLICT (idem_key) DO NOTHING RETURNING id"
+)
+_JOURNAL_PLAIN = _INSERT_JOURNAL.format("", "")
+_JOURNAL_WITH_RESULT = _INSERT_JOURNAL.format(", result", ", ?")
+
+
+def journal_insert(
+    key: str, reason: str, actor: str, table_id: int | None, created_at: float, result: str | None
+) -> Statement:
+    """The statement that inserts a journal row (``RETURNING id``; nothing on a known key). The ``result`` column
+    (V8) only when there is one: the usual journal is then the statement every schema version since V1 accepts
+    (tests open older versions with this code)."""
+    if result is None:
+        return _JOURNAL_PLAIN, (key, reason, actor, table_id, created_at)
+    return _JOURNAL_WITH_RESULT, (key, reason, actor, table_id, created_at, result)

@@ -55,6 +55,7 @@ from pancog.storage.common import (
     TABLE_COLUMNS,
     account_from_row,
     audit_facts,
+    journal_insert,
     load_open_tables,
     table_row,
 )
@@ -162,29 +163,11 @@ class PostgresTx:
         created_at: float,
         result: str | None = None,
     ) -> int | None:
-        if result is None:  # the usual journal: the statement every version of the schema since V1 accepts
-            journal_id = await self._conn.fetchval(
-                "INSERT INTO journals (idem_key, reason, actor, table_id, created_at) VALUES ($1, $2, $3, $4, $5) "
-                "ON CONFLICT (idem_key) DO NOTHING RETURNING id",
-                key,
-                reason,
-                actor,
-                table_id,
-                created_at,
-            )
-        else:
+        if result is not None:
             # before the id is drawn: ids of result journals then follow their commit order (see lock_results)
             await self.lock_results()
-            journal_id = await self._conn.fetchval(
-                "INSERT INTO journals (idem_key, reason, actor, table_id, created_at, result) "
-                "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (idem_key) DO NOTHING RETURNING id",
-                key,
-                reason,
-                actor,
-                table_id,
-                created_at,
-                result,
-            )
+        sql, values = journal_insert(key, reason, actor, table_id, created_at, result)
+        journal_id = await self._conn.fetchval(dollar_placeholders(sql), *values)
         return None if journal_id is None else int(journal_id)
 
     async def lock_results(self) -> None:

@@ -41,6 +41,7 @@ from pancog.storage.common import (
     TABLE_COLUMNS,
     account_from_row,
     audit_facts,
+    journal_insert,
     load_open_tables,
     table_row,
 )
@@ -138,18 +139,8 @@ class SqliteTx:
         created_at: float,
         result: str | None = None,
     ) -> int | None:
-        if result is None:  # the usual journal: the statement every version of the schema since V1 accepts
-            rows = await self._conn.execute_fetchall(
-                "INSERT INTO journals (idem_key, reason, actor, table_id, created_at) VALUES (?, ?, ?, ?, ?) "
-                "ON CONFLICT (idem_key) DO NOTHING RETURNING id",
-                (key, reason, actor, table_id, created_at),
-            )
-        else:
-            rows = await self._conn.execute_fetchall(
-                "INSERT INTO journals (idem_key, reason, actor, table_id, created_at, result) "
-                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (idem_key) DO NOTHING RETURNING id",
-                (key, reason, actor, table_id, created_at, result),
-            )
+        sql, values = journal_insert(key, reason, actor, table_id, created_at, result)
+        rows = await self._conn.execute_fetchall(sql, values)
         for row in rows:
             return int(row[0])
         return None

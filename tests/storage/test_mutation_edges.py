@@ -9,6 +9,7 @@ import pytest
 from storage_kit import GUILD, TABLE, AnyStorage, database_errors, raw_execute
 
 from pancog.storage import LogConflict
+from pancog.storage.base import TableRow
 from pancog.storage.postgres import dollar_placeholders
 from pancog.store import TableStore
 
@@ -92,17 +93,13 @@ async def test_an_action_whose_journal_does_not_exist_is_refused_and_not_logged(
     assert table is not None and table.last_seq == 0
 
 
-async def test_insert_table_says_whether_it_inserted(storage: AnyStorage) -> None:
-    """``StorageTx.insert_table`` is True for a new table and False for an id already taken (the store then reads
-    the existing row): the contract, on both backends, not just what ``TableStore.open_table`` makes of it."""
-    from pancog.storage.base import TableRow
-
-    row = TableRow(
+def _table_row(config: str) -> TableRow:
+    return TableRow(
         table_id=TABLE,
         guild_id=GUILD,
         channel_id=3,
         host_id=4,
-        config="{}",
+        config=config,
         meta="{}",
         status="open",
         created_at=1.0,
@@ -110,6 +107,12 @@ async def test_insert_table_says_whether_it_inserted(storage: AnyStorage) -> Non
         board_message_id=None,
         last_seq=0,
     )
+
+
+async def test_insert_table_says_whether_it_inserted(storage: AnyStorage) -> None:
+    """``StorageTx.insert_table`` is True for a new table and False for an id already taken (the store then reads
+    the existing row): the contract, on both backends, not just what ``TableStore.open_table`` makes of it."""
+    row = _table_row("{}")
     async with storage.transaction() as tx:
         assert await tx.insert_table(row) is True
         assert await tx.insert_table(row) is False
@@ -135,19 +138,5 @@ async def test_leaving_the_storage_context_closes_it(database: str) -> None:
 def test_a_stored_tables_bank_scope_falls_back_to_its_guild(config: str, scope: int) -> None:
     """``TableRow.bank_scope``: a config that is empty, not JSON, not an object, or names no integer scope means the
     guild's banks; only an integer ``bank_scope`` (a league's bank season) names another."""
-    from pancog.storage.base import TableRow
-
-    row = TableRow(
-        table_id=TABLE,
-        guild_id=GUILD,
-        channel_id=3,
-        host_id=4,
-        config=config,
-        meta="{}",
-        status="open",
-        created_at=1.0,
-        closed_at=None,
-        board_message_id=None,
-        last_seq=0,
-    )
+    row = _table_row(config)
     assert row.bank_scope == scope

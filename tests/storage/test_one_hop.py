@@ -44,10 +44,8 @@ async def test_a_settlement_takes_the_same_hops_with_the_league_rows_and_a_snaps
     for user in (1, 2, 3):
         await ledger.buy_in(TABLE, user, 100, key=f"sit:{user}")
     stacks = [Account.stack(TABLE, u) for u in (1, 2, 3)]
-    seen: list[int] = []
 
     async def league(tx: StorageTx) -> str:
-        seen.append(len(seen))
         return "1 0 hand result"
 
     hops = Hops(monkeypatch)
@@ -64,7 +62,6 @@ async def test_a_settlement_takes_the_same_hops_with_the_league_rows_and_a_snaps
             (first.journal_id, "1 0 hand result")
         ]
         assert await tx.fetchall("SELECT seq, state FROM snapshots WHERE table_id = ?", (TABLE,)) == [(2, "state text")]
-    hops.count = 0
     again = await store.commit_action(TABLE, 2, "league", "[]", [*transfer(stacks[1], stacks[2], 5)], result=league)
     assert not again.created and again.journal_id == first.journal_id
     async with sqlite.transaction(write=False) as tx:  # a retry stores nothing again
