@@ -19,6 +19,13 @@ renders ahead of it, however deep the board backlog is. A job's input is built b
 event loop at the moment a worker takes it (not when it was queued): a board that waited in the queue renders
 the table as it is *then*, which is what lets boards coalesce under load.
 
+Each worker process has a socket pair of its own, read by the event loop itself (``loop.add_reader``): a job
+goes out as one pickled frame and its PNG comes back as one. This replaced ``concurrent.futures.ProcessPoolExecutor``
+(issue #17): the executor's feeder and manager threads woke on every job and competed with the event loop for the
+GIL (about a fifth of the bot's process in a 200-table profile), its workers shared one locked result queue, and one
+dead worker broke the whole pool. Here a dead worker is seen as the end of its socket; only that worker is
+replaced (its job retried once, in a process), the others keep rendering.
+
 This is a service: it never imports discord (``tests/test_architecture.py``).
 """
 
@@ -31,11 +38,12 @@ import contextlib
 import ctypes
 import dataclasses
 import enum
-import functools
 import logging
 import multiprocessing
 import os
+import pickle
 import signal
+import socket
 import sys
 import time
 from collections.abc import Callable, Generator, Mapping
@@ -129,11 +137,12 @@ ENV_PARENT = "PAN_RENDER_PARENT_PID"  # the bot's pid, for the forkserver's guar
 def die_with_parent(expected_parent: int | None = None) -> None:
     """Linux: have the kernel SIGKILL this process when its parent dies (no-op elsewhere).
 
-    A process pool's workers hold both ends of their own call queue, so they never see the bot go away: after
-    a SIGKILL of the bot they (and the forkserver, and the resource tracker waiting on them) would live on,
-    holding its stdout/stderr open. The forkserver runs this when it imports :data:`GUARD_MODULE` (its parent is
-    the bot, whose pid it finds in :data:`ENV_PARENT`) and every worker runs it first thing (its parent is the
-    forkserver), so the whole tree goes with the bot. A parent that died before the signal was armed is caught
+    A worker blocked in a render would not see the end of its socket until the render is done, and the
+    forkserver holds no socket of the bot's at all: after a SIGKILL of the bot they (and the resource tracker)
+    could live on, holding its stdout/stderr open. The forkserver runs this when it imports
+    :data:`GUARD_MODULE` (its parent is the bot, whose pid it finds in :data:`ENV_PARENT`) and every worker runs
+    it first thing (its parent is the forkserver), so the whole tree goes with the bot. A parent that died before
+    the signal was armed is caught
     by the checks after ``prctl``."""
     if not sys.platform.startswith("linux"):
         return
@@ -153,14 +162,99 @@ def guard_forkserver() -> None:
     die_with_parent(int(text) if text.isdigit() else None)
 
 
-def _worker_init(warm_up: Callable[[], None] | None) -> None:
+FRAME_HEADER = 8  # bytes: a frame's length, little-endian, then the pickled frame
+READY_TIMEOUT = 120.0  # seconds a new worker may take to warm up before its start counts as failed
+_READ_CHUNK = 1 << 18
+
+
+def _recv_exact(sock: socket.socket, size: int) -> bytearray | None:
+    """``size`` bytes from a blocking socket, or None at its end."""
+    buf = bytearray(size)
+    view = memoryview(buf)
+    got = 0
+    while got < size:
+        n = sock.recv_into(view[got:])
+        if n == 0:
+            return None
+        got += n
+    return buf
+
+
+def _read_frame(sock: socket.socket) -> bytearray | None:
+    header = _recv_exact(sock, FRAME_HEADER)
+    return None if header is None else _recv_exact(sock, int.from_bytes(header, "little"))
+
+
+def _send_frame(sock: socket.socket, data: bytes) -> None:
+    sock.sendall(len(data).to_bytes(FRAME_HEADER, "little"))
+    sock.sendall(data)
+
+
+def _worker_main(sock: socket.socket, warm_up: Callable[[], None] | None) -> None:
+    """A render process: answer each ``(fn, input)`` frame with ``("ok", fn(input))`` or ``("error", exception)``
+    until the bot closes its end of the socket (or dies: :func:`die_with_parent`). One job at a time."""
     die_with_parent()
     if warm_up is not None:
         warm_up()
+    _send_frame(sock, pickle.dumps(("ready", os.getpid())))
+    while True:
+        data = _read_frame(sock)
+        if data is None:
+            return
+        try:
+            fn, value = pickle.loads(data)  # noqa: S301 - from the bot that forked us, over our own socket pair
+            reply: tuple[str, Any] = ("ok", fn(value))
+        except Exception as exc:
+            reply = ("error", exc)
+        try:
+            out = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:  # the result (or the exception) does not pickle
+            out = pickle.dumps(("error", RuntimeError(f"the render result could not be sent back: {exc!r}")))
+        try:
+            _send_frame(sock, out)
+        except OSError:
+            return
 
 
-def _noop(_: object) -> None:
-    """A job that only makes sure a worker exists (see :meth:`RenderQueue.start_workers`)."""
+def _start_workers(
+    context: Any, warm_up: Callable[[], None] | None, count: int
+) -> list[tuple[multiprocessing.process.BaseProcess, socket.socket]]:
+    """On the spawner thread: fork ``count`` workers from the forkserver and wait until each says it is warm."""
+    started: list[tuple[multiprocessing.process.BaseProcess, socket.socket]] = []
+    try:
+        for _ in range(count):
+            ours, theirs = socket.socketpair()
+            started.append((context.Process(target=_worker_main, args=(theirs, warm_up), daemon=True), ours))
+            try:
+                started[-1][0].start()
+            finally:
+                theirs.close()  # the worker has its own copy: its death is the end of our socket
+        for _, ours in started:
+            ours.settimeout(READY_TIMEOUT)
+            if _read_frame(ours) is None:
+                raise BrokenProcessPool("a render worker process died while starting")
+            ours.setblocking(False)
+    except BaseException:
+        for process, ours in started:
+            ours.close()
+            with contextlib.suppress(Exception):
+                process.kill()
+        raise
+    return started
+
+
+class _Worker:
+    """The bot's side of one render process: its socket (read by the event loop) and the job it is drawing."""
+
+    __slots__ = ("buf", "dead", "job", "out", "process", "sock")
+
+    def __init__(self, process: multiprocessing.process.BaseProcess, sock: socket.socket) -> None:
+        self.process = process
+        self.sock = sock
+        self.job: RenderJob[Any] | None = None
+        self.buf = bytearray()  # bytes received, not yet a whole frame
+        self.out: memoryview | None = None  # bytes of the job's frame not yet sent
+        self.dead = False
 
 
 _SPAWNER: list[concurrent.futures.ThreadPoolExecutor] = []
@@ -172,12 +266,6 @@ def _spawner() -> concurrent.futures.ThreadPoolExecutor:
     if not _SPAWNER:
         _SPAWNER.append(concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="pan-render-spawn"))
     return _SPAWNER[0]
-
-
-def _prespawn(executor: concurrent.futures.Executor, workers: int) -> None:
-    """On the spawner thread: one no-op per worker, so the pool forks every worker now, and wait for them."""
-    for future in [executor.submit(_noop, None) for _ in range(workers)]:
-        future.result()
 
 
 class RenderJob(Generic[T]):
@@ -283,12 +371,15 @@ class RenderQueue:
         self.workers = max(1, workers if workers is not None else default_threads())
         self.mode = mode
         self._preload, self._warm_up = list(preload), warm_up
-        self.restarts = 0  # process pools replaced after a worker died
-        self._executor = self._new_executor()
+        self.restarts = 0  # worker processes replaced after one died
+        self._threads: concurrent.futures.ThreadPoolExecutor | None = None  # thread mode's workers
         # Process mode: forking the workers waits for the forkserver to import and warm the renderer (seconds on a
-        # busy machine), so it happens on a thread of its own, never on the event loop; until the pool is up
-        # (``_ready``) jobs render on threads, so a restart never makes a player wait for processes to start.
-        self._ready = mode == "thread"
+        # busy machine), so it happens on a thread of its own, never on the event loop; until every worker is up
+        # (``ready``) a job with no free worker renders on a thread, so a restart never makes a player wait for
+        # processes to start.
+        self._procs: list[_Worker] = []
+        self._chunk = memoryview(bytearray(_READ_CHUNK))
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._spawning: asyncio.Task[None] | None = None
         self._spawn_failures = 0
         self._fallback: concurrent.futures.ThreadPoolExecutor | None = None
@@ -316,15 +407,11 @@ class RenderQueue:
         """The bot's queue: ``PAN_RENDER_THREADS`` workers in ``PAN_RENDER_MODE`` (processes by default)."""
         return cls(threads_from_env(env), mode=mode_from_env(env), preload=preload, warm_up=warm_up)
 
-    def _new_executor(self) -> concurrent.futures.Executor:
-        if self.mode == "thread":
-            return concurrent.futures.ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="pan-render")
+    def _context(self) -> Any:
         context = multiprocessing.get_context("forkserver")
         os.environ[ENV_PARENT] = str(os.getpid())  # the forkserver inherits it: see guard_forkserver
         context.set_forkserver_preload([GUARD_MODULE, *self._preload])
-        return concurrent.futures.ProcessPoolExecutor(
-            max_workers=self.workers, mp_context=context, initializer=functools.partial(_worker_init, self._warm_up)
-        )
+        return context
 
     async def start_workers(self) -> None:
         """Start every worker now (process mode forks them, off the event loop) so no player's first image waits
@@ -336,33 +423,55 @@ class RenderQueue:
                 await asyncio.shield(task)
 
     def _ensure_spawning(self) -> None:
-        if self._ready or self._closed or self._spawning is not None:
+        if self.ready or self._closed or self._spawning is not None:
             return
-        self._spawning = asyncio.get_running_loop().create_task(self._spawn(), name="render-spawn")
+        self._loop = asyncio.get_running_loop()
+        self._spawning = self._loop.create_task(self._spawn(), name="render-spawn")
 
     async def _spawn(self) -> None:
-        executor = self._executor
+        missing = self.workers - len(self._procs)
         try:
-            await asyncio.get_running_loop().run_in_executor(_spawner(), _prespawn, executor, self.workers)
+            started = await asyncio.get_running_loop().run_in_executor(
+                _spawner(), _start_workers, self._context(), self._warm_up, missing
+            )
         except Exception as exc:
             self._spawning = None
             if self._closed:
                 return
-            executor.shutdown(wait=False, cancel_futures=True)
             self._spawn_failures += 1
-            if self._spawn_failures < SPAWN_ATTEMPTS:  # e.g. a worker died while the pool was starting
+            if self._spawn_failures < SPAWN_ATTEMPTS:  # e.g. a worker died while it was starting
                 log.warning("render worker processes did not start (%r); trying again", exc)
-                self._executor = self._new_executor()
                 self._ensure_spawning()
                 return
             log.error("render worker processes could not start (%r): rendering in threads from now on", exc)
-            self.mode = "thread"
-            self._executor = self._new_executor()
+            self._to_threads()
+            self._pump()
+            return
         self._spawning = None
-        if self._executor is executor or self.mode == "thread":
-            self._spawn_failures = 0
-            self._ready = True
+        if self._closed:
+            for _, sock in started:
+                sock.close()  # the worker sees the end of its socket and exits
+            return
+        for process, sock in started:
+            self._adopt(process, sock)
+        self._spawn_failures = 0
         self._pump()
+
+    def _to_threads(self) -> None:
+        self.mode = "thread"
+        for worker in list(self._procs):
+            self._drop(worker)
+        while self._retry:  # they were to run in a process only
+            job = self._retry.popleft()
+            if not job.future.done():
+                self._failed += 1
+                job.future.set_exception(BrokenProcessPool("a render worker process died on this image"))
+
+    def _adopt(self, process: multiprocessing.process.BaseProcess, sock: socket.socket) -> None:
+        worker = _Worker(process, sock)
+        self._procs.append(worker)
+        self._loop = asyncio.get_running_loop()
+        self._loop.add_reader(sock.fileno(), self._readable, worker)
 
     # ------------------------------------------------------------------ submitting
 
@@ -433,7 +542,8 @@ class RenderQueue:
     # ------------------------------------------------------------------ lifecycle
 
     def shutdown(self) -> None:
-        """Refuse new jobs, fail every queued one with :class:`RenderQueueClosed`; running renders finish."""
+        """Refuse new jobs, fail every queued one with :class:`RenderQueueClosed`; running renders finish (a worker
+        process is let go once it has answered)."""
         if self._closed:
             return
         self._closed = True
@@ -443,16 +553,19 @@ class RenderQueue:
                 if not job.future.done():
                     job.future.set_exception(RenderQueueClosed("the render queue is shut down"))
                     job.future.exception()  # retrieved: no "never retrieved" warning if nobody awaits it
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        for worker in list(self._procs):
+            if worker.job is None:
+                self._drop(worker)
+        for pool in (self._threads, self._fallback):
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
         if self._spawning is not None:
             self._spawning.cancel()
-        if self._fallback is not None:
-            self._fallback.shutdown(wait=False, cancel_futures=True)
 
     @property
     def ready(self) -> bool:
-        """The workers are up (always, in thread mode)."""
-        return self._ready
+        """Every worker is up (always, in thread mode)."""
+        return self.mode == "thread" or len(self._procs) >= self.workers
 
     @property
     def closed(self) -> bool:
@@ -460,8 +573,11 @@ class RenderQueue:
 
     # ------------------------------------------------------------------ internals
 
-    def _next(self) -> RenderJob[Any] | None:
-        while self._ready and self._retry:
+    def _idle_process(self) -> _Worker | None:
+        return next((w for w in self._procs if w.job is None), None)
+
+    def _next(self, process_free: bool) -> RenderJob[Any] | None:
+        while process_free and self._retry:
             job = self._retry.popleft()
             if not job.future.done():
                 return job
@@ -477,15 +593,16 @@ class RenderQueue:
         return None
 
     def _pump(self) -> None:
-        if not self._ready:
+        if not self.ready:
             self._ensure_spawning()
         while not self._closed and self._running < self.workers:
-            job = self._next()
+            worker = self._idle_process() if self.mode == "process" else None
+            job = self._next(worker is not None)
             if job is None:
                 return
-            self._start(job)
+            self._start(job, worker)
 
-    def _start(self, job: RenderJob[Any]) -> None:
+    def _start(self, job: RenderJob[Any], worker: _Worker | None) -> None:
         now = time.monotonic()
         job.started_at = now
         wait = now - job.enqueued_at
@@ -494,58 +611,42 @@ class RenderQueue:
         self._wait_max[job.priority] = max(self._wait_max[job.priority], wait)
         try:
             value = job._make_input()
-        except Exception as exc:  # building the input failed: that job's awaiter gets the error
+            data = pickle.dumps((job._fn, value), protocol=pickle.HIGHEST_PROTOCOL) if worker is not None else b""
+        except Exception as exc:  # building (or pickling) the input failed: that job's awaiter gets the error
             self._failed += 1
             job.future.set_exception(exc)
             return
-        loop = job.future.get_loop()
         self._running += 1
-        executor: concurrent.futures.Executor = self._executor
-        if not self._ready:  # the processes are still starting: this one renders on a thread
+        if worker is not None:
+            worker.job = job
+            frame = len(data).to_bytes(FRAME_HEADER, "little") + data
+            self._send(worker, memoryview(frame))
+            return
+        # thread mode, or process mode while a worker is starting (never a retried job: see _next)
+        if self.mode == "thread":
+            if self._threads is None:
+                self._threads = concurrent.futures.ThreadPoolExecutor(self.workers, thread_name_prefix="pan-render")
+            executor = self._threads
+        else:
             if self._fallback is None:
                 self._fallback = concurrent.futures.ThreadPoolExecutor(self.workers, thread_name_prefix="pan-render")
             executor = self._fallback
-        try:
-            done = executor.submit(job._fn, value)
-        except BrokenProcessPool:  # a worker died since the last job finished: a new pool, the job waits for it
-            self._running -= 1
-            job.started_at = None
-            (self._retry if job.retried else self._queues[Priority.URGENT]).appendleft(job)
-            self._replace_executor()
-            self._ensure_spawning()
-            return
+        loop = job.future.get_loop()
+        done = executor.submit(job._fn, value)
 
         def finished(result: concurrent.futures.Future[Any]) -> None:
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting any more
-                loop.call_soon_threadsafe(self._finish, job, result)
+                loop.call_soon_threadsafe(self._finish_thread, job, result)
 
         done.add_done_callback(finished)
 
-    def _replace_executor(self) -> None:
-        if self.mode != "process" or not getattr(self._executor, "_broken", False):
-            return
-        log.warning("a render worker process died; starting a new pool")
-        self._executor.shutdown(wait=False, cancel_futures=True)
-        self._executor = self._new_executor()
-        self._ready = False
-        self.restarts += 1
-
-    def _finish(self, job: RenderJob[Any], result: concurrent.futures.Future[Any]) -> None:
+    def _finish_thread(self, job: RenderJob[Any], result: concurrent.futures.Future[Any]) -> None:
         self._running -= 1
         if result.cancelled():
             if not job.future.done():
                 job.future.set_exception(RenderQueueClosed("the render queue is shut down"))
         else:
             exc = result.exception()
-            if isinstance(exc, BrokenProcessPool) and not self._closed:
-                # A render process died (killed, out of memory): new pool, and this job gets one more try.
-                self._replace_executor()
-                if not job.retried and not job.future.done():
-                    job.retried = True
-                    job.started_at = None
-                    self._retry.append(job)
-                    self._pump()
-                    return
             if exc is None:
                 self._done += 1
                 if not job.future.done():
@@ -554,4 +655,109 @@ class RenderQueue:
                 self._failed += 1
                 if not job.future.done():
                     job.future.set_exception(exc)
+        self._pump()
+
+    # -- process workers: one socket each, read and written by the event loop
+
+    def _send(self, worker: _Worker, out: memoryview) -> None:
+        try:
+            sent = worker.sock.send(out)
+        except (BlockingIOError, InterruptedError):
+            sent = 0
+        except OSError:  # the worker is gone: its socket's end (the reader) says so too
+            self._died(worker)
+            return
+        if sent < len(out):
+            first = worker.out is None
+            worker.out = out[sent:]
+            if first:
+                asyncio.get_running_loop().add_writer(worker.sock.fileno(), self._writable, worker)
+            return
+        if worker.out is not None:
+            worker.out = None
+            asyncio.get_running_loop().remove_writer(worker.sock.fileno())
+
+    def _writable(self, worker: _Worker) -> None:
+        if worker.out is not None and not worker.dead:
+            self._send(worker, worker.out)
+
+    def _readable(self, worker: _Worker) -> None:
+        chunk = self._chunk  # one buffer, reused: every read runs on the event loop's thread
+        try:
+            n = worker.sock.recv_into(chunk)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            n = 0
+        if n == 0:
+            self._died(worker)
+            return
+        buf = worker.buf
+        buf += chunk[:n]
+        while len(buf) >= FRAME_HEADER:
+            size = int.from_bytes(buf[:FRAME_HEADER], "little")
+            if len(buf) < FRAME_HEADER + size:
+                break
+            frame = bytes(buf[FRAME_HEADER : FRAME_HEADER + size])
+            del buf[: FRAME_HEADER + size]
+            self._answered(worker, frame)
+
+    def _answered(self, worker: _Worker, frame: bytes) -> None:
+        job, worker.job = worker.job, None
+        try:
+            kind, value = pickle.loads(frame)  # noqa: S301 - from our own worker, over a private socket pair
+        except Exception as exc:  # e.g. an exception class that cannot be rebuilt here
+            kind, value = "error", RuntimeError(f"the render result could not be read: {exc!r}")
+        if job is not None:
+            self._running -= 1
+            if kind == "ok":
+                self._done += 1
+                if not job.future.done():
+                    job.future.set_result(value)
+            else:
+                self._failed += 1
+                if not job.future.done():
+                    job.future.set_exception(value if isinstance(value, BaseException) else RuntimeError(value))
+        if self._closed:
+            self._drop(worker)
+            return
+        self._pump()
+
+    def _drop(self, worker: _Worker) -> None:
+        """Forget a worker and close our end of its socket (a live worker then exits)."""
+        if worker.dead:
+            return
+        worker.dead = True
+        with contextlib.suppress(ValueError):
+            self._procs.remove(worker)
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.remove_reader(worker.sock.fileno())
+            if worker.out is not None:
+                self._loop.remove_writer(worker.sock.fileno())
+        worker.sock.close()
+
+    def _died(self, worker: _Worker) -> None:
+        """A worker's socket ended: the process died (killed, out of memory). Only it is replaced; its job gets
+        one more try, in a process."""
+        if worker.dead:
+            return
+        self._drop(worker)
+        job = worker.job
+        if job is not None:
+            self._running -= 1
+        if self._closed:
+            if job is not None and not job.future.done():
+                job.future.set_exception(RenderQueueClosed("the render queue is shut down"))
+            return
+        log.warning("a render worker process died; starting another")
+        self.restarts += 1
+        if job is not None and not job.future.done():
+            if job.retried:
+                self._failed += 1
+                job.future.set_exception(BrokenProcessPool("a render worker process died on this image, twice"))
+            else:
+                job.retried = True
+                job.started_at = None
+                self._retry.append(job)
+        self._ensure_spawning()
         self._pump()

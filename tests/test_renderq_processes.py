@@ -135,3 +135,74 @@ def test_mode_from_env() -> None:
     assert mode_from_env({"PAN_RENDER_MODE": "gpu"}) == "process"  # unknown: warned, default
     with pytest.raises(ValueError, match="mode"):
         RenderQueue(1, mode="gpu")
+
+
+def echo_size(data: bytes) -> tuple[int, bytes]:
+    """Sends back as many bytes as it got, reversed: both directions carry more than a socket buffer holds."""
+    return os.getpid(), data[::-1]
+
+
+def raise_value_error(text: str) -> int:
+    raise ValueError(text)
+
+
+async def test_frames_larger_than_a_socket_buffer_cross_both_ways() -> None:
+    queue = RenderQueue(1, mode="process")
+    try:
+        await queue.start_workers()
+        data = os.urandom(3 * 1024 * 1024)  # a socket pair buffers a few hundred KiB: the send waits for the reader
+        pid, back = await queue.render(echo_size, data)
+        again = await queue.render(echo_size, b"small")
+    finally:
+        queue.shutdown()
+    assert pid != os.getpid()
+    assert back == data[::-1], "every byte arrived, in order, and came back"
+    assert again == (pid, b"llams"), "the same worker goes on with the next job"
+
+
+async def test_an_exception_in_a_worker_reaches_its_awaiter_and_the_worker_lives() -> None:
+    queue = RenderQueue(1, mode="process")
+    try:
+        await queue.start_workers()
+        before = await queue.render(pid_after, 0.0)
+        with pytest.raises(ValueError, match="bad snapshot"):
+            await queue.render(raise_value_error, "bad snapshot")
+        after = await queue.render(pid_after, 0.0)
+    finally:
+        queue.shutdown()
+    assert before == after, "an error is an answer, not a death: no worker was replaced"
+    assert queue.restarts == 0
+    assert queue.figures().failed == 1
+
+
+async def test_a_dead_worker_is_replaced_alone(tmp_path: Path) -> None:
+    """With two workers, one dying leaves the other drawing (the old process pool broke as a whole)."""
+    queue = RenderQueue(2, mode="process")
+    try:
+        await queue.start_workers()
+        slow = queue.submit(pid_after, lambda: 0.5)  # keeps one worker busy across the other's death
+        await asyncio.sleep(0.05)
+        survivor = await queue.render(die_once, str(tmp_path / "marker"))
+        assert await slow != survivor, "the busy worker finished its render"
+        assert not slow.retried, "in the process it started in: its worker was never replaced"
+        pids = {await slow, survivor}
+        await queue.start_workers()
+        assert queue.ready and queue.restarts == 1
+        seen = set(await asyncio.gather(*(queue.render(pid_after, 0.2) for _ in range(2))))
+    finally:
+        queue.shutdown()
+    assert await slow in seen, "the worker that did not die is still serving"
+    assert len(pids) == 2
+
+
+async def test_shutdown_lets_a_running_process_render_finish() -> None:
+    queue = RenderQueue(1, mode="process")
+    await queue.start_workers()
+    job = queue.submit(pid_after, lambda: 0.3)
+    queued = queue.submit(pid_after, lambda: 0.0)
+    await asyncio.sleep(0.05)
+    queue.shutdown()
+    assert await job != os.getpid(), "the running render finished"
+    with pytest.raises(Exception, match="shut down"):
+        await queued
+    assert queue.ready is False, "and its worker was let go"
