@@ -93,8 +93,9 @@ async def postgres_url() -> tuple[str, Any]:
 
 
 def start_profilers(pids: list[int], seconds: float, folder: Path) -> list[subprocess.Popen[bytes]]:
-    """py-spy (requirements-dev.txt) sampling each bot process and its render workers, as collapsed stacks
-    (``<folder>/bot-<pid>.txt``; summarise with ``bench/profile_top.py``). Non-blocking: the bot is not paused."""
+    """py-spy (requirements-dev.txt) sampling each process (a bot with its render workers, or this harness), as
+    collapsed stacks (``<folder>/bot-<pid>.txt``; summarise with ``bench/profile_top.py``). Non-blocking: the
+    process is not paused."""
     folder.mkdir(parents=True, exist_ok=True)
     exe = Path(sys.executable).with_name("py-spy")
     out = []
@@ -179,7 +180,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         await asyncio.sleep(0.5)
     warmed_after = time.monotonic() - started
     bot_pids = [spec.process.pid for spec in launcher.specs if spec.process is not None]
-    profilers = start_profilers(bot_pids, args.seconds, Path(args.profile)) if args.profile else []
+    # the bots, and this process too (its players and fake Discord: the harness CPU printed below)
+    profilers = start_profilers([*bot_pids, os.getpid()], args.seconds, Path(args.profile)) if args.profile else []
     cpu = TreeCpu.start(bot_pids)
     harness0 = time.process_time()
     actions0, lat0, t0 = soak.actions, len(soak.latency), time.perf_counter()

@@ -662,7 +662,11 @@ class FakeDiscord:
         _, params, handler = matched
         if "channel_id" in params and params["channel_id"].isdigit():
             call.channel_id = int(params["channel_id"])
-        payload, files = await _read_body(request)  # always read it: an unread body drops the connection
+        try:
+            payload, files = await _read_body(request)  # always read it: an unread body drops the connection
+        except (BadBody, ValueError) as exc:  # ValueError: JSON that does not parse
+            call.status = 400
+            return _json({"message": "Invalid Form Body", "code": 50035, "detail": str(exc)}, status=400)
         call.payload = payload if isinstance(payload, dict) else None
         call.files = files
         self.retry_expected_until = 0.0
@@ -1148,20 +1152,63 @@ def _ratelimit_headers(template: str) -> dict[str, str]:
     }
 
 
+_BOUNDARY = re.compile(r'boundary=(?:"([^"]+)"|([^;\s]+))', re.IGNORECASE)
+_DISPOSITION = re.compile(r'^content-disposition:\s*form-data((?:\s*;\s*[a-z*]+="[^"]*")*)\s*$', re.IGNORECASE)
+_DISPOSITION_PARAM = re.compile(r'([a-z*]+)="([^"]*)"', re.IGNORECASE)
+
+
+class BadBody(Exception):
+    """A request body Discord could not read (answered 400, "Invalid Form Body")."""
+
+
+def parse_multipart(body: bytes, content_type: str) -> list[tuple[dict[str, str], bytes]]:
+    """The parts of a ``multipart/form-data`` body: (Content-Disposition parameters, data) each.
+
+    Strict and small: what discord.py sends (aiohttp's ``FormData``: a boundary, ``form-data`` parts with quoted
+    ``name``/``filename``) parses; anything else raises :class:`BadBody`. It replaced aiohttp's streaming
+    ``MultipartReader``, whose per-part header parsing (the ``email`` package) was a third of the harness's CPU in
+    ``bench/cluster.py``, so the harness took CPU from the bot it measures.
+    """
+    found = _BOUNDARY.search(content_type)
+    if found is None:
+        raise BadBody("multipart without a boundary")
+    delimiter = b"--" + (found.group(1) or found.group(2)).encode("latin-1")
+    if not body.startswith(delimiter + b"\r\n"):
+        raise BadBody("the body does not start with its boundary")
+    chunks = body[len(delimiter) + 2 :].split(b"\r\n" + delimiter)
+    if len(chunks) < 2 or chunks[-1] not in (b"--\r\n", b"--"):
+        raise BadBody("the body does not end with its closing boundary")
+    parts: list[tuple[dict[str, str], bytes]] = []
+    for index, chunk in enumerate(chunks[:-1]):
+        if index:
+            if not chunk.startswith(b"\r\n"):
+                raise BadBody("a boundary is not followed by a line break")
+            chunk = chunk[2:]
+        head, sep, data = chunk.partition(b"\r\n\r\n")
+        if not sep:
+            raise BadBody("a part has no blank line after its headers")
+        params: dict[str, str] | None = None
+        for line in head.decode("utf-8", "replace").split("\r\n"):
+            match = _DISPOSITION.match(line)
+            if match is not None:
+                params = {k.lower(): v for k, v in _DISPOSITION_PARAM.findall(match.group(1))}
+        if params is None or "name" not in params:
+            raise BadBody("a part has no form-data name")
+        parts.append((params, data))
+    return parts
+
+
 async def _read_body(request: web.Request) -> tuple[Any, list[RecordedFile]]:
     """JSON body, or multipart with ``payload_json`` and ``files[n]`` parts (as discord.py sends)."""
     files: list[RecordedFile] = []
-    if request.content_type.startswith("multipart/"):
+    raw = await request.read()
+    content_type = request.headers.get("Content-Type", "")
+    if content_type.lower().startswith("multipart/"):
         payload: Any = None
-        reader = await request.multipart()
-        async for part in reader:
-            if part is None:  # pragma: no cover - aiohttp typing
-                break
-            data = await part.read()  # type: ignore[union-attr]
-            if part.name == "payload_json":
+        for params, data in parse_multipart(raw, content_type):
+            if params["name"] == "payload_json":
                 payload = json.loads(data)
             else:
-                files.append(RecordedFile(filename=part.filename or part.name or "file", data=bytes(data)))
+                files.append(RecordedFile(filename=params.get("filename") or params["name"], data=data))
         return payload, files
-    raw = await request.read()
     return (json.loads(raw) if raw else None), files
