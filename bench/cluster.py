@@ -184,9 +184,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     profilers = start_profilers([*bot_pids, os.getpid()], args.seconds, Path(args.profile)) if args.profile else []
     cpu = TreeCpu.start(bot_pids)
     harness0 = time.process_time()
-    actions0, lat0, t0 = soak.actions, len(soak.latency), time.perf_counter()
+    actions0, lat0, calls0, t0 = soak.actions, len(soak.latency), len(fake.calls), time.perf_counter()
     await asyncio.sleep(args.seconds)
-    actions1, lat1, t1 = soak.actions, len(soak.latency), time.perf_counter()
+    actions1, lat1, calls1, t1 = soak.actions, len(soak.latency), len(fake.calls), time.perf_counter()
+    # what the bot sent Discord meanwhile: every REST call, and those carrying an image (boards, hands, DMs)
+    calls = fake.calls[calls0:calls1]
+    images = sum(len(c.files or ()) for c in calls)
     bot_cpu, main_cpu = cpu.stop()
     harness_cpu = time.process_time() - harness0
     while any(profiler.poll() is None for profiler in profilers):  # py-spy writes its file when it ends
@@ -225,6 +228,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "actions_per_s": round((actions1 - actions0) / (t1 - t0), 1),
         "ack_p50_ms": round(statistics.median(window) * 1000, 1) if window else None,
         "ack_p99_ms": round(p99(window) * 1000, 1),
+        "rest_calls_per_action": round(len(calls) / max(1, actions1 - actions0), 2),
+        "images_per_s": round(images / (t1 - t0), 1),
+        "images_per_action": round(images / max(1, actions1 - actions0), 2),
         "hands_done": soak.hands_done,
         "failed_interactions": len(soak.failed),
         "stuck_tables": len(soak.stuck),
@@ -245,6 +251,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         flush=True,
     )
     print(cpu_line(result), flush=True)
+    print(
+        f"sent to Discord: {result['rest_calls_per_action']} REST calls per action; images {result['images_per_s']}/s "
+        f"= {result['images_per_action']} per action (fewer per action as boards coalesce under load)",
+        flush=True,
+    )
     if not result["audit_ok"]:
         print(audit.summary(), books[:5])
     for failure in (soak.failed + soak.stuck)[:5]:
