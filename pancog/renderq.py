@@ -198,7 +198,10 @@ def _worker_main(sock: socket.socket, warm_up: Callable[[], None] | None) -> Non
         warm_up()
     _send_frame(sock, pickle.dumps(("ready", os.getpid())))
     while True:
-        data = _read_frame(sock)
+        try:
+            data = _read_frame(sock)
+        except OSError:  # e.g. reset: the bot closed its end with our last answer unread (it is stopping)
+            return
         if data is None:
             return
         try:

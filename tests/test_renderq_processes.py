@@ -206,3 +206,26 @@ async def test_shutdown_lets_a_running_process_render_finish() -> None:
     with pytest.raises(Exception, match="shut down"):
         await queued
     assert queue.ready is False, "and its worker was let go"
+
+
+def test_a_worker_whose_bot_hangs_up_exits_quietly() -> None:
+    """The bot closing its end with an answer unread resets the socket (ECONNRESET in the worker): that is the end
+    of the worker's work, not a crash with a traceback on the bot's stderr."""
+    import multiprocessing
+    import pickle
+    import socket
+
+    from pancog.renderq import _read_frame, _send_frame, _worker_main
+
+    ours, theirs = socket.socketpair()
+    worker = multiprocessing.get_context("spawn").Process(target=_worker_main, args=(theirs, None))
+    worker.start()
+    theirs.close()
+    try:
+        assert _read_frame(ours) is not None, "the worker says it is ready"
+        _send_frame(ours, pickle.dumps((echo_size, b"x")))
+        time.sleep(0.5)  # the answer is written, left unread; the worker waits for its next job
+    finally:
+        ours.close()
+    worker.join(30)
+    assert worker.exitcode == 0
