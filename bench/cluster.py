@@ -49,7 +49,7 @@ if str(ROOT) not in sys.path:
 
 import asyncpg  # noqa: E402
 
-from bench.proc_cpu import TreeCpu, cpu_figures, cpu_line  # noqa: E402
+from bench.proc_cpu import TreeCpu, cpu_figures, cpu_line, machine_busy  # noqa: E402
 from bench.soak import Soak, check_books  # noqa: E402
 from pancog.cluster import Launcher  # noqa: E402
 from pancog.ledger import ChipLedger  # noqa: E402
@@ -68,8 +68,9 @@ def p99(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
 
 
-async def postgres_url() -> tuple[str, Any]:
-    """(url, cleanup): a fresh schema on DATABASE_URL's server, or a throw-away durable server."""
+async def postgres_url() -> tuple[str, Any, list[int]]:
+    """(url, cleanup, server pids): a fresh schema on DATABASE_URL's server (its CPU is not measured: no pids),
+    or a throw-away durable server (the postmaster, whose children are the backends)."""
     base = os.environ.get("DATABASE_URL", "").strip()
     if base:
         schema = f"pan_bench_{os.getpid()}"
@@ -82,14 +83,15 @@ async def postgres_url() -> tuple[str, Any]:
             await c.execute(f"DROP SCHEMA {schema} CASCADE")
             await c.close()
 
-        return f"{base}{'&' if '?' in base else '?'}search_path={schema}", drop
+        return f"{base}{'&' if '?' in base else '?'}search_path={schema}", drop, []
     server = TempPostgres.in_new_folder(durable=True)
     server.start()
 
     async def stop() -> None:
         server.stop()
 
-    return server.url(), stop
+    postmaster = int((server.data / "postmaster.pid").read_text().split()[0])
+    return server.url(), stop, [postmaster]
 
 
 def start_profilers(pids: list[int], seconds: float, folder: Path) -> list[subprocess.Popen[bytes]]:
@@ -123,8 +125,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         seats += [(guild.channels[n], users[i * args.players : (i + 1) * args.players]) for n, i in enumerate(indexes)]
     await fake.start()
     cleanup = None
+    server_pids: list[int] = []
     if args.backend == "postgres":
-        url, cleanup = await postgres_url()
+        url, cleanup, server_pids = await postgres_url()
     else:
         if args.processes > 1:
             raise SystemExit("several processes need --backend postgres")
@@ -183,6 +186,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     # the bots, and this process too (its players and fake Discord: the harness CPU printed below)
     profilers = start_profilers([*bot_pids, os.getpid()], args.seconds, Path(args.profile)) if args.profile else []
     cpu = TreeCpu.start(bot_pids)
+    server_cpu = TreeCpu.start(server_pids)
+    machine0 = machine_busy()
     harness0 = time.process_time()
     actions0, lat0, calls0, t0 = soak.actions, len(soak.latency), len(fake.calls), time.perf_counter()
     await asyncio.sleep(args.seconds)
@@ -192,6 +197,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     images = sum(len(c.files or ()) for c in calls)
     bot_cpu, main_cpu = cpu.stop()
     harness_cpu = time.process_time() - harness0
+    db_cpu, _ = server_cpu.stop()
+    machine1 = machine_busy()
+    cores = os.cpu_count() or 1
     while any(profiler.poll() is None for profiler in profilers):  # py-spy writes its file when it ends
         await asyncio.sleep(0.2)
     load_during = os.getloadavg()
@@ -228,6 +236,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "actions_per_s": round((actions1 - actions0) / (t1 - t0), 1),
         "ack_p50_ms": round(statistics.median(window) * 1000, 1) if window else None,
         "ack_p99_ms": round(p99(window) * 1000, 1),
+        "postgres_cpu_ms_per_action": round(1000 * db_cpu / max(1, actions1 - actions0), 2) if server_pids else None,
+        # share of every core busy in the window, whoever used it (1.0: the machine had nothing left to give)
+        "machine_busy": round((machine1[0] - machine0[0]) / max(1e-9, machine1[1] - machine0[1]), 3),
+        "cores": cores,
         "rest_calls_per_action": round(len(calls) / max(1, actions1 - actions0), 2),
         "images_per_s": round(images / (t1 - t0), 1),
         "images_per_action": round(images / max(1, actions1 - actions0), 2),
@@ -251,6 +263,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         flush=True,
     )
     print(cpu_line(result), flush=True)
+    print(
+        f"PostgreSQL server CPU per action {result['postgres_cpu_ms_per_action']} ms; the machine's {cores} cores were "
+        f"{100 * result['machine_busy']:.0f} % busy in the window",
+        flush=True,
+    )
     print(
         f"sent to Discord: {result['rest_calls_per_action']} REST calls per action; images {result['images_per_s']}/s "
         f"= {result['images_per_action']} per action (fewer per action as boards coalesce under load)",

@@ -90,3 +90,12 @@ def cpu_line(figures: dict[str, float | None]) -> str:
         f"render workers {figures['bot_render_cpu_ms_per_action']}) = {figures['actions_per_core_s']} actions/s "
         f"per core; harness {figures['harness_cpu_ms_per_action']} ms per action"
     )
+
+
+def machine_busy() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine since boot, every core, from /proc/stat: the difference of
+    two readings says how much of the machine a window used (1.0 = every core busy)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    total = sum(fields[:8])  # user nice system idle iowait irq softirq steal (guest time is inside user)
+    return (total - idle) / _TICK, total / _TICK
