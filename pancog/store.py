@@ -30,6 +30,7 @@ from pancog.ledger import Actor, Receipt, TableClosed, post_transaction
 from pancog.storage.base import (
     Account,
     AccountKind,
+    LeaseCheck,
     LogConflict,
     Posting,
     ShardLeaseLost,
@@ -85,6 +86,18 @@ class TableStore:
             epochs = await tx.take_shard_leases(shards, holder, self._clock())
         self.shards, self.epochs = shards, dict(epochs)
         return epochs
+
+    def _lease_check(self, table_id: int) -> LeaseCheck | None:
+        """The lease a write to ``table_id`` must find, for the write to check in its own statement
+        (``append_action(lease=…)``: no round trip of its own, issue #17); None when :meth:`_fence` must read
+        first: not sharded, the table's guild not known yet, or no lease held (the fence raises)."""
+        shards = self.shards
+        guild_id = self._guilds.get(table_id)
+        if shards is None or guild_id is None:
+            return None
+        shard = shards.shard_of(guild_id)
+        held = self.epochs.get(shard)
+        return None if held is None else LeaseCheck(shards.count, shard, held)
 
     async def _fence(self, tx: StorageTx, table_id: int, guild_id: int | None = None) -> None:
         """Raise :class:`ShardLeaseLost` unless this process still holds the lease of the table's shard (a no-op when
@@ -190,14 +203,16 @@ class TableStore:
         """
         key = key or action_key(table_id, seq)
         now = self._clock()
+        lease = self._lease_check(table_id)
         async with self.storage.transaction() as tx:
-            await self._fence(tx, table_id)
+            if lease is None:
+                await self._fence(tx, table_id)  # not sharded (a no-op), or the table's guild not known yet
             note = await result(tx) if result is not None else None
             receipt = await post_transaction(
                 tx, postings, key=key, reason=reason, actor=actor, now=now, table_id=table_id, result=note
             )
             if receipt.created:
-                # The snapshot rides on the append (one round trip on SQLite).
+                # The snapshot rides on the append (one round trip on SQLite), and so does the lease check.
                 then = snapshot_statements(table_id, seq, snapshot, now) if snapshot is not None else []
                 try:
                     await tx.append_action(
@@ -208,9 +223,12 @@ class TableStore:
                         journal_id=receipt.journal_id,
                         created_at=now,
                         then=then,
+                        lease=lease,
                     )
                 except TableNotOpen as exc:
                     raise TableClosed(table_id) from exc
+            elif lease is not None:
+                await self._fence(tx, table_id)  # a retry wrote nothing: checked as any write is
             return receipt
 
     async def close_table(

@@ -23,6 +23,7 @@ __all__ = [
     "GuildSettings",
     "IdempotencyConflict",
     "JournalRecord",
+    "LeaseCheck",
     "LogConflict",
     "Overdraw",
     "Posting",
@@ -247,6 +248,16 @@ class ShardSet:
         return f"(({column} / {1 << GUILD_SHARD_SHIFT}) % {int(self.count)}) IN ({ids})"
 
 
+@dataclass(frozen=True, slots=True)
+class LeaseCheck:
+    """A table write's shard lease, checked by the write itself (``StorageTx.append_action(lease=…)``): the row
+    of ``shard_id`` of ``shard_count`` must still have ``epoch``, else nothing is written."""
+
+    shard_count: int
+    shard_id: int
+    epoch: int
+
+
 class StorageError(Exception):
     """A storage failure or a contract violation by the caller (a bug, never shown to players)."""
 
@@ -344,11 +355,16 @@ class StorageTx(Protocol):
         journal_id: int,
         created_at: float,
         then: Sequence[Statement] = (),
+        lease: LeaseCheck | None = None,
     ) -> None:
         """Raises :class:`LogConflict` unless ``seq == last_seq + 1``; :class:`TableNotOpen` if closed/missing.
 
         ``then``: statements run right after the append, in order, in the same round trip where the backend can
         (SQLite: one worker-thread call for all of them) — the snapshot and the chip league's rows of a settlement.
+
+        ``lease``: the append happens only if the shard lease still has that epoch (read ``FOR SHARE`` on
+        PostgreSQL, as ``shard_lease_epoch`` does), in the append's own statement: no round trip of its own.
+        Raises :class:`ShardLeaseLost` (nothing appended) otherwise.
         """
         ...
 

@@ -24,9 +24,11 @@ from pancog.storage.base import (
     AuditFacts,
     GuildSettings,
     JournalRecord,
+    LeaseCheck,
     LogConflict,
     Overdraw,
     Posting,
+    ShardLeaseLost,
     ShardSet,
     Statement,
     StorageError,
@@ -105,13 +107,19 @@ def _post_on_worker(
     return changed
 
 
+LEASE_LOST = "pan:lease_lost"
+
+
 def _append_on_worker(conn: sqlite3.Connection, append: Statement, then: Sequence[Statement]) -> str | None:
     """The log append, then ``then`` (on the worker thread). The append's integrity error comes back as its text
-    (the caller maps it to LogConflict / TableNotOpen); an error in ``then`` is raised as it is."""
+    (the caller maps it to LogConflict / TableNotOpen), an append that inserted nothing (its lease check failed)
+    as :data:`LEASE_LOST`; an error in ``then`` is raised as it is."""
     try:
-        conn.execute(append[0], tuple(append[1]))
+        cursor = conn.execute(append[0], tuple(append[1]))
     except sqlite3.IntegrityError as exc:
         return str(exc)
+    if cursor.rowcount == 0:
+        return LEASE_LOST
     _run_on_worker(conn, then)
     return None
 
@@ -273,13 +281,24 @@ class SqliteTx:
         journal_id: int,
         created_at: float,
         then: Sequence[Statement] = (),
+        lease: LeaseCheck | None = None,
     ) -> None:
-        append: Statement = (
-            "INSERT INTO actions (table_id, seq, action, events, journal_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            (table_id, seq, action, events, journal_id, created_at),
-        )
-        refused = await self._on_worker(_append_on_worker, append, then)  # one hop, ``then`` included
+        values: tuple[object, ...] = (table_id, seq, action, events, journal_id, created_at)
+        if lease is None:
+            sql = (
+                "INSERT INTO actions (table_id, seq, action, events, journal_id, created_at) VALUES (?, ?, ?, ?, ?, ?)"
+            )
+        else:  # the lease check rides on the append: no hop of its own
+            sql = (
+                "INSERT INTO actions (table_id, seq, action, events, journal_id, created_at) SELECT ?, ?, ?, ?, ?, ? "
+                "WHERE (SELECT epoch FROM shard_leases WHERE shard_count = ? AND shard_id = ?) = ?"
+            )
+            values += (lease.shard_count, lease.shard_id, lease.epoch)
+        refused = await self._on_worker(_append_on_worker, (sql, values), then)  # one hop, ``then`` included
         if refused is not None:
+            if refused == LEASE_LOST and lease is not None:
+                current = await self.shard_lease_epoch(lease.shard_count, lease.shard_id)
+                raise ShardLeaseLost(lease.shard_count, lease.shard_id, lease.epoch, current)
             if "pan:table_not_open" in refused:
                 raise TableNotOpen(f"table {table_id} is not open")
             if "pan:log_gap" in refused or "UNIQUE" in refused or "PRIMARY KEY" in refused:

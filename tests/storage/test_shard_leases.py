@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from storage_kit import AnyStorage
+from storage_kit import AnyStorage, tx_class
 
 from pancog.ledger import ChipLedger
 from pancog.storage import Account, ShardLeaseLost, ShardSet, transfer
@@ -99,6 +99,38 @@ async def test_a_lease_taken_during_a_write_waits_for_it_or_fences_it(storage: A
     committed, _ = await asyncio.gather(commit(), fresh.take_leases(ShardSet(SHARDS, (2,)), "new"))
     (table,) = await fresh.load_open_tables()
     assert table.actions == (("a1",) if committed else ())
+
+
+async def test_a_commit_checks_its_lease_in_its_append_not_in_a_read_of_its_own(
+    storage: AnyStorage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hot path (issue #17): once the table's guild is known, an action's commit checks the lease inside the
+    append's own statement (no ``shard_lease_epoch`` round trip); the lease is read only to report a lost one,
+    and a retried commit (which writes nothing) is fenced as before."""
+    guild = guild_on(3)
+    stale, fresh = TableStore(storage), TableStore(storage)
+    await stale.take_leases(ShardSet(SHARDS, (3,)), "old")
+    await stale.open_table(60, guild_id=guild, channel_id=60, host_id=1, config="{}")
+    reads: list[tuple[int, int]] = []
+    original = tx_class(storage).shard_lease_epoch
+
+    async def counted(tx: object, shard_count: int, shard_id: int) -> int | None:
+        reads.append((shard_count, shard_id))
+        return await original(tx, shard_count, shard_id)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tx_class(storage), "shard_lease_epoch", counted)
+    await stale.commit_action(60, 1, "a1", "[]")
+    await stale.commit_action(60, 2, "a2", "[]")
+    assert reads == [], "the lease rode on the appends"
+    await fresh.take_leases(ShardSet(SHARDS, (3,)), "new")
+    with pytest.raises(ShardLeaseLost) as lost:
+        await stale.commit_action(60, 3, "a3", "[]")
+    assert (lost.value.held, lost.value.current) == (1, 2)
+    assert reads == [(SHARDS, 3)], "read once, to say which epoch took over"
+    with pytest.raises(ShardLeaseLost):
+        await stale.commit_action(60, 2, "a2", "[]")  # a retry of a committed action: nothing to write, still fenced
+    (table,) = await fresh.load_open_tables()
+    assert table.actions == ("a1", "a2")
 
 
 def test_shard_sets_are_validated() -> None:
