@@ -195,6 +195,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     # what the bot sent Discord meanwhile: every REST call, and those carrying an image (boards, hands, DMs)
     calls = fake.calls[calls0:calls1]
     images = sum(len(c.files or ()) for c in calls)
+    image_routes: dict[str, int] = {}
+    for c in calls:
+        if c.files:
+            image_routes[c.route] = image_routes.get(c.route, 0) + len(c.files)
     bot_cpu, main_cpu = cpu.stop()
     harness_cpu = time.process_time() - harness0
     db_cpu, _ = server_cpu.stop()
@@ -243,6 +247,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "rest_calls_per_action": round(len(calls) / max(1, actions1 - actions0), 2),
         "images_per_s": round(images / (t1 - t0), 1),
         "images_per_action": round(images / max(1, actions1 - actions0), 2),
+        "images_per_action_by_route": {
+            route: round(n / max(1, actions1 - actions0), 2)
+            for route, n in sorted(image_routes.items(), key=lambda kv: -kv[1])
+        },
         "hands_done": soak.hands_done,
         "failed_interactions": len(soak.failed),
         "stuck_tables": len(soak.stuck),
@@ -270,7 +278,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     )
     print(
         f"sent to Discord: {result['rest_calls_per_action']} REST calls per action; images {result['images_per_s']}/s "
-        f"= {result['images_per_action']} per action (fewer per action as boards coalesce under load)",
+        f"= {result['images_per_action']} per action (fewer per action as boards coalesce under load): "
+        + ", ".join(f"{route} {n}" for route, n in result["images_per_action_by_route"].items()),
         flush=True,
     )
     if not result["audit_ok"]:
