@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pancog.renderq import Priority, RenderQueue, mode_from_env, processes_available
+from pancog.renderq import Priority, RenderQueue, mode_from_env, nice_from_env, processes_available
 from renderer.samples import sample_hand, sample_table
 from renderer.table import render_table_png
 
@@ -229,3 +229,26 @@ def test_a_worker_whose_bot_hangs_up_exits_quietly() -> None:
         ours.close()
     worker.join(30)
     assert worker.exitcode == 0
+
+
+def current_nice(_: object) -> int:
+    return os.nice(0)
+
+
+async def test_workers_run_at_a_lower_cpu_priority_than_the_bot() -> None:
+    queue = RenderQueue(1, mode="process", nice=3)
+    try:
+        await queue.start_workers()
+        worker = await queue.render(current_nice, None)
+    finally:
+        queue.shutdown()
+    assert worker == min(19, os.nice(0) + 3), "busy cores go to the event loop first"
+
+
+def test_nice_from_env() -> None:
+    assert nice_from_env({}) == 5
+    assert nice_from_env({"PAN_RENDER_NICE": "0"}) == 0
+    assert nice_from_env({"PAN_RENDER_NICE": "12"}) == 12
+    assert nice_from_env({"PAN_RENDER_NICE": "-4"}) == 0, "never above the bot's priority"
+    assert nice_from_env({"PAN_RENDER_NICE": "40"}) == 19
+    assert nice_from_env({"PAN_RENDER_NICE": "low"}) == 5  # warned, default
