@@ -114,7 +114,7 @@ def nice_from_env(env: Mapping[str, str] = os.environ) -> int:
 
     On a machine whose cores are all busy, the event loop (answers, commits) then gets a core first and boards wait
     a little, so they coalesce more: fewer renders per action. Measured on the 2-core VM at ~140 actions/s (issue
-    #17, docs/performance.md): +5 instead of 0 gave 9–13 % more actions/s and an ack p99 33–45 % lower. It does
+    #17, docs/performance.md): +5 instead of 0 gave 6–13 % more actions/s and an ack p99 25–45 % lower. It does
     nothing while a core is free. Threads (``PAN_RENDER_MODE=thread``) are not reniced."""
     text = env.get(ENV_NICE, "").strip()
     if not text:
