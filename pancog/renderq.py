@@ -340,6 +340,7 @@ class RenderFigures:
     dropped: int
     mean_wait: dict[str, float]
     max_wait: dict[str, float]
+    nice: int = 0  # process mode: how much lower the workers' CPU priority is than the bot's
 
     @property
     def backlog(self) -> int:
@@ -351,7 +352,7 @@ class RenderFigures:
         waits = ", ".join(
             f"{k} {self.mean_wait[k]:.2f}/{self.max_wait[k]:.2f}" for k in self.queued if self.max_wait[k]
         )
-        kind = "threads" if self.mode == "thread" else "processes"
+        kind = "threads" if self.mode == "thread" else f"processes, nice +{self.nice}" if self.nice else "processes"
         return (
             f"Renders: {self.running}/{self.workers} workers busy ({kind}) · queued {queued} · {self.done} done"
             + (f", {self.failed} failed" if self.failed else "")
@@ -573,6 +574,7 @@ class RenderQueue:
             dropped=self._dropped,
             mean_wait={names[p]: self._wait_total[p] / self._waited[p] if self._waited[p] else 0.0 for p in Priority},
             max_wait={names[p]: self._wait_max[p] for p in Priority},
+            nice=self.nice if self.mode == "process" else 0,
         )
 
     # ------------------------------------------------------------------ lifecycle

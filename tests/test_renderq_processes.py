@@ -243,6 +243,7 @@ async def test_workers_run_at_a_lower_cpu_priority_than_the_bot() -> None:
     finally:
         queue.shutdown()
     assert worker == min(19, os.nice(0) + 3), "busy cores go to the event loop first"
+    assert "(processes, nice +3)" in queue.figures().line(), "/pan status says so"
 
 
 def test_nice_from_env() -> None:
