@@ -462,8 +462,7 @@ class RenderQueue:
     def _ensure_spawning(self) -> None:
         if self.ready or self._closed or self._spawning is not None:
             return
-        self._loop = asyncio.get_running_loop()
-        self._spawning = self._loop.create_task(self._spawn(), name="render-spawn")
+        self._spawning = asyncio.get_running_loop().create_task(self._spawn(), name="render-spawn")
 
     async def _spawn(self) -> None:
         missing = self.workers - len(self._procs)
@@ -497,7 +496,8 @@ class RenderQueue:
     def _to_threads(self) -> None:
         self.mode = "thread"
         for worker in list(self._procs):
-            self._drop(worker)
+            if worker.job is None:  # a busy one is let go once it has answered (_answered)
+                self._drop(worker)
         while self._retry:  # they were to run in a process only
             job = self._retry.popleft()
             if not job.future.done():
@@ -756,9 +756,10 @@ class RenderQueue:
                 self._failed += 1
                 if not job.future.done():
                     job.future.set_exception(value if isinstance(value, BaseException) else RuntimeError(value))
-        if self._closed:
+        if self._closed or self.mode == "thread":  # stopping, or processes given up for threads
             self._drop(worker)
-            return
+            if self._closed:
+                return
         self._pump()
 
     def _drop(self, worker: _Worker) -> None:
@@ -790,7 +791,7 @@ class RenderQueue:
         log.warning("a render worker process died; starting another")
         self.restarts += 1
         if job is not None and not job.future.done():
-            if job.retried:
+            if job.retried or self.mode == "thread":  # a retry runs in a process only: none are left after a fallback
                 self._failed += 1
                 job.future.set_exception(BrokenProcessPool("a render worker process died on this image, twice"))
             else:

@@ -253,3 +253,19 @@ def test_nice_from_env() -> None:
     assert nice_from_env({"PAN_RENDER_NICE": "-4"}) == 0, "never above the bot's priority"
     assert nice_from_env({"PAN_RENDER_NICE": "40"}) == 19
     assert nice_from_env({"PAN_RENDER_NICE": "low"}) == 5  # warned, default
+
+
+async def test_giving_up_processes_lets_busy_workers_finish_then_renders_on_threads() -> None:
+    """When workers cannot be started again (three failures in a row), rendering falls back to threads; a render
+    already running in a process still answers, and its worker is let go after it."""
+    queue = RenderQueue(1, mode="process")
+    try:
+        await queue.start_workers()
+        busy = queue.submit(pid_after, lambda: 0.3)
+        await asyncio.sleep(0.05)
+        queue._to_threads()  # what _spawn does after SPAWN_ATTEMPTS failures
+        assert await asyncio.wait_for(busy, 10) != os.getpid(), "the running render answered"
+        assert await asyncio.wait_for(queue.render(pid_after, 0.0), 10) == os.getpid(), "then threads draw"
+        assert queue.figures().mode == "thread" and not queue._procs
+    finally:
+        queue.shutdown()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from pancog.storage.base import Account, AccountKind, AuditFacts, ShardSet, Statement, StoredTable, TableRow
+from pancog.storage.base import Account, AccountKind, AuditFacts, LeaseCheck, ShardSet, Statement, StoredTable, TableRow
 
 __all__ = [
     "DROP_SNAPSHOTS",
@@ -18,6 +18,7 @@ __all__ = [
     "TABLE_COLUMNS",
     "Fetch",
     "account_from_row",
+    "action_insert",
     "audit_facts",
     "journal_insert",
     "load_open_tables",
@@ -154,3 +155,23 @@ def journal_insert(
     if result is None:
         return _JOURNAL_PLAIN, (key, reason, actor, table_id, created_at)
     return _JOURNAL_WITH_RESULT, (key, reason, actor, table_id, created_at, result)
+
+
+_ACTION_PLAIN = "INSERT INTO actions (table_id, seq, action, events, journal_id, created_at) VALUES (?, ?, ?, ?, ?, ?)"
+_ACTION_LEASED = (
+    "INSERT INTO actions (table_id, seq, action, events, journal_id, created_at) SELECT ?, ?, ?, ?, ?, ? "
+    "WHERE (SELECT epoch FROM shard_leases WHERE shard_count = ? AND shard_id = ?{}) = ?"
+)
+
+
+def action_insert(
+    row: tuple[int, int, str, str, int, float], lease: LeaseCheck | None, *, for_share: bool = False
+) -> Statement:
+    """The statement that appends an action to a table's log; ``row`` is ``(table_id, seq, action, events,
+    journal_id, created_at)``. With a ``lease`` it inserts only while the shard lease still has that epoch (nothing
+    otherwise: the caller raises ``ShardLeaseLost``), so the check needs no round trip of its own; ``for_share``
+    locks the lease row for that read (PostgreSQL; SQLite has one writer)."""
+    if lease is None:
+        return _ACTION_PLAIN, row
+    sql = _ACTION_LEASED.format(" FOR SHARE" if for_share else "")
+    return sql, (*row, lease.shard_count, lease.shard_id, lease.epoch)

@@ -56,6 +56,7 @@ from pancog.storage.common import (
     PUT_SNAPSHOT,
     TABLE_COLUMNS,
     account_from_row,
+    action_insert,
     audit_facts,
     journal_insert,
     load_open_tables,
@@ -280,21 +281,10 @@ class PostgresTx:
         then: Sequence[Statement] = (),
         lease: LeaseCheck | None = None,
     ) -> None:
-        values: tuple[object, ...] = (table_id, seq, action, events, journal_id, created_at)
-        if lease is None:
-            sql = (
-                "INSERT INTO actions (table_id, seq, action, events, journal_id, created_at) "
-                "VALUES ($1, $2, $3, $4, $5, $6)"
-            )
-        else:  # the lease check rides on the append (issue #17: one round trip fewer per action)
-            sql = (
-                "INSERT INTO actions (table_id, seq, action, events, journal_id, created_at) "
-                "SELECT $1::bigint, $2::bigint, $3::text, $4::text, $5::bigint, $6::double precision "
-                "WHERE (SELECT epoch FROM shard_leases WHERE shard_count = $7 AND shard_id = $8 FOR SHARE) = $9"
-            )
-            values += (lease.shard_count, lease.shard_id, lease.epoch)
+        # the lease check rides on the append (issue #17: one round trip fewer per action)
+        sql, values = action_insert((table_id, seq, action, events, journal_id, created_at), lease, for_share=True)
         try:
-            status = await self._conn.execute(sql, *values)
+            status = await self._conn.execute(dollar_placeholders(sql), *values)
         except asyncpg.RaiseError as exc:  # from the pan_actions_contiguous trigger
             if "pan:table_not_open" in str(exc):
                 raise TableNotOpen(f"table {table_id} is not open") from exc

@@ -42,6 +42,7 @@ from pancog.storage.common import (
     PUT_SNAPSHOT,
     TABLE_COLUMNS,
     account_from_row,
+    action_insert,
     audit_facts,
     journal_insert,
     load_open_tables,
@@ -283,18 +284,9 @@ class SqliteTx:
         then: Sequence[Statement] = (),
         lease: LeaseCheck | None = None,
     ) -> None:
-        values: tuple[object, ...] = (table_id, seq, action, events, journal_id, created_at)
-        if lease is None:
-            sql = (
-                "INSERT INTO actions (table_id, seq, action, events, journal_id, created_at) VALUES (?, ?, ?, ?, ?, ?)"
-            )
-        else:  # the lease check rides on the append: no hop of its own
-            sql = (
-                "INSERT INTO actions (table_id, seq, action, events, journal_id, created_at) SELECT ?, ?, ?, ?, ?, ? "
-                "WHERE (SELECT epoch FROM shard_leases WHERE shard_count = ? AND shard_id = ?) = ?"
-            )
-            values += (lease.shard_count, lease.shard_id, lease.epoch)
-        refused = await self._on_worker(_append_on_worker, (sql, values), then)  # one hop, ``then`` included
+        # the lease check rides on the append: no hop of its own
+        append = action_insert((table_id, seq, action, events, journal_id, created_at), lease)
+        refused = await self._on_worker(_append_on_worker, append, then)  # one hop, ``then`` included
         if refused is not None:
             if refused == LEASE_LOST and lease is not None:
                 current = await self.shard_lease_epoch(lease.shard_count, lease.shard_id)
