@@ -18,7 +18,9 @@ Also printed: the bot's own CPU time per action over the counted window (the bot
 workers, read from /proc: bench/proc_cpu.py) and the actions per second one core would carry at that cost, robust
 to a machine shared with the players, the fake Discord and other jobs. It depends on the pace: flat out, boards
 coalesce (fewer renders per action) as the backlog grows, so compare runs of the same shape; ``--think`` paces the
-players so both runs of an A/B do the same work. ``--profile DIR`` samples the bots with py-spy meanwhile.
+players so both runs of an A/B do the same work. ``--profile DIR`` samples the bots (and this process) with
+py-spy meanwhile. Then, over the same window: the throw-away PostgreSQL server's CPU per action, how busy the
+machine's cores were (whoever used them), REST calls per action, and images per action by route.
 
 PostgreSQL: ``DATABASE_URL`` if set (a schema of its own is created and dropped), else a throw-away server from
 Debian's ``postgresql`` package (tests/pgserver.py, durable: ``fsync=on``). Results are one JSON line at the end
