@@ -18,7 +18,7 @@ Environment (see .env.example and docs/admin.md):
 Arguments (a cluster, see docs/operations.md "Running a cluster"; scripts/cluster starts them):
   --shards N           connect N shards (discord.py AutoShardedBot); alone: all N in this process.
   --cluster k/M        with --shards: this process is k of M and runs the contiguous shard range
-                       pancog.cluster.shard_range(k, M, N); it leases those shards' tables in the database.
+                       pancog.infra.cluster.shard_range(k, M, N); it leases those shards' tables in the database.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ import discord
 import yarl
 from discord.ext import commands
 
-from pancog import memory
-from pancog.cluster import parse_cluster, shard_range
+from pancog.infra import memory
+from pancog.infra.cluster import parse_cluster, shard_range
 
 log = logging.getLogger("pan.bot")
 

@@ -1,8 +1,8 @@
 """Throughput of the bot as a cluster: M ``bot.py`` processes over S shards against the fake Discord, tables flat out.
 
 The players, the fake Discord (sharded: each process gets only its shards' guilds) and this script share one
-process; the bots run under the cluster launcher (``pancog.cluster.Launcher``), every board drawn. Tables are spread
-over one guild per shard, so every process has the same share. Each table has P greedy players acting by slash
+process; the bots run under the cluster launcher (``pancog.infra.cluster.Launcher``), every board drawn. Tables are
+spread over one guild per shard, so every process has the same share. Each table has P greedy players acting by slash
 commands as fast as the bot answers (bench/soak.py's players). After ``--warmup`` seconds, and once every table is
 open and dealt, the script counts actions and acknowledgement latencies for ``--seconds`` seconds, then stops the
 players, lets the bots settle and checks the books (the ledger audit, and every followed table's engine stacks
@@ -53,10 +53,10 @@ import asyncpg  # noqa: E402
 
 from bench.proc_cpu import TreeCpu, cpu_figures, cpu_line, machine_busy  # noqa: E402
 from bench.soak import Soak, check_books  # noqa: E402
-from pancog.cluster import Launcher  # noqa: E402
-from pancog.ledger import ChipLedger  # noqa: E402
-from pancog.storage import storage_for  # noqa: E402
-from pancog.store import TableStore  # noqa: E402
+from pancog.infra.cluster import Launcher  # noqa: E402
+from pancog.infra.storage import storage_for  # noqa: E402
+from pancog.services.ledger import ChipLedger  # noqa: E402
+from pancog.services.store import TableStore  # noqa: E402
 from tests.fakediscord.harness import Harness  # noqa: E402
 from tests.fakediscord.models import FakeChannel, FakeUser  # noqa: E402
 from tests.fakediscord.server import FakeDiscord  # noqa: E402

@@ -45,7 +45,7 @@ from pancog.game.actions import (  # noqa: E402
     Pluck,
     TakeOption,
 )
-from pancog.tables import TableSession  # noqa: E402
+from pancog.services.tables import TableSession  # noqa: E402
 from tests.fakediscord.harness import Harness  # noqa: E402
 from tests.fakediscord.models import FakeChannel, FakeUser  # noqa: E402
 from tests.fakediscord.server import FakeDiscord  # noqa: E402

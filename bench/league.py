@@ -32,12 +32,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pancog.ai import make_player
-from pancog.league import HandDigest, LeagueService, PlayerLine, compute_flags
-from pancog.league.drive import engine_session, honest_guild, play_hands
-from pancog.ledger import ChipLedger
-from pancog.storage import Account, Posting, SqliteStorage, StorageTx, transfer
-from pancog.store import TableStore
-from pancog.tables import ResultNote, TableConfig, TableService, seeded_deals
+from pancog.infra.storage import Account, Posting, SqliteStorage, StorageTx, transfer
+from pancog.services.league import HandDigest, LeagueService, PlayerLine, compute_flags
+from pancog.services.league.drive import engine_session, honest_guild, play_hands
+from pancog.services.ledger import ChipLedger
+from pancog.services.store import TableStore
+from pancog.services.tables import ResultNote, TableConfig, TableService, seeded_deals
 
 GUILD = 1
 
@@ -239,7 +239,7 @@ async def real_digests(tmp: Path, hands: int) -> tuple[list[HandDigest], float, 
         assert derived == hands
         async with storage.transaction(write=False) as tx:
             bodies = await tx.fetchall("SELECT body FROM league_results ORDER BY ordinal")
-    from pancog.league.digest import decode
+    from pancog.services.league.digest import decode
 
     found = [d for d in (decode(b[0]) for b in bodies) if isinstance(d, HandDigest)]
     return found, elapsed, actions

@@ -22,9 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pancog.ledger import ChipLedger
-from pancog.storage import Account, PostgresStorage, SqliteStorage, storage_for, transfer
-from pancog.store import TableStore
+from pancog.infra.storage import Account, PostgresStorage, SqliteStorage, storage_for, transfer
+from pancog.services.ledger import ChipLedger
+from pancog.services.store import TableStore
 
 GUILD = 1
 AnyStorage = SqliteStorage | PostgresStorage

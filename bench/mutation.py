@@ -11,7 +11,7 @@ Every mutation site of a file is found by walking its AST in a fixed order: comp
 ``+``/``-`` swapped, integer constants moved by one, ``True``/``False`` swapped, ``+=``/``-=`` swapped
 and statements (assignments, calls, returns, raises, ``continue``/``break``) replaced by ``pass``.
 Type annotations, docstrings and string constants are left alone. A seeded random sample is
-drawn per group (``engine`` = ``pancog/game/*.py``, ``ledger`` = ``pancog/ledger.py``; with ``--tournaments``,
+drawn per group (``engine`` = ``pancog/game/*.py``, ``ledger`` = ``pancog/services/ledger.py``; with ``--tournaments``,
 ``--league``, ``--storage`` also those service packages, each against its own test folder); each mutant is
 written into a private copy of the repository (the worktree is never touched) and the group's
 tests run against it with ``pytest -x`` in one process under a time limit. A failing test or the
@@ -85,11 +85,11 @@ LEDGER_TESTS = [
 ]
 GROUPS = {
     "engine": "pancog/game/*.py",
-    "ledger": "pancog/ledger.py",
+    "ledger": "pancog/services/ledger.py",
     # the services that landed after the engine (issue 21: "plus the new tournament, league and storage modules")
-    "tournaments": "pancog/tournaments/*.py",
-    "league": "pancog/league/*.py",
-    "storage": "pancog/storage/*.py",
+    "tournaments": "pancog/services/tournaments/*.py",
+    "league": "pancog/services/league/*.py",
+    "storage": "pancog/infra/storage/*.py",
 }
 SERVICE_TESTS = {  # a service group's mutants run its own test folder (every file in it)
     "tournaments": "tests/tournaments",
@@ -99,20 +99,20 @@ SERVICE_TESTS = {  # a service group's mutants run its own test folder (every fi
 
 
 def group_of(path: str) -> str:
-    if path == "pancog/ledger.py":
+    if path == "pancog/services/ledger.py":
         return "ledger"
     for group in SERVICE_TESTS:
-        if path.startswith(f"pancog/{group}/"):
+        if path.startswith(GROUPS[group].removesuffix("*.py")):
             return group
     return "engine"
 
 
 SKIP_FILES = {
     "pancog/game/__init__.py",
-    "pancog/tournaments/__init__.py",
-    "pancog/league/__init__.py",
-    "pancog/storage/__init__.py",
-    "pancog/league/__main__.py",  # the rebuild command line: argument parsing only
+    "pancog/services/tournaments/__init__.py",
+    "pancog/services/league/__init__.py",
+    "pancog/infra/storage/__init__.py",
+    "pancog/services/league/__main__.py",  # the rebuild command line: argument parsing only
 }
 
 
@@ -129,7 +129,7 @@ def game_tests() -> list[str]:
 
 
 def tests_for(path: str) -> list[str]:
-    if path == "pancog/ledger.py":
+    if path == "pancog/services/ledger.py":
         return LEDGER_TESTS
     group = group_of(path)
     if group in SERVICE_TESTS:

@@ -31,7 +31,7 @@ from pancog.game.actions import Sit, StartHand
 from pancog.game.notation import format_action
 from pancog.game.rules import Rules
 from pancog.game.state import TableState, initial_state
-from pancog.replay import TableLog, build_replay
+from pancog.services.replay import TableLog, build_replay
 from renderer import render_table, to_png
 
 PLAYERS = tuple(range(1001, 1009))

@@ -58,15 +58,15 @@ if str(ROOT) not in sys.path:
 
 from bench.proc_cpu import TreeCpu, cpu_figures, cpu_line  # noqa: E402
 from pancog.adapter.runtime import runtime_of  # noqa: E402
-from pancog.clock import TurnClock  # noqa: E402
 from pancog.game import engine  # noqa: E402
 from pancog.game.actions import AddToMeld, Borrow, Discard, GoOnTop, Knock, NewMeld, Pluck, TakeOption  # noqa: E402
 from pancog.game.notation import format_action, parse_action  # noqa: E402
 from pancog.game.state import TableState, initial_state  # noqa: E402
-from pancog.ledger import ChipLedger  # noqa: E402
-from pancog.storage import Account, PostgresStorage, SqliteStorage, storage_for  # noqa: E402
-from pancog.store import TableStore  # noqa: E402
-from pancog.tables import TableConfig, TableService  # noqa: E402
+from pancog.infra.storage import Account, PostgresStorage, SqliteStorage, storage_for  # noqa: E402
+from pancog.services.clock import TurnClock  # noqa: E402
+from pancog.services.ledger import ChipLedger  # noqa: E402
+from pancog.services.store import TableStore  # noqa: E402
+from pancog.services.tables import TableConfig, TableService  # noqa: E402
 from tests.fakediscord.harness import Harness, InteractionFailed  # noqa: E402
 from tests.fakediscord.models import FakeChannel, FakeUser  # noqa: E402
 from tests.fakediscord.server import FakeDiscord  # noqa: E402

@@ -35,10 +35,10 @@ from pancog.game.actions import Rebuy
 from pancog.game.codec import dump_state, load_state
 from pancog.game.engine import observe, to_act
 from pancog.game.events import HandEnded
-from pancog.ledger import ChipLedger
-from pancog.storage import SqliteStorage
-from pancog.store import TableStore
-from pancog.tables import TableConfig, TableService, seeded_deals
+from pancog.infra.storage import SqliteStorage
+from pancog.services.ledger import ChipLedger
+from pancog.services.store import TableStore
+from pancog.services.tables import TableConfig, TableService, seeded_deals
 
 GUILD = 1
 FIRST_TABLE = 10_000

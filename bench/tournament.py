@@ -43,9 +43,9 @@ if str(ROOT) not in sys.path:
 
 from pancog.adapter.runtime import runtime_of  # noqa: E402
 from pancog.game.actions import StartHand  # noqa: E402
-from pancog.tables import Applied  # noqa: E402
-from pancog.tournaments.model import Status  # noqa: E402
-from pancog.tournaments.service import PlayerMoved, TournamentEvent  # noqa: E402
+from pancog.services.tables import Applied  # noqa: E402
+from pancog.services.tournaments.model import Status  # noqa: E402
+from pancog.services.tournaments.service import PlayerMoved, TournamentEvent  # noqa: E402
 from tests.fakediscord.harness import Harness  # noqa: E402
 from tests.fakediscord.server import FakeDiscord  # noqa: E402
 

@@ -30,9 +30,9 @@ from pancog.game.actions import SetStakes, Sit, Stand
 from pancog.game.engine import apply
 from pancog.game.rules import Rules
 from pancog.game.state import TableState, initial_state
-from pancog.tournaments.balancer import BalanceTable, plan
-from pancog.tournaments.levels import LevelSchedule, default_antes
-from pancog.tournaments.model import (
+from pancog.services.tournaments.balancer import BalanceTable, plan
+from pancog.services.tournaments.levels import LevelSchedule, default_antes
+from pancog.services.tournaments.model import (
     DEFAULT_BASE_ANTE,
     DEFAULT_LEVEL_MINUTES,
     DEFAULT_SNG_LEVEL_MINUTES,

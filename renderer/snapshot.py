@@ -173,7 +173,7 @@ class OutcomeSnapshot:
 
 
 # --------------------------------------------------------------------------- pickling (render worker processes)
-# Every board and hand crosses to a render process pickled (pancog/renderq.py); the bot's event loop pays for
+# Every board and hand crosses to a render process pickled (pancog/infra/renderq/); the bot's event loop pays for
 # that. A slotted dataclass pickles through Python-level __getstate__/__setstate__ calls, one pair per object
 # (~120 cards on a busy board): 0.43 ms to pickle an 8-seat board and 0.28 ms to unpickle it. Cards pickled as
 # their index in the pack and snapshots as their fields make it ~0.15 ms / ~0.11 ms, and the bytes 30 % fewer

@@ -1,6 +1,19 @@
-"""Layering is enforced here (STYLE 2.1): the engine is pure, the renderer draws card values, the services never
-touch Discord or the adapter wing, only the wing and bot.py import discord, and no modules import each other in
-a loop. Every import counts: relative ones, ``from package import module``, and imports inside functions or
+"""Layering is enforced here (STYLE 2.1), by folder: a module's ring is the folder it sits in, and each ring may
+import only what lies inside it or below it.
+
+=====================  ==============================================================================
+ring (folder)          may import
+=====================  ==============================================================================
+``pancog/game``        the standard library (no asyncio, threads, processes or I/O) and ``pancog.game``
+``pancog/ai``          the same, and ``pancog.ai``
+``renderer/``          the standard library, Pillow, fontTools, ``pancog.game`` and ``renderer``
+``pancog/infra``       the standard library, third-party libraries (not discord) and ``pancog.infra``
+``pancog/services``    anything but discord and ``pancog.adapter``
+``pancog/adapter``     anything (the only Discord ring, with ``bot.py``)
+=====================  ==============================================================================
+
+No module sits outside a ring (a new flat ``pancog/x.py`` fails), and no modules import each other in a loop.
+Every import counts: relative ones, ``from package import module``, and imports inside functions or
 ``if TYPE_CHECKING`` blocks."""
 
 from __future__ import annotations
@@ -15,6 +28,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("pancog", "renderer")
 STDLIB = set(sys.stdlib_module_names) | {"__future__"}
+# The pure rings compute; they never wait, spawn or touch a socket or a database.
+IMPURE = {"asyncio", "threading", "multiprocessing", "concurrent", "socket", "sqlite3", "subprocess"}
 
 
 def module_name(path: Path) -> str:
@@ -65,59 +80,125 @@ def modules_under(*packages: str) -> Iterator[str]:
     return (name for name in MODULES if under(name, *packages))
 
 
-SERVICES = [
-    name
-    for name in MODULES
-    if under(name, "pancog") and not under(name, "pancog.adapter", "pancog.game") and name != "pancog"
-]
+# ring -> (the folders that make it, the project packages its modules may import)
+RINGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "game": (("pancog.game",), ("pancog.game",)),
+    "ai": (("pancog.ai",), ("pancog.game", "pancog.ai")),
+    "renderer": (("renderer",), ("pancog.game", "renderer")),
+    "infra": (("pancog.infra",), ("pancog.infra",)),
+    "services": (("pancog.services",), ("pancog.game", "pancog.ai", "renderer", "pancog.infra", "pancog.services")),
+    "adapter": (("pancog.adapter", "pancog", "bot"), ("pancog", "renderer")),
+}
+
+
+def ring_of(name: str) -> str | None:
+    """The ring of module ``name``: its folder's, or None for a module that sits outside every ring."""
+    if name in ("pancog", "bot"):  # the extension entry point hands on to the adapter; bot.py is the adapter's
+        return "adapter"
+    for ring, (folders, _) in RINGS.items():
+        if ring != "adapter" and under(name, *folders):
+            return ring
+    return "adapter" if under(name, "pancog.adapter") else None
+
+
+def refused(name: str, imported: str) -> str | None:
+    """Why module ``name`` may not import ``imported`` (None when it may)."""
+    ring = ring_of(name)
+    if ring is None:
+        return "the module sits outside every ring"
+    top = imported.split(".")[0]
+    if top in ("pancog", "renderer", "bot"):
+        allowed = RINGS[ring][1]
+        return None if under(imported, *allowed) else f"the {ring} ring may import only {', '.join(allowed)}"
+    if ring == "adapter":
+        return None
+    if top == "discord":
+        return "only the adapter ring imports discord"
+    if ring in ("game", "ai"):
+        if top not in STDLIB:
+            return f"the {ring} ring imports only the standard library"
+        return f"the {ring} ring is pure (no {top})" if top in IMPURE else None
+    if ring == "renderer" and top not in STDLIB and top not in ("PIL", "fontTools"):
+        return "the renderer imports only the standard library, Pillow and fontTools"
+    return None
+
+
+def violations(name: str) -> list[str]:
+    return sorted(f"{name} imports {m}: {why}" for m in imports(name) if (why := refused(name, m)))
+
+
+@pytest.mark.parametrize(
+    ("name", "imported", "ok"),
+    [
+        ("pancog.game.engine", "pancog.game.cards", True),
+        ("pancog.game.engine", "random", True),
+        ("pancog.game.engine", "asyncio", False),
+        ("pancog.game.engine", "pancog.ai.hard", False),
+        ("pancog.game.engine", "attrs", False),
+        ("pancog.ai.hard", "pancog.game.moves", True),
+        ("pancog.ai.hard", "pancog.services.tables", False),
+        ("pancog.ai.hard", "threading", False),
+        ("renderer.table", "PIL.Image", True),
+        ("renderer.table", "pancog.game.cards", True),
+        ("renderer.table", "pancog.services.tables", False),
+        ("renderer.table", "discord", False),
+        ("renderer.table", "aiosqlite", False),
+        ("pancog.infra.storage.sqlite", "aiosqlite", True),
+        ("pancog.infra.storage.sqlite", "pancog.infra.storage.base", True),
+        ("pancog.infra.storage.sqlite", "pancog.game.errors", False),
+        ("pancog.infra.renderq", "renderer", False),
+        ("pancog.infra.logs", "pancog.services.clock", False),
+        ("pancog.infra.cluster", "discord", False),
+        ("pancog.services.tables", "pancog.infra.storage.base", True),
+        ("pancog.services.tables", "pancog.game.engine", True),
+        ("pancog.services.bots", "pancog.ai", True),
+        ("pancog.services.tables", "discord.ext", False),
+        ("pancog.services.tables", "pancog.adapter.board", False),
+        ("pancog.adapter.board", "discord", True),
+        ("pancog.adapter.board", "pancog.services.tables", True),
+        ("bot", "pancog.infra.cluster", True),
+        ("pancog.helpers", "json", False),
+    ],
+)
+def test_the_rules_refuse_what_a_ring_may_not_import(name: str, imported: str, ok: bool) -> None:
+    """Each rule can fail: an import across a ring's edge is refused, one inside it passes."""
+    assert (refused(name, imported) is None) is ok, refused(name, imported)
 
 
 def test_relative_imports_are_resolved() -> None:
     """The scan reads ``from . import x`` and ``from ..y import z`` as the modules they name (no hole for them)."""
-    known = {"pancog.game.engine", "pancog.game.cards", "pancog.tables"}
-    source = "from . import engine\nfrom .cards import Card\nfrom ..tables import TableService\nimport discord\n"
+    known = {"pancog.game.engine", "pancog.game.cards", "pancog.services.tables"}
+    source = (
+        "from . import engine\nfrom .cards import Card\nfrom ..services.tables import TableService\nimport discord\n"
+    )
     assert imports_of(source, "pancog.game.view", known=known) == {
         "pancog.game.engine",
         "pancog.game.cards",
-        "pancog.tables",
+        "pancog.services.tables",
         "discord",
     }
     assert imports_of("from . import cards", "pancog.game", is_package=True, known=known) == {"pancog.game.cards"}
 
 
-def test_the_scan_sees_every_layer() -> None:
-    """The rings exist where the rules below look for them."""
+def test_the_scan_sees_every_ring() -> None:
+    """The rings exist where the rules look for them, and every module of the project sits in one."""
     assert "pancog.game.engine" in MODULES
-    assert "pancog.adapter.runtime" in MODULES
+    assert "pancog.ai.hard" in MODULES
     assert "renderer" in MODULES
-    assert {"pancog.tables", "pancog.ledger", "pancog.store", "pancog.clock", "pancog.bots"} <= set(SERVICES)
+    assert {"pancog.infra.storage.base", "pancog.infra.renderq", "pancog.infra.logs"} <= set(MODULES)
+    assert {"pancog.services.tables", "pancog.services.ledger", "pancog.services.clock"} <= set(MODULES)
+    assert "pancog.adapter.runtime" in MODULES
+    outside = sorted(name for name in MODULES if ring_of(name) is None)
+    assert not outside, f"modules outside every ring (put each in the folder of its ring): {outside}"
 
 
-@pytest.mark.parametrize("name", sorted(modules_under("pancog.game")))
-def test_engine_imports_only_itself_and_the_stdlib(name: str) -> None:
-    """pancog/game imports nothing but the standard library (no asyncio) and other pancog.game modules."""
-    bad = {m for m in imports(name) if not under(m, "pancog.game") and m.split(".")[0] not in STDLIB}
-    assert not bad, f"{name} imports {sorted(bad)}"
-    assert not any(under(m, "asyncio") for m in imports(name)), f"{name} uses asyncio"
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if ring_of(n) != "adapter"))
+def test_each_module_imports_only_its_ring_and_those_below(name: str) -> None:
+    """game < ai < services, renderer (game values), infra (alone) < services; only the adapter imports discord."""
+    assert not violations(name)
 
 
-@pytest.mark.parametrize("name", sorted(modules_under("renderer")))
-def test_renderer_imports_only_card_values(name: str) -> None:
-    """renderer/ may use Pillow and the card value types, never discord, storage, services or the engine's rules."""
-    found = imports(name)
-    assert not {m for m in found if under(m, "discord", "aiosqlite")}, f"{name} imports discord or aiosqlite"
-    project = {m for m in found if under(m, "pancog")}
-    assert project <= {"pancog.game.cards"}, f"{name} imports {sorted(project)}"
-
-
-@pytest.mark.parametrize("name", sorted(SERVICES))
-def test_services_never_import_discord_or_the_adapter(name: str) -> None:
-    """The services ring (pancog/*.py, storage, ai, ...) knows nothing of Discord or the adapter wing."""
-    bad = {m for m in imports(name) if under(m, "discord", "pancog.adapter")}
-    assert not bad, f"{name} imports {sorted(bad)}; only the adapter wing and bot.py may"
-
-
-def test_only_the_adapter_wing_and_bot_import_discord() -> None:
+def test_only_the_adapter_ring_and_bot_import_discord() -> None:
     """A file's folder tells whether it touches Discord."""
     users = {name for name in MODULES if any(under(m, "discord") for m in imports(name))}
     assert users, "nothing imports discord: the scan is broken"

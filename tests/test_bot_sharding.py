@@ -9,7 +9,7 @@ import pytest
 import bot as bot_module
 from bot import IdentifyPacer, PanShardedBot, parse_args
 from pancog.adapter.extension import shard_set_of
-from pancog.storage import ShardSet
+from pancog.infra.storage import ShardSet
 
 
 def test_cluster_arguments_pick_a_contiguous_shard_range() -> None:

@@ -11,7 +11,12 @@ from pathlib import Path
 import pytest
 
 from pancog.ai import Level, make_player, rank_plays
-from pancog.bots import (
+from pancog.game import engine
+from pancog.game.actions import Action, GoOnTop, Knock, Rebuy, SetAway, Sit, StartHand, Timeout
+from pancog.game.engine import Observation
+from pancog.infra.storage import SqliteStorage
+from pancog.infra.storage.base import Account
+from pancog.services.bots import (
     BotDriver,
     BotSettings,
     computer_id,
@@ -21,14 +26,9 @@ from pancog.bots import (
     ordered_plays,
     practice_scope,
 )
-from pancog.game import engine
-from pancog.game.actions import Action, GoOnTop, Knock, Rebuy, SetAway, Sit, StartHand, Timeout
-from pancog.game.engine import Observation
-from pancog.ledger import ChipLedger
-from pancog.storage import SqliteStorage
-from pancog.storage.base import Account
-from pancog.store import TableStore
-from pancog.tables import Applied, TableConfig, TableService, seeded_deals
+from pancog.services.ledger import ChipLedger
+from pancog.services.store import TableStore
+from pancog.services.tables import Applied, TableConfig, TableService, seeded_deals
 from tests.e2e.scenarios import TWO_SHOE
 
 GUILD = 900

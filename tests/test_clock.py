@@ -10,17 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from pancog import logs
-from pancog.clock import ClockNotice, ClockSettings, NotAway, TurnClock
 from pancog.game import engine
 from pancog.game.actions import GoOnTop, Knock, Pluck, SetAway, StartHand
 from pancog.game.errors import PanError
 from pancog.game.events import CardPlucked, Discarded, TimedOut
 from pancog.game.state import PlayerStatus
-from pancog.ledger import ChipLedger
-from pancog.storage import SqliteStorage
-from pancog.store import TableStore
-from pancog.tables import NotSeated, TableConfig, TableService
+from pancog.infra import logs
+from pancog.infra.storage import SqliteStorage
+from pancog.services.clock import ClockNotice, ClockSettings, NotAway, TurnClock
+from pancog.services.ledger import ChipLedger
+from pancog.services.store import TableStore
+from pancog.services.tables import NotSeated, TableConfig, TableService
 from tests.e2e.scenarios import TWO_SHOE
 
 GUILD, CHANNEL, TABLE = 500, 600, 700

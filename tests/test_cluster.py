@@ -1,4 +1,4 @@
-"""The cluster launcher (pancog/cluster.py): shard ranges, argument parsing, restarts with back-off, stop."""
+"""The cluster launcher (pancog/infra/cluster.py): shard ranges, argument parsing, restarts with back-off, stop."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from collections.abc import Mapping
 
 import pytest
 
-from pancog import cluster
-from pancog.cluster import Launcher, parse_cluster, shard_range
+from pancog.infra import cluster
+from pancog.infra.cluster import Launcher, parse_cluster, shard_range
 
 
 @pytest.mark.parametrize(("processes", "shards"), [(1, 1), (2, 4), (3, 8), (4, 4), (3, 10)])

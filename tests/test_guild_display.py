@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pancog.settings import PING_AFTER_DEFAULT, GuildDisplayPrefs, GuildDisplaySettings, MemoryGuildDisplayStore
+from pancog.services.prefs import PING_AFTER_DEFAULT, GuildDisplayPrefs, GuildDisplaySettings, MemoryGuildDisplayStore
 
 
 async def test_four_colour_is_off_by_default_and_kept_per_server() -> None:

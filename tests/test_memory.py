@@ -1,4 +1,4 @@
-"""pancog/memory.py (glibc malloc housekeeping) and the memory-related options bot.py sets."""
+"""pancog/infra/memory.py (glibc malloc housekeeping) and the memory-related options bot.py sets."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import bot as bot_module
-from pancog import memory
+from pancog.infra import memory
 
 glibc_only = pytest.mark.skipif(memory.glibc() is None, reason="the C library is not glibc")
 

@@ -1,4 +1,4 @@
-"""The render scheduler (pancog/renderq.py): priorities, FIFO, bounded workers, failures, cancellation, shutdown."""
+"""The render scheduler (pancog/infra/renderq/): priorities, FIFO, bounded workers, failures, cancellation, shutdown."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from pancog.renderq import (
+from pancog.infra.renderq import (
     Priority,
     RenderQueue,
     RenderQueueClosed,

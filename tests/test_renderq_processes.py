@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pancog.renderq import Priority, RenderQueue, mode_from_env, nice_from_env, processes_available
+from pancog.infra.renderq import Priority, RenderQueue, mode_from_env, nice_from_env, processes_available
 from renderer.samples import sample_hand, sample_table
 from renderer.table import render_table_png
 
@@ -215,7 +215,7 @@ def test_a_worker_whose_bot_hangs_up_exits_quietly() -> None:
     import pickle
     import socket
 
-    from pancog.renderq import _read_frame, _send_frame, _worker_main
+    from pancog.infra.renderq import _read_frame, _send_frame, _worker_main
 
     ours, theirs = socket.socketpair()
     worker = multiprocessing.get_context("spawn").Process(target=_worker_main, args=(theirs, None))

@@ -1,4 +1,5 @@
-"""Hand replays and history (pancog/replay.py, pancog/presenters.py): steps, wording, images, and the privacy proof.
+"""Hand replays and history (pancog/services/replay.py, pancog/presenters.py): steps, wording, images, and the privacy
+proof.
 
 The privacy proof replays whole recorded hands for every seat and for a stranger and checks, per step, every card
 the replay shows — the board snapshot, the viewer's hand, the step's text and the shared animation's frames —
@@ -33,12 +34,12 @@ from pancog.game.events import (
     UpcardTurned,
 )
 from pancog.game.state import HandState, TableState
-from pancog.ledger import ChipLedger
-from pancog.renderq import RenderQueue, processes_available
-from pancog.replay import HandNotFound, HandReplay, ReplayService, TableLog, build_replay
-from pancog.storage import SqliteStorage
-from pancog.store import TableStore
-from pancog.tables import NoTableHere, TableConfig, TableService, seeded_deals
+from pancog.infra.renderq import RenderQueue, processes_available
+from pancog.infra.storage import SqliteStorage
+from pancog.services.ledger import ChipLedger
+from pancog.services.replay import HandNotFound, HandReplay, ReplayService, TableLog, build_replay
+from pancog.services.store import TableStore
+from pancog.services.tables import NoTableHere, TableConfig, TableService, seeded_deals
 from renderer import TableSnapshot
 
 GUILD = 900

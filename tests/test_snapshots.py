@@ -16,10 +16,10 @@ from pancog.game.actions import Action, Rebuy
 from pancog.game.codec import dump_state, load_state
 from pancog.game.events import HandEnded
 from pancog.game.state import TableState
-from pancog.ledger import ChipLedger
-from pancog.storage import SqliteStorage
-from pancog.store import TableStore
-from pancog.tables import Applied, TableConfig, TableService, seeded_deals
+from pancog.infra.storage import SqliteStorage
+from pancog.services.ledger import ChipLedger
+from pancog.services.store import TableStore
+from pancog.services.tables import Applied, TableConfig, TableService, seeded_deals
 
 GUILD = 40
 TABLES = (4001, 4002, 4003)
@@ -250,12 +250,12 @@ async def test_snapshots_closed_table_keeps_no_snapshot(env: Env) -> None:
 
 async def test_snapshots_encoding_failure_changes_nothing(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
     """A snapshot that cannot be encoded is skipped (logged); the action still commits and the reload is exact."""
-    import pancog.tables
+    import pancog.services.tables
 
     def broken(state: TableState) -> str:
         raise ValueError("codec bug")
 
-    monkeypatch.setattr(pancog.tables, "dump_state", broken)
+    monkeypatch.setattr(pancog.services.tables, "dump_state", broken)
     await open_tables(env, TABLES[:1])
     await play(env, TABLES[0], hands=1, then=3)
     assert env.snapshot_rows() == []

@@ -11,10 +11,10 @@ import pytest
 from pancog.game.actions import Action, AddToMeld, Discard, GoOnTop, Knock, NewMeld, Pluck
 from pancog.game.errors import PanError, RuleViolation
 from pancog.game.state import EndReason
-from pancog.ledger import ChipLedger
-from pancog.storage import SqliteStorage
-from pancog.store import TableStore
-from pancog.tables import (
+from pancog.infra.storage import SqliteStorage
+from pancog.services.ledger import ChipLedger
+from pancog.services.store import TableStore
+from pancog.services.tables import (
     BuyInTooSmall,
     NoTableHere,
     NotHost,
@@ -223,7 +223,7 @@ async def test_tables_config_overrides() -> None:
 
 async def test_tables_seeded_deals_reproduce(env: Env) -> None:
     """PAN_DEAL_SEED-style dealers give the same hands in a fresh process (the seed is in the log too)."""
-    from pancog.tables import seeded_deals
+    from pancog.services.tables import seeded_deals
 
     deal_a, deal_b = seeded_deals(7), seeded_deals(7)
     await open_two(env)

@@ -1,4 +1,4 @@
-"""Watching with consent (pancog/watch.py): one named member sees a player's cards for the hand in progress."""
+"""Watching with consent (pancog/services/watch.py): one named member sees a player's cards for the hand in progress."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from pancog.adapter import presenters
 from pancog.game.cards import parse_cards
 from pancog.game.errors import PanError
 from pancog.game.events import HandEnded
-from pancog.ledger import ChipLedger
-from pancog.storage import SqliteStorage
-from pancog.store import TableStore
-from pancog.tables import TableConfig, TableService, seeded_deals
-from pancog.watch import (
+from pancog.infra.storage import SqliteStorage
+from pancog.services.ledger import ChipLedger
+from pancog.services.store import TableStore
+from pancog.services.tables import TableConfig, TableService, seeded_deals
+from pancog.services.watch import (
     CannotWatchSelf,
     ComputerCannotWatch,
     GrantEnd,

@@ -21,8 +21,8 @@ from pancog.adapter.board import Boards
 from pancog.adapter.checks import is_moderator, moderator
 from pancog.adapter.errors import BadOption
 from pancog.adapter.runtime import PanRuntime
-from pancog.settings import PING_AFTER_MAX
-from pancog.tables import preset_or_default
+from pancog.services.prefs import PING_AFTER_MAX
+from pancog.services.tables import preset_or_default
 
 __all__ = ["AdminCog"]
 
@@ -131,7 +131,7 @@ class AdminCog(PanCog, name="PanAdmin"):
             return presenters.name_of(rt.names, user_id)
 
         head, _, rest = status.summary(names=name, channel=channel_name).partition("\n")
-        renders = rt.renders.figures().line()  # the render scheduler (pancog/renderq.py)
+        renders = rt.renders.figures().line()  # the render scheduler (pancog/infra/renderq/)
         await self.respond(interaction, "\n".join(p for p in (head, renders, rest) if p)[:2000])
 
     @admin.command(name="audit", description="Pan chip ledger audit: every chip accounted for")

@@ -12,7 +12,7 @@ from discord import app_commands
 from pancog.adapter import presenters
 from pancog.adapter.base import IN_PAN, PanCog
 from pancog.adapter.errors import send_ephemeral
-from pancog.settings import DmMode, PingMode, SortOrder
+from pancog.services.prefs import DmMode, PingMode, SortOrder
 
 __all__ = ["BankCog"]
 

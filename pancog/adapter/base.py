@@ -18,12 +18,12 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from pancog import logs
 from pancog.adapter import ack, presenters
 from pancog.adapter.errors import deliver, report, reusable_file
 from pancog.adapter.runtime import Handler, PanRuntime
 from pancog.game.rules import PRESETS
-from pancog.tables import TableSession
+from pancog.infra import logs
+from pancog.services.tables import TableSession
 
 __all__ = ["IN_PAN", "PRESET_CHOICES", "PanCog"]
 

@@ -27,7 +27,6 @@ from typing import Any
 
 import discord
 
-from pancog import logs
 from pancog.adapter import ack, presenters
 from pancog.adapter.errors import PanView, deliver, reusable_file, send_dm
 from pancog.adapter.runtime import PanRuntime, runtime_of
@@ -35,9 +34,10 @@ from pancog.game import engine
 from pancog.game.actions import AcceptSplit, Force, FoulCall, OfferSplit
 from pancog.game.events import HandEnded, HandStarted
 from pancog.game.state import Phase
-from pancog.renderq import Priority, RenderJob, RenderQueueClosed
-from pancog.settings import DmMode, PingMode
-from pancog.tables import Applied, NoTableHere, TableSession
+from pancog.infra import logs
+from pancog.infra.renderq import Priority, RenderJob, RenderQueueClosed
+from pancog.services.prefs import DmMode, PingMode
+from pancog.services.tables import Applied, NoTableHere, TableSession
 from renderer import outcome_text, render_outcome_png, render_table_png, table_text
 
 __all__ = [

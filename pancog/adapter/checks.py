@@ -8,8 +8,8 @@ import discord
 
 from pancog.adapter import presenters
 from pancog.game.errors import PanError
-from pancog.ledger import ChipLedger
-from pancog.tables import NotHost, TableSession
+from pancog.services.ledger import ChipLedger
+from pancog.services.tables import NotHost, TableSession
 
 if TYPE_CHECKING:
     from pancog.adapter.runtime import PanRuntime

@@ -20,7 +20,6 @@ import time
 from discord import app_commands
 from discord.ext import commands
 
-from pancog import logs
 from pancog.adapter.admin_cog import AdminCog
 from pancog.adapter.bank_cog import BankCog
 from pancog.adapter.base import PanCog
@@ -34,19 +33,20 @@ from pancog.adapter.replay_cog import REPLAY_ITEMS, ReplayCog
 from pancog.adapter.runtime import PanRuntime, attach, runtime_of
 from pancog.adapter.table_cog import ConfirmButton, GuideSelect, TableCog
 from pancog.adapter.tourney_cog import TourneyButton, TourneyCog
-from pancog.bots import BotDriver, BotSettings
-from pancog.clock import TurnClock
-from pancog.health import HealthRegistry
-from pancog.league import LeagueService
-from pancog.ledger import ChipLedger
-from pancog.renderq import RenderQueue
-from pancog.replay import ReplayService
-from pancog.settings import GuildChannels, GuildDisplaySettings, GuildPrefsKV, PlayerSettings, StoragePrefsStore
-from pancog.storage import ShardSet, storage_for
-from pancog.store import TableStore
-from pancog.tables import TableService, random_deal, seeded_deals
-from pancog.tournaments.service import TournamentService
-from pancog.watch import WatchService
+from pancog.infra import logs
+from pancog.infra.renderq import RenderQueue
+from pancog.infra.storage import ShardSet, storage_for
+from pancog.services.bots import BotDriver, BotSettings
+from pancog.services.clock import TurnClock
+from pancog.services.health import HealthRegistry
+from pancog.services.league import LeagueService
+from pancog.services.ledger import ChipLedger
+from pancog.services.prefs import GuildChannels, GuildDisplaySettings, GuildPrefsKV, PlayerSettings, StoragePrefsStore
+from pancog.services.replay import ReplayService
+from pancog.services.store import TableStore
+from pancog.services.tables import TableService, random_deal, seeded_deals
+from pancog.services.tournaments.service import TournamentService
+from pancog.services.watch import WatchService
 
 __all__ = ["cogs", "open_runtime", "setup", "teardown"]
 
@@ -93,7 +93,7 @@ async def open_runtime(bot: commands.Bot) -> tuple[PanRuntime, TurnClock, BotDri
         settings=PlayerSettings(StoragePrefsStore(storage)),
         channels=GuildChannels(GuildPrefsKV(StoragePrefsStore(storage))),
         display=GuildDisplaySettings(GuildPrefsKV(StoragePrefsStore(storage))),
-        # every PNG goes through this (pancog/renderq.py): worker processes forked from a server that has the
+        # every PNG goes through this (pancog/infra/renderq/): worker processes forked from a server that has the
         # renderer loaded and every sprite drawn (renderer/preload.py), or threads (PAN_RENDER_MODE=thread)
         renders=RenderQueue.from_env(preload=("renderer.preload",)),
         health=HealthRegistry(tables, clock=clock),

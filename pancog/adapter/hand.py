@@ -25,7 +25,6 @@ from pancog.adapter import presenters
 from pancog.adapter.board import BoardButton
 from pancog.adapter.errors import PanView, answer, fit_view, send_ephemeral
 from pancog.adapter.runtime import PanRuntime, runtime_of
-from pancog.bots import ordered_legal  # computer players (issue 8)
 from pancog.game import engine
 from pancog.game.actions import Action, DeclineDraw, Discard
 from pancog.game.engine import Observation
@@ -33,9 +32,10 @@ from pancog.game.errors import PanError
 from pancog.game.events import CardsDealt, Discarded, HandStarted, Melded, OptionTaken
 from pancog.game.notation import format_action
 from pancog.game.state import TableState
-from pancog.renderq import Priority, RenderQueueClosed
-from pancog.settings import DmMode
-from pancog.tables import Applied, TableSession
+from pancog.infra.renderq import Priority, RenderQueueClosed
+from pancog.services.bots import ordered_legal  # computer players (issue 8)
+from pancog.services.prefs import DmMode
+from pancog.services.tables import Applied, TableSession
 from renderer import hand_text, render_hand_png
 
 __all__ = ["HandView", "Hands", "PlaySelect", "chosen_play", "offered"]

@@ -1,6 +1,6 @@
 """Chip leagues (issue 16): ``/pan stats``, ``/pan standings``; ``/panadmin season start|end|info`` and
 ``/panadmin flags``; the background task that ends seasons whose length is up. ``/pan leaderboard`` (bank_cog)
-reads the league too. Thin: parse, call one :class:`~pancog.league.LeagueService` method, present, respond."""
+reads the league too. Thin: parse, call one :class:`~pancog.services.league.LeagueService` method, present, respond."""
 
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ from pancog.adapter.checks import is_moderator
 from pancog.adapter.errors import BadOption, send_ephemeral
 from pancog.adapter.roles import give_role
 from pancog.adapter.runtime import PanRuntime
-from pancog.league import LeagueService, SeasonInfo, display
-from pancog.renderq import Priority
-from pancog.tables import NoTableHere
+from pancog.infra.renderq import Priority
+from pancog.services.league import LeagueService, SeasonInfo, display
+from pancog.services.tables import NoTableHere
 from renderer.stats import StatsSnapshot, render_stats_png, stats_text
 
 __all__ = ["LeagueCog"]

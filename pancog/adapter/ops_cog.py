@@ -1,7 +1,7 @@
 """Operations on Discord (issue 7): the turn clock's notices, Discord events about deleted messages and channels,
 gateway health, and ``/pan back`` (``/panadmin status`` and ``audit`` are in :mod:`.admin_cog`).
 
-The clock itself (:class:`~pancog.clock.TurnClock`) and the health registry are services on the runtime; the
+The clock itself (:class:`~pancog.services.clock.TurnClock`) and the health registry are services on the runtime; the
 board shows the countdown (:meth:`pancog.adapter.board.Boards.clock_line`) and handles its own failed updates.
 
 Environment (tests and benchmarks): ``PAN_CLOCK_SCALE`` (speed the clock up), ``PAN_TIME_BANK_SECONDS``,
@@ -18,15 +18,15 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from pancog import logs
 from pancog.adapter import presenters
 from pancog.adapter.base import IN_PAN, PanCog
 from pancog.adapter.board import Boards
 from pancog.adapter.errors import send_dm, send_ephemeral
 from pancog.adapter.runtime import PanRuntime
-from pancog.clock import ClockNotice, ClockSettings, NotAway, TurnClock
-from pancog.renderq import Priority
-from pancog.tables import Applied
+from pancog.infra import logs
+from pancog.infra.renderq import Priority
+from pancog.services.clock import ClockNotice, ClockSettings, NotAway, TurnClock
+from pancog.services.tables import Applied
 
 __all__ = ["OpsCog", "clock_settings_from_env"]
 
@@ -62,7 +62,7 @@ class OpsCog(PanCog, name="PanOps"):
         await super().cog_unload()
 
     def _on_applied(self, applied: Applied) -> None:
-        """Every log line of the acting task carries guild, table, hand and seat (pancog/logs.py)."""
+        """Every log line of the acting task carries guild, table, hand and seat (pancog/infra/logs.py)."""
         session = applied.session
         seat = session.find_seat(applied.actor) if applied.actor is not None else None
         logs.bind(guild=session.guild_id, table=session.table_id, hand=applied.state.hand_no or None, seat=seat)

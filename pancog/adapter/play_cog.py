@@ -45,7 +45,7 @@ from pancog.game.actions import (
 from pancog.game.cards import Card, parse_card, parse_cards
 from pancog.game.errors import PanError
 from pancog.game.state import Step, TableState
-from pancog.tables import NotSeated, TableSession
+from pancog.services.tables import NotSeated, TableSession
 
 __all__ = ["PlayCog", "cards_choices"]
 

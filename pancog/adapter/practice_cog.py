@@ -1,6 +1,6 @@
 """Computer players on Discord (issue 8): ``/pan practice``, ``/pan addbot`` and the top-level ``/hint``.
 
-The :class:`~pancog.bots.BotDriver` is a service on the runtime (``PanRuntime.bots``), built and started by the
+The :class:`~pancog.services.bots.BotDriver` is a service on the runtime (``PanRuntime.bots``), built and started by the
 composition root once the tables were replayed, so pending computer turns resume.
 
 Environment (tests and benchmarks): ``PAN_BOT_DELAY`` (seconds a computer player waits before acting, default
@@ -23,9 +23,16 @@ from pancog.adapter.board import Board, Boards
 from pancog.adapter.checks import moderator
 from pancog.adapter.errors import answer, send_ephemeral
 from pancog.adapter.runtime import PanRuntime
-from pancog.bots import BotDriver, computer_name, hint_allowed, practice_scope, suggest
 from pancog.game.errors import PanError
-from pancog.tables import BuyInTooSmall, NotHost, TableAlreadyOpen, TableConfig, TableSession, preset_or_default
+from pancog.services.bots import BotDriver, computer_name, hint_allowed, practice_scope, suggest
+from pancog.services.tables import (
+    BuyInTooSmall,
+    NotHost,
+    TableAlreadyOpen,
+    TableConfig,
+    TableSession,
+    preset_or_default,
+)
 
 __all__ = ["HintRefused", "PracticeCog"]
 
@@ -42,7 +49,7 @@ class HintRefused(PanError):
 
 
 class PracticeCog(PanCog, name="PanPractice"):
-    """Computer players: practice tables, added seats, hints. The game logic lives in :mod:`pancog.bots`."""
+    """Computer players: practice tables, added seats, hints. The game logic lives in :mod:`pancog.services.bots`."""
 
     def __init__(self, runtime: PanRuntime, boards: Boards, driver: BotDriver) -> None:
         super().__init__(runtime)

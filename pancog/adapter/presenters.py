@@ -82,9 +82,9 @@ from pancog.game.state import (
     Step,
     TableState,
 )
-from pancog.league import Board, Flag, PlayerCard, SeasonInfo, SeasonRow, display
-from pancog.replay import HandReplay, HandSummary, ReplayStep
-from pancog.tournaments.service import TournamentInfo
+from pancog.services.league import Board, Flag, PlayerCard, SeasonInfo, SeasonRow, display
+from pancog.services.replay import HandReplay, HandSummary, ReplayStep
+from pancog.services.tournaments.service import TournamentInfo
 from renderer import (
     HandSnapshot,
     InPlayHow,
@@ -113,7 +113,7 @@ Names = Mapping[int, str]
 
 def _default_name(player_id: int) -> str:
     if player_id < 0:  # computer players (issue 8): "🤖 Normal bot 1", derived from the id (no Discord member)
-        from pancog.bots import computer_name
+        from pancog.services.bots import computer_name
 
         return computer_name(player_id)
     return f"Player {player_id % 10000}"
@@ -1151,8 +1151,8 @@ def rules_top_five(preset: str, rules: Rules, lines: Sequence[str]) -> str:
 
 
 # --------------------------------------------------------------------------------------------- replays (issue 20)
-# The replay's words and snapshots work from a pancog.replay.HandReplay, whose steps hold only what the viewer may
-# see (the public board and the viewer's own cards): nothing here can show another player's hidden cards. Functions
+# The replay's words and snapshots work from a pancog.services.replay.HandReplay, whose steps hold only what the viewer
+# may see (the public board and the viewer's own cards): nothing here can show another player's hidden cards. Functions
 # whose output holds the viewer's own cards say PRIVATE.
 
 MAX_JUMPS = 25  # a select offers at most 25 options

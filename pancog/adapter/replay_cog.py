@@ -6,12 +6,12 @@ read-only view). Thin: parse, call the replay or watch service, present, respond
   saying what happened, and the requester's own cards if they were dealt in. Its buttons (⏮ ◀ ▶ ⏭, Share) and its
   "jump to turn" select are ``DynamicItem``s whose custom_id carries the table, the hand and the target step
   (``pan:r:<table>:<hand>:<step>:<verb>``, ``pan:r:<table>:<hand>:jump``), so they keep working after a restart.
-  Every click rebuilds the replay **for the clicking user** (``pancog/replay.py``): no click can show anyone
+  Every click rebuilds the replay **for the clicking user** (``pancog/services/replay.py``): no click can show anyone
   another viewer's cards.
 - A jump is honoured only to a step the bot offered in that select (the offer is recomputed from the hand).
 - Sharing a hand: the grant is announced at the table with a button (``pan:w:<table>:<player>``) that shows the
-  player's cards to the member named, read-only, while the grant lasts (``pancog/watch.py``), and refuses anyone
-  else privately.
+  player's cards to the member named, read-only, while the grant lasts (``pancog/services/watch.py``), and refuses
+  anyone else privately.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from pancog.adapter.base import IN_PAN, PanCog
 from pancog.adapter.errors import PanView, answer, deliver, send_ephemeral
 from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
 from pancog.game.errors import PanError
-from pancog.renderq import Priority
-from pancog.replay import PUBLIC_VIEWER, HandReplay, ReplayService
-from pancog.watch import WatchService
+from pancog.infra.renderq import Priority
+from pancog.services.replay import PUBLIC_VIEWER, HandReplay, ReplayService
+from pancog.services.watch import WatchService
 from renderer import HandSnapshot, render_hand_png
 
 __all__ = ["REPLAY_ITEMS", "ReplayButton", "ReplayCog", "ReplaySelect", "WatchButton"]

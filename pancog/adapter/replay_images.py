@@ -11,7 +11,7 @@ from PIL import Image
 
 from pancog.adapter import presenters
 from pancog.adapter.presenters import Names
-from pancog.replay import HandReplay
+from pancog.services.replay import HandReplay
 from renderer import HandSnapshot, TableSnapshot, render_hand, render_outcome, render_table, to_png
 from renderer.animation import to_gif
 

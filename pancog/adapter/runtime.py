@@ -24,20 +24,20 @@ import discord
 from discord import app_commands
 
 from pancog.adapter.errors import guarded
-from pancog.bots import BotDriver
-from pancog.clock import TurnClock
 from pancog.game.errors import PanError
-from pancog.health import HealthRegistry
-from pancog.league import LeagueService
-from pancog.ledger import ChipLedger
-from pancog.renderq import RenderQueue
-from pancog.replay import ReplayService
-from pancog.settings import GuildChannels, GuildDisplaySettings, PlayerSettings
-from pancog.storage.base import Storage
-from pancog.store import TableStore
-from pancog.tables import TableService, TableSession
-from pancog.tournaments.service import TournamentService
-from pancog.watch import WatchService
+from pancog.infra.renderq import RenderQueue
+from pancog.infra.storage.base import Storage
+from pancog.services.bots import BotDriver
+from pancog.services.clock import TurnClock
+from pancog.services.health import HealthRegistry
+from pancog.services.league import LeagueService
+from pancog.services.ledger import ChipLedger
+from pancog.services.prefs import GuildChannels, GuildDisplaySettings, PlayerSettings
+from pancog.services.replay import ReplayService
+from pancog.services.store import TableStore
+from pancog.services.tables import TableService, TableSession
+from pancog.services.tournaments.service import TournamentService
+from pancog.services.watch import WatchService
 
 __all__ = ["BOARD_EDIT_INTERVAL", "Handler", "OpenBoard", "PanRuntime", "attach", "runtime_of"]
 

@@ -20,7 +20,7 @@ from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
 from pancog.game.errors import PanError
 from pancog.game.rules import describe_rules
 from pancog.game.state import PlayerStatus
-from pancog.tables import NoTableHere, TableAlreadyOpen, TableConfig, TableSession, preset_or_default
+from pancog.services.tables import NoTableHere, TableAlreadyOpen, TableConfig, TableSession, preset_or_default
 
 __all__ = ["ConfirmButton", "ConfirmView", "GuideSelect", "GuideView", "TableCog", "guide_embed", "in_hand"]
 

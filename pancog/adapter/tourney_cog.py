@@ -1,7 +1,7 @@
 """Community tournaments on Discord (issue 15): the top-level ``/tourney`` group, the announcement with its
 Register / Unregister buttons, table threads, mentions and the results message.
 
-The service is :class:`pancog.tournaments.service.TournamentService` (``PanRuntime.tournaments``, no discord):
+The service is :class:`pancog.services.tournaments.service.TournamentService` (``PanRuntime.tournaments``, no discord):
 this cog parses options, calls one service method per command, and turns the service's events into messages.
 :class:`TourneyThreads` is the service's ``channel_factory``: a table's board lives in a public thread of the
 tournament's channel, created by the bot and archived when the table closes or the tournament ends.
@@ -30,13 +30,13 @@ from pancog.adapter.errors import BadOption, fitted, send_ephemeral
 from pancog.adapter.roles import give_role
 from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
 from pancog.ai import Level
-from pancog.bots import computer_id
 from pancog.game.errors import PanError
-from pancog.renderq import Priority
-from pancog.tables import NoTableHere, NotHost
-from pancog.tournaments.errors import BadTournamentOption, NoSuchTournament
-from pancog.tournaments.model import Format, Status, Tournament, TournamentConfig
-from pancog.tournaments.service import (
+from pancog.infra.renderq import Priority
+from pancog.services.bots import computer_id
+from pancog.services.tables import NoTableHere, NotHost
+from pancog.services.tournaments.errors import BadTournamentOption, NoSuchTournament
+from pancog.services.tournaments.model import Format, Status, Tournament, TournamentConfig
+from pancog.services.tournaments.service import (
     PlayerMoved,
     TableOpened,
     TournamentCancelled,

@@ -15,7 +15,7 @@ import pytest
 from pancog.adapter.board import Board
 from pancog.adapter.runtime import PanRuntime, runtime_of
 from pancog.game.cards import Card
-from pancog.tables import TableSession
+from pancog.services.tables import TableSession
 from tests.fakediscord.harness import Harness, Reply
 from tests.fakediscord.models import FakeChannel, FakeMessage, FakeUser
 

@@ -7,7 +7,7 @@ from collections import defaultdict
 
 from pancog.game.cards import Card, parse_card
 from pancog.game.events import CardPlucked, CardsDealt, Forced, OptionTaken
-from pancog.tables import Applied
+from pancog.services.tables import Applied
 from tests.fakediscord.server import FakeDiscord
 
 HAND_LISTING = re.compile(r"Your hand, \d+ cards? by \w+: ([^.]*)\.")

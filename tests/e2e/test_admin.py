@@ -81,7 +81,7 @@ async def test_the_four_colour_board_is_a_server_setting(pan: Pan, monkeypatch: 
     await pan.settle()
     assert drawn and drawn[-1] is True and pan.board().id == board.id  # the board was redrawn four-colour
     # durable: a fresh settings service reads it back from the database
-    from pancog.settings import GuildDisplaySettings, GuildPrefsKV, StoragePrefsStore
+    from pancog.services.prefs import GuildDisplaySettings, GuildPrefsKV, StoragePrefsStore
 
     fresh = GuildDisplaySettings(GuildPrefsKV(StoragePrefsStore(pan.rt.storage)))
     assert (await fresh.get(pan.h.guild.id)).four_color

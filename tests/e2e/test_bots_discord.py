@@ -9,12 +9,12 @@ import pytest
 
 from pancog.adapter import presenters
 from pancog.adapter.hand import offered
-from pancog.bots import computer_id, suggest
 from pancog.game import engine
 from pancog.game.actions import Action, GoOnTop, Knock, Pluck, TakeOption
 from pancog.game.notation import format_action
-from pancog.storage.base import Account
-from pancog.tables import DEFAULT_BUYIN_MINIMUMS
+from pancog.infra.storage.base import Account
+from pancog.services.bots import computer_id, suggest
+from pancog.services.tables import DEFAULT_BUYIN_MINIMUMS
 from tests.e2e.conftest import FAST_EDIT_INTERVAL, Pan, PanFactory, private_to
 from tests.fakediscord.models import FakeMessage, FakeUser
 

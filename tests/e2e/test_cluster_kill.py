@@ -16,12 +16,12 @@ from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import cast
 
-from pancog.cluster import Launcher
 from pancog.game.state import TableState
-from pancog.ledger import ChipLedger
-from pancog.storage import PostgresStorage, storage_for
-from pancog.store import TableStore
-from pancog.tables import TableService
+from pancog.infra.cluster import Launcher
+from pancog.infra.storage import PostgresStorage, storage_for
+from pancog.services.ledger import ChipLedger
+from pancog.services.store import TableStore
+from pancog.services.tables import TableService
 from tests.e2e.test_kill_restart import greedy_command
 from tests.fakediscord.harness import Harness, InteractionFailed
 from tests.fakediscord.models import FakeChannel, FakeUser

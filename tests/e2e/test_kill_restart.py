@@ -24,10 +24,10 @@ from pancog.game import engine
 from pancog.game.actions import AddToMeld, Borrow, Discard, NewMeld, Pluck
 from pancog.game.cards import format_cards
 from pancog.game.state import Phase, Step, TableState
-from pancog.ledger import ChipLedger
-from pancog.storage import SqliteStorage
-from pancog.store import TableStore
-from pancog.tables import TableService
+from pancog.infra.storage import SqliteStorage
+from pancog.services.ledger import ChipLedger
+from pancog.services.store import TableStore
+from pancog.services.tables import TableService
 from tests.fakediscord.harness import Harness
 from tests.fakediscord.server import FakeDiscord
 
@@ -76,7 +76,7 @@ class BotProcess:
         assert self.process is not None
         self.process.send_signal(signal.SIGKILL)
         # asyncio's wait() also waits for the pipes to close: a render forkserver that outlived the bot (it must
-        # not; a failure of pancog/render_guard.py) would hold stderr open and hang this test without a bound
+        # not; a failure of pancog/infra/renderq/guard.py) would hold stderr open and hang this test without a bound
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.process.wait(), 10)
         self.stderr.append(await self._collect())

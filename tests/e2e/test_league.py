@@ -87,7 +87,7 @@ async def test_a_season_whose_length_is_up_is_ended_by_the_background_check(pan:
 async def test_the_background_tick_drains_the_league(pan: Pan) -> None:
     """A settled hand waits on its journal row until a drain; the cog's background tick is one (so a later
     /pan stats has nothing to fold), and it drains once: a second tick changes nothing."""
-    from pancog.league import repo
+    from pancog.services.league import repo
 
     league = pan.rt.league
     assert league is not None

@@ -12,7 +12,7 @@ import pytest
 
 import pancog.adapter.board
 import pancog.adapter.hand
-from pancog.renderq import Priority
+from pancog.infra.renderq import Priority
 from tests.e2e.conftest import PanFactory
 from tests.e2e.scenarios import TWO_SHOE
 

@@ -12,7 +12,7 @@ import re
 
 from pancog.game.cards import parse_card
 from pancog.game.events import CardPlucked, CardsDealt, Discarded, Event, Forced, Melded, OptionTaken, UpcardTurned
-from pancog.tables import Applied
+from pancog.services.tables import Applied
 from tests.e2e.conftest import Pan, private_to
 from tests.e2e.privacy import HandRecorder, assert_private, audience
 from tests.e2e.scenarios import TWO_SHOE

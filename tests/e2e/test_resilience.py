@@ -10,9 +10,9 @@ from collections.abc import Iterable
 import pytest
 
 from pancog.adapter.runtime import PanRuntime
-from pancog.clock import ClockNotice
 from pancog.game.actions import StartHand
 from pancog.game.state import PlayerStatus
+from pancog.services.clock import ClockNotice
 from tests.e2e.conftest import Pan, PanFactory
 from tests.e2e.scenarios import TWO_SHOE
 from tests.fakediscord.models import FakeUser

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pancog.settings import DmMode
+from pancog.services.prefs import DmMode
 from tests.e2e.conftest import Pan, private_to
 from tests.e2e.scenarios import TWO_SHOE
 from tests.fakediscord import server as fake_server

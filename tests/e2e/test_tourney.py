@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from pancog.tournaments.model import Status
+from pancog.services.tournaments.model import Status
 from tests.e2e.conftest import Pan, PanFactory, private_to
 from tests.fakediscord import server as fake_server
 from tests.fakediscord.models import FakeMessage

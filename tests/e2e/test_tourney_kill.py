@@ -7,11 +7,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from pancog.ledger import ChipLedger
-from pancog.storage import SqliteStorage
-from pancog.storage.base import Account
-from pancog.tournaments.model import Status, Tournament
-from pancog.tournaments.repository import TournamentRepository
+from pancog.infra.storage import SqliteStorage
+from pancog.infra.storage.base import Account
+from pancog.services.ledger import ChipLedger
+from pancog.services.tournaments.model import Status, Tournament
+from pancog.services.tournaments.repository import TournamentRepository
 from tests.e2e.test_kill_restart import BotProcess
 from tests.fakediscord.harness import Harness
 from tests.fakediscord.server import FakeDiscord

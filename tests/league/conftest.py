@@ -15,11 +15,11 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from pancog.league import LeagueService
-from pancog.ledger import ChipLedger
-from pancog.storage import PostgresStorage, SqliteStorage, storage_for
-from pancog.store import TableStore
-from pancog.tables import TableConfig, TableService, seeded_deals
+from pancog.infra.storage import PostgresStorage, SqliteStorage, storage_for
+from pancog.services.league import LeagueService
+from pancog.services.ledger import ChipLedger
+from pancog.services.store import TableStore
+from pancog.services.tables import TableConfig, TableService, seeded_deals
 from tests.pgplugin import with_search_path
 
 GUILD = 4242

@@ -14,8 +14,8 @@ from pancog.game.engine import apply
 from pancog.game.events import ChipReason, ChipsMoved, Event, Melded
 from pancog.game.rules import Rules
 from pancog.game.state import initial_state
-from pancog.league import HandDigest, HandTally, PlayerLine, TourneyDigest
-from pancog.league.digest import decode
+from pancog.services.league import HandDigest, HandTally, PlayerLine, TourneyDigest
+from pancog.services.league.digest import decode
 
 
 @settings(max_examples=8, deadline=None)

@@ -9,8 +9,8 @@ import random
 import pytest
 
 from pancog.ai import make_player
-from pancog.league import LeagueService, repo
-from pancog.league.drive import play_hands
+from pancog.services.league import LeagueService, repo
+from pancog.services.league.drive import play_hands
 
 from .conftest import GUILD, Env
 from .test_hook import USERS, recount, stored

@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 
 from pancog.ai import make_player
-from pancog.league import HandDigest, PlayerLine, compute_flags
-from pancog.league.drive import Feeder, engine_session, honest_guild, play_hands
+from pancog.services.league import HandDigest, PlayerLine, compute_flags
+from pancog.services.league.drive import Feeder, engine_session, honest_guild, play_hands
 
 from .conftest import GUILD, Env
 

@@ -7,10 +7,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pancog.ai import make_player
-from pancog.league import HandDigest, LeagueService, PlayerLine, digests_from_log, repo
-from pancog.league.drive import play_hands
-from pancog.league.service import stat_rows
-from pancog.tables import TableConfig, TableService, seeded_deals
+from pancog.services.league import HandDigest, LeagueService, PlayerLine, digests_from_log, repo
+from pancog.services.league.drive import play_hands
+from pancog.services.league.service import stat_rows
+from pancog.services.tables import TableConfig, TableService, seeded_deals
 
 from .conftest import GUILD, Env, fresh_storage
 
@@ -124,8 +124,9 @@ async def test_rebuild_reproduces_stats_and_ratings_exactly(env: Env) -> None:
 
 
 async def test_rebuild_script_refolds_a_database(sqlite_env: Env, tmp_path, capsys) -> None:
-    """``python -m pancog.league rebuild --db`` reproduces the counters of a database played through the service."""
-    from pancog.league.__main__ import _rebuild, main
+    """``python -m pancog.services.league rebuild --db`` reproduces the counters of a database played through the
+    service."""
+    from pancog.services.league.__main__ import _rebuild, main
 
     env = sqlite_env
     table = await env.open_table(USERS)
@@ -147,7 +148,7 @@ async def test_a_result_recorded_again_under_another_ordinal_adds_nothing(env: E
     before = await stored(env)
     async with env.storage.transaction(write=False) as tx:
         (body,) = (await tx.fetchall("SELECT body FROM league_results ORDER BY ordinal LIMIT 1"))[0]
-    from pancog.league.digest import decode
+    from pancog.services.league.digest import decode
 
     digest = decode(body)
     assert isinstance(digest, HandDigest)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pancog.league import LeagueService
-from pancog.ledger import ChipLedger
-from pancog.storage import storage_for
+from pancog.infra.storage import storage_for
+from pancog.services.league import LeagueService
+from pancog.services.ledger import ChipLedger
 
 from .conftest import GUILD, Clock, fresh_database
 
@@ -34,8 +34,8 @@ async def test_v8_moves_results_onto_the_journals_without_counting_old_ones_agai
     """A V7 database whose league recorded a hand the V7 way (result row and stats written by the settlement):
     after V8 the journals cursor starts after every existing journal, so the drain counts that hand once, and a new
     hand arrives through its journal row."""
-    from pancog.league import repo
-    from pancog.league.service import stat_rows
+    from pancog.services.league import repo
+    from pancog.services.league.service import stat_rows
 
     from .test_seasons import hand
 

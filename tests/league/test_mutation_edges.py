@@ -1,6 +1,6 @@
 """Edges of the league the first services mutation sample found untested: the rebuild's ratings cursor, a bank
 season's scope settings, statements built before the settlement's transaction, the digest decoder's refusal, the
-soft-play flag's minimum sample, and the scripted players and sessions of ``pancog.league.drive``."""
+soft-play flag's minimum sample, and the scripted players and sessions of ``pancog.services.league.drive``."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pytest
 
 from pancog.game.actions import Action, AddToMeld, Claim, Discard, GoOnTop, Knock, NewMeld, Pluck
 from pancog.game.cards import Card, Rank, Suit
-from pancog.league import HandDigest, PlayerLine, compute_flags, drive, repo
-from pancog.league.digest import decode
-from pancog.league.drive import Feeder, GreedyPlayer, engine_session, honest_guild, play_hands
+from pancog.services.league import HandDigest, PlayerLine, compute_flags, drive, repo
+from pancog.services.league.digest import decode
+from pancog.services.league.drive import Feeder, GreedyPlayer, engine_session, honest_guild, play_hands
 
 from .conftest import GUILD, Env
 from .test_seasons import hand

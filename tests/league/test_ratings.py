@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from openskill.models import PlackettLuce
 
-from pancog.league import HandDigest, PlayerLine, Rating, TourneyDigest, display, rate, rating_match
+from pancog.services.league import HandDigest, PlayerLine, Rating, TourneyDigest, display, rate, rating_match
 
 ranks_strategy = st.integers(min_value=2, max_value=8).flatmap(
     lambda n: st.lists(st.integers(min_value=1, max_value=n), min_size=n, max_size=n)

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pancog.league import (
+from pancog.infra.storage import Account
+from pancog.services.league import (
     HandDigest,
     LeagueService,
     NoSeason,
@@ -17,8 +18,7 @@ from pancog.league import (
     TourneyDigest,
     repo,
 )
-from pancog.ledger import ChipLedger
-from pancog.storage import Account
+from pancog.services.ledger import ChipLedger
 
 from .conftest import GUILD, Clock, Env, fresh_storage
 
@@ -215,8 +215,8 @@ async def test_bank_season_table_plays_from_the_season_banks(backend_env: Env) -
     import dataclasses
 
     from pancog.ai import make_player
-    from pancog.league.drive import play_hands
-    from pancog.tables import TableConfig
+    from pancog.services.league.drive import play_hands
+    from pancog.services.tables import TableConfig
 
     env = backend_env
     league = env.league
@@ -263,8 +263,8 @@ async def test_rollover_closes_and_issues_the_season_banks_through_the_ledger(ba
     import dataclasses
 
     from pancog.ai import make_player
-    from pancog.league.drive import play_hands
-    from pancog.tables import TableConfig
+    from pancog.services.league.drive import play_hands
+    from pancog.services.tables import TableConfig
 
     env = backend_env
     league, ledger = env.league, env.ledger

@@ -10,8 +10,8 @@ from dataclasses import replace
 from PIL import Image
 
 from pancog.adapter import presenters
-from pancog.tournaments.model import Format, Status
-from pancog.tournaments.service import TournamentInfo
+from pancog.services.tournaments.model import Format, Status
+from pancog.services.tournaments.service import TournamentInfo
 from renderer.samples import sample_final_standings as finished
 from renderer.samples import sample_standings as running
 from renderer.standings import (

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from storage_kit import BACKENDS, GUILD, TABLE, Clock
 
-from pancog.ledger import ChipLedger
-from pancog.storage import PostgresStorage, SqliteStorage, storage_for
-from pancog.store import TableStore
+from pancog.infra.storage import PostgresStorage, SqliteStorage, storage_for
+from pancog.services.ledger import ChipLedger
+from pancog.services.store import TableStore
 
 
 @pytest.fixture

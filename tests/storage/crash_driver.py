@@ -21,9 +21,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from pancog.ledger import ChipLedger, InsufficientChips
-from pancog.storage import Account, Posting, storage_for, transfer
-from pancog.store import TableStore
+from pancog.infra.storage import Account, Posting, storage_for, transfer
+from pancog.services.ledger import ChipLedger, InsufficientChips
+from pancog.services.store import TableStore
 
 GUILD = 1
 PLAYERS = (101, 102, 103, 104, 105, 106, -1)  # -1 is a computer player

@@ -6,9 +6,9 @@ from typing import Any
 
 import asyncpg
 
-from pancog.storage import PostgresStorage, SqliteStorage
-from pancog.storage.postgres import PostgresTx
-from pancog.storage.sqlite import SqliteTx
+from pancog.infra.storage import PostgresStorage, SqliteStorage
+from pancog.infra.storage.postgres import PostgresTx
+from pancog.infra.storage.sqlite import SqliteTx
 
 GUILD = 1
 TABLE = 500

@@ -8,9 +8,9 @@ import random
 import pytest
 from storage_kit import GUILD, AnyStorage, raw_execute, tx_class
 
-from pancog.ledger import ChipLedger, InsufficientChips
-from pancog.storage import Account, IdempotencyConflict, LogConflict, Posting, transfer
-from pancog.store import TableStore
+from pancog.infra.storage import Account, IdempotencyConflict, LogConflict, Posting, transfer
+from pancog.services.ledger import ChipLedger, InsufficientChips
+from pancog.services.store import TableStore
 
 
 def stack(user: int, table: int = 500) -> Account:

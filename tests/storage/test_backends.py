@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pancog.ledger import ChipLedger
-from pancog.storage import PostgresStorage, SqliteStorage, open_storage, storage_for
+from pancog.infra.storage import PostgresStorage, SqliteStorage, open_storage, storage_for
+from pancog.services.ledger import ChipLedger
 
 
 def test_a_path_is_sqlite_and_a_postgres_url_is_postgres(tmp_path: Path) -> None:
@@ -35,7 +35,7 @@ async def test_open_storage_connects_and_migrates(database: str) -> None:
 
 
 def test_question_marks_become_numbered_placeholders_outside_literals() -> None:
-    from pancog.storage.postgres import dollar_placeholders
+    from pancog.infra.storage.postgres import dollar_placeholders
 
     assert dollar_placeholders("SELECT ?, '?', \"a?\" FROM t WHERE x = ? -- why?\nAND y = ?") == (
         "SELECT $1, '?', \"a?\" FROM t WHERE x = $2 -- why?\nAND y = $3"

@@ -14,9 +14,9 @@ from collections.abc import AsyncIterator
 import pytest
 from storage_kit import GUILD, AnyStorage
 
-from pancog.ledger import ChipLedger, InsufficientChips
-from pancog.storage import Account, Posting, storage_for, transfer
-from pancog.store import TableStore
+from pancog.infra.storage import Account, Posting, storage_for, transfer
+from pancog.services.ledger import ChipLedger, InsufficientChips
+from pancog.services.store import TableStore
 
 
 @pytest.fixture

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from crash_driver import GUILD, postings_for, replay
 
-from pancog.ledger import ChipLedger
-from pancog.storage import Account, AccountKind, storage_for
-from pancog.store import TableStore
+from pancog.infra.storage import Account, AccountKind, storage_for
+from pancog.services.ledger import ChipLedger
+from pancog.services.store import TableStore
 
 DRIVER = Path(__file__).with_name("crash_driver.py")
 KILLS = 22

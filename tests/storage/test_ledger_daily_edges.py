@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from storage_kit import GUILD
 
-from pancog.ledger import ChipLedger
+from pancog.services.ledger import ChipLedger
 
 
 async def test_a_daily_amount_of_one_chip_is_granted(ledger: ChipLedger) -> None:

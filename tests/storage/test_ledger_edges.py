@@ -9,9 +9,9 @@ from pathlib import Path
 
 from storage_kit import GUILD, AnyStorage, Clock, raw_execute
 
-from pancog.ledger import Account, ChipLedger
-from pancog.storage import SqliteStorage
-from pancog.store import TableStore
+from pancog.infra.storage import SqliteStorage
+from pancog.services.ledger import Account, ChipLedger
+from pancog.services.store import TableStore
 
 
 async def test_the_leaderboard_shows_the_top_ten_by_default(ledger: ChipLedger) -> None:

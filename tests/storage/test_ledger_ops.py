@@ -8,9 +8,9 @@ import pytest
 from storage_kit import GUILD, AnyStorage, Clock, database_errors, raw_execute
 
 from pancog.game.errors import PanError
-from pancog.ledger import ChipLedger, InsufficientChips, InvalidAmount, TableClosed
-from pancog.storage import Account, AccountKind, Posting, transfer
-from pancog.store import TableStore
+from pancog.infra.storage import Account, AccountKind, Posting, transfer
+from pancog.services.ledger import ChipLedger, InsufficientChips, InvalidAmount, TableClosed
+from pancog.services.store import TableStore
 
 
 def test_account_keys_round_trip() -> None:

@@ -8,10 +8,10 @@ from collections.abc import Awaitable, Callable
 import pytest
 from storage_kit import GUILD, Clock
 
-from pancog.ledger import AuditReport, ChipLedger, InsufficientChips, InvalidAmount, TableClosed
-from pancog.storage import Account, Posting, SqliteStorage, transfer
-from pancog.storage.base import AuditFacts, IdempotencyConflict
-from pancog.store import TableStore
+from pancog.infra.storage import Account, Posting, SqliteStorage, transfer
+from pancog.infra.storage.base import AuditFacts, IdempotencyConflict
+from pancog.services.ledger import AuditReport, ChipLedger, InsufficientChips, InvalidAmount, TableClosed
+from pancog.services.store import TableStore
 
 BAD_AMOUNTS = [0, -5, True, 1.5, "10", None]
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from storage_kit import GUILD
 
-from pancog.ledger import ChipLedger
-from pancog.storage import Account, SqliteStorage, StorageError, transfer
-from pancog.storage.migrations import MIGRATIONS_DIR, load_migrations
-from pancog.store import TableStore
+from pancog.infra.storage import Account, SqliteStorage, StorageError, transfer
+from pancog.infra.storage.migrations import MIGRATIONS_DIR, load_migrations
+from pancog.services.ledger import ChipLedger
+from pancog.services.store import TableStore
 
 
 def tables_in(path: Path) -> set[str]:
@@ -76,7 +76,7 @@ async def test_v1_database_with_data_upgrades(db_path: Path) -> None:
         assert await v1.schema_version() == 1
         ledger, store = ChipLedger(v1), TableStore(v1)
         async with v1.transaction() as tx:  # V1 had no settings table: grant through the raw ledger path
-            from pancog.ledger import post_transaction
+            from pancog.services.ledger import post_transaction
 
             await post_transaction(
                 tx,

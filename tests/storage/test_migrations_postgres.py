@@ -1,4 +1,4 @@
-"""PostgreSQL schema migrations (the same folder as SQLite's, see pancog/storage/migrations.py)."""
+"""PostgreSQL schema migrations (the same folder as SQLite's, see pancog/infra/storage/migrations.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import asyncpg
 import pytest
 from storage_kit import GUILD
 
-from pancog.ledger import ChipLedger, post_transaction
-from pancog.storage import Account, PostgresStorage, StorageError, transfer
-from pancog.storage.migrations import MIGRATIONS_DIR, load_migrations
-from pancog.store import TableStore
+from pancog.infra.storage import Account, PostgresStorage, StorageError, transfer
+from pancog.infra.storage.migrations import MIGRATIONS_DIR, load_migrations
+from pancog.services.ledger import ChipLedger, post_transaction
+from pancog.services.store import TableStore
 
 LATEST = len(load_migrations("postgres"))
 

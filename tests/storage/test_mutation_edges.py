@@ -1,17 +1,18 @@
 """Storage edges the other storage tests leave open: ``?`` placeholders next to string literals (PostgreSQL's
 rewrite), the changed-row count of a statement that changes no rows, and the action log's refusals when the
 schema itself says no (an action already logged under a ``last_seq`` that fell behind; a journal that does not
-exist). docs/storage.md, "Feature tables" and "Contiguous log"; pancog/storage/base.py (the StorageTx contract)."""
+exist). docs/storage.md, "Feature tables" and "Contiguous log"; pancog/infra/storage/base.py (the StorageTx
+contract)."""
 
 from __future__ import annotations
 
 import pytest
 from storage_kit import GUILD, TABLE, AnyStorage, database_errors, raw_execute
 
-from pancog.storage import LogConflict
-from pancog.storage.base import TableRow
-from pancog.storage.postgres import dollar_placeholders
-from pancog.store import TableStore
+from pancog.infra.storage import LogConflict
+from pancog.infra.storage.base import TableRow
+from pancog.infra.storage.postgres import dollar_placeholders
+from pancog.services.store import TableStore
 
 
 def test_a_question_mark_after_an_empty_string_literal_is_a_placeholder() -> None:
@@ -122,7 +123,7 @@ async def test_insert_table_says_whether_it_inserted(storage: AnyStorage) -> Non
 async def test_leaving_the_storage_context_closes_it(database: str) -> None:
     """``async with storage_for(…)`` closes the storage at the end (its connections go back): a transaction after
     it is refused with a clear error instead of reaching a closed pool or file."""
-    from pancog.storage import StorageError, storage_for
+    from pancog.infra.storage import StorageError, storage_for
 
     async with storage_for(database) as storage, storage.transaction(write=False) as tx:
         assert await tx.fetchall("SELECT 1") == [(1,)]

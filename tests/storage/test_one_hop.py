@@ -11,9 +11,9 @@ from typing import Any
 import aiosqlite
 import pytest
 
-from pancog.ledger import ChipLedger
-from pancog.storage import Account, SqliteStorage, StorageTx, transfer
-from pancog.store import TableStore
+from pancog.infra.storage import Account, SqliteStorage, StorageTx, transfer
+from pancog.services.ledger import ChipLedger
+from pancog.services.store import TableStore
 
 GUILD, TABLE = 1, 9
 

@@ -9,9 +9,9 @@ import asyncio
 import pytest
 from storage_kit import AnyStorage, tx_class
 
-from pancog.ledger import ChipLedger
-from pancog.storage import Account, ShardLeaseLost, ShardSet, transfer
-from pancog.store import TableStore
+from pancog.infra.storage import Account, ShardLeaseLost, ShardSet, transfer
+from pancog.services.ledger import ChipLedger
+from pancog.services.store import TableStore
 
 SHARDS = 4
 

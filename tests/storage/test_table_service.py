@@ -7,8 +7,8 @@ The service code is identical on SQLite and PostgreSQL; this proves the backend 
 from __future__ import annotations
 
 from pancog.game.actions import Knock
-from pancog.storage import storage_for
-from pancog.tables import TableService
+from pancog.infra.storage import storage_for
+from pancog.services.tables import TableService
 from tests.e2e.scenarios import TWO_SHOE
 from tests.test_tables import CHANNEL, GUILD, TABLE, A, B, Env, open_two, play_two_player_hand
 

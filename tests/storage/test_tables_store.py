@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from storage_kit import GUILD, TABLE, AnyStorage
 
-from pancog.ledger import ChipLedger, InsufficientChips, TableClosed
-from pancog.storage import Account, LogConflict, StorageError, storage_for, transfer
-from pancog.store import TableExists, TableStore
+from pancog.infra.storage import Account, LogConflict, StorageError, storage_for, transfer
+from pancog.services.ledger import ChipLedger, InsufficientChips, TableClosed
+from pancog.services.store import TableExists, TableStore
 
 
 async def test_open_table_is_idempotent_and_ids_are_never_reused(store: TableStore) -> None:

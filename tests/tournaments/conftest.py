@@ -13,7 +13,7 @@ from typing import Any
 import asyncpg
 import pytest
 
-from pancog.storage import PostgresStorage, SqliteStorage, storage_for
+from pancog.infra.storage import PostgresStorage, SqliteStorage, storage_for
 from tests.pgplugin import with_search_path
 
 AnyStorage = SqliteStorage | PostgresStorage

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from pancog.tournaments.errors import AlreadyRegistered
-from pancog.tournaments.levels import default_antes
-from pancog.tournaments.model import Format, Status, TournamentConfig
+from pancog.services.tournaments.errors import AlreadyRegistered
+from pancog.services.tournaments.levels import default_antes
+from pancog.services.tournaments.model import Format, Status, TournamentConfig
 from tests.tournaments.conftest import open_database
 from tests.tournaments.test_service import GUILD, T_ID, Env, bot, check_books, check_ranking, resume_and_finish
 

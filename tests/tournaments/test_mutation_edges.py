@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from pancog.storage.base import Account, Posting
-from pancog.tournaments.levels import default_antes
-from pancog.tournaments.model import Format, Status, TournamentConfig
-from pancog.tournaments.payouts import payout_weights, places_paid, prizes
-from pancog.tournaments.service import TournamentCancelled, TournamentStarted
+from pancog.infra.storage.base import Account, Posting
+from pancog.services.tournaments.levels import default_antes
+from pancog.services.tournaments.model import Format, Status, TournamentConfig
+from pancog.services.tournaments.payouts import payout_weights, places_paid, prizes
+from pancog.services.tournaments.service import TournamentCancelled, TournamentStarted
 from tests.tournaments.test_service import GUILD, T_ID, Env, bot, check_books
 
 # docs/tournaments.md "Published payout table": the share of the pool per place, for 1 to 6 places paid

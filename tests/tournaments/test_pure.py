@@ -8,11 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from pancog.tournaments.balancer import BalanceTable, allowed_spread, plan, target_tables
-from pancog.tournaments.errors import BadSchedule, BadTournamentOption
-from pancog.tournaments.levels import LevelSchedule, default_antes, parse_antes
-from pancog.tournaments.payouts import places_paid, prizes, share_ties
-from pancog.tournaments.ranking import Bust, standings
+from pancog.services.tournaments.balancer import BalanceTable, allowed_spread, plan, target_tables
+from pancog.services.tournaments.errors import BadSchedule, BadTournamentOption
+from pancog.services.tournaments.levels import LevelSchedule, default_antes, parse_antes
+from pancog.services.tournaments.payouts import places_paid, prizes, share_ties
+from pancog.services.tournaments.ranking import Bust, standings
 
 # ------------------------------------------------------------------ levels
 
@@ -249,7 +249,7 @@ def test_pure_parts_import_only_the_stdlib():
     import sys
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[2] / "pancog" / "tournaments"
+    root = Path(__file__).resolve().parents[2] / "pancog" / "services" / "tournaments"
     for name in ("levels", "payouts", "balancer", "ranking", "errors"):
         tree = ast.parse((root / f"{name}.py").read_text(encoding="utf-8"))
         for node in ast.walk(tree):

@@ -7,12 +7,12 @@ import sqlite3
 import asyncpg
 import pytest
 
-from pancog.ledger import ChipLedger, InsufficientChips
-from pancog.storage import storage_for
-from pancog.storage.base import Account, transfer
-from pancog.storage.postgres import dollar_placeholders
-from pancog.tournaments.model import Entry, EntryStatus, Format, Status, Tournament, TournamentConfig, TTable
-from pancog.tournaments.repository import TournamentRepository
+from pancog.infra.storage import storage_for
+from pancog.infra.storage.base import Account, transfer
+from pancog.infra.storage.postgres import dollar_placeholders
+from pancog.services.ledger import ChipLedger, InsufficientChips
+from pancog.services.tournaments.model import Entry, EntryStatus, Format, Status, Tournament, TournamentConfig, TTable
+from pancog.services.tournaments.repository import TournamentRepository
 
 
 async def test_v4_keeps_the_books_and_adds_escrow_and_house(database):

@@ -10,25 +10,25 @@ from typing import Any
 import pytest
 
 from pancog.ai import Level
-from pancog.bots import BotDriver, BotSettings, computer_id
 from pancog.game import engine
 from pancog.game.actions import SetAway, StartHand
 from pancog.game.events import ChipsMoved, HandStarted
-from pancog.ledger import ChipLedger, InsufficientChips
-from pancog.storage.base import Account
-from pancog.store import TableStore
-from pancog.tables import Applied, TableService
-from pancog.tournaments.errors import (
+from pancog.infra.storage.base import Account
+from pancog.services.bots import BotDriver, BotSettings, computer_id
+from pancog.services.ledger import ChipLedger, InsufficientChips
+from pancog.services.store import TableStore
+from pancog.services.tables import Applied, TableService
+from pancog.services.tournaments.errors import (
     AlreadyRegistered,
     BadSchedule,
     BadTournamentOption,
     RegistrationClosed,
     TournamentStateError,
 )
-from pancog.tournaments.levels import default_antes
-from pancog.tournaments.model import EntryStatus, Format, Status, Tournament, TournamentConfig
-from pancog.tournaments.repository import TournamentRepository
-from pancog.tournaments.service import (
+from pancog.services.tournaments.levels import default_antes
+from pancog.services.tournaments.model import EntryStatus, Format, Status, Tournament, TournamentConfig
+from pancog.services.tournaments.repository import TournamentRepository
+from pancog.services.tournaments.service import (
     LevelUp,
     PlayerMoved,
     PlayerOut,

@@ -1,0 +1,802 @@
+"""The render scheduler: every PNG the bot draws goes through one bounded, prioritised queue.
+
+Rendering (Pillow, ~10-20 ms an image) holds the GIL for most of its time. In ``process`` mode (the default
+where the platform has ``forkserver``: ``PAN_RENDER_MODE=process|thread``) the workers are processes forked
+from a server that has already imported the renderer, each warming its sprite caches once, so drawing and PNG
+encoding run on other cores and never take the event loop's GIL; a worker that dies is replaced and its job
+retried once. In ``thread`` mode (the fallback, and what the unit tests use for callables that cannot be
+pickled) a small pool of threads does the same work inside the bot's process. Either way
+``PAN_RENDER_THREADS`` (default ``min(2, cpu_count)``) workers take jobs from four FIFO queues, most urgent
+first:
+
+``URGENT``      a user is waiting on this image (My hand, the first board of ``/pan open``)
+``BOARD``       a table's coalesced board edit, end-of-hand summaries
+``DM``          hand DMs
+``BACKGROUND``  re-rendering every board after a restart
+
+A job is handed to a worker only when one is free, so an urgent render never has more than ``workers``
+renders ahead of it, however deep the board backlog is. A job's input is built by ``make_input`` on the
+event loop at the moment a worker takes it (not when it was queued): a board that waited in the queue renders
+the table as it is *then*, which is what lets boards coalesce under load.
+
+Each worker process has a socket pair of its own, read by the event loop itself (``loop.add_reader``): a job
+goes out as one pickled frame and its PNG comes back as one. This replaced ``concurrent.futures.ProcessPoolExecutor``
+(issue #17): the executor's feeder and manager threads woke on every job and competed with the event loop for the
+GIL (about a fifth of the bot's process in a 200-table profile), its workers shared one locked result queue, and one
+dead worker broke the whole pool. Here a dead worker is seen as the end of its socket; only that worker is
+replaced (its job retried once, in a process), the others keep rendering.
+
+Worker processes run at a lower CPU priority than the bot (``PAN_RENDER_NICE``, +5 by default): on a machine
+whose cores are all busy the event loop gets a core first, and the boards wait instead (and coalesce).
+
+This is a service: it never imports discord (``tests/test_architecture.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import concurrent.futures
+import contextlib
+import ctypes
+import dataclasses
+import enum
+import logging
+import multiprocessing
+import os
+import pickle
+import signal
+import socket
+import sys
+import time
+from collections.abc import Callable, Generator, Mapping
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Generic, TypeVar
+
+__all__ = [
+    "Priority",
+    "RenderFigures",
+    "RenderJob",
+    "RenderQueue",
+    "RenderQueueClosed",
+    "board_interval",
+    "default_threads",
+    "mode_from_env",
+    "nice_from_env",
+    "threads_from_env",
+]
+
+log = logging.getLogger("pan.renderq")
+
+A = TypeVar("A")
+T = TypeVar("T")
+
+ENV_THREADS = "PAN_RENDER_THREADS"
+ENV_MODE = "PAN_RENDER_MODE"
+ENV_NICE = "PAN_RENDER_NICE"
+DEFAULT_NICE = 5
+MODES = ("process", "thread")
+
+
+class Priority(enum.IntEnum):
+    """Lower value = served first."""
+
+    URGENT = 0
+    BOARD = 1
+    DM = 2
+    BACKGROUND = 3
+
+
+class RenderQueueClosed(RuntimeError):
+    """The queue was shut down before this job ran (the bot is stopping)."""
+
+
+def default_threads() -> int:
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+def threads_from_env(env: Mapping[str, str] = os.environ) -> int:
+    """``PAN_RENDER_THREADS`` (a positive integer), else :func:`default_threads`."""
+    text = env.get(ENV_THREADS, "").strip()
+    if not text:
+        return default_threads()
+    try:
+        value = int(text)
+    except ValueError:
+        log.warning("%s=%r is not a number; using %d", ENV_THREADS, text, default_threads())
+        return default_threads()
+    return max(1, value)
+
+
+def nice_from_env(env: Mapping[str, str] = os.environ) -> int:
+    """``PAN_RENDER_NICE`` (0–19): how much lower than the bot's the render processes' CPU priority is; default
+    :data:`DEFAULT_NICE`.
+
+    On a machine whose cores are all busy, the event loop (answers, commits) then gets a core first and boards wait
+    a little, so they coalesce more: fewer renders per action. Measured on the 2-core VM at ~140 actions/s (issue
+    #17, docs/performance.md): +5 instead of 0 gave 6–13 % more actions/s and an ack p99 25–45 % lower. It does
+    nothing while a core is free. Threads (``PAN_RENDER_MODE=thread``) are not reniced."""
+    text = env.get(ENV_NICE, "").strip()
+    if not text:
+        return DEFAULT_NICE
+    try:
+        value = int(text)
+    except ValueError:
+        log.warning("%s=%r is not a number; using %d", ENV_NICE, text, DEFAULT_NICE)
+        return DEFAULT_NICE
+    return min(19, max(0, value))
+
+
+def processes_available() -> bool:
+    """True where a ``forkserver`` process pool can run (Linux, macOS; not where semaphores are missing)."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return False
+    try:
+        multiprocessing.get_context("forkserver").Lock()
+    except (ImportError, OSError, NotImplementedError):  # e.g. no sem_open on this platform
+        return False
+    return True
+
+
+def mode_from_env(env: Mapping[str, str] = os.environ) -> str:
+    """``PAN_RENDER_MODE`` (``process`` or ``thread``); default ``process`` where processes are available."""
+    text = env.get(ENV_MODE, "").strip().lower()
+    if text and text not in MODES:
+        log.warning("%s=%r is not one of %s; using the default", ENV_MODE, text, "/".join(MODES))
+        text = ""
+    if text == "thread":
+        return "thread"
+    if processes_available():
+        return "process"
+    if text == "process":
+        log.warning("%s=process, but worker processes are unavailable here: rendering in threads", ENV_MODE)
+    return "thread"
+
+
+PR_SET_PDEATHSIG = 1
+GUARD_MODULE = "pancog.infra.renderq.guard"  # imported first by the forkserver: it dies with the bot
+SPAWN_ATTEMPTS = 3  # pool starts that fail in a row before rendering falls back to threads for good
+ENV_PARENT = "PAN_RENDER_PARENT_PID"  # the bot's pid, for the forkserver's guard
+
+
+def die_with_parent(expected_parent: int | None = None) -> None:
+    """Linux: have the kernel SIGKILL this process when its parent dies (no-op elsewhere).
+
+    A worker blocked in a render would not see the end of its socket until the render is done, and the
+    forkserver holds no socket of the bot's at all: after a SIGKILL of the bot they (and the resource tracker)
+    could live on, holding its stdout/stderr open. The forkserver runs this when it imports
+    :data:`GUARD_MODULE` (its parent is the bot, whose pid it finds in :data:`ENV_PARENT`) and every worker runs
+    it first thing (its parent is the forkserver), so the whole tree goes with the bot. A parent that died before
+    the signal was armed is caught
+    by the checks after ``prctl``."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - no prctl: nothing better to do
+        return
+    parent = os.getppid()
+    if parent == 1 or (expected_parent is not None and parent != expected_parent):
+        os._exit(1)  # orphaned already: the bot (or the forkserver) is gone
+
+
+def guard_forkserver() -> None:
+    """What :data:`GUARD_MODULE` runs in the forkserver: die with the bot that started it."""
+    text = os.environ.get(ENV_PARENT, "")
+    die_with_parent(int(text) if text.isdigit() else None)
+
+
+FRAME_HEADER = 8  # bytes: a frame's length, little-endian, then the pickled frame
+READY_TIMEOUT = 120.0  # seconds a new worker may take to warm up before its start counts as failed
+_READ_CHUNK = 1 << 18
+
+
+def _recv_exact(sock: socket.socket, size: int) -> bytearray | None:
+    """``size`` bytes from a blocking socket, or None at its end."""
+    buf = bytearray(size)
+    view = memoryview(buf)
+    got = 0
+    while got < size:
+        n = sock.recv_into(view[got:])
+        if n == 0:
+            return None
+        got += n
+    return buf
+
+
+def _read_frame(sock: socket.socket) -> bytearray | None:
+    header = _recv_exact(sock, FRAME_HEADER)
+    return None if header is None else _recv_exact(sock, int.from_bytes(header, "little"))
+
+
+def _send_frame(sock: socket.socket, data: bytes) -> None:
+    sock.sendall(len(data).to_bytes(FRAME_HEADER, "little"))
+    sock.sendall(data)
+
+
+def _worker_main(sock: socket.socket, warm_up: Callable[[], None] | None, nice: int = 0) -> None:
+    """A render process: answer each ``(fn, input)`` frame with ``("ok", fn(input))`` or ``("error", exception)``
+    until the bot closes its end of the socket (or dies: :func:`die_with_parent`). One job at a time."""
+    die_with_parent()
+    if nice > 0:
+        with contextlib.suppress(OSError):
+            os.nice(nice)
+    if warm_up is not None:
+        warm_up()
+    _send_frame(sock, pickle.dumps(("ready", os.getpid())))
+    while True:
+        try:
+            data = _read_frame(sock)
+        except OSError:  # e.g. reset: the bot closed its end with our last answer unread (it is stopping)
+            return
+        if data is None:
+            return
+        try:
+            fn, value = pickle.loads(data)  # noqa: S301 - from the bot that forked us, over our own socket pair
+            reply: tuple[str, Any] = ("ok", fn(value))
+        except Exception as exc:
+            reply = ("error", exc)
+        try:
+            out = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:  # the result (or the exception) does not pickle
+            out = pickle.dumps(("error", RuntimeError(f"the render result could not be sent back: {exc!r}")))
+        try:
+            _send_frame(sock, out)
+        except OSError:
+            return
+
+
+def _start_workers(
+    context: Any, warm_up: Callable[[], None] | None, count: int, nice: int = 0
+) -> list[tuple[multiprocessing.process.BaseProcess, socket.socket]]:
+    """On the spawner thread: fork ``count`` workers from the forkserver and wait until each says it is warm."""
+    started: list[tuple[multiprocessing.process.BaseProcess, socket.socket]] = []
+    try:
+        for _ in range(count):
+            ours, theirs = socket.socketpair()
+            started.append((context.Process(target=_worker_main, args=(theirs, warm_up, nice), daemon=True), ours))
+            try:
+                started[-1][0].start()
+            finally:
+                theirs.close()  # the worker has its own copy: its death is the end of our socket
+        for _, ours in started:
+            ours.settimeout(READY_TIMEOUT)
+            if _read_frame(ours) is None:
+                raise BrokenProcessPool("a render worker process died while starting")
+            ours.setblocking(False)
+    except BaseException:
+        for process, ours in started:
+            ours.close()
+            with contextlib.suppress(Exception):
+                process.kill()
+        raise
+    return started
+
+
+class _Worker:
+    """The bot's side of one render process: its socket (read by the event loop) and the job it is drawing."""
+
+    __slots__ = ("buf", "dead", "job", "out", "process", "sock")
+
+    def __init__(self, process: multiprocessing.process.BaseProcess, sock: socket.socket) -> None:
+        self.process = process
+        self.sock = sock
+        self.job: RenderJob[Any] | None = None
+        self.buf = bytearray()  # bytes received, not yet a whole frame
+        self.out: memoryview | None = None  # bytes of the job's frame not yet sent
+        self.dead = False
+
+
+_SPAWNER: list[concurrent.futures.ThreadPoolExecutor] = []
+
+
+def _spawner() -> concurrent.futures.ThreadPoolExecutor:
+    """The one thread that starts render processes, for the life of the process: the kernel sends the
+    forkserver its death signal when the *thread* that started it ends, not only the process."""
+    if not _SPAWNER:
+        _SPAWNER.append(concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="pan-render-spawn"))
+    return _SPAWNER[0]
+
+
+class RenderJob(Generic[T]):
+    """One queued render. Await it (``await job``) for the PNG; cancelling the awaiter drops a queued job."""
+
+    __slots__ = ("_fn", "_make_input", "enqueued_at", "future", "priority", "retried", "started_at")
+
+    def __init__(
+        self,
+        fn: Callable[[Any], T],
+        make_input: Callable[[], Any],
+        priority: Priority,
+        future: asyncio.Future[T],
+    ) -> None:
+        self._fn = fn
+        self._make_input = make_input
+        self.priority = priority
+        self.future = future
+        self.enqueued_at = time.monotonic()
+        self.started_at: float | None = None
+        self.retried = False
+
+    @property
+    def queued(self) -> bool:
+        return self.started_at is None and not self.future.done()
+
+    def __await__(self) -> Generator[Any, None, T]:
+        return self.future.__await__()
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class RenderFigures:
+    """A cheap snapshot for ``/pan status`` and the benchmark (waits in seconds, queued → started)."""
+
+    workers: int
+    mode: str
+    running: int
+    queued: dict[str, int]
+    done: int
+    failed: int
+    dropped: int
+    mean_wait: dict[str, float]
+    max_wait: dict[str, float]
+    nice: int = 0  # process mode: how much lower the workers' CPU priority is than the bot's
+
+    @property
+    def backlog(self) -> int:
+        return sum(self.queued.values())
+
+    def line(self) -> str:
+        """One line of plain text."""
+        queued = " · ".join(f"{k} {v}" for k, v in self.queued.items())
+        waits = ", ".join(
+            f"{k} {self.mean_wait[k]:.2f}/{self.max_wait[k]:.2f}" for k in self.queued if self.max_wait[k]
+        )
+        kind = "threads" if self.mode == "thread" else f"processes, nice +{self.nice}" if self.nice else "processes"
+        return (
+            f"Renders: {self.running}/{self.workers} workers busy ({kind}) · queued {queued} · {self.done} done"
+            + (f", {self.failed} failed" if self.failed else "")
+            + (f" · wait mean/max s: {waits}" if waits else "")
+        )
+
+
+BACKLOG_CALM = 2.0  # queued renders per worker at or below which boards keep their base edit interval
+BACKLOG_FULL = 10.0  # queued renders per worker at or above which the interval is widest
+BACKLOG_WIDEN = 3.0  # the widest interval, as a multiple of the base (1 s -> 3 s)
+
+
+def board_interval(base: float, backlog: int, workers: int) -> float:
+    """The board's edit interval under a render backlog: ``base`` while the queue is calm, widening linearly to
+    ``BACKLOG_WIDEN`` x ``base`` as the renders queued per worker go from ``BACKLOG_CALM`` to ``BACKLOG_FULL``.
+
+    A board that waits longer between edits asks for fewer renders, so a CPU-bound process draws fewer, fresher
+    boards instead of queueing boards that are stale by the time they are drawn (3 s coalescing took the
+    200-table soak from ~80 to ~112 actions/s, issue #17); clicks (urgent renders) stay ahead of every board.
+
+    >>> [board_interval(1.0, n, 2) for n in (0, 4, 12, 20, 99)]
+    [1.0, 1.0, 2.0, 3.0, 3.0]
+    """
+    per_worker = backlog / max(1, workers)
+    share = min(1.0, max(0.0, (per_worker - BACKLOG_CALM) / (BACKLOG_FULL - BACKLOG_CALM)))
+    return base * (1.0 + (BACKLOG_WIDEN - 1.0) * share)
+
+
+class RenderQueue:
+    """A bounded pool of render workers fed from per-priority FIFO queues (see the module docstring).
+
+    ``mode="thread"`` (the default here, for any callable) or ``"process"`` (module-level functions and
+    picklable inputs only, as the renderer's are); :meth:`from_env` is what the bot uses. In process mode
+    ``preload`` names the modules the forkserver imports once (the renderer) and ``warm_up`` (a module-level
+    function) runs once in each worker (the sprite caches are per process). The queue itself imports no
+    renderer: the composition root says what to preload."""
+
+    def __init__(
+        self,
+        workers: int | None = None,
+        *,
+        mode: str = "thread",
+        preload: tuple[str, ...] = (),
+        warm_up: Callable[[], None] | None = None,
+        nice: int = 0,
+    ) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+        self.workers = max(1, workers if workers is not None else default_threads())
+        self.mode = mode
+        self._preload, self._warm_up = list(preload), warm_up
+        self.nice = min(19, max(0, nice))  # process mode: the workers' niceness, added to the bot's
+        self.restarts = 0  # worker processes replaced after one died
+        self._threads: concurrent.futures.ThreadPoolExecutor | None = None  # thread mode's workers
+        # Process mode: forking the workers waits for the forkserver to import and warm the renderer (seconds on a
+        # busy machine), so it happens on a thread of its own, never on the event loop; until every worker is up
+        # (``ready``) a job with no free worker renders on a thread, so a restart never makes a player wait for
+        # processes to start.
+        self._procs: list[_Worker] = []
+        self._chunk = memoryview(bytearray(_READ_CHUNK))
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._spawning: asyncio.Task[None] | None = None
+        self._spawn_failures = 0
+        self._fallback: concurrent.futures.ThreadPoolExecutor | None = None
+        # jobs whose worker process died under them: they get one more try, in a process only (never on the
+        # fallback thread: whatever killed a worker must not run inside the bot)
+        self._retry: collections.deque[RenderJob[Any]] = collections.deque()
+        self._queues: dict[Priority, collections.deque[RenderJob[Any]]] = {p: collections.deque() for p in Priority}
+        self._running = 0
+        self._closed = False
+        self._done = 0
+        self._failed = 0
+        self._dropped = 0
+        self._waited = dict.fromkeys(Priority, 0)
+        self._wait_total = dict.fromkeys(Priority, 0.0)
+        self._wait_max = dict.fromkeys(Priority, 0.0)
+
+    @classmethod
+    def from_env(
+        cls,
+        env: Mapping[str, str] = os.environ,
+        *,
+        preload: tuple[str, ...] = (),
+        warm_up: Callable[[], None] | None = None,
+    ) -> RenderQueue:
+        """The bot's queue: ``PAN_RENDER_THREADS`` workers in ``PAN_RENDER_MODE`` (processes by default), at
+        ``PAN_RENDER_NICE``."""
+        return cls(
+            threads_from_env(env), mode=mode_from_env(env), preload=preload, warm_up=warm_up, nice=nice_from_env(env)
+        )
+
+    def _context(self) -> Any:
+        context = multiprocessing.get_context("forkserver")
+        os.environ[ENV_PARENT] = str(os.getpid())  # the forkserver inherits it: see guard_forkserver
+        context.set_forkserver_preload([GUARD_MODULE, *self._preload])
+        return context
+
+    async def start_workers(self) -> None:
+        """Start every worker now (process mode forks them, off the event loop) so no player's first image waits
+        for a process to start. Threads start at once anyway. Without this call the pool starts at the first job."""
+        self._ensure_spawning()
+        task = self._spawning
+        if task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(task)
+
+    def _ensure_spawning(self) -> None:
+        if self.ready or self._closed or self._spawning is not None:
+            return
+        self._spawning = asyncio.get_running_loop().create_task(self._spawn(), name="render-spawn")
+
+    async def _spawn(self) -> None:
+        missing = self.workers - len(self._procs)
+        try:
+            started = await asyncio.get_running_loop().run_in_executor(
+                _spawner(), _start_workers, self._context(), self._warm_up, missing, self.nice
+            )
+        except Exception as exc:
+            self._spawning = None
+            if self._closed:
+                return
+            self._spawn_failures += 1
+            if self._spawn_failures < SPAWN_ATTEMPTS:  # e.g. a worker died while it was starting
+                log.warning("render worker processes did not start (%r); trying again", exc)
+                self._ensure_spawning()
+                return
+            log.error("render worker processes could not start (%r): rendering in threads from now on", exc)
+            self._to_threads()
+            self._pump()
+            return
+        self._spawning = None
+        if self._closed:
+            for _, sock in started:
+                sock.close()  # the worker sees the end of its socket and exits
+            return
+        for process, sock in started:
+            self._adopt(process, sock)
+        self._spawn_failures = 0
+        self._pump()
+
+    def _to_threads(self) -> None:
+        self.mode = "thread"
+        for worker in list(self._procs):
+            if worker.job is None:  # a busy one is let go once it has answered (_answered)
+                self._drop(worker)
+        while self._retry:  # they were to run in a process only
+            job = self._retry.popleft()
+            if not job.future.done():
+                self._failed += 1
+                job.future.set_exception(BrokenProcessPool("a render worker process died on this image"))
+
+    def _adopt(self, process: multiprocessing.process.BaseProcess, sock: socket.socket) -> None:
+        worker = _Worker(process, sock)
+        self._procs.append(worker)
+        self._loop = asyncio.get_running_loop()
+        self._loop.add_reader(sock.fileno(), self._readable, worker)
+
+    # ------------------------------------------------------------------ submitting
+
+    def submit(
+        self, fn: Callable[[A], T], make_input: Callable[[], A], *, priority: Priority = Priority.URGENT
+    ) -> RenderJob[T]:
+        """Queue ``fn(make_input())``; ``make_input`` runs on the event loop when a worker takes the job."""
+        if self._closed:
+            raise RenderQueueClosed("the render queue is shut down")
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        job: RenderJob[T] = RenderJob(fn, make_input, priority, future)
+        self._queues[priority].append(job)
+        self._pump()
+        return job
+
+    async def run(
+        self, fn: Callable[[A], T], make_input: Callable[[], A], *, priority: Priority = Priority.URGENT
+    ) -> T:
+        """Submit and wait. Cancelling the caller drops the job if it has not started yet."""
+        return await self.submit(fn, make_input, priority=priority)
+
+    async def render(self, fn: Callable[[A], T], value: A, *, priority: Priority = Priority.URGENT) -> T:
+        """``fn(value)`` on a render worker (the input is already built)."""
+        return await self.submit(fn, lambda: value, priority=priority)
+
+    def promote(self, job: RenderJob[Any], priority: Priority) -> None:
+        """Move a still-queued job up to ``priority`` (to the back of that queue). No-op otherwise."""
+        if priority >= job.priority or not job.queued:
+            return
+        with contextlib.suppress(ValueError):
+            self._queues[job.priority].remove(job)
+            job.priority = priority
+            self._queues[priority].append(job)
+            self._pump()
+
+    # ------------------------------------------------------------------ figures
+
+    def depth(self, priority: Priority | None = None) -> int:
+        if priority is not None:
+            return sum(1 for j in self._queues[priority] if j.queued)
+        return sum(self.depth(p) for p in Priority)
+
+    @property
+    def running(self) -> int:
+        return self._running
+
+    def idle(self) -> bool:
+        return self._running == 0 and self.depth() == 0
+
+    def board_interval(self, base: float) -> float:
+        """:func:`board_interval` for this queue's backlog right now."""
+        return board_interval(base, self.depth(), self.workers)
+
+    def figures(self) -> RenderFigures:
+        names = {p: p.name.lower() for p in Priority}
+        return RenderFigures(
+            workers=self.workers,
+            mode=self.mode,
+            running=self._running,
+            queued={names[p]: self.depth(p) for p in Priority},
+            done=self._done,
+            failed=self._failed,
+            dropped=self._dropped,
+            mean_wait={names[p]: self._wait_total[p] / self._waited[p] if self._waited[p] else 0.0 for p in Priority},
+            max_wait={names[p]: self._wait_max[p] for p in Priority},
+            nice=self.nice if self.mode == "process" else 0,
+        )
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def shutdown(self) -> None:
+        """Refuse new jobs, fail every queued one with :class:`RenderQueueClosed`; running renders finish (a worker
+        process is let go once it has answered)."""
+        if self._closed:
+            return
+        self._closed = True
+        for queue in (*self._queues.values(), self._retry):
+            while queue:
+                job = queue.popleft()
+                if not job.future.done():
+                    job.future.set_exception(RenderQueueClosed("the render queue is shut down"))
+                    job.future.exception()  # retrieved: no "never retrieved" warning if nobody awaits it
+        for worker in list(self._procs):
+            if worker.job is None:
+                self._drop(worker)
+        for pool in (self._threads, self._fallback):
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
+        if self._spawning is not None:
+            self._spawning.cancel()
+
+    @property
+    def ready(self) -> bool:
+        """Every worker is up (always, in thread mode)."""
+        return self.mode == "thread" or len(self._procs) >= self.workers
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    # ------------------------------------------------------------------ internals
+
+    def _idle_process(self) -> _Worker | None:
+        return next((w for w in self._procs if w.job is None), None)
+
+    def _next(self, process_free: bool) -> RenderJob[Any] | None:
+        while process_free and self._retry:
+            job = self._retry.popleft()
+            if not job.future.done():
+                return job
+            self._dropped += 1
+        for priority in Priority:
+            queue = self._queues[priority]
+            while queue:
+                job = queue.popleft()
+                if job.future.done():  # its awaiter was cancelled while it waited
+                    self._dropped += 1
+                    continue
+                return job
+        return None
+
+    def _pump(self) -> None:
+        if not self.ready:
+            self._ensure_spawning()
+        while not self._closed and self._running < self.workers:
+            worker = self._idle_process() if self.mode == "process" else None
+            job = self._next(worker is not None)
+            if job is None:
+                return
+            self._start(job, worker)
+
+    def _start(self, job: RenderJob[Any], worker: _Worker | None) -> None:
+        now = time.monotonic()
+        job.started_at = now
+        wait = now - job.enqueued_at
+        self._waited[job.priority] += 1
+        self._wait_total[job.priority] += wait
+        self._wait_max[job.priority] = max(self._wait_max[job.priority], wait)
+        try:
+            value = job._make_input()
+            data = pickle.dumps((job._fn, value), protocol=pickle.HIGHEST_PROTOCOL) if worker is not None else b""
+        except Exception as exc:  # building (or pickling) the input failed: that job's awaiter gets the error
+            self._failed += 1
+            job.future.set_exception(exc)
+            return
+        self._running += 1
+        if worker is not None:
+            worker.job = job
+            frame = len(data).to_bytes(FRAME_HEADER, "little") + data
+            self._send(worker, memoryview(frame))
+            return
+        # thread mode, or process mode while a worker is starting (never a retried job: see _next)
+        if self.mode == "thread":
+            if self._threads is None:
+                self._threads = concurrent.futures.ThreadPoolExecutor(self.workers, thread_name_prefix="pan-render")
+            executor = self._threads
+        else:
+            if self._fallback is None:
+                self._fallback = concurrent.futures.ThreadPoolExecutor(self.workers, thread_name_prefix="pan-render")
+            executor = self._fallback
+        loop = job.future.get_loop()
+        done = executor.submit(job._fn, value)
+
+        def finished(result: concurrent.futures.Future[Any]) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting any more
+                loop.call_soon_threadsafe(self._finish_thread, job, result)
+
+        done.add_done_callback(finished)
+
+    def _finish_thread(self, job: RenderJob[Any], result: concurrent.futures.Future[Any]) -> None:
+        self._running -= 1
+        if result.cancelled():
+            if not job.future.done():
+                job.future.set_exception(RenderQueueClosed("the render queue is shut down"))
+        else:
+            exc = result.exception()
+            if exc is None:
+                self._done += 1
+                if not job.future.done():
+                    job.future.set_result(result.result())
+            else:
+                self._failed += 1
+                if not job.future.done():
+                    job.future.set_exception(exc)
+        self._pump()
+
+    # -- process workers: one socket each, read and written by the event loop
+
+    def _send(self, worker: _Worker, out: memoryview) -> None:
+        try:
+            sent = worker.sock.send(out)
+        except (BlockingIOError, InterruptedError):
+            sent = 0
+        except OSError:  # the worker is gone: its socket's end (the reader) says so too
+            self._died(worker)
+            return
+        if sent < len(out):
+            first = worker.out is None
+            worker.out = out[sent:]
+            if first:
+                asyncio.get_running_loop().add_writer(worker.sock.fileno(), self._writable, worker)
+            return
+        if worker.out is not None:
+            worker.out = None
+            asyncio.get_running_loop().remove_writer(worker.sock.fileno())
+
+    def _writable(self, worker: _Worker) -> None:
+        if worker.out is not None and not worker.dead:
+            self._send(worker, worker.out)
+
+    def _readable(self, worker: _Worker) -> None:
+        chunk = self._chunk  # one buffer, reused: every read runs on the event loop's thread
+        try:
+            n = worker.sock.recv_into(chunk)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            n = 0
+        if n == 0:
+            self._died(worker)
+            return
+        buf = worker.buf
+        buf += chunk[:n]
+        while len(buf) >= FRAME_HEADER:
+            size = int.from_bytes(buf[:FRAME_HEADER], "little")
+            if len(buf) < FRAME_HEADER + size:
+                break
+            frame = bytes(buf[FRAME_HEADER : FRAME_HEADER + size])
+            del buf[: FRAME_HEADER + size]
+            self._answered(worker, frame)
+
+    def _answered(self, worker: _Worker, frame: bytes) -> None:
+        job, worker.job = worker.job, None
+        try:
+            kind, value = pickle.loads(frame)  # noqa: S301 - from our own worker, over a private socket pair
+        except Exception as exc:  # e.g. an exception class that cannot be rebuilt here
+            kind, value = "error", RuntimeError(f"the render result could not be read: {exc!r}")
+        if job is not None:
+            self._running -= 1
+            if kind == "ok":
+                self._done += 1
+                if not job.future.done():
+                    job.future.set_result(value)
+            else:
+                self._failed += 1
+                if not job.future.done():
+                    job.future.set_exception(value if isinstance(value, BaseException) else RuntimeError(value))
+        if self._closed or self.mode == "thread":  # stopping, or processes given up for threads
+            self._drop(worker)
+            if self._closed:
+                return
+        self._pump()
+
+    def _drop(self, worker: _Worker) -> None:
+        """Forget a worker and close our end of its socket (a live worker then exits)."""
+        if worker.dead:
+            return
+        worker.dead = True
+        with contextlib.suppress(ValueError):
+            self._procs.remove(worker)
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.remove_reader(worker.sock.fileno())
+            if worker.out is not None:
+                self._loop.remove_writer(worker.sock.fileno())
+        worker.sock.close()
+
+    def _died(self, worker: _Worker) -> None:
+        """A worker's socket ended: the process died (killed, out of memory). Only it is replaced; its job gets
+        one more try, in a process."""
+        if worker.dead:
+            return
+        self._drop(worker)
+        job = worker.job
+        if job is not None:
+            self._running -= 1
+        if self._closed:
+            if job is not None and not job.future.done():
+                job.future.set_exception(RenderQueueClosed("the render queue is shut down"))
+            return
+        log.warning("a render worker process died; starting another")
+        self.restarts += 1
+        if job is not None and not job.future.done():
+            if job.retried or self.mode == "thread":  # a retry runs in a process only: none are left after a fallback
+                self._failed += 1
+                job.future.set_exception(BrokenProcessPool("a render worker process died on this image, twice"))
+            else:
+                job.retried = True
+                job.started_at = None
+                self._retry.append(job)
+        self._ensure_spawning()
+        self._pump()

@@ -1,6 +1,0 @@
-"""Imported by the render processes' forkserver before anything else (``pancog/renderq.py``): the forkserver
-is killed by the kernel when the bot dies, however it dies, and takes its workers with it."""
-
-from pancog.renderq import guard_forkserver
-
-guard_forkserver()

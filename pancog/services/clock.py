@@ -1,0 +1,710 @@
+"""Turn clock, time bank, away policy and idle-table closer: the service that keeps every table moving.
+
+No discord imports; it drives :class:`pancog.services.tables.TableService` through its public API only:
+
+* every committed action (``TableService.subscribe``) starts a new *decision* for the seat the engine waits
+  for (``engine.to_act``). Its deadline is ``started + turn_seconds + time bank left``; the warning fires
+  ``warning_seconds`` before it. A player who answers after the turn time spends the excess from his bank
+  (default 120 s per seat session).
+* at the deadline the service applies ``Timeout(seat)`` through ``system_act(expect_seq=...)`` (so a timeout
+  can never land on a later decision than the one it timed); the engine plays the minimal legal move.
+* ``away_after`` (2) expiries in a row make the player *away* (``SetAway``): his later turns in the hand time
+  out at once, he is not dealt in again, and when the hand ends he is stood up (``Stand``: stack back to the
+  bank). :meth:`TurnClock.back` (``/pan back``) returns him while he is still seated. If every player still in
+  action is away, the floor fouls their hands in turn (``FloorFoul``, RULES §6.5 b) so the hand ends instead of
+  timing out forever.
+* a table with no hand in progress for ``idle_close_seconds`` (30 min) closes itself (``close_system``: every
+  stack goes back to its bank). The idle time counts from the moment the table became handless — when its last
+  hand ended, or when it was opened if no hand was ever dealt — and only a new deal stops it: joining, leaving,
+  rebuying or being stood up between hands does not keep a table alive.
+
+Durability: decisions start at the last committed action, whose timestamp is its journal's ``created_at``
+(``table:T:seq:N``), so after a restart each clock continues with the time it had left. Banks, expiry streaks,
+the players the clock set away and the moment the last hand ended (``idle_since`` with its ``idle_hand``) are
+kept in the table's meta JSON under ``"clock"`` (written only when they change, after the action's commit; a
+crash in between forgets at most one turn's bank spending, in the player's favour). If ``idle_since`` is
+missing or belongs to an earlier hand, the restart reads it from the log instead: the journal time of the
+action whose events include ``HandEnded`` (or the table's creation, if no hand was dealt).
+
+Time: ``now`` and ``sleep`` are injectable; ``time_scale`` divides every duration (tests run a 60 s turn in
+a fraction of a second while timestamps stay wall-clock, so restarts stay consistent).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import heapq
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pancog.game import engine
+from pancog.game.actions import Action, FloorFoul, SetAway, Stand, Timeout
+from pancog.game.errors import PanError
+from pancog.game.events import CashedOut, HandEnded, SeatLeft
+from pancog.game.state import Phase, TableState
+from pancog.infra import logs
+from pancog.infra.storage.base import StorageError
+from pancog.services.store import action_key
+from pancog.services.tables import Applied, NoTableHere, NotSeated, TableService, TableSession
+
+__all__ = ["ClockNotice", "ClockSettings", "NotAway", "TurnClock", "TurnInfo", "unsubscribe"]
+
+log = logging.getLogger("pan.clock")
+
+Now = Callable[[], float]
+Sleep = Callable[[float], Awaitable[None]]
+NoticeKind = Literal["warning", "timeout", "away", "stood", "back", "abandoned", "idle_closed", "error"]
+
+
+def unsubscribe(tables: TableService, listener: Callable[[Applied], None]) -> None:
+    """Stop a ``TableService.subscribe`` listener (the service has no public unsubscribe yet)."""
+    with contextlib.suppress(ValueError):
+        tables._listeners.remove(listener)
+
+
+class NotAway(PanError):
+    code = "not_away"
+
+    def __init__(self) -> None:
+        super().__init__("You are not away; you are already playing at this table.")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClockSettings:
+    """Durations are in nominal seconds; real waits are divided by ``time_scale``."""
+
+    time_bank_seconds: float = 120.0
+    warning_seconds: float = 15.0
+    away_after: int = 2
+    idle_close_seconds: float = 1800.0
+    sweep_seconds: float = 60.0  # how often tables opened without an action are picked up
+    time_scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.time_scale <= 0 or self.away_after < 1 or self.time_bank_seconds < 0:
+            raise ValueError(f"invalid clock settings: {self}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnInfo:
+    """The decision a table waits for, for the board: ``deadline`` and ``warn_at`` are epoch seconds."""
+
+    table_id: int
+    seat: int
+    player_id: int
+    started: float
+    deadline: float
+    warn_at: float
+    bank_left: float  # nominal seconds of the player's bank not yet spent (before this decision)
+    away: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClockNotice:
+    """Something the clock did or warns about, for the adapter to show (the board, a message)."""
+
+    kind: NoticeKind
+    table_id: int
+    seat: int | None = None
+    player_id: int | None = None
+    seconds_left: float = 0.0
+    cashouts: tuple[tuple[int, int], ...] = ()  # idle_closed / stood: (user id, chips returned)
+    detail: str = ""
+
+
+@dataclass(slots=True, eq=False)
+class _TableClock:
+    table_id: int
+    seq: int = -1  # the seq the current decision started at
+    started: float = 0.0
+    seat: int | None = None
+    player_id: int | None = None
+    in_hand: bool = False
+    away: bool = False  # the player to act is away: his turn times out at once
+    warned: bool = False
+    generation: int = 0
+    banks: dict[int, float] = field(default_factory=dict)  # player id -> nominal seconds left
+    streaks: dict[int, int] = field(default_factory=dict)  # player id -> expiries in a row
+    auto_away: set[int] = field(default_factory=set)  # players the clock set away (stood up at hand end)
+    idle_since: float = 0.0  # when the table last became handless (its last hand ended, or it opened)
+    idle_hand: int = -1  # the hand count at idle_since (-1: unknown; 0: no hand dealt yet, idle since opening)
+
+    def meta(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "banks": {str(k): round(v, 3) for k, v in sorted(self.banks.items())},
+            "streaks": {str(k): v for k, v in sorted(self.streaks.items()) if v},
+            "away": sorted(self.auto_away),
+        }
+        if self.idle_hand > 0:  # idle since the end of hand ``idle_hand`` (hand 0: the table's creation time)
+            data["idle_since"] = round(self.idle_since, 3)
+            data["idle_hand"] = self.idle_hand
+        return data
+
+    def load_meta(self, data: dict[str, Any]) -> None:
+        self.banks = {int(k): float(v) for k, v in dict(data.get("banks", {})).items()}
+        self.streaks = {int(k): int(v) for k, v in dict(data.get("streaks", {})).items()}
+        self.auto_away = {int(p) for p in data.get("away", [])}
+        if "idle_since" in data and "idle_hand" in data:
+            self.idle_since = float(data["idle_since"])
+            self.idle_hand = int(data["idle_hand"])
+
+
+class TurnClock:
+    """One scheduler for every table's turn clock, time banks, away players and idle closing."""
+
+    def __init__(
+        self,
+        tables: TableService,
+        settings: ClockSettings | None = None,
+        *,
+        now: Now = time.time,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        self.tables = tables
+        self.settings = settings or ClockSettings()
+        self._now = now
+        self._sleep = sleep
+        self._clocks: dict[int, _TableClock] = {}
+        self._heap: list[tuple[float, int, int]] = []  # (due, generation, table id)
+        self._observers: list[Callable[[ClockNotice], None]] = []
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._dirty: set[int] = set()
+        self._wake = asyncio.Event()
+        self._runner: asyncio.Task[None] | None = None
+        self._next_sweep = 0.0
+        self._subscribed = False
+        # Tables whose seats and life belong to another service (tournaments, issue 15): the clock still times
+        # their turns and marks players away, but never stands an away player up nor closes the table when idle.
+        self.keeps_seats: Callable[[int], bool] = lambda _table_id: False
+        # Players another service plays for (a tournament's away entries, sluffed by its own Timeouts): those
+        # Timeouts are not the player's expiries, so they neither count toward away nor set him away again — else
+        # an away set by them could land after he came back (/pan back) and make him away once more.
+        self.plays_for: Callable[[int, int], bool] = lambda _table_id, _player_id: False
+
+    # ------------------------------------------------------------------ wiring
+
+    def observe(self, callback: Callable[[ClockNotice], None]) -> None:
+        """Call ``callback(notice)`` for every warning, timeout, away, stand-up and idle close."""
+        self._observers.append(callback)
+
+    async def start(self, *, run: bool = True) -> None:
+        """Subscribe to the table service and pick up every open table where its last action left it.
+
+        ``run=False`` starts no background task (tests drive :meth:`run_due` themselves).
+        """
+        if not self._subscribed:
+            self.tables.subscribe(self._on_applied)
+            self._subscribed = True
+        await self.resume_all()
+        if run and self._runner is None:
+            self._runner = asyncio.create_task(self._run(), name="pan-turn-clock")
+
+    async def stop(self) -> None:
+        if self._subscribed:
+            unsubscribe(self.tables, self._on_applied)
+            self._subscribed = False
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            runner.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await runner
+        await self.drain()
+        await self._flush_meta()
+
+    async def drain(self) -> None:
+        """Wait for every expiry, follow-up and meta write in flight."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    async def resume_all(self) -> int:
+        """Build a clock for every open table not yet known, from its stored log timestamps and meta."""
+        count = 0
+        for session in self.tables.sessions:
+            if session.table_id not in self._clocks:
+                await self._resume(session)
+                count += 1
+        return count
+
+    async def _resume(self, session: TableSession) -> None:
+        store = self.tables.store
+        row = await store.get_table(session.table_id)
+        last = row.created_at if row is not None else self._now()
+        seq = session.state.seq
+        if seq > 0:
+            async with store.storage.transaction(write=False) as tx:
+                record = await tx.find_journal(action_key(session.table_id, seq))
+            if record is not None:
+                last = record.created_at
+        clock = _TableClock(session.table_id)
+        if row is not None:
+            with contextlib.suppress(ValueError, TypeError, AttributeError):
+                clock.load_meta(dict(json.loads(row.meta or "{}").get("clock", {})))
+        state = session.state
+        if state.hand is None and clock.idle_hand != state.hand_no:  # not (or not yet) in the meta: from the log
+            opened = row.created_at if row is not None else last
+            clock.idle_since = opened if state.hand_no == 0 else await self._hand_ended_at(session.table_id, last)
+            clock.idle_hand = state.hand_no
+        if session.table_id in self._clocks:  # an action arrived while we read the store
+            return
+        self._clocks[session.table_id] = clock
+        self._new_decision(clock, state, last)
+
+    async def _hand_ended_at(self, table_id: int, default: float) -> float:
+        """The commit time of the last action that ended a hand (``default`` if the log has none)."""
+        store = self.tables.store
+        for seq, _action, events in reversed(await store.read_log(table_id)):
+            if any(line.split(" ", 2)[1:2] == ["HandEnded"] for line in events.splitlines()):
+                async with store.storage.transaction(write=False) as tx:
+                    record = await tx.find_journal(action_key(table_id, seq))
+                return record.created_at if record is not None else default
+        return default
+
+    async def _opened_at(self, table_id: int) -> None:
+        """A clock first met through an action (the table was opened since the last sweep): idle since opening."""
+        row = await self.tables.store.get_table(table_id)
+        clock = self._clocks.get(table_id)
+        if row is None or clock is None or clock.idle_hand != 0 or row.created_at >= clock.idle_since:
+            return
+        clock.idle_since = row.created_at
+        if clock.player_id is None and not clock.in_hand:
+            self._schedule(clock)
+
+    # ------------------------------------------------------------------ queries
+
+    def turn_info(self, table_id: int) -> TurnInfo | None:
+        """The decision ``table_id`` waits for, with its deadline (None between hands or if unknown)."""
+        clock = self._clocks.get(table_id)
+        if clock is None or clock.seat is None or clock.player_id is None:
+            return None
+        deadline, warn_at = self._deadlines(clock)
+        away = clock.away
+        return TurnInfo(
+            table_id=table_id,
+            seat=clock.seat,
+            player_id=clock.player_id,
+            started=clock.started,
+            deadline=deadline,
+            warn_at=warn_at,
+            bank_left=clock.banks.get(clock.player_id, self.settings.time_bank_seconds),
+            away=away,
+        )
+
+    def bank_left(self, table_id: int, player_id: int) -> float:
+        clock = self._clocks.get(table_id)
+        if clock is None:
+            return self.settings.time_bank_seconds
+        return clock.banks.get(player_id, self.settings.time_bank_seconds)
+
+    def streak(self, table_id: int, player_id: int) -> int:
+        clock = self._clocks.get(table_id)
+        return clock.streaks.get(player_id, 0) if clock is not None else 0
+
+    def idle_deadline(self, table_id: int) -> float | None:
+        """When ``table_id`` closes for idleness: ``idle_close_seconds`` after its last hand ended (or it opened).
+
+        None during a hand or if the table is unknown.
+        """
+        clock = self._clocks.get(table_id)
+        if clock is None or clock.in_hand:
+            return None
+        return clock.idle_since + self.settings.idle_close_seconds / self.settings.time_scale
+
+    def next_due(self) -> float | None:
+        self._prune_heap()
+        return self._heap[0][0] if self._heap else None
+
+    # ------------------------------------------------------------------ /pan back
+
+    async def back(self, table_id: int, user_id: int) -> Applied:
+        """Return an away player to the game (``SetAway(away=False)``) and clear his expiry streak.
+
+        Raises:
+            NoTableHere, NotSeated: he is not (or no longer) seated here.
+            NotAway: he is seated and not away.
+        """
+        session = self.tables.get(table_id)
+        seat_index = session.seat_of(user_id)
+        seat = session.state.seats[seat_index]
+        clock = self._clocks.get(table_id)
+        if clock is not None:
+            clock.auto_away.discard(user_id)
+            if clock.streaks.pop(user_id, 0):
+                self._mark_dirty(clock)
+        if seat is None or not seat.away:
+            raise NotAway
+
+        def come_back(s: int) -> SetAway:
+            # Checked again inside the table lock: a tournament's between-hands step may have put the seat back in
+            # play (away in the tournament only) while this call waited for the lock.
+            current = session.state.seats[s]
+            if current is None or not current.away:
+                raise NotAway
+            return SetAway(seat=s, away=False)
+
+        return await self.tables.act(table_id, user_id, come_back)
+
+    # ------------------------------------------------------------------ the listener (inside the table lock)
+
+    def _on_applied(self, applied: Applied) -> None:
+        session = applied.session
+        now = self._now()
+        clock = self._clocks.get(session.table_id)
+        if clock is None:
+            hands = applied.before.hand_no  # a table the clock has not met yet (opened since the last sweep)
+            clock = self._clocks[session.table_id] = _TableClock(session.table_id, idle_since=now, idle_hand=hands)
+            if hands == 0:
+                self._spawn(self._opened_at(session.table_id))  # idle since opening, not since this action
+        action = applied.action
+        changed = False
+        # Settle the decision that just ended: bank spending and the expiry streak.
+        if clock.player_id is not None and clock.seq >= 0:
+            pid = clock.player_id
+            over = (now - clock.started) * self.settings.time_scale - session.rules.turn_timeout_seconds
+            if isinstance(action, Timeout) and applied.actor is None and not self.plays_for(session.table_id, pid):
+                clock.banks[pid] = 0.0
+                clock.streaks[pid] = clock.streaks.get(pid, 0) + 1
+                changed = True
+            elif applied.actor == pid and over > 0:
+                clock.banks[pid] = max(0.0, clock.banks.get(pid, self.settings.time_bank_seconds) - over)
+                changed = True
+        if applied.actor is not None and clock.streaks.get(applied.actor):
+            clock.streaks.pop(applied.actor)  # he acted himself: the streak is broken
+            changed = True
+        if isinstance(action, SetAway) and not action.away and applied.actor is not None:
+            clock.auto_away.discard(applied.actor)
+            changed = True
+        for event in applied.events:
+            if isinstance(event, SeatLeft):  # a new seat session gets a new bank
+                for book in (clock.banks, clock.streaks):
+                    book.pop(event.player_id, None)
+                clock.auto_away.discard(event.player_id)
+                changed = True
+        ended = any(isinstance(e, HandEnded) for e in applied.events)
+        if applied.state.hand is None and (ended or applied.before.hand is not None):
+            clock.idle_since, clock.idle_hand = now, applied.state.hand_no  # handless from now: the idle time starts
+            changed = True
+        if changed:
+            self._mark_dirty(clock)
+        self._new_decision(clock, applied.state, now)
+        self._follow_up(session, clock, applied, ended)
+
+    def _follow_up(self, session: TableSession, clock: _TableClock, applied: Applied, ended: bool) -> None:
+        """Queue the away/stand actions this transition calls for (they run after the lock is released)."""
+        state = applied.state
+        if isinstance(applied.action, Timeout) and applied.actor is None:
+            seat = applied.before.seat(applied.action.seat)
+            self._notify(
+                ClockNotice(
+                    kind="timeout",
+                    table_id=session.table_id,
+                    seat=applied.action.seat,
+                    player_id=seat.player_id if seat is not None else None,
+                )
+            )
+            counts = seat is not None and not self.plays_for(session.table_id, seat.player_id)
+            if seat is not None and counts and clock.streaks.get(seat.player_id, 0) >= self.settings.away_after:
+                current = state.seat(applied.action.seat)
+                if current is not None and current.player_id == seat.player_id and not current.away:
+                    self._spawn(self._set_away(session.table_id, applied.action.seat, seat.player_id))
+        if state.hand is None and (ended or isinstance(applied.action, SetAway)):
+            for index, seat in enumerate(state.seats):
+                if seat is not None and seat.away and seat.player_id in clock.auto_away:
+                    self._spawn(self._stand_away(session.table_id, index, seat.player_id))
+
+    def _new_decision(self, clock: _TableClock, state: TableState, started: float) -> None:
+        clock.seq = state.seq
+        clock.started = started
+        clock.in_hand = state.hand is not None
+        clock.seat = engine.to_act(state) if clock.in_hand else None
+        seat = state.seat(clock.seat) if clock.seat is not None else None
+        clock.player_id = seat.player_id if seat is not None else None
+        clock.away = bool(seat is not None and seat.away)
+        clock.warned = False
+        self._schedule(clock)
+
+    # ------------------------------------------------------------------ scheduling
+
+    def _deadlines(self, clock: _TableClock) -> tuple[float, float]:
+        """(deadline, warn_at) of the current decision, or of the idle close between hands."""
+        s = self.settings
+        if clock.player_id is None:
+            due = clock.idle_since + s.idle_close_seconds / s.time_scale
+            return due, due
+        if clock.away:
+            return clock.started, clock.started
+        turn = self._turn_seconds(clock.table_id)
+        bank = clock.banks.get(clock.player_id, s.time_bank_seconds)
+        deadline = clock.started + (turn + bank) / s.time_scale
+        warn_at = max(clock.started, deadline - s.warning_seconds / s.time_scale)
+        return deadline, warn_at
+
+    def _turn_seconds(self, table_id: int) -> float:
+        try:
+            return float(self.tables.get(table_id).rules.turn_timeout_seconds)
+        except NoTableHere:
+            return 0.0
+
+    def _schedule(self, clock: _TableClock) -> None:
+        clock.generation += 1
+        deadline, warn_at = self._deadlines(clock)
+        due = deadline if clock.warned or clock.player_id is None else warn_at
+        if clock.in_hand and clock.player_id is None:
+            return  # a hand waiting on nobody (cannot happen with the current engine): nothing to time
+        heapq.heappush(self._heap, (due, clock.generation, clock.table_id))
+        if len(self._heap) > 4 * len(self._clocks) + 64:  # drop superseded entries (lazy deletion)
+            self._heap = [(d, g, t) for d, g, t in self._heap if t in self._clocks and self._clocks[t].generation == g]
+            heapq.heapify(self._heap)
+        self._wake.set()
+
+    def _prune_heap(self) -> None:
+        while self._heap:
+            _, generation, table_id = self._heap[0]
+            clock = self._clocks.get(table_id)
+            if clock is not None and clock.generation == generation:
+                return
+            heapq.heappop(self._heap)
+
+    async def run_due(self, *, wait: bool = True) -> int:
+        """Handle every warning, expiry and idle close due at ``now()``; returns how many were handled.
+
+        With ``wait`` the expiries (and their follow-ups) have been applied when it returns.
+        """
+        now = self._now()
+        handled = 0
+        if now >= self._next_sweep:
+            self._next_sweep = now + self.settings.sweep_seconds / self.settings.time_scale
+            await self.resume_all()
+            self._forget_closed()
+        while True:
+            self._prune_heap()
+            if not self._heap or self._heap[0][0] > now:
+                break
+            _, _, table_id = heapq.heappop(self._heap)
+            clock = self._clocks[table_id]
+            handled += 1
+            self._handle_due(clock, now)
+        if wait:
+            await self.drain()
+        return handled
+
+    def _handle_due(self, clock: _TableClock, now: float) -> None:
+        deadline, _ = self._deadlines(clock)
+        if clock.player_id is None:
+            self._spawn(self._close_idle(clock.table_id, clock.seq))
+            return
+        if not clock.warned and now < deadline:
+            clock.warned = True
+            self._notify(
+                ClockNotice(
+                    kind="warning",
+                    table_id=clock.table_id,
+                    seat=clock.seat,
+                    player_id=clock.player_id,
+                    seconds_left=(deadline - now) * self.settings.time_scale,
+                )
+            )
+            self._schedule(clock)
+            return
+        clock.warned = True
+        if clock.seat is not None:
+            self._spawn(self._expire(clock.table_id, clock.seat, clock.seq))
+
+    def _forget_closed(self) -> None:
+        open_ids = {s.table_id for s in self.tables.sessions}
+        for table_id in [t for t in self._clocks if t not in open_ids]:
+            del self._clocks[table_id]
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                self._wake.clear()
+                due = self.next_due()
+                now = self._now()
+                next_at = self._next_sweep if due is None else min(due, self._next_sweep)
+                delay = max(0.0, next_at - now)
+                if delay > 0:
+                    sleeper = asyncio.ensure_future(self._sleep(delay))
+                    waker = asyncio.ensure_future(self._wake.wait())
+                    try:
+                        await asyncio.wait({sleeper, waker}, return_when=asyncio.FIRST_COMPLETED)
+                    finally:
+                        sleeper.cancel()
+                        waker.cancel()
+                await self.run_due(wait=False)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the clock must outlive any single failure
+                log.exception("turn clock loop failed; continuing")
+                await self._sleep(0.05)
+
+    def _spawn(self, coro: Awaitable[None]) -> None:
+        async def wrapper() -> None:
+            try:
+                await coro
+            except StorageError as exc:  # the database closed under us (shutdown): nothing to do
+                log.warning("turn clock task dropped: %s", exc)
+            except Exception:
+                log.exception("turn clock task failed")
+
+        task = asyncio.ensure_future(wrapper())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # ------------------------------------------------------------------ what the clock does
+
+    async def _expire(self, table_id: int, seat: int, seq: int) -> None:
+        """Time out ``seat`` if the table is still at ``seq`` (a duplicate or late expiry is refused, harmlessly).
+
+        When every player still in action is away, nobody can end the hand by playing: the floor fouls the
+        abandoned hand instead (RULES §6.5 b: the player still pays to the end), so the hand ends.
+        """
+        with logs.context(table=table_id, seat=seat):
+            try:
+                if self._abandoned(table_id, seat):
+                    await self.tables.system_act(table_id, FloorFoul(target=seat), expect_seq=seq)
+                    log.info("every player in the hand is away: the abandoned hand is fouled")
+                    self._notify(ClockNotice(kind="abandoned", table_id=table_id, seat=seat))
+                    return
+                await self.tables.system_act(table_id, Timeout(seat=seat), expect_seq=seq)
+                log.info("turn clock expired: timeout applied")
+            except NoTableHere:
+                return
+            except PanError as exc:
+                if self._still(table_id, seq):
+                    await self._unstick(table_id, seat, seq, exc)
+
+    def _abandoned(self, table_id: int, seat: int) -> bool:
+        """In play, ``seat`` and every other player still in action are away."""
+        state = self.tables.get(table_id).state
+        hand = state.hand
+        if hand is None or hand.phase is not Phase.PLAYING:
+            return False
+        playing = hand.in_action()
+        return seat in playing and all((s := state.seat(i)) is not None and s.away for i in playing)
+
+    def _still(self, table_id: int, seq: int) -> bool:
+        try:
+            return self.tables.get(table_id).state.seq == seq
+        except NoTableHere:
+            return False
+
+    async def _unstick(self, table_id: int, seat: int, seq: int, error: PanError) -> None:
+        """The engine refused the timeout at the same seq (an engine gap): stand the player up (he keeps paying,
+        RULES §6.5), else have the floor foul his hand, so the table never waits on him."""
+        log.warning("timeout refused at seq %s (%s); standing the player up so the table does not stall", seq, error)
+        self._notify(ClockNotice(kind="error", table_id=table_id, seat=seat, detail=f"timeout refused: {error}"))
+        for action in (Stand(seat=seat), FloorFoul(target=seat)):
+            try:
+                await self.tables.system_act(table_id, action, expect_seq=seq)
+                return
+            except NoTableHere:
+                return
+            except PanError as exc:
+                if not self._still(table_id, seq):
+                    return
+                log.warning("%s refused too: %s", type(action).__name__, exc)
+        log.error("table %s is stuck at seq %s: no timeout, stand-up or floor foul applies", table_id, seq)
+
+    async def _set_away(self, table_id: int, seat: int, player_id: int) -> None:
+        with logs.context(table=table_id, seat=seat):
+            applied = await self._guarded(table_id, seat, player_id, SetAway(seat=seat, away=True))
+            if applied is None:
+                return
+            clock = self._clocks.get(table_id)
+            if clock is not None:
+                clock.auto_away.add(player_id)
+                self._mark_dirty(clock)
+                if applied.state.hand is None:  # no hand to finish: stand up now
+                    self._spawn(self._stand_away(table_id, seat, player_id))
+            log.info("player %s is away after %s expiries", player_id, self.settings.away_after)
+            self._notify(ClockNotice(kind="away", table_id=table_id, seat=seat, player_id=player_id))
+
+    async def _stand_away(self, table_id: int, seat: int, player_id: int) -> None:
+        if self.keeps_seats(table_id):
+            return
+        with logs.context(table=table_id, seat=seat):
+            applied = await self._guarded(table_id, seat, player_id, Stand(seat=seat), need_away=True)
+            if applied is None:
+                return
+            cashouts = tuple((e.player_id, e.amount) for e in applied.events if isinstance(e, CashedOut))
+            log.info("away player %s stood up", player_id)
+            self._notify(
+                ClockNotice(kind="stood", table_id=table_id, seat=seat, player_id=player_id, cashouts=cashouts)
+            )
+
+    async def _guarded(
+        self, table_id: int, seat: int, player_id: int, action: Action, *, need_away: bool = False
+    ) -> Applied | None:
+        """Apply ``action`` if ``seat`` still holds ``player_id`` (and is away, with ``need_away``)."""
+        try:
+            session = self.tables.get(table_id)
+        except NoTableHere:
+            return None
+        current = session.state.seat(seat)
+        if current is None or current.player_id != player_id or (need_away and not current.away):
+            return None
+        seq = session.state.seq
+        try:
+            return await self.tables.system_act(table_id, action, expect_seq=seq)
+        except (NoTableHere, NotSeated):
+            return None
+        except PanError as exc:
+            if self._still(table_id, seq):
+                log.warning("%s refused: %s", type(action).__name__, exc)
+                return None
+            # the table moved on between our check and the lock: look again
+            return await self._guarded(table_id, seat, player_id, action, need_away=need_away)
+
+    async def _close_idle(self, table_id: int, seq: int) -> None:
+        try:
+            session = self.tables.get(table_id)
+        except NoTableHere:
+            self._clocks.pop(table_id, None)
+            return
+        if session.in_hand or session.state.hand is not None or session.state.seq != seq:
+            return
+        if self.keeps_seats(table_id):
+            return
+        try:
+            with logs.context(guild=session.guild_id, table=table_id):
+                cashouts = await self.tables.close_system(table_id)
+                log.info("idle table closed; returned %s", cashouts)
+        except NoTableHere:
+            return
+        finally:
+            self._clocks.pop(table_id, None)
+            self._dirty.discard(table_id)
+        self._notify(ClockNotice(kind="idle_closed", table_id=table_id, cashouts=tuple(sorted(cashouts.items()))))
+
+    # ------------------------------------------------------------------ notices and meta
+
+    def _notify(self, notice: ClockNotice) -> None:
+        for callback in self._observers:
+            try:
+                callback(notice)
+            except Exception:
+                log.exception("clock observer failed on %s", notice.kind)
+
+    def _mark_dirty(self, clock: _TableClock) -> None:
+        if clock.table_id not in self._dirty:
+            self._dirty.add(clock.table_id)
+            self._spawn(self._flush_meta())
+
+    async def _flush_meta(self) -> None:
+        while self._dirty:
+            table_id = self._dirty.pop()
+            clock = self._clocks.get(table_id)
+            if clock is None:
+                continue
+            await self._write_meta(table_id, clock.meta())
+
+    async def _write_meta(self, table_id: int, data: dict[str, Any]) -> None:
+        try:
+            await self.tables.store.merge_meta(table_id, "clock", data)
+        except (PanError, StorageError):
+            return  # closed meanwhile, or shutting down (the bank spending of one turn is forgotten)

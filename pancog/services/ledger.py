@@ -1,0 +1,410 @@
+"""Double-entry chip ledger: every movement is a zero-sum, idempotent journal of postings.
+
+Accounts (see :class:`~pancog.infra.storage.base.Account`): a player's ``bank`` per guild, a player's ``stack``
+at a table, a table's ``tops`` pots (singles / doubles), and one ``issued`` system account per guild that
+mirrors every chip created (the only account allowed below zero). So the sum of all accounts is always
+zero, and "chips in play" in a guild is minus its issued account.
+
+Every write is one transaction ``BEGIN IMMEDIATE … COMMIT`` that inserts the journal under a UNIQUE
+idempotency key first: a retry with the same key posts nothing and returns the original receipt. A debit
+that would overdraw rolls the whole transaction back and raises :class:`InsufficientChips`.
+
+No discord imports: ids are ints; computer players have negative user ids.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from pancog.game.errors import PanError
+from pancog.infra.storage.base import (
+    Account,
+    AccountKind,
+    AuditFacts,
+    GuildSettings,
+    IdempotencyConflict,
+    Overdraw,
+    Posting,
+    Storage,
+    StorageError,
+    StorageTx,
+    transfer,
+)
+
+__all__ = [
+    "Account",
+    "AccountKind",
+    "AuditReport",
+    "ChipLedger",
+    "DailyClaim",
+    "InsufficientChips",
+    "InvalidAmount",
+    "Posting",
+    "Receipt",
+    "TableClosed",
+    "post_transaction",
+    "transfer",
+]
+
+Actor = int | str  # a user id, or "system"
+
+
+class InsufficientChips(PanError):
+    """A debit would take an account below zero; nothing was changed."""
+
+    code = "insufficient_chips"
+
+    def __init__(self, needed: int, available: int, account: Account | None = None) -> None:
+        super().__init__(f"Not enough chips: that needs {needed:,} and only {available:,} are available.")
+        self.needed = needed
+        self.available = available
+        self.account = account
+
+
+class InvalidAmount(PanError):
+    code = "invalid_amount"
+
+    def __init__(self, amount: object) -> None:
+        super().__init__(f"The amount must be a whole number of chips above zero, not {amount}.")
+        self.amount = amount
+
+
+class TableClosed(PanError):
+    code = "table_closed"
+
+    def __init__(self, table_id: int) -> None:
+        super().__init__("That table is closed or does not exist.")
+        self.table_id = table_id
+
+
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    """The outcome of a ledger transaction. ``created`` is False when the key was already committed:
+    then nothing was posted and ``postings`` are the ones stored the first time."""
+
+    journal_id: int
+    key: str
+    created: bool
+    postings: tuple[Posting, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DailyClaim:
+    claimed: bool  # False: already claimed today (UTC)
+    amount: int  # chips granted now (0 if not claimed)
+    balance: int  # bank balance afterwards
+    next_claim_in: timedelta  # until the next UTC midnight
+
+
+@dataclass(frozen=True, slots=True)
+class AuditReport:
+    """Proof of the books. ``ok`` iff every check holds."""
+
+    facts: AuditFacts
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def chips_in_play(self) -> int:
+        return self.facts.total_non_system
+
+    def summary(self) -> str:
+        head = (
+            f"{'OK' if self.ok else 'FAILED'}: {self.facts.accounts} accounts, {self.facts.journals} transactions, "
+            f"{self.facts.postings} postings; {self.facts.total_non_system:,} chips held, "
+            f"{-self.facts.total_issued:,} issued."
+        )
+        return "\n".join([head, *self.problems])
+
+
+def _actor_text(actor: Actor) -> str:
+    if isinstance(actor, bool):
+        raise TypeError("actor must be a user id or 'system'")
+    if isinstance(actor, int):
+        return str(actor)
+    if actor != "system":
+        raise ValueError(f"actor must be a user id or 'system', not {actor!r}")
+    return actor
+
+
+def _check_amount(amount: object) -> int:
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
+        raise InvalidAmount(amount)
+    return amount
+
+
+def _validate(postings: Sequence[Posting]) -> None:
+    total = 0
+    for posting in postings:
+        if isinstance(posting.delta, bool) or not isinstance(posting.delta, int) or posting.delta == 0:
+            raise ValueError(f"posting deltas must be non-zero ints: {posting}")
+        total += posting.delta
+    if total != 0:
+        raise ValueError(f"postings must sum to zero, not {total}: {list(postings)}")
+
+
+def _same_postings(a: Sequence[Posting], b: Sequence[Posting]) -> bool:
+    return Counter((p.account.key, p.delta) for p in a) == Counter((p.account.key, p.delta) for p in b)
+
+
+async def post_transaction(
+    tx: StorageTx,
+    postings: Sequence[Posting],
+    *,
+    key: str,
+    reason: str,
+    actor: Actor,
+    now: float,
+    table_id: int | None = None,
+    strict: bool = True,
+    result: str | None = None,
+) -> Receipt:
+    """Record one zero-sum transaction inside an open storage transaction.
+
+    ``result``: stored on the journal row (a chip league's hand result, see :meth:`StorageTx.insert_journal`).
+
+    If ``key`` was used before, nothing is posted and the original receipt is returned (``created=False``);
+    with ``strict`` the stored postings must equal ``postings`` or :class:`IdempotencyConflict` is raised.
+
+    Raises:
+        ValueError: postings do not sum to zero, or a delta is zero / not an int.
+        InsufficientChips: a non-system account would go below zero (the caller's transaction rolls back).
+        IdempotencyConflict: ``strict`` and the key was used for different postings.
+    """
+    _validate(postings)
+    journal_id = await tx.insert_journal(
+        key=key, reason=reason, actor=_actor_text(actor), table_id=table_id, created_at=now, result=result
+    )
+    if journal_id is None:
+        record = await tx.find_journal(key)
+        if record is None:  # pragma: no cover - the insert just reported the key as present
+            raise StorageError(f"journal {key!r} vanished")
+        if strict and not _same_postings(record.postings, postings):
+            raise IdempotencyConflict(f"key {key!r} was already used for different postings")
+        return Receipt(record.journal_id, key, False, record.postings)
+    try:
+        await tx.post(journal_id, postings)
+    except Overdraw as exc:
+        raise InsufficientChips(exc.needed, exc.available, exc.account) from exc
+    return Receipt(journal_id, key, True, tuple(postings))
+
+
+def _next_utc_midnight(now: float) -> tuple[str, timedelta]:
+    moment = datetime.fromtimestamp(now, UTC)
+    midnight = (moment + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    return moment.date().isoformat(), midnight - moment
+
+
+class ChipLedger:
+    """Bank-side operations. Table actions go through :meth:`pancog.services.store.TableStore.commit_action`."""
+
+    def __init__(self, storage: Storage, *, clock: Callable[[], float] = time.time) -> None:
+        self.storage = storage
+        self._clock = clock
+
+    # -- generic -------------------------------------------------------------------------------------------
+
+    async def transact(
+        self,
+        postings: Sequence[Posting],
+        *,
+        key: str,
+        reason: str,
+        actor: Actor = "system",
+        table_id: int | None = None,
+    ) -> Receipt:
+        """Post an arbitrary zero-sum set of postings atomically and idempotently (see :func:`post_transaction`)."""
+        async with self.storage.transaction() as tx:
+            return await post_transaction(
+                tx, postings, key=key, reason=reason, actor=actor, now=self._clock(), table_id=table_id
+            )
+
+    # -- players ---------------------------------------------------------------------------------------------
+
+    async def _settings(self, tx: StorageTx, guild_id: int) -> GuildSettings:
+        return await tx.get_settings(guild_id) or GuildSettings(guild_id=guild_id)
+
+    async def _ensure_player(self, tx: StorageTx, guild_id: int, user_id: int) -> Receipt | None:
+        settings = await self._settings(tx, guild_id)
+        key = f"start:{guild_id}:{user_id}"
+        if settings.starting_chips <= 0:
+            return None
+        postings = transfer(Account.issued(guild_id), Account.bank(guild_id, user_id), settings.starting_chips)
+        return await post_transaction(
+            tx, postings, key=key, reason="starting chips", actor="system", now=self._clock(), strict=False
+        )
+
+    async def issue_starting_chips(self, tx: StorageTx, guild_id: int, user_id: int) -> Receipt | None:
+        """Inside an open transaction: the guild's starting chips, once per player (``ensure_player``'s journal
+        ``start:G:U``; None when the guild gives none). Chip leagues issue a new bank season's banks with it."""
+        return await self._ensure_player(tx, guild_id, user_id)
+
+    async def ensure_player(self, guild_id: int, user_id: int) -> int:
+        """Grant the guild's starting chips once (idempotent); returns the bank balance."""
+        async with self.storage.transaction() as tx:
+            await self._ensure_player(tx, guild_id, user_id)
+            bank = Account.bank(guild_id, user_id)
+            return (await tx.balances([bank]))[bank]
+
+    async def claim_daily(self, guild_id: int, user_id: int) -> DailyClaim:
+        """The daily grant, once per UTC day (also grants starting chips to a new player)."""
+        now = self._clock()
+        day, wait = _next_utc_midnight(now)
+        bank = Account.bank(guild_id, user_id)
+        async with self.storage.transaction() as tx:
+            await self._ensure_player(tx, guild_id, user_id)
+            amount = (await self._settings(tx, guild_id)).daily_amount
+            claimed = False
+            if amount > 0:
+                receipt = await post_transaction(
+                    tx,
+                    transfer(Account.issued(guild_id), bank, amount),
+                    key=f"daily:{guild_id}:{user_id}:{day}",
+                    reason="daily claim",
+                    actor=user_id,
+                    now=now,
+                    strict=False,
+                )
+                claimed = receipt.created
+            balance = (await tx.balances([bank]))[bank]
+        return DailyClaim(claimed, amount if claimed else 0, balance, wait)
+
+    async def grant(
+        self, guild_id: int, user_id: int, amount: int, *, actor: Actor, reason: str, key: str | None = None
+    ) -> Receipt:
+        """Admin: create ``amount`` chips in a player's bank (audited with actor and reason)."""
+        amount = _check_amount(amount)
+        postings = transfer(Account.issued(guild_id), Account.bank(guild_id, user_id), amount)
+        return await self.transact(
+            postings, key=key or f"grant:{uuid.uuid4().hex}", reason=f"admin grant: {reason}", actor=actor
+        )
+
+    async def take(
+        self, guild_id: int, user_id: int, amount: int, *, actor: Actor, reason: str, key: str | None = None
+    ) -> Receipt:
+        """Admin: remove ``amount`` chips from a player's bank. Raises :class:`InsufficientChips`."""
+        amount = _check_amount(amount)
+        postings = transfer(Account.bank(guild_id, user_id), Account.issued(guild_id), amount)
+        return await self.transact(
+            postings, key=key or f"take:{uuid.uuid4().hex}", reason=f"admin take: {reason}", actor=actor
+        )
+
+    # -- table stakes ------------------------------------------------------------------------------------------
+
+    async def _open_table_guild(self, tx: StorageTx, table_id: int) -> int:
+        """The ledger scope of an open table's banks (its guild, or a league bank season's scope)."""
+        row = await tx.get_table(table_id)
+        if row is None or row.status != "open":
+            raise TableClosed(table_id)
+        return row.bank_scope
+
+    async def buy_in(
+        self, table_id: int, user_id: int, amount: int, *, key: str | None = None, reason: str = "buy-in"
+    ) -> Receipt:
+        """Move chips bank -> stack at an open table. Minimums are the table service's business.
+
+        Raises:
+            InvalidAmount, TableClosed, InsufficientChips.
+        """
+        amount = _check_amount(amount)
+        async with self.storage.transaction() as tx:
+            guild_id = await self._open_table_guild(tx, table_id)
+            await self._ensure_player(tx, guild_id, user_id)
+            return await post_transaction(
+                tx,
+                transfer(Account.bank(guild_id, user_id), Account.stack(table_id, user_id), amount),
+                key=key or f"buyin:{table_id}:{user_id}:{uuid.uuid4().hex}",
+                reason=reason,
+                actor=user_id,
+                now=self._clock(),
+                table_id=table_id,
+            )
+
+    async def rebuy(self, table_id: int, user_id: int, amount: int, *, key: str | None = None) -> Receipt:
+        """A buy-in between hands (same transfer, recorded as a rebuy)."""
+        return await self.buy_in(table_id, user_id, amount, key=key, reason="rebuy")
+
+    async def cash_out(
+        self, table_id: int, user_id: int, amount: int | None = None, *, key: str | None = None
+    ) -> Receipt | None:
+        """Move a player's stack (all of it by default) back to their bank; None if the stack is empty.
+
+        Works on closed tables too (a stack left behind can always be recovered).
+        """
+        async with self.storage.transaction() as tx:
+            row = await tx.get_table(table_id)
+            if row is None:
+                raise TableClosed(table_id)
+            stack = Account.stack(table_id, user_id)
+            held = (await tx.balances([stack]))[stack]
+            amount = held if amount is None else _check_amount(amount)
+            if amount == 0:
+                return None
+            return await post_transaction(
+                tx,
+                transfer(stack, Account.bank(row.bank_scope, user_id), amount),
+                key=key or f"cashout:{table_id}:{user_id}:{uuid.uuid4().hex}",
+                reason="cash-out",
+                actor=user_id,
+                now=self._clock(),
+                table_id=table_id,
+            )
+
+    # -- reads -----------------------------------------------------------------------------------------------
+
+    async def balance(self, guild_id: int, user_id: int) -> int:
+        """A player's bank balance (0 before their starting chips)."""
+        return (await self.balances([Account.bank(guild_id, user_id)]))[Account.bank(guild_id, user_id)]
+
+    async def balances(self, accounts: Sequence[Account]) -> dict[Account, int]:
+        async with self.storage.transaction(write=False) as tx:
+            return await tx.balances(accounts)
+
+    async def leaderboard(self, guild_id: int, limit: int = 10) -> list[tuple[int, int]]:
+        """Top ``limit`` (user_id, bank balance) in a guild, computer players (negative ids) excluded."""
+        async with self.storage.transaction(write=False) as tx:
+            return await tx.leaderboard(guild_id, max(0, limit))
+
+    # -- settings --------------------------------------------------------------------------------------------
+
+    async def settings(self, guild_id: int) -> GuildSettings:
+        async with self.storage.transaction(write=False) as tx:
+            return await self._settings(tx, guild_id)
+
+    async def update_settings(self, guild_id: int, **changes: Any) -> GuildSettings:
+        """Change some of preset, starting_chips, daily_amount, moderator_role_id; returns the new settings."""
+        unknown = set(changes) - {"preset", "starting_chips", "daily_amount", "moderator_role_id"}
+        if unknown:
+            raise TypeError(f"unknown guild settings: {sorted(unknown)}")
+        for name in ("starting_chips", "daily_amount"):
+            value = changes.get(name, 0)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise InvalidAmount(value)
+        async with self.storage.transaction() as tx:
+            new = (await self._settings(tx, guild_id)).replace(**changes)
+            await tx.put_settings(new, self._clock())
+            return new
+
+    # -- audit -----------------------------------------------------------------------------------------------
+
+    async def audit(self) -> AuditReport:
+        """Prove the books in one consistent read; see :class:`AuditReport`."""
+        async with self.storage.transaction(write=False) as tx:
+            facts = await tx.audit_facts()
+        problems: list[str] = []
+        problems += [f"balance of {k} is {b} but its postings sum to {s}" for k, b, s in facts.cached_mismatch]
+        problems += [f"transaction {k} sums to {s}, not 0" for k, s in facts.unbalanced_journals]
+        problems += [f"{k} is negative ({b})" for k, b in facts.negative_accounts]
+        problems += [f"table {t}: last_seq {last} but {n} logged actions" for t, last, n in facts.log_gaps]
+        if facts.total_non_system + facts.total_issued != 0:
+            problems.append(f"accounts hold {facts.total_non_system} chips but {-facts.total_issued} were issued")
+        return AuditReport(facts, tuple(problems))

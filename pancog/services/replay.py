@@ -1,0 +1,382 @@
+"""Hand replays and the hand history, rebuilt from a table's durable action log (no discord import).
+
+A table's log (:meth:`pancog.services.store.TableStore.read_log`) is the action notation of every change since the table
+opened. :class:`ReplayService` replays it through the engine once per table (then only the new tail) and keeps,
+per hand, the table state just before the deal and the hand's actions: enough to list recent hands
+(:meth:`ReplayService.history`) and to rebuild any one of them step by step (:meth:`ReplayService.replay`).
+
+**Privacy by construction.** A :class:`ReplayStep` never holds an engine ``TableState`` (which knows every hand
+and the stock). It holds what a stranger may see — the engine's own observation for a non-seat
+(:func:`pancog.game.engine.observe` with ``seat=-1``: melds, counts, the face-up card, stacks, tops) — plus the
+viewer's *own* cards when the viewer was dealt into that hand, and only the events visible to the viewer's seat
+(the deal's ``seed`` is scrubbed: it would reveal the whole shoe). Whatever presents a step (the replay section
+of ``pancog/adapter/presenters.py``) therefore cannot show another player's hidden cards: they are not there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pancog.game import engine
+from pancog.game.actions import Action, StartHand
+from pancog.game.cards import Card
+from pancog.game.engine import Observation
+from pancog.game.errors import PanError
+from pancog.game.events import ChipsMoved, Event, HandEnded, HandStarted
+from pancog.game.notation import dump_transcript, parse_action
+from pancog.game.rules import Rules
+from pancog.game.state import DrawSource, Seat, TableState, initial_state
+from pancog.services.store import TableStore
+from pancog.services.tables import NoTableHere, TableConfig
+
+__all__ = [
+    "PUBLIC_VIEWER",
+    "HandNotFound",
+    "HandReplay",
+    "HandSummary",
+    "ReplayService",
+    "ReplayStep",
+    "TableLog",
+    "build_replay",
+]
+
+STRANGER = -1
+"""The seat index a viewer without a seat in the hand is observed as (sees the public board only)."""
+PUBLIC_VIEWER = 0
+"""A viewer id no player has (Discord ids are positive, computer players negative): a replay for everyone."""
+
+
+class HandNotFound(PanError):
+    code = "hand_not_found"
+
+    def __init__(self, hand_no: int | None) -> None:
+        if hand_no is None:
+            super().__init__("No hand has been dealt at this table yet.")
+        else:
+            super().__init__(f"There is no hand {hand_no} at this table. /pan history lists the recent hands.")
+        self.hand_no = hand_no
+
+
+# --------------------------------------------------------------------------------------------- values
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandSummary:
+    """One hand of a table's log, as the history lists it (public facts only)."""
+
+    hand_no: int
+    first_seq: int  # the deal's seq
+    last_seq: int  # the seq that ended the hand (or the latest one, while it is in progress)
+    dealt: tuple[int, ...]  # player ids dealt in, in rotation from the first hand
+    ended: HandEnded | None  # None: still in progress
+    winner_id: int | None
+    splitter_ids: tuple[int, ...] = ()
+    winner_chips: int = 0  # chips the winner collected in the settlement that ended the hand
+    actions: int = 0  # actions in the hand, the deal included
+
+    @property
+    def finished(self) -> bool:
+        return self.ended is not None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReplayStep:
+    """The board after one action of a hand, as one viewer may see it.
+
+    ``board`` is a stranger's observation (public only); ``own`` the viewer's own cards (empty unless the viewer
+    was dealt in); ``events`` the events the viewer's seat may see (public ones, plus the viewer's own deal).
+    ``seats_before`` / ``seats_after`` are the public seats (ids, stacks, doubles, away) for naming.
+    """
+
+    index: int  # 0-based; step 0 is the deal
+    seq: int
+    actor: int | None  # the acting seat (None: a table action such as the deal or a floor foul)
+    board: Observation
+    own: tuple[Card, ...]
+    events: tuple[Event, ...]
+    seats_before: tuple[Seat | None, ...]
+    seats_after: tuple[Seat | None, ...]
+    # public facts the observation does not carry: how many cards the discard pile holds, and how the face-up
+    # card in play came (plucked from the stock, taken as the option, forced on the player)
+    muck_count: int = 0
+    in_play_source: DrawSource | None = None
+
+    @property
+    def ended(self) -> HandEnded | None:
+        return next((e for e in self.events if isinstance(e, HandEnded)), None)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandReplay:
+    """One hand, step by step, for one viewer (``viewer_seat`` None: a stranger to that hand)."""
+
+    table_id: int
+    title: str
+    summary: HandSummary
+    viewer_id: int
+    viewer_seat: int | None
+    steps: tuple[ReplayStep, ...]
+
+    @property
+    def hand_no(self) -> int:
+        return self.summary.hand_no
+
+
+@dataclass(slots=True, kw_only=True)
+class _Hand:
+    summary: HandSummary
+    start: TableState  # the table just before the deal
+    actions: list[tuple[int, Action]]  # (seq, action), the deal first
+
+
+@dataclass(slots=True)
+class TableLog:
+    """A table's log, replayed: every hand's starting state and actions. Extended in place as the log grows."""
+
+    table_id: int
+    title: str
+    rules: Rules
+    state: TableState  # after ``last_seq``
+    last_seq: int = 0
+    hands: list[_Hand] = dataclasses.field(default_factory=list)
+
+    def extend(self, rows: Sequence[tuple[int, str, str]]) -> None:
+        """Apply the log rows after ``last_seq`` (``(seq, action, events)`` from the store)."""
+        for seq, text, _events in rows:
+            if seq <= self.last_seq:
+                continue
+            action = parse_action(text)
+            before = self.state
+            transition = engine.apply(before, action)
+            after = transition.state
+            if isinstance(action, StartHand):
+                started = next(e for e in transition.events if isinstance(e, HandStarted))
+                dealt = tuple(_player_id(after, s) for s in started.dealt)
+                summary = HandSummary(
+                    hand_no=started.hand_no,
+                    first_seq=seq,
+                    last_seq=seq,
+                    dealt=dealt,
+                    ended=None,
+                    winner_id=None,
+                    actions=1,
+                )
+                self.hands.append(_Hand(summary=summary, start=before, actions=[(seq, action)]))
+            elif self.hands and self.hands[-1].summary.ended is None and before.hand is not None:
+                current = self.hands[-1]
+                summary = dataclasses.replace(current.summary, last_seq=seq, actions=current.summary.actions + 1)
+                ended = next((e for e in transition.events if isinstance(e, HandEnded)), None)
+                if ended is not None:
+                    summary = _with_result(summary, ended, before, after, transition.events)
+                current.summary = summary
+                current.actions.append((seq, action))
+            self.state = after
+            self.last_seq = seq
+
+    def find(self, hand_no: int) -> _Hand:
+        for hand in self.hands:
+            if hand.summary.hand_no == hand_no:
+                return hand
+        raise HandNotFound(hand_no)
+
+
+def _player_id(state: TableState, seat: int) -> int:
+    s = state.seat(seat)
+    return s.player_id if s is not None else 0
+
+
+def _with_result(
+    summary: HandSummary, ended: HandEnded, before: TableState, after: TableState, events: Sequence[Event]
+) -> HandSummary:
+    def who(seat: int) -> int:
+        s = before.seat(seat) or after.seat(seat)
+        return s.player_id if s is not None else 0
+
+    won = 0
+    if ended.winner is not None:
+        won = sum(e.amount for e in events if isinstance(e, ChipsMoved) and e.payee == ended.winner)
+    return dataclasses.replace(
+        summary,
+        ended=ended,
+        winner_id=who(ended.winner) if ended.winner is not None else None,
+        splitter_ids=tuple(who(s) for s in ended.splitters),
+        winner_chips=won,
+    )
+
+
+# --------------------------------------------------------------------------------------------- steps
+
+
+def _in_play_source(state: TableState) -> DrawSource | None:
+    turn = state.hand.turn if state.hand is not None else None
+    return turn.source if turn is not None and turn.drawn is not None else None
+
+
+def _public_seats(state: TableState) -> tuple[Seat | None, ...]:
+    return state.seats  # Seat holds only public facts: player id, stack, doubles, away, leaving
+
+
+def _board(state: TableState) -> Observation:
+    """What a stranger sees: between hands, the finished hand's board (melds and counts, never the cards)."""
+    if state.hand is None and state.last_hand is not None:
+        state = dataclasses.replace(state, hand=state.last_hand)
+    return engine.observe(state, STRANGER)
+
+
+def _own(state: TableState, seat: int | None) -> tuple[Card, ...]:
+    if seat is None:
+        return ()
+    hand = state.hand if state.hand is not None else state.last_hand
+    if hand is None or not 0 <= seat < len(hand.players):
+        return ()
+    player = hand.players[seat]
+    return player.hand if player is not None else ()
+
+
+def _visible(events: Sequence[Event], seat: int | None) -> tuple[Event, ...]:
+    out: list[Event] = []
+    for e in events:
+        if not e.visible_to(seat):
+            continue
+        if isinstance(e, HandStarted) and e.seed is not None:
+            e = dataclasses.replace(e, seed=None)  # the seed would reveal every card of the shoe
+        out.append(e)
+    return tuple(out)
+
+
+def _actor(action: Action) -> int | None:
+    seat = getattr(action, "seat", None)
+    return seat if isinstance(seat, int) else None
+
+
+def build_replay(log: TableLog, hand_no: int, viewer_id: int) -> HandReplay:
+    """The steps of hand ``hand_no`` as ``viewer_id`` may see them (CPU work: run it in a thread).
+
+    Raises:
+        HandNotFound: no such hand in the log.
+    """
+    hand = log.find(hand_no)
+    state = hand.start
+    steps: list[ReplayStep] = []
+    seat: int | None = None
+    for index, (seq, action) in enumerate(tuple(hand.actions)):  # a copy: the log may grow meanwhile
+        transition = engine.apply(state, action)
+        after = transition.state
+        if index == 0 and viewer_id in hand.summary.dealt:
+            started = next(e for e in transition.events if isinstance(e, HandStarted))
+            seat = next(s for s in started.dealt if _player_id(after, s) == viewer_id)
+        steps.append(
+            ReplayStep(
+                index=index,
+                seq=seq,
+                actor=_actor(action),
+                board=_board(after),
+                own=_own(after, seat),
+                events=_visible(transition.events, seat),
+                seats_before=_public_seats(state),
+                seats_after=_public_seats(after),
+                muck_count=len(after.hand.muck) if after.hand is not None else 0,
+                in_play_source=_in_play_source(after),
+            )
+        )
+        state = after
+    return HandReplay(
+        table_id=log.table_id,
+        title=log.title,
+        summary=hand.summary,
+        viewer_id=viewer_id,
+        viewer_seat=seat,
+        steps=tuple(steps),
+    )
+
+
+# --------------------------------------------------------------------------------------------- the service
+
+
+class ReplayService:
+    """Recent hands and hand replays of any table (open or closed), from its durable log.
+
+    Keeps the replayed logs of the ``cache_tables`` most recently used tables and reads only the log's new tail
+    on each request, so a replay at a long session costs one pass over the log the first time only.
+    """
+
+    def __init__(self, store: TableStore, *, cache_tables: int = 16) -> None:
+        self.store = store
+        self._cache: OrderedDict[int, TableLog] = OrderedDict()
+        self._cache_tables = cache_tables
+        self._locks: dict[int, asyncio.Lock] = {}
+
+    async def log(self, table_id: int) -> TableLog:
+        """The table's replayed log, up to its last committed action.
+
+        Raises:
+            NoTableHere: no table with that id was ever opened.
+        """
+        lock = self._locks.setdefault(table_id, asyncio.Lock())
+        async with lock:
+            cached = self._cache.get(table_id)
+            if cached is None:
+                row = await self.store.get_table(table_id)
+                if row is None:
+                    raise NoTableHere
+                config = TableConfig.from_json(row.config)
+                rules = config.rules()
+                cached = TableLog(
+                    table_id=table_id,
+                    title=config.title,
+                    rules=rules,
+                    state=initial_state(rules, table_id=table_id),
+                )
+            rows = await self.store.read_log(table_id, cached.last_seq)
+            if rows:
+                await asyncio.to_thread(cached.extend, rows)
+            self._cache[table_id] = cached
+            self._cache.move_to_end(table_id)
+            while len(self._cache) > self._cache_tables:
+                old, _ = self._cache.popitem(last=False)
+                self._locks.pop(old, None)
+            return cached
+
+    async def history(self, table_id: int, *, limit: int = 10) -> list[HandSummary]:
+        """The last ``limit`` hands dealt at the table, oldest first (the last one may be in progress)."""
+        log = await self.log(table_id)
+        return [h.summary for h in log.hands[-limit:]]
+
+    async def transcript(self, table_id: int) -> str:
+        """The table's whole log as a replayable transcript (``pancog.game.notation``: rules line, one action a line).
+
+        Raises:
+            NoTableHere.
+        """
+        log = await self.log(table_id)
+        rows = await self.store.read_log(table_id)
+        return dump_transcript(log.rules, [parse_action(text) for _seq, text, _events in rows])
+
+    async def replay(self, table_id: int, viewer_id: int, hand_no: int | None = None) -> HandReplay:
+        """Hand ``hand_no`` (default: the viewer's last hand here, else the table's last hand) for ``viewer_id``.
+
+        Raises:
+            NoTableHere, HandNotFound.
+        """
+        log = await self.log(table_id)
+        if hand_no is None:
+            hand_no = default_hand(log, viewer_id)
+        return await asyncio.to_thread(build_replay, log, hand_no, viewer_id)
+
+
+def default_hand(log: TableLog, viewer_id: int) -> int:
+    """The viewer's last hand at the table (finished or not), else the table's last hand.
+
+    Raises:
+        HandNotFound: nothing was dealt yet.
+    """
+    for hand in reversed(log.hands):
+        if viewer_id in hand.summary.dealt:
+            return hand.summary.hand_no
+    if not log.hands:
+        raise HandNotFound(None)
+    return log.hands[-1].summary.hand_no
