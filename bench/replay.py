@@ -4,8 +4,8 @@ Run: .venv/bin/python bench/replay.py [--runs N] [--cpu] [--min-actions 250]
 Pins itself to one CPU core. Plays 8-seat hands from seeded deals (the engine's plays, a seeded mix of the
 best-paying and random legal moves) until one lasts at least ``--min-actions`` actions, then measures, warm:
 
-- the live board at each step of that hand (presenters.table_snapshot + render + PNG: what the bot posts);
-- a replay step: its public board (presenters.board_snapshot + render + PNG), and board + the viewer's hand;
+- the live board at each step of that hand (table_snapshot + render + PNG: what the bot posts);
+- a replay step: its public board (board_snapshot + render + PNG), and board + the viewer's hand;
 - building the replay (log replay + per-step observation), and the shared animation (frames + GIF): time, bytes.
 """
 
@@ -25,7 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import PIL
 
-from pancog.adapter import presenters, replay_images
+from pancog.adapter import replay_images
+from pancog.adapter.presenters.replay import board_snapshot
+from pancog.adapter.presenters.table import table_snapshot
 from pancog.game import engine
 from pancog.game.actions import Sit, StartHand
 from pancog.game.notation import format_action
@@ -102,13 +104,13 @@ def main() -> None:
     build_ms = (_clock() - start) * 1000
     stranger = build_replay(log, 1, 0)
     n = len(viewer.steps)
-    render_table(presenters.table_snapshot(states[0], NAMES, title="Bench"))  # warm the sprites and fonts
+    render_table(table_snapshot(states[0], NAMES, title="Bench"))  # warm the sprites and fonts
 
     def live(i: int) -> bytes:
-        return to_png(render_table(presenters.table_snapshot(states[i], NAMES, title="Bench", notes=(f"move {i}",))))
+        return to_png(render_table(table_snapshot(states[i], NAMES, title="Bench", notes=(f"move {i}",))))
 
     def step_board(i: int) -> bytes:
-        return to_png(render_table(presenters.board_snapshot(viewer, i, NAMES)))
+        return to_png(render_table(board_snapshot(viewer, i, NAMES)))
 
     def step_both(i: int) -> tuple[bytes, bytes | None]:
         return replay_images.render_step(viewer, i, NAMES)

@@ -1,5 +1,5 @@
-"""Hand replays and history (pancog/services/replay.py, pancog/presenters.py): steps, wording, images, and the privacy
-proof.
+"""Hand replays and history (pancog/services/replay.py, pancog/adapter/presenters/replay.py): steps, wording,
+images, and the privacy proof.
 
 The privacy proof replays whole recorded hands for every seat and for a stranger and checks, per step, every card
 the replay shows — the board snapshot, the viewer's hand, the step's text and the shared animation's frames —
@@ -18,7 +18,19 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from pancog.adapter import presenters, replay_images
+from pancog.adapter import replay_images
+from pancog.adapter.presenters.replay import (
+    MAX_JUMPS,
+    board_snapshot,
+    jump_options,
+    outcome_of,
+    own_hand_snapshot,
+    replay_history_text,
+    step_line,
+    step_text,
+    summary_line,
+)
+from pancog.adapter.presenters.table import table_snapshot
 from pancog.game import engine
 from pancog.game.actions import Action, Rebuy
 from pancog.game.cards import Card, parse_card
@@ -204,18 +216,18 @@ def check_replay(log: TableLog, replay: HandReplay, viewer_seat: int | None) -> 
     for step, (state, events) in zip(replay.steps, truth, strict=True):
         board = public_board(state)
         own = Counter(own_cards(state, viewer_seat))
-        snap = presenters.board_snapshot(replay, step.index, NAMES)
-        live = presenters.table_snapshot(state, NAMES, title="live")
+        snap = board_snapshot(replay, step.index, NAMES)
+        live = table_snapshot(state, NAMES, title="live")
         assert snapshot_cards(snap) == snapshot_cards(live), f"step {step.index}: the board image is not the board"
         assert not snapshot_cards(snap) - board, f"step {step.index}: the board image shows a hidden card"
         assert (snap.in_play, snap.discard, snap.discard_count) == (live.in_play, live.discard, live.discard_count)
-        hand = presenters.own_hand_snapshot(replay, step.index)
+        hand = own_hand_snapshot(replay, step.index)
         if viewer_seat is None:
             assert hand is None and step.own == ()
         else:
             assert hand is not None and Counter(hand.cards) == own, f"step {step.index}: not the viewer's hand"
             own_shown += len(hand.cards)
-        text = presenters.step_text(replay, step.index, NAMES)
+        text = step_text(replay, step.index, NAMES)
         assert ("Your hand" in text) == (viewer_seat is not None)
         # Cards of one name are indistinguishable, so a text may name a card if some copy of it is public or the
         # viewer's own; and no other player's hand may appear as a listing (the way a leak would show).
@@ -280,7 +292,7 @@ async def test_replay_steps_lines_and_results(env: Env) -> None:
     assert summary.finished and summary.ended is not None
     assert len(replay.steps) == summary.actions == summary.last_seq - summary.first_seq + 1
     assert [s.seq for s in replay.steps] == list(range(summary.first_seq, summary.last_seq + 1))
-    lines = [presenters.step_line(s, NAMES) for s in replay.steps]
+    lines = [step_line(s, NAMES) for s in replay.steps]
     assert lines[0].startswith("Hand 2 dealt to 4 players")
     assert all(lines)
     assert "Hand 2 is" in lines[-1]
@@ -289,7 +301,7 @@ async def test_replay_steps_lines_and_results(env: Env) -> None:
         start = log.find(2).start
         seat = start.seats[end.winner]
         assert seat is not None and summary.winner_id == seat.player_id
-        assert NAMES[seat.player_id] in presenters.summary_line(summary, NAMES)
+        assert NAMES[seat.player_id] in summary_line(summary, NAMES)
 
 
 async def test_replay_default_hand_is_the_viewers_last(env: Env) -> None:
@@ -328,9 +340,9 @@ async def test_replay_history_follows_the_log(env: Env) -> None:
     assert [s.hand_no for s in later] == [1, 2, 3]
     assert later[0] == first[0]
     assert later[1].finished and not later[2].finished
-    text = presenters.replay_history_text(later, NAMES)
+    text = replay_history_text(later, NAMES)
     assert text.index("Hand 3") < text.index("Hand 1") and "in progress" in text
-    assert presenters.replay_history_text([], NAMES) == "No hand has been dealt at this table yet."
+    assert replay_history_text([], NAMES) == "No hand has been dealt at this table yet."
     limited = await env.replays.history(TABLE, limit=2)
     assert [s.hand_no for s in limited] == [2, 3]
 
@@ -361,7 +373,7 @@ async def test_replay_render_step_and_animation(env: Env) -> None:
     with Image.open(io.BytesIO(gif)) as im:
         assert im.format == "GIF"
         n = getattr(im, "n_frames", 1)
-        extra = 1 if presenters.outcome_of(stranger, NAMES) is not None else 0
+        extra = 1 if outcome_of(stranger, NAMES) is not None else 0
         assert n == min(10, len(stranger.steps)) + extra
 
 
@@ -392,9 +404,9 @@ async def test_replay_jump_options_are_few_and_cover_the_hand(env: Env) -> None:
     await open_table(env)
     await play(env, hands=1)
     replay = await env.replays.replay(TABLE, PLAYERS[0], 1)
-    options = presenters.jump_options(replay, NAMES)
+    options = jump_options(replay, NAMES)
     values = [int(v) for v, _ in options]
-    assert 2 <= len(options) <= presenters.MAX_JUMPS
+    assert 2 <= len(options) <= MAX_JUMPS
     assert values[0] == 0 and values[-1] == len(replay.steps) - 1 and values == sorted(set(values))
     assert options[0][1] == "The deal" and options[-1][1].startswith("The end: Hand 1 — ")
     assert all(len(label) <= 100 for _, label in options)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pancog.adapter import presenters
+from pancog.adapter.presenters.replay import watch_announcement, watched_hand_text
 from pancog.game.cards import parse_cards
 from pancog.game.errors import PanError
 from pancog.game.events import HandEnded
@@ -183,7 +183,7 @@ async def test_watch_ends_when_the_table_closes(env: Env) -> None:
 def test_watch_wording_names_the_owner_not_you() -> None:
     """The watcher's view says whose hand it is (never "Your hand"); the public announcement names no card."""
     snap = HandSnapshot(cards=parse_cards("5S 2C 5H"))
-    text = presenters.watched_hand_text("Ana", snap)
+    text = watched_hand_text("Ana", snap)
     assert text.startswith("Ana's hand, 3 cards by suit: 1 2C, 2 5H, 3 5S.") and "Your hand" not in text
-    announcement = presenters.watch_announcement("Ana", "<@50>")
+    announcement = watch_announcement("Ana", "<@50>")
     assert "<@50>" in announcement and not re.search(r"\b[A2-7JQK][CDHS♣♦♥♠]", announcement)

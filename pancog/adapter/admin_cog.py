@@ -15,11 +15,22 @@ from typing import Any, Literal
 import discord
 from discord import app_commands
 
-from pancog.adapter import presenters
 from pancog.adapter.base import PRESET_CHOICES, PanCog
 from pancog.adapter.board import Boards
 from pancog.adapter.checks import is_moderator, moderator
 from pancog.adapter.errors import BadOption
+from pancog.adapter.presenters.admin import (
+    AUDIT_FOR_MODERATORS,
+    CHANNEL_NEEDED,
+    NEEDS_MODERATOR,
+    PING_AFTER_RANGE,
+    STATUS_FOR_MODERATORS,
+    audit_text,
+    channels_text,
+    server_config_text,
+)
+from pancog.adapter.presenters.bank import AMOUNT_NOT_ZERO, granted
+from pancog.adapter.presenters.common import name_of
 from pancog.adapter.runtime import PanRuntime
 from pancog.services.prefs import PING_AFTER_MAX
 from pancog.services.tables import preset_or_default
@@ -72,9 +83,9 @@ class AdminCog(PanCog, name="PanAdmin"):
         guild_id = interaction.guild_id or 0
         current = await rt.ledger.settings(guild_id)
         if not is_moderator(interaction, current.moderator_role_id):
-            raise BadOption(presenters.NEEDS_MODERATOR)
+            raise BadOption(NEEDS_MODERATOR)
         if ping_after is not None and not 0 <= ping_after <= PING_AFTER_MAX:  # Discord enforces it; refuse forgeries
-            raise BadOption(presenters.PING_AFTER_RANGE)  # before anything changes
+            raise BadOption(PING_AFTER_RANGE)  # before anything changes
         changes: dict[str, Any] = {}
         for key, value in (("preset", preset), ("starting_chips", starting_chips), ("daily_amount", daily_amount)):
             if value is not None:
@@ -90,7 +101,7 @@ class AdminCog(PanCog, name="PanAdmin"):
                     self.boards.get(session).kick()
         if ping_after is not None:  # from the next turn on
             display = await rt.display.set_ping_after(guild_id, ping_after)
-        text = presenters.server_config_text(
+        text = server_config_text(
             preset_or_default(new.preset),
             new.starting_chips,
             new.daily_amount,
@@ -105,9 +116,9 @@ class AdminCog(PanCog, name="PanAdmin"):
     async def grant(self, interaction: discord.Interaction, user: discord.Member, amount: int, reason: str) -> None:
         rt = await self.defer(interaction)
         guild_id = interaction.guild_id or 0
-        await self._require_moderator(interaction, presenters.NEEDS_MODERATOR)
+        await self._require_moderator(interaction, NEEDS_MODERATOR)
         if amount == 0:
-            raise BadOption(presenters.AMOUNT_NOT_ZERO)
+            raise BadOption(AMOUNT_NOT_ZERO)
         rt.remember(user)
         await rt.ledger.ensure_player(guild_id, user.id)
         if amount > 0:
@@ -115,12 +126,12 @@ class AdminCog(PanCog, name="PanAdmin"):
         else:
             await rt.ledger.take(guild_id, user.id, -amount, actor=interaction.user.id, reason=reason)
         bank = await rt.ledger.balance(guild_id, user.id)
-        await self.respond(interaction, presenters.granted(amount, user.display_name, bank))
+        await self.respond(interaction, granted(amount, user.display_name, bank))
 
     @admin.command(name="status", description="Pan bot status: open tables, players, hands, renders, last errors")
     async def status(self, interaction: discord.Interaction) -> None:
         rt = await self.defer(interaction)
-        await self._require_moderator(interaction, presenters.STATUS_FOR_MODERATORS)
+        await self._require_moderator(interaction, STATUS_FOR_MODERATORS)
         status = rt.health.report(interaction.guild_id)
 
         def channel_name(channel_id: int) -> str:
@@ -128,7 +139,7 @@ class AdminCog(PanCog, name="PanAdmin"):
             return f"#{getattr(channel, 'name', None) or channel_id}"
 
         def name(user_id: int) -> str:
-            return presenters.name_of(rt.names, user_id)
+            return name_of(rt.names, user_id)
 
         head, _, rest = status.summary(names=name, channel=channel_name).partition("\n")
         renders = rt.renders.figures().line()  # the render scheduler (pancog/infra/renderq/)
@@ -137,7 +148,7 @@ class AdminCog(PanCog, name="PanAdmin"):
     @admin.command(name="audit", description="Pan chip ledger audit: every chip accounted for")
     async def audit(self, interaction: discord.Interaction) -> None:
         rt = await self.defer(interaction)
-        await self._require_moderator(interaction, presenters.AUDIT_FOR_MODERATORS)
+        await self._require_moderator(interaction, AUDIT_FOR_MODERATORS)
         audit = await rt.ledger.audit()
         books: list[str] = []
         for session in rt.tables.sessions:
@@ -145,7 +156,7 @@ class AdminCog(PanCog, name="PanAdmin"):
                 books += [f"table {session.table_id}: {p}" for p in await rt.tables.check_books(session.table_id)]
         if not audit.ok or books:
             log.error("ledger audit failed: %s %s", audit.problems[:5], books[:5])
-        await self.respond(interaction, presenters.audit_text(audit.summary(), books)[:1990])
+        await self.respond(interaction, audit_text(audit.summary(), books)[:1990])
 
     @admin.command(name="channels", description="Pan channels: allow Pan only in the channels you pick")
     @app_commands.describe(
@@ -160,9 +171,9 @@ class AdminCog(PanCog, name="PanAdmin"):
     ) -> None:
         rt = await self.defer(interaction)
         guild_id = interaction.guild_id or 0
-        await self._require_moderator(interaction, presenters.NEEDS_MODERATOR)
+        await self._require_moderator(interaction, NEEDS_MODERATOR)
         if action in ("add", "remove") and where is None:
-            raise BadOption(presenters.CHANNEL_NEEDED)
+            raise BadOption(CHANNEL_NEEDED)
         if action == "add" and where is not None:
             allowed = await rt.channels.add(guild_id, where.id)
         elif action == "remove" and where is not None:
@@ -171,4 +182,4 @@ class AdminCog(PanCog, name="PanAdmin"):
             allowed = await rt.channels.clear(guild_id)
         else:
             allowed = await rt.channels.allowed(guild_id)
-        await self.respond(interaction, presenters.channels_text(sorted(allowed)))
+        await self.respond(interaction, channels_text(sorted(allowed)))

@@ -9,9 +9,11 @@ from typing import Literal
 import discord
 from discord import app_commands
 
-from pancog.adapter import presenters
 from pancog.adapter.base import IN_PAN, PanCog
 from pancog.adapter.errors import send_ephemeral
+from pancog.adapter.presenters.bank import balance_text, daily_text, leaderboard_text, season_bank_text
+from pancog.adapter.presenters.hand import settings_text
+from pancog.adapter.presenters.league import league_board
 from pancog.services.prefs import DmMode, PingMode, SortOrder
 
 __all__ = ["BankCog"]
@@ -30,12 +32,12 @@ class BankCog(PanCog, name="PanBank"):
             if s.guild_id == guild_id:
                 seat = s.state.seat(s.seat_of(interaction.user.id))
                 stacks[s.bank_scope] = stacks.get(s.bank_scope, 0) + (seat.stack if seat is not None else 0)
-        text = presenters.balance_text(bank, stacks.get(guild_id, 0))
+        text = balance_text(bank, stacks.get(guild_id, 0))
         league = rt.league
         season = await league.active_season(guild_id) if league is not None else None
         if league is not None and season is not None and season.mode == "bank":  # chip leagues (issue 16)
             held = await league.season_bank(guild_id, interaction.user.id)
-            text += "\n" + presenters.season_bank_text(season, held, stacks.get(season.scope_id, 0))
+            text += "\n" + season_bank_text(season, held, stacks.get(season.scope_id, 0))
         await send_ephemeral(interaction, text)
 
     @app_commands.command(name="daily", description="Claim your daily chips", extras=IN_PAN)
@@ -43,7 +45,7 @@ class BankCog(PanCog, name="PanBank"):
         rt = await self.defer(interaction)
         claim = await rt.ledger.claim_daily(interaction.guild_id or 0, interaction.user.id)
         hours = int(claim.next_claim_in.total_seconds() // 3600)
-        text = presenters.daily_text(claimed=claim.claimed, amount=claim.amount, bank=claim.balance, hours_left=hours)
+        text = daily_text(claimed=claim.claimed, amount=claim.amount, bank=claim.balance, hours_left=hours)
         await send_ephemeral(interaction, text)
 
     @app_commands.command(name="leaderboard", description="Top ten of this server, and your own rank", extras=IN_PAN)
@@ -60,12 +62,12 @@ class BankCog(PanCog, name="PanBank"):
         rt = await self.defer(interaction, ephemeral=private)
         if rt.league is None:  # no league service: the bank's top ten
             rows = await rt.ledger.leaderboard(interaction.guild_id or 0, 10)
-            await self.respond(interaction, presenters.leaderboard(rows, rt.names), ephemeral=False)
+            await self.respond(interaction, leaderboard_text(rows, rt.names), ephemeral=False)
             return
         board = await rt.league.leaderboard(
             interaction.guild_id or 0, metric=metric, period=period, caller=interaction.user.id
         )
-        await self.respond(interaction, presenters.league_board(board, rt.names), ephemeral=private)
+        await self.respond(interaction, league_board(board, rt.names), ephemeral=private)
 
     @app_commands.command(
         name="settings",
@@ -108,7 +110,7 @@ class BankCog(PanCog, name="PanBank"):
         if four_colour is not None:
             changes["four_color"] = four_colour
         prefs = await rt.settings.update(interaction.user.id, **changes)
-        text = presenters.settings_text(
+        text = settings_text(
             ping=prefs.ping.value,
             dm_mode=prefs.dm_mode.value,
             dm_closed=prefs.dm_closed,

@@ -18,8 +18,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from pancog.adapter import ack, presenters
+from pancog.adapter import ack
 from pancog.adapter.errors import deliver, report, reusable_file
+from pancog.adapter.presenters.admin import pan_not_here
 from pancog.adapter.runtime import Handler, PanRuntime
 from pancog.game.rules import PRESETS
 from pancog.infra import logs
@@ -115,7 +116,7 @@ class PanCog(commands.Cog):
             parent = getattr(interaction.channel, "parent_id", None)
             if not await self.rt.channels.permits(interaction.guild_id, interaction.channel_id, parent):
                 allowed = await self.rt.channels.allowed(interaction.guild_id)
-                raise app_commands.CheckFailure(presenters.pan_not_here(sorted(allowed)))
+                raise app_commands.CheckFailure(pan_not_here(sorted(allowed)))
         return True
 
     async def cog_app_command_error(

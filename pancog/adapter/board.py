@@ -27,8 +27,29 @@ from typing import Any
 
 import discord
 
-from pancog.adapter import ack, presenters
+from pancog.adapter import ack
 from pancog.adapter.errors import PanView, deliver, reusable_file, send_dm
+from pancog.adapter.presenters.admin import board_failed
+from pancog.adapter.presenters.common import name_of
+from pancog.adapter.presenters.hand import DONT_DRAW_AGAIN
+from pancog.adapter.presenters.table import (
+    board_in_words,
+    board_text,
+    channel_deleted,
+    countdown_line,
+    describe_events,
+    end_text,
+    hand_nets,
+    hand_over_title,
+    headline,
+    missing_permissions,
+    nets_text,
+    outcome_snapshot,
+    table_snapshot,
+    table_title,
+    turn_dm,
+    turn_ping,
+)
 from pancog.adapter.runtime import PanRuntime, runtime_of
 from pancog.game import engine
 from pancog.game.actions import AcceptSplit, Force, FoulCall, OfferSplit
@@ -68,7 +89,7 @@ BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
     "knock": ("Knock", discord.ButtonStyle.success),
     "sluff": ("Sluff", discord.ButtonStyle.secondary),
     "draw": ("Draw", discord.ButtonStyle.primary),
-    "nodraw": (presenters.DONT_DRAW_AGAIN, discord.ButtonStyle.secondary),  # in My hand, on the double draw
+    "nodraw": (DONT_DRAW_AGAIN, discord.ButtonStyle.secondary),  # in My hand, on the double draw
     "take": ("Take", discord.ButtonStyle.success),
     "hand": ("My hand", discord.ButtonStyle.primary),
     "force": ("Force", discord.ButtonStyle.danger),
@@ -267,7 +288,7 @@ class Boards:
         if any(isinstance(e, HandStarted) for e in events):
             board.lines.clear()
             board.new_post = True
-        board.lines.extend(presenters.describe_events(applied.before, applied.state, self.rt.names, events))
+        board.lines.extend(describe_events(applied.before, applied.state, self.rt.names, events))
         if any(isinstance(e, HandEnded) for e in events):
             board.summaries.append(applied)
         board.kick()
@@ -298,7 +319,7 @@ class Boards:
         seat = after.seat(new)
         if seat is None or seat.player_id <= 0 or seat.away:
             return  # a computer player (or an away seat played by one) needs no notification
-        what = presenters.describe_events(before, after, self.rt.names, applied.events)
+        what = describe_events(before, after, self.rt.names, applied.events)
         declaring = after.hand.phase is Phase.DECLARING
         server_grace = self.grace(session)
         slow = (session.table_id, seat.player_id) in self._slow
@@ -308,7 +329,7 @@ class Boards:
             session.channel_id,
             session.guild_id,
             seat.player_id,
-            presenters.turn_ping(seat.player_id, presenters.headline(what), declaring=declaring),
+            turn_ping(seat.player_id, headline(what), declaring=declaring),
             applied,
             grace,
             self.now(),
@@ -522,13 +543,13 @@ class Boards:
         prefs = await self.rt.settings.get(ping.user_id)
         if prefs.dm_mode is DmMode.TURN and not prefs.dm_closed:
             channel = self.rt.bot.get_channel(ping.channel_id)
-            await send_dm(self.rt.bot, ping.user_id, presenters.turn_dm(getattr(channel, "name", None)))
+            await send_dm(self.rt.bot, ping.user_id, turn_dm(getattr(channel, "name", None)))
 
     # -- renders
     def title(self, session: TableSession) -> str:
         channel = self.rt.bot.get_channel(session.channel_id)
         name = getattr(channel, "name", None)
-        return session.config.title or presenters.table_title(name)
+        return session.config.title or table_title(name)
 
     def clock_line(self, session: TableSession) -> str:
         """The board's countdown: Discord renders ``<t:..:R>`` live, so no edit is needed while it runs."""
@@ -536,7 +557,7 @@ class Boards:
         info = clock.turn_info(session.table_id) if clock is not None else None
         if info is None or info.away:
             return ""
-        return presenters.clock_line(presenters.name_of(self.rt.names, info.player_id), int(info.deadline))
+        return countdown_line(name_of(self.rt.names, info.player_id), int(info.deadline))
 
     async def payload(
         self, session: TableSession, lines: list[str], *, priority: Priority = Priority.URGENT
@@ -564,8 +585,8 @@ class Boards:
             state, notes = session.state, lines()
             title = self.title(session)
             four_color = rt.display.cached(abs(session.guild_id)).four_color  # the server's choice (#14.9)
-            snap = presenters.table_snapshot(state, rt.names, title=title, notes=notes[-3:], four_color=four_color)
-            text = presenters.board_text(
+            snap = table_snapshot(state, rt.names, title=title, notes=notes[-3:], four_color=four_color)
+            text = board_text(
                 state,
                 rt.names,
                 title=title,
@@ -588,8 +609,8 @@ class Boards:
         """PRIVATE: the board in words (the Text view button): recent events and the image's text twin."""
         board = self.rt.boards.get(session.table_id)
         lines = list(board.lines) if isinstance(board, Board) else []
-        snap = presenters.table_snapshot(session.state, self.rt.names, title=self.title(session), notes=lines[-3:])
-        return presenters.text_view(lines, table_text(snap))
+        snap = table_snapshot(session.state, self.rt.names, title=self.title(session), notes=lines[-3:])
+        return board_in_words(lines, table_text(snap))
 
     # -- Discord faults
     def failed(self, board: Board, error: Exception) -> None:
@@ -601,7 +622,7 @@ class Boards:
             if isinstance(error, discord.NotFound) and error.code == 10003:  # Unknown Channel
                 self.rt.spawn(self.channel_gone(session.channel_id), name="pan-ops-channel-gone")
                 return
-            health.record_error(table_id, presenters.board_failed(str(error)))
+            health.record_error(table_id, board_failed(str(error)))
             if isinstance(error, discord.Forbidden):
                 health.count("board_forbidden")
                 log.warning("missing permissions to post the board in channel %s: %s", session.channel_id, error)
@@ -627,7 +648,7 @@ class Boards:
         self._host_told[session.table_id] = now
         channel = self.rt.bot.get_channel(session.channel_id)
         where = f"#{getattr(channel, 'name', None) or session.channel_id}"
-        await send_dm(self.rt.bot, session.host_id, presenters.missing_permissions(where, str(error)))
+        await send_dm(self.rt.bot, session.host_id, missing_permissions(where, str(error)))
 
     async def channel_gone(self, channel_id: int) -> None:
         """The table's channel or thread was deleted: close the table, every stack back to its bank."""
@@ -644,7 +665,7 @@ class Boards:
             rt.health.count("channels_deleted")
             rt.health.forget(session.table_id)
             log.warning("channel deleted: table closed, chips returned %s", returned)
-            await send_dm(rt.bot, session.host_id, presenters.channel_deleted(returned, rt.names))
+            await send_dm(rt.bot, session.host_id, channel_deleted(returned, rt.names))
 
 
 class Board:
@@ -842,13 +863,11 @@ class Board:
         (its text twin as the alt text)."""
         rt = self.runtime
         ended = next(e for e in applied.events if isinstance(e, HandEnded))
-        title = presenters.end_text(
-            applied.before if applied.before.hand is not None else applied.state, rt.names, ended
-        )
-        embed = discord.Embed(title=presenters.hand_over_title(title), colour=discord.Colour.dark_green())
-        nets = presenters.hand_nets(applied.state, applied.events)  # the outcome image's figures, from the engine
-        embed.description = presenters.nets_text(applied.state, rt.names, nets)
-        snap = presenters.outcome_snapshot(
+        title = end_text(applied.before if applied.before.hand is not None else applied.state, rt.names, ended)
+        embed = discord.Embed(title=hand_over_title(title), colour=discord.Colour.dark_green())
+        nets = hand_nets(applied.state, applied.events)  # the outcome image's figures, from the engine
+        embed.description = nets_text(applied.state, rt.names, nets)
+        snap = outcome_snapshot(
             applied.before,
             applied.state,
             rt.names,

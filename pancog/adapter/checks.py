@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from pancog.adapter import presenters
+from pancog.adapter.presenters.table import not_seated_here
+from pancog.adapter.presenters.tournament import TOURNEY_TABLE_REFUSAL
 from pancog.game.errors import PanError
 from pancog.services.ledger import ChipLedger
 from pancog.services.tables import NotHost, TableSession
@@ -55,7 +56,7 @@ def seat_of_member(session: TableSession, member: discord.abc.User) -> int:
     """The seat of ``member`` at the table (a private error naming them if they are not seated)."""
     seat = session.find_seat(member.id)
     if seat is None:
-        raise PanError(presenters.not_seated_here(member.display_name))
+        raise PanError(not_seated_here(member.display_name))
     return seat
 
 
@@ -63,7 +64,7 @@ class TournamentTable(PanError):
     code = "tournament_table"
 
     def __init__(self) -> None:
-        super().__init__(presenters.TOURNEY_TABLE_REFUSAL)
+        super().__init__(TOURNEY_TABLE_REFUSAL)
 
 
 def refuse_at_tournament_table(rt: PanRuntime, table_id: int) -> None:

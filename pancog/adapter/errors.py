@@ -27,7 +27,8 @@ import discord
 from discord import app_commands
 
 from pancog.adapter.ack import settle
-from pancog.adapter.presenters import NEEDS_MODERATOR, SOMETHING_WRONG
+from pancog.adapter.presenters.admin import NEEDS_MODERATOR
+from pancog.adapter.presenters.common import SOMETHING_WRONG
 from pancog.adapter.safety import shown
 from pancog.game.errors import NotationError, PanError
 

@@ -21,9 +21,21 @@ from typing import Any
 
 import discord
 
-from pancog.adapter import presenters
 from pancog.adapter.board import BoardButton
 from pancog.adapter.errors import PanView, answer, fit_view, send_ephemeral
+from pancog.adapter.presenters.common import DONE
+from pancog.adapter.presenters.hand import (
+    DM_CLOSED_NOTICE,
+    MENU_OUT_OF_DATE,
+    SELECT_PLACEHOLDERS,
+    action_label,
+    hand_dm_text,
+    hand_now,
+    hand_snapshot,
+    next_step,
+    not_in_hand,
+    private_result,
+)
 from pancog.adapter.runtime import PanRuntime, runtime_of
 from pancog.game import engine
 from pancog.game.actions import Action, DeclineDraw, Discard
@@ -88,7 +100,7 @@ def chosen_play(state: TableState, seat: int, user_id: int, kind: str, values: t
         for value, action, _ in everything[kind]:
             if value == token:
                 return action
-    raise PanError(presenters.MENU_OUT_OF_DATE)
+    raise PanError(MENU_OUT_OF_DATE)
 
 
 class Hands:
@@ -134,18 +146,18 @@ class Hands:
         prefs = await rt.settings.get(player_id)
         if prefs.dm_closed or prefs.dm_mode is DmMode.OFF:
             return
-        snap = presenters.hand_snapshot(state, seat, sort=prefs.sort.value, four_color=prefs.four_color)
+        snap = hand_snapshot(state, seat, sort=prefs.sort.value, four_color=prefs.four_color)
         try:
             png = await rt.renders.render(render_hand_png, snap, priority=Priority.DM)
         except RenderQueueClosed:
             return  # the bot is stopping
         guild = rt.bot.get_guild(abs(session.guild_id))  # computer players (issue 8): practice tables store -G
         channel = rt.bot.get_channel(session.channel_id)
-        text = presenters.hand_dm_text(
+        text = hand_dm_text(
             guild.name if guild else "your server",
             getattr(channel, "name", None) or "the table",
             state.hand_no,
-            hand_text(snap) if deal else presenters.hand_now(hand_text(snap)),
+            hand_text(snap) if deal else hand_now(hand_text(snap)),
         )
         try:
             dm = await rt.bot.create_dm(discord.Object(id=player_id))
@@ -159,7 +171,7 @@ class Hands:
     async def notice_prefix(self, user_id: int) -> str:
         """The one-time private notice after a refused DM ('' otherwise)."""
         if await self.rt.settings.take_notice(user_id):
-            return presenters.DM_CLOSED_NOTICE + "\n"
+            return DM_CLOSED_NOTICE + "\n"
         return ""
 
     # -- the panel
@@ -175,7 +187,7 @@ class Hands:
         result = ""
         if after is not None:
             to_act = obs.to_act if after.state is state else engine.to_act(after.state)  # a later action landed
-            result = presenters.private_result(after.before, after.state, seat, after.events, to_act=to_act)
+            result = private_result(after.before, after.state, seat, after.events, to_act=to_act)
         content, file, view = await self._panel(session, user_id, obs)
         return (f"{result}\n{content}"[:2000] if result else content), file, view
 
@@ -186,12 +198,10 @@ class Hands:
         notice = await self.notice_prefix(user_id)
         view = HandView(session.table_id, obs, user_id)
         if state.hand is None or state.hand.players[seat] is None:
-            return notice + presenters.not_in_hand(dealt=state.hand is not None), None, view
-        snap = presenters.hand_snapshot(
-            state, seat, sort=prefs.sort.value, four_color=prefs.four_color, plays=view.plays
-        )
+            return notice + not_in_hand(dealt=state.hand is not None), None, view
+        snap = hand_snapshot(state, seat, sort=prefs.sort.value, four_color=prefs.four_color, plays=view.plays)
         png = await self.rt.renders.render(render_hand_png, snap, priority=Priority.URGENT)
-        step = presenters.next_step(state, seat, to_act=obs.to_act)
+        step = next_step(state, seat, to_act=obs.to_act)
         content = f"{notice}Hand {state.hand_no}. {hand_text(snap)}" + (f"\n{step}" if step else "")
         return content[:2000], discord.File(io.BytesIO(png), filename="hand.png"), view
 
@@ -215,9 +225,9 @@ class Hands:
         text = ""
         if seat is not None:
             to_act = engine.to_act(applied.state)
-            text = presenters.private_result(applied.before, applied.state, seat, applied.events, to_act=to_act)
+            text = private_result(applied.before, applied.state, seat, applied.events, to_act=to_act)
         notice = await self.notice_prefix(user_id)
-        await send_ephemeral(interaction, (notice + (text or presenters.DONE))[:2000])
+        await send_ephemeral(interaction, (notice + (text or DONE))[:2000])
 
 
 class HandView(PanView):
@@ -234,8 +244,7 @@ class HandView(PanView):
         menus = offered(obs, user_id, self.plays)
         for kind, entries in menus.items():
             options = [
-                discord.SelectOption(label=presenters.action_label(action, pays), value=token)
-                for token, action, pays in entries
+                discord.SelectOption(label=action_label(action, pays), value=token) for token, action, pays in entries
             ]
             if options:
                 self.add_item(PlaySelect(table_id, kind, options))
@@ -252,7 +261,7 @@ class PlaySelect(
         super().__init__(
             discord.ui.Select(
                 custom_id=f"pan:t:{table_id}:{kind}",
-                placeholder=presenters.SELECT_PLACEHOLDERS[kind],
+                placeholder=SELECT_PLACEHOLDERS[kind],
                 options=options or [discord.SelectOption(label="-", value="-")],
             )
         )

@@ -14,12 +14,26 @@ from typing import Any, Literal
 import discord
 from discord import app_commands
 
-from pancog.adapter import presenters
 from pancog.adapter.admin import season
 from pancog.adapter.base import IN_PAN, PanCog
 from pancog.adapter.board import Boards
 from pancog.adapter.checks import is_moderator
 from pancog.adapter.errors import BadOption, send_ephemeral
+from pancog.adapter.presenters.admin import NEEDS_MODERATOR
+from pancog.adapter.presenters.league import (
+    NO_LEAGUE,
+    excluded_text,
+    included_text,
+    league_flags,
+    season_standings,
+    season_started,
+    season_table_closed,
+    stats_rows,
+    winner_role_note,
+    winner_role_reason,
+    winner_roles_failed,
+    winner_roles_given,
+)
 from pancog.adapter.roles import give_role
 from pancog.adapter.runtime import PanRuntime
 from pancog.infra.renderq import Priority
@@ -83,13 +97,13 @@ class LeagueCog(PanCog, name="PanLeague"):
 
     def league(self) -> LeagueService:
         if self.rt.league is None:
-            raise BadOption(presenters.NO_LEAGUE)
+            raise BadOption(NO_LEAGUE)
         return self.rt.league
 
     async def _moderator(self, interaction: discord.Interaction[Any]) -> int:
         guild_id = interaction.guild_id or 0
         if not is_moderator(interaction, (await self.rt.ledger.settings(guild_id)).moderator_role_id):
-            raise BadOption(presenters.NEEDS_MODERATOR)
+            raise BadOption(NEEDS_MODERATOR)
         return guild_id
 
     # ------------------------------------------------------------------ background
@@ -144,7 +158,7 @@ class LeagueCog(PanCog, name="PanLeague"):
             self.rt.health.forget(session.table_id)
             channel = self.rt.bot.get_partial_messageable(session.channel_id, guild_id=session.guild_id)
             with contextlib.suppress(discord.HTTPException):
-                await channel.send(presenters.season_table_closed(returned, self.rt.names))
+                await channel.send(season_table_closed(returned, self.rt.names))
         return closed
 
     async def grant_winner_roles(self, info: SeasonInfo) -> str | None:
@@ -156,11 +170,11 @@ class LeagueCog(PanCog, name="PanLeague"):
         if role_id is None:
             return None
         winners = [row.user_id for row in info.standings if row.place <= WINNER_PLACES and row.user_id >= 0]
-        reason = presenters.winner_role_reason(info.season.number)
+        reason = winner_role_reason(info.season.number)
         given = await give_role(self.rt.bot, info.season.guild_id, role_id, winners, reason=reason)
         if given is None:
-            return presenters.winner_roles_failed()
-        return presenters.winner_roles_given(given)
+            return winner_roles_failed()
+        return winner_roles_given(given)
 
     # ------------------------------------------------------------------ /pan
 
@@ -175,7 +189,7 @@ class LeagueCog(PanCog, name="PanLeague"):
         subtitle = f"rating {display(rating.score, rating.rated)}"
         if card.season is not None:
             subtitle = f"season {card.season.number} ({card.season.name}) · " + subtitle
-        snap = StatsSnapshot(who.display_name, subtitle, presenters.stats_rows(card))
+        snap = StatsSnapshot(who.display_name, subtitle, stats_rows(card))
         png = await rt.renders.render(render_stats_png, snap, priority=Priority.URGENT)
         text = stats_text(snap)
         await self.respond(interaction, text, file=discord.File(io.BytesIO(png), filename="stats.png"), ephemeral=True)
@@ -189,7 +203,7 @@ class LeagueCog(PanCog, name="PanLeague"):
     ) -> None:
         rt = await self.defer(interaction)
         info = await self.league().season_info(interaction.guild_id or 0, season)
-        text = presenters.season_standings(info, rt.names, title="Standings")
+        text = season_standings(info, rt.names, title="Standings")
         await send_ephemeral(interaction, text)
 
     # ------------------------------------------------------------------ /panadmin season
@@ -217,11 +231,11 @@ class LeagueCog(PanCog, name="PanLeague"):
         row = await self.league().start_season(
             guild_id, name, length_days=length, starting_chips=starting_chips, mode=mode, role_id=role_id
         )
-        text = presenters.season_started(row)
+        text = season_started(row)
         if winner_role is not None:
             # told once, now: the bot's own permissions as Discord resolved them for this interaction
             can = interaction.app_permissions.manage_roles
-            text += "\n" + presenters.winner_role_note(winner_role.name, WINNER_PLACES, can_manage=can)
+            text += "\n" + winner_role_note(winner_role.name, WINNER_PLACES, can_manage=can)
         await send_ephemeral(interaction, text)
 
     @app_commands.command(name="end", description="End the running season and archive its standings", extras=IN_SEASON)
@@ -233,7 +247,7 @@ class LeagueCog(PanCog, name="PanLeague"):
         if running is not None and running.mode == "bank":  # its tables close first: stacks back to the season banks
             await self.close_season_tables(running.scope_id)
         info = await league.end_season(guild_id)
-        text = presenters.season_standings(info, rt.names, title="Final standings")
+        text = season_standings(info, rt.names, title="Final standings")
         granted = await self.grant_winner_roles(info)
         if granted is not None:
             text += "\n" + granted
@@ -247,7 +261,7 @@ class LeagueCog(PanCog, name="PanLeague"):
         rt = await self.defer(interaction)
         guild_id = await self._moderator(interaction)
         info = await self.league().season_info(guild_id, number)
-        await send_ephemeral(interaction, presenters.season_standings(info, rt.names, title="Season"))
+        await send_ephemeral(interaction, season_standings(info, rt.names, title="Season"))
 
     # ------------------------------------------------------------------ /panadmin flags
 
@@ -272,10 +286,10 @@ class LeagueCog(PanCog, name="PanLeague"):
         if exclude is not None:
             rt.remember(exclude)
             await league.exclude(guild_id, exclude.id, interaction.user.id, reason or "")
-            await send_ephemeral(interaction, presenters.excluded_text(exclude.display_name))
+            await send_ephemeral(interaction, excluded_text(exclude.display_name))
             return
         if include is not None:
             lifted = await league.include(guild_id, include.id)
-            await send_ephemeral(interaction, presenters.included_text(lifted))
+            await send_ephemeral(interaction, included_text(lifted))
             return
-        await send_ephemeral(interaction, presenters.league_flags(await league.flags(guild_id), rt.names))
+        await send_ephemeral(interaction, league_flags(await league.flags(guild_id), rt.names))

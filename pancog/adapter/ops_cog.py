@@ -18,10 +18,12 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from pancog.adapter import presenters
 from pancog.adapter.base import IN_PAN, PanCog
 from pancog.adapter.board import Boards
 from pancog.adapter.errors import send_dm, send_ephemeral
+from pancog.adapter.presenters.common import name_of
+from pancog.adapter.presenters.table import MARKED_AWAY, WELCOME_BACK, idle_closed, time_warning
+from pancog.adapter.presenters.tournament import TOURNEY_WELCOME_BACK
 from pancog.adapter.runtime import PanRuntime
 from pancog.infra import logs
 from pancog.infra.renderq import Priority
@@ -80,22 +82,22 @@ class OpsCog(PanCog, name="PanOps"):
             if tournaments is None or not await tournaments.back(session.table_id, interaction.user.id):
                 raise
         in_tournament = tournaments is not None and tournaments.owns_table(session.table_id)
-        await send_ephemeral(interaction, presenters.TOURNEY_WELCOME_BACK if in_tournament else presenters.WELCOME_BACK)
+        await send_ephemeral(interaction, TOURNEY_WELCOME_BACK if in_tournament else WELCOME_BACK)
 
     # ------------------------------------------------------------------ the clock on Discord
 
     def _on_clock(self, notice: ClockNotice) -> None:
         health = self.rt.health
         with logs.context(table=notice.table_id, seat=notice.seat):
-            name = presenters.name_of(self.rt.names, notice.player_id)
+            name = name_of(self.rt.names, notice.player_id)
             if notice.kind == "warning":
-                self.boards.add_line(notice.table_id, presenters.time_warning(name, notice.seconds_left))
+                self.boards.add_line(notice.table_id, time_warning(name, notice.seconds_left))
             elif notice.kind == "timeout":
                 health.count("timeouts")
             elif notice.kind == "away":
                 health.count("players_away")
                 if notice.player_id is not None:
-                    self.rt.spawn(send_dm(self.rt.bot, notice.player_id, presenters.MARKED_AWAY), name="pan-ops-away")
+                    self.rt.spawn(send_dm(self.rt.bot, notice.player_id, MARKED_AWAY), name="pan-ops-away")
             elif notice.kind == "stood":
                 health.count("away_stood_up")
             elif notice.kind == "abandoned":
@@ -111,7 +113,7 @@ class OpsCog(PanCog, name="PanOps"):
         self.boards.drop(notice.table_id)
         if channel_id is None:
             return
-        text = presenters.idle_closed(notice.cashouts, self.rt.names)
+        text = idle_closed(notice.cashouts, self.rt.names)
         try:
             await self.rt.bot.get_partial_messageable(channel_id).send(text[:2000])
         except discord.HTTPException as exc:

@@ -16,12 +16,15 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from pancog.adapter import ack, presenters
+from pancog.adapter import ack
 from pancog.adapter.base import PanCog
 from pancog.adapter.board import Boards
 from pancog.adapter.checks import moderator, seat_of_member
 from pancog.adapter.errors import deliver, fit_choices, reusable_file, send_ephemeral
 from pancog.adapter.hand import Hands, chosen_play
+from pancog.adapter.presenters.common import name_of
+from pancog.adapter.presenters.hand import CHOOSE_A_PLAY, meld_choice, nothing_to
+from pancog.adapter.presenters.table import floor_fouled, outs_text, practice_stranger
 from pancog.adapter.runtime import Handler, PanRuntime
 from pancog.game import engine
 from pancog.game.actions import (
@@ -79,7 +82,7 @@ def first_legal(state: TableState, seat: int, kind: type) -> Action:
     for action in engine.legal_actions(state, seat):
         if isinstance(action, kind):
             return action
-    raise PanError(presenters.nothing_to({Force: "force", FoulCall: "call foul"}.get(kind, "do that")))
+    raise PanError(nothing_to({Force: "force", FoulCall: "call foul"}.get(kind, "do that")))
 
 
 def split_action(state: TableState, seat: int) -> Action:
@@ -149,7 +152,7 @@ class PlayCog(PanCog, name="PanPlay"):
     def refuse_strangers(self, session: TableSession, user_id: int) -> None:
         """Issue #14.8: someone not seated at a practice table is told whose table it is (not to /pan join)."""
         if session.config.practice and session.find_seat(user_id) is None:
-            raise PanError(presenters.practice_stranger(presenters.name_of(self.rt.names, session.host_id)))
+            raise PanError(practice_stranger(name_of(self.rt.names, session.host_id)))
 
     async def show_hand(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
         """/hand and the My hand button (for a member watching a shared hand here: that hand, read-only)."""
@@ -173,7 +176,7 @@ class PlayCog(PanCog, name="PanPlay"):
         rt.remember(interaction.user)
         ack.later(interaction, update=True)  # answered by editing the private panel in place (type 7) below
         if not values:
-            raise PanError(presenters.CHOOSE_A_PLAY)
+            raise PanError(CHOOSE_A_PLAY)
         user_id = interaction.user.id
         session = rt.tables.get(table_id)
 
@@ -297,7 +300,7 @@ class PlayCog(PanCog, name="PanPlay"):
                 raise NotSeated
             await self.defer(interaction)
             await rt.tables.system_act(session.table_id, FloorFoul(target=target), actor=interaction.user.id)
-            await send_ephemeral(interaction, presenters.floor_fouled(player.display_name))
+            await send_ephemeral(interaction, floor_fouled(player.display_name))
             return
 
         def make(state: TableState, seat: int) -> Action:
@@ -333,7 +336,7 @@ class PlayCog(PanCog, name="PanPlay"):
         who = player or interaction.user
         seat = self._seat_of_member(interaction, who)
         value = engine.call_outs(session.state, seat)
-        await send_ephemeral(interaction, presenters.outs_text(session.state, self.rt.names, seat, value))
+        await send_ephemeral(interaction, outs_text(session.state, self.rt.names, seat, value))
 
     def _seat_of_member(self, interaction: discord.Interaction[Any], member: discord.abc.User) -> int:
         seat = seat_of_member(self.here(interaction), member)
@@ -394,7 +397,7 @@ class PlayCog(PanCog, name="PanPlay"):
             pl = state.hand.players[seat] if state.hand else None
             melds = pl.melds if pl else ()
             return fit_choices(
-                app_commands.Choice(name=presenters.meld_choice(m), value=m.id)
+                app_commands.Choice(name=meld_choice(m), value=m.id)
                 for m in melds
                 if str(m.id).startswith(str(current or ""))
             )

@@ -17,11 +17,12 @@ from typing import Literal
 import discord
 from discord import app_commands
 
-from pancog.adapter import presenters
 from pancog.adapter.base import IN_PAN, PanCog
 from pancog.adapter.board import Board, Boards
 from pancog.adapter.checks import moderator
 from pancog.adapter.errors import answer, send_ephemeral
+from pancog.adapter.presenters.hand import HINT_NO_HAND, HINT_NOT_YOUR_MOVE, HINT_REFUSED, hint_text
+from pancog.adapter.presenters.table import computer_seated, practice_opened, practice_title
 from pancog.adapter.runtime import PanRuntime
 from pancog.game.errors import PanError
 from pancog.services.bots import BotDriver, computer_name, hint_allowed, practice_scope, suggest
@@ -45,7 +46,7 @@ class HintRefused(PanError):
     code = "hint_refused"
 
     def __init__(self) -> None:
-        super().__init__(presenters.HINT_REFUSED)
+        super().__init__(HINT_REFUSED)
 
 
 class PracticeCog(PanCog, name="PanPractice"):
@@ -67,9 +68,9 @@ class PracticeCog(PanCog, name="PanPractice"):
             raise HintRefused
         found = suggest(session.state, seat)
         if found is None:
-            text = presenters.HINT_NO_HAND if session.state.hand is None else presenters.HINT_NOT_YOUR_MOVE
+            text = HINT_NO_HAND if session.state.hand is None else HINT_NOT_YOUR_MOVE
         else:
-            text = presenters.hint_text(found[1])
+            text = hint_text(found[1])
         await answer(interaction, text)
 
     @app_commands.command(
@@ -103,7 +104,7 @@ class PracticeCog(PanCog, name="PanPractice"):
         config = TableConfig.build(
             preset,
             seats=opponents + 1 if rules.max_players < opponents + 1 else None,
-            title=presenters.practice_title(interaction.user.display_name),
+            title=practice_title(interaction.user.display_name),
             practice=True,
         )
         # Private answer: the board is posted by the usual path (the first deal posts it), and the interaction is
@@ -130,7 +131,7 @@ class PracticeCog(PanCog, name="PanPractice"):
         board.carried_by(interaction)  # the first board goes out on this token (not counted) once answered
         try:
             await rt.save_names(session)
-            text = presenters.practice_opened(
+            text = practice_opened(
                 opponents=opponents,
                 level=level,
                 real_chips=real_chips,
@@ -154,7 +155,7 @@ class PracticeCog(PanCog, name="PanPractice"):
         await self.defer(interaction)
         player_id = await self.driver.seat_computer(session.table_id, level)
         seat = session.state.seat(session.seat_of(player_id))
-        text = presenters.computer_seated(computer_name(player_id), seat.stack if seat else 0)
+        text = computer_seated(computer_name(player_id), seat.stack if seat else 0)
         await send_ephemeral(interaction, text)
 
     def _hold_board(self, session: TableSession) -> Board:

@@ -24,9 +24,27 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from pancog.adapter import ack, presenters, replay_images
+from pancog.adapter import ack, replay_images
 from pancog.adapter.base import IN_PAN, PanCog
 from pancog.adapter.errors import PanView, answer, deliver, send_ephemeral
+from pancog.adapter.presenters.common import name_of
+from pancog.adapter.presenters.replay import (
+    JUMP_NOT_OFFERED,
+    JUMP_PLACEHOLDER,
+    SHARE_NOT_OVER,
+    SHARED,
+    WATCH_BUTTON,
+    WATCH_STOPPED_PRIVATE,
+    jump_options,
+    replay_button_label,
+    replay_history_text,
+    share_caption,
+    step_text,
+    watch_announcement,
+    watch_granted,
+    watch_stopped,
+    watched_hand_text,
+)
 from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
 from pancog.game.errors import PanError
 from pancog.infra.renderq import Priority
@@ -44,14 +62,14 @@ class NotOffered(PanError):
     code = "not_offered"
 
     def __init__(self) -> None:
-        super().__init__(presenters.JUMP_NOT_OFFERED)
+        super().__init__(JUMP_NOT_OFFERED)
 
 
 class NotOver(PanError):
     code = "hand_not_over"
 
     def __init__(self) -> None:
-        super().__init__(presenters.SHARE_NOT_OVER)
+        super().__init__(SHARE_NOT_OVER)
 
 
 class ReplayCog(PanCog, name="PanReplays"):
@@ -100,7 +118,7 @@ class ReplayCog(PanCog, name="PanReplays"):
         if transcript:
             text = await self.replays.transcript(session.table_id)
             kwargs["file"] = discord.File(io.BytesIO(text.encode()), filename=f"pan-{session.table_id}.txt")
-        await answer(interaction, presenters.replay_history_text(summaries, rt.names), **kwargs)
+        await answer(interaction, replay_history_text(summaries, rt.names), **kwargs)
         view.stop()
 
     # ------------------------------------------------------------------ the step-through
@@ -118,7 +136,7 @@ class ReplayCog(PanCog, name="PanReplays"):
         await interaction.response.defer()  # the step-through is edited in place
         self.rt.remember(interaction.user)
         replay = await self.replays.replay(table_id, interaction.user.id, hand_no)
-        if verb == "jump" and target not in {value for value, _ in presenters.jump_options(replay, self.rt.names)}:
+        if verb == "jump" and target not in {value for value, _ in jump_options(replay, self.rt.names)}:
             raise NotOffered
         index = min(int(target), len(replay.steps) - 1) if target.isdigit() else 0
         await self._show(interaction, replay, index, edit=True)
@@ -130,7 +148,7 @@ class ReplayCog(PanCog, name="PanReplays"):
         names = dict(self.rt.names)
         snaps = replay_images.step_snapshots(replay, index, names, sort=prefs.sort.value, four_color=prefs.four_color)
         board, hand = await self.rt.renders.render(replay_images.render_step_pngs, snaps, priority=Priority.URGENT)
-        text = presenters.step_text(replay, index, names)
+        text = step_text(replay, index, names)
         view = ReplayView(replay, index, names)
 
         def files() -> list[discord.File]:
@@ -163,10 +181,10 @@ class ReplayCog(PanCog, name="PanReplays"):
         channel = interaction.channel
         if not isinstance(channel, discord.abc.Messageable):
             raise NotOver
-        caption = presenters.share_caption(replay, names, interaction.user.id)
+        caption = share_caption(replay, names, interaction.user.id)
         filename = f"pan-hand-{hand_no}.gif"
         await deliver(lambda: channel.send(caption, file=discord.File(io.BytesIO(gif), filename=filename)))
-        await send_ephemeral(interaction, presenters.SHARED)
+        await send_ephemeral(interaction, SHARED)
 
     # ------------------------------------------------------------------ watching with consent
 
@@ -177,21 +195,21 @@ class ReplayCog(PanCog, name="PanReplays"):
         channel = interaction.channel
         if not values:
             grant = self.watch.revoke(table_id, player)
-            text = presenters.watch_stopped(presenters.name_of(rt.names, player), f"<@{grant.watcher_id}>")
+            text = watch_stopped(name_of(rt.names, player), f"<@{grant.watcher_id}>")
             if isinstance(channel, discord.abc.Messageable):
                 await deliver(lambda: channel.send(text, allowed_mentions=discord.AllowedMentions.none()))
-            await send_ephemeral(interaction, presenters.WATCH_STOPPED_PRIVATE)
+            await send_ephemeral(interaction, WATCH_STOPPED_PRIVATE)
             return
         watcher = int(values[0])
         self.watch.grant(table_id, player, watcher)
-        text = presenters.watch_announcement(presenters.name_of(rt.names, player), f"<@{watcher}>")
+        text = watch_announcement(name_of(rt.names, player), f"<@{watcher}>")
         view = PanView()
         view.add_item(WatchButton(table_id, player))
         if isinstance(channel, discord.abc.Messageable):
             mentions = discord.AllowedMentions(users=[discord.Object(id=watcher)], everyone=False, roles=False)
             await deliver(lambda: channel.send(text, view=view, allowed_mentions=mentions))
         view.stop()
-        await send_ephemeral(interaction, presenters.watch_granted(f"<@{watcher}>"))
+        await send_ephemeral(interaction, watch_granted(f"<@{watcher}>"))
 
     async def on_watch(self, interaction: discord.Interaction[Any], table_id: int, values: tuple[str, ...]) -> None:
         """The watcher's read-only view of the hand shared with them (anyone else: a private refusal); also what My
@@ -207,7 +225,7 @@ class ReplayCog(PanCog, name="PanReplays"):
             four_color=prefs.four_color,
         )
         png = await self.rt.renders.render(render_hand_png, snap, priority=Priority.URGENT)
-        text = presenters.watched_hand_text(presenters.name_of(self.rt.names, watched.grant.player_id), snap)
+        text = watched_hand_text(name_of(self.rt.names, watched.grant.player_id), snap)
         await answer(interaction, text, file=discord.File(io.BytesIO(png), filename="watched.png"))
 
 
@@ -225,7 +243,7 @@ class ReplayView(PanView):
             self.add_item(ReplayButton(replay.table_id, replay.hand_no, 0, "share"))
         options = [
             discord.SelectOption(label=label, value=value, default=value == str(index))
-            for value, label in presenters.jump_options(replay, names)
+            for value, label in jump_options(replay, names)
         ]
         self.add_item(ReplaySelect(replay.table_id, replay.hand_no, options))
 
@@ -235,7 +253,7 @@ class ReplayButton(
     template=r"pan:r:(?P<table>\d+):(?P<hand>\d+):(?P<step>\d+):(?P<verb>" + "|".join(VERBS) + ")",
 ):
     def __init__(self, table_id: int, hand_no: int, step: int, verb: str, *, disabled: bool = False) -> None:
-        label = NAV.get(verb) or presenters.replay_button_label(verb, hand_no)
+        label = NAV.get(verb) or replay_button_label(verb, hand_no)
         style = discord.ButtonStyle.primary if verb in ("share", "open") else discord.ButtonStyle.secondary
         custom_id = f"pan:r:{table_id}:{hand_no}:{step}:{verb}"
         super().__init__(discord.ui.Button(label=label, style=style, disabled=disabled, custom_id=custom_id))
@@ -260,7 +278,7 @@ class ReplaySelect(
         super().__init__(
             discord.ui.Select(
                 custom_id=f"pan:r:{table_id}:{hand_no}:jump",
-                placeholder=presenters.JUMP_PLACEHOLDER,
+                placeholder=JUMP_PLACEHOLDER,
                 options=options or [discord.SelectOption(label="-", value="-")],
             )
         )
@@ -285,7 +303,7 @@ class WatchButton(
     def __init__(self, table_id: int, player_id: int) -> None:
         super().__init__(
             discord.ui.Button(
-                label=presenters.WATCH_BUTTON,
+                label=WATCH_BUTTON,
                 style=discord.ButtonStyle.secondary,
                 custom_id=f"pan:w:{table_id}:{player_id}",
             )

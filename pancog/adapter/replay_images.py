@@ -9,8 +9,15 @@ from __future__ import annotations
 
 from PIL import Image
 
-from pancog.adapter import presenters
-from pancog.adapter.presenters import Names
+from pancog.adapter.presenters.common import Names
+from pancog.adapter.presenters.replay import (
+    board_snapshot,
+    outcome_of,
+    own_hand_snapshot,
+    replay_title,
+    step_board,
+    step_line,
+)
 from pancog.services.replay import HandReplay
 from renderer import HandSnapshot, TableSnapshot, render_hand, render_outcome, render_table, to_png
 from renderer.animation import to_gif
@@ -40,8 +47,8 @@ def step_snapshots(
 ) -> tuple[TableSnapshot, HandSnapshot | None]:
     """The public board at a step, and (PRIVATE) the requester's own cards (None for a stranger): cheap, built on
     the event loop so the render job carries only these small values (picklable, for process workers)."""
-    board = presenters.board_snapshot(replay, index, names, four_color=four_color)
-    return board, presenters.own_hand_snapshot(replay, index, sort=sort, four_color=four_color)
+    board = board_snapshot(replay, index, names, four_color=four_color)
+    return board, own_hand_snapshot(replay, index, sort=sort, four_color=four_color)
 
 
 def render_step_pngs(snapshots: tuple[TableSnapshot, HandSnapshot | None]) -> tuple[bytes, bytes | None]:
@@ -95,8 +102,8 @@ def share_animation(
     """
     if not replay.steps:
         raise ValueError("a replay without steps")
-    lines = [presenters.step_line(s, names) for s in replay.steps]
-    outcome = presenters.outcome_of(replay, names, four_color=four_color)
+    lines = [step_line(s, names) for s in replay.steps]
+    outcome = outcome_of(replay, names, four_color=four_color)
     rendered: dict[tuple[int, int], Image.Image] = {}  # (first, last step) -> frame, reused when halving
     frames = max_frames
     while True:
@@ -107,10 +114,10 @@ def share_animation(
             key = (group[0], last)
             image = rendered.get(key)
             if image is None:
-                snap = presenters.step_board(
+                snap = step_board(
                     replay.steps[last],
                     names,
-                    title=presenters.replay_title(replay),
+                    title=replay_title(replay),
                     notes=lines[max(group[0], last - 2) : last + 1],
                     four_color=four_color,
                 )

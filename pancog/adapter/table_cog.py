@@ -11,11 +11,27 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from pancog.adapter import ack, presenters
+from pancog.adapter import ack
 from pancog.adapter.base import IN_PAN, PRESET_CHOICES, PanCog
 from pancog.adapter.board import BoardButton, Boards
 from pancog.adapter.checks import refuse_at_tournament_table, require_host_or_moderator
 from pancog.adapter.errors import PanView, deliver, send_ephemeral
+from pancog.adapter.presenters.bank import rebought
+from pancog.adapter.presenters.common import DONE
+from pancog.adapter.presenters.guide import GUIDE, GUIDE_INTRO, GUIDE_PLACEHOLDER, guide_page, rules_top_five
+from pancog.adapter.presenters.table import (
+    BOARD_REPOSTED,
+    CONFIRM_BUTTONS,
+    CONFIRM_CLOSE,
+    CONFIRM_LEAVE,
+    NOTHING_DONE,
+    could_not_sit,
+    hand_dealt,
+    left_table,
+    rules_text,
+    sat_down,
+    table_closed,
+)
 from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
 from pancog.game.errors import PanError
 from pancog.game.rules import describe_rules
@@ -40,7 +56,7 @@ def in_hand(session: TableSession, user_id: int) -> bool:
 
 def guide_embed(key: str) -> discord.Embed:
     """One page of the in-Discord guide (issue #14.6)."""
-    title, text = presenters.guide_page(key)
+    title, text = guide_page(key)
     return discord.Embed(title=title, description=text, colour=discord.Colour.dark_green())
 
 
@@ -54,12 +70,8 @@ class GuideView(PanView):
 
 class GuideSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"pan:guide"):
     def __init__(self, current: str = "start") -> None:
-        options = [
-            discord.SelectOption(label=title, value=key, default=key == current) for key, title, _ in presenters.GUIDE
-        ]
-        super().__init__(
-            discord.ui.Select(custom_id="pan:guide", placeholder=presenters.GUIDE_PLACEHOLDER, options=options)
-        )
+        options = [discord.SelectOption(label=title, value=key, default=key == current) for key, title, _ in GUIDE]
+        super().__init__(discord.ui.Select(custom_id="pan:guide", placeholder=GUIDE_PLACEHOLDER, options=options))
 
     @classmethod
     async def from_custom_id(
@@ -88,7 +100,7 @@ class ConfirmButton(
     template=r"pan:c:(?P<table>\d+):(?P<verb>leave|close):(?P<choice>yes|no)",
 ):
     def __init__(self, table_id: int, verb: str, choice: str) -> None:
-        label = presenters.CONFIRM_BUTTONS[verb][0 if choice == "yes" else 1]
+        label = CONFIRM_BUTTONS[verb][0 if choice == "yes" else 1]
         style = discord.ButtonStyle.danger if choice == "yes" else discord.ButtonStyle.secondary
         super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"pan:c:{table_id}:{verb}:{choice}"))
         self.table_id, self.verb, self.choice = table_id, verb, choice
@@ -145,18 +157,18 @@ class TableCog(PanCog, name="PanTables"):
         await self.respond(interaction, text, view=ConfirmView(session.table_id, verb))
 
     async def _kept(self, interaction: discord.Interaction[Any], session: TableSession) -> Answer:
-        return presenters.NOTHING_DONE, None
+        return NOTHING_DONE, None
 
     async def _leave_confirmed(self, interaction: discord.Interaction[Any], session: TableSession) -> Answer:
         await self.rt.tables.leave(session.table_id, interaction.user.id)
-        return presenters.left_table(session.find_seat(interaction.user.id) is None), None
+        return left_table(session.find_seat(interaction.user.id) is None), None
 
     async def _close_confirmed(self, interaction: discord.Interaction[Any], session: TableSession) -> Answer:
         rt = self.rt
         moderator = await require_host_or_moderator(rt.ledger, interaction, session)
         returned = await rt.tables.close(session.table_id, interaction.user.id, moderator=moderator)
         self.boards.drop(session.table_id)
-        return presenters.DONE, presenters.table_closed(returned, rt.names)
+        return DONE, table_closed(returned, rt.names)
 
     async def text_view(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
         """The Text view button: the board in words, privately (issue #14.4)."""
@@ -167,7 +179,7 @@ class TableCog(PanCog, name="PanTables"):
     )
     async def help_(self, interaction: discord.Interaction) -> None:
         await interaction.response.send_message(
-            presenters.GUIDE_INTRO, embed=guide_embed("start"), view=GuideView("start"), ephemeral=True
+            GUIDE_INTRO, embed=guide_embed("start"), view=GuideView("start"), ephemeral=True
         )
 
     @app_commands.command(name="open", description="Open a Pan table in this channel or thread", extras=IN_PAN)
@@ -221,7 +233,7 @@ class TableCog(PanCog, name="PanTables"):
             await rt.tables.join(session.table_id, interaction.user.id)
             await rt.save_names(session)
         except PanError as exc:
-            await send_ephemeral(interaction, presenters.could_not_sit(exc.message))
+            await send_ephemeral(interaction, could_not_sit(exc.message))
 
     @app_commands.command(name="join", description="Sit down at this table (chips come from your bank)", extras=IN_PAN)
     @app_commands.describe(doubles="Play doubles (needs twice the buy-in)", chips="Chips to bring (default: 5 buy-ins)")
@@ -248,7 +260,7 @@ class TableCog(PanCog, name="PanTables"):
         seat = applied.state.seat(session.seat_of(interaction.user.id))
         chips = await rt.ledger.balance(session.bank_scope, interaction.user.id) if bank else None
         season = session.bank_scope != session.guild_id  # chip leagues (issue 16): a bank season's table
-        text = presenters.sat_down(seat.stack if seat else 0, doubles=doubles, bank=chips, season=season)
+        text = sat_down(seat.stack if seat else 0, doubles=doubles, bank=chips, season=season)
         await send_ephemeral(interaction, text)
 
     @app_commands.command(
@@ -262,11 +274,11 @@ class TableCog(PanCog, name="PanTables"):
         """/pan leave and the Leave button (mid-hand, where the player keeps paying: confirm first)."""
         refuse_at_tournament_table(self.rt, session.table_id)
         if in_hand(session, interaction.user.id):
-            await self._ask(interaction, session, "leave", presenters.CONFIRM_LEAVE)
+            await self._ask(interaction, session, "leave", CONFIRM_LEAVE)
             return
         await self.rt.tables.leave(session.table_id, interaction.user.id)
         gone = session.find_seat(interaction.user.id) is None
-        await send_ephemeral(interaction, presenters.left_table(gone))
+        await send_ephemeral(interaction, left_table(gone))
 
     @app_commands.command(name="rebuy", description="Bring more chips from your bank (between hands)", extras=IN_PAN)
     @app_commands.describe(chips="How many chips to add to your stack")
@@ -278,7 +290,7 @@ class TableCog(PanCog, name="PanTables"):
         seat = applied.state.seat(session.seat_of(interaction.user.id))
         bank = await rt.ledger.balance(session.bank_scope, interaction.user.id)
         season = session.bank_scope != session.guild_id  # chip leagues (issue 16)
-        await send_ephemeral(interaction, presenters.rebought(chips, seat.stack if seat else 0, bank, season=season))
+        await send_ephemeral(interaction, rebought(chips, seat.stack if seat else 0, bank, season=season))
 
     @app_commands.command(name="start", description="Deal the next hand", extras=IN_PAN)
     async def start(self, interaction: discord.Interaction) -> None:
@@ -294,7 +306,7 @@ class TableCog(PanCog, name="PanTables"):
             await self.boards.reply(
                 interaction,
                 applied,
-                lambda: send_ephemeral(interaction, presenters.hand_dealt(applied.state.hand_no)),
+                lambda: send_ephemeral(interaction, hand_dealt(applied.state.hand_no)),
             )
         except BaseException:
             board.ready(failed=True)
@@ -310,18 +322,18 @@ class TableCog(PanCog, name="PanTables"):
         moderator = await require_host_or_moderator(rt.ledger, interaction, session)  # before the public defer
         if session.state.hand is not None:  # mid-hand: confirm privately first (issue #14.7)
             await self.defer(interaction)
-            await self._ask(interaction, session, "close", presenters.CONFIRM_CLOSE)
+            await self._ask(interaction, session, "close", CONFIRM_CLOSE)
             return
         await self.defer(interaction, ephemeral=False)
         returned = await rt.tables.close(session.table_id, interaction.user.id, moderator=moderator)
         self.boards.drop(session.table_id)
-        await self.respond(interaction, presenters.table_closed(returned, rt.names), ephemeral=False)
+        await self.respond(interaction, table_closed(returned, rt.names), ephemeral=False)
 
     @app_commands.command(name="table", description="Post the table again (the board)", extras=IN_PAN)
     async def table(self, interaction: discord.Interaction) -> None:
         await self.defer(interaction)
         self.boards.repost(self.here(interaction))
-        await send_ephemeral(interaction, presenters.BOARD_REPOSTED)
+        await send_ephemeral(interaction, BOARD_REPOSTED)
 
     @app_commands.command(name="rules", description="This table's house rules in plain words", extras=IN_PAN)
     async def rules(self, interaction: discord.Interaction) -> None:
@@ -329,7 +341,7 @@ class TableCog(PanCog, name="PanTables"):
         if session is None:
             raise NoTableHere
         lines = describe_rules(session.rules)
-        text = presenters.rules_top_five(session.config.preset, session.rules, lines)
+        text = rules_top_five(session.config.preset, session.rules, lines)
         view = PanView()
         view.add_item(BoardButton(session.table_id, "rules"))
         await interaction.response.send_message(text, view=view, ephemeral=True)
@@ -337,4 +349,4 @@ class TableCog(PanCog, name="PanTables"):
 
     async def all_rules(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
         """The All rules button under /pan rules: every house rule of the table."""
-        await self.respond(interaction, presenters.rules_text(session.config.preset, describe_rules(session.rules)))
+        await self.respond(interaction, rules_text(session.config.preset, describe_rules(session.rules)))

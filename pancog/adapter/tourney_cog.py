@@ -23,10 +23,39 @@ from typing import Any, Literal
 import discord
 from discord import app_commands
 
-from pancog.adapter import presenters
 from pancog.adapter.base import PanCog
 from pancog.adapter.checks import moderator
 from pancog.adapter.errors import BadOption, fitted, send_ephemeral
+from pancog.adapter.presenters.common import name_of
+from pancog.adapter.presenters.tournament import (
+    TOURNEY_BAD_NUMBERS,
+    TOURNEY_BAD_START,
+    TOURNEY_BOTS_NOT_ALLOWED,
+    TOURNEY_NONE_HERE,
+    TOURNEY_PAUSED,
+    TOURNEY_RESUMED,
+    TOURNEY_START_PAST,
+    TOURNEY_STARTED,
+    TOURNEY_WHICH,
+    TOURNEY_WINNER_ROLE_MODS,
+    tourney_announcement,
+    tourney_bots_added,
+    tourney_cancelled,
+    tourney_created,
+    tourney_info_text,
+    tourney_list_text,
+    tourney_moved,
+    tourney_registered,
+    tourney_results,
+    tourney_standings,
+    tourney_table_starts,
+    tourney_thread_name,
+    tourney_title,
+    tourney_unregistered,
+    tourney_winner_role_failed,
+    tourney_winner_role_note,
+    tourney_winner_role_reason,
+)
 from pancog.adapter.roles import give_role
 from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
 from pancog.ai import Level
@@ -66,11 +95,11 @@ class TourneyThreads:
         self.archived: set[int] = set()
 
     async def create(self, t: Tournament, table_no: int) -> int:
-        title = presenters.tourney_title(t.config.title, t.tournament_id)
+        title = tourney_title(t.config.title, t.tournament_id)
         final = t.tables[table_no].final if table_no in t.tables else False
         data = await self.bot.http.start_thread_without_message(
             t.channel_id,
-            name=presenters.tourney_thread_name(title, table_no, final),
+            name=tourney_thread_name(title, table_no, final),
             auto_archive_duration=1440,
             type=discord.ChannelType.public_thread.value,
             reason="tournament table",
@@ -140,7 +169,7 @@ def parse_numbers(text: str | None) -> tuple[int, ...]:
     try:
         return tuple(int(part) for part in text.replace(" ", "").split(",") if part)
     except ValueError:
-        raise BadOption(presenters.TOURNEY_BAD_NUMBERS) from None
+        raise BadOption(TOURNEY_BAD_NUMBERS) from None
 
 
 def parse_start(text: str | None, now: float) -> int | None:
@@ -159,9 +188,9 @@ def parse_start(text: str | None, now: float) -> int | None:
                 parsed = parsed.replace(tzinfo=dt.UTC)
             when = parsed.timestamp()
     except ValueError:
-        raise BadOption(presenters.TOURNEY_BAD_START) from None
+        raise BadOption(TOURNEY_BAD_START) from None
     if when <= now:
-        raise BadOption(presenters.TOURNEY_START_PAST)
+        raise BadOption(TOURNEY_START_PAST)
     return int(when * 1000)
 
 
@@ -228,7 +257,7 @@ class TourneyCog(PanCog, name="PanTourney"):
 
     # -- helpers
     def _title(self, t: Tournament) -> str:
-        return presenters.tourney_title(t.config.title, t.tournament_id)
+        return tourney_title(t.config.title, t.tournament_id)
 
     def _pick(self, interaction: discord.Interaction[Any], tournament: str | None) -> Tournament:
         """The tournament named by the option, else the one active in this channel (or thread of it)."""
@@ -254,9 +283,9 @@ class TourneyCog(PanCog, name="PanTourney"):
             tid = self.service.tournament_of_table(session.table_id) if session is not None else None
             if tid is not None:
                 return self.service.get(tid)
-            raise PanError(presenters.TOURNEY_NONE_HERE)
+            raise PanError(TOURNEY_NONE_HERE)
         if len(here) > 1:
-            raise PanError(presenters.TOURNEY_WHICH)
+            raise PanError(TOURNEY_WHICH)
         return here[0]
 
     async def _is_mod(self, interaction: discord.Interaction[Any]) -> bool:
@@ -265,7 +294,7 @@ class TourneyCog(PanCog, name="PanTourney"):
     def _announcement(self, t: Tournament) -> tuple[str, discord.ui.View]:
         cfg = t.config
         host = f"<@{t.host_id}>"
-        text = presenters.tourney_announcement(
+        text = tourney_announcement(
             self._title(t),
             cfg.format.value,
             cfg.buy_in,
@@ -358,7 +387,7 @@ class TourneyCog(PanCog, name="PanTourney"):
         config = TournamentConfig(**options)  # BadTournamentOption / BadSchedule: a private refusal
         await self.defer(interaction)
         if winner_role is not None and not await self._is_mod(interaction):  # a role is a server-wide privilege
-            raise BadOption(presenters.TOURNEY_WINNER_ROLE_MODS)
+            raise BadOption(TOURNEY_WINNER_ROLE_MODS)
         t = await self.service.create(
             interaction.id,
             guild_id=interaction.guild_id or 0,
@@ -370,10 +399,10 @@ class TourneyCog(PanCog, name="PanTourney"):
         channel = self.rt.bot.get_partial_messageable(t.channel_id, guild_id=t.guild_id)
         message = await channel.send(text, view=view, allowed_mentions=discord.AllowedMentions.none())
         await self.service.remember_announcement(t.tournament_id, message.channel.id, message.id)
-        text = presenters.tourney_created(self._title(t))
+        text = tourney_created(self._title(t))
         if winner_role is not None:  # told once, now: the bot's permissions as Discord resolved them here
             can = interaction.app_permissions.manage_roles
-            text += "\n" + presenters.tourney_winner_role_note(winner_role.name, can_manage=can)
+            text += "\n" + tourney_winner_role_note(winner_role.name, can_manage=can)
         await send_ephemeral(interaction, text)
 
     @group.command(name="register", description="Buy in to a tournament (or re-enter, or register late)")
@@ -388,7 +417,7 @@ class TourneyCog(PanCog, name="PanTourney"):
         running = t.status is Status.RUNNING
         await self.service.register(tid, interaction.user.id)
         bank = await self.rt.ledger.balance(t.guild_id, interaction.user.id)
-        await send_ephemeral(interaction, presenters.tourney_registered(self._title(t), t.config.buy_in, bank, running))
+        await send_ephemeral(interaction, tourney_registered(self._title(t), t.config.buy_in, bank, running))
         await self.refresh_announcement(t)
 
     @group.command(name="unregister", description="Take your registration back (before the start)")
@@ -401,7 +430,7 @@ class TourneyCog(PanCog, name="PanTourney"):
     async def _unregister(self, interaction: discord.Interaction[Any], tid: int) -> None:
         t = self.service.get(tid)
         refund = await self.service.unregister(tid, interaction.user.id)
-        await send_ephemeral(interaction, presenters.tourney_unregistered(self._title(t), refund))
+        await send_ephemeral(interaction, tourney_unregistered(self._title(t), refund))
         await self.refresh_announcement(t)
 
     @group.command(name="addbots", description="Register computer players (host or moderator)")
@@ -418,7 +447,7 @@ class TourneyCog(PanCog, name="PanTourney"):
         if interaction.user.id != t.host_id and not is_mod:
             raise NotHost
         if not t.config.computers:
-            raise BadTournamentOption(presenters.TOURNEY_BOTS_NOT_ALLOWED)
+            raise BadTournamentOption(TOURNEY_BOTS_NOT_ALLOWED)
         await self.defer(interaction)
         taken = {e.player_id for e in t.entries.values()}
         added = 0
@@ -432,7 +461,7 @@ class TourneyCog(PanCog, name="PanTourney"):
                 break
             await self.service.register(t.tournament_id, player)
             added += 1
-        await send_ephemeral(interaction, presenters.tourney_bots_added(added, self._title(t)))
+        await send_ephemeral(interaction, tourney_bots_added(added, self._title(t)))
         await self.refresh_announcement(t)
 
     @group.command(name="info", description="Standings: places, stacks, level, time to the next level, tables")
@@ -446,9 +475,7 @@ class TourneyCog(PanCog, name="PanTourney"):
     async def standings_image(self, tid: int, priority: Priority) -> discord.File:
         """The standings PNG (rendered on the render queue) with its text twin as the alt text."""
         t = self.service.get(tid)
-        snap = presenters.tourney_standings(
-            self.service.info(tid), lambda p: presenters.name_of(self.rt.names, p), self._title(t)
-        )
+        snap = tourney_standings(self.service.info(tid), lambda p: name_of(self.rt.names, p), self._title(t))
         png = await self.rt.renders.render(render_standings_png, snap, priority=priority)
         return discord.File(io.BytesIO(png), filename="standings.png", description=standings_text(snap))
 
@@ -457,10 +484,10 @@ class TourneyCog(PanCog, name="PanTourney"):
         names = self.rt.names
 
         def name(player: int) -> str:
-            return presenters.name_of(names, player)
+            return name_of(names, player)
 
-        return presenters.tourney_info_text(
-            presenters.tourney_title(info.title, tid),
+        return tourney_info_text(
+            tourney_title(info.title, tid),
             info.status.value,
             info.level,
             info.ante,
@@ -484,7 +511,7 @@ class TourneyCog(PanCog, name="PanTourney"):
             for t in self.service.tournaments
             if t.guild_id == interaction.guild_id and t.status not in (Status.FINISHED, Status.CANCELLED)
         ]
-        await send_ephemeral(interaction, presenters.tourney_list_text(rows))
+        await send_ephemeral(interaction, tourney_list_text(rows))
 
     async def _control(self, interaction: discord.Interaction[Any], tournament: str | None, verb: str) -> Tournament:
         t = self._pick(interaction, tournament)
@@ -493,12 +520,12 @@ class TourneyCog(PanCog, name="PanTourney"):
         method = getattr(self.service, verb)
         result = await method(t.tournament_id, interaction.user.id, moderator=is_mod)
         if verb == "cancel":
-            await send_ephemeral(interaction, presenters.tourney_cancelled(self._title(t), len(result)))
+            await send_ephemeral(interaction, tourney_cancelled(self._title(t), len(result)))
         else:
             done = {
-                "start": presenters.TOURNEY_STARTED,
-                "pause": presenters.TOURNEY_PAUSED,
-                "resume": presenters.TOURNEY_RESUMED,
+                "start": TOURNEY_STARTED,
+                "pause": TOURNEY_PAUSED,
+                "resume": TOURNEY_RESUMED,
             }
             await send_ephemeral(interaction, done[verb])
         await self.refresh_announcement(t)
@@ -561,28 +588,28 @@ class TourneyCog(PanCog, name="PanTourney"):
 
     async def _table_opened(self, t: Tournament, event: TableOpened) -> None:
         humans = [p for p in event.player_ids if p > 0]
-        mentions = [f"<@{p}>" if p > 0 else presenters.name_of(self.rt.names, p) for p in event.player_ids]
-        text = presenters.tourney_table_starts(self._title(t), event.table_no, mentions, event.final)
+        mentions = [f"<@{p}>" if p > 0 else name_of(self.rt.names, p) for p in event.player_ids]
+        text = tourney_table_starts(self._title(t), event.table_no, mentions, event.final)
         await self._send(self._channel_of_table(t, event.table_no), t.guild_id, text, humans)
 
     async def _moved(self, t: Tournament, event: PlayerMoved) -> None:
         if event.player_id <= 0:
             return
-        text = presenters.tourney_moved(f"<@{event.player_id}>", event.from_table, event.to_table)
+        text = tourney_moved(f"<@{event.player_id}>", event.from_table, event.to_table)
         await self._send(self._channel_of_table(t, event.to_table), t.guild_id, text, [event.player_id])
 
     async def _finished(self, t: Tournament) -> None:
         info = self.service.info(t.tournament_id)
         winner = next((p for p, place, _ in info.results if place == 1), None)
-        mention = f"<@{winner}>" if winner is not None and winner > 0 else presenters.name_of(self.rt.names, winner)
-        text = presenters.tourney_results(self._title(t), mention, self.standings_text(t.tournament_id))
+        mention = f"<@{winner}>" if winner is not None and winner > 0 else name_of(self.rt.names, winner)
+        text = tourney_results(self._title(t), mention, self.standings_text(t.tournament_id))
         role_id = t.config.winner_role_id
         if role_id is not None:
             winners = [p for p, place, _ in info.results if place == 1]
-            reason = presenters.tourney_winner_role_reason(self._title(t))
+            reason = tourney_winner_role_reason(self._title(t))
             if await give_role(self.rt.bot, t.guild_id, role_id, winners, reason=reason) is None:
                 log.warning("tournament %s: the winner role %s could not be given", t.tournament_id, role_id)
-                text = presenters.tourney_winner_role_failed(role_id) + "\n" + text
+                text = tourney_winner_role_failed(role_id) + "\n" + text
         file = await self.standings_image(t.tournament_id, Priority.BOARD)
         await self._send(t.channel_id, t.guild_id, text, [winner] if winner and winner > 0 else [], file=file)
         await self.refresh_announcement(t)

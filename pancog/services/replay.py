@@ -9,8 +9,8 @@ per hand, the table state just before the deal and the hand's actions: enough to
 and the stock). It holds what a stranger may see — the engine's own observation for a non-seat
 (:func:`pancog.game.engine.observe` with ``seat=-1``: melds, counts, the face-up card, stacks, tops) — plus the
 viewer's *own* cards when the viewer was dealt into that hand, and only the events visible to the viewer's seat
-(the deal's ``seed`` is scrubbed: it would reveal the whole shoe). Whatever presents a step (the replay section
-of ``pancog/adapter/presenters.py``) therefore cannot show another player's hidden cards: they are not there.
+(the deal's ``seed`` is scrubbed: it would reveal the whole shoe). Whatever presents a step
+(``pancog/adapter/presenters/replay.py``) therefore cannot show another player's hidden cards: they are not there.
 """
 
 from __future__ import annotations

@@ -63,18 +63,18 @@ async def test_channels_restrict_where_pan_is_played(pan: Pan) -> None:
 
 async def test_the_four_colour_board_is_a_server_setting(pan: Pan, monkeypatch: pytest.MonkeyPatch) -> None:
     """#14.9: /panadmin config four_colour turns on the four-colour deck for the public board (and outcome)."""
-    from pancog.adapter import presenters
+    from pancog.adapter import board as board_module
 
     a, _b = await pan.seat(2)
     board = pan.board()
     drawn: list[bool] = []
-    real = presenters.table_snapshot
+    real = board_module.table_snapshot
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         drawn.append(bool(kwargs.get("four_color")))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(presenters, "table_snapshot", spy)
+    monkeypatch.setattr(board_module, "table_snapshot", spy)
     reply = await pan.slash(pan.h.moderator, "panadmin config", four_colour=True)
     assert private_to(reply, pan.h.moderator) and "Four-colour board: on." in reply.text
     assert pan.rt.display.cached(pan.h.guild.id).four_color

@@ -3,7 +3,7 @@ the five rules that matter most, the rest behind a button."""
 
 from __future__ import annotations
 
-from pancog.adapter import presenters
+from pancog.adapter.presenters.guide import GUIDE
 from tests.e2e.conftest import Pan, private_to
 
 TERMS = ("knock", "sluff", "valle", "rope", "condition", "tops", "unit", "option card", "outs", "force", "foul")
@@ -16,9 +16,9 @@ async def test_the_guide_pages(pan: Pan) -> None:
     assert "/pan practice" in reply.content and "My hand" in reply.content
     assert reply.embeds[0]["title"] == "Start here" and "docs/" not in reply.text  # no path a user cannot open
     menu = next(c for c in reply.message.iter_components() if c.get("custom_id") == "pan:guide")  # type: ignore[union-attr]
-    assert [o["label"] for o in menu["options"]] == [title for _, title, _ in presenters.GUIDE]
+    assert [o["label"] for o in menu["options"]] == [title for _, title, _ in GUIDE]
     seen = reply.text
-    for key, title, _ in presenters.GUIDE[1:]:
+    for key, title, _ in GUIDE[1:]:
         page = await pan.select(user, reply.message, "pan:guide", [key])  # type: ignore[arg-type]
         assert page.type == 7  # the page replaces the last one in place: one call, no new message
         message = pan.h.fake.messages[reply.message.id]  # type: ignore[union-attr]

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from pancog.adapter import presenters
 from pancog.adapter.hand import offered
+from pancog.adapter.presenters.hand import MENU_OUT_OF_DATE
 from pancog.adapter.safety import unescaped
 from pancog.game import engine
 from tests.e2e.conftest import Pan, private_to
@@ -208,11 +208,11 @@ async def test_forged_menu_values_are_refused_at_the_door(pan: Pan) -> None:
         reply = await forge(pan, a, panel, play["custom_id"], values)
         answered_well(pan, reply, a, calls_before)
         assert private_to(reply, a)
-        assert presenters.MENU_OUT_OF_DATE in reply.text, (values, reply.text)
+        assert MENU_OUT_OF_DATE in reply.text, (values, reply.text)
         assert await books(pan) == before
     assert applied == []  # nothing reached the table service's commit
     reply = await forge(pan, b, panel, play["custom_id"], [mine["play"][0][0]])  # a's own token, clicked by b
-    assert presenters.MENU_OUT_OF_DATE in reply.text
+    assert MENU_OUT_OF_DATE in reply.text
     assert applied == []
     # the menu as offered still plays
     option = play["options"][0]
@@ -221,7 +221,7 @@ async def test_forged_menu_values_are_refused_at_the_door(pan: Pan) -> None:
     await pan.settle()
     assert len(applied) == 1
     reply = await forge(pan, a, panel, play["custom_id"], [option["value"]])  # the same value, now from an older state
-    assert presenters.MENU_OUT_OF_DATE in reply.text and len(applied) == 1
+    assert MENU_OUT_OF_DATE in reply.text and len(applied) == 1
 
 
 async def test_forged_buttons_are_answered(pan: Pan) -> None:

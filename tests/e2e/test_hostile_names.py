@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from pancog.adapter import presenters
+from pancog.adapter.presenters.table import table_snapshot
 from pancog.adapter.safety import code_block, shown, unescaped
 from renderer import render_table
 from tests.e2e.conftest import Pan, PanFactory
@@ -92,7 +92,7 @@ async def test_hostile_names_are_shown_not_obeyed(hostile: Pan) -> None:
 
     # the board image: the names as typed (override dropped, text in stored order), every glyph in the font
     session = pan.session()
-    snap = presenters.table_snapshot(session.state, pan.rt.names, title=pan.rt.names[players[0].id], notes=[])
+    snap = table_snapshot(session.state, pan.rt.names, title=pan.rt.names[players[0].id], notes=[])
     assert [seat.name for seat in snap.seats] == [MARKUP, RTL[1:], f"Player {zero_width_id % 10000}", EMOJI]
     with drawn_texts() as seen:
         render_table(snap)

@@ -11,8 +11,8 @@ import discord
 import pytest
 from discord import app_commands
 
-from pancog.adapter import presenters
 from pancog.adapter.errors import cut, fit_choices, fit_embed, fit_file, fit_view, fitted, pings, refused_route
+from pancog.adapter.presenters.common import SOMETHING_WRONG
 from tests.e2e.conftest import Pan
 from tests.e2e.scenarios import TWO_SHOE
 from tests.fakediscord import limits
@@ -35,7 +35,7 @@ async def test_a_400_on_the_answer_is_logged_and_the_user_still_answered(pan: Pa
     )
     await pan.settle()
     answered = [pan.h.fake.messages[i] for i in [interaction.original_id, *interaction.followup_ids] if i]
-    assert [m.content for m in answered if m.content] == [presenters.SOMETHING_WRONG]
+    assert [m.content for m in answered if m.content] == [SOMETHING_WRONG]
     assert all(m.ephemeral and m.visible_to == a.id for m in answered)
     logged = [r for r in pan.h.errors.records if r.levelno >= logging.ERROR]
     assert len(logged) == 1, [r.getMessage() for r in logged]

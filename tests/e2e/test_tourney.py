@@ -152,17 +152,15 @@ async def test_sit_and_go_three_people_four_computers(pan_factory: PanFactory, m
 
 def test_standings_text_fits_one_message_for_a_big_field() -> None:
     """200 entries on 25 tables: the top chip counts, every prize winner, the rest summarised, under 2000 chars."""
-    from pancog.adapter import presenters
+    from pancog.adapter.presenters.tournament import tourney_info_text
 
     chips = [(f"player {n}", 10_000 - n, n % 25 + 1) for n in range(200)]
     tables = [(no, [f"player {n}" for n in range(8)]) for no in range(1, 26)]
     results = [(f"player {n}", n + 1, 100 if n < 30 else 0) for n in range(200)]
-    text = presenters.tourney_info_text(
-        "Big", "running", 3, 40, False, False, 95, 200, 200, 2000, [100] * 30, chips, tables, []
-    )
+    text = tourney_info_text("Big", "running", 3, 40, False, False, 95, 200, 200, 2000, [100] * 30, chips, tables, [])
     assert len(text) < 2000 and "1. player 0 — 10000 (table 1)" in text and "… and 185 more" in text
     assert "25 tables: 1 (8)" in text
-    done = presenters.tourney_info_text("Big", "finished", 9, 0, False, False, 0, 200, 0, 2000, [], [], [], results)
+    done = tourney_info_text("Big", "finished", 9, 0, False, False, 0, 200, 0, 2000, [], [], [], results)
     assert len(done) < 2000 and "30. player 29 — wins 100" in done and "31. player 30" not in done
 
 

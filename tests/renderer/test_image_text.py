@@ -13,7 +13,7 @@ from dataclasses import replace
 import pytest
 from PIL import Image, ImageChops
 
-from pancog.adapter import presenters
+from pancog.adapter.presenters.table import describe_events, hand_nets, outcome_snapshot, table_snapshot
 from pancog.game import Rules, Sit, StartHand, apply, initial_state, legal_actions, to_act
 from pancog.game.actions import AddToMeld, Borrow, Discard, GoOnTop, Knock, NewMeld
 from pancog.game.events import ChipReason, ChipsMoved, Event, HandEnded, HandStarted
@@ -183,7 +183,7 @@ def test_every_note_kind_renders_with_glyphs_the_font_has() -> None:
     kinds: set[str] = set()
     notes: list[str] = []
     for before, after, events, hand in played_hands(6):
-        lines = presenters.describe_events(before, after, NAMES, hand)
+        lines = describe_events(before, after, NAMES, hand)
         kinds |= {type(e).__name__ for e in hand}
         notes.extend(lines)
         del before, events
@@ -194,7 +194,7 @@ def test_every_note_kind_renders_with_glyphs_the_font_has() -> None:
         state = apply(state, Sit(player_id=-1001 - i, buy_in=100)).state
     with drawn_texts() as seen:
         for i in range(0, len(notes), 2):
-            snap = presenters.table_snapshot(state, NAMES, title="**T** 🤖", notes=notes[i : i + 2])
+            snap = table_snapshot(state, NAMES, title="**T** 🤖", notes=notes[i : i + 2])
             # the bot's own Markdown is gone; a name typed with ** keeps it (shown as typed, issue 19)
             assert not any("**" in n.replace(HOSTILE["markup"], "") for n in snap.notes)
             render_table(snap)
@@ -215,7 +215,7 @@ def test_outcome_totals_equal_the_items_and_nets_match_real_events() -> None:
     checked = 0
     for before, after, events, hand in played_hands(12, seed=5):
         ended = next(e for e in events if isinstance(e, HandEnded))
-        snap = presenters.outcome_snapshot(before, after, NAMES, events, title="t")
+        snap = outcome_snapshot(before, after, NAMES, events, title="t")
         if ended.reason is not EndReason.OUT:
             continue
         assert snap is not None
@@ -233,7 +233,7 @@ def test_outcome_totals_equal_the_items_and_nets_match_real_events() -> None:
                 real[m.payer] -= m.amount
             if isinstance(m.payee, int):
                 real[m.payee] += m.amount
-        assert presenters.hand_nets(after, events) == real
+        assert hand_nets(after, events) == real
         assert sorted(n.chips for n in snap.nets) == sorted(real.values())
         with drawn_texts() as seen:
             render_outcome(snap)

@@ -247,14 +247,15 @@ def _line_both_ways(text: str, kind: assets.FontKind, size: int) -> tuple[Image.
 
 def _real_notes() -> list[str]:
     """Every note kind from real engine hands (tests/renderer/test_image_text.py's seeded games)."""
-    from pancog.adapter import presenters
+    from pancog.adapter.presenters.common import plain_text
+    from pancog.adapter.presenters.table import describe_events
     from tests.renderer.test_image_text import NAMES as HOSTILE_NAMES
     from tests.renderer.test_image_text import played_hands
 
     notes: list[str] = []
     for before, after, _events, hand in played_hands(3):
-        notes += presenters.describe_events(before, after, HOSTILE_NAMES, hand)
-    return [image_text(presenters.plain_text(n), "regular", 27, 772) for n in notes]
+        notes += describe_events(before, after, HOSTILE_NAMES, hand)
+    return [image_text(plain_text(n), "regular", 27, 772) for n in notes]
 
 
 @pytest.mark.parametrize(("kind", "size"), [("regular", 27), ("regular", 17), ("cond", 27), ("bold", 22)])

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from PIL import Image
 
-from pancog.adapter import presenters
+from pancog.adapter.presenters.tournament import tourney_standings
 from pancog.services.tournaments.model import Format, Status
 from pancog.services.tournaments.service import TournamentInfo
 from renderer.samples import sample_final_standings as finished
@@ -107,7 +107,7 @@ def info(**changes: object) -> TournamentInfo:
 def test_the_snapshot_of_a_running_and_a_finished_tournament() -> None:
     """Equal stacks share a place; the clock line says paused or break; once finished the rows are the prizes."""
     names = {1: "Ana", 2: "Bo", 3: "Cy", 4: "Di"}
-    snap = presenters.tourney_standings(info(), names.__getitem__, "Big")
+    snap = tourney_standings(info(), names.__getitem__, "Big")
     assert [(r.place, r.name, r.chips, r.table) for r in snap.rows] == [
         (1, "Ana", 900, 1),
         (2, "Bo", 500, 2),
@@ -115,9 +115,9 @@ def test_the_snapshot_of_a_running_and_a_finished_tournament() -> None:
         (4, "Di", 100, 2),
     ]
     assert (snap.status, snap.clock, snap.tables) == ("Level 3 · ante 20", "Next level in 2:05", ((1, 2), (2, 2)))
-    assert presenters.tourney_standings(info(paused=True), names.__getitem__, "Big").clock == "Clock paused by the host"
-    assert "break" in presenters.tourney_standings(info(on_break=True), names.__getitem__, "Big").clock
+    assert tourney_standings(info(paused=True), names.__getitem__, "Big").clock == "Clock paused by the host"
+    assert "break" in tourney_standings(info(on_break=True), names.__getitem__, "Big").clock
     over = info(status=Status.FINISHED, chips=(), tables=(), results=((3, 1, 780), (1, 2, 420), (2, 3, 0)))
-    done = presenters.tourney_standings(over, names.__getitem__, "Big")
+    done = tourney_standings(over, names.__getitem__, "Big")
     assert done.finished and done.clock == "" and done.status == "Finished"
     assert [(r.place, r.name, r.chips) for r in done.rows] == [(1, "Cy", 780), (2, "Ana", 420), (3, "Bo", 0)]

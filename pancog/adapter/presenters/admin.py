@@ -1,0 +1,56 @@
+"""What moderators see and are told: /panadmin config and channels, where Pan may be played, the status and
+audit answers, and the moderator-only refusals."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+NEEDS_MODERATOR = "You need the Manage Server permission (or the moderator role) for that."
+
+
+def server_config_text(
+    preset: str,
+    starting_chips: int,
+    daily_amount: int,
+    moderator_role_id: int | None,
+    *,
+    four_color: bool = False,
+    ping_after: float = 5.0,
+) -> str:
+    """PRIVATE: /panadmin config — the server's defaults after the change."""
+    role = f"<@&{moderator_role_id}>" if moderator_role_id else "none"
+    board = "on" if four_color else "off"
+    ping = f"after {ping_after:g} s without a move" if ping_after > 0 else "at once"
+    return (
+        f"Preset: {preset}. Starting chips: {starting_chips:,}. Daily: {daily_amount:,}. Moderator role: {role}. "
+        f"Four-colour board: {board}. Turn pings: {ping}."
+    )
+
+
+PING_AFTER_RANGE = "ping_after is a number of seconds from 0 (ping at once) to 60."
+CHANNEL_NEEDED = "Pick the channel to add or remove."
+
+
+def channels_text(channel_ids: Sequence[int]) -> str:
+    """PRIVATE: /panadmin channels — where Pan may be used now."""
+    if not channel_ids:
+        return "Pan can be used in every channel of this server."
+    return "Pan can be used only in: " + ", ".join(f"<#{c}>" for c in channel_ids) + "."
+
+
+def pan_not_here(channel_ids: Sequence[int]) -> str:
+    """PRIVATE refusal: the server allows Pan only in some channels."""
+    return "Pan isn't played in this channel. Try " + ", ".join(f"<#{c}>" for c in channel_ids[:10]) + "."
+
+
+def board_failed(error: str) -> str:
+    """A failed board update, as /pan status lists it."""
+    return f"board update failed: {error}"
+
+
+STATUS_FOR_MODERATORS = "Only server moderators can see the bot status."
+AUDIT_FOR_MODERATORS = "Only server moderators can run the ledger audit."
+
+
+def audit_text(summary: str, books: Sequence[str]) -> str:
+    return "Ledger audit: " + summary + ("\n" + "\n".join(books) if books else "")

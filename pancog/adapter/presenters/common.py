@@ -1,0 +1,103 @@
+"""Words every feature shares: player and seat names (escaped for Discord text, plain for images), chip amounts,
+cards as text, melds and status pills for the renderer's snapshots, and the few replies every command can give."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from pancog.adapter.safety import plain, shown
+from pancog.game.cards import Card, format_cards
+from pancog.game.melds import Meld, meld_value
+from pancog.game.rules import Rules
+from pancog.game.state import PlayerStatus, TableState
+from renderer import MeldSnapshot, SeatStatus
+
+SOMETHING_WRONG = "Something went wrong — the table is unchanged."
+Names = Mapping[int, str]
+
+
+def _default_name(player_id: int) -> str:
+    if player_id < 0:  # computer players (issue 8): "🤖 Normal bot 1", derived from the id (no Discord member)
+        from pancog.services.bots import computer_name
+
+        return computer_name(player_id)
+    return f"Player {player_id % 10000}"
+
+
+def name_of(names: Names, player_id: int | None) -> str:
+    """A player's name for Discord text: escaped (Markdown and mentions), capped, never empty (issue 19)."""
+    if player_id is None:
+        return "the floor"
+    default = _default_name(player_id)
+    return shown(names.get(player_id) or default, fallback=default)
+
+
+def image_name_of(names: Names, player_id: int | None) -> str:
+    """A player's name for images: no control or bidirectional characters, capped, never empty (no escaping: the
+    renderer draws it as it is)."""
+    if player_id is None:
+        return "the floor"
+    default = _default_name(player_id)
+    return plain(names.get(player_id) or default) or default
+
+
+def seat_name(state: TableState, names: Names, seat: int | None) -> str:
+    if seat is None:
+        return "nobody"
+    s = state.seat(seat)
+    if s is None:
+        return f"seat {seat + 1}"
+    return name_of(names, s.player_id)
+
+
+def cards_text(cards: Sequence[Card]) -> str:
+    return format_cards(cards, pretty=True)
+
+
+def chips(n: int) -> str:
+    return f"{n:,} chip{'s' if n != 1 else ''}"
+
+
+def status_pill(status: PlayerStatus, *, flat: bool) -> SeatStatus:
+    """A dealt-in player's pill (``flat``: ten cards on the board, none in hand)."""
+    match status:
+        case PlayerStatus.IN:
+            return SeatStatus.FLAT if flat else SeatStatus.IN
+        case PlayerStatus.RETIRED:
+            return SeatStatus.ON_TOP
+        case PlayerStatus.FOULED | PlayerStatus.QUIT:
+            return SeatStatus.FOULED
+        case PlayerStatus.BUSTED:
+            return SeatStatus.BUSTED
+        case _:
+            return SeatStatus.WAITING
+
+
+def meld_snapshots(melds: Sequence[Meld], rules: Rules) -> tuple[MeldSnapshot, ...]:
+    return tuple(
+        MeldSnapshot(
+            index=m.id, cards=m.cards, value=meld_value(m, rules) if m.valid else 0, label="" if m.valid else "?"
+        )
+        for m in melds
+    )
+
+
+_MARKUP = re.compile(r"\\(.)|\*\*|__|\|\||~~|`")
+_COMPUTER_MARK = "🤖 "
+
+
+def plain_text(line: str) -> str:
+    """A board line without its Discord Markdown (``**bold**``, ``||spoiler||``, escapes), for images."""
+    return _MARKUP.sub(lambda m: m.group(1) or "", line)
+
+
+def image_name(names: Names, player_id: int) -> tuple[str, bool]:
+    """(name, is a computer player) for an image: the renderer draws a robot mark, not the 🤖 the font lacks."""
+    name = image_name_of(names, player_id)
+    if player_id < 0:
+        return name.removeprefix(_COMPUTER_MARK), True
+    return name, False
+
+
+DONE = "Done."

@@ -1,0 +1,252 @@
+"""One player's own view: the My hand panel (its snapshot, play labels, menus), the private answer after an
+action with the next step, the hand DM, hints and the player's /pan settings. Everything here is PRIVATE to that
+player (an ephemeral answer or a DM) unless its docstring says otherwise."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pancog.adapter.presenters.common import cards_text, chips
+from pancog.adapter.safety import shown
+from pancog.game.actions import (
+    AcceptSplit,
+    Action,
+    AddToMeld,
+    Borrow,
+    Claim,
+    DeclineDraw,
+    DeclineSplit,
+    Discard,
+    Force,
+    FoulCall,
+    GoOnTop,
+    Knock,
+    MakeGood,
+    NewMeld,
+    OfferSplit,
+    Pluck,
+    SetAway,
+    Stand,
+    TakeOption,
+)
+from pancog.game.cards import Card
+from pancog.game.events import (
+    CardPlucked,
+    Declared,
+    Discarded,
+    DrawDeclined,
+    Event,
+    Forced,
+    Melded,
+    OptionTaken,
+    WentOut,
+)
+from pancog.game.melds import Meld
+from pancog.game.state import Phase, Step, TableState
+from renderer import HandSnapshot
+
+DONT_DRAW_AGAIN = "Don't draw again"
+"""The double draw's second pluck declined (/pass, the My hand button): [S0] "the right to draw twice"."""
+DM_CLOSED_NOTICE = (
+    "I couldn't DM you your hand (your DMs are closed to this server), so I won't try again. "
+    "Use the **My hand** button on the table or `/hand` to see your cards."
+)
+
+
+def hand_snapshot(
+    state: TableState,
+    seat: int,
+    *,
+    sort: str = "suit",
+    four_color: bool = False,
+    plays: Sequence[tuple[Action, int]] = (),
+) -> HandSnapshot:
+    """PRIVATE: one player's hand with the waiting drawn/option card (if it is his turn)."""
+    hand = state.hand
+    cards: tuple[Card, ...] = ()
+    drawn: Card | None = None
+    label = "pluck"
+    pl = hand.players[seat] if hand is not None else None
+    if hand is not None and pl is not None:
+        cards = pl.hand
+        t = hand.turn
+        if t is not None and t.seat == seat and t.step in (Step.DRAWN, Step.MUST_USE):
+            drawn = t.drawn
+            label = "pluck" if t.step is Step.DRAWN else "option"
+    usable = {c for a, _ in plays if isinstance(a, NewMeld | AddToMeld | Borrow) for c in a.cards} if drawn else set()
+    return HandSnapshot(
+        cards=cards,
+        meldable=frozenset(i for i, c in enumerate(cards) if c in usable),
+        drawn=drawn,
+        drawn_label="option" if label == "option" else "pluck",
+        sort="rank" if sort == "rank" else "suit",
+        four_color=four_color,
+    )
+
+
+def action_label(action: Action, pays: int = 0) -> str:
+    """A short label for a legal play (select options, ≤ 100 characters)."""
+    suffix = f" — collects {chips(pays)}" if pays else ""
+    match action:
+        case NewMeld():
+            text = f"Meld {cards_text(action.cards)}" if action.cards else "Meld"
+            text += " with the drawn card" if action.cards else ""
+        case AddToMeld():
+            text = (
+                f"Add {cards_text(action.cards)} to meld {action.meld}"
+                if action.cards
+                else f"Lay off on meld {action.meld}"
+            )
+            if action.split:
+                text += f", split off {cards_text(action.split)}"
+        case Borrow():
+            taken = ", ".join(f"{c.pretty} from meld {m}" for m, c in action.taken)
+            text = f"Meld {cards_text(action.cards)} borrowing {taken}"
+        case MakeGood():
+            text = f"Make meld {action.meld} good with {cards_text(action.cards)}"
+        case Discard():
+            text = "Discard the drawn card" if action.card is None else f"Discard {action.card.pretty}"
+        case Pluck():
+            text = "Draw from the stock"
+        case DeclineDraw():
+            text = DONT_DRAW_AGAIN + " (end your turn; your first pluck is the next player's option card)"
+        case TakeOption():
+            text = "Take the option card"
+        case Knock():
+            text = "Knock (play this hand)"
+        case GoOnTop():
+            text = "Go on top (sluff)"
+        case Force():
+            text = "Force" + (f" {action.card.pretty}" if action.card else "")
+        case Claim():
+            text = "Claim your pays"
+        case OfferSplit():
+            text = "Offer to split the tops"
+        case AcceptSplit():
+            text = "Accept splitting the tops"
+        case DeclineSplit():
+            text = "Decline splitting the tops"
+        case FoulCall():
+            text = f"Call seat {action.target + 1} foul"
+        case Stand():
+            text = "Leave the table"
+        case SetAway():
+            text = "Sit out" if action.away else "Come back"
+        case _:
+            text = type(action).__name__
+    return (text + suffix)[:100]
+
+
+@dataclass(frozen=True, slots=True)
+class PrivateNote:
+    """What the acting player is told privately after an action."""
+
+    text: str
+
+
+def private_result(
+    before: TableState, after: TableState, seat: int, events: Sequence[Event], *, to_act: int | None
+) -> str:
+    """PRIVATE (ephemeral to the actor): the outcome of his own action, with his next step (``to_act``: whose
+    turn it is in ``after``, from the engine)."""
+    parts: list[str] = []
+    for e in events:
+        match e:
+            case CardPlucked() if e.seat == seat:
+                parts.append(f"You plucked {e.card.pretty}.")
+            case OptionTaken() if e.seat == seat:
+                parts.append(f"You took the option card {e.card.pretty}; meld it now.")
+            case Melded() if e.seat == seat:
+                parts.append(f"Melded{f' — a condition worth {e.units} unit(s)' if e.units else ''}.")
+            case Discarded() if e.seat == seat:
+                parts.append(f"You discarded {e.card.pretty}.")
+            case Declared() if e.seat == seat:
+                parts.append("You knocked: you play this hand." if e.playing else "You went on top for this hand.")
+            case WentOut() if e.seat == seat:
+                parts.append("You went out!")
+            case Forced() if e.caller == seat:
+                parts.append(f"You forced {e.card.pretty}.")
+            case DrawDeclined() if e.seat == seat:
+                parts.append("You did not draw again; your turn is over.")
+            case _:
+                pass
+    parts.append(next_step(after, seat, to_act=to_act))
+    return " ".join(p for p in parts if p)
+
+
+def next_step(state: TableState, seat: int, *, to_act: int | None) -> str:
+    """PRIVATE hint: what this player can do now (``to_act``: whose turn it is, from the engine)."""
+    hand = state.hand
+    if hand is None:
+        return "The hand is over." if state.last_hand is not None else ""
+    if to_act != seat:
+        return ""
+    if hand.phase is Phase.DECLARING:
+        return "Your turn to declare: /knock to play, /sluff to go on top."
+    t = hand.turn
+    if t is None:
+        return ""
+    if hand.make_good is not None:
+        return f"Make meld {hand.make_good[1]} good (see My hand)."
+    match t.step:
+        case Step.DRAW if t.second_pluck:
+            return f"Your first pluck is in the discards: /draw again, or /pass ({DONT_DRAW_AGAIN.lower()})."
+        case Step.DRAW:
+            return "Your turn: /draw" + (" or /take the option card." if hand.option is not None else ".")
+        case Step.DRAWN:
+            return "Meld the plucked card (/meld, /add, /borrow or My hand) or /discard it."
+        case Step.MUST_USE:
+            return "You must meld that card now (/meld, /add or My hand)."
+        case Step.MELDING:
+            return "Meld more, or /discard a card to end your turn."
+    return ""
+
+
+def hand_dm_text(guild: str, channel: str, hand_no: int, text_twin: str) -> str:
+    """PRIVATE (DM): the deal."""
+    return f"**{shown(guild, limit=100)}** · #{shown(channel, limit=100)} · hand {hand_no}\n{text_twin}"
+
+
+def settings_text(*, ping: str, dm_mode: str, dm_closed: bool, sort: str, four_color: bool) -> str:
+    """PRIVATE: /pan settings — the player's preferences after the change."""
+    closed = " (your DMs are closed: use My hand)" if dm_closed else ""
+    pings = "a mention in the channel at your turn" if ping == "turn" else "off"
+    return f"Turn pings: {pings}. DMs: {dm_mode}{closed}. Sort: {sort}. Four-colour: {'on' if four_color else 'off'}."
+
+
+def meld_choice(meld: Meld) -> str:
+    """An autocomplete choice for one of the player's melds (≤ 100 characters)."""
+    return f"{meld.id}: {cards_text(meld.cards)}"[:100]
+
+
+HINT_REFUSED = (
+    "Hints are only for practice tables (/pan practice) where everyone else is a computer player; "
+    "at this table it would be coaching."
+)
+HINT_NO_HAND = "No hand in progress."
+HINT_NOT_YOUR_MOVE = "Nothing to suggest: it is not your move."
+
+
+def hint_text(sentence: str) -> str:
+    """PRIVATE: /hint — the suggestion's one sentence names the play ("Knock: about 30% of the unseen cards ...")."""
+    return f"💡 {sentence}"[:2000]
+
+
+SELECT_PLACEHOLDERS = {"play": "Play: meld, draw, declare…", "discard": "Discard a card"}
+CHOOSE_A_PLAY = "Choose a play."
+MENU_OUT_OF_DATE = "That menu is out of date — open My hand again."
+
+
+def nothing_to(what: str) -> str:
+    return f"There is nothing you can {what} now."
+
+
+def hand_now(text_twin: str) -> str:
+    return "Your hand now: " + text_twin
+
+
+def not_in_hand(*, dealt: bool) -> str:
+    return "You are not in a hand right now." + (
+        " Wait for the next deal." if dealt else " Press Start on the board to deal."
+    )

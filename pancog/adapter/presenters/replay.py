@@ -1,0 +1,274 @@
+"""Replays, history and watching with consent.
+
+The replay's words and snapshots work from a :class:`pancog.services.replay.HandReplay`, whose steps hold only
+what the viewer may see (the public board and the viewer's own cards): nothing here can show another player's
+hidden cards. Functions whose output holds the viewer's own cards say PRIVATE."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pancog.adapter.presenters.common import Names, chips, image_name, meld_snapshots, name_of, plain_text, status_pill
+from pancog.adapter.presenters.table import describe_events, outcome_snapshot
+from pancog.game.engine import PlayerView
+from pancog.game.events import CardPlucked, OptionTaken
+from pancog.game.state import DrawSource, HandState, Phase, PlayerHand, Seat, Step, TableState
+from pancog.services.replay import HandReplay, HandSummary, ReplayStep
+from renderer import (
+    HandSnapshot,
+    InPlayHow,
+    OutcomeSnapshot,
+    SeatSnapshot,
+    SeatStatus,
+    TableSnapshot,
+    hand_text,
+    table_text,
+)
+
+MAX_JUMPS = 25  # a select offers at most 25 options
+SHARED = "The replay is posted in the channel."
+JUMP_PLACEHOLDER = "Jump to a turn"
+JUMP_NOT_OFFERED = "Pick a turn from the list."
+SHARE_NOT_OVER = "A hand can be shared once it is over."
+WATCH_BUTTON = "👁 See the shared hand"
+WATCH_STOPPED_PRIVATE = "You no longer share your cards."
+
+
+def replay_button_label(verb: str, hand_no: int) -> str:
+    """The Share button of a step-through, or a hand's Replay button under /pan history."""
+    return "Share" if verb == "share" else f"Replay hand {hand_no}"
+
+
+def _seat_at(step: ReplayStep, index: int) -> Seat | None:
+    """A seat after the step, or before it when the player cashed out as the hand ended (still on the board)."""
+    after = step.seats_after[index] if index < len(step.seats_after) else None
+    if after is not None:
+        return after
+    return step.seats_before[index] if index < len(step.seats_before) else None
+
+
+def _public_states(step: ReplayStep) -> tuple[TableState, TableState]:
+    """Before/after table states holding only public facts (seats, tops; the boards' melds after a hand ended), for
+    the shared presenters that name seats and read a finished hand's melds."""
+    rules = step.board.rules
+    seats = tuple(_seat_at(step, i) for i in range(len(step.seats_after)))
+    before = TableState(rules=rules, seats=step.seats_before, hand_no=step.board.hand_no)
+    last = None
+    if step.ended is not None:
+        players: list[PlayerHand | None] = [None] * len(seats)
+        for view in step.board.players:
+            players[view.seat] = PlayerHand(seat=view.seat, status=view.status, melds=view.melds)
+        last = HandState(hand_no=step.board.hand_no, seed=None, first=0, order=(), players=tuple(players))
+    after = TableState(
+        rules=rules,
+        seats=seats,
+        singles_tops=step.board.singles_tops,
+        doubles_tops=step.board.doubles_tops,
+        hand_no=step.board.hand_no,
+        last_hand=last,
+    )
+    return before, after
+
+
+def step_line(step: ReplayStep, names: Names) -> str:
+    """What happened at this step, in one line (public: the viewer's own deal is not described)."""
+    before, after = _public_states(step)
+    lines = describe_events(before, after, names, step.events)
+    if lines:
+        return " ".join(lines)
+    seat = _seat_at(step, step.actor) if step.actor is not None else None
+    who = name_of(names, seat.player_id) if seat is not None else "The table"
+    return f"{who} made a move that shows nothing on the board."
+
+
+def step_title(replay: HandReplay, index: int) -> str:
+    return f"Hand {replay.hand_no} · step {index + 1} of {len(replay.steps)}"
+
+
+def summary_line(summary: HandSummary, names: Names) -> str:
+    """One hand in the history: its number, its result and its length."""
+    head = f"Hand {summary.hand_no}"
+    ended = summary.ended
+    if ended is None:
+        result = "in progress"
+    elif summary.splitter_ids:
+        result = " and ".join(name_of(names, p) for p in summary.splitter_ids) + " split the tops"
+    elif ended.reason.value == "nobody":
+        result = "nobody played"
+    elif ended.reason.value == "void":
+        result = "void (the stock ran out)"
+    elif summary.winner_id is not None:
+        verb = "went out" if ended.reason.value == "out" else "won"
+        result = f"{name_of(names, summary.winner_id)} {verb}"
+        if summary.winner_chips:
+            result += f" (+{chips(summary.winner_chips)})"
+    else:
+        result = "over"
+    return f"{head} — {result} · {len(summary.dealt)} players, {summary.actions} actions"
+
+
+def replay_history_text(summaries: Sequence[HandSummary], names: Names) -> str:
+    """PRIVATE reply to /pan history: recent hands, newest first, each with a Replay button below."""
+    if not summaries:
+        return "No hand has been dealt at this table yet."
+    lines = ["**Recent hands at this table** (press Replay to step through one)"]
+    lines += [f"• {summary_line(s, names)}" for s in reversed(summaries)]
+    return "\n".join(lines)[:2000]
+
+
+def jump_options(replay: HandReplay, names: Names) -> list[tuple[str, str]]:
+    """The "jump to turn" choices, (value, label): the deal, every turn's draw, the end — at most ``MAX_JUMPS``,
+    evenly spread when a hand has more turns. Values are step indexes; only these are honoured."""
+    last = len(replay.steps) - 1
+    turns = [s.index for s in replay.steps if any(isinstance(e, CardPlucked | OptionTaken) for e in s.events)]
+    picks = sorted({0, *turns, last}) if last >= 0 else []
+    if len(picks) > MAX_JUMPS:
+        inner = picks[1:-1]
+        keep = MAX_JUMPS - 2
+        picks = [0, *(inner[k * len(inner) // keep] for k in range(keep)), last]
+    options: list[tuple[str, str]] = []
+    for index in picks:
+        if index == 0:
+            label = "The deal"
+        elif index == last and replay.summary.finished:
+            label = "The end: " + summary_line(replay.summary, names)
+        else:
+            turn = turns.index(index) + 1 if index in turns else index
+            label = f"Turn {turn}: " + plain_text(step_line(replay.steps[index], names))
+        options.append((str(index), label[:100]))
+    return options
+
+
+def step_text(replay: HandReplay, index: int, names: Names) -> str:
+    """PRIVATE (the requester's step-through): the step's line, the board's text twin and the requester's cards."""
+    step = replay.steps[index]
+    parts = [f"**{step_title(replay, index)}**", step_line(step, names)]
+    if step.board.drawn is not None and step.board.phase is Phase.PLAYING:
+        parts.append(f"Card up: {step.board.drawn.pretty}.")
+    hand = own_hand_snapshot(replay, index)
+    if hand is not None:
+        parts.append(hand_text(hand))  # "Your hand, 10 cards by suit: …" as in My hand (the e2e privacy check reads it)
+    parts.append(table_text(board_snapshot(replay, index, names)))
+    return "\n".join(parts)[:2000]
+
+
+def share_caption(replay: HandReplay, names: Names, sharer: int) -> str:
+    """PUBLIC: the message carrying the shared animation."""
+    return f"{name_of(names, sharer)} shared a replay: {summary_line(replay.summary, names)}."
+
+
+def _status(view: PlayerView | None, seat: Seat) -> SeatStatus:
+    if view is None:
+        return SeatStatus.AWAY if seat.away else SeatStatus.WAITING
+    return status_pill(view.status, flat=sum(len(m.cards) for m in view.melds) >= 10 and view.hand_count == 0)
+
+
+def step_board(
+    step: ReplayStep, names: Names, *, title: str, notes: Sequence[str] = (), four_color: bool = False
+) -> TableSnapshot:
+    """The public board after ``step`` (melds, counts, the face-up card, stacks, tops; never a hidden card)."""
+    board = step.board
+    views = {v.seat: v for v in board.players}
+    over = board.phase in (None, Phase.OVER) or step.ended is not None
+    seats: list[SeatSnapshot] = []
+    index_of: dict[int, int] = {}
+    for i in range(len(step.seats_after)):
+        seat = _seat_at(step, i)
+        if seat is None:
+            continue
+        view = views.get(i)
+        index_of[i] = len(seats)
+        seats.append(
+            SeatSnapshot(
+                name=image_name(names, seat.player_id)[0],
+                computer=seat.player_id < 0,
+                chips=seat.stack,
+                status=_status(view, seat),
+                doubles=seat.doubles,
+                is_turn=not over and board.to_act == i,
+                melds=meld_snapshots(view.melds, board.rules) if view is not None else (),
+                hand_count=view.hand_count if view is not None else 0,
+            )
+        )
+    to_act = None if over or board.to_act is None else index_of.get(board.to_act)
+    in_hand = not over  # between hands (and at the step that ends one) the live board shows no piles
+    in_play = board.drawn if in_hand and board.step in (Step.DRAWN, Step.MUST_USE) else None
+    source = step.in_play_source
+    how: InPlayHow = "taken" if source is DrawSource.OPTION else "forced" if source is DrawSource.FORCED else "plucked"
+    by = ""
+    if in_play is not None and board.turn_seat is not None:
+        holder = _seat_at(step, board.turn_seat)
+        by = image_name(names, holder.player_id)[0] if holder is not None else f"seat {board.turn_seat + 1}"
+    discard = board.muck_top if in_hand else None  # as the live board: the top of the pile, the option or not
+    return TableSnapshot(
+        title=title[:80] or "Pan table",
+        hand_no=board.hand_no,
+        seats=tuple(seats),
+        to_act=to_act,
+        in_hand=in_hand,
+        in_play=in_play,
+        in_play_by=by,
+        in_play_how=how,
+        discard=discard,
+        discard_count=step.muck_count if in_hand else 0,
+        discard_is_option=board.option is not None,
+        stock_count=board.stock_count,
+        singles_tops=board.singles_tops,
+        doubles_tops=board.doubles_tops,
+        notes=tuple(plain_text(n) for n in notes[-3:]),
+        four_color=four_color,
+    )
+
+
+def board_snapshot(replay: HandReplay, index: int, names: Names, *, four_color: bool = False) -> TableSnapshot:
+    """The public board of one step, its line as the note."""
+    step = replay.steps[index]
+    return step_board(step, names, title=replay_title(replay), notes=(step_line(step, names),), four_color=four_color)
+
+
+def own_hand_snapshot(
+    replay: HandReplay, index: int, *, sort: str = "suit", four_color: bool = False
+) -> HandSnapshot | None:
+    """PRIVATE: the requester's own cards at this step (None when the requester was not dealt into the hand)."""
+    if replay.viewer_seat is None:
+        return None
+    return HandSnapshot(cards=replay.steps[index].own, sort="rank" if sort == "rank" else "suit", four_color=four_color)
+
+
+def outcome_of(replay: HandReplay, names: Names, *, four_color: bool = False) -> OutcomeSnapshot | None:
+    """The end-of-hand summary (the winner's board and pays), when the hand ended with a winner."""
+    last = replay.steps[-1] if replay.steps else None
+    if last is None or last.ended is None:
+        return None
+    before, after = _public_states(last)
+    return outcome_snapshot(before, after, names, last.events, title=replay_title(replay), four_color=four_color)
+
+
+def replay_title(replay: HandReplay) -> str:
+    return f"Replay · {replay.title}" if replay.title else "Replay"
+
+
+def watch_announcement(player: str, watcher: str) -> str:
+    """PUBLIC, at the table: a player lets one member see their cards (no card is named)."""
+    return (
+        f"👁 **{player}** lets {watcher} see their cards for this hand. While it lasts {watcher} cannot sit at this "
+        f"table; it ends when the hand ends or {player} stops sharing."
+    )
+
+
+def watch_stopped(player: str, watcher: str) -> str:
+    """PUBLIC, at the table: the player stopped sharing."""
+    return f"👁 {player} no longer shares their cards with {watcher}."
+
+
+def watch_granted(watcher: str) -> str:
+    """PRIVATE to the player: the answer to /pan settings share_hand."""
+    return f"{watcher} can see your cards until this hand ends. `/pan settings stop_sharing:True` ends it sooner."
+
+
+def watched_hand_text(player: str, snapshot: HandSnapshot) -> str:
+    """PRIVATE to the watcher: the shared hand, read-only ("Ana's hand, 10 cards by suit: …")."""
+    text = hand_text(snapshot)
+    if text.startswith("Your hand"):
+        text = f"{player}'s hand" + text[len("Your hand") :]
+    return f"{text}\nShared with you by {player} for this hand (read-only)."

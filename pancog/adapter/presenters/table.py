@@ -1,0 +1,599 @@
+"""The table in words and pictures: the public board (its line, the image's snapshot, the event lines, the
+end-of-hand outcome and nets), turn pings, and the answers of the table commands (/pan open, join, leave, start,
+close, rules; practice tables; the clock's warnings and the idle closer).
+
+Public texts never hold a card that is still in someone's hand: the snapshot carries only counts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from pancog.adapter.presenters.common import (
+    Names,
+    cards_text,
+    chips,
+    image_name,
+    meld_snapshots,
+    name_of,
+    plain_text,
+    seat_name,
+    status_pill,
+)
+from pancog.adapter.safety import shown
+from pancog.game.cards import Card
+from pancog.game.events import (
+    AwaySet,
+    CardPlucked,
+    CashedOut,
+    ChipReason,
+    ChipsMoved,
+    Declared,
+    Discarded,
+    DrawDeclined,
+    Event,
+    Forced,
+    FoulCalled,
+    HandEnded,
+    HandFouled,
+    HandStarted,
+    MakeGoodDemanded,
+    MarriedSplitOffered,
+    Melded,
+    OptionTaken,
+    PlayerBusted,
+    PlayerQuit,
+    PlayStarted,
+    PluckVoided,
+    SeatLeft,
+    SeatTaken,
+    SplitDeclined,
+    SplitOffered,
+    StockReshuffled,
+    TimedOut,
+    UpcardTurned,
+    WentOut,
+)
+from pancog.game.state import DrawSource, EndReason, HandState, Phase, Pot, Step, TableState
+from renderer import InPlayHow, NetSnapshot, OutcomeSnapshot, PaymentSnapshot, SeatSnapshot, SeatStatus, TableSnapshot
+
+
+def _seat_status(state: TableState, hand: HandState | None, seat: int) -> SeatStatus:
+    s = state.seats[seat]
+    if hand is None or hand.players[seat] is None:
+        return SeatStatus.AWAY if s is not None and s.away else SeatStatus.WAITING
+    pl = hand.players[seat]
+    if pl is None:
+        return SeatStatus.WAITING
+    return status_pill(pl.status, flat=pl.board_count >= 10 and not pl.hand)
+
+
+def _in_play(state: TableState, names: Names) -> tuple[Card | None, str, InPlayHow]:
+    """The card lying face up for everyone (just plucked, taken or forced), who holds it, and how it came."""
+    hand = state.hand
+    t = hand.turn if hand is not None else None
+    if t is None or t.drawn is None or t.step not in (Step.DRAWN, Step.MUST_USE):
+        return None, "", "plucked"
+    s = state.seat(t.seat)
+    who = image_name(names, s.player_id)[0] if s is not None else f"seat {t.seat + 1}"
+    how: InPlayHow = (
+        "taken" if t.source is DrawSource.OPTION else "forced" if t.source is DrawSource.FORCED else "plucked"
+    )
+    return t.drawn, who, how
+
+
+def table_snapshot(
+    state: TableState, names: Names, *, title: str, notes: Sequence[str] = (), four_color: bool = False
+) -> TableSnapshot:
+    """The public table (never a hand's cards: only counts). ``notes`` may carry Markdown: the image gets plain text."""
+    hand = state.hand
+    shown = hand if hand is not None else state.last_hand
+    seats: list[SeatSnapshot] = []
+    index_of: dict[int, int] = {}
+    to_act = _to_act(state)
+    for i, s in enumerate(state.seats):
+        if s is None:
+            continue
+        pl = shown.players[i] if shown is not None and i < len(shown.players) else None
+        index_of[i] = len(seats)
+        name, computer = image_name(names, s.player_id)
+        seats.append(
+            SeatSnapshot(
+                name=name,
+                computer=computer,
+                chips=s.stack,
+                status=_seat_status(state, hand, i),
+                doubles=s.doubles,
+                is_turn=to_act == i,
+                melds=meld_snapshots(pl.melds, state.rules) if pl is not None else (),
+                hand_count=len(pl.hand) if pl is not None and hand is not None else 0,
+            )
+        )
+    in_play, by, how = _in_play(state, names)
+    return TableSnapshot(
+        title=title[:80] or "Pan table",
+        hand_no=state.hand_no,
+        seats=tuple(seats),
+        to_act=index_of.get(to_act) if to_act is not None else None,
+        in_hand=hand is not None,
+        in_play=in_play,
+        in_play_by=by,
+        in_play_how=how,
+        discard=hand.muck[-1] if hand is not None and hand.muck else None,
+        discard_count=len(hand.muck) if hand is not None else 0,
+        discard_is_option=hand is not None and hand.option is not None,
+        stock_count=len(hand.stock) if hand is not None else 0,
+        singles_tops=state.singles_tops,
+        doubles_tops=state.doubles_tops,
+        notes=tuple(plain_text(n) for n in notes[-3:]),
+        four_color=four_color,
+    )
+
+
+def _to_act(state: TableState) -> int | None:
+    from pancog.game import engine
+
+    return engine.to_act(state)
+
+
+def _cause_text(cause: object) -> str:
+    return {"invalid_meld": "an invalid spread", "abandoned": "abandoning the hand"}.get(str(cause), str(cause))
+
+
+def end_text(state: TableState, names: Names, e: HandEnded) -> str:
+    who = seat_name(state, names, e.winner)
+    match e.reason:
+        case EndReason.OUT:
+            return f"Hand {e.hand_no} is over: **{who}** went out."
+        case EndReason.LONE:
+            return f"Hand {e.hand_no} is over: everyone else went on top, **{who}** takes the tops."
+        case EndReason.NOBODY:
+            return f"Hand {e.hand_no} is over: nobody played; the tops carry over."
+        case EndReason.SPLIT:
+            pair = " and ".join(seat_name(state, names, s) for s in e.splitters)
+            return f"Hand {e.hand_no} is over: {pair} split the tops."
+        case EndReason.SETTLED:
+            return f"Hand {e.hand_no} is over: **{who}** is the last player in action and is paid as the board lies."
+        case EndReason.VOID:
+            return f"Hand {e.hand_no} is void: the stock ran out. Pays made stand; the tops carry over."
+    return f"Hand {e.hand_no} is over."
+
+
+def _account_name(state: TableState, names: Names, account: int | Pot) -> str:
+    return f"the {account.value} tops" if isinstance(account, Pot) else seat_name(state, names, account)
+
+
+def _chip_lines(state: TableState, names: Names, moves: Sequence[ChipsMoved]) -> list[str]:
+    """Group chip movements: per payee and reason (antes summarised)."""
+    lines: list[str] = []
+    groups: dict[tuple[str, ChipReason], list[ChipsMoved]] = {}
+    for m in moves:
+        payee = m.payee.value if isinstance(m.payee, Pot) else str(m.payee)
+        groups.setdefault((payee, m.reason), []).append(m)
+    for (payee, reason), items in groups.items():
+        total = sum(m.amount for m in items)
+        if reason is ChipReason.ANTE:
+            lines.append(f"Antes: {chips(total)} into the {payee} tops.")
+            continue
+        if reason is ChipReason.RAKE:
+            continue
+        payee_name = f"the {payee} tops" if not payee.isdigit() else seat_name(state, names, int(payee))
+        payers = ", ".join(f"{_account_name(state, names, m.payer)} {m.amount}" for m in items)
+        what = {
+            ChipReason.CONDITION: "for conditions",
+            ChipReason.OUTS: "for the outs",
+            ChipReason.GOING_OUT: "for going out",
+            ChipReason.BUST_OUT: "bust-out bonus",
+            ChipReason.TOPS: "the tops",
+            ChipReason.SPLIT: "a share of the split tops",
+            ChipReason.REFUND: "refunds from a foul hand",
+            ChipReason.TOPS_REFUND: "tops refunded",
+            ChipReason.FORFEIT: "forfeit",
+            ChipReason.FORFEIT_BACK: "forfeit returned",
+        }.get(reason, reason.value)
+        lines.append(f"{payee_name} receives {chips(total)} — {what} ({payers}).")
+    return lines
+
+
+def describe_events(before: TableState, after: TableState, names: Names, events: Sequence[Event]) -> list[str]:
+    """PUBLIC lines for the board: what happened, in plain words. Private events are skipped."""
+    lines: list[str] = []
+    moves: list[ChipsMoved] = []
+
+    def who(seat: int) -> str:
+        s = before.seat(seat) or after.seat(seat)
+        return name_of(names, s.player_id) if s is not None else f"seat {seat + 1}"
+
+    for e in events:
+        if e.private_to is not None:
+            continue
+        match e:
+            case SeatTaken():
+                s = after.seat(e.seat)
+                lines.append(
+                    f"{name_of(names, e.player_id)} sat down"
+                    + (f" with {chips(s.stack)}" if s is not None else "")
+                    + (", playing doubles" if e.doubles else "")
+                    + "."
+                )
+            case SeatLeft():
+                lines.append(f"{name_of(names, e.player_id)} left the table.")
+            case CashedOut():
+                lines.append(f"{name_of(names, e.player_id)} took {chips(e.amount)} back to the bank.")
+            case AwaySet():
+                lines.append(f"{who(e.seat)} is {'away' if e.away else 'back'}.")
+            case HandStarted():
+                lines.append(f"Hand {e.hand_no} dealt to {len(e.dealt)} players; {who(e.first)} is first hand.")
+            case UpcardTurned():
+                lines.append(f"The upcard is {e.card.pretty}.")
+            case Declared():
+                verb = "knocked — plays" if e.playing else "went on top"
+                lines.append(f"{who(e.seat)} {verb}{' (changed)' if e.changed else ''}.")
+            case PlayStarted():
+                lines.append(f"Play starts: {who(e.seat)} draws first.")
+            case CardPlucked():
+                lines.append(f"{who(e.seat)} plucked {e.card.pretty}.")
+            case OptionTaken():
+                lines.append(f"{who(e.seat)} took the option card {e.card.pretty}.")
+            case Melded():
+                laid = cards_text([*([e.drawn] if e.drawn else []), *e.cards])
+                pays = f", a condition worth {e.units} unit{'s' if e.units != 1 else ''}" if e.units else ""
+                kind = {"new": "melded", "add": "added", "split": "added and split", "borrow": "borrowed to meld"}
+                lines.append(f"{who(e.seat)} {kind.get(e.kind.value, 'melded')} {laid}{pays}.")
+            case Discarded():
+                lines.append(f"{who(e.seat)} discarded {e.card.pretty}.")
+            case Forced():
+                where = "back on" if e.back else "on"
+                lines.append(f"{who(e.caller)} forced {e.card.pretty} {where} {who(e.target)}.")
+            case PluckVoided():
+                lines.append(f"{who(e.seat)}'s pluck {e.card.pretty} is dead.")
+            case FoulCalled():
+                caller = "The floor" if e.caller is None else who(e.caller)
+                cause = f" for {_cause_text(e.cause)}" if e.cause is not None else ""
+                lines.append(f"{caller} called {who(e.target)}'s hand foul{cause}.")
+            case MakeGoodDemanded():
+                lines.append(f"{who(e.seat)} must make meld {e.meld} good.")
+            case HandFouled():
+                lines.append(f"{who(e.seat)}'s hand is foul: dead for this hand, and still pays.")
+            case PlayerQuit():
+                lines.append(f"{who(e.seat)} left the hand (still pays to the end of it).")
+            case PlayerBusted():
+                lines.append(f"{who(e.seat)} is out of chips — busted.")
+            case SplitOffered():
+                lines.append(f"{who(e.seat)} offers to split the tops.")
+            case SplitDeclined():
+                lines.append(f"{who(e.seat)} declined to split the tops.")
+            case MarriedSplitOffered():
+                lines.append(
+                    f"{who(e.seat)} and {who(e.partner)} are married splitters and the last two in action: the split "
+                    f"is offered automatically. {who(e.partner)} may accept or decline; {who(e.seat)} may withdraw it."
+                )
+            case DrawDeclined():
+                lines.append(f"{who(e.seat)} did not draw again; the first pluck is the next player's option card.")
+            case StockReshuffled():
+                lines.append(f"The stock ran out: {e.count} cards from the discards were reshuffled.")
+            case TimedOut():
+                lines.append(f"{who(e.seat)}'s time ran out; the minimal move was played.")
+            case WentOut():
+                lines.append(f"**{who(e.seat)} went out!**")
+            case HandEnded():
+                lines.extend(_chip_lines(after, names, moves))
+                moves = []
+                lines.append(end_text(before if before.hand is not None else after, names, e))
+            case ChipsMoved():
+                moves.append(e)
+            case _:
+                pass
+    lines.extend(_chip_lines(after, names, moves))
+    return lines
+
+
+_PAID_TO_WINNER = {ChipReason.OUTS: "outs", ChipReason.GOING_OUT: "going out", ChipReason.BUST_OUT: "bust-out"}
+_NOT_IN_RECEIVED = frozenset(ChipReason) - {ChipReason.CONDITION, ChipReason.ANTE, ChipReason.RAKE}
+
+
+def hand_nets(after: TableState, events: Sequence[Event]) -> dict[int, int]:
+    """Each dealt-in seat's net for the hand that ``events`` (the last action's) ended: chips won minus chips
+    lost, antes and rake included. Conditions paid on earlier turns come from the finished hand's ``received``
+    (the engine keeps them per collector, net of foul refunds); the last action's other movements from its
+    events. Forfeits for going on top (``retire_forfeit_chips``) are not counted."""
+    hand = after.last_hand
+    if hand is None:
+        return {}
+    rules = after.rules
+    nets = {pl.seat: -(rules.ante * pl.multiplier + rules.rake) for pl in hand.players if pl is not None}
+    for pl in hand.players:
+        if pl is None:
+            continue
+        for payer, amount in pl.received:
+            nets[pl.seat] = nets.get(pl.seat, 0) + amount
+            nets[payer] = nets.get(payer, 0) - amount
+    for e in events:
+        if isinstance(e, ChipsMoved) and e.reason in _NOT_IN_RECEIVED:
+            if isinstance(e.payer, int):
+                nets[e.payer] = nets.get(e.payer, 0) - e.amount
+            if isinstance(e.payee, int):
+                nets[e.payee] = nets.get(e.payee, 0) + e.amount
+    return nets
+
+
+def outcome_snapshot(
+    before: TableState,
+    after: TableState,
+    names: Names,
+    events: Sequence[Event],
+    *,
+    title: str,
+    four_color: bool = False,
+) -> OutcomeSnapshot | None:
+    """The end-of-hand summary image, when a hand just ended with a winner.
+
+    Each payment is everything that player paid the winner this hand: conditions (those paid on the
+    going-out turn too), outs, going out and bust-out, itemised in its note; the image's total is their sum
+    plus the tops. `hand_nets` gives every player's net for the hand.
+    """
+    ended = next((e for e in events if isinstance(e, HandEnded)), None)
+    if ended is None or ended.winner is None or after.last_hand is None:
+        return None
+    winner = ended.winner
+    pl = after.last_hand.players[winner]
+    went = next((e for e in events if isinstance(e, WentOut)), None)
+    items: dict[int, dict[str, int]] = {}
+    for payer, amount in pl.received if pl is not None else ():
+        items.setdefault(payer, {})["conditions"] = amount
+    singles = doubles = 0
+    for e in events:
+        if not isinstance(e, ChipsMoved) or e.payee != winner:
+            continue
+        if e.payer is Pot.SINGLES:
+            singles += e.amount
+        elif e.payer is Pot.DOUBLES:
+            doubles += e.amount
+        elif isinstance(e.payer, int) and e.reason in _PAID_TO_WINNER:
+            paid = items.setdefault(e.payer, {})
+            paid[_PAID_TO_WINNER[e.reason]] = paid.get(_PAID_TO_WINNER[e.reason], 0) + e.amount
+
+    def who(seat: int) -> tuple[str, bool]:
+        s = before.seat(seat) or after.seat(seat)
+        return image_name(names, s.player_id) if s is not None else (f"seat {seat + 1}", False)
+
+    payments = tuple(
+        PaymentSnapshot(
+            payer=who(seat)[0], chips=sum(paid.values()), note=", ".join(f"{k} {v}" for k, v in paid.items() if v)
+        )
+        for seat, paid in items.items()
+        if sum(paid.values())
+    )
+    nets = sorted(hand_nets(after, events).items(), key=lambda kv: (kv[0] != winner, -kv[1], kv[0]))
+    return OutcomeSnapshot(
+        title=title[:80] or "Pan table",
+        hand_no=ended.hand_no,
+        winner=who(winner)[0],
+        melds=meld_snapshots(pl.melds, after.rules) if pl is not None else (),
+        conditions=went.outs_units if went else 0,
+        bust_out=went.bust_out_units if went else 0,
+        going_out=after.rules.going_out_units if went else 0,
+        singles_tops=singles,
+        doubles_tops=doubles,
+        payments=payments,
+        nets=tuple(NetSnapshot(name=who(seat)[0], chips=n, computer=who(seat)[1]) for seat, n in nets),
+        four_color=four_color,
+    )
+
+
+def board_text(
+    state: TableState, names: Names, *, title: str, lines: Sequence[str], host_id: int, practice: bool = False
+) -> str:
+    """PUBLIC: the board's one line (issue #14.4): the table, what happened last, whose turn it is. The rest
+    (recent events, seats, melds) is in the image, its alt text and the Text view button."""
+    head = f"**{shown(title, limit=80)}** — "
+    hand = state.hand
+    seated = sum(1 for s in state.seats if s is not None)
+    latest = f"{headline(lines)} " if lines else ""
+    if hand is None:
+        nxt = "hand 1" if state.hand_no == 0 else f"hand {state.hand_no + 1}"
+        todo = "Press **Start** to deal it." if practice else "Join, then press **Start**."
+        head += f"{latest}{seated} seated, waiting to deal {nxt}. {todo}"
+    else:
+        from pancog.game import engine
+
+        actor = engine.to_act(state)
+        phase = "declaring" if hand.phase is Phase.DECLARING else "playing"
+        head += f"hand {hand.hand_no}, {phase}. {latest}"
+        if actor is not None:
+            head += f"**{seat_name(state, names, actor)}** to act."
+        t = hand.turn
+        if t is not None and t.drawn is not None and t.step in (Step.DRAWN, Step.MUST_USE):
+            head += f" Card up: {t.drawn.pretty}."
+    head += f" Tops: {state.singles_tops}" + (f" + {state.doubles_tops} doubles" if state.doubles_tops else "") + "."
+    return head[:1900]
+
+
+def _is_chip_line(line: str) -> bool:
+    return line.startswith("Antes:") or " receives " in line
+
+
+def headline(lines: Sequence[str]) -> str:
+    """The one line that says what happened last: the latest line that is not a payment (those follow the move
+    that caused them, and are in Text view and the end-of-hand embed)."""
+    return next((line for line in reversed(lines) if not _is_chip_line(line)), lines[-1] if lines else "")
+
+
+def board_in_words(lines: Sequence[str], twin: str) -> str:
+    """PRIVATE (the Text view button): the board in words: the recent events and the image's text twin."""
+    recent = "\n".join(f"• {line}" for line in lines[-12:])
+    body = f"**Recent**\n{recent}\n" if recent else ""
+    return (body + f"```\n{twin[: 1900 - len(body)]}\n```")[:2000]
+
+
+def nets_text(state: TableState, names: Names, nets: Mapping[int, int]) -> str:
+    """PUBLIC (the end-of-hand embed): each player's net for the hand (by seat, from :func:`hand_nets`, the same
+    figures as the outcome image), biggest win first."""
+    rows = sorted(nets.items(), key=lambda item: (-item[1], item[0]))
+    return "\n".join(f"{seat_name(state, names, seat)}: **{n:+,}**" for seat, n in rows) or "No chips changed hands."
+
+
+def hand_over_title(text: str) -> str:
+    """An end-of-hand line as an embed title (embed titles show Markdown literally)."""
+    return text.replace("**", "")[:256]
+
+
+def practice_stranger(host: str) -> str:
+    """PRIVATE refusal: someone not seated tried to play at a practice table."""
+    return f"This is {host}'s practice table. Start your own with /pan practice."
+
+
+def seats_text(state: TableState, names: Names) -> str:
+    rows = []
+    for i, s in enumerate(state.seats):
+        if s is None:
+            continue
+        tags = [chips(s.stack)]
+        if s.doubles:
+            tags.append("doubles")
+        if s.away:
+            tags.append("away")
+        if s.leaving:
+            tags.append("leaving")
+        rows.append(f"{i + 1}. {name_of(names, s.player_id)} — {', '.join(tags)}")
+    return "\n".join(rows) or "No one is seated."
+
+
+def turn_ping(user_id: int, what: str, *, declaring: bool) -> str:
+    """PUBLIC: the short line that mentions the person to act (issue #14.1). ``what``: the last public line of
+    what happened (never a card still in a hand)."""
+    todo = "your turn to declare: /knock or /sluff." if declaring else "your turn: /draw, /take or My hand."
+    return f"{what} <@{user_id}>, {todo}".strip()[:2000]
+
+
+def turn_dm(channel: str | None) -> str:
+    """PRIVATE (DM, "every turn"): it is the player's turn."""
+    return f"Your turn at the Pan table in #{channel}." if channel else "Your turn at your Pan table."
+
+
+def outs_text(state: TableState, names: Names, seat: int, chips_now: int) -> str:
+    what = "outs + going-out units" if state.rules.going_out_units else "the outs"
+    return f"{seat_name(state, names, seat)}'s board would collect {chips(chips_now)} on going out now ({what})."
+
+
+BOARD_REPOSTED = "The board is posted again below."
+CONFIRM_LEAVE = (
+    "Leave during this hand? You keep paying to its end (conditions, the outs, going out) and cannot play it. "
+    "You stand up when it ends."
+)
+CONFIRM_CLOSE = "Close the table in the middle of a hand? The hand is abandoned and every stack goes back to its bank."
+CONFIRM_BUTTONS = {"leave": ("Leave", "Stay"), "close": ("Close the table", "Keep playing")}
+NOTHING_DONE = "Nothing changed."
+
+
+def could_not_sit(reason: str) -> str:
+    """PRIVATE: /pan open opened the table but could not seat its host."""
+    return f"You could not sit down: {reason}"
+
+
+def sat_down(stack: int, *, doubles: bool = False, bank: int | None = None, season: bool = False) -> str:
+    """PRIVATE: the answer to /pan join (with the bank left; ``season``: a bank season's table) or the Join button."""
+    text = f"You sat down with {chips(stack)}{' (doubles)' if doubles else ''}."
+    return text if bank is None else f"{text} {'Season bank' if season else 'Bank'}: {chips(bank)}."
+
+
+def left_table(gone: bool) -> str:
+    """PRIVATE: the answer to /pan leave (``gone``: stood up now; else at the end of the hand)."""
+    if gone:
+        return "You left; your stack is back in your bank."
+    return "You will leave when this hand ends (you still pay until then)."
+
+
+def hand_dealt(hand_no: int) -> str:
+    """PRIVATE: the answer to /pan start."""
+    return f"Hand {hand_no} dealt. Your hand comes by DM; **My hand** on the board shows it too."
+
+
+def table_closed(returned: Mapping[int, int], names: Names) -> str:
+    """PUBLIC: /pan close, with what went back to each bank."""
+    lines = [f"{name_of(names, u)}: {chips(n)}" for u, n in returned.items()]
+    return "Table closed. Chips back to the bank:\n" + ("\n".join(lines) or "none")
+
+
+def rules_text(preset: str, lines: Sequence[str]) -> str:
+    """PRIVATE: /pan rules — the table's house rules, one bullet each (≤ 2000 characters)."""
+    text = "\n".join(f"• {line}" for line in lines)
+    return f"**{preset} rules**\n{text}"[:2000]
+
+
+def floor_fouled(who: str) -> str:
+    """PRIVATE: a moderator who is not seated made the floor's foul call."""
+    return f"The floor called {shown(who)}'s hand foul."
+
+
+def not_seated_here(who: str) -> str:
+    """PRIVATE refusal: the member named in a command has no seat at this table."""
+    return f"{shown(who)} is not seated at this table."
+
+
+def practice_title(player: str) -> str:
+    """The title of a practice table (board and images)."""
+    return f"Practice: {player} vs the computer"
+
+
+def practice_opened(*, opponents: int, level: str, real_chips: bool, next_hand_delay: float | None) -> str:
+    """PRIVATE: the answer to /pan practice once everyone is seated and the first hand dealt."""
+    chips_used = "chips from your bank" if real_chips else "practice chips (your bank is untouched)"
+    after = (
+        f"the next hand is dealt {next_hand_delay:g} s after each hand ends"
+        if next_hand_delay is not None
+        else "press Start"
+    )
+    return (
+        f"Practice table: you against {opponents} {level} computer player{'s' if opponents > 1 else ''}, "
+        f"playing {chips_used}. Your hand is in your DMs and under **My hand**; `/hint` suggests a play; {after}. "
+        "`/pan close` ends the session."
+    )
+
+
+def computer_seated(name: str, stack: int) -> str:
+    """PRIVATE: the answer to /pan addbot."""
+    return f"{name} sat down with {chips(stack)}. It plays through the same commands as everyone, at a human pace."
+
+
+def table_title(channel_name: str | None) -> str:
+    """A table's title when its host gave none."""
+    return f"Pan at #{channel_name}" if channel_name else "Pan table"
+
+
+def countdown_line(name: str, deadline: int) -> str:
+    """The board's countdown line (Discord renders ``<t:..:R>`` live)."""
+    return f" ⏱ {name} to play · time runs out <t:{deadline}:R>"
+
+
+def missing_permissions(where: str, error: str) -> str:
+    return (
+        f"I can't post the Pan table in {where}: Discord says I am missing permissions ({error}). "
+        "Please give me View Channel, Send Messages, Attach Files and Embed Links there "
+        "(and Send Messages in Threads for a thread). The game is saved; the board comes back "
+        "with the next move once I can post."
+    )
+
+
+def _cashouts(returned: Iterable[tuple[int, int]], names: Names) -> str:
+    return "\n".join(f"{name_of(names, u)}: {chips(n)}" for u, n in returned) or "none"
+
+
+def channel_deleted(returned: Mapping[int, int], names: Names) -> str:
+    return "Your Pan table's channel was deleted, so the table is closed. Chips back to the bank:\n" + _cashouts(
+        returned.items(), names
+    )
+
+
+WELCOME_BACK = "Welcome back: you will be dealt in from the next hand."
+MARKED_AWAY = (
+    "Your time ran out twice in a row at a Pan table, so you are marked **away**: you will not be dealt in, "
+    "and you will be stood up (stack back to your bank) when this hand ends. Use `/pan back` there to stay."
+)
+
+
+def time_warning(name: str, seconds_left: float) -> str:
+    return f"⏰ {name}: {int(seconds_left)} s left to play."
+
+
+def idle_closed(cashouts: Iterable[tuple[int, int]], names: Names) -> str:
+    return "This table closed after 30 minutes without a hand. Chips back to the bank:\n" + _cashouts(cashouts, names)
