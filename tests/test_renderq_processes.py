@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from pancog.infra.renderq import Priority, RenderQueue, mode_from_env, nice_from_env, processes_available
+from pancog.infra.renderq import Priority, RenderQueue, mode_from_env, nice_from_env
+from pancog.infra.renderq.workers import processes_available
 from renderer.samples import sample_hand, sample_table
 from renderer.table import render_table_png
 
@@ -215,15 +216,15 @@ def test_a_worker_whose_bot_hangs_up_exits_quietly() -> None:
     import pickle
     import socket
 
-    from pancog.infra.renderq import _read_frame, _send_frame, _worker_main
+    from pancog.infra.renderq.workers import read_frame, send_frame, worker_main
 
     ours, theirs = socket.socketpair()
-    worker = multiprocessing.get_context("spawn").Process(target=_worker_main, args=(theirs, None))
+    worker = multiprocessing.get_context("spawn").Process(target=worker_main, args=(theirs, None))
     worker.start()
     theirs.close()
     try:
-        assert _read_frame(ours) is not None, "the worker says it is ready"
-        _send_frame(ours, pickle.dumps((echo_size, b"x")))
+        assert read_frame(ours) is not None, "the worker says it is ready"
+        send_frame(ours, pickle.dumps((echo_size, b"x")))
         time.sleep(0.5)  # the answer is written, left unread; the worker waits for its next job
     finally:
         ours.close()

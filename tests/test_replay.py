@@ -46,7 +46,8 @@ from pancog.game.events import (
     UpcardTurned,
 )
 from pancog.game.state import HandState, TableState
-from pancog.infra.renderq import RenderQueue, processes_available
+from pancog.infra.renderq import RenderQueue
+from pancog.infra.renderq.workers import processes_available
 from pancog.infra.storage import SqliteStorage
 from pancog.services.ledger import ChipLedger
 from pancog.services.replay import HandNotFound, HandReplay, ReplayService, TableLog, build_replay

@@ -142,7 +142,7 @@ class PlayCog(PanCog, name="PanPlay"):
         applied = await self.rt.tables.act(
             session.table_id, interaction.user.id, lambda seat: make(session.state, seat)
         )
-        await self.boards.reply(
+        await self.boards.pings.reply(
             interaction,
             applied,
             lambda: self.hands.result(interaction, applied, interaction.user.id, with_hand=with_hand),
@@ -195,7 +195,7 @@ class PlayCog(PanCog, name="PanPlay"):
             else:
                 await interaction.response.edit_message(content=content[:2000], attachments=attachments, view=view)
 
-        await self.boards.reply(
+        await self.boards.pings.reply(
             interaction,
             applied,
             lambda: deliver(edit, what=f"hand panel edit for interaction {interaction.id}"),

@@ -142,7 +142,7 @@ class PracticeCog(PanCog, name="PanPractice"):
             board.ready(failed=True)
             raise
         board.ready()
-        self.boards.remember_carrier(interaction, session)  # its token may carry the first turn ping too
+        self.boards.pings.remember_carrier(interaction, session)  # its token may carry the first turn ping too
 
     @app_commands.command(
         name="addbot", description="Seat a computer player at this table (host or moderator)", extras=IN_PAN

@@ -303,7 +303,7 @@ class TableCog(PanCog, name="PanTables"):
         board.carried_by(interaction)  # the hand's board goes out on this token once the answer is sent
         try:
             applied = await self.rt.tables.start_hand(session.table_id, interaction.user.id)
-            await self.boards.reply(
+            await self.boards.pings.reply(
                 interaction,
                 applied,
                 lambda: send_ephemeral(interaction, hand_dealt(applied.state.hand_no)),

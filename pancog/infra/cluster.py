@@ -9,7 +9,7 @@
 - SIGTERM/SIGINT to the launcher stops every process (SIGTERM, then SIGKILL after a grace period) and exits.
 
 Every process talks to the same PostgreSQL (``DATABASE_URL``); a guild lives on one shard, so each table is
-owned by exactly one process. This module is a service: it never imports discord (it only starts processes).
+owned by exactly one process. It never imports discord (it only starts processes).
 """
 
 from __future__ import annotations

@@ -90,7 +90,7 @@ class Pan:
         still waiting goes out now (the injectable clock of the pings: no test sleeps through a grace). Returns
         how many were sent, once the bot has settled."""
         boards = next((b.boards for b in self.rt.boards.values() if isinstance(b, Board)), None)
-        sent = boards.end_graces() if boards is not None else 0
+        sent = boards.pings.end_graces() if boards is not None else 0
         await self.settle()
         return sent
 

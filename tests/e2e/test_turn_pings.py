@@ -4,7 +4,7 @@ out on a person's interaction token at the table when one is valid (not counted)
 on; one ping per table is visible; a ping never names a card still in a hand; ``ping_after:0`` pings at once on
 the acting player's answer; ``/pan settings ping:off`` and ``dms:turn``.
 
-No test sleeps through a grace: ``Pan.grace_passes`` ends the running graces (``Boards.end_graces``), as the
+No test sleeps through a grace: ``Pan.grace_passes`` ends the running graces (``Pings.end_graces``), as the
 clock would."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from pancog.adapter import board as board_module
+from pancog.adapter import pings as pings_module
 from pancog.adapter.board import Board, Boards
 from tests.e2e.conftest import Pan, PanFactory, private_to
 from tests.e2e.scenarios import TWO_SHOE
@@ -58,7 +58,7 @@ async def test_an_attentive_player_is_never_pinged(pan: Pan) -> None:
     first = len(pan.h.fake.calls)
     knock = await pan.slash(a, "knock")
     assert private_to(knock, a) and not knock.followups  # the answer alone: no public line for the action
-    assert [p.user_id for p in boards(pan).pending_pings()] == [b.id]  # b's ping waits for its grace ...
+    assert [p.user_id for p in boards(pan).pings.pending_pings()] == [b.id]  # b's ping waits for its grace ...
     assert not pan.rt.busy()  # ... on a timer: a running turn is not work in flight (the harness is idle)
     await pan.slash(b, "knock")  # b acted in time: his ping is dropped unsent
     await pan.slash(a, "draw")
@@ -67,7 +67,7 @@ async def test_an_attentive_player_is_never_pinged(pan: Pan) -> None:
     await pan.slash(b, "draw")
     assert mentions(pan) == [] and deletes(pan, first) == []
     assert not any((c.payload or {}).get("allowed_mentions", {}).get("users") for c in pan.h.fake.calls[first:])
-    assert [p.user_id for p in boards(pan).pending_pings()] == []  # b is still in his turn (he drew)
+    assert [p.user_id for p in boards(pan).pings.pending_pings()] == []  # b is still in his turn (he drew)
 
 
 async def test_a_player_who_looked_away_is_pinged_on_the_previous_token(pan: Pan) -> None:
@@ -106,12 +106,12 @@ async def test_a_player_who_looked_away_is_pinged_on_the_previous_token(pan: Pan
 async def test_a_slow_player_is_pinged_at_once_until_he_is_quick_again(pan: Pan) -> None:
     """Adaptive: a person pinged after the grace gets his next pings at once, on the acting player's answer (no
     call of their own); once he acts within the grace of such a ping, his pings wait for the grace again. The pace
-    is read from ``Boards.now`` (injected here: 30 s pass without anyone sleeping)."""
+    is read from ``Pings.now`` (injected here: 30 s pass without anyone sleeping)."""
     a, b = await pan.seat(2)
     clock = [1000.0]
     pan.stack(TWO_SHOE, first_seat=0)
     await pan.slash(a, "pan start")
-    boards(pan).now = lambda: clock[0]
+    boards(pan).pings.now = lambda: clock[0]
     await pan.slash(a, "knock")
     assert await pan.grace_passes() == 1  # b looked away: pinged after the grace
     await pan.slash(b, "knock")
@@ -120,11 +120,11 @@ async def test_a_slow_player_is_pinged_at_once_until_he_is_quick_again(pan: Pan)
         await pan.slash(a, "meld", cards=meld)
     discard = await pan.slash(a, "discard", card="7C")  # b was slow: his ping is a's answer itself, at once
     assert not discard.ephemeral and discard.type == 4 and f"<@{b.id}>, your turn" in discard.text
-    assert boards(pan).pending_pings() == []
+    assert boards(pan).pings.pending_pings() == []
     clock[0] += 30.0  # b takes 30 s over it: still slow
     await pan.slash(b, "draw")
     await pan.slash(b, "discard", card="6S")
-    assert [p.user_id for p in boards(pan).pending_pings()] == [a.id]  # a has always been quick: a grace
+    assert [p.user_id for p in boards(pan).pings.pending_pings()] == [a.id]  # a has always been quick: a grace
     await pan.slash(a, "draw")
     await pan.slash(a, "add", meld=1)  # a goes out
     assert pan.session().state.hand is None
@@ -137,7 +137,7 @@ async def test_a_slow_player_is_pinged_at_once_until_he_is_quick_again(pan: Pan)
     await pan.slash(a, "draw")
     await pan.slash(a, "meld", cards="AC 2C 3C 4C")
     discard = await pan.slash(a, "discard", card="7C")
-    assert private_to(discard, a) and [p.user_id for p in boards(pan).pending_pings()] == [b.id]
+    assert private_to(discard, a) and [p.user_id for p in boards(pan).pings.pending_pings()] == [b.id]
 
 
 async def test_ping_after_zero_rides_on_the_acting_players_answer(pan: Pan) -> None:
@@ -154,7 +154,7 @@ async def test_ping_after_zero_rides_on_the_acting_players_answer(pan: Pan) -> N
     assert knock.message is not None and ping.id == knock.message.id
     call, data = creating_call(pan, ping)
     assert not call.global_limit and data["allowed_mentions"] == {"parse": [], "users": [b.id]}
-    assert boards(pan).pending_pings() == []
+    assert boards(pan).pings.pending_pings() == []
     await pan.slash(b, "knock")  # the turn comes back to a: b's ping goes, a's comes
     assert pan.h.fake.messages[ping.id].deleted and not pings(pan, b)
     assert not deletes(pan)[-1].global_limit  # deleted through the token that posted it
@@ -225,7 +225,7 @@ async def test_without_a_valid_token_the_ping_and_the_result_go_to_the_channel(
 ) -> None:
     """No token at the table is valid any more (their 15 minutes are over: ``TOKEN_LIFE`` 0 here): the late ping,
     its delete and the end-of-hand embed fall back to channel calls (counted), the ping still naming only b."""
-    monkeypatch.setattr(board_module, "TOKEN_LIFE", 0.0)
+    monkeypatch.setattr(pings_module, "TOKEN_LIFE", 0.0)
     a, b = await pan.seat(2)
     pan.stack(TWO_SHOE, first_seat=0)
     await pan.slash(a, "pan start")

@@ -27,9 +27,10 @@ dead worker broke the whole pool. Here a dead worker is seen as the end of its s
 replaced (its job retried once, in a process), the others keep rendering.
 
 Worker processes run at a lower CPU priority than the bot (``PAN_RENDER_NICE``, +5 by default): on a machine
-whose cores are all busy the event loop gets a core first, and the boards wait instead (and coalesce).
+whose cores are all busy the event loop gets a core first, and the boards wait instead (and coalesce). How the
+processes start, talk and die with the bot is :mod:`pancog.infra.renderq.workers`; this module schedules them.
 
-This is a service: it never imports discord (``tests/test_architecture.py``).
+Infrastructure: it knows no game rule and never imports discord (``tests/test_architecture.py``).
 """
 
 from __future__ import annotations
@@ -38,20 +39,26 @@ import asyncio
 import collections
 import concurrent.futures
 import contextlib
-import ctypes
 import dataclasses
 import enum
 import logging
 import multiprocessing
 import os
 import pickle
-import signal
 import socket
-import sys
 import time
 from collections.abc import Callable, Generator, Mapping
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Generic, TypeVar
+
+from pancog.infra.renderq.workers import (
+    ENV_PARENT,
+    FRAME_HEADER,
+    GUARD_MODULE,
+    processes_available,
+    spawner,
+    start_workers,
+)
 
 __all__ = [
     "Priority",
@@ -127,17 +134,6 @@ def nice_from_env(env: Mapping[str, str] = os.environ) -> int:
     return min(19, max(0, value))
 
 
-def processes_available() -> bool:
-    """True where a ``forkserver`` process pool can run (Linux, macOS; not where semaphores are missing)."""
-    if "forkserver" not in multiprocessing.get_all_start_methods():
-        return False
-    try:
-        multiprocessing.get_context("forkserver").Lock()
-    except (ImportError, OSError, NotImplementedError):  # e.g. no sem_open on this platform
-        return False
-    return True
-
-
 def mode_from_env(env: Mapping[str, str] = os.environ) -> str:
     """``PAN_RENDER_MODE`` (``process`` or ``thread``); default ``process`` where processes are available."""
     text = env.get(ENV_MODE, "").strip().lower()
@@ -153,125 +149,8 @@ def mode_from_env(env: Mapping[str, str] = os.environ) -> str:
     return "thread"
 
 
-PR_SET_PDEATHSIG = 1
-GUARD_MODULE = "pancog.infra.renderq.guard"  # imported first by the forkserver: it dies with the bot
 SPAWN_ATTEMPTS = 3  # pool starts that fail in a row before rendering falls back to threads for good
-ENV_PARENT = "PAN_RENDER_PARENT_PID"  # the bot's pid, for the forkserver's guard
-
-
-def die_with_parent(expected_parent: int | None = None) -> None:
-    """Linux: have the kernel SIGKILL this process when its parent dies (no-op elsewhere).
-
-    A worker blocked in a render would not see the end of its socket until the render is done, and the
-    forkserver holds no socket of the bot's at all: after a SIGKILL of the bot they (and the resource tracker)
-    could live on, holding its stdout/stderr open. The forkserver runs this when it imports
-    :data:`GUARD_MODULE` (its parent is the bot, whose pid it finds in :data:`ENV_PARENT`) and every worker runs
-    it first thing (its parent is the forkserver), so the whole tree goes with the bot. A parent that died before
-    the signal was armed is caught
-    by the checks after ``prctl``."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):  # pragma: no cover - no prctl: nothing better to do
-        return
-    parent = os.getppid()
-    if parent == 1 or (expected_parent is not None and parent != expected_parent):
-        os._exit(1)  # orphaned already: the bot (or the forkserver) is gone
-
-
-def guard_forkserver() -> None:
-    """What :data:`GUARD_MODULE` runs in the forkserver: die with the bot that started it."""
-    text = os.environ.get(ENV_PARENT, "")
-    die_with_parent(int(text) if text.isdigit() else None)
-
-
-FRAME_HEADER = 8  # bytes: a frame's length, little-endian, then the pickled frame
-READY_TIMEOUT = 120.0  # seconds a new worker may take to warm up before its start counts as failed
-_READ_CHUNK = 1 << 18
-
-
-def _recv_exact(sock: socket.socket, size: int) -> bytearray | None:
-    """``size`` bytes from a blocking socket, or None at its end."""
-    buf = bytearray(size)
-    view = memoryview(buf)
-    got = 0
-    while got < size:
-        n = sock.recv_into(view[got:])
-        if n == 0:
-            return None
-        got += n
-    return buf
-
-
-def _read_frame(sock: socket.socket) -> bytearray | None:
-    header = _recv_exact(sock, FRAME_HEADER)
-    return None if header is None else _recv_exact(sock, int.from_bytes(header, "little"))
-
-
-def _send_frame(sock: socket.socket, data: bytes) -> None:
-    sock.sendall(len(data).to_bytes(FRAME_HEADER, "little"))
-    sock.sendall(data)
-
-
-def _worker_main(sock: socket.socket, warm_up: Callable[[], None] | None, nice: int = 0) -> None:
-    """A render process: answer each ``(fn, input)`` frame with ``("ok", fn(input))`` or ``("error", exception)``
-    until the bot closes its end of the socket (or dies: :func:`die_with_parent`). One job at a time."""
-    die_with_parent()
-    if nice > 0:
-        with contextlib.suppress(OSError):
-            os.nice(nice)
-    if warm_up is not None:
-        warm_up()
-    _send_frame(sock, pickle.dumps(("ready", os.getpid())))
-    while True:
-        try:
-            data = _read_frame(sock)
-        except OSError:  # e.g. reset: the bot closed its end with our last answer unread (it is stopping)
-            return
-        if data is None:
-            return
-        try:
-            fn, value = pickle.loads(data)  # noqa: S301 - from the bot that forked us, over our own socket pair
-            reply: tuple[str, Any] = ("ok", fn(value))
-        except Exception as exc:
-            reply = ("error", exc)
-        try:
-            out = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
-        except Exception as exc:  # the result (or the exception) does not pickle
-            out = pickle.dumps(("error", RuntimeError(f"the render result could not be sent back: {exc!r}")))
-        try:
-            _send_frame(sock, out)
-        except OSError:
-            return
-
-
-def _start_workers(
-    context: Any, warm_up: Callable[[], None] | None, count: int, nice: int = 0
-) -> list[tuple[multiprocessing.process.BaseProcess, socket.socket]]:
-    """On the spawner thread: fork ``count`` workers from the forkserver and wait until each says it is warm."""
-    started: list[tuple[multiprocessing.process.BaseProcess, socket.socket]] = []
-    try:
-        for _ in range(count):
-            ours, theirs = socket.socketpair()
-            started.append((context.Process(target=_worker_main, args=(theirs, warm_up, nice), daemon=True), ours))
-            try:
-                started[-1][0].start()
-            finally:
-                theirs.close()  # the worker has its own copy: its death is the end of our socket
-        for _, ours in started:
-            ours.settimeout(READY_TIMEOUT)
-            if _read_frame(ours) is None:
-                raise BrokenProcessPool("a render worker process died while starting")
-            ours.setblocking(False)
-    except BaseException:
-        for process, ours in started:
-            ours.close()
-            with contextlib.suppress(Exception):
-                process.kill()
-        raise
-    return started
+_READ_CHUNK = 1 << 18  # bytes the event loop reads from a worker's socket at a time
 
 
 class _Worker:
@@ -286,17 +165,6 @@ class _Worker:
         self.buf = bytearray()  # bytes received, not yet a whole frame
         self.out: memoryview | None = None  # bytes of the job's frame not yet sent
         self.dead = False
-
-
-_SPAWNER: list[concurrent.futures.ThreadPoolExecutor] = []
-
-
-def _spawner() -> concurrent.futures.ThreadPoolExecutor:
-    """The one thread that starts render processes, for the life of the process: the kernel sends the
-    forkserver its death signal when the *thread* that started it ends, not only the process."""
-    if not _SPAWNER:
-        _SPAWNER.append(concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="pan-render-spawn"))
-    return _SPAWNER[0]
 
 
 class RenderJob(Generic[T]):
@@ -468,7 +336,7 @@ class RenderQueue:
         missing = self.workers - len(self._procs)
         try:
             started = await asyncio.get_running_loop().run_in_executor(
-                _spawner(), _start_workers, self._context(), self._warm_up, missing, self.nice
+                spawner(), start_workers, self._context(), self._warm_up, missing, self.nice
             )
         except Exception as exc:
             self._spawning = None
