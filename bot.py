@@ -1,19 +1,9 @@
-"""Entry point: load .env, build PanBot, load the ``pancog.adapter.extension`` extension, connect.
+"""Entry point: load .env, read the configuration, build PanBot, load the ``pancog.adapter.extension`` extension,
+connect.
 
-Environment (see .env.example and docs/admin.md):
-  DISCORD_TOKEN        required; the bot token.
-  TEST_GUILD_ID        optional; sync slash commands to this guild only (instant), else globally.
-  PAN_DB_PATH          SQLite file for the ledger and table logs (default data/pan.sqlite3).
-  DATABASE_URL         optional; postgresql://user:password@host/db puts them on PostgreSQL instead
-                       (overrides PAN_DB_PATH; see docs/operations.md).
-  DISCORD_API_BASE     optional; REST base such as http://127.0.0.1:8080/api/v10 (a REST proxy or a
-                       local Discord-compatible server, as the end-to-end tests use).
-  DISCORD_GATEWAY_URL  optional; gateway URL such as ws://127.0.0.1:8080/gateway/.
-  PAN_GUILD_READY_TIMEOUT  optional; seconds discord.py waits for GUILD_CREATEs before on_ready
-                       (default 2.0; the end-to-end tests use 0.05).
-  PAN_MALLOC_ARENAS    optional; glibc malloc arenas (default 2; 0 = glibc's default of 8 per core).
-  PAN_MALLOC_TRIM_SECONDS  optional; seconds between malloc_trim calls returning freed memory to the
-                       system (default 60; 0 = never). Both are no-ops where the C library is not glibc.
+The environment is read once, here, into :class:`pancog.infra.config.Config` (every variable, its default and its
+meaning: docs/operations.md, "Environment variables"; the ones an admin sets: .env.example). A bad value stops the
+bot before it connects, with a message naming the variable.
 
 Arguments (a cluster, see docs/operations.md "Running a cluster"; scripts/cluster starts them):
   --shards N           connect N shards (discord.py AutoShardedBot); alone: all N in this process.
@@ -27,7 +17,6 @@ import argparse
 import asyncio
 import faulthandler
 import logging
-import os
 import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -39,6 +28,7 @@ from discord.ext import commands
 
 from pancog.infra import memory
 from pancog.infra.cluster import parse_cluster, shard_range
+from pancog.infra.config import Config, ConfigError
 
 log = logging.getLogger("pan.bot")
 
@@ -65,16 +55,10 @@ def apply_endpoint_overrides(api_base: str | None, gateway_url: str | None) -> N
 
 
 class PanBot(commands.Bot):
-    """The bot: owns configuration; the cog owns the services."""
+    """The bot: owns the configuration (``config``, read once by :func:`main`); the extension builds the services
+    from it."""
 
-    def __init__(
-        self,
-        *,
-        db_path: str,
-        test_guild_id: int | None = None,
-        trim_seconds: float = 0.0,
-        **options: object,
-    ) -> None:
+    def __init__(self, *, config: Config, **options: object) -> None:
         intents = discord.Intents.default()
         # No message cache: the bot never reads cached messages (deleted boards arrive as raw events, clicks carry
         # their message), and a cache of 1000 board/summary messages with attachments and components is memory
@@ -84,9 +68,10 @@ class PanBot(commands.Bot):
         # names). Names and typed text are shown, never obeyed (issue 19); the bot never needs Mention Everyone.
         options.setdefault("allowed_mentions", discord.AllowedMentions.none())
         super().__init__(command_prefix=commands.when_mentioned, intents=intents, **options)  # type: ignore[arg-type]
-        self.db_path = db_path
-        self.test_guild_id = test_guild_id
-        self.trimmer = memory.Trimmer(trim_seconds)
+        self.config = config
+        self.db_path = config.database  # a SQLite file or a DATABASE_URL
+        self.test_guild_id = config.test_guild_id
+        self.trimmer = memory.Trimmer(config.malloc_trim_seconds)
 
     async def setup_hook(self) -> None:
         self.trimmer.start()
@@ -190,45 +175,35 @@ def _cluster_or_exit(parser: argparse.ArgumentParser, text: str) -> tuple[int, i
         parser.error(str(exc))
 
 
-def build_bot_from_env(
-    env: dict[str, str] | os._Environ[str] = os.environ,
+def build_bot(
+    config: Config,
     *,
     shard_count: int | None = None,
     shard_ids: Sequence[int] | None = None,
 ) -> PanBot:
-    guild = env.get("TEST_GUILD_ID", "").strip()
-    db_path = env.get("DATABASE_URL", "").strip() or env.get("PAN_DB_PATH", "").strip() or "data/pan.sqlite3"
-    if "://" not in db_path:  # a SQLite file, not a database URL
-        Path(db_path).parent.mkdir(parents=True, exist_ok=True)
+    if "://" not in config.database:  # a SQLite file, not a database URL
+        Path(config.database).parent.mkdir(parents=True, exist_ok=True)
     options: dict[str, object] = {}
-    ready_timeout = env.get("PAN_GUILD_READY_TIMEOUT", "").strip()
-    if ready_timeout:
-        options["guild_ready_timeout"] = float(ready_timeout)
-    trim = env.get("PAN_MALLOC_TRIM_SECONDS", "").strip()
-    trim_seconds = float(trim) if trim else memory.DEFAULT_TRIM_SECONDS
-    test_guild = int(guild) if guild else None
+    if config.guild_ready_timeout is not None:
+        options["guild_ready_timeout"] = config.guild_ready_timeout
     if shard_count is not None:
         return PanShardedBot(
-            db_path=db_path,
-            test_guild_id=test_guild,
-            trim_seconds=trim_seconds,
+            config=config,
             shard_count=shard_count,
             shard_ids=list(shard_ids) if shard_ids is not None else list(range(shard_count)),
             **options,
         )
-    return PanBot(db_path=db_path, test_guild_id=test_guild, trim_seconds=trim_seconds, **options)
+    return PanBot(config=config, **options)
 
 
-def configure_allocator_from_env(env: dict[str, str] | os._Environ[str] = os.environ) -> bool:
+def configure_allocator(config: Config) -> bool:
     """glibc malloc: at most PAN_MALLOC_ARENAS arenas and a fixed mmap threshold. Call before any thread starts."""
-    arenas = env.get("PAN_MALLOC_ARENAS", "").strip()
-    count = int(arenas) if arenas else memory.DEFAULT_ARENAS
-    if count <= 0:
+    if config.malloc_arenas <= 0:
         return False
-    return memory.configure_allocator(arenas=count)
+    return memory.configure_allocator(arenas=config.malloc_arenas)
 
 
-def configure_switch_interval(value: str) -> float:
+def configure_switch_interval(ms: float) -> float:
     """Set how long a thread may hold the GIL while another waits (``PAN_GIL_SWITCH_MS``, default 1 ms).
 
     Images are drawn in worker threads that hold the GIL for their whole render, and CPython only asks them to
@@ -237,10 +212,6 @@ def configure_switch_interval(value: str) -> float:
     actions queued behind the storage lock (the 200-table soak, docs/perf/soak.md). 1 ms keeps answers and
     commits moving while boards render; renders get a little slower, which board coalescing absorbs.
     """
-    try:
-        ms = float(value) if value.strip() else 1.0
-    except ValueError:
-        ms = 1.0
     if ms > 0:
         sys.setswitchinterval(ms / 1000)
     return sys.getswitchinterval()
@@ -254,17 +225,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         pass
     else:
         load_dotenv()
-    configure_allocator_from_env()  # before any thread starts: the arena cap applies only to threads started later
-    configure_switch_interval(os.environ.get("PAN_GIL_SWITCH_MS", ""))
-    level = os.environ.get("PAN_LOG_LEVEL", "INFO").upper()
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    try:
+        config = Config.from_env()
+    except ConfigError as exc:
+        print(f"Bad setting: {exc} (see docs/operations.md, Environment variables).", file=sys.stderr)  # noqa: T201
+        return 2
+    configure_allocator(config)  # before any thread starts: the arena cap applies only to threads started later
+    configure_switch_interval(config.gil_switch_ms)
+    logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     faulthandler.enable()  # a crash in native code (a fatal signal) leaves its Python stacks on stderr, not silence
-    token = os.environ.get("DISCORD_TOKEN", "").strip()
+    token = config.discord_token
     if not token:
         print(SETUP_HELP, file=sys.stderr)  # noqa: T201
         return 2
-    apply_endpoint_overrides(os.environ.get("DISCORD_API_BASE"), os.environ.get("DISCORD_GATEWAY_URL"))
-    bot = build_bot_from_env(shard_count=args.shard_count, shard_ids=args.shard_ids)
+    apply_endpoint_overrides(config.discord_api_base, config.discord_gateway_url)
+    bot = build_bot(config, shard_count=args.shard_count, shard_ids=args.shard_ids)
 
     async def runner() -> None:
         async with bot:

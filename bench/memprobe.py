@@ -36,7 +36,7 @@ import bot as bot_module  # noqa: E402
 
 SPRITE_CACHES = ("text_sprite", "text_width", "fit_text", "card_sprite", "back_sprite", "pill", "rounded_box", "font")
 _captured: dict[str, Any] = {}
-_build = bot_module.build_bot_from_env
+_build = bot_module.build_bot
 
 
 def _capture(*args: Any, **kwargs: Any) -> Any:
@@ -56,7 +56,7 @@ def _capture(*args: Any, **kwargs: Any) -> Any:
     return built
 
 
-bot_module.build_bot_from_env = _capture  # type: ignore[assignment]
+bot_module.build_bot = _capture  # type: ignore[assignment]
 
 if os.environ.get("PAN_PROBE_STOP_PANELS"):  # what-if: stop each ephemeral panel's view once sent (see soak.md)
     import discord

@@ -9,6 +9,7 @@ import pytest
 import bot as bot_module
 from bot import IdentifyPacer, PanShardedBot, parse_args
 from pancog.adapter.extension import shard_set_of
+from pancog.infra.config import Config
 from pancog.infra.storage import ShardSet
 
 
@@ -36,12 +37,12 @@ def test_bad_cluster_arguments_exit_with_a_message(argv: list[str], capsys: pyte
 
 
 def test_a_sharded_bot_runs_its_range_and_leases_it(tmp_path: Path) -> None:
-    env = {"PAN_DB_PATH": str(tmp_path / "pan.sqlite3")}
-    sharded = bot_module.build_bot_from_env(env, shard_count=4, shard_ids=[2, 3])
+    config = Config.from_env({"PAN_DB_PATH": str(tmp_path / "pan.sqlite3")})
+    sharded = bot_module.build_bot(config, shard_count=4, shard_ids=[2, 3])
     assert isinstance(sharded, PanShardedBot)
     assert (sharded.shard_count, sharded.shard_ids) == (4, [2, 3])
     assert shard_set_of(sharded) == ShardSet(4, (2, 3))
-    plain = bot_module.build_bot_from_env(env)
+    plain = bot_module.build_bot(config)
     assert not isinstance(plain, PanShardedBot) and shard_set_of(plain) is None
 
 

@@ -9,6 +9,7 @@ import pytest
 
 import bot as bot_module
 from pancog.infra import memory
+from pancog.infra.config import Config
 
 glibc_only = pytest.mark.skipif(memory.glibc() is None, reason="the C library is not glibc")
 
@@ -59,21 +60,23 @@ async def test_trimmer_off_with_zero_interval() -> None:
 
 def test_bot_keeps_no_message_cache_and_reads_the_trim_interval(tmp_path: Path) -> None:
     env = {"PAN_DB_PATH": str(tmp_path / "pan.sqlite3"), "PAN_MALLOC_TRIM_SECONDS": "15"}
-    pan_bot = bot_module.build_bot_from_env(env)
+    pan_bot = bot_module.build_bot(Config.from_env(env))
     assert pan_bot._connection.max_messages is None  # no cache of board/summary messages
     assert pan_bot.trimmer.interval == 15.0
-    default = bot_module.build_bot_from_env({"PAN_DB_PATH": str(tmp_path / "pan.sqlite3")})
+    default = bot_module.build_bot(Config.from_env({"PAN_DB_PATH": str(tmp_path / "pan.sqlite3")}))
     assert default.trimmer.interval == memory.DEFAULT_TRIM_SECONDS
-    off = bot_module.build_bot_from_env({"PAN_DB_PATH": str(tmp_path / "pan.sqlite3"), "PAN_MALLOC_TRIM_SECONDS": "0"})
+    off = bot_module.build_bot(
+        Config.from_env({"PAN_DB_PATH": str(tmp_path / "x.sqlite3"), "PAN_MALLOC_TRIM_SECONDS": "0"})
+    )
     assert not off.trimmer.enabled
 
 
 def test_allocator_settings_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
     monkeypatch.setattr(memory, "configure_allocator", lambda arenas: calls.append(arenas) or True)
-    assert bot_module.configure_allocator_from_env({"PAN_MALLOC_ARENAS": "0"}) is False
-    assert bot_module.configure_allocator_from_env({}) is True
-    assert bot_module.configure_allocator_from_env({"PAN_MALLOC_ARENAS": "4"}) is True
+    assert bot_module.configure_allocator(Config.from_env({"PAN_MALLOC_ARENAS": "0"})) is False
+    assert bot_module.configure_allocator(Config.from_env({})) is True
+    assert bot_module.configure_allocator(Config.from_env({"PAN_MALLOC_ARENAS": "4"})) is True
     assert calls == [memory.DEFAULT_ARENAS, 4]
 
 
@@ -83,10 +86,13 @@ def test_gil_switch_interval_from_env() -> None:
 
     before = sys.getswitchinterval()
     try:
-        assert bot_module.configure_switch_interval("") == pytest.approx(0.001, abs=1e-9)
-        assert bot_module.configure_switch_interval("0.5") == pytest.approx(0.0005, abs=1e-9)
-        assert bot_module.configure_switch_interval("not a number") == pytest.approx(0.001, abs=1e-9)
+
+        def ms(value: str) -> float:
+            return Config.from_env({"PAN_GIL_SWITCH_MS": value}).gil_switch_ms
+
+        assert bot_module.configure_switch_interval(ms("")) == pytest.approx(0.001, abs=1e-9)
+        assert bot_module.configure_switch_interval(ms("0.5")) == pytest.approx(0.0005, abs=1e-9)
         sys.setswitchinterval(0.005)
-        assert bot_module.configure_switch_interval("0") == pytest.approx(0.005, abs=1e-9)
+        assert bot_module.configure_switch_interval(ms("0")) == pytest.approx(0.005, abs=1e-9)
     finally:
         sys.setswitchinterval(before)

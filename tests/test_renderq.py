@@ -13,8 +13,6 @@ from pancog.infra.renderq import (
     RenderQueue,
     RenderQueueClosed,
     board_interval,
-    default_threads,
-    threads_from_env,
 )
 
 
@@ -197,13 +195,6 @@ async def test_shutdown_fails_queued_jobs_and_refuses_new_ones() -> None:
     assert await running == "RUNNING", "a render already running still finishes"
     assert gate.started == ["running"]
     queue.shutdown()  # idempotent
-
-
-def test_threads_from_env() -> None:
-    assert threads_from_env({}) == default_threads() <= 2
-    assert threads_from_env({"PAN_RENDER_THREADS": "4"}) == 4
-    assert threads_from_env({"PAN_RENDER_THREADS": "0"}) == 1
-    assert threads_from_env({"PAN_RENDER_THREADS": "many"}) == default_threads()
 
 
 def test_board_interval_widens_with_the_backlog_per_worker() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pancog.infra.renderq import Priority, RenderQueue, mode_from_env, nice_from_env
+from pancog.infra.renderq import Priority, RenderQueue, resolve_mode
 from pancog.infra.renderq.workers import processes_available
 from renderer.samples import sample_hand, sample_table
 from renderer.table import render_table_png
@@ -129,11 +129,11 @@ async def test_the_event_loop_never_waits_for_the_pool_to_start() -> None:
         queue.shutdown()
 
 
-def test_mode_from_env() -> None:
-    assert mode_from_env({}) == "process"
-    assert mode_from_env({"PAN_RENDER_MODE": "thread"}) == "thread"
-    assert mode_from_env({"PAN_RENDER_MODE": "process"}) == "process"
-    assert mode_from_env({"PAN_RENDER_MODE": "gpu"}) == "process"  # unknown: warned, default
+def test_the_render_mode_is_processes_unless_threads_are_asked_for() -> None:
+    """PAN_RENDER_MODE (parsed by the configuration): unset means processes where the platform has them."""
+    assert resolve_mode(None) == "process"
+    assert resolve_mode("thread") == "thread"
+    assert resolve_mode("process") == "process"
     with pytest.raises(ValueError, match="mode"):
         RenderQueue(1, mode="gpu")
 
@@ -245,28 +245,3 @@ async def test_workers_run_at_a_lower_cpu_priority_than_the_bot() -> None:
         queue.shutdown()
     assert worker == min(19, os.nice(0) + 3), "busy cores go to the event loop first"
     assert "(processes, nice +3)" in queue.figures().line(), "/pan status says so"
-
-
-def test_nice_from_env() -> None:
-    assert nice_from_env({}) == 5
-    assert nice_from_env({"PAN_RENDER_NICE": "0"}) == 0
-    assert nice_from_env({"PAN_RENDER_NICE": "12"}) == 12
-    assert nice_from_env({"PAN_RENDER_NICE": "-4"}) == 0, "never above the bot's priority"
-    assert nice_from_env({"PAN_RENDER_NICE": "40"}) == 19
-    assert nice_from_env({"PAN_RENDER_NICE": "low"}) == 5  # warned, default
-
-
-async def test_giving_up_processes_lets_busy_workers_finish_then_renders_on_threads() -> None:
-    """When workers cannot be started again (three failures in a row), rendering falls back to threads; a render
-    already running in a process still answers, and its worker is let go after it."""
-    queue = RenderQueue(1, mode="process")
-    try:
-        await queue.start_workers()
-        busy = queue.submit(pid_after, lambda: 0.3)
-        await asyncio.sleep(0.05)
-        queue._to_threads()  # what _spawn does after SPAWN_ATTEMPTS failures
-        assert await asyncio.wait_for(busy, 10) != os.getpid(), "the running render answered"
-        assert await asyncio.wait_for(queue.render(pid_after, 0.0), 10) == os.getpid(), "then threads draw"
-        assert queue.figures().mode == "thread" and not queue._procs
-    finally:
-        queue.shutdown()

@@ -3,6 +3,7 @@
 ``setup(bot)`` opens the storage, builds the services and the :class:`~pancog.adapter.runtime.PanRuntime`, the
 hand side and the board (each a table-service listener), the ``/pan`` group and every cog, starts the turn
 clock and the computer players, and registers the buttons and selects so old messages keep working.
+The configuration comes from the bot (``bot.config``, read once by bot.py): nothing here reads the environment.
 ``teardown(bot)`` undoes it. To add a cog: write it (a :class:`~pancog.adapter.base.PanCog`) and add one line
 to :func:`cogs` below.
 
@@ -26,7 +27,7 @@ from pancog.adapter.base import PanCog
 from pancog.adapter.board import BoardButton, Boards
 from pancog.adapter.hand import Hands, PlaySelect
 from pancog.adapter.league_cog import LeagueCog
-from pancog.adapter.ops_cog import OpsCog, clock_settings_from_env
+from pancog.adapter.ops_cog import OpsCog
 from pancog.adapter.play_cog import PlayCog
 from pancog.adapter.practice_cog import PracticeCog
 from pancog.adapter.replay_cog import REPLAY_ITEMS, ReplayCog
@@ -34,10 +35,11 @@ from pancog.adapter.runtime import PanRuntime, attach, runtime_of
 from pancog.adapter.table_cog import ConfirmButton, GuideSelect, TableCog
 from pancog.adapter.tourney_cog import TourneyButton, TourneyCog
 from pancog.infra import logs
-from pancog.infra.renderq import RenderQueue
+from pancog.infra.config import Config
+from pancog.infra.renderq import RenderQueue, resolve_mode
 from pancog.infra.storage import ShardSet, storage_for
 from pancog.services.bots import BotDriver, BotSettings
-from pancog.services.clock import TurnClock
+from pancog.services.clock import ClockSettings, TurnClock
 from pancog.services.health import HealthRegistry
 from pancog.services.league import LeagueService
 from pancog.services.ledger import ChipLedger
@@ -48,14 +50,22 @@ from pancog.services.tables import TableService, random_deal, seeded_deals
 from pancog.services.tournaments.service import TournamentService
 from pancog.services.watch import WatchService
 
-__all__ = ["cogs", "open_runtime", "setup", "teardown"]
+__all__ = ["cogs", "config_of", "open_runtime", "setup", "teardown"]
 
 log = logging.getLogger("pan.cog")
 
-DEFAULT_DB_PATH = "data/pan.sqlite3"
+
+def config_of(bot: commands.Bot) -> Config:
+    """The configuration the bot was built with (bot.py's PanBot carries it)."""
+    config = getattr(bot, "config", None)
+    if not isinstance(config, Config):
+        raise TypeError("the Pan extension needs a bot built with a pancog.infra.config.Config (bot.py's PanBot)")
+    return config
 
 
-def cogs(rt: PanRuntime, boards: Boards, hands: Hands, clock: TurnClock, driver: BotDriver) -> list[PanCog]:
+def cogs(
+    rt: PanRuntime, boards: Boards, hands: Hands, clock: TurnClock, driver: BotDriver, config: Config
+) -> list[PanCog]:
     """Every cog of the adapter, in load order. A new feature's cog is one more line here."""
     found: list[PanCog] = [
         TableCog(rt, boards),
@@ -65,23 +75,31 @@ def cogs(rt: PanRuntime, boards: Boards, hands: Hands, clock: TurnClock, driver:
         PracticeCog(rt, boards, driver),
         AdminCog(rt, boards),
         ReplayCog(rt),
-        LeagueCog(rt, boards),
+        LeagueCog(rt, boards, due_check_seconds=config.season_check_seconds),
     ]
     if rt.tournaments is not None:
-        found.append(TourneyCog(rt, rt.tournaments))
+        found.append(TourneyCog(rt, rt.tournaments, tick_seconds=config.tourney_tick_seconds))
     return found
 
 
-async def open_runtime(bot: commands.Bot) -> tuple[PanRuntime, TurnClock, BotDriver]:
+async def open_runtime(bot: commands.Bot, config: Config) -> tuple[PanRuntime, TurnClock, BotDriver]:
     """Open the storage and build the services: the runtime, its turn clock and its computer players."""
-    storage = storage_for(str(getattr(bot, "db_path", DEFAULT_DB_PATH)))  # a SQLite path or a DATABASE_URL
+    storage = storage_for(config.database)  # a SQLite path or a DATABASE_URL
     await storage.open()
     ledger = ChipLedger(storage)
     store = TableStore(storage)
-    deal_seed = os.environ.get("PAN_DEAL_SEED", "").strip()  # reproducible deals (tests, benchmarks) when set
-    tables = TableService(ledger, store, dealer=seeded_deals(int(deal_seed)) if deal_seed else random_deal)
-    clock = TurnClock(tables, clock_settings_from_env())
-    driver = BotDriver(tables, BotSettings.from_env())
+    seed = config.deal_seed  # reproducible deals (tests, benchmarks) when set
+    tables = TableService(ledger, store, dealer=seeded_deals(seed) if seed is not None else random_deal)
+    clock_settings = ClockSettings(
+        time_bank_seconds=config.time_bank_seconds,
+        idle_close_seconds=config.idle_close_seconds,
+        time_scale=config.clock_scale,
+    )
+    clock = TurnClock(tables, clock_settings)
+    bot_settings = BotSettings(
+        delay=config.bot_delay, next_hand_delay=config.bot_next_hand_delay, hard_budget_ms=config.bot_hard_budget_ms
+    )
+    driver = BotDriver(tables, bot_settings)
     league = LeagueService(storage, ledger)
     league.attach(tables)  # a hand's result is recorded on its settlement's journal row (drained into the stats)
     rt = PanRuntime(
@@ -95,7 +113,12 @@ async def open_runtime(bot: commands.Bot) -> tuple[PanRuntime, TurnClock, BotDri
         display=GuildDisplaySettings(GuildPrefsKV(StoragePrefsStore(storage))),
         # every PNG goes through this (pancog/infra/renderq/): worker processes forked from a server that has the
         # renderer loaded and every sprite drawn (renderer/preload.py), or threads (PAN_RENDER_MODE=thread)
-        renders=RenderQueue.from_env(preload=("renderer.preload",)),
+        renders=RenderQueue(
+            config.render_threads,
+            mode=resolve_mode(config.render_mode),
+            preload=("renderer.preload",),
+            nice=config.render_nice,
+        ),
         health=HealthRegistry(tables, clock=clock),
         group=app_commands.Group(name="pan", description="Panguingue card tables", guild_only=True),
         clock=clock,
@@ -113,8 +136,9 @@ async def open_runtime(bot: commands.Bot) -> tuple[PanRuntime, TurnClock, BotDri
 
 async def setup(bot: commands.Bot) -> None:
     """The extension entry point (``bot.load_extension("pancog.adapter.extension")``)."""
-    logs.install(json_lines=os.environ.get("PAN_LOG_JSON", "") == "1")
-    rt, clock, driver = await open_runtime(bot)
+    config = config_of(bot)
+    logs.install(json_lines=config.log_json)
+    rt, clock, driver = await open_runtime(bot, config)
     hands = Hands(rt)  # listeners, in this order: hand DMs, the board, then the clock and the computer players
     boards = Boards(rt)
     shards = shard_set_of(bot)
@@ -130,7 +154,7 @@ async def setup(bot: commands.Bot) -> None:
     attach(bot, rt)
     bot.tree.add_command(rt.group)
     tourney: TourneyCog | None = None
-    for cog in cogs(rt, boards, hands, clock, driver):
+    for cog in cogs(rt, boards, hands, clock, driver, config):
         await bot.add_cog(cog)
         if isinstance(cog, TourneyCog):
             tourney = cog

@@ -8,7 +8,6 @@ import asyncio
 import contextlib
 import io
 import logging
-import os
 from typing import Any, Literal
 
 import discord
@@ -48,15 +47,16 @@ log = logging.getLogger("pan.league")
 IN_SEASON: dict[str, Any] = {"group": "panadmin season"}
 IN_ADMIN: dict[str, Any] = {"group": "panadmin"}
 WINNER_PLACES = 3  # the season's role goes to places 1..3
-DUE_CHECK_SECONDS = float(os.environ.get("PAN_SEASON_CHECK_SECONDS", "60"))
+DUE_CHECK_SECONDS = 60.0
 
 
 class LeagueCog(PanCog, name="PanLeague"):
     """Seasons, standings, stats and flags."""
 
-    def __init__(self, runtime: PanRuntime, boards: Boards) -> None:
+    def __init__(self, runtime: PanRuntime, boards: Boards, *, due_check_seconds: float = DUE_CHECK_SECONDS) -> None:
         super().__init__(runtime)
         self.boards = boards  # a bank season's tables close when it ends
+        self.due_check_seconds = due_check_seconds  # PAN_SEASON_CHECK_SECONDS
         mine = self.__cog_app_commands__
         self._admin = [c for c in mine if isinstance(c, app_commands.Command) and "group" in c.extras]
         self.__cog_app_commands__ = [c for c in mine if c not in self._admin]
@@ -114,7 +114,7 @@ class LeagueCog(PanCog, name="PanLeague"):
         and end each season whose planned end has passed (idempotent: a season already ended by a moderator or
         another process is skipped)."""
         while True:
-            await asyncio.sleep(DUE_CHECK_SECONDS)
+            await asyncio.sleep(self.due_check_seconds)
             try:
                 await self.tick()
             except Exception:  # the next tick retries; the loop lives as long as the bot

@@ -11,8 +11,6 @@ Environment (tests and benchmarks): ``PAN_CLOCK_SCALE`` (speed the clock up), ``
 from __future__ import annotations
 
 import logging
-import os
-from collections.abc import Mapping
 
 import discord
 from discord import app_commands
@@ -27,25 +25,12 @@ from pancog.adapter.presenters.tournament import TOURNEY_WELCOME_BACK
 from pancog.adapter.runtime import PanRuntime
 from pancog.infra import logs
 from pancog.infra.renderq import Priority
-from pancog.services.clock import ClockNotice, ClockSettings, NotAway, TurnClock
+from pancog.services.clock import ClockNotice, NotAway, TurnClock
 from pancog.services.tables import Applied
 
-__all__ = ["OpsCog", "clock_settings_from_env"]
+__all__ = ["OpsCog"]
 
 log = logging.getLogger("pan.ops")
-
-
-def clock_settings_from_env(env: Mapping[str, str] = os.environ) -> ClockSettings:
-    def number(name: str, default: float) -> float:
-        text = env.get(name, "").strip()
-        return float(text) if text else default
-
-    base = ClockSettings()
-    return ClockSettings(
-        time_bank_seconds=number("PAN_TIME_BANK_SECONDS", base.time_bank_seconds),
-        idle_close_seconds=number("PAN_IDLE_CLOSE_SECONDS", base.idle_close_seconds),
-        time_scale=number("PAN_CLOCK_SCALE", base.time_scale),
-    )
 
 
 class OpsCog(PanCog, name="PanOps"):

@@ -14,7 +14,6 @@ import contextlib
 import datetime as dt
 import io
 import logging
-import os
 import re
 import time
 from collections.abc import Mapping
@@ -194,14 +193,6 @@ def parse_start(text: str | None, now: float) -> int | None:
     return int(when * 1000)
 
 
-def tick_seconds() -> float:
-    """``PAN_TOURNEY_TICK`` (seconds, tests and benchmarks) or :data:`TICK_SECONDS`."""
-    try:
-        return max(0.05, float(os.environ.get("PAN_TOURNEY_TICK", TICK_SECONDS)))
-    except ValueError:
-        return TICK_SECONDS
-
-
 async def run_ticks(service: TournamentService, interval: float = TICK_SECONDS) -> None:
     """The background task: every tournament's clock (levels, scheduled starts, breaks) advances."""
     while True:
@@ -217,9 +208,10 @@ class TourneyCog(PanCog, name="PanTourney"):
 
     group = app_commands.Group(name="tourney", description="Community tournaments", guild_only=True)
 
-    def __init__(self, runtime: PanRuntime, service: TournamentService) -> None:
+    def __init__(self, runtime: PanRuntime, service: TournamentService, *, tick_seconds: float = TICK_SECONDS) -> None:
         super().__init__(runtime)
         self.service = service
+        self.tick_seconds = tick_seconds  # how often every tournament's clock advances (PAN_TOURNEY_TICK)
         self.threads = TourneyThreads(runtime.bot)
         service.channel_factory = self.threads.create  # tables get threads of the tournament's channel
         self._ticker: asyncio.Task[None] | None = None
@@ -245,7 +237,7 @@ class TourneyCog(PanCog, name="PanTourney"):
                     self.threads.remember(tt.table_id, self.rt.tables.get(tt.table_id).channel_id)
         await self.service.kick()
         # not a runtime task: those count as "busy" (tests wait on them); this one runs until the cog unloads
-        self._ticker = asyncio.create_task(run_ticks(self.service, tick_seconds()), name="tournament-clock")
+        self._ticker = asyncio.create_task(run_ticks(self.service, self.tick_seconds), name="tournament-clock")
 
     async def cog_unload(self) -> None:
         if self._ticker is not None:

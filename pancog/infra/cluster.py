@@ -17,13 +17,14 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import logging
-import os
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+
+from pancog.infra.config import Config, ConfigError, environment
 
 __all__ = ["Launcher", "ProcessSpec", "main", "parse_cluster", "shard_range"]
 
@@ -95,7 +96,7 @@ class Launcher:
         for k in range(processes):
             shard_range(k, processes, shards)  # validates
         self.shards, self.count = shards, processes
-        self.env = dict(env if env is not None else os.environ)
+        self.env = dict(env) if env is not None else environment()
         self._spawn = spawn or (lambda argv, env: subprocess.Popen(argv, env=dict(env)))  # noqa: S603
         make_argv = argv_for or (
             lambda k: [python, str(bot), "--shards", str(shards), "--cluster", f"{k}/{processes}", *extra_args]
@@ -186,10 +187,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--shards", type=int, required=True, help="total shard count N")
     parser.add_argument("--processes", type=int, required=True, help="bot processes M (each gets N/M shards)")
     args, extra = parser.parse_known_args(argv)
-    logging.basicConfig(
-        level=os.environ.get("PAN_LOG_LEVEL", "INFO").upper(), format="%(asctime)s %(name)s %(message)s"
-    )
-    if not os.environ.get("DATABASE_URL"):
+    try:
+        config = Config.from_env()
+    except ConfigError as exc:
+        parser.error(str(exc))
+    logging.basicConfig(level=config.log_level, format="%(asctime)s %(name)s %(message)s")
+    if not config.database_url:
         log.warning("DATABASE_URL is not set: every process would open its own SQLite file; use PostgreSQL")
     try:
         launcher = Launcher(args.shards, args.processes, extra_args=extra)

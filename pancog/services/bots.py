@@ -31,9 +31,8 @@ import asyncio
 import contextlib
 import itertools
 import logging
-import os
 import random
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from pancog.ai import Level, Player, choices, hint, make_player, rank_plays, reactions
@@ -200,20 +199,6 @@ class BotSettings:
     delay: float = 1.5
     next_hand_delay: float | None = 6.0
     hard_budget_ms: float = 500.0
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> BotSettings:
-        """``PAN_BOT_DELAY``, ``PAN_BOT_NEXT_HAND_DELAY`` (``off`` = wait for Start), ``PAN_BOT_HARD_BUDGET_MS``."""
-        source = os.environ if env is None else env
-        base = cls()
-        delay = source.get("PAN_BOT_DELAY", "").strip()
-        nxt = source.get("PAN_BOT_NEXT_HAND_DELAY", "").strip().lower()
-        budget = source.get("PAN_BOT_HARD_BUDGET_MS", "").strip()
-        return cls(
-            delay=float(delay) if delay else base.delay,
-            next_hand_delay=None if nxt in ("off", "none") else float(nxt) if nxt else base.next_hand_delay,
-            hard_budget_ms=min(500.0, float(budget)) if budget else base.hard_budget_ms,
-        )
 
 
 @dataclass(frozen=True, slots=True)

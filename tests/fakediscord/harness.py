@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import logging
 import os
@@ -271,6 +272,7 @@ class Harness:
         import discord
 
         import bot as bot_module  # the entry point module at the repo root
+        from pancog.infra.config import Config
 
         self.db_path, self._bot_setup, self._bot_options = db_path, setup, options
         if self._saved_endpoints is None:
@@ -287,7 +289,16 @@ class Harness:
 
             cls = _BotWithTestCogs
         kwargs = {"guild_ready_timeout": 0.05, **options}
-        self.bot = cls(db_path=str(db_path), test_guild_id=self.guild.id, **kwargs)
+        # The environment (PAN_BOT_DELAY, PAN_DEAL_SEED, ... set by a test) as bot.py reads it, on this test's
+        # database and guild, without the allocator's timer.
+        config = dataclasses.replace(
+            Config.from_env(),
+            db_path=str(db_path),
+            database_url=None,
+            test_guild_id=self.guild.id,
+            malloc_trim_seconds=0.0,
+        )
+        self.bot = cls(config=config, **kwargs)
         self._track_gateway_work(self.bot)
         self._bot_task = asyncio.create_task(self.bot.start(self.fake.token), name="pan-bot")
         ready = asyncio.create_task(self.bot.wait_until_ready())

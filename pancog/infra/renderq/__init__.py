@@ -47,12 +47,12 @@ import os
 import pickle
 import socket
 import time
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Generic, TypeVar
 
+from pancog.infra.config import RenderMode, default_render_threads, export_render_parent
 from pancog.infra.renderq.workers import (
-    ENV_PARENT,
     FRAME_HEADER,
     GUARD_MODULE,
     processes_available,
@@ -67,10 +67,7 @@ __all__ = [
     "RenderQueue",
     "RenderQueueClosed",
     "board_interval",
-    "default_threads",
-    "mode_from_env",
-    "nice_from_env",
-    "threads_from_env",
+    "resolve_mode",
 ]
 
 log = logging.getLogger("pan.renderq")
@@ -78,10 +75,6 @@ log = logging.getLogger("pan.renderq")
 A = TypeVar("A")
 T = TypeVar("T")
 
-ENV_THREADS = "PAN_RENDER_THREADS"
-ENV_MODE = "PAN_RENDER_MODE"
-ENV_NICE = "PAN_RENDER_NICE"
-DEFAULT_NICE = 5
 MODES = ("process", "thread")
 
 
@@ -98,54 +91,15 @@ class RenderQueueClosed(RuntimeError):
     """The queue was shut down before this job ran (the bot is stopping)."""
 
 
-def default_threads() -> int:
-    return max(1, min(2, os.cpu_count() or 1))
-
-
-def threads_from_env(env: Mapping[str, str] = os.environ) -> int:
-    """``PAN_RENDER_THREADS`` (a positive integer), else :func:`default_threads`."""
-    text = env.get(ENV_THREADS, "").strip()
-    if not text:
-        return default_threads()
-    try:
-        value = int(text)
-    except ValueError:
-        log.warning("%s=%r is not a number; using %d", ENV_THREADS, text, default_threads())
-        return default_threads()
-    return max(1, value)
-
-
-def nice_from_env(env: Mapping[str, str] = os.environ) -> int:
-    """``PAN_RENDER_NICE`` (0–19): how much lower than the bot's the render processes' CPU priority is; default
-    :data:`DEFAULT_NICE`.
-
-    On a machine whose cores are all busy, the event loop (answers, commits) then gets a core first and boards wait
-    a little, so they coalesce more: fewer renders per action. Measured on the 2-core VM at ~140 actions/s (issue
-    #17, docs/performance.md): +5 instead of 0 gave 6–13 % more actions/s and an ack p99 25–45 % lower. It does
-    nothing while a core is free. Threads (``PAN_RENDER_MODE=thread``) are not reniced."""
-    text = env.get(ENV_NICE, "").strip()
-    if not text:
-        return DEFAULT_NICE
-    try:
-        value = int(text)
-    except ValueError:
-        log.warning("%s=%r is not a number; using %d", ENV_NICE, text, DEFAULT_NICE)
-        return DEFAULT_NICE
-    return min(19, max(0, value))
-
-
-def mode_from_env(env: Mapping[str, str] = os.environ) -> str:
-    """``PAN_RENDER_MODE`` (``process`` or ``thread``); default ``process`` where processes are available."""
-    text = env.get(ENV_MODE, "").strip().lower()
-    if text and text not in MODES:
-        log.warning("%s=%r is not one of %s; using the default", ENV_MODE, text, "/".join(MODES))
-        text = ""
-    if text == "thread":
+def resolve_mode(wanted: RenderMode | None) -> RenderMode:
+    """The render mode to run (``PAN_RENDER_MODE``): ``wanted``, or processes where the platform has them (None).
+    Processes asked for where they are unavailable fall back to threads, with a warning."""
+    if wanted == "thread":
         return "thread"
     if processes_available():
         return "process"
-    if text == "process":
-        log.warning("%s=process, but worker processes are unavailable here: rendering in threads", ENV_MODE)
+    if wanted == "process":
+        log.warning("PAN_RENDER_MODE=process, but worker processes are unavailable here: rendering in threads")
     return "thread"
 
 
@@ -253,10 +207,10 @@ class RenderQueue:
     """A bounded pool of render workers fed from per-priority FIFO queues (see the module docstring).
 
     ``mode="thread"`` (the default here, for any callable) or ``"process"`` (module-level functions and
-    picklable inputs only, as the renderer's are); :meth:`from_env` is what the bot uses. In process mode
-    ``preload`` names the modules the forkserver imports once (the renderer) and ``warm_up`` (a module-level
-    function) runs once in each worker (the sprite caches are per process). The queue itself imports no
-    renderer: the composition root says what to preload."""
+    picklable inputs only, as the renderer's are; the bot's queue, built by the composition root from its
+    configuration). In process mode ``preload`` names the modules the forkserver imports once (the renderer) and
+    ``warm_up`` (a module-level function) runs once in each worker (the sprite caches are per process). The queue
+    itself imports no renderer: the composition root says what to preload."""
 
     def __init__(
         self,
@@ -269,7 +223,7 @@ class RenderQueue:
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
-        self.workers = max(1, workers if workers is not None else default_threads())
+        self.workers = max(1, workers if workers is not None else default_render_threads())
         self.mode = mode
         self._preload, self._warm_up = list(preload), warm_up
         self.nice = min(19, max(0, nice))  # process mode: the workers' niceness, added to the bot's
@@ -298,23 +252,9 @@ class RenderQueue:
         self._wait_total = dict.fromkeys(Priority, 0.0)
         self._wait_max = dict.fromkeys(Priority, 0.0)
 
-    @classmethod
-    def from_env(
-        cls,
-        env: Mapping[str, str] = os.environ,
-        *,
-        preload: tuple[str, ...] = (),
-        warm_up: Callable[[], None] | None = None,
-    ) -> RenderQueue:
-        """The bot's queue: ``PAN_RENDER_THREADS`` workers in ``PAN_RENDER_MODE`` (processes by default), at
-        ``PAN_RENDER_NICE``."""
-        return cls(
-            threads_from_env(env), mode=mode_from_env(env), preload=preload, warm_up=warm_up, nice=nice_from_env(env)
-        )
-
     def _context(self) -> Any:
         context = multiprocessing.get_context("forkserver")
-        os.environ[ENV_PARENT] = str(os.getpid())  # the forkserver inherits it: see guard_forkserver
+        export_render_parent(os.getpid())  # the forkserver inherits it: see guard_forkserver
         context.set_forkserver_preload([GUARD_MODULE, *self._preload])
         return context
 

@@ -21,8 +21,9 @@ from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from pancog.infra.config import render_parent
+
 __all__ = [
-    "ENV_PARENT",
     "FRAME_HEADER",
     "GUARD_MODULE",
     "die_with_parent",
@@ -49,7 +50,6 @@ def processes_available() -> bool:
 
 PR_SET_PDEATHSIG = 1
 GUARD_MODULE = "pancog.infra.renderq.guard"  # imported first by the forkserver: it dies with the bot
-ENV_PARENT = "PAN_RENDER_PARENT_PID"  # the bot's pid, for the forkserver's guard
 
 
 def die_with_parent(expected_parent: int | None = None) -> None:
@@ -58,7 +58,7 @@ def die_with_parent(expected_parent: int | None = None) -> None:
     A worker blocked in a render would not see the end of its socket until the render is done, and the
     forkserver holds no socket of the bot's at all: after a SIGKILL of the bot they (and the resource tracker)
     could live on, holding its stdout/stderr open. The forkserver runs this when it imports
-    :data:`GUARD_MODULE` (its parent is the bot, whose pid it finds in :data:`ENV_PARENT`) and every worker runs
+    :data:`GUARD_MODULE` (its parent is the bot, whose pid it finds in ``PAN_RENDER_PARENT_PID``) and every worker runs
     it first thing (its parent is the forkserver), so the whole tree goes with the bot. A parent that died before
     the signal was armed is caught
     by the checks after ``prctl``."""
@@ -76,8 +76,7 @@ def die_with_parent(expected_parent: int | None = None) -> None:
 
 def guard_forkserver() -> None:
     """What :data:`GUARD_MODULE` runs in the forkserver: die with the bot that started it."""
-    text = os.environ.get(ENV_PARENT, "")
-    die_with_parent(int(text) if text.isdigit() else None)
+    die_with_parent(render_parent())
 
 
 FRAME_HEADER = 8  # bytes: a frame's length, little-endian, then the pickled frame

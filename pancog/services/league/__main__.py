@@ -17,6 +17,7 @@ import os
 import sys
 import time
 
+from pancog.infra.config import Config, ConfigError
 from pancog.infra.storage import POSTGRES_SCHEMES, storage_for
 from pancog.services.ledger import ChipLedger
 
@@ -37,7 +38,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pancog.services.league")
     sub = parser.add_subparsers(dest="command", required=True)
     rebuild = sub.add_parser("rebuild", help="recompute digests, stats and ratings from the table logs")
-    default = (os.environ.get("DATABASE_URL") or os.environ.get("PAN_DB_PATH") or "").strip() or "data/pan.sqlite3"
+    try:
+        default = Config.from_env().database
+    except ConfigError as exc:
+        parser.error(str(exc))
     rebuild.add_argument("--db", default=default, help="a SQLite file or a postgresql:// URL (default: as the bot)")
     rebuild.add_argument("--results-only", action="store_true", help="refold the recorded results only")
     args = parser.parse_args(argv)
