@@ -1,6 +1,6 @@
 """Computer-player benchmark: a duplicate round-robin of the levels at 6 seats, and decision times.
 
-Run: .venv/bin/python bench/ai.py [--deals 100] [--hard-budget 60] [--hard-samples 16] [--out results.json]
+Run: .venv/bin/python -m bench.ai [--deals 100] [--hard-budget 60] [--hard-samples 16] [--out results.json]
 
 Design (variance reduction, so that differences are significant with ~1,000 hands):
 - every pair of levels (A, B) meets at *mixed tables of 3 vs 3*: A in seats 0, 2, 4 and B in 1, 3, 5;
@@ -19,11 +19,8 @@ import itertools
 import json
 import math
 import statistics
-import sys
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pancog.ai import Level, make_player
 from pancog.ai.hard import HardPlayer

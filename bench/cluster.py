@@ -8,11 +8,11 @@ open and dealt, the script counts actions and acknowledgement latencies for ``--
 players, lets the bots settle and checks the books (the ledger audit, and every followed table's engine stacks
 against the ledger): nothing may be lost.
 
-    .venv/bin/python bench/cluster.py --processes 1 --render-mode thread               # one process, SQLite
-    .venv/bin/python bench/cluster.py --processes 1 --render-mode process
-    .venv/bin/python bench/cluster.py --processes 1 --backend postgres                 # the same on PostgreSQL
-    .venv/bin/python bench/cluster.py --processes 2 --backend postgres                 # two processes, 4 shards
-    .venv/bin/python bench/cluster.py --tables 60 --think 3                            # paced: CPU per action A/B
+    .venv/bin/python -m bench.cluster --processes 1 --render-mode thread               # one process, SQLite
+    .venv/bin/python -m bench.cluster --processes 1 --render-mode process
+    .venv/bin/python -m bench.cluster --processes 1 --backend postgres                 # the same on PostgreSQL
+    .venv/bin/python -m bench.cluster --processes 2 --backend postgres                 # two processes, 4 shards
+    .venv/bin/python -m bench.cluster --tables 60 --think 3                            # paced: CPU per action A/B
 
 Also printed: the bot's own CPU time per action over the counted window (the bot processes and their render
 workers, read from /proc: bench/proc_cpu.py) and the actions per second one core would carry at that cost, robust
@@ -45,22 +45,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from bench.postgres import postgres_url
+from bench.proc_cpu import TreeCpu, cpu_figures, cpu_line, machine_busy
+from bench.soak import Soak, check_books
+from pancog.infra.cluster import Launcher
+from pancog.infra.storage import storage_for
+from pancog.services.ledger import ChipLedger
+from pancog.services.store import TableStore
+from tests.fakediscord.harness import Harness
+from tests.fakediscord.models import FakeChannel, FakeUser
+from tests.fakediscord.server import FakeDiscord
+
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-import asyncpg  # noqa: E402
-
-from bench.proc_cpu import TreeCpu, cpu_figures, cpu_line, machine_busy  # noqa: E402
-from bench.soak import Soak, check_books  # noqa: E402
-from pancog.infra.cluster import Launcher  # noqa: E402
-from pancog.infra.storage import storage_for  # noqa: E402
-from pancog.services.ledger import ChipLedger  # noqa: E402
-from pancog.services.store import TableStore  # noqa: E402
-from tests.fakediscord.harness import Harness  # noqa: E402
-from tests.fakediscord.models import FakeChannel, FakeUser  # noqa: E402
-from tests.fakediscord.server import FakeDiscord  # noqa: E402
-from tests.pgserver import TempPostgres  # noqa: E402
 
 
 def p99(values: list[float]) -> float:
@@ -68,32 +64,6 @@ def p99(values: list[float]) -> float:
         return 0.0
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-
-
-async def postgres_url() -> tuple[str, Any, list[int]]:
-    """(url, cleanup, server pids): a fresh schema on DATABASE_URL's server (its CPU is not measured: no pids),
-    or a throw-away durable server (the postmaster, whose children are the backends)."""
-    base = os.environ.get("DATABASE_URL", "").strip()
-    if base:
-        schema = f"pan_bench_{os.getpid()}"
-        conn = await asyncpg.connect(base)
-        await conn.execute(f"CREATE SCHEMA {schema}")
-        await conn.close()
-
-        async def drop() -> None:
-            c = await asyncpg.connect(base)
-            await c.execute(f"DROP SCHEMA {schema} CASCADE")
-            await c.close()
-
-        return f"{base}{'&' if '?' in base else '?'}search_path={schema}", drop, []
-    server = TempPostgres.in_new_folder(durable=True)
-    server.start()
-
-    async def stop() -> None:
-        server.stop()
-
-    postmaster = int((server.data / "postmaster.pid").read_text().split()[0])
-    return server.url(), stop, [postmaster]
 
 
 def start_profilers(pids: list[int], seconds: float, folder: Path) -> list[subprocess.Popen[bytes]]:

@@ -8,11 +8,11 @@ discord.py, a local fake Discord). Counted from the fake's record of every REST 
 - globally-counted calls per player action, with and without the DMs of the deal;
 - DMs per hand; interaction acknowledgement latency p50/p99; failed interactions.
 
-    .venv/bin/python bench/discord_calls.py            # 50 tables x 6 players, 1 hand each
-    .venv/bin/python bench/discord_calls.py --tables 5 --hands 1 --max-actions 60
-    .venv/bin/python bench/discord_calls.py --tables 10 --players 4 --pace 1.5   # human pace: one action per
+    .venv/bin/python -m bench.discord_calls            # 50 tables x 6 players, 1 hand each
+    .venv/bin/python -m bench.discord_calls --tables 5 --hands 1 --max-actions 60
+    .venv/bin/python -m bench.discord_calls --tables 10 --players 4 --pace 1.5   # human pace: one action per
                                                                                  # 1.5 s per table (no coalescing)
-    .venv/bin/python bench/discord_calls.py --tables 10 --players 4 --pace 8 --max-actions 40  # slow: pings go out
+    .venv/bin/python -m bench.discord_calls --tables 10 --players 4 --pace 8 --max-actions 40  # slow: pings go out
     ... --ping-after 0                                                           # the server pings at once
 """
 
@@ -29,13 +29,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from pancog.adapter.runtime import runtime_of  # noqa: E402
-from pancog.game import engine  # noqa: E402
-from pancog.game.actions import (  # noqa: E402
+from pancog.adapter.runtime import runtime_of
+from pancog.game import engine
+from pancog.game.actions import (
     AddToMeld,
     Borrow,
     Discard,
@@ -45,10 +41,10 @@ from pancog.game.actions import (  # noqa: E402
     Pluck,
     TakeOption,
 )
-from pancog.services.tables import TableSession  # noqa: E402
-from tests.fakediscord.harness import Harness  # noqa: E402
-from tests.fakediscord.models import FakeChannel, FakeUser  # noqa: E402
-from tests.fakediscord.server import FakeDiscord  # noqa: E402
+from pancog.services.tables import TableSession
+from tests.fakediscord.harness import Harness
+from tests.fakediscord.models import FakeChannel, FakeUser
+from tests.fakediscord.server import FakeDiscord
 
 MAX_MELDS_PER_TURN = 4  # greedy melding can cycle (borrow a card, add it back): stop after a few and discard
 

@@ -1,6 +1,6 @@
 """Engine benchmark: greedy self-play of complete 8-player hands, and legal_actions latency.
 
-Run: .venv/bin/python bench/engine.py [--hands N] [--repeat R]
+Run: .venv/bin/python -m bench.engine [--hands N] [--repeat R]
 
 Hands per second are counted in CPU time of this thread (``time.thread_time``), i.e. per second
 of one core, so that other processes on a shared machine do not count against the engine; the
@@ -13,11 +13,7 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pancog.game import (
     Action,

@@ -1,6 +1,6 @@
 """League benchmark: what recording a hand costs its settlement, the ratings fold, and the rebuild.
 
-Run: .venv/bin/python bench/league.py [--settlements 2000] [--rounds 3] [--rebuild-hands 100000] [--log-hands 60]
+Run: .venv/bin/python -m bench.league [--settlements 2000] [--rounds 3] [--rebuild-hands 100000] [--log-hands 60]
                                       [--fp-guilds 0]
 
 1. Settlement cost, back to back with ``bench/ledger.py``'s loop (one ``commit_action`` = log append + 10 postings,
@@ -24,20 +24,17 @@ import dataclasses
 import random
 import sqlite3
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from pancog.ai import make_player
 from pancog.infra.storage import Account, Posting, SqliteStorage, StorageTx, transfer
 from pancog.services.league import HandDigest, LeagueService, PlayerLine, compute_flags
-from pancog.services.league.drive import engine_session, honest_guild, play_hands
 from pancog.services.ledger import ChipLedger
 from pancog.services.store import TableStore
 from pancog.services.tables import ResultNote, TableConfig, TableService, seeded_deals
+from tests.support.league_play import engine_session, honest_guild, play_hands
 
 GUILD = 1
 

@@ -1,6 +1,6 @@
 """Ledger benchmark: hand settlements per second and start-up load of 1,000 open tables, per backend.
 
-Run: .venv/bin/python bench/ledger.py [--backend sqlite|postgres] [--settlements 2000] [--concurrent 16]
+Run: .venv/bin/python -m bench.ledger [--backend sqlite|postgres] [--settlements 2000] [--concurrent 16]
                                       [--tables 1000] [--actions 60] [--url postgresql://...]
 A settlement = one commit_action: a log append + 10 postings (5 transfers between stacks and tops).
 Figures: one table settling alone, then ``--concurrent`` tables settling at once (each its own hands, in order).
@@ -15,12 +15,9 @@ import asyncio
 import json
 import os
 import sqlite3
-import sys
 import tempfile
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pancog.infra.storage import Account, PostgresStorage, SqliteStorage, storage_for, transfer
 from pancog.services.ledger import ChipLedger

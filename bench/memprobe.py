@@ -1,5 +1,5 @@
 """Run ``bot.py`` with a memory probe: on SIGUSR1 append a JSON report to ``$PAN_PROBE_OUT`` (SIGUSR2: gc,
-malloc_trim, then report). A diagnostic for ``bench/soak.py --probe``; the soak's own figures use plain bot.py.
+malloc_trim, then report). A diagnostic for ``python -m bench.soak --probe``; the soak's own figures use plain bot.py.
 
 Report: RSS and /proc smaps_rollup, glibc ``mallinfo2`` (arena = heap bytes from brk/arenas, hblkhd = mmapped
 blocks, uordblks = in use, fordblks = free but kept), threads, the 25 most numerous object types, discord.py
@@ -7,7 +7,7 @@ caches (messages, users, members, the view store), renderer sprite caches, where
 (``waiting``: the innermost project frame of each) and the render queue's figures, and the top tracemalloc sites when
 ``PAN_PROBE_TRACEMALLOC=<frames>`` is set (tracing starts before the bot imports anything).
 
-    PAN_PROBE_OUT=/tmp/probe.jsonl python bench/memprobe.py
+    PAN_PROBE_OUT=/tmp/probe.jsonl python -m bench.memprobe
 """
 
 from __future__ import annotations
@@ -27,12 +27,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 if os.environ.get("PAN_PROBE_TRACEMALLOC"):
     tracemalloc.start(int(os.environ["PAN_PROBE_TRACEMALLOC"]))
 
-import bot as bot_module  # noqa: E402
+import bot as bot_module  # noqa: E402 - after tracemalloc starts, to trace the bot's imports
 
 SPRITE_CACHES = ("text_sprite", "text_width", "fit_text", "card_sprite", "back_sprite", "pill", "rounded_box", "font")
 _captured: dict[str, Any] = {}

@@ -1,10 +1,10 @@
 """Mutation score of the test suite: seeded small mutants of the engine and the ledger, each run against its tests.
 
-    .venv/bin/python bench/mutation.py                         # 200 engine + 60 ledger mutants, seed 1
-    .venv/bin/python bench/mutation.py --engine 40 --ledger 0  # a quick look
-    .venv/bin/python bench/mutation.py --tests-from 4dc0d2c    # the same mutants against an older tests/ tree
-    .venv/bin/python bench/mutation.py --rerun bench/results/mutation-before.json   # only the survivors of a run
-    .venv/bin/python bench/mutation.py --show pancog/game/melds.py:cmp:1a2b3c4d     # print one mutant's diff
+    .venv/bin/python -m bench.mutation                         # 200 engine + 60 ledger mutants, seed 1
+    .venv/bin/python -m bench.mutation --engine 40 --ledger 0  # a quick look
+    .venv/bin/python -m bench.mutation --tests-from 4dc0d2c    # the same mutants against an older tests/ tree
+    .venv/bin/python -m bench.mutation --rerun bench/results/mutation-before.json   # only the survivors of a run
+    .venv/bin/python -m bench.mutation --show pancog/game/melds.py:cmp:1a2b3c4d     # print one mutant's diff
 
 Every mutation site of a file is found by walking its AST in a fixed order: comparisons flipped
 (``<`` to ``<=``, ``==`` to ``!=``, ``in`` to ``not in`` ...), ``and``/``or`` swapped, ``not`` dropped,

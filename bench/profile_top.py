@@ -1,6 +1,6 @@
-"""Summarise py-spy's collapsed stacks (``py-spy record --format raw``, e.g. from ``bench/cluster.py --profile``).
+"""Summarise py-spy's collapsed stacks (``py-spy record --format raw``, e.g. ``python -m bench.cluster --profile``).
 
-    .venv/bin/python bench/profile_top.py PROFILE.txt [--top 25] [--process SUBSTRING]
+    .venv/bin/python -m bench.profile_top PROFILE.txt [--top 25] [--process SUBSTRING]
 
 Prints, per process (the first frame when py-spy sampled with ``--subprocesses``), its share of the samples, then
 the functions with the most samples *on the stack* (inclusive) and *at the top* (self), as % of that process.

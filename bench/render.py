@@ -1,6 +1,6 @@
 """Renderer benchmark: median and p99 ms per image, the PNG-encode floor, and byte sizes.
 
-Run: .venv/bin/python bench/render.py [--runs N] [--only SUBSTRING] [--cpu] [--encode-levels]
+Run: .venv/bin/python -m bench.render [--runs N] [--only SUBSTRING] [--cpu] [--encode-levels]
 Pins itself to one CPU core. "cold" is the first render in a fresh process (fonts and card sprites
 drawn and cached); every other figure is warm (sprites cached, as in a running bot).
 
@@ -17,13 +17,9 @@ import itertools
 import os
 import platform
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import PIL
 from PIL import Image

@@ -3,7 +3,7 @@
 On a machine shared with other jobs, two `bench/render.py` runs made a minute apart can differ by 30 %; drawing
 the same snapshots with both renderers in turn, in one process pinned to one core, lets both see the same load.
 
-    .venv/bin/python bench/render_ab.py --base main [--runs 300]
+    .venv/bin/python -m bench.render_ab --base main [--runs 300]
 
 The base commit's ``renderer/`` is exported (``git archive``) into a temporary folder as the package
 ``renderer_old`` (its absolute imports of ``renderer`` rewritten), sharing this tree's fonts. Printed, CPU ms
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import copyreg
+import importlib.util
 import io
 import itertools
 import os
@@ -33,12 +34,10 @@ from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 
 def export_base(rev: str) -> Path:
-    """``rev``'s renderer as the package ``renderer_old`` in a new temporary folder; returns the folder."""
+    """``rev``'s renderer as the package ``renderer_old`` in a new temporary folder; returns the package's folder."""
     folder = Path(tempfile.mkdtemp(prefix="pan-render-ab-"))
     argv = ["git", "archive", rev, "renderer"]
     tar = subprocess.run(argv, cwd=ROOT, capture_output=True, check=True).stdout  # noqa: S603
@@ -49,7 +48,18 @@ def export_base(rev: str) -> Path:
         text = source.read_text()
         source.write_text(re.sub(r"\bfrom renderer(\.| import)", r"from renderer_old\1", text))
     (folder / "data").symlink_to(ROOT / "data")  # the fonts
-    return folder
+    return folder / "renderer_old"
+
+
+def load_package(name: str, folder: Path) -> None:
+    """Import the package in ``folder`` as ``name`` (its submodules then import as ``name.x``)."""
+    spec = importlib.util.spec_from_file_location(
+        name, folder / "__init__.py", submodule_search_locations=[str(folder)]
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
 
 
 def timed(fn: Callable[[], object]) -> float:
@@ -69,7 +79,7 @@ def main(argv: list[str]) -> None:
     args = parser.parse_args(argv)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    sys.path.insert(0, str(export_base(args.base)))
+    load_package("renderer_old", export_base(args.base))
     import renderer_old  # type: ignore[import-not-found]
     import renderer_old.samples as old_samples  # type: ignore[import-not-found]
     from PIL import Image

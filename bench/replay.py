@@ -1,6 +1,6 @@
 """Replay benchmark: one step's images against a live board, and the shared animation of a long 8-seat hand.
 
-Run: .venv/bin/python bench/replay.py [--runs N] [--cpu] [--min-actions 250]
+Run: .venv/bin/python -m bench.replay [--runs N] [--cpu] [--min-actions 250]
 Pins itself to one CPU core. Plays 8-seat hands from seeded deals (the engine's plays, a seeded mix of the
 best-paying and random legal moves) until one lasts at least ``--min-actions`` actions, then measures, warm:
 
@@ -16,12 +16,8 @@ import os
 import platform
 import random
 import statistics
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import PIL
 

@@ -21,9 +21,9 @@ been quiet for 2.5 s and again after the bot's periodic malloc_trim (``--trim-se
 in-process bot). ``--malloc-defaults`` runs the bot with glibc's allocator defaults (no arena cap, no trim)
 for comparison; ``--probe`` runs bench/memprobe.py (bot.py plus a memory report on SIGUSR1) and prints reports.
 
-    .venv/bin/python bench/soak.py                                 # 200 tables x 6 players x 2 hands
-    .venv/bin/python bench/soak.py --tables 20 --hands 1           # a quick run
-    .venv/bin/python bench/soak.py --backend postgres              # on PostgreSQL (DATABASE_URL or a throw-away server)
+    .venv/bin/python -m bench.soak                                 # 200 tables x 6 players x 2 hands
+    .venv/bin/python -m bench.soak --tables 20 --hands 1           # a quick run
+    .venv/bin/python -m bench.soak --backend postgres              # on PostgreSQL (DATABASE_URL or a throw-away server)
 
 Also reported: the bot's own CPU time per action (the bot process and its render workers, from /proc,
 bench/proc_cpu.py), robust to a shared machine. On PostgreSQL the memory baselines (which need a database of
@@ -52,24 +52,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from bench.postgres import postgres_url
+from bench.proc_cpu import TreeCpu, cpu_figures, cpu_line
+from pancog.adapter.runtime import runtime_of
+from pancog.game import engine
+from pancog.game.actions import AddToMeld, Borrow, Discard, GoOnTop, Knock, NewMeld, Pluck, TakeOption
+from pancog.game.notation import format_action, parse_action
+from pancog.game.state import TableState, initial_state
+from pancog.infra.storage import Account, PostgresStorage, SqliteStorage, storage_for
+from pancog.services.clock import TurnClock
+from pancog.services.ledger import ChipLedger
+from pancog.services.store import TableStore
+from pancog.services.tables import TableConfig, TableService
+from tests.fakediscord.harness import Harness, InteractionFailed
+from tests.fakediscord.models import FakeChannel, FakeUser
+from tests.fakediscord.server import FakeDiscord
 
-from bench.proc_cpu import TreeCpu, cpu_figures, cpu_line  # noqa: E402
-from pancog.adapter.runtime import runtime_of  # noqa: E402
-from pancog.game import engine  # noqa: E402
-from pancog.game.actions import AddToMeld, Borrow, Discard, GoOnTop, Knock, NewMeld, Pluck, TakeOption  # noqa: E402
-from pancog.game.notation import format_action, parse_action  # noqa: E402
-from pancog.game.state import TableState, initial_state  # noqa: E402
-from pancog.infra.storage import Account, PostgresStorage, SqliteStorage, storage_for  # noqa: E402
-from pancog.services.clock import TurnClock  # noqa: E402
-from pancog.services.ledger import ChipLedger  # noqa: E402
-from pancog.services.store import TableStore  # noqa: E402
-from pancog.services.tables import TableConfig, TableService  # noqa: E402
-from tests.fakediscord.harness import Harness, InteractionFailed  # noqa: E402
-from tests.fakediscord.models import FakeChannel, FakeUser  # noqa: E402
-from tests.fakediscord.server import FakeDiscord  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 FAULT_ROUTES = ("PATCH /channels/*/messages/*", "POST /channels/*/messages", "POST /webhooks/*")
 
@@ -119,10 +118,16 @@ class Bot:
     """``python bot.py`` against the fake, on a database file; SIGKILL and start again."""
 
     def __init__(
-        self, fake: FakeDiscord, h: Harness, db: Path, log: Path, env: dict[str, str], script: str = "bot.py"
+        self,
+        fake: FakeDiscord,
+        h: Harness,
+        db: Path,
+        log: Path,
+        env: dict[str, str],
+        command: tuple[str, ...] = ("bot.py",),
     ) -> None:
         self.fake = fake
-        self.script = script  # bench/memprobe.py: bot.py with a memory probe (a diagnostic)
+        self.command = command  # ("-m", "bench.memprobe"): bot.py with a memory probe (a diagnostic)
         self.env = {
             **os.environ,
             "DISCORD_TOKEN": fake.token,
@@ -143,7 +148,7 @@ class Bot:
         started = time.perf_counter()
         with self.log.open("ab") as sink:
             self.process = await asyncio.create_subprocess_exec(
-                sys.executable, self.script, cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=sink
+                sys.executable, *self.command, cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=sink
             )
         await asyncio.wait_for(self.fake.identified.wait(), 600)
         return time.perf_counter() - started
@@ -525,16 +530,14 @@ async def main(argv: list[str]) -> None:
     env["PAN_MALLOC_TRIM_SECONDS"] = str(trim_seconds)
     if args.malloc_defaults:
         env["PAN_MALLOC_ARENAS"] = "0"
-    script = "bench/memprobe.py" if args.probe else "bot.py"
+    command = ("-m", "bench.memprobe") if args.probe else ("bot.py",)
     if args.probe:
         env["PAN_PROBE_OUT"] = str(workdir / "probe.jsonl")
     rss = Rss(h, trim_seconds, workdir / "probe.jsonl" if args.probe else None)
 
     cleanup = None
     if postgres:
-        from bench.cluster import postgres_url  # here: bench.cluster imports this module
-
-        url, cleanup = await postgres_url()
+        url, cleanup, _server_pids = await postgres_url()
         env_db = {"DATABASE_URL": url}
         storage: SqliteStorage | PostgresStorage = storage_for(url)
     else:
@@ -542,7 +545,7 @@ async def main(argv: list[str]) -> None:
         storage = SqliteStorage(db)
     rss_zero = rss_one = None
     if not postgres:  # memory baselines: no table, then one idle table (board rendered: fonts and sprites loaded)
-        empty = Bot(fake, h, workdir / "baseline.sqlite3", log, env, script)
+        empty = Bot(fake, h, workdir / "baseline.sqlite3", log, env, command)
         await empty.start()
         rss_zero = await rss.settled(empty, "start-up, no table")
         one = h.guild.channels[0]
@@ -554,7 +557,7 @@ async def main(argv: list[str]) -> None:
         rss_one = await rss.settled(empty, "start-up, 1 idle table")
         await empty.stop()
 
-    bot = Bot(fake, h, db, log, {**env, **env_db}, script)
+    bot = Bot(fake, h, db, log, {**env, **env_db}, command)
     await bot.start()
     assert bot.process is not None
     cpu, cpu_total, cpu_main, harness0 = TreeCpu.start([bot.process.pid]), 0.0, 0.0, time.process_time()
@@ -614,7 +617,7 @@ async def main(argv: list[str]) -> None:
     lat = sorted(soak.latency)
     await bot.stop()
     # a cold start with every table idle, for the start-up figure
-    cold = Bot(fake, h, db, log, {**env, **env_db}, script)
+    cold = Bot(fake, h, db, log, {**env, **env_db}, command)
     cold_start = await cold.start()
     rss_cold = await rss.settled(cold, f"cold start, {args.tables} idle tables") if not postgres else None
     await cold.stop()

@@ -1,6 +1,6 @@
 """Start-up benchmark: TableService.load() of many open tables with hands played, with and without snapshots.
 
-Run: .venv/bin/python bench/startup.py [--tables 200] [--players 6] [--hands 2] [--tail 120] [--repeat 3]
+Run: .venv/bin/python -m bench.startup [--tables 200] [--players 6] [--hands 2] [--tail 120] [--repeat 3]
 
 Setup (not measured): on a temporary SQLite file, opens ``--tables`` tables with ``--players`` seated players
 each and plays ``--hands`` complete hands per table through the real TableService (every action committed with
@@ -27,8 +27,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pancog.ai import choices, make_player
 from pancog.game.actions import Rebuy
@@ -137,7 +135,11 @@ async def measure(path: Path) -> dict[str, object]:
 
 def cold(path: Path) -> dict[str, object]:
     out = subprocess.run(  # noqa: S603 - our own script
-        [sys.executable, __file__, "--measure", str(path)], check=True, capture_output=True, text=True
+        [sys.executable, "-m", "bench.startup", "--measure", str(path)],
+        cwd=Path(__file__).resolve().parents[1],  # the repository root: bench is a package there
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
     result: dict[str, object] = json.loads(out)
     return result

@@ -18,8 +18,8 @@ tables) per hand, and the ack latency p50/p99 overall and while at least ``--liv
 boards) were open. ``--profile-start``: a cProfile of ``/tourney start`` (seating every entry, opening the
 threads, the first boards), top functions by cumulative time.
 
-    .venv/bin/python bench/tournament.py                  # 200 entries, 8 seats: 25 tables at the start
-    .venv/bin/python bench/tournament.py --entries 40 --seats 7
+    .venv/bin/python -m bench.tournament                  # 200 entries, 8 seats: 25 tables at the start
+    .venv/bin/python -m bench.tournament --entries 40 --seats 7
 """
 
 from __future__ import annotations
@@ -37,17 +37,13 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from pancog.adapter.runtime import runtime_of  # noqa: E402
-from pancog.game.actions import StartHand  # noqa: E402
-from pancog.services.tables import Applied  # noqa: E402
-from pancog.services.tournaments.model import Status  # noqa: E402
-from pancog.services.tournaments.service import PlayerMoved, TournamentEvent  # noqa: E402
-from tests.fakediscord.harness import Harness  # noqa: E402
-from tests.fakediscord.server import FakeDiscord  # noqa: E402
+from pancog.adapter.runtime import runtime_of
+from pancog.game.actions import StartHand
+from pancog.services.tables import Applied
+from pancog.services.tournaments.model import Status
+from pancog.services.tournaments.service import PlayerMoved, TournamentEvent
+from tests.fakediscord.harness import Harness
+from tests.fakediscord.server import FakeDiscord
 
 
 class HandClock:

@@ -1,6 +1,6 @@
 """Tournament simulation: whole Sit & Gos and multi-table events of computer players, to choose the defaults.
 
-Run: .venv/bin/python bench/tournament_sim.py [--sng 16] [--mtt 5] [--stack 300] [--ante 10] [--level-minutes M]
+Run: .venv/bin/python -m bench.tournament_sim [--sng 16] [--mtt 5] [--stack 300] [--ante 10] [--level-minutes M]
 
 Pure and fast: the engine and the computer players (normal level) play every hand directly (no database, no
 Discord), with the tournament's own pure parts (the level schedule, the balancer). Tables play at the same time:
@@ -16,12 +16,8 @@ import argparse
 import math
 import random
 import statistics
-import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pancog.ai import Level, make_player
 from pancog.ai.base import Player

@@ -10,7 +10,7 @@ import pytest
 
 from pancog.ai import make_player
 from pancog.services.league import LeagueService, repo
-from pancog.services.league.drive import play_hands
+from tests.support.league_play import play_hands
 
 from .conftest import GUILD, Env
 from .test_hook import USERS, recount, stored

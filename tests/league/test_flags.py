@@ -7,7 +7,7 @@ import random
 
 from pancog.ai import make_player
 from pancog.services.league import HandDigest, PlayerLine, compute_flags
-from pancog.services.league.drive import Feeder, engine_session, honest_guild, play_hands
+from tests.support.league_play import Feeder, engine_session, honest_guild, play_hands
 
 from .conftest import GUILD, Env
 

@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 
 from pancog.ai import make_player
 from pancog.services.league import HandDigest, LeagueService, PlayerLine, digests_from_log, repo
-from pancog.services.league.drive import play_hands
 from pancog.services.league.service import stat_rows
 from pancog.services.tables import TableConfig, TableService, seeded_deals
+from tests.support.league_play import play_hands
 
 from .conftest import GUILD, Env, fresh_storage
 

@@ -1,6 +1,6 @@
 """Edges of the league the first services mutation sample found untested: the rebuild's ratings cursor, a bank
 season's scope settings, statements built before the settlement's transaction, the digest decoder's refusal, the
-soft-play flag's minimum sample, and the scripted players and sessions of ``pancog.services.league.drive``."""
+soft-play flag's minimum sample, and the scripted players and sessions of ``tests.support.league_play``."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ import pytest
 
 from pancog.game.actions import Action, AddToMeld, Claim, Discard, GoOnTop, Knock, NewMeld, Pluck
 from pancog.game.cards import Card, Rank, Suit
-from pancog.services.league import HandDigest, PlayerLine, compute_flags, drive, repo
+from pancog.services.league import HandDigest, PlayerLine, compute_flags, repo
 from pancog.services.league.digest import decode
-from pancog.services.league.drive import Feeder, GreedyPlayer, engine_session, honest_guild, play_hands
+from tests.support import league_play
+from tests.support.league_play import Feeder, GreedyPlayer, engine_session, honest_guild, play_hands
 
 from .conftest import GUILD, Env
 from .test_seasons import hand
@@ -184,7 +185,7 @@ async def test_play_hands_gives_up_on_a_hand_that_never_finishes(env: Env, monke
         if attempts > 1000:
             raise AssertionError("play_hands kept going")
 
-    monkeypatch.setattr(drive, "MAX_STEPS", 25)
+    monkeypatch.setattr(league_play, "MAX_STEPS", 25)
     monkeypatch.setattr(env.tables, "act", lost)
     with pytest.raises(RuntimeError, match="hand did not finish"):
         await play_hands(env.tables, table, {21: GreedyPlayer(), 22: GreedyPlayer()}, 1, seed=1)

@@ -215,8 +215,8 @@ async def test_bank_season_table_plays_from_the_season_banks(backend_env: Env) -
     import dataclasses
 
     from pancog.ai import make_player
-    from pancog.services.league.drive import play_hands
     from pancog.services.tables import TableConfig
+    from tests.support.league_play import play_hands
 
     env = backend_env
     league = env.league
@@ -263,8 +263,8 @@ async def test_rollover_closes_and_issues_the_season_banks_through_the_ledger(ba
     import dataclasses
 
     from pancog.ai import make_player
-    from pancog.services.league.drive import play_hands
     from pancog.services.tables import TableConfig
+    from tests.support.league_play import play_hands
 
     env = backend_env
     league, ledger = env.league, env.ledger
