@@ -23,7 +23,7 @@ py-spy meanwhile. Then, over the same window: the throw-away PostgreSQL server's
 machine's cores were (whoever used them), REST calls per action, and images per action by route.
 
 PostgreSQL: ``DATABASE_URL`` if set (a schema of its own is created and dropped), else a throw-away server from
-Debian's ``postgresql`` package (tests/pgserver.py, durable: ``fsync=on``). Results are one JSON line at the end
+Debian's ``postgresql`` package (tests/support/pgserver.py, durable: ``fsync=on``). Results are one JSON line at the end
 (``--json``) besides the summary. The machine's load average is printed: on a shared machine, compare runs made
 back to back, alternating the variants.
 """

@@ -5,7 +5,7 @@ Run: .venv/bin/python -m bench.ledger [--backend sqlite|postgres] [--settlements
 A settlement = one commit_action: a log append + 10 postings (5 transfers between stacks and tops).
 Figures: one table settling alone, then ``--concurrent`` tables settling at once (each its own hands, in order).
 SQLite is measured at synchronous=FULL and NORMAL. PostgreSQL uses ``--url`` / ``DATABASE_URL`` or else starts a
-throw-away local server with PostgreSQL's durable defaults (fsync on, synchronous_commit on; tests/pgserver.py).
+throw-away local server with PostgreSQL's durable defaults (fsync on, synchronous_commit on; tests/support/pgserver.py).
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ async def bench_postgres(args: argparse.Namespace) -> None:
     server = None
     url = args.url or os.environ.get("DATABASE_URL", "")
     if not url:
-        from tests.pgserver import TempPostgres
+        from tests.support.pgserver import TempPostgres
 
         server = TempPostgres.in_new_folder(durable=True)
         server.start()

@@ -56,13 +56,13 @@ GAME_TESTS = [
     "tests/game/test_rules_cases.py",
     "tests/game/test_rules_flow.py",
     "tests/game/test_engine.py",
-    "tests/game/test_engine_rule_edges.py",
+    "tests/game/test_turn_and_hand_flow.py",
     "tests/game/test_golden.py",
     "tests/game/test_notation.py",
     "tests/game/test_menu_agreement.py",
     "tests/game/test_fast_paths.py",
     "tests/game/test_properties.py",
-    "tests/game/test_moves_rule_edges.py",
+    "tests/game/test_move_listing.py",
 ]
 # Extra tests for some files, run first; the codec round trips and the move enumerator's own
 # tests (13 s together) run only for the files they test.
@@ -75,13 +75,13 @@ FIRST = {
     "pancog/game/_fast.py": ["tests/game/test_fast_paths.py"],
 }
 LEDGER_TESTS = [
-    "tests/storage/test_ledger_ops.py",
-    "tests/storage/test_atomicity.py",
-    "tests/storage/test_tables_store.py",
-    "tests/storage/test_ledger_rules.py",
-    "tests/storage/test_crash_recovery.py",
-    "tests/test_tables.py",
-    "tests/storage/test_ledger_edges.py",
+    "tests/services/ledger/test_operations.py",
+    "tests/infra/storage/test_atomicity.py",
+    "tests/services/test_store.py",
+    "tests/services/ledger/test_rules.py",
+    "tests/infra/storage/test_crash_recovery.py",
+    "tests/services/tables/test_service.py",
+    "tests/services/ledger/test_reads.py",
 ]
 GROUPS = {
     "engine": "pancog/game/*.py",
@@ -91,10 +91,10 @@ GROUPS = {
     "league": "pancog/services/league/*.py",
     "storage": "pancog/infra/storage/*.py",
 }
-SERVICE_TESTS = {  # a service group's mutants run its own test folder (every file in it)
-    "tournaments": "tests/tournaments",
-    "league": "tests/league",
-    "storage": "tests/storage",
+SERVICE_TESTS = {  # a service group's mutants run its own test folders (every file in them)
+    "tournaments": ("tests/services/tournaments",),
+    "league": ("tests/services/league",),
+    "storage": ("tests/infra/storage", "tests/services/ledger"),  # the ledger's tests drive the storage too
 }
 
 
@@ -133,7 +133,8 @@ def tests_for(path: str) -> list[str]:
         return LEDGER_TESTS
     group = group_of(path)
     if group in SERVICE_TESTS:
-        return sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / SERVICE_TESTS[group]).glob("test_*.py"))
+        folders = SERVICE_TESTS[group]
+        return sorted(p.relative_to(ROOT).as_posix() for f in folders for p in (ROOT / f).glob("test_*.py"))
     first = FIRST.get(path, [])
     return first + [t for t in game_tests() if t not in first]
 
@@ -386,7 +387,7 @@ def run_tests(box: Path, tests: list[str], timeout: float) -> tuple[str, float, 
     # without its pytest plugin; the engine tests need neither the fake Discord nor PostgreSQL)
     cmd += ["-p", "no:hypothesispytest", "-p", "no:xdist", "-p", "no:tests.fakediscord.plugin"]
     if all(t.startswith("tests/game/") for t in present):
-        cmd += ["-p", "no:tests.pgplugin"]
+        cmd += ["-p", "no:tests.support.pgplugin"]
     elif SQLITE_ONLY[0]:
         cmd += ["-k", "not postgres"]
     env = dict(os.environ, PYTHONHASHSEED="0", HYPOTHESIS_NO_PLUGINS="1")

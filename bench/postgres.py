@@ -1,5 +1,5 @@
 """The PostgreSQL a benchmark runs on: a fresh schema on ``DATABASE_URL``'s server, or a throw-away server of its
-own (tests/pgserver.py), shared by the soak and the cluster benchmarks."""
+own (tests/support/pgserver.py), shared by the soak and the cluster benchmarks."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import asyncpg
 
-from tests.pgserver import TempPostgres
+from tests.support.pgserver import TempPostgres
 
 
 async def postgres_url() -> tuple[str, Any, list[int]]:

@@ -1,5 +1,6 @@
-"""App-level delivery retry (pancog/errors.py ``deliver``): when discord.py gives up on an interaction answer after
-its own retries, the bot tries again, so the player still gets exactly one answer and the action applies once."""
+"""App-level delivery retry (pancog/adapter/errors.py ``deliver``): when discord.py gives up on an interaction
+answer after its own retries, the bot tries again, so the player still gets exactly one answer and the action
+applies once."""
 
 from __future__ import annotations
 

@@ -6,11 +6,24 @@ import random
 
 import pytest
 
-from pancog.game import NotationError, Rules, Sit, StartHand, apply, format_action, initial_state, parse_action, plays
-from pancog.game.cards import EXCERPT_MAX, parse_cards, take_cards
+from pancog.game import (
+    MakeGood,
+    NotationError,
+    Rules,
+    Sit,
+    StartHand,
+    apply,
+    format_action,
+    format_cards,
+    initial_state,
+    parse_action,
+    plays,
+)
+from pancog.game.cards import EXCERPT_MAX, Card, parse_cards, take_cards
 from pancog.game.errors import CardsNotInHand
 from pancog.game.notation import dump_transcript, format_event, format_rules, load_transcript, parse_rules, replay
-from pancog.game.rules import ForceMode
+from pancog.game.rules import ForceMode, OneLeft, describe_rules
+from tests.game.conftest import cards
 
 
 def _random_actions(seed: int, n: int = 400):
@@ -114,7 +127,7 @@ def test_every_notation_form_reads_and_writes_back(text: str) -> None:
 
 
 def test_notation_keeps_each_argument() -> None:
-    from pancog.game import Borrow, Force, MakeGood, parse_cards
+    from pancog.game import Borrow, Force, parse_cards
 
     assert parse_action("2 makegood 1 5H") == MakeGood(seat=2, meld=1, cards=parse_cards("5H"))
     assert parse_action("3 force 2 7H") == Force(seat=3, target=2, card=parse_cards("7H")[0])
@@ -134,3 +147,27 @@ def test_notation_keeps_each_argument() -> None:
 def test_bad_notation_says_why(text: str, message: str) -> None:
     with pytest.raises(NotationError, match=message):
         parse_action(text)
+
+
+def test_pretty_card_has_its_suit_symbol() -> None:
+    """Cards are shown with suit symbols: the five of spades is 5♠, the king of hearts K♥."""
+    five_s, king_h = cards("5S KH")
+    assert five_s.pretty == "5♠"
+    assert isinstance(king_h, Card) and king_h.pretty == "K♥"
+    assert format_cards(cards("5S KH"), pretty=True) == "5♠ K♥"
+
+
+@pytest.mark.parametrize("override", ["ante_chips=abc", "one_left=sideways"])
+def test_rules_line_with_a_bad_value_is_refused(override: str) -> None:
+    """A rules line with a value that is not of the option's type is an error, never silently dropped."""
+    with pytest.raises(NotationError):
+        parse_rules(f"rules classic {override}")
+
+
+def test_describe_rules_says_what_one_player_left_does() -> None:
+    """§6.4 / G28: play-out tables make the last player play on with every usable card; settle-now tables
+    pay him the tops and the outs as his board lies."""
+    play_out = " ".join(describe_rules(Rules(one_left=OneLeft.PLAY_OUT)))
+    settle = " ".join(describe_rules(Rules(one_left=OneLeft.SETTLE_NOW)))
+    assert "plays the hand out" in play_out and "as his board lies" not in play_out
+    assert "as his board lies" in settle and "plays the hand out" not in settle

@@ -1,4 +1,4 @@
-"""Player-facing wording, by feature: the only place Discord text lives (``tests/test_wording.py``).
+"""Player-facing wording, by feature: the only place Discord text lives (``tests/adapter/test_wording.py``).
 
 Nothing here imports discord: functions take engine values and a ``names`` mapping (player id -> display name) and
 return plain strings (Discord Markdown allowed) or renderer snapshots. Public texts never include a card that is

@@ -3,7 +3,7 @@
 Model: :class:`openskill.models.BradleyTerryFull`. openskill's default Plackett-Luce model mis-orders tied
 ranks in 6.2.0 (two players tied for 2nd can end below the 4th); the full-pairing Bradley-Terry model compares
 every pair of players, treats a shared rank as a draw between them, and passes the property test
-``tests/league/test_ratings.py`` (equal priors: a better rank never gains less; equal ranks gain the same).
+``tests/services/league/test_ratings.py`` (equal priors: a better rank never gains less; equal ranks gain the same).
 
 A player's shown figure is the conservative estimate ``mu - 3 sigma`` (0 for a newcomer, rising as the
 system becomes sure); it is marked provisional for the first :data:`PROVISIONAL_RESULTS` rated results.
