@@ -65,7 +65,7 @@ class PanBot(commands.Bot):
         # that grows with the tables (docs/perf/soak.md, "Memory").
         options.setdefault("max_messages", None)
         # Nothing the bot posts pings anyone unless that message says so (errors.pings: exactly the users it
-        # names). Names and typed text are shown, never obeyed (issue 19); the bot never needs Mention Everyone.
+        # names). Names and typed text are shown, never obeyed; the bot never needs Mention Everyone.
         options.setdefault("allowed_mentions", discord.AllowedMentions.none())
         super().__init__(command_prefix=commands.when_mentioned, intents=intents, **options)  # type: ignore[arg-type]
         self.config = config

@@ -400,7 +400,7 @@ LARGE = CardSize("large", 120, 168, 60, full=True)
 MEDIUM = CardSize("medium", 84, 118, 42, full=True)
 SMALL = CardSize("small", 48, 66, 26, full=False)
 # The font size of the rank on the smallest card (`SMALL`, index-only): the board draws no text smaller, so
-# whatever reads on a card at a phone's 400 px also reads around it (issue #14.9).
+# whatever reads on a card at a phone's 400 px also reads around it.
 MINI_INDEX_SIZE = round(SMALL.width * 0.56)
 
 _PIP_LAYOUT: dict[Rank, tuple[tuple[float, float], ...]] = {

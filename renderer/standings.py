@@ -1,4 +1,4 @@
-"""The tournament standings image (issue 15): ``/tourney info`` and the results message.
+"""The tournament standings image: ``/tourney info`` and the results message.
 
 The adapter builds a :class:`StandingsSnapshot` from the service's picture (already worded, names as shown on
 Discord; see ``presenters.tourney_standings``) and renders it on the render queue with

@@ -1,4 +1,4 @@
-"""The ``/pan stats`` card: a player's league figures as a PNG (chip leagues, issue #16).
+"""The ``/pan stats`` card: a player's league figures as a PNG (chip leagues).
 
 The adapter builds a :class:`StatsSnapshot` (already worded: the same rows make the text twin) and renders it on
 the render queue with :func:`render_stats_png`. Pure Pillow, no discord.

@@ -21,7 +21,7 @@ from .text import clean_text, image_text
 
 WIDTH = 800
 MARGIN = 14
-TEXT_SIZE = assets.MINI_INDEX_SIZE  # every text on the board: no smaller than a card's index (issue #14.9)
+TEXT_SIZE = assets.MINI_INDEX_SIZE  # every text on the board: no smaller than a card's index
 HEADER_H = 50
 PILE = assets.MEDIUM
 MINI = assets.SMALL

@@ -1,6 +1,6 @@
 """User-chosen text made safe to draw: the one gate every name, title and note passes on its way into an image.
 
-`image_text` (issue #19) strips what would hide, reorder or garble text: control characters, bidirectional
+`image_text` strips what would hide, reorder or garble text: control characters, bidirectional
 overrides and isolates, zero-width characters, variation selectors, stacks of combining marks. It maps each
 character the bundled font lacks to one it has (its compatibility form when that is drawable, e.g. fullwidth
 or mathematical letters; a gear for the 🤖 computer-player mark; else a replacement character, one per run)

@@ -1,4 +1,4 @@
-"""Answer an interaction once (issue #14.10): acknowledge only when the answer may miss Discord's 3 seconds.
+"""Answer an interaction once: acknowledge only when the answer may miss Discord's 3 seconds.
 
 A command or a click used to cost two interaction calls: a "thinking" defer at once, then the followup with the
 answer. Most answers are ready in milliseconds, so :func:`later` only *schedules* the defer, ``ACK_AFTER``

@@ -1,4 +1,4 @@
-"""``/panadmin``: the server-admin commands in their own top-level group (issue #14.5).
+"""``/panadmin``: the server-admin commands in their own top-level group.
 
 Discord applies ``default_permissions`` to top-level commands only, so these live in a group of their own that
 server members without Manage Server do not see; the runtime check (Manage Server in the channel, or the

@@ -35,7 +35,7 @@ class BankCog(PanCog, name="PanBank"):
         text = balance_text(bank, stacks.get(guild_id, 0))
         league = rt.league
         season = await league.active_season(guild_id) if league is not None else None
-        if league is not None and season is not None and season.mode == "bank":  # chip leagues (issue 16)
+        if league is not None and season is not None and season.mode == "bank":  # a bank season: its banks are apart
             held = await league.season_bank(guild_id, interaction.user.id)
             text += "\n" + season_bank_text(season, held, stacks.get(season.scope_id, 0))
         await send_ephemeral(interaction, text)
@@ -79,8 +79,8 @@ class BankCog(PanCog, name="PanBank"):
         dms="DMs: your hand at every change, a note at every turn, your hand at the deal only, or off",
         sort="Sort your hand by suit or by rank",
         four_colour="Four-colour deck (clubs green, diamonds blue)",
-        share_hand="Let this member see your cards until this hand ends (announced at the table)",  # issue 20
-        stop_sharing="Stop sharing your cards now",  # issue 20
+        share_hand="Let this member see your cards until this hand ends (announced at the table)",
+        stop_sharing="Stop sharing your cards now",
     )
     async def settings(
         self,
@@ -89,11 +89,11 @@ class BankCog(PanCog, name="PanBank"):
         dms: Literal["every", "turn", "deal", "off"] | None = None,
         sort: Literal["suit", "rank"] | None = None,
         four_colour: bool | None = None,
-        share_hand: discord.Member | None = None,  # watching with consent (issue 20): replay_cog.share_hand
+        share_hand: discord.Member | None = None,  # watching with consent: replay_cog.share_hand
         stop_sharing: bool = False,
     ) -> None:
         rt = await self.defer(interaction)
-        if share_hand is not None or stop_sharing:  # watching with consent (issue 20)
+        if share_hand is not None or stop_sharing:  # watching with consent
             if share_hand is not None:
                 rt.remember(share_hand)
             values = (str(share_hand.id),) if share_hand is not None else ()

@@ -84,8 +84,8 @@ BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
     "force": ("Force", discord.ButtonStyle.danger),
     "foul": ("Foul", discord.ButtonStyle.danger),
     "split": ("Split", discord.ButtonStyle.secondary),
-    "text": ("Text view", discord.ButtonStyle.secondary),  # the board in words, privately (issue #14.4)
-    "rules": ("All rules", discord.ButtonStyle.secondary),  # under /pan rules, not on the board (issue #14.6)
+    "text": ("Text view", discord.ButtonStyle.secondary),  # the board in words, privately
+    "rules": ("All rules", discord.ButtonStyle.secondary),  # under /pan rules, not on the board
 }
 
 
@@ -94,7 +94,7 @@ def board_verbs(session: TableSession) -> list[str]:
     state = session.state
     hand = state.hand
     if hand is None:
-        if session.config.practice:  # issue #14.8: only the practice player sits here; nobody else can join
+        if session.config.practice:  # only the practice player sits here; nobody else can join
             return ["start", "leave", "text"]
         return ["join", "leave", "start", "text"]
     verbs: list[str] = []
@@ -255,7 +255,7 @@ class Boards:
                 on_capture()
             state, notes = session.state, lines()
             title = self.title(session)
-            four_color = rt.display.cached(abs(session.guild_id)).four_color  # the server's choice (#14.9)
+            four_color = rt.display.cached(abs(session.guild_id)).four_color  # the server's choice
             snap = table_snapshot(state, rt.names, title=title, notes=notes[-3:], four_color=four_color)
             text = board_text(
                 state,
@@ -460,7 +460,7 @@ class Board:
             del rt.boards[self.session.table_id]
         return True
 
-    # -- the board on an interaction's token (#17 part 4): posted by a person's Start, edited through that token
+    # -- the board on an interaction's token: posted by a person's Start, edited through that token
     def carried_by(self, interaction: discord.Interaction[Any]) -> None:
         """The next new board (a deal this interaction asks for) may go out on its token; ``ready()`` once its
         own answer is sent."""
@@ -510,7 +510,7 @@ class Board:
     async def _strip(
         self, channel: discord.PartialMessageable, message_id: int, token: discord.Interaction[Any] | None
     ) -> None:
-        """An old board loses its buttons once a new one is posted (issue #14.4): one board to click."""
+        """An old board loses its buttons once a new one is posted: one board to click."""
         try:
             if token is not None:
                 await token.followup.edit_message(message_id, view=None)
@@ -530,7 +530,7 @@ class Board:
             self._dirty.clear()
 
     async def _post_summary(self, channel: discord.PartialMessageable, applied: Applied) -> None:
-        """One embed per hand's end (issue #14.4): how it ended, each player's net for the hand, the outcome image
+        """One embed per hand's end: how it ended, each player's net for the hand, the outcome image
         (its text twin as the alt text)."""
         rt = self.runtime
         ended = next(e for e in applied.events if isinstance(e, HandEnded))

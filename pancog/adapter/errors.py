@@ -308,7 +308,7 @@ def user_message(error: BaseException) -> str | None:
     """The text a user may see for ``error`` (None: not a user-facing error)."""
     if isinstance(error, app_commands.CommandInvokeError):
         error = error.original
-    if isinstance(error, NotationError):  # it quotes what the player typed: shown, never obeyed (issue 19)
+    if isinstance(error, NotationError):  # it quotes what the player typed: shown, never obeyed
         return shown(error.message, limit=CONTENT_MAX)
     if isinstance(error, PanError | BadOption):
         return error.message

@@ -8,7 +8,7 @@
 - A select's option values are **tokens**, not actions: ``<seq>.<user>.<digest>`` names the table state the menu
   was built for, the user it was built for, and the play (a short digest of its notation). :func:`chosen_play`
   rebuilds the same menu from the table as it is and accepts only a token it contains, so a forged value, one
-  from another player's panel or from an older state is refused before anything reaches the engine (issue 18).
+  from another player's panel or from an older state is refused before anything reaches the engine.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from pancog.game.events import CardsDealt, Discarded, HandStarted, Melded, Optio
 from pancog.game.notation import format_action
 from pancog.game.state import TableState
 from pancog.infra.renderq import Priority, RenderQueueClosed
-from pancog.services.bots import ordered_legal  # computer players (issue 8)
+from pancog.services.bots import ordered_legal
 from pancog.services.prefs import DmMode
 from pancog.services.tables import Applied, TableSession
 from renderer import hand_text, render_hand_png
@@ -71,7 +71,7 @@ def offered(
     ``ordered``: ``ordered_legal(obs)`` when the caller has it already."""
     menus: dict[str, list[MenuEntry]] = {"play": [], "discard": []}
     seen: set[str] = set()
-    for action, pays in ordered_legal(obs) if ordered is None else ordered:  # computer players (issue 8): best first
+    for action, pays in ordered_legal(obs) if ordered is None else ordered:  # computer players: best first
         text = format_action(action)
         if text in seen:
             continue
@@ -151,7 +151,7 @@ class Hands:
             png = await rt.renders.render(render_hand_png, snap, priority=Priority.DM)
         except RenderQueueClosed:
             return  # the bot is stopping
-        guild = rt.bot.get_guild(abs(session.guild_id))  # computer players (issue 8): practice tables store -G
+        guild = rt.bot.get_guild(abs(session.guild_id))  # computer players: practice tables store -G
         channel = rt.bot.get_channel(session.channel_id)
         text = hand_dm_text(
             guild.name if guild else "your server",
@@ -240,7 +240,7 @@ class HandView(PanView):
 
     def __init__(self, table_id: int, obs: Observation, user_id: int) -> None:
         super().__init__()
-        self.plays = ordered_legal(obs)  # computer players (issue 8): best first
+        self.plays = ordered_legal(obs)  # computer players: best first
         menus = offered(obs, user_id, self.plays)
         for kind, entries in menus.items():
             options = [

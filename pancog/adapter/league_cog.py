@@ -1,4 +1,4 @@
-"""Chip leagues (issue 16): ``/pan stats``, ``/pan standings``; ``/panadmin season start|end|info`` and
+"""Chip leagues: ``/pan stats``, ``/pan standings``; ``/panadmin season start|end|info`` and
 ``/panadmin flags``; the background task that ends seasons whose length is up. ``/pan leaderboard`` (bank_cog)
 reads the league too. Thin: parse, call one :class:`~pancog.services.league.LeagueService` method, present, respond."""
 

@@ -1,4 +1,4 @@
-"""Operations on Discord (issue 7): the turn clock's notices, Discord events about deleted messages and channels,
+"""Operations on Discord: the turn clock's notices, Discord events about deleted messages and channels,
 gateway health, and ``/pan back`` (``/panadmin status`` and ``audit`` are in :mod:`.admin_cog`).
 
 The clock itself (:class:`~pancog.services.clock.TurnClock`) and the health registry are services on the runtime; the

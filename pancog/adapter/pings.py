@@ -46,7 +46,7 @@ def mention_only(user_id: int) -> discord.AllowedMentions:
 
 @dataclass(eq=False, slots=True)
 class TurnPing:
-    """A turn moved to a person: the short public line that mentions them (issue #14.1).
+    """A turn moved to a person: the short public line that mentions them.
 
     With the server's ``ping_after`` grace (default 5 s) it waits: if the player acts first, it is dropped
     unsent (no call at all); else it goes out as a public followup on the freshest interaction token at the
@@ -225,7 +225,7 @@ class Pings:
 
         With a grace (``ping_after`` > 0) the answer is ``private`` alone: the ping, if the next player is slow,
         goes out later on the freshest carrier. With ``ping_after`` 0 the ping his action caused rides on his
-        interaction (issue #14.1 with #17 part 4: interaction calls are not counted against the global limit):
+        interaction (interaction calls are not counted against the global limit):
         the public response itself when the private answer can be left out (a discard, a declaration: the
         public line says it all), else a public followup after ``private`` (or when a slow answer was already
         deferred privately). No ping (or one for the actor himself, or for a player who turned pings off):

@@ -150,13 +150,13 @@ class PlayCog(PanCog, name="PanPlay"):
         )
 
     def refuse_strangers(self, session: TableSession, user_id: int) -> None:
-        """Issue #14.8: someone not seated at a practice table is told whose table it is (not to /pan join)."""
+        """Someone not seated at a practice table is told whose table it is (not to /pan join: nobody else may sit)."""
         if session.config.practice and session.find_seat(user_id) is None:
             raise PanError(practice_stranger(name_of(self.rt.names, session.host_id)))
 
     async def show_hand(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
         """/hand and the My hand button (for a member watching a shared hand here: that hand, read-only)."""
-        watch = self.rt.watch  # watching with consent (issue 20): replay_cog answers the watcher
+        watch = self.rt.watch  # watching with consent: replay_cog answers the watcher
         if watch is not None and session.find_seat(interaction.user.id) is None:
             grants = watch.watching(session.table_id, interaction.user.id)
             if grants:

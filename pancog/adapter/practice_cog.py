@@ -1,4 +1,4 @@
-"""Computer players on Discord (issue 8): ``/pan practice``, ``/pan addbot`` and the top-level ``/hint``.
+"""Computer players on Discord: ``/pan practice``, ``/pan addbot`` and the top-level ``/hint``.
 
 The :class:`~pancog.services.bots.BotDriver` is a service on the runtime (``PanRuntime.bots``), built and started by the
 composition root once the tables were replayed, so pending computer turns resume.

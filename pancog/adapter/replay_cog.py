@@ -161,7 +161,7 @@ class ReplayCog(PanCog, name="PanReplays"):
             await deliver(lambda: interaction.edit_original_response(content=text, attachments=files(), view=view))
         else:
 
-            async def send() -> None:  # the answer itself unless a slow render got it deferred (ack.py, #14.10)
+            async def send() -> None:  # the answer itself unless a slow render got it deferred (ack.py)
                 await ack.settle(interaction)
                 if interaction.response.is_done():
                     await interaction.followup.send(text, files=files(), view=view, ephemeral=True, wait=True)

@@ -75,10 +75,10 @@ class PanRuntime:
     bots: BotDriver | None = None
     channels: GuildChannels = field(default_factory=GuildChannels)  # /panadmin channels
     display: GuildDisplaySettings = field(default_factory=GuildDisplaySettings)  # /panadmin config four_colour
-    replays: ReplayService | None = None  # hand history and replays (issue 20)
-    watch: WatchService | None = None  # watching a hand with consent (issue 20)
-    league: LeagueService | None = None  # seasons, standings, ratings, stats, flags (issue 16)
-    tournaments: TournamentService | None = None  # community tournaments (issue 15)
+    replays: ReplayService | None = None  # hand history and replays
+    watch: WatchService | None = None  # watching a hand with consent
+    league: LeagueService | None = None  # seasons, standings, ratings, stats, flags
+    tournaments: TournamentService | None = None  # community tournaments
     names: dict[int, str] = field(default_factory=dict)
     boards: dict[int, OpenBoard] = field(default_factory=dict)
     handlers: dict[str, Handler] = field(default_factory=dict)

@@ -55,7 +55,7 @@ def in_hand(session: TableSession, user_id: int) -> bool:
 
 
 def guide_embed(key: str) -> discord.Embed:
-    """One page of the in-Discord guide (issue #14.6)."""
+    """One page of the in-Discord guide."""
     title, text = guide_page(key)
     return discord.Embed(title=title, description=text, colour=discord.Colour.dark_green())
 
@@ -135,7 +135,7 @@ class TableCog(PanCog, name="PanTables"):
             "close!no": self.confirmed(self._kept),
         }
 
-    # -- confirmations of destructive clicks (issue #14.7): an ephemeral Yes/No; the choice edits it in place
+    # -- confirmations of destructive clicks: an ephemeral Yes/No; the choice edits it in place
     def confirmed(self, act: Callable[[discord.Interaction[Any], TableSession], Awaitable[Answer]]) -> Handler:
         """A Yes/No click: ``act`` returns the private text that replaces the question (and a public one)."""
 
@@ -171,7 +171,7 @@ class TableCog(PanCog, name="PanTables"):
         return DONE, table_closed(returned, rt.names)
 
     async def text_view(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
-        """The Text view button: the board in words, privately (issue #14.4)."""
+        """The Text view button: the board in words, privately."""
         await self.respond(interaction, self.boards.text_view(session))
 
     @app_commands.command(
@@ -188,7 +188,7 @@ class TableCog(PanCog, name="PanTables"):
         stakes="Chips per unit: the ante and every pay (buy-in is 20 units)",
         seats="Most players at the table (2-15)",
         turn_seconds="Seconds per turn",
-        away_bot="A computer player (normal level) plays the seat of a player marked away",  # issue 8
+        away_bot="A computer player (normal level) plays the seat of a player marked away",
     )
     @app_commands.choices(preset=PRESET_CHOICES)
     async def open_(
@@ -198,7 +198,7 @@ class TableCog(PanCog, name="PanTables"):
         stakes: app_commands.Range[int, 1, 100] | None = None,
         seats: app_commands.Range[int, 2, 15] | None = None,
         turn_seconds: app_commands.Range[int, 10, 600] | None = None,
-        away_bot: bool = False,  # computer players (issue 8)
+        away_bot: bool = False,
     ) -> None:
         rt = self.rt
         guild_id = interaction.guild_id or 0
@@ -207,8 +207,8 @@ class TableCog(PanCog, name="PanTables"):
         default = preset_or_default((await rt.ledger.settings(guild_id)).preset)
         config = TableConfig.build(
             preset or default, stakes=stakes, seats=seats, turn_seconds=turn_seconds, away_bot=away_bot
-        )  # computer players (issue 8): away_bot
-        if rt.league is not None:  # chip leagues (issue 16): a bank season's tables play from the season banks
+        )
+        if rt.league is not None:  # chip leagues: a bank season's tables play from the season banks
             scope = await rt.league.table_scope(guild_id)
             if scope != guild_id:
                 config = dataclasses.replace(config, bank_scope=scope)
@@ -259,7 +259,7 @@ class TableCog(PanCog, name="PanTables"):
         await rt.save_names(session)
         seat = applied.state.seat(session.seat_of(interaction.user.id))
         chips = await rt.ledger.balance(session.bank_scope, interaction.user.id) if bank else None
-        season = session.bank_scope != session.guild_id  # chip leagues (issue 16): a bank season's table
+        season = session.bank_scope != session.guild_id  # chip leagues: a bank season's table
         text = sat_down(seat.stack if seat else 0, doubles=doubles, bank=chips, season=season)
         await send_ephemeral(interaction, text)
 
@@ -289,7 +289,7 @@ class TableCog(PanCog, name="PanTables"):
         applied = await rt.tables.rebuy(session.table_id, interaction.user.id, chips)
         seat = applied.state.seat(session.seat_of(interaction.user.id))
         bank = await rt.ledger.balance(session.bank_scope, interaction.user.id)
-        season = session.bank_scope != session.guild_id  # chip leagues (issue 16)
+        season = session.bank_scope != session.guild_id  # a bank season's table: chips from its season bank
         await send_ephemeral(interaction, rebought(chips, seat.stack if seat else 0, bank, season=season))
 
     @app_commands.command(name="start", description="Deal the next hand", extras=IN_PAN)
@@ -320,7 +320,7 @@ class TableCog(PanCog, name="PanTables"):
         rt = self.rt
         session = self.here(interaction)
         moderator = await require_host_or_moderator(rt.ledger, interaction, session)  # before the public defer
-        if session.state.hand is not None:  # mid-hand: confirm privately first (issue #14.7)
+        if session.state.hand is not None:  # mid-hand: confirm privately first
             await self.defer(interaction)
             await self._ask(interaction, session, "close", CONFIRM_CLOSE)
             return

@@ -1,4 +1,4 @@
-"""Community tournaments on Discord (issue 15): the top-level ``/tourney`` group, the announcement with its
+"""Community tournaments on Discord: the top-level ``/tourney`` group, the announcement with its
 Register / Unregister buttons, table threads, mentions and the results message.
 
 The service is :class:`pancog.services.tournaments.service.TournamentService` (``PanRuntime.tournaments``, no discord):

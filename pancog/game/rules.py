@@ -234,7 +234,7 @@ PRESET_EDITION: Final = 2
 a preset that changes gets a new edition, and :data:`EARLIER_EDITIONS` says what each older one held."""
 
 EARLIER_EDITIONS: Final[dict[int, dict[str, dict[str, object]]]] = {
-    # edition 1 (until issue 13): california paid 2 going-out units, against [S0] and RULES.md §4.6
+    # edition 1: california paid 2 going-out units, against [S0] and RULES.md §4.6 (tables opened under it keep it)
     1: {"california": {"going_out_units": 2}},
 }
 """Edition -> preset -> the options where that edition's preset differed from the next edition's."""

@@ -1,4 +1,4 @@
-"""Computer players at tables: the driver that plays computer seats through the TableService (issue 8).
+"""Computer players at tables: the driver that plays computer seats through the TableService.
 
 No discord imports. The :class:`BotDriver` subscribes to :class:`~pancog.services.tables.TableService`; after every
 committed action it looks at the table and, for a **computer seat** (``player_id < 0``):

@@ -178,7 +178,7 @@ class TurnClock:
         self._runner: asyncio.Task[None] | None = None
         self._next_sweep = 0.0
         self._subscribed = False
-        # Tables whose seats and life belong to another service (tournaments, issue 15): the clock still times
+        # Tables whose seats and life belong to another service (tournaments): the clock still times
         # their turns and marks players away, but never stands an away player up nor closes the table when idle.
         self.keeps_seats: Callable[[int], bool] = lambda _table_id: False
         # Players another service plays for (a tournament's away entries, sluffed by its own Timeouts): those

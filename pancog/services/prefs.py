@@ -218,8 +218,8 @@ PING_AFTER_MAX = 60.0
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GuildDisplayPrefs:
     """A server's choices for its public channel: the four-colour deck (diamonds blue, clubs green) on the public
-    board and the end-of-hand image (issue #14.9; each player's own hand keeps `PlayerPrefs.four_color`), and
-    how long the turn ping waits for the player to act (issue #14.1)."""
+    board and the end-of-hand image (each player's own hand keeps `PlayerPrefs.four_color`), and
+    how long the turn ping waits for the player to act."""
 
     four_color: bool = False
     ping_after: float = PING_AFTER_DEFAULT  # seconds a person may take before the turn ping goes out (0: at once)

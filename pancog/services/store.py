@@ -89,7 +89,7 @@ class TableStore:
 
     def _lease_check(self, table_id: int) -> LeaseCheck | None:
         """The lease a write to ``table_id`` must find, for the write to check in its own statement
-        (``append_action(lease=…)``: no round trip of its own, issue #17); None when :meth:`_fence` must read
+        (``append_action(lease=…)``: no round trip of its own); None when :meth:`_fence` must read
         first: not sharded, the table's guild not known yet, or no lease held (the fence raises)."""
         shards = self.shards
         guild_id = self._guilds.get(table_id)
@@ -188,7 +188,7 @@ class TableStore:
         actions after it.
 
         ``result``: called as ``result(tx)`` inside the same transaction, before the journal row is written; the
-        text it returns (if any) is stored on the action's journal row (chip leagues, issue #16: a hand's result is
+        text it returns (if any) is stored on the action's journal row (chip leagues: a hand's result is
         recorded with its settlement, atomically and never twice, at no extra row or hop; the league drains it into
         its tables later). It may read (``tx``) but must not write. A retried commit stores nothing again.
 
@@ -262,7 +262,7 @@ class TableStore:
                 receipt = Receipt(record.journal_id, key, False, record.postings)
                 return _close_result(receipt, table_id)
             final = dict(await tx.table_balances(table_id))
-            scope = row.bank_scope  # the guild, or a league bank season's scope (issue #16)
+            scope = row.bank_scope  # the guild, or a league bank season's scope
             for posting in postings:
                 final[posting.account] = final.get(posting.account, 0) + posting.delta
             closing: list[Posting] = []

@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pancog.game import engine
-from pancog.game.actions import Action, Rebuy, Sit, Stand, StartHand, Timeout  # Timeout: computer players (issue 8)
+from pancog.game.actions import Action, Rebuy, Sit, Stand, StartHand, Timeout
 from pancog.game.cards import Card
 from pancog.game.codec import StateFormatError, dump_state, load_state
-from pancog.game.errors import PanError, RuleViolation  # RuleViolation: computer players (issue 8)
+from pancog.game.errors import PanError, RuleViolation
 from pancog.game.events import BoughtIn, CashedOut, ChipsMoved, Event, HandEnded
 from pancog.game.notation import format_action, format_event, parse_action
 from pancog.game.rules import PRESET_EDITION, PRESETS, Rules
@@ -126,10 +126,10 @@ class TableConfig:
     overrides: tuple[tuple[str, int], ...] = ()
     edition: int = PRESET_EDITION  # the presets' edition the table was opened under: it keeps those rules
     title: str = ""
-    # computer players (issue 8): a /pan practice table; an away person's seat played by the normal level.
+    # computer players: a /pan practice table; an away person's seat played by the normal level.
     practice: bool = False
     away_bot: bool = False
-    # chip leagues (issue #16): the ledger scope of the banks the table buys in from and cashes out to, when it is
+    # chip leagues: the ledger scope of the banks the table buys in from and cashes out to, when it is
     # not the guild's (a bank season's scope, LeagueService.table_scope); None: the guild's own banks.
     bank_scope: int | None = None
 
@@ -142,8 +142,8 @@ class TableConfig:
         seats: int | None = None,
         turn_seconds: int | None = None,
         title: str = "",
-        practice: bool = False,  # computer players (issue 8)
-        away_bot: bool = False,  # computer players (issue 8)
+        practice: bool = False,
+        away_bot: bool = False,
     ) -> TableConfig:
         """A config; ``stakes`` sets the ante (chips per unit) and the 20-unit minimum buy-in.
 
@@ -163,7 +163,7 @@ class TableConfig:
             preset=name,
             overrides=tuple(sorted(overrides.items())),
             title=title,
-            practice=practice,  # computer players (issue 8)
+            practice=practice,
             away_bot=away_bot,
         )
         config.rules()  # validate now
@@ -179,9 +179,9 @@ class TableConfig:
             "edition": self.edition,
             "title": self.title,
         }
-        # computer players (issue 8): the table options, written only when set (older rows read as False).
+        # computer players: the table options, written only when set (older rows read as False).
         data.update({k: True for k in ("practice", "away_bot") if getattr(self, k)})
-        if self.bank_scope is not None:  # chip leagues (issue #16); read by TableRow.bank_scope too
+        if self.bank_scope is not None:  # only a bank season's table has one (TableRow.bank_scope reads it too)
             data["bank_scope"] = self.bank_scope
         return json.dumps(data)
 
@@ -194,7 +194,7 @@ class TableConfig:
             overrides=tuple(sorted(overrides.items())),
             edition=int(data.get("edition", 1)),  # written before editions: the presets' first edition
             title=str(data.get("title", "")),
-            practice=bool(data.get("practice", False)),  # computer players (issue 8)
+            practice=bool(data.get("practice", False)),
             away_bot=bool(data.get("away_bot", False)),
             bank_scope=int(data["bank_scope"]) if data.get("bank_scope") is not None else None,
         )
@@ -230,7 +230,7 @@ class TableSession:
     @property
     def bank_scope(self) -> int:
         """The ledger scope of the banks this table buys in from and cashes out to (the guild, or a chip league's
-        bank season: issue #16)."""
+        bank season)."""
         scope = self.config.bank_scope
         return self.guild_id if scope is None else scope
 
@@ -278,7 +278,7 @@ class Applied:
 Listener = Callable[[Applied], None]
 ResultNote = Callable[[StorageTx], Awaitable[str | None]]
 SettlementHook = Callable[[TableSession, TableState, engine.Transition, str], ResultNote | None]
-"""Chip leagues (issue #16): given an action about to commit (its state before, its transition and its action text),
+"""Chip leagues: given an action about to commit (its state before, its transition and its action text),
 optionally a result to record with it: ``note(tx)`` may read and returns the text stored on the action's journal row
 (see :meth:`pancog.services.store.TableStore.commit_action`)."""
 Dealer = Callable[[TableSession], StartHand]
@@ -392,16 +392,16 @@ class TableService:
         self._by_channel: dict[int, int] = {}
         self._listeners: list[Listener] = []
         self._opening: set[int] = set()  # channels whose open_table is writing its row
-        # computer players (issue 8): set by pancog.services.bots.BotDriver; may replace a system Timeout (an away seat
+        # computer players: set by pancog.services.bots.BotDriver; may replace a system Timeout (an away seat
         # on an away_bot table) with the normal level's move. Called inside the table lock; None keeps the timeout.
         self.stand_in: Callable[[TableSession, Timeout], Action | None] | None = None
-        # computer players (issue 8): who may sit at a table beyond the engine's rules (a practice table admits its
+        # computer players: who may sit at a table beyond the engine's rules (a practice table admits its
         # host and computer players only). Called first thing in ``join``, before any chip moves; raises a PanError.
         self.seat_guard: Callable[[TableSession, int], None] | None = None
-        # replays (issue 20): more seating checks (a member watching a player's hand may not sit at that table).
+        # replays: more seating checks (a member watching a player's hand may not sit at that table).
         # Each is called in ``join`` before any chip moves and raises a PanError to refuse.
         self.seat_guards: list[Callable[[TableSession, int], None]] = []
-        # chip leagues (issue #16): set by pancog.services.league.LeagueService.attach; records a hand's result in the
+        # chip leagues: set by pancog.services.league.LeagueService.attach; records a hand's result in the
         # same transaction as its settlement. Called inside the table lock, before the commit; must not raise.
         self.settlement_hook: SettlementHook | None = None
 
@@ -582,10 +582,10 @@ class TableService:
         """
         session = self.get(table_id)
         async with session.lock:
-            # resilience (issue 7): a turn-clock Timeout must not land on a later decision than the one it timed.
+            # resilience: a turn-clock Timeout must not land on a later decision than the one it timed.
             if expect_seq is not None and session.state.seq != expect_seq:
                 raise PanError(f"The table moved on (seq {session.state.seq}, expected {expect_seq}).")
-            # computer players (issue 8): an away seat's timeout played by the normal level (away_bot tables).
+            # computer players: an away seat's timeout played by the normal level (away_bot tables).
             if isinstance(action, Timeout) and self.stand_in is not None:
                 chosen = self.stand_in(session, action)
                 if chosen is not None:
@@ -654,7 +654,7 @@ class TableService:
         session = self.get(table_id)
         if self.seat_guard is not None:
             self.seat_guard(session, user_id)
-        for guard in self.seat_guards:  # replays (issue 20)
+        for guard in self.seat_guards:  # e.g. a member watching a player's hand may not sit at that table
             guard(session, user_id)
         bank = await self.ledger.ensure_player(session.bank_scope, user_id)
         rules = session.rules

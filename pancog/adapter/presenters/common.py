@@ -18,7 +18,7 @@ Names = Mapping[int, str]
 
 
 def _default_name(player_id: int) -> str:
-    if player_id < 0:  # computer players (issue 8): "🤖 Normal bot 1", derived from the id (no Discord member)
+    if player_id < 0:  # computer players: "🤖 Normal bot 1", derived from the id (no Discord member)
         from pancog.services.bots import computer_name
 
         return computer_name(player_id)
@@ -26,7 +26,7 @@ def _default_name(player_id: int) -> str:
 
 
 def name_of(names: Names, player_id: int | None) -> str:
-    """A player's name for Discord text: escaped (Markdown and mentions), capped, never empty (issue 19)."""
+    """A player's name for Discord text: escaped (Markdown and mentions), capped, never empty."""
     if player_id is None:
         return "the floor"
     default = _default_name(player_id)

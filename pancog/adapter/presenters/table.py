@@ -383,7 +383,7 @@ def outcome_snapshot(
 def board_text(
     state: TableState, names: Names, *, title: str, lines: Sequence[str], host_id: int, practice: bool = False
 ) -> str:
-    """PUBLIC: the board's one line (issue #14.4): the table, what happened last, whose turn it is. The rest
+    """PUBLIC: the board's one line: the table, what happened last, whose turn it is. The rest
     (recent events, seats, melds) is in the image, its alt text and the Text view button."""
     head = f"**{shown(title, limit=80)}** — "
     hand = state.hand
@@ -459,7 +459,7 @@ def seats_text(state: TableState, names: Names) -> str:
 
 
 def turn_ping(user_id: int, what: str, *, declaring: bool) -> str:
-    """PUBLIC: the short line that mentions the person to act (issue #14.1). ``what``: the last public line of
+    """PUBLIC: the short line that mentions the person to act. ``what``: the last public line of
     what happened (never a card still in a hand)."""
     todo = "your turn to declare: /knock or /sluff." if declaring else "your turn: /draw, /take or My hand."
     return f"{what} <@{user_id}>, {todo}".strip()[:2000]

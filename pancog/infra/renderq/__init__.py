@@ -20,8 +20,8 @@ event loop at the moment a worker takes it (not when it was queued): a board tha
 the table as it is *then*, which is what lets boards coalesce under load.
 
 Each worker process has a socket pair of its own, read by the event loop itself (``loop.add_reader``): a job
-goes out as one pickled frame and its PNG comes back as one. This replaced ``concurrent.futures.ProcessPoolExecutor``
-(issue #17): the executor's feeder and manager threads woke on every job and competed with the event loop for the
+goes out as one pickled frame and its PNG comes back as one. This replaced ``concurrent.futures.ProcessPoolExecutor``,
+whose feeder and manager threads woke on every job and competed with the event loop for the
 GIL (about a fifth of the bot's process in a 200-table profile), its workers shared one locked result queue, and one
 dead worker broke the whole pool. Here a dead worker is seen as the end of its socket; only that worker is
 replaced (its job retried once, in a process), the others keep rendering.
@@ -193,7 +193,7 @@ def board_interval(base: float, backlog: int, workers: int) -> float:
 
     A board that waits longer between edits asks for fewer renders, so a CPU-bound process draws fewer, fresher
     boards instead of queueing boards that are stale by the time they are drawn (3 s coalescing took the
-    200-table soak from ~80 to ~112 actions/s, issue #17); clicks (urgent renders) stay ahead of every board.
+    200-table soak from ~80 to ~112 actions/s); clicks (urgent renders) stay ahead of every board.
 
     >>> [board_interval(1.0, n, 2) for n in (0, 4, 12, 20, 99)]
     [1.0, 1.0, 2.0, 3.0, 3.0]

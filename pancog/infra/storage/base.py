@@ -47,8 +47,8 @@ class AccountKind(StrEnum):
     STACK = "stack"  # a player's chips on a table (table stakes): stack:<table>:<user>
     TOPS = "tops"  # a table's singles or doubles tops pot: tops:<table>:singles|doubles
     ISSUED = "issued"  # system account per guild, minus every chip created there: issued:<guild>
-    ESCROW = "escrow"  # tournaments (issue 15): a tournament's buy-ins until paid out: escrow:<tournament>
-    HOUSE = "house"  # tournaments (issue 15): a guild's fees: house:<guild>
+    ESCROW = "escrow"  # tournaments: a tournament's buy-ins until paid out: escrow:<tournament>
+    HOUSE = "house"  # tournaments: a guild's fees: house:<guild>
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -169,7 +169,7 @@ class TableRow:
     @property
     def bank_scope(self) -> int:
         """The ledger scope of the banks this table buys in from and cashes out to: the guild, unless the table
-        service's config names another (``bank_scope``: a chip league's bank season, issue #16)."""
+        service's config names another (``bank_scope``: a chip league's bank season)."""
         try:
             scope = json.loads(self.config).get("bank_scope") if self.config else None
         except (ValueError, AttributeError):
@@ -313,7 +313,7 @@ class StorageTx(Protocol):
     ) -> int | None:
         """A new journal id, or None if ``key`` already exists (nothing inserted).
 
-        ``result``: a chip league's result recorded with this journal (issue #16: a hand's digest on its settlement),
+        ``result``: a chip league's result recorded with this journal (a hand's digest on its settlement),
         stored on the row itself, so it costs the settlement no extra row. A journal that carries one takes the
         results lock first (:meth:`lock_results`)."""
         ...
@@ -408,7 +408,7 @@ class StorageTx(Protocol):
 
     async def put_settings(self, settings: GuildSettings, updated_at: float) -> None: ...
 
-    # Added for the Discord adapter (issue #6, pancog/services/prefs.py): one JSON text of preferences per player.
+    # Added for the Discord adapter (pancog/services/prefs.py): one JSON text of preferences per player.
     async def get_player_prefs(self, user_id: int) -> str | None: ...
 
     async def put_player_prefs(self, user_id: int, prefs: str, updated_at: float) -> None: ...

@@ -281,7 +281,7 @@ class PostgresTx:
         then: Sequence[Statement] = (),
         lease: LeaseCheck | None = None,
     ) -> None:
-        # the lease check rides on the append (issue #17: one round trip fewer per action)
+        # the lease check rides on the append (one round trip fewer per action)
         sql, values = action_insert((table_id, seq, action, events, journal_id, created_at), lease, for_share=True)
         try:
             status = await self._conn.execute(dollar_placeholders(sql), *values)
@@ -416,7 +416,7 @@ class PostgresTx:
         )
         return [(int(r["user_id"]), int(r["balance"])) for r in rows]
 
-    # Added for chip leagues (issue #16): the generic statements pancog/services/league/repo.py runs, written with ``?``
+    # Added for chip leagues: the generic statements pancog/services/league/repo.py runs, written with ``?``
     # placeholders (portable subset); rewritten here to ``$n``.
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
         return _rowcount(await self._conn.execute(dollar_placeholders(sql), *params))

@@ -394,7 +394,7 @@ class SqliteTx:
             ),
         )
 
-    # Added for the Discord adapter (issue #6, pancog/services/prefs.py; migration V3__player_settings).
+    # Added for the Discord adapter (pancog/services/prefs.py; migration V3__player_settings).
     async def get_player_prefs(self, user_id: int) -> str | None:
         rows = list(
             await self._conn.execute_fetchall("SELECT prefs FROM player_settings WHERE user_id = ?", (user_id,))
@@ -416,7 +416,7 @@ class SqliteTx:
         )
         return [(int(u), int(b)) for u, b in rows]
 
-    # Added for chip leagues (issue #16): the generic statements pancog/services/league/repo.py runs.
+    # Added for chip leagues: the generic statements pancog/services/league/repo.py runs.
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
         cursor = await self._conn.execute(sql, tuple(params))
         return max(cursor.rowcount, 0)  # sqlite3 says -1 for a statement without a row count (CREATE TABLE …)

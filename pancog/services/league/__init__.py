@@ -1,4 +1,4 @@
-"""Chip leagues (issue #16): seasons, standings, ratings, player stats and chip-dumping flags.
+"""Chip leagues: seasons, standings, ratings, player stats and chip-dumping flags.
 
 Services only (no discord import). The adapter builds one :class:`LeagueService`, calls
 :meth:`LeagueService.attach` on the table service, and calls one method per command (docs/leagues.md).

@@ -90,7 +90,7 @@ class HandDigest:
     def encode(self) -> str:
         """The compact JSON text, the same characters as ``json`` with ``(",", ":")`` separators would write for
         ``{"k": "hand", "t": .., "n": .., "r": .., "w": .., "s": [..], "p": [rows], "f": [[a, b, c], ..]}``.
-        Formatted by hand: it runs on every hand-ending settlement's path (issue #16's cost aim), and ``json``'s
+        Formatted by hand: it runs on every hand-ending settlement's path (a cost every hand pays), and ``json``'s
         generic walk over nested lists costs about three times as much. ``%d`` refuses a non-number."""
         players = ",".join(
             "[%d,%d,%d,%d,%d,%d,%d,%d]"  # noqa: UP031 (one format call per row is the fast path)

@@ -1,4 +1,4 @@
-"""Community tournaments (issue 15): Sit & Go and scheduled multi-table events. No discord imports.
+"""Community tournaments: Sit & Go and scheduled multi-table events. No discord imports.
 
 Pure parts (stdlib only, mypy --strict): :mod:`.levels`, :mod:`.payouts`, :mod:`.balancer`, :mod:`.ranking`.
 Services: :mod:`.model` (config and state), :mod:`.repository` (persistence), :mod:`.service`

@@ -1,6 +1,6 @@
 """Table balancing for multi-table tournaments (pure, stdlib only, deterministic).
 
-Rules (issue 15): never move a player whose table is in a hand; between hands keep table sizes within one
+Rules: never move a player whose table is in a hand; between hands keep table sizes within one
 of each other (within two while more than four tables remain); break the smallest table as soon as the
 other tables can seat its players; move the player who has moved least; when everyone fits at one table,
 redraw seats for a final table (once every table is between hands).
