@@ -1,4 +1,4 @@
-"""The Discord adapter wing: the only package that imports discord (besides bot.py).
+"""The adapter ring: the only package that imports discord (besides bot.py), and may import every other ring.
 
 The extension and composition root is :mod:`pancog.adapter.extension`; see docs/architecture.md.
 """

@@ -61,7 +61,7 @@ def _is_log_call(node: ast.AST | None) -> bool:
 
 
 def test_every_adapter_module_is_scanned() -> None:
-    """The scan follows the wing: a new adapter module is covered without editing this file."""
+    """The scan follows the adapter ring: a new adapter module is covered without editing this file."""
     assert "pancog/adapter/board.py" in ADAPTERS
     assert not any(path.startswith("pancog/adapter/presenters/") for path in ADAPTERS)
     assert len(ADAPTERS) >= 10
