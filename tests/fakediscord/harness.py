@@ -660,7 +660,7 @@ class Harness:
         top, owners = self._visible_command(user, channel, command.strip().lstrip("/").split()[0], install)
         guild = self.fake.guild_of(channel)
         new_roles: list[FakeRole] = []
-        data = self._command_data(top, guild, command, options, focused, new_roles)
+        data = self._build_command_data(top, guild, command, options, focused, new_roles)
         for role in new_roles:
             assert guild is not None
             await self.fake.role_created(guild, role)
@@ -718,6 +718,17 @@ class Harness:
         raise AssertionError(f"Discord would not show /{name} in {where}: {'; '.join(reasons)}")
 
     def _command_data(
+        self,
+        channel: FakeChannel,
+        command: str,
+        options: dict[str, Any],
+        focused: tuple[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """``data`` of a type 2/4 interaction from the guild install (for tests that dispatch it themselves)."""
+        top, _ = self._visible_command(self.moderator, channel, command.strip().lstrip("/").split()[0], None)
+        return self._build_command_data(top, self.fake.guild_of(channel), command, options, focused, [])
+
+    def _build_command_data(
         self,
         top: dict[str, Any],
         guild: FakeGuild | None,
