@@ -13,6 +13,7 @@ import fnmatch
 import hashlib
 import json
 import logging
+import math
 import re
 import secrets
 import time
@@ -457,6 +458,11 @@ class FakeDiscord:
     @property
     def api_base(self) -> str:
         return f"{self.base_url}/api/v10"
+
+    @property
+    def status_url(self) -> str:
+        """The fake's own counters as JSON (``status()``); outside /api, so never a call the bot made."""
+        return f"{self.base_url}/_fake/status"
 
     @property
     def gateway_url(self) -> str:
@@ -922,8 +928,9 @@ class FakeDiscord:
             call.status, call.injected = 429, "global"
             self.global_429s += 1
             # retry_after is the time until the window has room again, as Discord computes it
-            wait = max(0.01, self._global_window[0] + 1.0 - call.at)
-            refusal = Fault(pattern="", status=429, remaining=0, retry_after=round(wait, 3), is_global=True)
+            # (rounded up to the next millisecond: rounded down, a retry lands just before the slot frees)
+            wait = max(0.01, math.ceil((self._global_window[0] + 1.0 - call.at) * 1000) / 1000 + 0.001)
+            refusal = Fault(pattern="", status=429, remaining=0, retry_after=wait, is_global=True)
             return self._fault_response(refusal, template)
         if not is_interaction and request.headers.get("Authorization") != f"Bot {self.token}":
             call.status = 401
@@ -1503,13 +1510,14 @@ class FakeDiscord:
         await self.dispatch("GUILD_SCHEDULED_EVENT_DELETE", self._event_json(event))
 
     async def _event_users(self, req: Request) -> Any:
-        """The users interested in an event, by user id: ascending after ``after``, otherwise descending from
-        ``before`` (or from the newest), which is how discord.py 2.7.1's ``ScheduledEvent.users()`` pages."""
+        """The users interested in an event, newest (highest id) first: the ``limit`` nearest above ``after``, else
+        the ``limit`` nearest below ``before`` (or the newest). discord.py 2.7.1's ``ScheduledEvent.users()`` pages
+        on that order (its next ``before`` is the last user of a page, its next ``after`` the first)."""
         guild, event = self._event(req)
         limit = max(1, min(100, int(req.query.get("limit", "100"))))
         ids = sorted(event.interested)
         if "after" in req.query:
-            chosen = [u for u in ids if u > int(req.query["after"])][:limit]
+            chosen = [u for u in ids if u > int(req.query["after"])][:limit][::-1]
         else:
             before = int(req.query["before"]) if "before" in req.query else None
             chosen = [u for u in reversed(ids) if before is None or u < before][:limit]
