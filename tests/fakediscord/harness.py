@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from . import components as v2
+from . import limits
 from .models import FakeChannel, FakeGuild, FakeInteraction, FakeMessage, FakeRole, FakeUser
 from .server import CONTEXT_BOT_DM, CONTEXT_GUILD, CONTEXT_PRIVATE, GUILD_INSTALL, USER_INSTALL, FakeDiscord
 
@@ -254,9 +255,7 @@ class Harness:
         """The user's Discord client language (and, with ``guild``, that server's preferred locale): the
         ``locale`` / ``guild_locale`` of their interactions. Only Discord's locale codes exist (``es-ES``,
         ``es-419``, ...; there is no Tagalog)."""
-        import discord
-
-        known = {str(v.value) for v in discord.Locale}
+        known = limits.DISCORD_LOCALES
         assert locale in known, f"{locale!r} is not a Discord locale; Discord's are {sorted(known)}"
         if guild is not None:
             guild.locale = locale

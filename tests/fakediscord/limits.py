@@ -7,8 +7,11 @@ the violations, which fails the test. Sources: /work/shared/DISCORD.md §1.4-1.6
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from typing import Any
+
+import discord
 
 from . import components as v2
 
@@ -195,3 +198,111 @@ def check_choices(choices: list[dict[str, Any]]) -> list[str]:
 
 def check_modal(modal: dict[str, Any]) -> list[str]:
     return v2.check_modal(modal)
+
+
+# ---------------------------------------------------------------------------------------------------- commands
+COMMAND_NAME = re.compile(  # discord.py's VALID_SLASH_COMMAND_NAME: Discord's rule for CHAT_INPUT names and options
+    r"^[-_\w\u0e31-\u0e3a\u0e47-\u0e4e\u0900-\u0903\u093a\u093b\u093c\u093e\u093f\u0940-\u094f\u0955\u0956\u0957"
+    r"\u0962\u0963]{1,32}$"
+)
+COMMAND_NAME_MAX = 32
+COMMAND_DESCRIPTION_MAX = 100
+COMMAND_OPTIONS_MAX = 25
+COMMAND_CHOICES_MAX = 25
+COMMAND_CHARS_MAX = 8000
+CHAT_INPUT = 1
+SUBCOMMAND, SUBCOMMAND_GROUP = 1, 2
+DISCORD_LOCALES = frozenset(str(locale.value) for locale in discord.Locale)  # Discord's client languages
+
+
+class _CommandChecker:
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+
+    def name(self, value: Any, where: str, *, chat_input: bool) -> None:
+        if chat_input:
+            if not isinstance(value, str) or not COMMAND_NAME.match(value) or value != value.lower():
+                self.problems.append(f"{where} {value!r}: 1..32 lower-case letters, digits, '-' or '_'")
+        elif not isinstance(value, str) or not 1 <= len(value) <= COMMAND_NAME_MAX:
+            self.problems.append(f"{where} {value!r} must be 1..{COMMAND_NAME_MAX} chars")
+
+    def description(self, value: Any, where: str, *, required: bool = True) -> None:
+        low = 1 if required else 0
+        if not isinstance(value, str) or not low <= len(value) <= COMMAND_DESCRIPTION_MAX:
+            self.problems.append(f"{where} must be {low}..{COMMAND_DESCRIPTION_MAX} chars (has {_len(value)})")
+
+    def localized(self, entry: dict[str, Any], key: str, where: str, check: Any) -> int:
+        """Check ``entry[key]`` and its ``<key>_localizations``; the longest of them counts toward 8,000."""
+        found = entry.get(f"{key}_localizations") or {}
+        for locale, text in found.items():
+            if locale not in DISCORD_LOCALES:
+                self.problems.append(f"{where}.{key}_localizations has {locale!r}, not a Discord locale")
+            check(text, f"{where}.{key}_localizations[{locale!r}]")
+        return max([_len(entry.get(key)), *(_len(t) for t in found.values())])
+
+    def options(self, options: list[dict[str, Any]], where: str) -> int:
+        chars = 0
+        if len(options) > COMMAND_OPTIONS_MAX:
+            self.problems.append(f"{where} has {len(options)} options > {COMMAND_OPTIONS_MAX}")
+        seen_optional = False
+        names: set[str] = set()
+        for i, option in enumerate(options):
+            here = f"{where}.options[{i}]"
+            chars += self.localized(option, "name", here, lambda v, w: self.name(v, w, chat_input=True))
+            chars += self.localized(option, "description", here, lambda v, w: self.description(v, w))
+            self.name(option.get("name"), f"{here}.name", chat_input=True)
+            self.description(option.get("description"), f"{here}.description")
+            if option.get("name") in names:
+                self.problems.append(f"{here}.name {option.get('name')!r} is duplicated")
+            names.add(option.get("name"))
+            if option.get("type") in (SUBCOMMAND, SUBCOMMAND_GROUP):
+                chars += self.options(option.get("options") or [], here)
+                continue
+            if option.get("required"):
+                if seen_optional:
+                    self.problems.append(f"{here} is required after an optional option")
+            else:
+                seen_optional = True
+            choices = option.get("choices") or []
+            if len(choices) > COMMAND_CHOICES_MAX:
+                self.problems.append(f"{here} has {len(choices)} choices > {COMMAND_CHOICES_MAX}")
+            for j, choice in enumerate(choices):
+                spot = f"{here}.choices[{j}]"
+                chars += self.localized(choice, "name", spot, self._choice_name)
+                self._choice_name(choice.get("name"), f"{spot}.name")
+                value = choice.get("value")
+                if isinstance(value, str) and len(value) > CHOICE_VALUE_MAX:
+                    self.problems.append(f"{spot}.value has {len(value)} chars > {CHOICE_VALUE_MAX}")
+                chars += len(str(value))
+        return chars
+
+    def _choice_name(self, value: Any, where: str) -> None:
+        if not isinstance(value, str) or not 1 <= len(value) <= CHOICE_NAME_MAX:
+            self.problems.append(f"{where} must be 1..{CHOICE_NAME_MAX} chars")
+
+
+def check_commands(commands: list[dict[str, Any]]) -> list[str]:
+    """A bulk command sync (PUT .../commands): names (CHAT_INPUT: lower-case, 1..32, letters, digits, - and _),
+    descriptions 1..100 (context-menu commands: none), localizations keyed by Discord's locales and held to the same
+    rules, 25 options (required ones first), 25 choices, and 8,000 characters per command counted as Discord does
+    (names, descriptions and choice values, the longest localization of each)."""
+    check = _CommandChecker()
+    names: set[tuple[int, str]] = set()
+    for i, command in enumerate(commands):
+        where = f"commands[{i}]"
+        kind = command.get("type", CHAT_INPUT)
+        chat_input = kind == CHAT_INPUT
+        chars = check.localized(command, "name", where, lambda v, w, c=chat_input: check.name(v, w, chat_input=c))
+        check.name(command.get("name"), f"{where}.name", chat_input=chat_input)
+        if chat_input:
+            chars += check.localized(command, "description", where, lambda v, w: check.description(v, w))
+            check.description(command.get("description"), f"{where}.description")
+            chars += check.options(command.get("options") or [], where)
+        elif command.get("description"):
+            check.problems.append(f"{where} is a context-menu command: its description must be empty")
+        if (kind, command.get("name")) in names:
+            check.problems.append(f"{where}.name {command.get('name')!r} is synced twice")
+        names.add((kind, command.get("name")))
+        if chars > COMMAND_CHARS_MAX:
+            check.problems.append(f"{where} /{command.get('name')} has {chars} chars > {COMMAND_CHARS_MAX}")
+    return check.problems

@@ -1031,6 +1031,7 @@ class FakeDiscord:
         return self._command_list(req)
 
     async def _put_commands(self, req: Request) -> Any:
+        self._violation(req.call, limits.check_commands(req.payload if isinstance(req.payload, list) else []))
         existing = {c["name"]: c for c in self._command_list(req)}
         synced = []
         for command in req.payload or []:

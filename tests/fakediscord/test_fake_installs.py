@@ -166,3 +166,55 @@ async def test_a_click_on_a_message_keeps_the_installation_it_came_from(h: Harne
     assert offered.message is not None
     clicked = await h.click(h.users[0], offered.message, "Again")
     assert f"owners={{1: '{h.users[0].id}'}} user_install=True" in clicked.content
+
+
+class Spanish(app_commands.Translator):
+    """Command names and descriptions in Spanish (``names``: what the name of /where becomes)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    async def translate(
+        self, string: app_commands.locale_str, locale: dpy.Locale, context: app_commands.TranslationContextTypes
+    ) -> str | None:
+        if locale is not dpy.Locale.spain_spanish:
+            return None
+        return {"where": self.name, "Say where and how the command was used": "Dice dónde"}.get(string.message)
+
+
+async def test_localized_command_names_are_held_to_discords_rules(h: Harness) -> None:
+    await h.bot.tree.set_translator(Spanish("dónde"))
+    await h.bot.tree.sync()
+    where_command = next(c for c in h.fake.global_commands if c["name"] == "where")
+    assert where_command["name_localizations"] == {"es-ES": "dónde"}
+    assert where_command["description_localizations"] == {"es-ES": "Dice dónde"}
+    await h.bot.tree.set_translator(Spanish("Dónde está"))  # discord.py does not check translations: Discord does
+    with pytest.raises(dpy.HTTPException) as refused:
+        await h.bot.tree.sync()
+    assert refused.value.code == 50035
+    assert any("name_localizations['es-ES'] 'Dónde está'" in p for p in h.forgive())
+
+
+def test_command_sync_limits() -> None:
+    from tests.fakediscord.limits import check_commands
+
+    good = {"name": "pan", "description": "Play", "options": [{"type": 3, "name": "word", "description": "w"}]}
+    assert check_commands([good]) == []
+    assert any("lower-case" in p for p in check_commands([good | {"name": "Pan"}]))
+    assert any("lower-case" in p for p in check_commands([good | {"name": "x" * 33}]))
+    assert any("description must be 1..100" in p for p in check_commands([good | {"description": ""}]))
+    assert any("'tl', not a Discord locale" in p for p in check_commands([good | {"name_localizations": {"tl": "x"}}]))
+    optional = {"type": 3, "name": "a", "description": "a"}
+    required_late = [optional, {"type": 3, "name": "b", "description": "b", "required": True}]
+    assert any("required after an optional" in p for p in check_commands([good | {"options": required_late}]))
+    many = [{"type": 3, "name": f"o{i}", "description": "d"} for i in range(26)]
+    assert any("26 options > 25" in p for p in check_commands([good | {"options": many}]))
+    choices = [{"name": f"c{i}", "value": f"v{i}"} for i in range(26)]
+    option = {"type": 3, "name": "pick", "description": "d", "choices": choices}
+    assert any("26 choices > 25" in p for p in check_commands([good | {"options": [option]}]))
+    # 8,000 characters: the longest localization of each field counts
+    long = {"description": "d" * 100, "description_localizations": {"es-ES": "e" * 100}}
+    fat = [{"type": 3, "name": f"o{i}", **long} for i in range(25)]
+    sub = [{"type": 1, "name": f"s{k}", "description": "d" * 100, "options": fat} for k in range(4)]
+    assert any("chars > 8000" in p for p in check_commands([good | {"options": sub}]))
+    assert check_commands([{"type": 2, "name": "View Hand", "description": ""}]) == []  # a user command
