@@ -173,6 +173,18 @@ class _Checker:
             if _len(option.get("description")) > SELECT_OPTION_TEXT_MAX:
                 self.add(f"{where}.options[{k}].description > {SELECT_OPTION_TEXT_MAX} chars")
 
+    def option_group(
+        self, item: Mapping[str, Any], where: str, kind: str, bounds: tuple[int, int]
+    ) -> list[dict[str, Any]]:
+        """A radio or checkbox group's custom_id and options (their count within ``bounds``); returns the options."""
+        self.custom_id(item, where)
+        options = list(item.get("options") or [])
+        low, high = bounds
+        if not low <= len(options) <= high:
+            self.add(f"{where} ({kind}) has {len(options)} options ({low}..{high})")
+        self.options(options, where)
+        return options
+
     def action_row(self, row: Mapping[str, Any], where: str) -> None:
         items = row.get("components") or []
         if not items:
@@ -441,21 +453,11 @@ def _check_modal_input(check: _Checker, item: Mapping[str, Any], where: str, *, 
     elif kind in SELECT_TYPES:
         check.select(item, where, in_modal=True)
     elif kind == RADIO_GROUP:
-        check.custom_id(item, where)
-        options = item.get("options") or []
-        low, high = RADIO_OPTIONS
-        if not low <= len(options) <= high:
-            check.add(f"{where} (radio group) has {len(options)} options ({low}..{high})")
-        check.options(options, where)
+        options = check.option_group(item, where, "radio group", RADIO_OPTIONS)
         if sum(1 for o in options if o.get("default")) > 1:
             check.add(f"{where} (radio group) has more than one default option")
     elif kind == CHECKBOX_GROUP:
-        check.custom_id(item, where)
-        options = item.get("options") or []
-        low, high = CHECKBOX_OPTIONS
-        if not low <= len(options) <= high:
-            check.add(f"{where} (checkbox group) has {len(options)} options ({low}..{high})")
-        check.options(options, where)
+        options = check.option_group(item, where, "checkbox group", CHECKBOX_OPTIONS)
         min_values, max_values = item.get("min_values", 0), item.get("max_values", 1)
         if not 0 <= min_values <= CHECKBOX_VALUES_MAX or not 1 <= max_values <= CHECKBOX_VALUES_MAX:
             check.add(f"{where} min_values/max_values {min_values}/{max_values} out of range")
