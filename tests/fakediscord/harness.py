@@ -267,6 +267,13 @@ class Harness:
         Its channels are invisible to the bot (403 / 50001); an interaction there can only be answered."""
         return self.fake.add_guild(name, members=members or [self.moderator, *self.users], bot_member=False)
 
+    async def mark_interested(
+        self, user: FakeUser, event_id: int, *, interested: bool = True, guild: FakeGuild | None = None
+    ) -> None:
+        """``user`` clicks "Interested" on a scheduled event of ``guild`` (default: the harness's guild), or takes it
+        back: the event's users (``ScheduledEvent.users()``) change; GUILD_SCHEDULED_EVENT_USER_ADD/_REMOVE go out."""
+        await self.fake.mark_interested(guild or self.guild, event_id, user, interested)
+
     def bot_dm(self, user: FakeUser) -> FakeChannel:
         """The user's DM with the bot (interaction context 1)."""
         return self.fake.ensure_dm(user)

@@ -124,8 +124,9 @@ async def test_scheduled_events_are_created_edited_read_and_deleted_with_gateway
     assert renamed.name == "Friday Pan (rebuys)" and renamed.location == "#pan-1"
     await h.until(lambda: guild.get_scheduled_event(event.id).name == renamed.name, "GUILD_SCHEDULED_EVENT_UPDATE")
     # people mark interest; the bot reads them back (and is told, GUILD_SCHEDULED_EVENT_USER_ADD)
-    for user in h.users[:3]:
-        await h.fake.mark_interested(h.guild, event.id, user)
+    for user in h.users[:4]:
+        await h.mark_interested(user, event.id)
+    await h.mark_interested(h.users[3], event.id, interested=False)  # changed their mind
     fetched = await guild.fetch_scheduled_event(event.id, with_counts=True)
     assert fetched.user_count == 3
     assert sorted([u.id async for u in fetched.users()]) == sorted(u.id for u in h.users[:3])
@@ -133,7 +134,10 @@ async def test_scheduled_events_are_created_edited_read_and_deleted_with_gateway
     assert oldest == sorted(u.id for u in h.users[:3])[:2]
     assert [u.id async for u in fetched.users(limit=2)] == sorted(u.id for u in h.users[:3])[:0:-1]
     added = [p["d"]["user_id"] for p in _sent(h, "GUILD_SCHEDULED_EVENT_USER_ADD")]
-    assert added == [str(u.id) for u in h.users[:3]]  # discord.py keeps them only for users it has cached
+    assert added == [str(u.id) for u in h.users[:4]]
+    assert [p["d"]["user_id"] for p in _sent(h, "GUILD_SCHEDULED_EVENT_USER_REMOVE")] == [
+        str(h.users[3].id)
+    ]  # discord.py keeps them only for users it has cached
     started = await renamed.start()
     ended = await started.end()
     assert ended.status is dpy.EventStatus.ended
