@@ -22,8 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .models import FakeChannel, FakeGuild, FakeInteraction, FakeMessage, FakeUser
-from .server import FakeDiscord
+from . import components as v2
+from . import limits
+from .models import FakeChannel, FakeGuild, FakeInteraction, FakeMessage, FakeRole, FakeUser
+from .server import CONTEXT_BOT_DM, CONTEXT_GUILD, CONTEXT_PRIVATE, GUILD_INSTALL, USER_INSTALL, FakeDiscord
 
 # A failure deadline, never a synchronisation: the harness waits on exact state (an answer, quiescence), so a
 # passing test never waits for it. It is generous because a starved machine (a full -n 4 suite on 2 cores next
@@ -34,6 +36,8 @@ ANSWER_DELAY_ENV = "PAN_TEST_ANSWER_DELAY"
 SETTLE_POLL = 0.1  # a wait for an answer wakes this often to see whether the bot logged an error meanwhile
 
 OPTION_TYPES = {3: "string", 4: "integer", 5: "boolean", 6: "user", 7: "channel", 8: "role", 10: "number"}
+INSTALLS = {"guild": GUILD_INSTALL, "user": USER_INSTALL}
+CONTEXT_NAMES = {CONTEXT_GUILD: "a guild", CONTEXT_BOT_DM: "the bot's DM", CONTEXT_PRIVATE: "a private channel"}
 
 
 class InteractionFailed(AssertionError):
@@ -164,6 +168,11 @@ class Reply:
     def ephemeral(self) -> bool:
         return bool(self.message and self.message.ephemeral)
 
+    def seen(self) -> v2.Seen:
+        """What the user sees in the response message (Components V2): texts, images, files, buttons, selects."""
+        assert self.message is not None, f"{self.interaction.label} has no response message"
+        return self.message.seen()
+
     @property
     def choices(self) -> list[dict[str, Any]]:
         return self.interaction.choices or []
@@ -235,6 +244,44 @@ class Harness:
     def ephemerals(self, user: FakeUser) -> list[FakeMessage]:
         """Every ephemeral message only ``user`` could see, oldest first."""
         return [m for m in self.fake.messages.values() if m.ephemeral and m.visible_to == user.id and not m.deleted]
+
+    @staticmethod
+    def seen(message: FakeMessage) -> v2.Seen:
+        """What a person sees in a Components V2 message, in reading order: ``texts`` (and ``text``), ``images``
+        (attachment name, bytes, alt text), ``files``, ``buttons``, ``selects``."""
+        return message.seen()
+
+    # ------------------------------------------------------------------ places and people
+    def set_locale(self, user: FakeUser, locale: str, guild: FakeGuild | None = None) -> None:
+        """The user's Discord client language (and, with ``guild``, that server's preferred locale): the
+        ``locale`` / ``guild_locale`` of their interactions. Only Discord's locale codes exist (``es-ES``,
+        ``es-419``, ...; there is no Tagalog)."""
+        known = limits.DISCORD_LOCALES
+        assert locale in known, f"{locale!r} is not a Discord locale; Discord's are {sorted(known)}"
+        if guild is not None:
+            guild.locale = locale
+        else:
+            user.locale = locale
+
+    def guild_without_bot(self, name: str = "Elsewhere", members: list[FakeUser] | None = None) -> FakeGuild:
+        """A guild the bot is not in, whose members (by default everybody) may have installed the app themselves.
+        Its channels are invisible to the bot (403 / 50001); an interaction there can only be answered."""
+        return self.fake.add_guild(name, members=members or [self.moderator, *self.users], bot_member=False)
+
+    async def mark_interested(
+        self, user: FakeUser, event_id: int, *, interested: bool = True, guild: FakeGuild | None = None
+    ) -> None:
+        """``user`` clicks "Interested" on a scheduled event of ``guild`` (default: the harness's guild), or takes it
+        back: the event's users (``ScheduledEvent.users()``) change; GUILD_SCHEDULED_EVENT_USER_ADD/_REMOVE go out."""
+        await self.fake.mark_interested(guild or self.guild, event_id, user, interested)
+
+    def bot_dm(self, user: FakeUser) -> FakeChannel:
+        """The user's DM with the bot (interaction context 1)."""
+        return self.fake.ensure_dm(user)
+
+    def private_channel(self, *users: FakeUser, group: bool = True) -> FakeChannel:
+        """A group DM (or a DM between two users) without the bot (interaction context 2)."""
+        return self.fake.add_private_channel(list(users), group=group)
 
     # ------------------------------------------------------------------ failure detection
     def problems(self) -> list[str]:
@@ -460,13 +507,19 @@ class Harness:
         channel: FakeChannel | None = None,
         timeout: float | None = None,
         settle: bool = True,
+        install: str | None = None,
         **options: Any,
     ) -> Reply:
-        """Invoke ``/command`` (``"pan open"`` is subcommand ``open`` of ``pan``) and wait for the answer."""
+        """Invoke ``/command`` (``"pan open"`` is subcommand ``open`` of ``pan``) and wait for the answer.
+
+        ``channel`` picks the context: a guild channel (0; a guild without the bot too), ``bot_dm(user)`` (1) or
+        ``private_channel(...)`` (2). ``install`` is the installation the command comes through: ``"guild"`` (the
+        server's) or ``"user"`` (the user's own); by default the guild's where the bot is, else the user's. The
+        command must be one Discord would show there (its ``contexts`` and ``integration_types``)."""
         channel = channel or self.channel
-        data = self._command_data(channel, command, options)
+        data, owners = await self._invocation(user, channel, command, options, install)
         interaction = await self.fake.create_interaction(
-            type=2, user=user, channel=channel, data=data, label=f"/{command} by {user.name}"
+            type=2, user=user, channel=channel, data=data, label=f"/{command} by {user.name}", owners=owners
         )
         return await self._settle(interaction, timeout, settle)
 
@@ -480,13 +533,19 @@ class Harness:
         *,
         channel: FakeChannel | None = None,
         timeout: float | None = None,
+        install: str | None = None,
         **options: Any,
     ) -> list[dict[str, Any]]:
         """Type ``value`` into ``option`` of ``/command``; return the bot's choices ``[{name, value}]``."""
         channel = channel or self.channel
-        data = self._command_data(channel, command, options, focused=(option, value))
+        data, owners = await self._invocation(user, channel, command, options, install, focused=(option, value))
         interaction = await self.fake.create_interaction(
-            type=4, user=user, channel=channel, data=data, label=f"autocomplete /{command} {option}={value!r}"
+            type=4,
+            user=user,
+            channel=channel,
+            data=data,
+            label=f"autocomplete /{command} {option}={value!r}",
+            owners=owners,
         )
         reply = await self._settle(interaction, timeout, settle=False)
         if reply.type != 8:
@@ -532,20 +591,59 @@ class Harness:
         )
 
     async def submit_modal(
-        self, user: FakeUser, reply: Reply, values: dict[str, str], /, *, timeout: float | None = None
+        self, user: FakeUser, reply: Reply, values: Mapping[str, Any], /, *, timeout: float | None = None
     ) -> Reply:
-        """Fill in the modal the bot opened in ``reply`` (``values`` by text input custom_id) and submit it."""
+        """Fill in the modal the bot opened in ``reply`` and submit it (MODAL_SUBMIT, interaction type 5).
+
+        ``values`` by custom_id: a string for a text input, a list for a select or checkbox group (FakeUser /
+        FakeRole / FakeChannel for those selects, ``(filename, bytes)`` for a file upload), a string for a radio
+        group, a bool for a checkbox; an input left out keeps what the modal pre-filled. A value the modal did not
+        offer fails the test (``components.ModalRefused``): an option it does not have, a text over max_length, a
+        required input left empty, a custom_id it does not have; so does a submit by someone it was not shown to."""
         modal = reply.modal
         assert modal is not None, f"{reply.interaction.label} did not open a modal"
-        rows = [
-            {"type": 1, "components": [{"type": 4, "custom_id": cid, "value": value}]} for cid, value in values.items()
-        ]
-        data = {"custom_id": modal["custom_id"], "components": rows}
+        if user.id != reply.interaction.user_id:
+            raise v2.ModalRefused(f"the modal of {reply.interaction.label} was shown to its invoker, not {user.name}")
+        inputs = v2.modal_inputs(modal)
+        resolved: dict[str, dict[str, Any]] = {}
         channel = self.fake.channels[reply.interaction.channel_id]
+        guild = self.fake.guild_of(channel)
+        converted: dict[str, Any] = {}
+        for custom_id, value in values.items():
+            kind = (inputs.get(custom_id) or {}).get("type")
+            if kind in (5, 6, 7, 8, v2.FILE_UPLOAD) and isinstance(value, list | tuple):
+                converted[custom_id] = [self._resolve(item, guild, resolved) for item in value]
+            else:
+                converted[custom_id] = value
+        data: dict[str, Any] = {"custom_id": modal["custom_id"], "components": v2.modal_submission(modal, converted)}
+        if resolved:
+            data["resolved"] = resolved
+        message = self.fake.messages.get(reply.interaction.message_id or 0)
         interaction = await self.fake.create_interaction(
-            type=5, user=user, channel=channel, data=data, label=f"modal {modal['custom_id']!r} by {user.name}"
+            type=5,
+            user=user,
+            channel=channel,
+            data=data,
+            label=f"modal {modal['custom_id']!r} by {user.name}",
+            message=message,
+            origin=reply.interaction,
         )
         return await self._settle(interaction, timeout, settle=True)
+
+    def _resolve(self, value: Any, guild: FakeGuild | None, resolved: dict[str, dict[str, Any]]) -> str:
+        """The id a select (or file upload) submits for ``value``, with its ``resolved`` data."""
+        if isinstance(value, FakeUser):
+            return self._convert_user(value, guild, resolved)
+        if isinstance(value, FakeChannel):
+            return self._convert_channel(value, resolved)
+        if isinstance(value, FakeRole):
+            resolved.setdefault("roles", {})[str(value.id)] = value.to_json()
+            return str(value.id)
+        if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], bytes):
+            [stored] = self.fake.store_upload(str(value[0]), value[1])
+            resolved.setdefault("attachments", {})[str(stored.id)] = stored.to_json()
+            return str(stored.id)
+        return str(value)
 
     async def _component(
         self,
@@ -565,6 +663,77 @@ class Harness:
         return await self._settle(interaction, timeout, settle)
 
     # ------------------------------------------------------------------ command payloads
+    async def _invocation(
+        self,
+        user: FakeUser,
+        channel: FakeChannel,
+        command: str,
+        options: dict[str, Any],
+        install: str | None,
+        focused: tuple[str, str] | None = None,
+    ) -> tuple[dict[str, Any], dict[str, str]]:
+        """``data`` and ``authorizing_integration_owners`` of a type 2/4 interaction, after checking that Discord
+        would show the command there; roles named by role options are created in the guild (announced first)."""
+        top, owners = self._visible_command(user, channel, command.strip().lstrip("/").split()[0], install)
+        guild = self.fake.guild_of(channel)
+        new_roles: list[FakeRole] = []
+        data = self._build_command_data(top, guild, command, options, focused, new_roles)
+        for role in new_roles:
+            assert guild is not None
+            await self.fake.role_created(guild, role)
+        return data, owners
+
+    def _visible_command(
+        self, user: FakeUser, channel: FakeChannel, name: str, install: str | None
+    ) -> tuple[dict[str, Any], dict[str, str]]:
+        """The synced command ``name`` as Discord resolves it for ``user`` in ``channel``, and the installation it
+        comes through. A guild command exists only in its guild, through the guild install. A global command shows
+        where its ``contexts`` (default: all three; only guilds with ``dm_permission`` false) include the channel's
+        context and its ``integration_types`` (default: the app's ``install_types``) include the installation; the
+        guild install reaches a guild only when the bot is in it, and never a private channel. A command Discord
+        would hide fails the test."""
+        fake = self.fake
+        context = fake.context_of(channel)
+        guild = fake.guild_of(channel)
+        if install is None:
+            install = "guild" if context == CONTEXT_BOT_DM or fake.bot_in(guild) else "user"
+        assert install in INSTALLS, f"install must be 'guild' or 'user', not {install!r}"
+        kind = INSTALLS[install]
+        candidates = [c for c in fake.guild_commands.get(channel.guild_id or 0, []) if c["name"] == name]
+        candidates += [c for c in fake.global_commands if c["name"] == name]
+        candidates = [c for c in candidates if c.get("type", 1) == 1]
+        if not candidates:
+            names = sorted({c["name"] for c in [*fake.global_commands, *fake.guild_commands.get(self.guild.id, [])]})
+            raise AssertionError(f"/{name} is not a synced command; synced: {names}")
+        where = f"{CONTEXT_NAMES[context]} through the {install} install"
+        # The guild install reaches the guild's channels when the bot is in it, and the bot's own DM.
+        installed_here = context == CONTEXT_BOT_DM or (context == CONTEXT_GUILD and fake.bot_in(guild))
+        reasons: list[str] = []
+        for top in candidates:
+            if "guild_id" in top:
+                if kind != GUILD_INSTALL or context != CONTEXT_GUILD or not installed_here:
+                    reasons.append("a guild command exists only in its guild, through the guild install")
+                    continue
+            else:
+                contexts = top.get("contexts")
+                if contexts is None:
+                    contexts = [CONTEXT_GUILD] if top.get("dm_permission") is False else [0, 1, 2]
+                types = top.get("integration_types")
+                types = list(fake.install_types) if types is None else types
+                if context not in contexts:
+                    reasons.append(f"its contexts are {contexts}")
+                    continue
+                if kind not in types:
+                    reasons.append(f"its integration_types are {types}")
+                    continue
+                if kind == GUILD_INSTALL and not installed_here:
+                    reasons.append("the app is not installed there (the bot is not in it)")
+                    continue
+            if kind == GUILD_INSTALL:
+                return top, {str(GUILD_INSTALL): str(channel.guild_id) if guild is not None else "0"}
+            return top, {str(USER_INSTALL): str(user.id)}
+        raise AssertionError(f"Discord would not show /{name} in {where}: {'; '.join(reasons)}")
+
     def _command_data(
         self,
         channel: FakeChannel,
@@ -572,14 +741,21 @@ class Harness:
         options: dict[str, Any],
         focused: tuple[str, str] | None = None,
     ) -> dict[str, Any]:
+        """``data`` of a type 2/4 interaction from the guild install (for tests that dispatch it themselves)."""
+        top, _ = self._visible_command(self.moderator, channel, command.strip().lstrip("/").split()[0], None)
+        return self._build_command_data(top, self.fake.guild_of(channel), command, options, focused, [])
+
+    def _build_command_data(
+        self,
+        top: dict[str, Any],
+        guild: FakeGuild | None,
+        command: str,
+        options: dict[str, Any],
+        focused: tuple[str, str] | None,
+        new_roles: list[FakeRole],
+    ) -> dict[str, Any]:
         """Build ``data`` for a type 2/4 interaction, validated against the synced command."""
         parts = command.strip().lstrip("/").split()
-        top = self.fake.find_command(channel.guild_id, parts[0])
-        if top is None:
-            names = sorted(
-                c["name"] for c in [*self.fake.global_commands, *self.fake.guild_commands.get(self.guild.id, [])]
-            )
-            raise AssertionError(f"/{parts[0]} is not a synced command; synced: {names}")
         spec_options: list[dict[str, Any]] = top.get("options") or []
         data: dict[str, Any] = {"id": top["id"], "name": top["name"], "type": 1}
         if "guild_id" in top:
@@ -609,7 +785,7 @@ class Harness:
             if is_focused:
                 entry["focused"] = True
             else:
-                entry["value"] = self._convert(command, spec, value, resolved)
+                entry["value"] = self._convert(command, spec, value, guild, resolved, new_roles)
             built.append(entry)
         missing = [o["name"] for o in spec_options if o.get("required") and o["name"] not in values]
         if missing and focused is None:
@@ -619,7 +795,27 @@ class Harness:
             data["resolved"] = resolved
         return data
 
-    def _convert(self, command: str, spec: dict[str, Any], value: Any, resolved: dict[str, dict[str, Any]]) -> Any:
+    def _convert_user(self, user: FakeUser, guild: FakeGuild | None, resolved: dict[str, dict[str, Any]]) -> str:
+        resolved.setdefault("users", {})[str(user.id)] = user.to_json()
+        if guild is not None and user.id in guild.member_ids:
+            member = {k: v for k, v in self.fake._member(user, guild).items() if k != "user"}
+            resolved.setdefault("members", {})[str(user.id)] = member | {"permissions": "0"}
+        return str(user.id)
+
+    def _convert_channel(self, channel: FakeChannel, resolved: dict[str, dict[str, Any]]) -> str:
+        data = channel.to_json(self.fake.users) | {"permissions": "0"}
+        resolved.setdefault("channels", {})[str(channel.id)] = data
+        return str(channel.id)
+
+    def _convert(
+        self,
+        command: str,
+        spec: dict[str, Any],
+        value: Any,
+        guild: FakeGuild | None,
+        resolved: dict[str, dict[str, Any]],
+        new_roles: list[FakeRole],
+    ) -> Any:
         kind = spec["type"]
         converted: Any
         if kind == 3:
@@ -632,30 +828,24 @@ class Harness:
             converted = float(value)
         elif kind == 6:
             user = value if isinstance(value, FakeUser) else self.fake.users[int(value)]
-            resolved.setdefault("users", {})[str(user.id)] = user.to_json()
-            if user.id in self.guild.member_ids:
-                member = {k: v for k, v in self.fake._member(user).items() if k != "user"}
-                resolved.setdefault("members", {})[str(user.id)] = member | {"permissions": "0"}
-            converted = str(user.id)
+            converted = self._convert_user(user, guild, resolved)
         elif kind == 7:
             channel = value if isinstance(value, FakeChannel) else self.fake.channels[int(value)]
-            data = channel.to_json(self.fake.users) | {"permissions": "0"}
-            resolved.setdefault("channels", {})[str(channel.id)] = data
-            converted = str(channel.id)
-        elif kind == 8:  # a role: (role id, name); the fake keeps no roles, the option carries its resolved data
-            role_id, name = value
-            resolved.setdefault("roles", {})[str(role_id)] = {
-                "id": str(role_id),
-                "name": str(name),
-                "permissions": "0",
-                "position": 1,
-                "color": 0,
-                "hoist": False,
-                "managed": False,
-                "mentionable": False,
-                "flags": 0,
-            }
-            converted = str(role_id)
+            converted = self._convert_channel(channel, resolved)
+        elif kind == 8:
+            # A role option names a role of the guild: a FakeRole, or (role id, name) for one the test makes here
+            # (created in the fake guild, so granting it works and GET member shows it).
+            assert guild is not None, f"/{command}: a role option needs a guild"
+            if isinstance(value, FakeRole):
+                role = value
+            else:
+                role_id, name = value
+                known = guild.roles.get(int(role_id))
+                role = known or self.fake.add_role(guild, str(name), role_id=int(role_id))
+                if known is None:
+                    new_roles.append(role)
+            resolved.setdefault("roles", {})[str(role.id)] = role.to_json()
+            converted = str(role.id)
         else:
             raise AssertionError(f"/{command}: option type {kind} is not supported by the harness")
         choices = spec.get("choices")

@@ -7,7 +7,13 @@ the violations, which fails the test. Sources: /work/shared/DISCORD.md §1.4-1.6
 
 from __future__ import annotations
 
+import re
+from collections.abc import Collection
 from typing import Any
+
+import discord
+
+from . import components as v2
 
 CONTENT_MAX = 2000
 EMBEDS_MAX = 10
@@ -20,13 +26,6 @@ EMBED_FIELD_VALUE_MAX = 1024
 EMBED_FOOTER_MAX = 2048
 EMBED_AUTHOR_MAX = 256
 ACTION_ROWS_MAX = 5
-BUTTONS_PER_ROW_MAX = 5
-V2_COMPONENTS_MAX = 40
-CUSTOM_ID_MAX = 100
-BUTTON_LABEL_MAX = 80
-SELECT_OPTIONS_MAX = 25
-SELECT_OPTION_TEXT_MAX = 100
-SELECT_PLACEHOLDER_MAX = 150
 FILES_MAX = 10
 FILE_SIZE_MAX = 10 * 1024 * 1024
 REQUEST_SIZE_MAX = 25 * 1024 * 1024
@@ -36,13 +35,7 @@ CHOICE_VALUE_MAX = 100
 ATTACHMENT_DESCRIPTION_MAX = 1024
 MENTION_PARSE = frozenset({"roles", "users", "everyone"})
 MENTION_IDS_MAX = 100
-MODAL_TITLE_MAX = 45
-MODAL_COMPONENTS_MAX = 5
-TEXT_INPUT_LABEL_MAX = 45
 
-BUTTON = 2
-SELECT_TYPES = frozenset({3, 5, 6, 7, 8})
-TEXT_INPUT = 4
 EPHEMERAL = 1 << 6
 IS_COMPONENTS_V2 = 1 << 15
 
@@ -86,96 +79,13 @@ def check_embeds(embeds: list[dict[str, Any]]) -> list[str]:
     return problems
 
 
-def _check_custom_id(component: dict[str, Any], where: str, seen: set[str], problems: list[str]) -> None:
-    custom_id = component.get("custom_id")
-    if not isinstance(custom_id, str) or not 1 <= len(custom_id) <= CUSTOM_ID_MAX:
-        problems.append(f"{where}.custom_id {custom_id!r} must be 1..{CUSTOM_ID_MAX} chars")
-        return
-    if custom_id in seen:
-        problems.append(f"{where}.custom_id {custom_id!r} is not unique in the message")
-    seen.add(custom_id)
-
-
-def _check_button(button: dict[str, Any], where: str, seen: set[str], problems: list[str]) -> None:
-    if button.get("style") == 5:  # link
-        if not button.get("url"):
-            problems.append(f"{where} is a link button without url")
-    elif button.get("style") != 6:  # premium buttons carry a sku_id instead
-        _check_custom_id(button, where, seen, problems)
-    if _len(button.get("label")) > BUTTON_LABEL_MAX:
-        problems.append(f"{where}.label has {_len(button.get('label'))} chars > {BUTTON_LABEL_MAX}")
-
-
-def _check_select(select: dict[str, Any], where: str, seen: set[str], problems: list[str]) -> None:
-    _check_custom_id(select, where, seen, problems)
-    if _len(select.get("placeholder")) > SELECT_PLACEHOLDER_MAX:
-        problems.append(f"{where}.placeholder > {SELECT_PLACEHOLDER_MAX} chars")
-    min_values, max_values = select.get("min_values", 1), select.get("max_values", 1)
-    if not 0 <= min_values <= SELECT_OPTIONS_MAX or not 1 <= max_values <= SELECT_OPTIONS_MAX:
-        problems.append(f"{where} min_values/max_values {min_values}/{max_values} out of range")
-    if select.get("type") != 3:
-        return
-    options = select.get("options") or []
-    if not 1 <= len(options) <= SELECT_OPTIONS_MAX:
-        problems.append(f"{where} has {len(options)} options (1..{SELECT_OPTIONS_MAX})")
-    if max_values > len(options):
-        problems.append(f"{where}.max_values {max_values} > {len(options)} options")
-    values: set[str] = set()
-    for k, option in enumerate(options):
-        label, value = option.get("label"), option.get("value")
-        if not isinstance(label, str) or not 1 <= len(label) <= SELECT_OPTION_TEXT_MAX:
-            problems.append(f"{where}.options[{k}].label must be 1..{SELECT_OPTION_TEXT_MAX} chars")
-        if not isinstance(value, str) or not 1 <= len(value) <= SELECT_OPTION_TEXT_MAX:
-            problems.append(f"{where}.options[{k}].value must be 1..{SELECT_OPTION_TEXT_MAX} chars")
-        elif value in values:
-            problems.append(f"{where}.options[{k}].value {value!r} is duplicated")
-        values.add(value if isinstance(value, str) else "")
-        if _len(option.get("description")) > SELECT_OPTION_TEXT_MAX:
-            problems.append(f"{where}.options[{k}].description > {SELECT_OPTION_TEXT_MAX} chars")
-
-
-def check_components(components: list[dict[str, Any]], flags: int = 0) -> list[str]:
-    problems: list[str] = []
-    seen: set[str] = set()
+def check_components(
+    components: list[dict[str, Any]], flags: int = 0, attachment_names: Collection[str] | None = None
+) -> list[str]:
+    """Legacy messages: action rows only. With IS_COMPONENTS_V2: the V2 layout rules (``components.check_v2``)."""
     if flags & IS_COMPONENTS_V2:
-        count = _count_components(components)
-        if count > V2_COMPONENTS_MAX:
-            problems.append(f"{count} components > {V2_COMPONENTS_MAX} (components v2)")
-        return problems
-    if len(components) > ACTION_ROWS_MAX:
-        problems.append(f"{len(components)} action rows > {ACTION_ROWS_MAX}")
-    for i, row in enumerate(components):
-        where = f"components[{i}]"
-        if row.get("type") != 1:
-            problems.append(f"{where} is type {row.get('type')}, top-level components must be action rows")
-            continue
-        children = row.get("components") or []
-        if not children:
-            problems.append(f"{where} is an empty action row")
-        selects = [c for c in children if c.get("type") in SELECT_TYPES]
-        buttons = [c for c in children if c.get("type") == BUTTON]
-        if selects and (len(children) > 1):
-            problems.append(f"{where} mixes a select with other components")
-        if len(buttons) > BUTTONS_PER_ROW_MAX:
-            problems.append(f"{where} has {len(buttons)} buttons > {BUTTONS_PER_ROW_MAX}")
-        for j, child in enumerate(children):
-            here = f"{where}.components[{j}]"
-            if child.get("type") == BUTTON:
-                _check_button(child, here, seen, problems)
-            elif child.get("type") in SELECT_TYPES:
-                _check_select(child, here, seen, problems)
-            else:
-                problems.append(f"{here} has type {child.get('type')}, not allowed in a message action row")
-    return problems
-
-
-def _count_components(components: list[dict[str, Any]]) -> int:
-    total = 0
-    for component in components:
-        total += 1 + _count_components(component.get("components") or [])
-        if "accessory" in component:
-            total += 1
-    return total
+        return v2.check_v2(components, attachment_names)
+    return v2.check_legacy(components, ACTION_ROWS_MAX)
 
 
 def check_files(files: list[tuple[str, bytes]], size_limit: int = FILE_SIZE_MAX) -> list[str]:
@@ -230,22 +140,45 @@ def check_allowed_mentions(allowed: Any) -> list[str]:
 
 
 def check_message(
-    payload: dict[str, Any], files: list[tuple[str, bytes]], *, creating: bool, size_limit: int = FILE_SIZE_MAX
+    payload: dict[str, Any],
+    files: list[tuple[str, bytes]],
+    *,
+    creating: bool,
+    size_limit: int = FILE_SIZE_MAX,
+    flags: int | None = None,
+    content: str | None = None,
+    embeds: list[dict[str, Any]] | None = None,
+    components: list[dict[str, Any]] | None = None,
+    attachment_names: Collection[str] | None = None,
 ) -> list[str]:
-    """Limits for a message create or edit (channel message, interaction response, followup)."""
+    """Limits for a message create or edit (channel message, interaction response, followup).
+
+    For an edit the caller passes what the message holds after it (``flags``, ``content``, ``embeds``,
+    ``components``, ``attachment_names``): Discord checks the message that results, so a V2 message edited without
+    ``flags`` is still held to the V2 rules. Omitted, they come from the payload (a new message)."""
     problems: list[str] = []
-    content = payload.get("content")
-    if isinstance(content, str) and len(content) > CONTENT_MAX:
-        problems.append(f"content has {len(content)} chars > {CONTENT_MAX}")
+    sent_content = payload.get("content")
+    if isinstance(sent_content, str) and len(sent_content) > CONTENT_MAX:
+        problems.append(f"content has {len(sent_content)} chars > {CONTENT_MAX}")
     problems += check_embeds(payload.get("embeds") or [])
-    problems += check_components(payload.get("components") or [], payload.get("flags") or 0)
+    flags = (payload.get("flags") or 0) if flags is None else flags
+    content = sent_content if content is None else content
+    embeds = (payload.get("embeds") or []) if embeds is None else embeds
+    components = (payload.get("components") or []) if components is None else components
+    if attachment_names is None:
+        attachment_names = [name for name, _ in files]
+    problems += check_components(components, flags, attachment_names)
     problems += check_files(files, size_limit)
     problems += check_attachments(payload.get("attachments") or [])
     problems += check_allowed_mentions(payload.get("allowed_mentions"))
-    is_v2 = bool((payload.get("flags") or 0) & IS_COMPONENTS_V2)
-    if is_v2 and (content or payload.get("embeds")):
-        problems.append("content/embeds are not allowed with the components v2 flag")
-    if creating and not (content or payload.get("embeds") or files or payload.get("components") or payload.get("poll")):
+    if flags & IS_COMPONENTS_V2:
+        if content:
+            problems.append("content is not allowed with the IS_COMPONENTS_V2 flag (use text displays)")
+        if embeds:
+            problems.append("embeds are not allowed with the IS_COMPONENTS_V2 flag")
+        if payload.get("poll") or payload.get("sticker_ids"):
+            problems.append("polls and stickers are not allowed with the IS_COMPONENTS_V2 flag")
+    if creating and not (content or embeds or files or components or payload.get("poll")):
         problems.append("cannot send an empty message (no content, embeds, files or components)")
     return problems
 
@@ -264,20 +197,112 @@ def check_choices(choices: list[dict[str, Any]]) -> list[str]:
 
 
 def check_modal(modal: dict[str, Any]) -> list[str]:
-    problems: list[str] = []
-    title = modal.get("title")
-    if not isinstance(title, str) or not 1 <= len(title) <= MODAL_TITLE_MAX:
-        problems.append(f"modal title must be 1..{MODAL_TITLE_MAX} chars")
-    seen: set[str] = set()
-    _check_custom_id(modal, "modal", seen, problems)
-    rows = modal.get("components") or []
-    if not 1 <= len(rows) <= MODAL_COMPONENTS_MAX:
-        problems.append(f"modal has {len(rows)} components (1..{MODAL_COMPONENTS_MAX})")
-    for i, row in enumerate(rows):
-        children = row.get("components") or ([row["component"]] if "component" in row else [])
-        for child in children:
-            _check_custom_id(child, f"modal.components[{i}]", seen, problems)
-            label = row.get("label") if row.get("type") == 18 else child.get("label")
-            if _len(label) > TEXT_INPUT_LABEL_MAX:
-                problems.append(f"modal.components[{i}] label > {TEXT_INPUT_LABEL_MAX} chars")
-    return problems
+    return v2.check_modal(modal)
+
+
+# ---------------------------------------------------------------------------------------------------- commands
+COMMAND_NAME = re.compile(  # discord.py's VALID_SLASH_COMMAND_NAME: Discord's rule for CHAT_INPUT names and options
+    r"^[-_\w\u0e31-\u0e3a\u0e47-\u0e4e\u0900-\u0903\u093a\u093b\u093c\u093e\u093f\u0940-\u094f\u0955\u0956\u0957"
+    r"\u0962\u0963]{1,32}$"
+)
+COMMAND_NAME_MAX = 32
+COMMAND_DESCRIPTION_MAX = 100
+COMMAND_OPTIONS_MAX = 25
+COMMAND_CHOICES_MAX = 25
+COMMAND_CHARS_MAX = 8000
+CHAT_INPUT = 1
+SUBCOMMAND, SUBCOMMAND_GROUP = 1, 2
+DISCORD_LOCALES = frozenset(str(locale.value) for locale in discord.Locale)  # Discord's client languages
+
+
+class _CommandChecker:
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+
+    def name(self, value: Any, where: str, *, chat_input: bool) -> None:
+        if chat_input:
+            if not isinstance(value, str) or not COMMAND_NAME.match(value) or value != value.lower():
+                self.problems.append(f"{where} {value!r}: 1..32 lower-case letters, digits, '-' or '_'")
+        elif not isinstance(value, str) or not 1 <= len(value) <= COMMAND_NAME_MAX:
+            self.problems.append(f"{where} {value!r} must be 1..{COMMAND_NAME_MAX} chars")
+
+    def description(self, value: Any, where: str, *, required: bool = True) -> None:
+        low = 1 if required else 0
+        if not isinstance(value, str) or not low <= len(value) <= COMMAND_DESCRIPTION_MAX:
+            self.problems.append(f"{where} must be {low}..{COMMAND_DESCRIPTION_MAX} chars (has {_len(value)})")
+
+    def localized(self, entry: dict[str, Any], key: str, where: str, check: Any) -> int:
+        """Check ``entry[key]`` and its ``<key>_localizations``; the longest of them counts toward 8,000."""
+        found = entry.get(f"{key}_localizations") or {}
+        for locale, text in found.items():
+            if locale not in DISCORD_LOCALES:
+                self.problems.append(f"{where}.{key}_localizations has {locale!r}, not a Discord locale")
+            check(text, f"{where}.{key}_localizations[{locale!r}]")
+        return max([_len(entry.get(key)), *(_len(t) for t in found.values())])
+
+    def options(self, options: list[dict[str, Any]], where: str) -> int:
+        chars = 0
+        if len(options) > COMMAND_OPTIONS_MAX:
+            self.problems.append(f"{where} has {len(options)} options > {COMMAND_OPTIONS_MAX}")
+        seen_optional = False
+        names: set[str] = set()
+        for i, option in enumerate(options):
+            here = f"{where}.options[{i}]"
+            chars += self.localized(option, "name", here, lambda v, w: self.name(v, w, chat_input=True))
+            chars += self.localized(option, "description", here, lambda v, w: self.description(v, w))
+            self.name(option.get("name"), f"{here}.name", chat_input=True)
+            self.description(option.get("description"), f"{here}.description")
+            if option.get("name") in names:
+                self.problems.append(f"{here}.name {option.get('name')!r} is duplicated")
+            names.add(option.get("name"))
+            if option.get("type") in (SUBCOMMAND, SUBCOMMAND_GROUP):
+                chars += self.options(option.get("options") or [], here)
+                continue
+            if option.get("required"):
+                if seen_optional:
+                    self.problems.append(f"{here} is required after an optional option")
+            else:
+                seen_optional = True
+            choices = option.get("choices") or []
+            if len(choices) > COMMAND_CHOICES_MAX:
+                self.problems.append(f"{here} has {len(choices)} choices > {COMMAND_CHOICES_MAX}")
+            for j, choice in enumerate(choices):
+                spot = f"{here}.choices[{j}]"
+                chars += self.localized(choice, "name", spot, self._choice_name)
+                self._choice_name(choice.get("name"), f"{spot}.name")
+                value = choice.get("value")
+                if isinstance(value, str) and len(value) > CHOICE_VALUE_MAX:
+                    self.problems.append(f"{spot}.value has {len(value)} chars > {CHOICE_VALUE_MAX}")
+                chars += len(str(value))
+        return chars
+
+    def _choice_name(self, value: Any, where: str) -> None:
+        if not isinstance(value, str) or not 1 <= len(value) <= CHOICE_NAME_MAX:
+            self.problems.append(f"{where} must be 1..{CHOICE_NAME_MAX} chars")
+
+
+def check_commands(commands: list[dict[str, Any]]) -> list[str]:
+    """A bulk command sync (PUT .../commands): names (CHAT_INPUT: lower-case, 1..32, letters, digits, - and _),
+    descriptions 1..100 (context-menu commands: none), localizations keyed by Discord's locales and held to the same
+    rules, 25 options (required ones first), 25 choices, and 8,000 characters per command counted as Discord does
+    (names, descriptions and choice values, the longest localization of each)."""
+    check = _CommandChecker()
+    names: set[tuple[int, str]] = set()
+    for i, command in enumerate(commands):
+        where = f"commands[{i}]"
+        kind = command.get("type", CHAT_INPUT)
+        chat_input = kind == CHAT_INPUT
+        chars = check.localized(command, "name", where, lambda v, w, c=chat_input: check.name(v, w, chat_input=c))
+        check.name(command.get("name"), f"{where}.name", chat_input=chat_input)
+        if chat_input:
+            chars += check.localized(command, "description", where, lambda v, w: check.description(v, w))
+            check.description(command.get("description"), f"{where}.description")
+            chars += check.options(command.get("options") or [], where)
+        elif command.get("description"):
+            check.problems.append(f"{where} is a context-menu command: its description must be empty")
+        if (kind, command.get("name")) in names:
+            check.problems.append(f"{where}.name {command.get('name')!r} is synced twice")
+        names.add((kind, command.get("name")))
+        if chars > COMMAND_CHARS_MAX:
+            check.problems.append(f"{where} /{command.get('name')} has {chars} chars > {COMMAND_CHARS_MAX}")
+    return check.problems

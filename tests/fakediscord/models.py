@@ -9,9 +9,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from . import components as v2
+
 DISCORD_EPOCH_MS = 1420070400000
 EPHEMERAL = 1 << 6
 LOADING = 1 << 7
+IS_COMPONENTS_V2 = 1 << 15
 _counter = itertools.count(1)
 
 
@@ -30,6 +33,7 @@ class FakeUser:
     name: str
     bot: bool = False
     dms_closed: bool = False  # DMs to this user fail with 403 / 50007
+    locale: str = "en-US"  # the Discord client's language: ``locale`` of this user's interactions
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -50,22 +54,35 @@ class FakeUser:
 @dataclass(slots=True)
 class FakeChannel:
     id: int
-    type: int  # 0 text, 1 DM, 11 public thread, 12 private thread
+    type: int  # 0 text, 1 DM, 3 group DM, 11 public thread, 12 private thread
     name: str = ""
     guild_id: int | None = None
     parent_id: int | None = None
     owner_id: int | None = None
-    recipient_id: int | None = None  # DM channels
+    recipient_id: int | None = None  # DM channels with the bot
     position: int = 0
     archived: bool = False
     locked: bool = False
     denied: bool = False  # sending / editing here fails with 403 / 50013 Missing Permissions
+    recipient_ids: tuple[int, ...] = ()  # a private channel between users (group DM, or a DM without the bot)
+    archived_by: str | None = None  # who archived the thread: "bot", "moderator" or "auto" (inactivity)
+
+    @property
+    def is_private(self) -> bool:
+        """A group DM or a DM between users: the bot is not in it (interaction context 2)."""
+        return bool(self.recipient_ids)
 
     @property
     def is_thread(self) -> bool:
         return self.type in (10, 11, 12)
 
     def to_json(self, users: dict[int, FakeUser] | None = None) -> dict[str, Any]:
+        if self.is_private:
+            people = [users[u].to_json() for u in self.recipient_ids if users and u in users]
+            data = {"id": str(self.id), "type": self.type, "recipients": people, "last_message_id": None}
+            if self.type == 3:
+                data |= {"name": self.name or None, "icon": None, "owner_id": str(self.recipient_ids[0])}
+            return data
         if self.type == 1:
             recipients = [users[self.recipient_id].to_json()] if users and self.recipient_id in users else []
             return {"id": str(self.id), "type": 1, "recipients": recipients, "last_message_id": None}
@@ -98,12 +115,82 @@ class FakeChannel:
 
 
 @dataclass(slots=True)
+class FakeRole:
+    id: int
+    name: str
+    position: int = 1
+    grantable: bool = True  # False: above the bot's highest role, so granting it is 403 / 50013
+    managed: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": str(self.id),
+            "name": self.name,
+            "permissions": "0",
+            "position": self.position,
+            "color": 0,
+            "hoist": False,
+            "managed": self.managed,
+            "mentionable": False,
+            "flags": 0,
+        }
+
+
+@dataclass(slots=True)
+class FakeScheduledEvent:
+    """A guild scheduled event as Discord stores it (``GuildScheduledEvent`` in discord.py's types)."""
+
+    id: int
+    guild_id: int
+    creator_id: int
+    name: str
+    scheduled_start_time: str
+    entity_type: int  # 1 stage instance, 2 voice, 3 external
+    privacy_level: int = 2  # guild only
+    status: int = 1  # 1 scheduled, 2 active, 3 completed, 4 canceled
+    description: str | None = None
+    scheduled_end_time: str | None = None
+    channel_id: int | None = None
+    location: str | None = None
+    image: str | None = None
+    interested: list[int] = field(default_factory=list)  # user ids, in the order they marked interest
+
+    def to_json(self, creator: FakeUser | None = None, *, with_user_count: bool = False) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": str(self.id),
+            "guild_id": str(self.guild_id),
+            "channel_id": str(self.channel_id) if self.channel_id else None,
+            "creator_id": str(self.creator_id),
+            "name": self.name,
+            "description": self.description,
+            "scheduled_start_time": self.scheduled_start_time,
+            "scheduled_end_time": self.scheduled_end_time,
+            "privacy_level": self.privacy_level,
+            "status": self.status,
+            "entity_type": self.entity_type,
+            "entity_id": None,
+            "entity_metadata": {"location": self.location} if self.location is not None else None,
+            "image": self.image,
+            "recurrence_rule": None,
+        }
+        if creator is not None:
+            data["creator"] = creator.to_json()
+        if with_user_count:
+            data["user_count"] = len(self.interested)
+        return data
+
+
+@dataclass(slots=True)
 class FakeGuild:
     id: int
     name: str
     owner_id: int
     channels: list[FakeChannel] = field(default_factory=list)
     member_ids: list[int] = field(default_factory=list)
+    locale: str = "en-US"  # the server's preferred locale: ``guild_locale`` of interactions there
+    roles: dict[int, FakeRole] = field(default_factory=dict)  # besides @everyone (whose id is the guild's)
+    member_roles: dict[int, set[int]] = field(default_factory=dict)  # user id -> role ids
+    scheduled_events: dict[int, FakeScheduledEvent] = field(default_factory=dict)
 
     def text_channel(self, name: str) -> FakeChannel:
         for channel in self.channels:
@@ -171,31 +258,49 @@ class FakeMessage:
         return [a.data for a in self.attachments if a.data.startswith(b"\x89PNG")]
 
     @property
+    def v2(self) -> bool:
+        """The message uses Components V2 (no content or embeds; text displays, galleries, containers)."""
+        return bool(self.flags & IS_COMPONENTS_V2)
+
+    @property
     def text(self) -> str:
-        """Content, the attachments' alt text, and every embed's title, description and fields: what a reader
-        sees (or hears)."""
+        """Content, the attachments' alt text, every embed's title, description and fields, and (Components V2)
+        every text display and the alt text of every image shown: what a reader sees (or hears)."""
         parts = [self.content, *(a.description for a in self.attachments)]  # alt text is read too
         for embed in self.embeds:
             parts += [embed.get("title") or "", embed.get("description") or ""]
             for f in embed.get("fields") or []:
                 parts += [f.get("name") or "", f.get("value") or ""]
             parts.append((embed.get("footer") or {}).get("text") or "")
+        if self.v2:
+            shown = self.seen()
+            parts += shown.texts + [i.description for i in shown.images]
         return "\n".join(p for p in parts if p)
 
+    def attachment_named(self, filename: str) -> FakeAttachment | None:
+        return next((a for a in self.attachments if a.filename == filename), None)
+
+    def seen(self) -> v2.Seen:
+        """What a person sees in a Components V2 message, in reading order: ``texts`` (text displays), ``images``
+        (gallery items and thumbnails: attachment name, bytes, alt text), ``files``, ``buttons``, ``selects``."""
+
+        def data(name: str) -> bytes | None:
+            found = self.attachment_named(name)
+            return found.data if found is not None else None
+
+        return v2.seen(self.components, data)
+
     def iter_components(self) -> list[dict[str, Any]]:
-        found: list[dict[str, Any]] = []
-        stack = list(reversed(self.components))
-        while stack:
-            component = stack.pop()
-            found.append(component)
-            stack.extend(reversed(component.get("components") or []))
-            if "accessory" in component:
-                stack.append(component["accessory"])
-        return found
+        """Every component, nested ones too, in reading order."""
+        return list(v2.walk(self.components))
 
     @property
     def buttons(self) -> list[dict[str, Any]]:
-        return [c for c in self.iter_components() if c.get("type") == 2]
+        return [c for c in self.iter_components() if c.get("type") == v2.BUTTON]
+
+    @property
+    def selects(self) -> list[dict[str, Any]]:
+        return [c for c in self.iter_components() if c.get("type") in v2.SELECT_TYPES]
 
     def to_json(self, author: FakeUser) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -236,16 +341,25 @@ class FakeInteraction:
     label: str  # e.g. "/pan open" or "click pan:t:1:draw"
     data: dict[str, Any]
     message_id: int | None = None  # the clicked message (components)
+    context: int = 0  # 0 guild, 1 the bot's DM, 2 a private channel (group DM / DM between users)
+    owners: dict[str, str] = field(default_factory=dict)  # authorizing_integration_owners: "0" guild, "1" user
+    locale: str = "en-US"
     dispatched_at: float = field(default_factory=time.monotonic)
     callback_type: int | None = None
     callback_at: float | None = None
     original_id: int | None = None  # the response message (or the clicked one after type 6/7)
     followup_ids: list[int] = field(default_factory=list)
+    followups_sent: int = 0  # every followup accepted, the one replacing a "thinking" defer included
     choices: list[dict[str, Any]] | None = None
     modal: dict[str, Any] | None = None
     loading: bool = False  # deferred "thinking" (type 5) not yet replaced by a followup or an edit
     abandoned: bool = False  # the driver gave up waiting; idle() no longer waits for it
     changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def user_installed_only(self) -> bool:
+        """Authorized only by the user's install (the app is not installed where it was used)."""
+        return set(self.owners) == {"1"}
 
     @property
     def settled(self) -> bool:

@@ -8,16 +8,19 @@ does not implement (``unhandled``); the pytest plugin fails a test on any violat
 from __future__ import annotations
 
 import asyncio
+import collections
 import fnmatch
 import hashlib
 import json
 import logging
+import math
 import re
 import secrets
 import time
 import zlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from aiohttp import WSMsgType, web
@@ -25,12 +28,15 @@ from aiohttp import WSMsgType, web
 from . import limits
 from .models import (
     EPHEMERAL,
+    IS_COMPONENTS_V2,
     LOADING,
     FakeAttachment,
     FakeChannel,
     FakeGuild,
     FakeInteraction,
     FakeMessage,
+    FakeRole,
+    FakeScheduledEvent,
     FakeUser,
     RecordedFile,
     RestCall,
@@ -41,8 +47,50 @@ from .models import (
 log = logging.getLogger("fakediscord")
 
 ALL_PERMISSIONS = str((1 << 50) - 1)
+# What a user-installed app may do where its bot is not: Discord lists attach files, embed links, mention
+# everyone and use external emojis (and nothing that needs the bot in the channel).
+USER_INSTALL_PERMISSIONS = str((1 << 15) | (1 << 14) | (1 << 17) | (1 << 18))
 HEARTBEAT_INTERVAL_MS = 41250
 ZLIB_SUFFIX = b"\x00\x00\xff\xff"
+THREAD_NAME_MAX = 100
+VOICE_CHANNEL, STAGE_CHANNEL = 2, 13
+EVENT_NAME_MAX = 100  # the name, and an external event's location
+EVENT_TEXT_MAX = 1000  # the description
+ENTITY_STAGE, ENTITY_VOICE, ENTITY_EXTERNAL = 1, 2, 3
+EVENT_SCHEDULED, EVENT_ACTIVE, EVENT_COMPLETED, EVENT_CANCELED = 1, 2, 3, 4
+EVENT_TRANSITIONS = {EVENT_SCHEDULED: {EVENT_ACTIVE, EVENT_CANCELED}, EVENT_ACTIVE: {EVENT_COMPLETED}}
+EVENT_FIELDS = frozenset(
+    {
+        "name",
+        "description",
+        "privacy_level",
+        "scheduled_start_time",
+        "scheduled_end_time",
+        "entity_type",
+        "entity_metadata",
+        "channel_id",
+        "status",
+        "image",
+    }
+)
+AUTO_ARCHIVE_MINUTES = frozenset({60, 1440, 4320, 10080})
+IDENTIFY_WINDOW = 5.0  # Discord: one IDENTIFY per rate_limit_key (shard_id % max_concurrency) per 5 s
+INTENT_GUILD_MEMBERS = 1 << 1  # privileged: GUILD_MEMBER_ADD/UPDATE/REMOVE
+INTENT_SCHEDULED_EVENTS = 1 << 16  # GUILD_SCHEDULED_EVENT_*
+FOLLOWUPS_USER_INSTALL_MAX = 5  # per interaction, when only the user's install authorized it
+CONTEXT_GUILD, CONTEXT_BOT_DM, CONTEXT_PRIVATE = 0, 1, 2
+GUILD_INSTALL, USER_INSTALL = 0, 1
+# Events Discord sends only to sessions that asked for their intent.
+EVENT_INTENTS = {
+    "GUILD_MEMBER_UPDATE": INTENT_GUILD_MEMBERS,
+    "GUILD_MEMBER_ADD": INTENT_GUILD_MEMBERS,
+    "GUILD_MEMBER_REMOVE": INTENT_GUILD_MEMBERS,
+    "GUILD_SCHEDULED_EVENT_CREATE": INTENT_SCHEDULED_EVENTS,
+    "GUILD_SCHEDULED_EVENT_UPDATE": INTENT_SCHEDULED_EVENTS,
+    "GUILD_SCHEDULED_EVENT_DELETE": INTENT_SCHEDULED_EVENTS,
+    "GUILD_SCHEDULED_EVENT_USER_ADD": INTENT_SCHEDULED_EVENTS,
+    "GUILD_SCHEDULED_EVENT_USER_REMOVE": INTENT_SCHEDULED_EVENTS,
+}
 
 
 class ApiError(Exception):
@@ -99,6 +147,7 @@ class _Session:
     conn: _Connection | None = None
     ended: bool = False
     shard: tuple[int, int] = (0, 1)  # (shard_id, num_shards) from IDENTIFY
+    intents: int = 0
 
     def owns(self, guild_id: int | None) -> bool:
         """Discord routes a guild's events to shard ``(guild_id >> 22) % num_shards``; DMs to shard 0."""
@@ -107,6 +156,36 @@ class _Session:
 
 
 Handler = Callable[[Request], Awaitable[Any]]
+
+
+class GlobalMeter:
+    """Counts the requests bound to the global limit (every process of the token; interaction endpoints exempt)
+    over every sliding 1-second window: the most that arrived in any one second, and how many there were."""
+
+    def __init__(self, window: float = 1.0) -> None:
+        self.window = window
+        self.requests = 0
+        self.max_per_window = 0
+        self.max_at = 0.0  # when the busiest window ended (time.monotonic())
+        self._recent: collections.deque[float] = collections.deque()
+
+    def arrive(self, now: float) -> None:
+        recent = self._recent
+        while recent and recent[0] <= now - self.window:
+            recent.popleft()
+        recent.append(now)
+        self.requests += 1
+        if len(recent) > self.max_per_window:
+            self.max_per_window, self.max_at = len(recent), now
+
+
+@dataclass(frozen=True, slots=True)
+class Reopened:
+    """A message was posted into an archived, unlocked thread, which Discord takes as activity and unarchives."""
+
+    thread_id: int
+    message_id: int
+    archived_by: str | None  # "bot" (the bot's own PATCH archived it), "moderator", "auto"
 
 
 def shard_of(guild_id: int, num_shards: int) -> int:
@@ -133,6 +212,9 @@ class FakeDiscord:
         bot_name: str = "PanBot",
         shards: int = 1,
         global_limit: int | None = None,
+        max_concurrency: int = 16,
+        identify_window: float = IDENTIFY_WINDOW,
+        install_types: tuple[int, ...] = (GUILD_INSTALL,),
     ) -> None:
         self.token = token
         # Sharding: /gateway/bot reports ``shards``; each IDENTIFY names [shard_id, num_shards] and gets
@@ -141,7 +223,20 @@ class FakeDiscord:
         self.shard_count = shards
         self.global_limit = global_limit
         self.global_429s = 0
+        self.global_meter = GlobalMeter()
         self._global_window: list[float] = []
+        # IDENTIFY pacing: /gateway/bot advertises ``max_concurrency`` (16 by default, as Discord gives large bots,
+        # so test shards identify at once); an IDENTIFY less than ``identify_window`` s after the previous one of its
+        # rate_limit_key (shard_id % max_concurrency) is recorded in ``identify_violations`` (Discord's rule).
+        self.max_concurrency = max_concurrency
+        self.identify_window = identify_window
+        self.identify_log: list[tuple[float, int, int]] = []  # (time.monotonic(), shard_id, rate_limit_key)
+        self.identify_violations: list[str] = []
+        # The installation contexts the app is configured for: what a global command without integration_types gets.
+        self.install_types = install_types
+        self.now: Callable[[], datetime] = lambda: datetime.now(UTC)  # scheduled events: "in the future" vs this
+        self.role_grants: collections.Counter[tuple[int, int, int]] = collections.Counter()
+        self.reopened: list[Reopened] = []
         self.bot_user = FakeUser(id=snowflake(), name=bot_name, bot=True)
         self.application_id = self.bot_user.id
         self.users: dict[int, FakeUser] = {self.bot_user.id: self.bot_user}
@@ -183,16 +278,19 @@ class FakeDiscord:
         channels: tuple[str, ...] = ("general",),
         members: list[FakeUser] | None = None,
         shard: int | None = None,
+        bot_member: bool = True,
+        locale: str = "en-US",
     ) -> FakeGuild:
-        """A guild; ``shard=k`` picks an id that lives on shard k of ``shard_count``."""
+        """A guild; ``shard=k`` picks an id that lives on shard k of ``shard_count``. ``bot_member=False``: a guild
+        the bot is not in (members may still use the app if they installed it themselves)."""
         members = members or []
         owner = members[0] if members else self.bot_user
         guild_id = snowflake()
         if shard is not None:
             while shard_of(guild_id, self.shard_count) != shard:
                 guild_id += 1 << 22
-        guild = FakeGuild(id=guild_id, name=name, owner_id=owner.id)
-        guild.member_ids = [self.bot_user.id, *(m.id for m in members)]
+        guild = FakeGuild(id=guild_id, name=name, owner_id=owner.id, locale=locale)
+        guild.member_ids = [*([self.bot_user.id] if bot_member else []), *(m.id for m in members)]
         for position, channel_name in enumerate(channels):
             channel = FakeChannel(id=snowflake(), type=0, name=channel_name, guild_id=guild.id, position=position)
             guild.channels.append(channel)
@@ -214,12 +312,51 @@ class FakeDiscord:
             self.guilds[parent.guild_id].channels.append(thread)
         return thread
 
+    def add_role(self, guild: FakeGuild, name: str, *, role_id: int | None = None, grantable: bool = True) -> FakeRole:
+        """A role of ``guild`` (before the bot connects, or announce it with ``await fake.role_created(role)``).
+        ``grantable=False``: the role sits above the bot's highest role, so granting it is 403 / 50013."""
+        role = FakeRole(id=role_id or snowflake(), name=name, position=len(guild.roles) + 1, grantable=grantable)
+        guild.roles[role.id] = role
+        return role
+
+    async def role_created(self, guild: FakeGuild, role: FakeRole) -> None:
+        """GUILD_ROLE_CREATE for a role added after the bot connected."""
+        await self.dispatch("GUILD_ROLE_CREATE", {"guild_id": str(guild.id), "role": role.to_json()})
+
+    def roles_of(self, guild: FakeGuild, user: FakeUser) -> set[int]:
+        return set(guild.member_roles.get(user.id, set()))
+
+    def grants(self, guild: FakeGuild, user: FakeUser, role_id: int) -> int:
+        """How many times ``role_id`` was actually granted to ``user`` (each time while they did not have it)."""
+        return self.role_grants[(guild.id, user.id, role_id)]
+
+    def ensure_dm(self, user: FakeUser) -> FakeChannel:
+        """The DM channel between ``user`` and the bot (interaction context 1), created if needed."""
+        channel = self.dm_channel(user)
+        if channel is None:
+            channel = FakeChannel(id=snowflake(), type=1, recipient_id=user.id)
+            self.channels[channel.id] = channel
+        return channel
+
+    def add_private_channel(self, users: list[FakeUser], *, group: bool = True, name: str = "") -> FakeChannel:
+        """A group DM (or, ``group=False``, a DM between two users) the bot is not in: interaction context 2."""
+        if not group and len(users) != 2:
+            raise ValueError("a DM between users has exactly two")
+        channel = FakeChannel(
+            id=snowflake(), type=3 if group else 1, name=name, recipient_ids=tuple(u.id for u in users)
+        )
+        self.channels[channel.id] = channel
+        return channel
+
+    def bot_in(self, guild: FakeGuild | None) -> bool:
+        return guild is not None and self.bot_user.id in guild.member_ids
+
     def guild_of(self, channel: FakeChannel) -> FakeGuild | None:
         return self.guilds.get(channel.guild_id) if channel.guild_id is not None else None
 
     def dm_channel(self, user: FakeUser) -> FakeChannel | None:
         for channel in self.channels.values():
-            if channel.type == 1 and channel.recipient_id == user.id:
+            if channel.type == 1 and channel.recipient_id == user.id and not channel.is_private:
                 return channel
         return None
 
@@ -270,6 +407,12 @@ class FakeDiscord:
         else:
             await self.dispatch("CHANNEL_DELETE", channel.to_json(self.users))
 
+    async def archive_thread(self, thread: FakeChannel, *, locked: bool = False, by: str = "moderator") -> None:
+        """A moderator (``by="moderator"``) or Discord's inactivity timer (``by="auto"``) archives a thread
+        (THREAD_UPDATE)."""
+        thread.archived, thread.locked, thread.archived_by = True, locked or thread.locked, by
+        await self.dispatch("THREAD_UPDATE", thread.to_json(self.users))
+
     async def delete_message(self, message: FakeMessage) -> None:
         """A moderator deletes a message (MESSAGE_DELETE)."""
         message.deleted = True
@@ -317,6 +460,11 @@ class FakeDiscord:
         return f"{self.base_url}/api/v10"
 
     @property
+    def status_url(self) -> str:
+        """The fake's own counters as JSON (``status()``); outside /api, so never a call the bot made."""
+        return f"{self.base_url}/_fake/status"
+
+    @property
     def gateway_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}/gateway/"
 
@@ -325,6 +473,7 @@ class FakeDiscord:
         app.router.add_get("/gateway/", self._gateway)
         app.router.add_get("/gateway", self._gateway)
         app.router.add_get("/attachments/{attachment_id}/{filename}", self._attachment)
+        app.router.add_get("/_fake/status", self._status)
         app.router.add_route("*", "/api/v10/{tail:.*}", self._rest)
         app.router.add_route("*", "/{tail:.*}", self._unknown)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
@@ -345,8 +494,11 @@ class FakeDiscord:
         """Send a DISPATCH (op 0) to every live session that owns the event's guild (DMs: shard 0),
         buffering it for a RESUME."""
         guild_id = _guild_id_of(data)
+        if guild_id is not None and event != "INTERACTION_CREATE" and not self.bot_in(self.guilds.get(guild_id)):
+            return  # a guild the bot is not in sends it nothing but the interactions of a user-installed app
+        intent = EVENT_INTENTS.get(event, 0)
         for session in list(self._sessions.values()):
-            if not session.ended and session.owns(guild_id):
+            if not session.ended and session.owns(guild_id) and (not intent or session.intents & intent):
                 await self._send_dispatch(session, event, data)
 
     def dispatched_seq(self, session_id: str) -> int | None:
@@ -411,13 +563,14 @@ class FakeDiscord:
             if count != self.shard_count and count > 1:
                 await conn.ws.close(code=4011, message=b"Sharding required.")
                 return
-            session = _Session(id=secrets.token_hex(8), shard=(shard_id, count))
+            self._pace_identify(shard_id)
+            session = _Session(id=secrets.token_hex(8), shard=(shard_id, count), intents=int(d.get("intents") or 0))
             self._sessions[session.id] = session
             conn.session, session.conn = session, conn
             self.gateway_log.append(f"identify {session.id} shard={shard_id}/{count}")
             await self._send_dispatch(session, "READY", self._ready(session))
             for guild in self.guilds.values():
-                if session.owns(guild.id):
+                if session.owns(guild.id) and self.bot_in(guild):
                     await self._send_dispatch(session, "GUILD_CREATE", self._guild_create(guild))
             self.identified.set()
         elif op == 6:
@@ -439,12 +592,49 @@ class FakeDiscord:
                 if guild is not None and conn.session is not None:
                     chunk = {
                         "guild_id": str(guild.id),
-                        "members": [self._member(self.users[m]) for m in guild.member_ids],
+                        "members": [self._member(self.users[m], guild) for m in guild.member_ids],
                         "chunk_index": 0,
                         "chunk_count": 1,
                         "nonce": d.get("nonce"),
                     }
                     await self._send_dispatch(conn.session, "GUILD_MEMBERS_CHUNK", chunk)
+
+    def _pace_identify(self, shard_id: int) -> None:
+        """Record the IDENTIFY; one that comes less than ``identify_window`` s after the previous IDENTIFY of its
+        rate_limit_key (``shard_id % max_concurrency``), from any process, is a violation of Discord's pacing."""
+        now = time.monotonic()
+        key = shard_id % max(1, self.max_concurrency)
+        previous = next((at for at, _, k in reversed(self.identify_log) if k == key), None)
+        self.identify_log.append((now, shard_id, key))
+        if previous is not None and now - previous < self.identify_window:
+            self.identify_violations.append(
+                f"shard {shard_id} identified {now - previous:.3f}s after the previous IDENTIFY of rate_limit_key "
+                f"{key} (max_concurrency {self.max_concurrency}: one per {self.identify_window:g}s)"
+            )
+
+    def status(self) -> dict[str, Any]:
+        """The counters a test in another process reads (``GET /_fake/status`` on the fake's port)."""
+        meter = self.global_meter
+        return {
+            "global": {
+                "limit": self.global_limit,
+                "requests": meter.requests,
+                "max_per_window": meter.max_per_window,
+                "window_seconds": meter.window,
+                "responses_429": self.global_429s,
+            },
+            "identify": {
+                "max_concurrency": self.max_concurrency,
+                "window_seconds": self.identify_window,
+                "count": len(self.identify_log),
+                "shards": [shard for _, shard, _ in self.identify_log],
+                "violations": list(self.identify_violations),
+            },
+            "sessions_by_shard": {str(k): v for k, v in self.sessions_by_shard().items()},
+            "violations": list(self.violations),
+            "unhandled": list(self.unhandled),
+            "calls": len(self.calls),
+        }
 
     def _ready(self, session: _Session) -> dict[str, Any]:
         return {
@@ -452,17 +642,22 @@ class FakeDiscord:
             "user": self.bot_user.to_json() | {"verified": True, "mfa_enabled": False, "flags": 0},
             "session_id": session.id,
             "resume_gateway_url": self.gateway_url,
-            "guilds": [{"id": str(g), "unavailable": True} for g in self.guilds if session.owns(g)],
+            "guilds": [
+                {"id": str(g), "unavailable": True}
+                for g, guild in self.guilds.items()
+                if session.owns(g) and self.bot_in(guild)
+            ],
             "shard": list(session.shard),
             "application": {"id": str(self.application_id), "flags": 0},
             "private_channels": [],
             "relationships": [],
         }
 
-    def _member(self, user: FakeUser) -> dict[str, Any]:
+    def _member(self, user: FakeUser, guild: FakeGuild | None = None) -> dict[str, Any]:
+        roles = sorted(guild.member_roles.get(user.id, set())) if guild is not None else []
         return {
             "user": user.to_json(),
-            "roles": [],
+            "roles": [str(r) for r in roles],
             "joined_at": iso_now(),
             "flags": 0,
             "deaf": False,
@@ -474,8 +669,9 @@ class FakeDiscord:
             "communication_disabled_until": None,
         }
 
-    def _guild_create(self, guild: FakeGuild) -> dict[str, Any]:
-        everyone = {
+    @staticmethod
+    def _everyone(guild: FakeGuild) -> dict[str, Any]:
+        return {
             "id": str(guild.id),
             "name": "@everyone",
             "permissions": ALL_PERMISSIONS,
@@ -486,18 +682,20 @@ class FakeDiscord:
             "mentionable": False,
             "flags": 0,
         }
+
+    def _guild_create(self, guild: FakeGuild) -> dict[str, Any]:
         return {
             "id": str(guild.id),
             "name": guild.name,
             "owner_id": str(guild.owner_id),
             "icon": None,
             "features": [],
-            "roles": [everyone],
+            "roles": [self._everyone(guild), *(r.to_json() for r in guild.roles.values())],
             "emojis": [],
             "stickers": [],
             "channels": [c.to_json() for c in guild.channels if not c.is_thread],
             "threads": [c.to_json() for c in guild.channels if c.is_thread],
-            "members": [self._member(self.users[m]) for m in guild.member_ids],
+            "members": [self._member(self.users[m], guild) for m in guild.member_ids],
             "member_count": len(guild.member_ids),
             "large": False,
             "unavailable": False,
@@ -505,9 +703,9 @@ class FakeDiscord:
             "voice_states": [],
             "presences": [],
             "stage_instances": [],
-            "guild_scheduled_events": [],
+            "guild_scheduled_events": [self._event_json(e) for e in guild.scheduled_events.values()],
             "soundboard_sounds": [],
-            "preferred_locale": "en-US",
+            "preferred_locale": guild.locale,
             "premium_tier": 0,
             "verification_level": 0,
             "explicit_content_filter": 0,
@@ -527,8 +725,22 @@ class FakeDiscord:
         data: dict[str, Any],
         label: str,
         message: FakeMessage | None = None,
+        owners: dict[str, str] | None = None,
+        origin: FakeInteraction | None = None,
     ) -> FakeInteraction:
-        """Dispatch INTERACTION_CREATE and return the record the bot's answers will fill in."""
+        """Dispatch INTERACTION_CREATE and return the record the bot's answers will fill in.
+
+        The context (0 guild, 1 the bot's DM, 2 a private channel) follows from ``channel``. ``owners`` is
+        ``authorizing_integration_owners`` ({"0": guild id} for the guild install, {"1": user id} for the user's
+        own); by default the interaction that produced ``message`` (or ``origin``: the one that opened a modal)
+        passes its owners on, as Discord does for the components of a message, else the app's guild install
+        where its bot is, else the user's install. ``locale`` is the user's, ``guild_locale`` the guild's."""
+        context = self.context_of(channel)
+        if origin is None and message is not None and message.interaction_id is not None:
+            origin = self.interactions.get(message.interaction_id)
+        if owners is None:
+            owners = dict(origin.owners) if origin is not None else self.default_owners(channel, user)
+        guild = self.guild_of(channel)
         interaction = FakeInteraction(
             id=snowflake(),
             token=f"tok-{secrets.token_hex(12)}",
@@ -539,9 +751,13 @@ class FakeDiscord:
             label=label,
             data=data,
             message_id=message.id if message else None,
+            context=context,
+            owners=owners,
+            locale=user.locale,
         )
         self.interactions[interaction.id] = interaction
         self._by_token[interaction.token] = interaction
+        bot_here = self.bot_in(guild) if guild is not None else context == CONTEXT_BOT_DM
         payload: dict[str, Any] = {
             "id": str(interaction.id),
             "application_id": str(self.application_id),
@@ -551,26 +767,43 @@ class FakeDiscord:
             "data": data,
             "channel_id": str(channel.id),
             "channel": channel.to_json(self.users),
-            "app_permissions": ALL_PERMISSIONS,
-            "locale": "en-US",
+            "app_permissions": ALL_PERMISSIONS if bot_here else USER_INSTALL_PERMISSIONS,
+            "locale": user.locale,
             "entitlements": [],
             "attachment_size_limit": limits.FILE_SIZE_MAX,
+            "authorizing_integration_owners": owners,
+            "context": context,
         }
-        if channel.guild_id is not None:
+        if guild is not None:
             payload |= {
-                "guild_id": str(channel.guild_id),
-                "guild_locale": "en-US",
-                "member": self._member(user) | {"permissions": ALL_PERMISSIONS},
-                "authorizing_integration_owners": {"0": str(channel.guild_id)},
-                "context": 0,
+                "guild_id": str(guild.id),
+                "guild": {"id": str(guild.id), "locale": guild.locale, "features": []},
+                "guild_locale": guild.locale,
+                "member": self._member(user, guild) | {"permissions": ALL_PERMISSIONS},
             }
         else:
-            payload |= {"user": user.to_json(), "authorizing_integration_owners": {"1": str(user.id)}, "context": 1}
+            payload["user"] = user.to_json()
         if message is not None:
             payload["message"] = message.to_json(self.users[message.author_id])
         interaction.dispatched_at = time.monotonic()
         await self.dispatch("INTERACTION_CREATE", payload)
         return interaction
+
+    def context_of(self, channel: FakeChannel) -> int:
+        """The interaction context of a channel: 0 a guild's, 1 the bot's DM, 2 a private channel without it."""
+        if channel.guild_id is not None:
+            return CONTEXT_GUILD
+        return CONTEXT_PRIVATE if channel.is_private else CONTEXT_BOT_DM
+
+    def default_owners(self, channel: FakeChannel, user: FakeUser) -> dict[str, str]:
+        """The installation an interaction comes through when the test names none: the guild install where the bot
+        is (Discord's value for it is the guild id, or "0" in the bot's DM), else the user's own install."""
+        context = self.context_of(channel)
+        if context == CONTEXT_BOT_DM:
+            return {str(GUILD_INSTALL): "0"}
+        if context == CONTEXT_GUILD and self.bot_in(self.guild_of(channel)):
+            return {str(GUILD_INSTALL): str(channel.guild_id)}
+        return {str(USER_INSTALL): str(user.id)}
 
     # ------------------------------------------------------------------ REST plumbing
     def _register_routes(self) -> None:
@@ -603,14 +836,22 @@ class FakeDiscord:
             ("PUT", "/channels/{channel_id}/messages/{message_id}/reactions/{emoji}/@me", self._no_content),
             ("POST", "/channels/{channel_id}/threads", self._create_thread),
             ("POST", "/channels/{channel_id}/messages/{message_id}/threads", self._create_thread),
-            ("PUT", "/channels/{channel_id}/thread-members/{user_id}", self._no_content),
-            ("DELETE", "/channels/{channel_id}/thread-members/{user_id}", self._no_content),
+            ("PUT", "/channels/{channel_id}/thread-members/{user_id}", self._thread_member),
+            ("DELETE", "/channels/{channel_id}/thread-members/{user_id}", self._thread_member),
             ("POST", "/users/@me/channels", self._create_dm),
             ("GET", "/users/{user_id}", self._get_user),
             ("GET", "/guilds/{guild_id}", self._get_guild),
             ("GET", "/guilds/{guild_id}/channels", self._get_guild_channels),
             ("GET", "/guilds/{guild_id}/members/{user_id}", self._get_member),
-            ("PUT", "/guilds/{guild_id}/members/{user_id}/roles/{role_id}", self._no_content),  # recorded in calls
+            ("GET", "/guilds/{guild_id}/roles", self._get_roles),
+            ("PUT", "/guilds/{guild_id}/members/{user_id}/roles/{role_id}", self._add_member_role),
+            ("DELETE", "/guilds/{guild_id}/members/{user_id}/roles/{role_id}", self._remove_member_role),
+            ("GET", "/guilds/{guild_id}/scheduled-events", self._get_events),
+            ("POST", "/guilds/{guild_id}/scheduled-events", self._create_event),
+            ("GET", "/guilds/{guild_id}/scheduled-events/{event_id}", self._get_event),
+            ("PATCH", "/guilds/{guild_id}/scheduled-events/{event_id}", self._edit_event),
+            ("DELETE", "/guilds/{guild_id}/scheduled-events/{event_id}", self._delete_event),
+            ("GET", "/guilds/{guild_id}/scheduled-events/{event_id}/users", self._event_users),
         ]
         for method, template, handler in table:
             pattern = re.escape(template).replace(r"\{", "{").replace(r"\}", "}")
@@ -629,6 +870,10 @@ class FakeDiscord:
     async def _unknown(self, request: web.Request) -> web.Response:
         self.unhandled.append(f"{request.method} {request.path}")
         return _json({"message": "404: Not Found", "code": 0}, status=404)
+
+    async def _status(self, request: web.Request) -> web.Response:
+        """The fake's own counters for a test in another process (not part of Discord's API, not recorded)."""
+        return _json(self.status())
 
     async def _attachment(self, request: web.Request) -> web.Response:
         attachment = self.attachments.get(int(request.match_info["attachment_id"]))
@@ -677,12 +922,15 @@ class FakeDiscord:
             wait = fault.retry_after if fault.status == 429 else 1.0
             self.retry_expected_until = time.monotonic() + wait + 0.5
             return self._fault_response(fault, template)
+        if not is_interaction:
+            self.global_meter.arrive(call.at)
         if not is_interaction and self._over_global_limit(call.at):
             call.status, call.injected = 429, "global"
             self.global_429s += 1
             # retry_after is the time until the window has room again, as Discord computes it
-            wait = max(0.01, self._global_window[0] + 1.0 - call.at)
-            refusal = Fault(pattern="", status=429, remaining=0, retry_after=round(wait, 3), is_global=True)
+            # (rounded up to the next millisecond: rounded down, a retry lands just before the slot frees)
+            wait = max(0.01, math.ceil((self._global_window[0] + 1.0 - call.at) * 1000) / 1000 + 0.001)
+            refusal = Fault(pattern="", status=429, remaining=0, retry_after=wait, is_global=True)
             return self._fault_response(refusal, template)
         if not is_interaction and request.headers.get("Authorization") != f"Bot {self.token}":
             call.status = 401
@@ -769,8 +1017,9 @@ class FakeDiscord:
         }
 
     async def _get_gateway(self, req: Request) -> Any:
-        # max_concurrency 16 (as Discord gives large bots): shards identify in parallel instead of 5 s apart
-        start = {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 16}
+        # max_concurrency (16 by default, as Discord gives large bots): that many rate_limit_keys identify in parallel
+        remaining = max(0, 1000 - len(self.identify_log))
+        start = {"total": 1000, "remaining": remaining, "reset_after": 0, "max_concurrency": self.max_concurrency}
         return {"url": self.gateway_url, "shards": self.shard_count, "session_start_limit": start}
 
     def _command_list(self, req: Request) -> list[dict[str, Any]]:
@@ -782,6 +1031,7 @@ class FakeDiscord:
         return self._command_list(req)
 
     async def _put_commands(self, req: Request) -> Any:
+        self._violation(req.call, limits.check_commands(req.payload if isinstance(req.payload, list) else []))
         existing = {c["name"]: c for c in self._command_list(req)}
         synced = []
         for command in req.payload or []:
@@ -809,9 +1059,14 @@ class FakeDiscord:
 
     # ------------------------------------------------------------------ REST: messages
     def _channel(self, req: Request) -> FakeChannel:
-        channel = self.channels.get(int(req.params["channel_id"]))
+        """The channel of a bot-token route; one the bot cannot see (a guild it is not in, a private channel between
+        users) is 403 / 50001 Missing Access: there a user-installed app answers only through the interaction."""
+        channel = self.channels.get(int(req.params["channel_id"])) if req.params["channel_id"].isdigit() else None
         if channel is None:
             raise ApiError(404, 10003, "Unknown Channel")
+        guild = self.guild_of(channel)
+        if channel.is_private or (channel.guild_id is not None and not self.bot_in(guild)):
+            raise ApiError(403, 50001, "Missing Access")
         return channel
 
     def _message(self, channel_id: int, message_id: str) -> FakeMessage:
@@ -827,6 +1082,10 @@ class FakeDiscord:
                 raise ApiError(403, 50007, "Cannot send messages to this user")
         elif channel.denied:
             raise ApiError(403, 50013, "Missing Permissions")
+
+    def store_upload(self, filename: str, data: bytes) -> list[FakeAttachment]:
+        """A file a user uploads (a modal's file upload): stored and served like any attachment."""
+        return self._store_files([RecordedFile(filename=filename, data=data)])
 
     def _store_files(self, files: list[RecordedFile], payload: dict[str, Any] | None = None) -> list[FakeAttachment]:
         described = {
@@ -848,7 +1107,8 @@ class FakeDiscord:
         author = self.users[message.author_id]
         data = message.to_json(author)
         if message.guild_id is not None:
-            data["member"] = {k: v for k, v in self._member(author).items() if k != "user"}
+            member = self._member(author, self.guilds.get(message.guild_id))
+            data["member"] = {k: v for k, v in member.items() if k != "user"}
         return data
 
     async def _new_message(
@@ -862,7 +1122,9 @@ class FakeDiscord:
     ) -> FakeMessage:
         payload = req.payload if isinstance(req.payload, dict) else {}
         files = [(f.filename, f.data) for f in req.files]
-        self._violation(req.call, limits.check_message(payload, files, creating=check_empty))
+        self._violation(req.call, limits.check_message(payload, files, creating=check_empty, flags=flags & ~LOADING))
+        if not flags & (EPHEMERAL | LOADING):
+            self._check_postable(channel)
         message = FakeMessage(
             id=snowflake(),
             channel_id=channel.id,
@@ -880,14 +1142,62 @@ class FakeDiscord:
         self.messages[message.id] = message
         req.call.ephemeral = message.ephemeral
         if not message.ephemeral and not message.loading:
+            await self._unarchive_on_post(channel, message)
             await self.dispatch("MESSAGE_CREATE", self._message_event(message))
         return message
 
+    async def _unarchive_on_post(self, channel: FakeChannel, message: FakeMessage) -> None:
+        """A post in an archived thread that is not locked is activity: Discord unarchives the thread (recorded in
+        ``reopened``, so a test can tell that the bot reopened a thread it had archived)."""
+        if not (channel.is_thread and channel.archived):
+            return
+        self.reopened.append(Reopened(channel.id, message.id, channel.archived_by))
+        channel.archived, channel.archived_by = False, None
+        await self.dispatch("THREAD_UPDATE", channel.to_json(self.users))
+
+    @staticmethod
+    def _check_postable(channel: FakeChannel) -> None:
+        """An archived thread that is locked stays closed: a post there is refused (only an unlocked one reopens)."""
+        if channel.is_thread and channel.archived and channel.locked:
+            raise ApiError(400, 50083, "Thread is archived")
+
+    def _check_not_archived(self, message: FakeMessage) -> None:
+        """Editing a (visible) message in an archived thread is refused with 400 / 50083."""
+        channel = self.channels.get(message.channel_id)
+        if channel is not None and channel.is_thread and channel.archived and not message.ephemeral:
+            raise ApiError(400, 50083, "Thread is archived")
+
     async def _apply_edit(self, req: Request, message: FakeMessage) -> FakeMessage:
+        """Edit ``message`` (channel edit, interaction update, webhook edit, a followup replacing "thinking").
+
+        Discord validates the message that results: a V2 message edited without ``flags`` keeps the V2 rules, and
+        ``flags`` without IS_COMPONENTS_V2 on a V2 message is refused (a message cannot switch back)."""
         payload = req.payload if isinstance(req.payload, dict) else {}
         files = [(f.filename, f.data) for f in req.files]
-        self._violation(req.call, limits.check_message(payload, files, creating=False))
         was_loading = message.loading
+        if not was_loading:
+            self._check_not_archived(message)
+        flags = message.flags & ~LOADING
+        if "flags" in payload and payload["flags"] is not None:
+            flags = (message.flags & EPHEMERAL) | (payload["flags"] & ~EPHEMERAL & ~LOADING)
+            if message.v2 and not was_loading and not flags & IS_COMPONENTS_V2:
+                # Discord refuses it as an invalid form body (the flag cannot be removed once set).
+                self._violation(req.call, ["IS_COMPONENTS_V2 cannot be removed from a message that has it"])
+        attachments = message.attachments
+        if "attachments" in payload and payload["attachments"] is not None:
+            keep = {str(a.get("id")) for a in payload["attachments"]}
+            attachments = [a for a in message.attachments if str(a.id) in keep]
+        problems = limits.check_message(
+            payload,
+            files,
+            creating=False,
+            flags=flags,
+            content=(payload["content"] or "") if "content" in payload else message.content,
+            embeds=(payload["embeds"] or []) if "embeds" in payload else message.embeds,
+            components=(payload["components"] or []) if "components" in payload else message.components,
+            attachment_names=[a.filename for a in attachments] + [name for name, _ in files],
+        )
+        self._violation(req.call, problems)
         if "content" in payload:
             message.content = payload["content"] or ""
         if "embeds" in payload:
@@ -896,18 +1206,16 @@ class FakeDiscord:
             message.allowed_mentions = payload["allowed_mentions"]
         if "components" in payload:
             message.components = payload["components"] or []
-        if "flags" in payload and payload["flags"] is not None:
-            message.flags = (message.flags & EPHEMERAL) | (payload["flags"] & ~EPHEMERAL & ~LOADING)
-        if "attachments" in payload and payload["attachments"] is not None:
-            keep = {str(a.get("id")) for a in payload["attachments"]}
-            message.attachments = [a for a in message.attachments if str(a.id) in keep]
-        message.attachments += self._store_files(req.files, payload)
-        message.flags &= ~LOADING
+        message.flags = flags
+        message.attachments = attachments + self._store_files(req.files, payload)
         message.edits += 1
         message.edited_at = time.monotonic()
         req.call.ephemeral = message.ephemeral
         if not message.ephemeral:
             event = "MESSAGE_CREATE" if was_loading else "MESSAGE_UPDATE"
+            channel = self.channels.get(message.channel_id)
+            if was_loading and channel is not None:
+                await self._unarchive_on_post(channel, message)
             await self.dispatch(event, self._message_event(message))
         return message
 
@@ -945,6 +1253,15 @@ class FakeDiscord:
     async def _no_content(self, req: Request) -> Any:
         return None
 
+    async def _thread_member(self, req: Request) -> Any:
+        """Join / add / remove a thread member: refused with 400 / 50083 while the thread is archived."""
+        channel = self._channel(req)
+        if not channel.is_thread:
+            raise ApiError(400, 50024, "Cannot execute action on this channel type")
+        if channel.archived:
+            raise ApiError(400, 50083, "Thread is archived")
+        return None
+
     # ------------------------------------------------------------------ REST: channels, users, guilds
     async def _get_channel(self, req: Request) -> Any:
         return self._channel(req).to_json(self.users)
@@ -953,8 +1270,14 @@ class FakeDiscord:
         channel = self._channel(req)
         payload = req.payload or {}
         channel.name = payload.get("name", channel.name)
-        channel.archived = payload.get("archived", channel.archived)
-        channel.locked = payload.get("locked", channel.locked)
+        if channel.is_thread:
+            archived = bool(payload.get("archived", channel.archived))
+            if archived and not channel.archived:
+                channel.archived_by = "bot"
+            elif not archived:
+                channel.archived_by = None
+            channel.archived = archived
+            channel.locked = bool(payload.get("locked", channel.locked))
         data = channel.to_json(self.users)
         await self.dispatch("THREAD_UPDATE" if channel.is_thread else "CHANNEL_UPDATE", data)
         return data
@@ -965,10 +1288,24 @@ class FakeDiscord:
         return channel.to_json(self.users)
 
     async def _create_thread(self, req: Request) -> Any:
-        parent = self._channel(req)
+        parent = self._channel(req)  # an unknown channel is 404 / 10003
+        if parent.is_thread or parent.guild_id is None:
+            raise ApiError(400, 50024, "Cannot execute action on this channel type")
         self._check_send(parent)
         payload = req.payload or {}
-        thread = self.add_thread(parent, payload.get("name", "thread"), private=payload.get("type") == 12)
+        name = payload.get("name")
+        problems = []
+        if not isinstance(name, str) or not 1 <= len(name) <= THREAD_NAME_MAX:
+            problems.append(f"thread name must be 1..{THREAD_NAME_MAX} chars")
+        duration = payload.get("auto_archive_duration")
+        if duration is not None and duration not in AUTO_ARCHIVE_MINUTES:
+            problems.append(f"auto_archive_duration {duration!r} must be one of {sorted(AUTO_ARCHIVE_MINUTES)}")
+        self._violation(req.call, problems)
+        if "message_id" in req.params:
+            started = self._message(parent.id, req.params["message_id"])  # 404 / 10008 when it is not there
+            if started.id in self.channels:
+                raise ApiError(400, 160004, "A thread has already been created for this message")
+        thread = self.add_thread(parent, name, private=payload.get("type") == 12)
         if "message_id" in req.params:  # a thread started from a message shares the message's id
             self.channels.pop(thread.id)
             thread.id = int(req.params["message_id"])
@@ -994,9 +1331,11 @@ class FakeDiscord:
         return user.to_json()
 
     def _guild(self, req: Request) -> FakeGuild:
-        guild = self.guilds.get(int(req.params["guild_id"]))
+        guild = self.guilds.get(int(req.params["guild_id"])) if req.params["guild_id"].isdigit() else None
         if guild is None:
             raise ApiError(404, 10004, "Unknown Guild")
+        if not self.bot_in(guild):
+            raise ApiError(403, 50001, "Missing Access")
         return guild
 
     async def _get_guild(self, req: Request) -> Any:
@@ -1008,12 +1347,201 @@ class FakeDiscord:
     async def _get_guild_channels(self, req: Request) -> Any:
         return [c.to_json(self.users) for c in self._guild(req).channels if not c.is_thread]
 
-    async def _get_member(self, req: Request) -> Any:
-        guild = self._guild(req)
-        user_id = int(req.params["user_id"])
+    def _guild_member(self, req: Request, guild: FakeGuild) -> FakeUser:
+        raw = req.params["user_id"]
+        user_id = int(raw) if raw.isdigit() else 0
         if user_id not in guild.member_ids:
             raise ApiError(404, 10007, "Unknown Member")
-        return self._member(self.users[user_id])
+        return self.users[user_id]
+
+    async def _get_member(self, req: Request) -> Any:
+        guild = self._guild(req)
+        return self._member(self._guild_member(req, guild), guild)
+
+    async def _get_roles(self, req: Request) -> Any:
+        guild = self._guild(req)
+        return [self._everyone(guild), *(r.to_json() for r in guild.roles.values())]
+
+    def _member_role(self, req: Request) -> tuple[FakeGuild, FakeUser, FakeRole]:
+        guild = self._guild(req)
+        user = self._guild_member(req, guild)
+        raw = req.params["role_id"]
+        role = guild.roles.get(int(raw)) if raw.isdigit() else None
+        if role is None:
+            raise ApiError(404, 10011, "Unknown Role")
+        if not role.grantable or role.managed:  # above the bot's highest role, or an integration's own role
+            raise ApiError(403, 50013, "Missing Permissions")
+        return guild, user, role
+
+    async def _add_member_role(self, req: Request) -> Any:
+        """Grant a role. Granting one the member already has changes nothing (204, no event); a real grant is
+        counted per (guild, member, role) in ``role_grants`` and dispatched as GUILD_MEMBER_UPDATE."""
+        guild, user, role = self._member_role(req)
+        held = guild.member_roles.setdefault(user.id, set())
+        if role.id not in held:
+            held.add(role.id)
+            self.role_grants[(guild.id, user.id, role.id)] += 1
+            await self.dispatch("GUILD_MEMBER_UPDATE", {"guild_id": str(guild.id), **self._member(user, guild)})
+
+    async def _remove_member_role(self, req: Request) -> Any:
+        guild, user, role = self._member_role(req)
+        held = guild.member_roles.setdefault(user.id, set())
+        if role.id in held:
+            held.discard(role.id)
+            await self.dispatch("GUILD_MEMBER_UPDATE", {"guild_id": str(guild.id), **self._member(user, guild)})
+
+    # ------------------------------------------------------------------ REST: scheduled events
+    def _event_json(self, event: FakeScheduledEvent, *, with_user_count: bool = False) -> dict[str, Any]:
+        return event.to_json(self.users.get(event.creator_id), with_user_count=with_user_count)
+
+    def _event(self, req: Request) -> tuple[FakeGuild, FakeScheduledEvent]:
+        guild = self._guild(req)
+        raw = req.params["event_id"]
+        event = guild.scheduled_events.get(int(raw)) if raw.isdigit() else None
+        if event is None:
+            raise ApiError(404, 10070, "Unknown Guild Scheduled Event")
+        return guild, event
+
+    def _check_event(self, guild: FakeGuild, fields: dict[str, Any], *, new_start: bool) -> list[str]:
+        """Discord's rules for a scheduled event (create, or the fields after a PATCH): name 1..100, description
+        up to 1,000, privacy level 2 (guild only); an external event (entity_type 3) needs
+        ``entity_metadata.location`` (1..100) and ``scheduled_end_time`` and no channel; a stage (1) or voice (2)
+        event needs a stage / voice channel of the guild; the start lies in the future (``new_start``: when it is
+        set or changed) and the end after the start."""
+        problems: list[str] = []
+        name, description = fields.get("name"), fields.get("description")
+        if not isinstance(name, str) or not 1 <= len(name) <= EVENT_NAME_MAX:
+            problems.append(f"name must be 1..{EVENT_NAME_MAX} chars")
+        if description is not None and (not isinstance(description, str) or len(description) > EVENT_TEXT_MAX):
+            problems.append(f"description must be at most {EVENT_TEXT_MAX} chars")
+        if fields.get("privacy_level") != 2:
+            problems.append(f"privacy_level {fields.get('privacy_level')!r} must be 2 (guild only)")
+        start, end = _parse_time(fields.get("scheduled_start_time")), _parse_time(fields.get("scheduled_end_time"))
+        if start is None:
+            problems.append("scheduled_start_time must be an ISO 8601 timestamp")
+        elif new_start and start <= self.now():
+            problems.append("scheduled_start_time: cannot schedule an event in the past")
+        if fields.get("scheduled_end_time") is not None and end is None:
+            problems.append("scheduled_end_time must be an ISO 8601 timestamp")
+        if start is not None and end is not None and end <= start:
+            problems.append("scheduled_end_time must be after scheduled_start_time")
+        kind = fields.get("entity_type")
+        location = (fields.get("entity_metadata") or {}).get("location")
+        channel_id = fields.get("channel_id")
+        if kind == ENTITY_EXTERNAL:
+            if not isinstance(location, str) or not 1 <= len(location) <= EVENT_NAME_MAX:
+                problems.append("an external event needs entity_metadata.location (1..100 chars)")
+            if end is None:
+                problems.append("an external event needs scheduled_end_time")
+            if channel_id is not None:
+                problems.append("an external event has no channel_id")
+        elif kind in (ENTITY_STAGE, ENTITY_VOICE):
+            channel = self.channels.get(int(channel_id)) if str(channel_id or "").isdigit() else None
+            wanted = STAGE_CHANNEL if kind == ENTITY_STAGE else VOICE_CHANNEL
+            if channel is None or channel.guild_id != guild.id or channel.type != wanted:
+                problems.append(
+                    f"entity_type {kind} needs channel_id of a {'stage' if wanted == 13 else 'voice'} "
+                    "channel of the guild"
+                )
+        else:
+            problems.append(f"entity_type {kind!r} must be 1 (stage), 2 (voice) or 3 (external)")
+        return problems
+
+    async def _create_event(self, req: Request) -> Any:
+        guild = self._guild(req)
+        payload = req.payload if isinstance(req.payload, dict) else {}
+        self._violation(req.call, self._check_event(guild, payload, new_start=True))
+        metadata = payload.get("entity_metadata") or {}
+        event = FakeScheduledEvent(
+            id=snowflake(),
+            guild_id=guild.id,
+            creator_id=self.bot_user.id,
+            name=payload["name"],
+            description=payload.get("description"),
+            scheduled_start_time=payload["scheduled_start_time"],
+            scheduled_end_time=payload.get("scheduled_end_time"),
+            entity_type=payload["entity_type"],
+            privacy_level=payload["privacy_level"],
+            channel_id=int(payload["channel_id"]) if payload.get("channel_id") else None,
+            location=metadata.get("location"),
+            image=payload.get("image"),
+        )
+        guild.scheduled_events[event.id] = event
+        data = self._event_json(event)
+        await self.dispatch("GUILD_SCHEDULED_EVENT_CREATE", data)
+        return data
+
+    async def _get_events(self, req: Request) -> Any:
+        guild = self._guild(req)
+        counted = req.query.get("with_user_count") in ("1", "true", "True")
+        return [self._event_json(e, with_user_count=counted) for e in guild.scheduled_events.values()]
+
+    async def _get_event(self, req: Request) -> Any:
+        _, event = self._event(req)
+        return self._event_json(event, with_user_count=req.query.get("with_user_count") in ("1", "true", "True"))
+
+    async def _edit_event(self, req: Request) -> Any:
+        """PATCH: the merged fields are checked as on create; the status only moves scheduled -> active or
+        canceled, active -> completed; a finished (completed or canceled) event cannot change."""
+        guild, event = self._event(req)
+        payload = req.payload if isinstance(req.payload, dict) else {}
+        current = self._event_json(event)
+        merged = current | {k: v for k, v in payload.items() if k in EVENT_FIELDS}
+        problems = self._check_event(guild, merged, new_start="scheduled_start_time" in payload)
+        if event.status in (EVENT_COMPLETED, EVENT_CANCELED):
+            problems.append(f"the event is finished (status {event.status}); it cannot be edited")
+        elif payload.get("status", event.status) not in {event.status, *EVENT_TRANSITIONS.get(event.status, ())}:
+            problems.append(f"status {event.status} cannot become {payload['status']!r}")
+        self._violation(req.call, problems)
+        event.name, event.description = merged["name"], merged.get("description")
+        event.scheduled_start_time = merged["scheduled_start_time"]
+        event.scheduled_end_time = merged.get("scheduled_end_time")
+        event.entity_type, event.privacy_level = merged["entity_type"], merged["privacy_level"]
+        event.channel_id = int(merged["channel_id"]) if merged.get("channel_id") else None
+        event.location = (merged.get("entity_metadata") or {}).get("location")
+        event.status = merged.get("status", event.status)
+        event.image = merged.get("image")
+        data = self._event_json(event)
+        await self.dispatch("GUILD_SCHEDULED_EVENT_UPDATE", data)
+        return data
+
+    async def _delete_event(self, req: Request) -> Any:
+        guild, event = self._event(req)
+        del guild.scheduled_events[event.id]
+        await self.dispatch("GUILD_SCHEDULED_EVENT_DELETE", self._event_json(event))
+
+    async def _event_users(self, req: Request) -> Any:
+        """The users interested in an event, newest (highest id) first: the ``limit`` nearest above ``after``, else
+        the ``limit`` nearest below ``before`` (or the newest). discord.py 2.7.1's ``ScheduledEvent.users()`` pages
+        on that order (its next ``before`` is the last user of a page, its next ``after`` the first)."""
+        guild, event = self._event(req)
+        limit = max(1, min(100, int(req.query.get("limit", "100"))))
+        ids = sorted(event.interested)
+        if "after" in req.query:
+            chosen = [u for u in ids if u > int(req.query["after"])][:limit][::-1]
+        else:
+            before = int(req.query["before"]) if "before" in req.query else None
+            chosen = [u for u in reversed(ids) if before is None or u < before][:limit]
+        with_member = req.query.get("with_member") in ("1", "true", "True")
+        out = []
+        for user_id in chosen:
+            entry: dict[str, Any] = {"guild_scheduled_event_id": str(event.id), "user": self.users[user_id].to_json()}
+            if with_member and user_id in guild.member_ids:
+                entry["member"] = self._member(self.users[user_id], guild)
+            out.append(entry)
+        return out
+
+    async def mark_interested(self, guild: FakeGuild, event_id: int, user: FakeUser, interested: bool = True) -> None:
+        """``user`` clicks "Interested" on an event (or takes it back): GUILD_SCHEDULED_EVENT_USER_ADD / _REMOVE."""
+        event = guild.scheduled_events[event_id]
+        if interested == (user.id in event.interested):
+            return
+        if interested:
+            event.interested.append(user.id)
+        else:
+            event.interested.remove(user.id)
+        data = {"guild_scheduled_event_id": str(event.id), "user_id": str(user.id), "guild_id": str(guild.id)}
+        await self.dispatch(f"GUILD_SCHEDULED_EVENT_USER_{'ADD' if interested else 'REMOVE'}", data)
 
     # ------------------------------------------------------------------ REST: interaction responses
     def _interaction_by_token(self, token: str) -> FakeInteraction:
@@ -1086,6 +1614,11 @@ class FakeDiscord:
         req.call.interaction_id, req.call.channel_id = interaction.id, interaction.channel_id
         if interaction.callback_type is None:
             raise ApiError(400, 10015, "Unknown Webhook (the interaction has not been answered yet)")
+        if interaction.user_installed_only and interaction.followups_sent >= FOLLOWUPS_USER_INSTALL_MAX:
+            # Discord: an app not installed where it is used (only the user's install authorized the interaction)
+            # gets at most 5 followup messages per interaction.
+            raise ApiError(400, 40094, "This interaction has hit the maximum number of follow up messages")
+        interaction.followups_sent += 1
         payload = req.payload if isinstance(req.payload, dict) else {}
         if interaction.loading and interaction.original_id is not None:
             message = await self._apply_edit(req, self.messages[interaction.original_id])
@@ -1130,6 +1663,17 @@ class FakeDiscord:
             await self.delete_message(message)
         interaction.loading = False
         interaction.changed.set()
+
+
+def _parse_time(raw: Any) -> datetime | None:
+    """An ISO 8601 timestamp as Discord reads it (without a zone: UTC)."""
+    if not isinstance(raw, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
 def _json(data: Any, *, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:

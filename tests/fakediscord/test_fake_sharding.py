@@ -9,42 +9,14 @@ a guild reaches only the client that owns its shard, and the fake's global 50 re
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator
 
 import discord as dpy
 import pytest
-import yarl
 
+from tests.fakediscord.clients import plain_client
 from tests.fakediscord.models import FakeGuild
 from tests.fakediscord.server import FakeDiscord, shard_of
-
-
-@contextlib.asynccontextmanager
-async def _client(fake: FakeDiscord, shard_ids: list[int]) -> AsyncIterator[tuple[dpy.AutoShardedClient, list[int]]]:
-    dpy.http.Route.BASE = fake.api_base
-    dpy.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(fake.gateway_url)
-    client = dpy.AutoShardedClient(intents=dpy.Intents.default(), shard_ids=shard_ids, shard_count=fake.shard_count)
-    seen: list[int] = []  # guild ids of the interactions this client received
-
-    async def no_identify_wait(shard_id: int | None, *, initial: bool = False) -> None:
-        """The fake allows 16 concurrent identifies; discord.py's default sleeps 5 s between shards."""
-
-    client.before_identify_hook = no_identify_wait  # type: ignore[method-assign]
-
-    @client.event
-    async def on_interaction(interaction: dpy.Interaction) -> None:
-        seen.append(interaction.guild_id or 0)
-        await interaction.response.send_message("ok", ephemeral=True)
-
-    task = asyncio.create_task(client.start(fake.token))
-    try:
-        await asyncio.wait_for(client.wait_until_ready(), 10)
-        yield client, seen
-    finally:
-        await client.close()
-        with contextlib.suppress(Exception):
-            await task
 
 
 @pytest.fixture
@@ -62,7 +34,7 @@ async def sharded() -> AsyncIterator[tuple[FakeDiscord, list[FakeGuild]]]:
 async def test_each_cluster_process_sees_only_its_shards(sharded: tuple[FakeDiscord, list[FakeGuild]]) -> None:
     fake, guilds = sharded
     assert [shard_of(g.id, 4) for g in guilds] == [0, 1, 2, 3]
-    async with _client(fake, [0, 1]) as (low, low_seen), _client(fake, [2, 3]) as (high, high_seen):
+    async with plain_client(fake, [0, 1]) as (low, low_seen), plain_client(fake, [2, 3]) as (high, high_seen):
         assert sorted(g.id for g in low.guilds) == sorted(g.id for g in guilds[:2])
         assert sorted(g.id for g in high.guilds) == sorted(g.id for g in guilds[2:])
         assert fake.sessions_by_shard() == {0: 1, 1: 1, 2: 1, 3: 1}
@@ -83,7 +55,7 @@ async def test_each_cluster_process_sees_only_its_shards(sharded: tuple[FakeDisc
 
 async def test_gateway_bot_reports_the_shard_count(sharded: tuple[FakeDiscord, list[FakeGuild]]) -> None:
     fake, _ = sharded
-    async with _client(fake, [0, 1, 2, 3]) as (client, _seen):
+    async with plain_client(fake, [0, 1, 2, 3]) as (client, _seen):
         shards, _url, limits = await client.http.get_bot_gateway()
     assert shards == 4
     assert limits["max_concurrency"] >= 4
@@ -95,7 +67,7 @@ async def test_global_limit_answers_429_global_and_discord_py_waits_it_out() -> 
     guild = fake.add_guild("g", members=[user])
     await fake.start()
     try:
-        async with _client(fake, [0]) as (client, _seen):
+        async with plain_client(fake, [0]) as (client, _seen):
             channel = client.get_channel(guild.channels[0].id)
             assert isinstance(channel, dpy.TextChannel)
             sent = await asyncio.gather(*(channel.send(f"m{i}") for i in range(12)))

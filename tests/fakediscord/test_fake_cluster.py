@@ -1,0 +1,173 @@
+"""Several bot processes on one fake Discord: the global REST limit counted over every sliding second across all of
+them, IDENTIFY pacing per rate_limit_key, and the counters served to a test in another process."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import discord as dpy
+import pytest
+
+from tests.fakediscord.clients import clients_together, plain_client
+from tests.fakediscord.server import FakeDiscord
+
+ROOT = Path(__file__).resolve().parents[2]
+STANDALONE_ARGS = [
+    "--port",
+    "0",
+    "--shards",
+    "2",
+    "--max-concurrency",
+    "1",
+    "--identify-window",
+    "60",
+    "--global-limit",
+    "50",
+]
+
+
+def busiest_second(times: list[float]) -> int:
+    """The most request times in any window (t - 1 s, t]: computed here from the records, independently."""
+    return max((sum(1 for u in times if t - 1.0 < u <= t) for t in times), default=0)
+
+
+async def test_the_global_meter_counts_every_sliding_second_and_leaves_interactions_out() -> None:
+    fake = FakeDiscord()  # no limit: the fake only counts
+    user = fake.add_user("alice")
+    guild = fake.add_guild("g", members=[user])
+    await fake.start()
+    try:
+        async with plain_client(fake) as (client, seen):
+            channel = client.get_channel(guild.channels[0].id)
+            assert isinstance(channel, dpy.TextChannel)
+            await asyncio.gather(*(channel.send(f"m{i}") for i in range(30)))
+            await fake.create_interaction(type=2, user=user, channel=guild.channels[0], data={"name": "x"}, label="x")
+            await asyncio.wait_for(_until(lambda: seen), 10)  # the client answers it (a callback: not counted)
+    finally:
+        await fake.stop()
+    counted = [c.at for c in fake.calls if c.global_limit]
+    assert any(not c.global_limit and c.route.endswith("/callback") for c in fake.calls)
+    status = fake.status()["global"]
+    assert status["requests"] == len(counted) >= 30
+    assert status["max_per_window"] == busiest_second(counted) >= 2
+    assert status["responses_429"] == 0
+
+
+async def _until(ready: Any) -> None:
+    while not ready():
+        await asyncio.sleep(0.01)
+
+
+async def test_two_processes_share_one_global_limit() -> None:
+    fake = FakeDiscord(shards=2, global_limit=8)
+    user = fake.add_user("alice")
+    guilds = [fake.add_guild(f"g{k}", members=[user], shard=k) for k in range(2)]
+    await fake.start()
+    try:
+        async with plain_client(fake, [0]) as (one, _), plain_client(fake, [1]) as (two, _):
+            sends = [
+                client.get_channel(guild.channels[0].id).send(f"{guild.name}-{i}")  # type: ignore[union-attr]
+                for client, guild in ((one, guilds[0]), (two, guilds[1]))
+                for i in range(6)
+            ]
+            assert len(await asyncio.gather(*sends)) == 12  # discord.py waits the 429s out
+    finally:
+        await fake.stop()
+    status = fake.status()["global"]
+    assert status["responses_429"] == fake.global_429s > 0  # each process alone stayed under 8
+    accepted = [c.at for c in fake.calls if c.global_limit and c.status == 200]
+    assert busiest_second(accepted) <= 8
+    assert status["max_per_window"] > 8  # what arrived (the refused included) went over
+
+
+async def test_identify_pacing_per_rate_limit_key_across_processes() -> None:
+    # A long window first, so unpaced identifies break it however slowly a loaded machine starts them
+    fake = FakeDiscord(shards=4, max_concurrency=2, identify_window=60.0)
+    for k in range(4):
+        fake.add_guild(f"g{k}", shard=k)
+    await fake.start()
+    try:
+        async with clients_together(fake, [0, 1], [2, 3]):
+            pass  # no pacing: shards 0 and 2 (key 0) and 1 and 3 (key 1) identify together
+        unpaced = list(fake.identify_violations)
+        assert len(unpaced) == 2 and all("rate_limit_key" in v for v in unpaced)
+        assert sorted(fake.status()["identify"]["shards"]) == [0, 1, 2, 3]
+        fake.identify_window = 0.3  # then a short one, which the shared queue below keeps with a margin: it paces
+        spacing = 1.0  # the hook's return, and a loaded machine may take a while from there to the IDENTIFY
+        await asyncio.sleep(fake.identify_window)  # the next round starts with every key free again
+        fake.identify_violations.clear()
+        last: dict[int, float] = {}
+        lock = asyncio.Lock()
+
+        async def shared_queue(shard_id: int | None) -> None:
+            """One queue for both processes (what a cross-process identify queue does): a key waits its turn."""
+            key = (shard_id or 0) % 2
+            async with lock:
+                wait = last.get(key, -spacing) + spacing - time.monotonic()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                last[key] = time.monotonic()
+
+        async with clients_together(fake, [0, 1], [2, 3], before_identify=shared_queue) as (one, two):
+            limits = await two.fetch_session_start_limits()
+            assert limits.max_concurrency == 2
+            assert one.is_ready() and two.is_ready()
+        assert fake.identify_violations == []
+    finally:
+        await fake.stop()
+
+
+def test_the_standalone_fake_serves_its_counters_to_another_process() -> None:
+    """``python -m tests.fakediscord`` is one fake for every process; a test reads ``FAKE_STATUS_URL``."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.fakediscord", *STANDALONE_ARGS],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        env: dict[str, str] = {}
+        assert process.stdout is not None
+        while "FAKE_STATUS_URL" not in env:
+            line = process.stdout.readline()
+            assert line, "the standalone fake exited before printing its environment"
+            key, _, value = line.strip().partition("=")
+            env[key] = value
+        fake_view = FakeDiscord(shards=2)  # only to point plain_client at the other process's URLs
+        fake_view.port = int(env["DISCORD_API_BASE"].split(":")[2].split("/")[0])
+        fake_view.token = env["DISCORD_TOKEN"]
+
+        async def two_processes() -> None:
+            async with clients_together(fake_view, [0], [1]):
+                pass  # shards 0 and 1 share key 0 with max_concurrency 1, and nobody paces them
+
+        asyncio.run(two_processes())
+        with urllib.request.urlopen(env["FAKE_STATUS_URL"], timeout=5) as response:  # noqa: S310 - 127.0.0.1
+            assert response.headers["Content-Type"] == "application/json"
+            status = json.loads(response.read())
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    assert status["identify"]["max_concurrency"] == 1 and sorted(status["identify"]["shards"]) == [0, 1]
+    assert len(status["identify"]["violations"]) == 1
+    assert status["global"]["limit"] == 50 and status["global"]["requests"] >= 2
+    assert status["global"]["responses_429"] == 0 and status["unhandled"] == [] and status["violations"] == []
+
+
+@pytest.mark.parametrize("path", ["/_fake/status"])
+async def test_the_status_route_is_not_an_api_call(fake_discord: FakeDiscord, path: str) -> None:
+    def get() -> dict[str, Any]:
+        with urllib.request.urlopen(fake_discord.base_url + path, timeout=5) as response:  # noqa: S310
+            return json.loads(response.read())
+
+    status = await asyncio.to_thread(get)
+    assert status["calls"] == 0 and fake_discord.calls == [] and fake_discord.unhandled == []
