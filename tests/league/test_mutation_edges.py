@@ -13,6 +13,7 @@ from pancog.game.cards import Card, Rank, Suit
 from pancog.league import HandDigest, PlayerLine, compute_flags, drive, repo
 from pancog.league.digest import decode
 from pancog.league.drive import Feeder, GreedyPlayer, engine_session, honest_guild, play_hands
+from pancog.league.flags import SOFT_MIN_HANDS
 
 from .conftest import GUILD, Env
 from .test_seasons import hand
@@ -121,11 +122,13 @@ def _soft_hands(with_partner: int, without_partner: int) -> list[HandDigest]:
 
 @pytest.mark.parametrize(
     ("with_partner", "without_partner", "flagged"),
-    [(30, 30, True), (29, 30, False), (30, 29, False), (60, 40, True)],
+    [(SOFT_MIN_HANDS, 0, True), (SOFT_MIN_HANDS - 1, 30, False), (SOFT_MIN_HANDS, 30, True), (60, 40, True)],
 )
-def test_soft_play_needs_thirty_hands_each_way(with_partner: int, without_partner: int, flagged: bool) -> None:
-    """docs/leagues.md: a 'soft' flag needs at least 30 hands each way (with the opponent in, and otherwise); at 30
-    and 30 an always-on-top-against-him player is flagged, one hand fewer either way is too small a sample."""
+def test_soft_play_needs_its_minimum_of_hands_with_the_opponent_in(
+    with_partner: int, without_partner: int, flagged: bool
+) -> None:
+    """docs/leagues.md: a 'soft' flag needs SOFT_MIN_HANDS judged hands with the opponent in, and none apart from
+    him (the guild's rate is the baseline then); one hand fewer is too small a sample."""
     soft = [(f.first, f.second) for f in compute_flags(_soft_hands(with_partner, without_partner)) if f.kind == "soft"]
     assert soft == ([(1, 2)] if flagged else [])
 
