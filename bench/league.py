@@ -40,7 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pancog.ai import make_player
 from pancog.league import HandDigest, LeagueService, PlayerLine, compute_flags
-from pancog.league.drive import engine_session, play_hands
+from pancog.league.digest import decode
+from pancog.league.drive import Feeder, engine_session, play_hands
 from pancog.league.flags import (
     FLOW_MIN_CHIPS,
     FLOW_MIN_HANDS,
@@ -263,31 +264,39 @@ async def real_digests(tmp: Path, hands: int) -> tuple[list[HandDigest], float, 
         assert derived == hands
         async with storage.transaction(write=False) as tx:
             bodies = await tx.fetchall("SELECT body FROM league_results ORDER BY ordinal")
-    from pancog.league.digest import decode
-
     found = [d for d in (decode(b[0]) for b in bodies) if isinstance(d, HandDigest)]
     return found, elapsed, actions
 
 
-def synthesise(path: Path, base: list[HandDigest], count: int) -> None:
-    """Write ``count`` hand results to ``league_results`` directly: the base digests with their players remapped onto
-    random players of a 200-player guild and fresh keys (setup only, not measured)."""
+def remapped(base: list[HandDigest], count: int, players: int = 200) -> list[HandDigest]:
+    """``count`` hand digests: the base digests with their players remapped onto random players of a guild of
+    ``players`` and fresh keys (tables of 500 hands)."""
     rng = random.Random(7)
-    rows = []
+    out = []
     for n in range(count):
         src = base[n % len(base)]
-        people = rng.sample(range(1, 201), len(src.players))
+        people = rng.sample(range(1, players + 1), len(src.players))
         remap = {p.user_id: people[i] for i, p in enumerate(src.players)}
-        d = HandDigest(
-            table_id=100 + n // 500,
-            hand_no=n,
-            reason=src.reason,
-            winner=remap.get(src.winner) if src.winner is not None else None,
-            splitters=tuple(remap[s] for s in src.splitters),
-            players=[dataclasses.replace(p, user_id=remap[p.user_id]) for p in src.players],
-            flows={(remap[a], remap[b]): c for (a, b), c in src.flows.items()},
+        out.append(
+            HandDigest(
+                table_id=100 + n // 500,
+                hand_no=n,
+                reason=src.reason,
+                winner=remap.get(src.winner) if src.winner is not None else None,
+                splitters=tuple(remap[s] for s in src.splitters),
+                players=[dataclasses.replace(p, user_id=remap[p.user_id]) for p in src.players],
+                flows={(remap[a], remap[b]): c for (a, b), c in src.flows.items()},
+            )
         )
-        rows.append((d.key, n + 1, GUILD, 0, "hand", d.table_id, d.hand_no, 0, d.encode()))
+    return out
+
+
+def synthesise(path: Path, base: list[HandDigest], count: int) -> None:
+    """Write ``count`` hand results to ``league_results`` directly (:func:`remapped`; setup only, not measured)."""
+    rows = [
+        (d.key, n + 1, GUILD, 0, "hand", d.table_id, d.hand_no, 0, d.encode())
+        for n, d in enumerate(remapped(base, count))
+    ]
     conn = sqlite3.connect(path)
     with conn:
         conn.executemany(
@@ -376,6 +385,7 @@ def honest_run(job: tuple[str, int, int]) -> HonestRun:
 
 
 SCENARIOS = {
+    "heads-up feeder, table service": "flow feeder->partner through the real table service and league hook",
     "heads-up feeder": "flow feeder->partner, heads-up through the engine (partner easy)",
     "three-handed feeder": "flow feeder->partner, with an honest easy player",
     "soft partner": "soft, a SoftPlayer who only ever sits at his partner's tables (1 in 2 sessions)",
@@ -383,14 +393,39 @@ SCENARIOS = {
 }
 
 
+async def service_feeder(seed: int, hands: int) -> list[HandDigest]:
+    """A feeder heads-up with an easy partner through the table service (deals seeded by ``seed``), each hand
+    recorded by the league's settlement hook; the digests as stored."""
+    with tempfile.TemporaryDirectory() as name:
+        async with SqliteStorage(Path(name) / "feeder.sqlite3", synchronous="OFF") as storage:
+            ledger = ChipLedger(storage)
+            tables = TableService(ledger, TableStore(storage), dealer=seeded_deals(seed))
+            league = LeagueService(storage, ledger)
+            league.attach(tables)
+            users = (guilds.SOFT, guilds.PARTNER)
+            await tables.open_table(1, guild_id=GUILD, channel_id=1, host_id=users[0], config=TableConfig.build())
+            for user in users:
+                await ledger.grant(GUILD, user, 5000, actor="system", reason="bench")
+                await tables.join(1, user, buy_in=5000)
+            await play_hands(tables, 1, {users[0]: Feeder(), users[1]: make_player("easy")}, hands, seed=seed)
+            await league.drain()
+            async with storage.transaction(write=False) as tx:
+                bodies = await tx.fetchall("SELECT body FROM league_results ORDER BY ordinal")
+    return [d for d in (decode(b[0]) for b in bodies) if isinstance(d, HandDigest)]
+
+
 def detect_run(job: tuple[str, int]) -> tuple[int | None, int, int, list[str]]:
     """(guild hands until the pair is flagged or None, the pair's shared hands then, its shared sittings then,
     flags naming anyone else at the end)."""
     scenario, seed = job
     pair = (guilds.SOFT, guilds.PARTNER)
-    if scenario == "heads-up feeder":
-        hands = guilds.feeder_session(seed, hands=80)
+    if scenario == "heads-up feeder, table service":
+        hands = asyncio.run(service_feeder(seed, 60))
         looks: list[int] = list(range(1, len(hands) + 1))
+        want = guilds.names("flow", *pair)
+    elif scenario == "heads-up feeder":
+        hands = guilds.feeder_session(seed, hands=80)
+        looks = list(range(1, len(hands) + 1))
         want = guilds.names("flow", *pair)
     elif scenario == "three-handed feeder":
         hands = guilds.feeder_session(seed, hands=120, third="easy")
@@ -423,7 +458,7 @@ def _run(jobs: int, fn: Callable[[T], R], work: list[T]) -> list[R]:
         return pool.map(fn, work)
 
 
-def flag_figures(guild_count: int, runs: int, jobs: int, careless: int) -> None:
+def flag_figures(guild_count: int, runs: int, jobs: int, careless: int, cost_hands: int) -> None:
     t0 = time.perf_counter()
     print(
         f"collusion flags: flow z >= {FLOW_Z} (chips or hands), one-sided >= {FLOW_ONE_SIDED}, "
@@ -454,6 +489,15 @@ def flag_figures(guild_count: int, runs: int, jobs: int, careless: int) -> None:
         )
         for seed, (flag_kind, first, second), (at, text) in raised:
             print(f"    guild {seed}: {flag_kind} {first}->{second} from hand {at}: {text}")
+    base = guilds.honest_guild(1, styles=guilds.EQUAL, pool=8, sessions=10, hands=15).hands
+    for count in (10_000, cost_hands):
+        big = remapped(base, count)
+        t1, c1 = time.perf_counter(), time.process_time()
+        found = compute_flags(big)
+        print(
+            f"cost: compute_flags over {count:,} hands of a 200-player guild (every hand its own sitting): "
+            f"{time.perf_counter() - t1:.2f} s wall, {time.process_time() - c1:.2f} s CPU, {len(found)} flags"
+        )
     print(f"detection ({runs} seeded runs each; delay = guild hands until flagged):")
     for scenario, what in SCENARIOS.items():
         out2 = _run(jobs, detect_run, [(scenario, seed) for seed in range(runs)])
@@ -494,7 +538,10 @@ async def main() -> None:
     parser.add_argument("--breakdown", action="store_true", help="only where the league's cost goes, then exit")
     args = parser.parse_args()
     if args.flags:
-        flag_figures(args.flag_guilds, args.flag_runs, args.jobs, args.careless)
+        # in a thread: its table-service runs start event loops of their own
+        await asyncio.to_thread(
+            flag_figures, args.flag_guilds, args.flag_runs, args.jobs, args.careless, args.rebuild_hands
+        )
         return
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)

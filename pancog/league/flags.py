@@ -116,7 +116,11 @@ class Flag:
 def compute_flags(digests: Iterable[HandDigest], limits: Limits = LIMITS) -> list[Flag]:
     """Every flag raised by ``digests`` (one guild's hands, in order), strongest first."""
     hands = list(digests)
-    flags = _flow_flags(hands, limits) + _together_flags(hands, limits) + _soft_flags(hands, limits)
+    people = [sorted(_humans(d)) for d in hands]
+    keys = [d.key for d in hands]
+    flags = _flow_flags(hands, people, keys, limits)
+    flags += _together_flags(_sittings(hands, people, keys), limits)
+    flags += _soft_flags(hands, limits)
     flags.sort(key=lambda f: (-f.score, f.kind, f.first, f.second))
     return flags
 
@@ -173,14 +177,14 @@ def hypergeometric_tail(k: int, total: int, marked: int, drawn: int) -> float:
 # ----------------------------------------------------------------------------------------------- flow
 
 
-def _flow_flags(hands: list[HandDigest], limits: Limits) -> list[Flag]:
-    # per pair (a < b): per shared hand the net flow a -> b
-    nets: dict[tuple[int, int], list[tuple[int, str]]] = defaultdict(list)
-    for d in hands:
-        people = sorted(_humans(d))
-        for i, a in enumerate(people):
-            for b in people[i + 1 :]:
-                nets[(a, b)].append((d.flows.get((a, b), 0) - d.flows.get((b, a), 0), d.key))
+def _flow_flags(hands: list[HandDigest], people: list[list[int]], keys: list[str], limits: Limits) -> list[Flag]:
+    # per pair (a < b): per shared hand the net flow a -> b, and the hand
+    nets: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
+    for index, (d, humans) in enumerate(zip(hands, people, strict=True)):
+        flows = d.flows
+        for i, a in enumerate(humans):
+            for b in humans[i + 1 :]:
+                nets[(a, b)].append((flows.get((a, b), 0) - flows.get((b, a), 0), index))
     # hands in which each player paid another on balance (for the payer's record against everyone else)
     paid_to: dict[tuple[int, int], int] = defaultdict(int)
     for (a, b), rows in nets.items():
@@ -232,7 +236,7 @@ def _flow_flags(hands: list[HandDigest], limits: Limits) -> list[Flag]:
                     ("payer_hands_vs_others", others),
                     ("payer_paid_share_vs_others", round(others_paid / others, 3) if others else 0.0),
                 ),
-                hands=tuple(key for _, key in evidence),
+                hands=tuple(keys[index] for _, index in evidence),
             )
         )
     return flags
@@ -244,21 +248,26 @@ def _flow_flags(hands: list[HandDigest], limits: Limits) -> list[Flag]:
 def sittings(hands: Iterable[HandDigest]) -> list[Sitting]:
     """The guild's sittings: per table, each run of consecutive hands dealt to the same humans (the humans, the
     hands' keys), tables in order of their first hand. Hands without a human belong to no sitting."""
-    by_table: dict[int, list[HandDigest]] = defaultdict(list)
-    for d in hands:
-        by_table[d.table_id].append(d)
+    listed = list(hands)
+    return _sittings(listed, [_humans(d) for d in listed], [d.key for d in listed])
+
+
+def _sittings(hands: list[HandDigest], people: list[list[int]], keys: list[str]) -> list[Sitting]:
+    by_table: dict[int, list[int]] = defaultdict(list)
+    for index, d in enumerate(hands):
+        by_table[d.table_id].append(index)
     out: list[Sitting] = []
-    for table_hands in by_table.values():
+    for indexes in by_table.values():
         last: frozenset[int] | None = None
-        for d in sorted(table_hands, key=lambda d: d.hand_no):
-            people = frozenset(_humans(d))
-            if not people:
+        for index in sorted(indexes, key=lambda i: hands[i].hand_no):
+            humans = frozenset(people[index])
+            if not humans:
                 last = None
                 continue
-            if people != last:
-                out.append((people, []))
-                last = people
-            out[-1][1].append(d.key)
+            if humans != last:
+                out.append((humans, []))
+                last = humans
+            out[-1][1].append(keys[index])
     return out
 
 
@@ -306,11 +315,10 @@ def _together_candidates(runs: list[Sitting], live: list[int], limits: Limits) -
     return out
 
 
-def _together_flags(hands: list[HandDigest], limits: Limits) -> list[Flag]:
+def _together_flags(runs: list[Sitting], limits: Limits) -> list[Flag]:
     # Strongest pair first; its shared sittings then leave the baseline of the pairs judged after it. A pair that
     # fills its own tables leaves the guild's other players fewer tables to spread over, which would otherwise make
     # them look clustered too (the explained sittings are not evidence about anyone else).
-    runs = sittings(hands)
     live = list(range(len(runs)))
     flags: list[Flag] = []
     while True:

@@ -4,8 +4,10 @@ any moment; each flag carries named figures and the hands behind it."""
 
 from __future__ import annotations
 
+import asyncio
 import math
 import random
+import time
 from pathlib import Path
 
 import pytest
@@ -251,3 +253,27 @@ def test_exact_tails() -> None:
     assert math.exp(hypergeometric_tail(1, 4, 2, 2)) == pytest.approx(5 / 6)
     assert hypergeometric_tail(1, 3, 2, 2) == 0.0  # two of three drawn: one of the two marked can't be missed
     assert math.exp(hypergeometric_tail(2, 3, 2, 2)) == pytest.approx(1 / 3)
+
+
+async def test_flags_are_computed_off_the_event_loop(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A big guild's flags take seconds of CPU (docs/leagues.md): the service computes them in a worker thread, so
+    the bot's event loop keeps answering meanwhile."""
+    import pancog.league.service as service
+
+    def slow(digests: object) -> list[Flag]:
+        time.sleep(0.3)
+        return []
+
+    monkeypatch.setattr(service, "compute_flags", slow)
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    ticker = asyncio.create_task(tick())
+    assert await env.league.flags(GUILD) == []
+    ticker.cancel()
+    assert ticks >= 10
