@@ -50,6 +50,7 @@ from pancog.league.flags import (
     SOFT_GAP,
     SOFT_MIN_HANDS,
     SOFT_Z,
+    STRONG_MADE,
     TOGETHER_SHARE,
     TOGETHER_Z,
     Flag,
@@ -349,6 +350,13 @@ class HonestRun:
     pairs: int
     raised: list[tuple[int, tuple[str, int, int], tuple[int, str]]]
     closest: dict[str, list[float]]
+    tops: dict[tuple[str, str], list[int]]  # (level, situation) -> [declarations, went on top]
+
+
+def situation(line: PlayerLine, hand: HandDigest) -> str:
+    """What the soft flag separates: a dealt meld or not, and whether someone had knocked in before him."""
+    contested = any(p.played and (p.position or 0) < (line.position or 0) for p in hand.players)
+    return f"{'meld' if (line.made or 0) >= STRONG_MADE else 'no meld'}, {'someone in' if contested else 'nobody in'}"
 
 
 SESSIONS = 40  # per honest guild, of 15 hands: 600 hands
@@ -368,6 +376,12 @@ def honest_run(job: tuple[str, int, int]) -> HonestRun:
         for f in compute_flags(guild.hands[:end], LOOSE):
             closest[f.kind][0] = max(closest[f.kind][0], f.score)
             closest[f.kind][1] = max(closest[f.kind][1], _effect(f))
+    tops: dict[tuple[str, str], list[int]] = {}
+    for d in guild.hands:
+        for line in d.players:
+            acc = tops.setdefault((guild.levels[line.user_id], situation(line, d)), [0, 0])
+            acc[0] += 1
+            acc[1] += line.on_top
     pairs = {
         (a, b)
         for d in guild.hands
@@ -381,6 +395,7 @@ def honest_run(job: tuple[str, int, int]) -> HonestRun:
         pairs=len(pairs),
         raised=[(seed, k, v) for k, v in raised.items()],
         closest=closest,
+        tops=tops,
     )
 
 
@@ -489,6 +504,16 @@ def flag_figures(guild_count: int, runs: int, jobs: int, careless: int, cost_han
         )
         for seed, (flag_kind, first, second), (at, text) in raised:
             print(f"    guild {seed}: {flag_kind} {first}->{second} from hand {at}: {text}")
+        tops: dict[tuple[str, str], list[int]] = {}
+        for o in out:
+            for key, (n, top) in o.tops.items():
+                acc = tops.setdefault(key, [0, 0])
+                acc[0] += n
+                acc[1] += top
+        rates = "; ".join(
+            f"{level} {where} {100 * top / n:.1f} % of {n:,}" for (level, where), (n, top) in sorted(tops.items())
+        )
+        print(f"    on top (honest declarations): {rates}")
     base = guilds.honest_guild(1, styles=guilds.EQUAL, pool=8, sessions=10, hands=15).hands
     for count in (10_000, cost_hands):
         big = remapped(base, count)

@@ -65,7 +65,7 @@ def test_a_soft_partner_who_never_plays_apart_is_flagged() -> None:
     without him, so no baseline from hands apart. He is judged by the hands an honest player knocks with (a dealt
     meld) in the situation soft play is about (someone in before him), against his own such hands when PARTNER was
     not in before him and the guild's rate: 'soft' SOFT -> PARTNER, and nobody else."""
-    guild = guilds.soft_guild(1, sessions=24)
+    guild = guilds.soft_guild(1, sessions=32)
     assert all(PARTNER in {p.user_id for p in d.players} for d in guild.hands if SOFT in {p.user_id for p in d.players})
     flags = compute_flags(guild.hands)
     assert _pairs(flags, "soft") == [(SOFT, PARTNER)]
