@@ -234,7 +234,8 @@ def _flow_flags(hands: list[HandDigest], people: list[list[int]], keys: list[str
                     ("hands_paid_back", paid_back),
                     ("one_sided", round(one_sided, 3)),
                     ("payer_hands_vs_others", others),
-                    ("payer_paid_share_vs_others", round(others_paid / others, 3) if others else 0.0),
+                    # (no share without such hands: a 0 would read as "pays nobody else")
+                    *((("payer_paid_share_vs_others", round(others_paid / others, 3)),) if others else ()),
                 ),
                 hands=tuple(keys[index] for _, index in evidence),
             )
@@ -449,7 +450,7 @@ def _soft_flags(hands: list[HandDigest], limits: Limits) -> list[Flag]:
                     ("on_top_rate_vs_opponent", round(rate, 3)),
                     ("honest_rate", round(honest, 3)),
                     ("hands_otherwise", acc.rest),
-                    ("on_top_rate_otherwise", round(acc.rest_tops / acc.rest, 3) if acc.rest else 0.0),
+                    *((("on_top_rate_otherwise", round(acc.rest_tops / acc.rest, 3)),) if acc.rest else ()),
                     ("guild_rate", round(acc.guild / acc.hands, 3)),
                 ),
                 hands=tuple(key for _, key in weigh),

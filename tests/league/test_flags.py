@@ -44,7 +44,8 @@ async def test_heads_up_feeder_is_flagged_within_the_stated_hands(tmp_path: Path
     flag = flags[0]
     assert flag.figure("shared_hands") == FEEDER_HANDS and flag.figure("net_chips") >= 50 and flag.score >= 4.5
     assert flag.figure("hands_paid") > 5 * flag.figure("hands_paid_back") and flag.figure("one_sided") >= 0.8
-    assert flag.figure("payer_hands_vs_others") == 0  # heads-up: nobody else to compare him with
+    assert flag.figure("payer_hands_vs_others") == 0  # heads-up: nobody else to compare him with, so no share
+    assert "payer_paid_share_vs_others" not in dict(flag.figures)
     assert flag.hands and all(key.startswith(f"hand:{table}:") for key in flag.hands)
 
 
