@@ -18,15 +18,20 @@ a z: the normal quantile of the chance of what was seen (or more) if the players
   choices. Null: the guild's sittings as they were, each player in as many as he was, filled without regard to who
   else sits there; the exact chance (Fisher's one-sided test) that A and B share as many sittings as they did.
   That baseline uses each player's share of the sittings only, so an inseparable pair is not its own excuse however
-  much of the guild it is: it is flagged once the other sittings make the overlap unlikely.
+  much of the guild it is: it is flagged once the other sittings make the overlap unlikely. The strongest pair is
+  judged first and its shared sittings then leave the baseline of the pairs judged after it (a pair that fills its
+  own tables leaves the others fewer to spread over, which is no evidence about them).
 - ``soft``: A goes on top unusually often when B has knocked in (he lets B win uncontested). Judged on the hands an
-  honest player knocks with: A was dealt a meld (``STRONG_MADE`` cards already made, the digest's ``made``; hands
-  recorded before that fact was kept are all judged, with their own baseline). A's honest rate of going on top
-  with such a hand is an empirical-Bayes estimate: the guild's rate (everyone but A) counted as ``SOFT_PRIOR_HANDS``
-  hands, plus A's own such hands without B in. So a player never seen apart from B is judged by the guild's rate,
-  and one seen apart mostly by his own. Raised when his rate with B in is ``SOFT_GAP`` above that estimate over
-  ``SOFT_MIN_HANDS`` hands and the binomial tail at the estimate gives ``SOFT_Z`` (a binomial at the mean rate
-  bounds the tail of the hands' mixed rates from above: Hoeffding 1956).
+  honest player knocks with — A was dealt a meld (``STRONG_MADE`` cards already made, the digest's ``made``) — and
+  in the situation soft play is about: someone had knocked in before A declared (the digest's ``position``); B
+  counts if his knock came before A's declaration. Hands recorded before those facts were kept are all judged,
+  with B in at all, in a class of their own. A's honest rate of going on top there is an empirical-Bayes estimate:
+  the guild's rate in the same class (everyone but A) counted as ``SOFT_PRIOR_HANDS`` hands, plus A's own such
+  hands without B in before him. So a player never seen apart from B is judged by the guild's rate and by his
+  hands where B declared after him or went on top, and one seen apart mostly by his own. Raised when his rate
+  with B in is ``SOFT_GAP`` above that estimate over ``SOFT_MIN_HANDS`` hands and the binomial tail at the
+  estimate gives ``SOFT_Z`` (a binomial at the mean rate bounds the tail of the hands' mixed rates from above:
+  Hoeffding 1956).
 
 Computer players are ignored (they are the house's, not anyone's partner).
 """
@@ -55,7 +60,9 @@ __all__ = [
     "TOGETHER_Z",
     "Flag",
     "Limits",
+    "binomial_tail",
     "compute_flags",
+    "hypergeometric_tail",
     "sittings",
 ]
 

@@ -15,7 +15,7 @@ import pytest
 from pancog.ai import make_player
 from pancog.league import Flag, HandDigest, PlayerLine, compute_flags
 from pancog.league.drive import Feeder, play_hands
-from pancog.league.flags import SOFT_MIN_HANDS, binomial_tail, hypergeometric_tail, sittings
+from pancog.league.flags import SOFT_MIN_HANDS, _z, binomial_tail, hypergeometric_tail, sittings
 from pancog.storage import SqliteStorage
 
 from . import guilds
@@ -253,6 +253,9 @@ def test_exact_tails() -> None:
     assert hypergeometric_tail(10, 30, 10, 10) == pytest.approx(-math.log(math.comb(30, 10)))
     assert math.exp(hypergeometric_tail(1, 4, 2, 2)) == pytest.approx(5 / 6)
     assert hypergeometric_tail(1, 3, 2, 2) == 0.0  # two of three drawn: one of the two marked can't be missed
+    assert _z(math.log(0.5)) == 0.0 and _z(math.log(3.4e-6)) == pytest.approx(4.5, abs=0.01)
+    assert _z(-699.9) == pytest.approx(_z(-700.1), abs=0.05)  # the asymptote takes over where exp() underflows
+    assert _z(-1e6) == 40.0
     assert math.exp(hypergeometric_tail(2, 3, 2, 2)) == pytest.approx(1 / 3)
 
 
