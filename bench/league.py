@@ -1,7 +1,7 @@
 """League benchmark: what recording a hand costs its settlement, the ratings fold, and the rebuild.
 
 Run: .venv/bin/python -m bench.league [--settlements 2000] [--rounds 3] [--rebuild-hands 100000] [--log-hands 60]
-                                      [--fp-guilds 0]
+     .venv/bin/python -m bench.league --flags [--flag-guilds 10] [--flag-runs 20] [--jobs 1]
 
 1. Settlement cost, back to back with ``bench/ledger.py``'s loop (one ``commit_action`` = log append + 10 postings,
    ``synchronous=FULL``): the same loop with the league's in-transaction work of a four-player hand (the hand's
@@ -13,7 +13,10 @@ Run: .venv/bin/python -m bench.league [--settlements 2000] [--rounds 3] [--rebui
 2. Rebuild: ``--rebuild-hands`` hand results (digests of real self-played hands, replicated over a 200-player guild
    with fresh keys) refolded into stats and ratings by ``LeagueService.rebuild(from_log=False)``; and the full
    re-derivation from raw action logs (engine replay) of ``--log-hands`` hands played through the table service.
-3. ``--fp-guilds N``: false-positive run of the collusion flags over N seeded honest guilds (slow: ~6 s a guild).
+3. ``--flags`` (only this): the collusion flags' false positives over ``--flag-guilds`` seeded honest guilds of
+   each kind (equal skill, mixed levels; the flags computed after every session, i.e. at every moment a moderator
+   could look), how close honest pairs came to each threshold, and the detection delays over ``--flag-runs`` seeded
+   runs of each colluding scenario (tests/league/guilds.py). ``--jobs`` processes (the machine is shared: 1).
 """
 
 from __future__ import annotations
@@ -21,22 +24,45 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import math
+import multiprocessing
 import random
 import sqlite3
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from pancog.ai import make_player
 from pancog.infra.storage import Account, Posting, SqliteStorage, StorageTx, transfer
 from pancog.services.league import HandDigest, LeagueService, PlayerLine, compute_flags
+from pancog.services.league.digest import decode
+from pancog.services.league.flags import (
+    FLOW_MIN_CHIPS,
+    FLOW_MIN_HANDS,
+    FLOW_ONE_SIDED,
+    FLOW_Z,
+    SOFT_GAP,
+    SOFT_MIN_HANDS,
+    SOFT_Z,
+    STRONG_MADE,
+    TOGETHER_SHARE,
+    TOGETHER_Z,
+    Flag,
+    Limits,
+    sittings,
+)
 from pancog.services.ledger import ChipLedger
 from pancog.services.store import TableStore
 from pancog.services.tables import ResultNote, TableConfig, TableService, seeded_deals
-from tests.support.league_play import engine_session, honest_guild, play_hands
+from tests.services.league import guilds
+from tests.support.league_play import Feeder, engine_session, play_hands
 
 GUILD = 1
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 def sample_hand(n: int, users: list[int], table: int = 1) -> HandDigest:
@@ -236,31 +262,39 @@ async def real_digests(tmp: Path, hands: int) -> tuple[list[HandDigest], float, 
         assert derived == hands
         async with storage.transaction(write=False) as tx:
             bodies = await tx.fetchall("SELECT body FROM league_results ORDER BY ordinal")
-    from pancog.services.league.digest import decode
-
     found = [d for d in (decode(b[0]) for b in bodies) if isinstance(d, HandDigest)]
     return found, elapsed, actions
 
 
-def synthesise(path: Path, base: list[HandDigest], count: int) -> None:
-    """Write ``count`` hand results to ``league_results`` directly: the base digests with their players remapped onto
-    random players of a 200-player guild and fresh keys (setup only, not measured)."""
+def remapped(base: list[HandDigest], count: int, players: int = 200) -> list[HandDigest]:
+    """``count`` hand digests: the base digests with their players remapped onto random players of a guild of
+    ``players`` and fresh keys (tables of 500 hands)."""
     rng = random.Random(7)
-    rows = []
+    out = []
     for n in range(count):
         src = base[n % len(base)]
-        people = rng.sample(range(1, 201), len(src.players))
+        people = rng.sample(range(1, players + 1), len(src.players))
         remap = {p.user_id: people[i] for i, p in enumerate(src.players)}
-        d = HandDigest(
-            table_id=100 + n // 500,
-            hand_no=n,
-            reason=src.reason,
-            winner=remap.get(src.winner) if src.winner is not None else None,
-            splitters=tuple(remap[s] for s in src.splitters),
-            players=[dataclasses.replace(p, user_id=remap[p.user_id]) for p in src.players],
-            flows={(remap[a], remap[b]): c for (a, b), c in src.flows.items()},
+        out.append(
+            HandDigest(
+                table_id=100 + n // 500,
+                hand_no=n,
+                reason=src.reason,
+                winner=remap.get(src.winner) if src.winner is not None else None,
+                splitters=tuple(remap[s] for s in src.splitters),
+                players=[dataclasses.replace(p, user_id=remap[p.user_id]) for p in src.players],
+                flows={(remap[a], remap[b]): c for (a, b), c in src.flows.items()},
+            )
         )
-        rows.append((d.key, n + 1, GUILD, 0, "hand", d.table_id, d.hand_no, 0, d.encode()))
+    return out
+
+
+def synthesise(path: Path, base: list[HandDigest], count: int) -> None:
+    """Write ``count`` hand results to ``league_results`` directly (:func:`remapped`; setup only, not measured)."""
+    rows = [
+        (d.key, n + 1, GUILD, 0, "hand", d.table_id, d.hand_no, 0, d.encode())
+        for n, d in enumerate(remapped(base, count))
+    ]
     conn = sqlite3.connect(path)
     with conn:
         conn.executemany(
@@ -283,22 +317,226 @@ async def rebuild(path: Path) -> tuple[float, float, int]:
     return elapsed, cpu, results
 
 
-def false_positives(guilds: int, first_seed: int = 1000) -> None:
-    flagged = 0
-    hands = 0
-    t0 = time.perf_counter()
-    for seed in range(first_seed, first_seed + guilds):
-        digests = honest_guild(seed, pool=6, sessions=8, hands=12)
-        hands += len(digests)
-        found = compute_flags(digests)
-        flagged += len(found)
-        for f in found:
-            print(f"  guild {seed}: {f.kind} {f.first}->{f.second} {f.figures}")
-    pairs = guilds * 15
-    print(
-        f"false positives: {flagged} flags in {guilds} honest guilds ({hands} hands, {pairs} pairs, "
-        f"{2 * pairs} ordered pairs) in {time.perf_counter() - t0:.0f} s"
+LOOSE = Limits(
+    flow_z=-math.inf,
+    flow_min_chips=0,
+    flow_one_sided=0.0,
+    together_z=-math.inf,
+    together_share=0.0,
+    soft_z=-math.inf,
+    soft_gap=-math.inf,
+)
+"""Every criterion but the minimum sample waived: how close honest pairs come to each threshold."""
+
+EFFECT = ("flow", "together", "soft")
+
+
+def _effect(flag: Flag) -> float:
+    """The flag's size criterion (besides its z): flow's one-sidedness, together's smaller share, soft's gap."""
+    if flag.kind == "flow":
+        return flag.figure("one_sided")
+    if flag.kind == "together":
+        return min(flag.figure("share_of_first_hands"), flag.figure("share_of_second_hands"))
+    return flag.figure("on_top_rate_vs_opponent") - flag.figure("honest_rate")
+
+
+@dataclasses.dataclass
+class HonestRun:
+    hands: int
+    looks: int
+    pairs: int
+    raised: list[tuple[int, tuple[str, int, int], tuple[int, str]]]
+    closest: dict[str, list[float]]
+    tops: dict[tuple[str, str], list[int]]  # (level, situation) -> [declarations, went on top]
+
+
+def situation(line: PlayerLine, hand: HandDigest) -> str:
+    """What the soft flag separates: a dealt meld or not, and whether someone had knocked in before him."""
+    contested = any(p.played and (p.position or 0) < (line.position or 0) for p in hand.players)
+    return f"{'meld' if (line.made or 0) >= STRONG_MADE else 'no meld'}, {'someone in' if contested else 'nobody in'}"
+
+
+SESSIONS = 40  # per honest guild, of 15 hands: 600 hands
+
+
+def honest_run(job: tuple[str, int, int]) -> HonestRun:
+    """One honest guild, the flags after every session: what was raised, and the closest honest pair per kind."""
+    kind, seed, sessions = job
+    styles = {"equal": guilds.EQUAL, "mixed": guilds.MIXED_HARD, "careless": guilds.CARELESS}[kind]
+    guild = guilds.honest_guild(seed, styles=styles, pool=8, sessions=sessions, hands=15)
+    raised: dict[tuple[str, int, int], tuple[int, str]] = {}
+    closest: dict[str, list[float]] = {k: [0.0, 0.0] for k in EFFECT}
+    for _, end in guild.sessions:
+        for f in compute_flags(guild.hands[:end]):
+            who = f"{guild.levels[f.first]}->{guild.levels[f.second]}"
+            raised.setdefault((f.kind, f.first, f.second), (end, f"{who} {dict(f.figures)}"))
+        for f in compute_flags(guild.hands[:end], LOOSE):
+            closest[f.kind][0] = max(closest[f.kind][0], f.score)
+            closest[f.kind][1] = max(closest[f.kind][1], _effect(f))
+    tops: dict[tuple[str, str], list[int]] = {}
+    for d in guild.hands:
+        for line in d.players:
+            acc = tops.setdefault((guild.levels[line.user_id], situation(line, d)), [0, 0])
+            acc[0] += 1
+            acc[1] += line.on_top
+    pairs = {
+        (a, b)
+        for d in guild.hands
+        for a in (p.user_id for p in d.players)
+        for b in (p.user_id for p in d.players)
+        if a < b
+    }
+    return HonestRun(
+        hands=len(guild.hands),
+        looks=len(guild.sessions),
+        pairs=len(pairs),
+        raised=[(seed, k, v) for k, v in raised.items()],
+        closest=closest,
+        tops=tops,
     )
+
+
+SCENARIOS = {
+    "heads-up feeder, table service": "flow feeder->partner through the real table service and league hook",
+    "heads-up feeder": "flow feeder->partner, heads-up through the engine (partner easy)",
+    "three-handed feeder": "flow feeder->partner, with an honest easy player",
+    "soft partner": "soft, a SoftPlayer who only ever sits at his partner's tables (1 in 2 sessions)",
+    "inseparable pair": "together, an honest pair that only plays heads-up with each other (4 sessions in 5)",
+}
+
+
+async def service_feeder(seed: int, hands: int) -> list[HandDigest]:
+    """A feeder heads-up with an easy partner through the table service (deals seeded by ``seed``), each hand
+    recorded by the league's settlement hook; the digests as stored."""
+    with tempfile.TemporaryDirectory() as name:
+        async with SqliteStorage(Path(name) / "feeder.sqlite3", synchronous="OFF") as storage:
+            ledger = ChipLedger(storage)
+            tables = TableService(ledger, TableStore(storage), dealer=seeded_deals(seed))
+            league = LeagueService(storage, ledger)
+            league.attach(tables)
+            users = (guilds.SOFT, guilds.PARTNER)
+            await tables.open_table(1, guild_id=GUILD, channel_id=1, host_id=users[0], config=TableConfig.build())
+            for user in users:
+                await ledger.grant(GUILD, user, 5000, actor="system", reason="bench")
+                await tables.join(1, user, buy_in=5000)
+            await play_hands(tables, 1, {users[0]: Feeder(), users[1]: make_player("easy")}, hands, seed=seed)
+            await league.drain()
+            async with storage.transaction(write=False) as tx:
+                bodies = await tx.fetchall("SELECT body FROM league_results ORDER BY ordinal")
+    return [d for d in (decode(b[0]) for b in bodies) if isinstance(d, HandDigest)]
+
+
+def detect_run(job: tuple[str, int]) -> tuple[int | None, int, int, list[str]]:
+    """(guild hands until the pair is flagged or None, the pair's shared hands then, its shared sittings then,
+    flags naming anyone else at the end)."""
+    scenario, seed = job
+    pair = (guilds.SOFT, guilds.PARTNER)
+    if scenario == "heads-up feeder, table service":
+        hands = asyncio.run(service_feeder(seed, 60))
+        looks: list[int] = list(range(1, len(hands) + 1))
+        want = guilds.names("flow", *pair)
+    elif scenario == "heads-up feeder":
+        hands = guilds.feeder_session(seed, hands=80)
+        looks = list(range(1, len(hands) + 1))
+        want = guilds.names("flow", *pair)
+    elif scenario == "three-handed feeder":
+        hands = guilds.feeder_session(seed, hands=120, third="easy")
+        looks = list(range(1, len(hands) + 1))
+        want = guilds.names("flow", *pair)
+    elif scenario == "soft partner":
+        guild = guilds.soft_guild(seed, sessions=40)
+        hands, looks = guild.hands, [end for _, end in guild.sessions]
+        want = guilds.names("soft", *pair)
+    else:
+        guild = guilds.inseparable_guild(seed, sessions=60)
+        hands, looks = guild.hands, [end for _, end in guild.sessions]
+        want = guilds.names("together", *pair)
+    first = guilds.first_flagged(hands, want, looks)
+    seen = hands[: first or len(hands)]
+    both = [d for d in seen if {guilds.SOFT, guilds.PARTNER} <= {p.user_id for p in d.players}]
+    together = sum(1 for people, _ in sittings(seen) if {guilds.SOFT, guilds.PARTNER} <= people)
+    wrong = [
+        f"{f.kind} {f.first}->{f.second}"
+        for f in compute_flags(hands)
+        if {f.first, f.second} != set(pair) and not (f.kind == "flow" and f.first == guilds.SOFT)
+    ]
+    return first, len(both), together, wrong
+
+
+def _run(jobs: int, fn: Callable[[T], R], work: list[T]) -> list[R]:
+    if jobs <= 1:
+        return [fn(w) for w in work]
+    with multiprocessing.Pool(jobs) as pool:
+        return pool.map(fn, work)
+
+
+def flag_figures(guild_count: int, runs: int, jobs: int, careless: int, cost_hands: int) -> None:
+    t0 = time.perf_counter()
+    print(
+        f"collusion flags: flow z >= {FLOW_Z} (chips or hands), one-sided >= {FLOW_ONE_SIDED}, "
+        f">= {FLOW_MIN_HANDS} hands, >= {FLOW_MIN_CHIPS} chips; together z >= {TOGETHER_Z}, share >= "
+        f"{TOGETHER_SHARE} of each one's hands; soft z >= {SOFT_Z}, gap >= {SOFT_GAP}, >= {SOFT_MIN_HANDS} hands"
+    )
+    print(
+        f"honest guilds (8 players, {SESSIONS} sessions of 2-4 of them, 15 hands each; flags computed after every "
+        "session):"
+    )
+    kinds = [("equal", guild_count), ("mixed", guild_count)] + ([("careless", careless)] if careless else [])
+    for kind, count in kinds:
+        t1 = time.perf_counter()
+        out = _run(jobs, honest_run, [(kind, 2000 + seed, SESSIONS) for seed in range(count)])
+        raised = [r for o in out for r in o.raised]
+        closest = {k: [max(o.closest[k][i] for o in out) for i in (0, 1)] for k in EFFECT}
+        label = {"equal": "equal (all easy)", "mixed": "mixed (easy/normal/hard)", "careless": "careless"}[kind]
+        print(
+            f"  {label}: {count} guilds, {sum(o.hands for o in out):,} hands, "
+            f"{sum(o.pairs for o in out)} pairs, {sum(o.looks for o in out)} looks: "
+            f"{len(raised)} flags ({time.perf_counter() - t1:.0f} s)"
+        )
+        print(
+            "    closest honest pair (each criterion alone): "
+            f"flow z {closest['flow'][0]:.2f}, one-sided {closest['flow'][1]:.2f}; "
+            f"together z {closest['together'][0]:.2f}, share {closest['together'][1]:.2f}; "
+            f"soft z {closest['soft'][0]:.2f}, gap {closest['soft'][1]:.2f}"
+        )
+        for seed, (flag_kind, first, second), (at, text) in raised:
+            print(f"    guild {seed}: {flag_kind} {first}->{second} from hand {at}: {text}")
+        tops: dict[tuple[str, str], list[int]] = {}
+        for o in out:
+            for key, (n, top) in o.tops.items():
+                acc = tops.setdefault(key, [0, 0])
+                acc[0] += n
+                acc[1] += top
+        rates = "; ".join(
+            f"{level} {where} {100 * top / n:.1f} % of {n:,}" for (level, where), (n, top) in sorted(tops.items())
+        )
+        print(f"    on top (honest declarations): {rates}")
+    base = guilds.honest_guild(1, styles=guilds.EQUAL, pool=8, sessions=10, hands=15).hands
+    for count in (10_000, cost_hands):
+        big = remapped(base, count)
+        t1, c1 = time.perf_counter(), time.process_time()
+        found = compute_flags(big)
+        print(
+            f"cost: compute_flags over {count:,} hands of a 200-player guild (every hand its own sitting): "
+            f"{time.perf_counter() - t1:.2f} s wall, {time.process_time() - c1:.2f} s CPU, {len(found)} flags"
+        )
+    print(f"detection ({runs} seeded runs each; delay = guild hands until flagged):")
+    for scenario, what in SCENARIOS.items():
+        out2 = _run(jobs, detect_run, [(scenario, seed) for seed in range(runs)])
+        found = sorted(o[0] for o in out2 if o[0] is not None)
+        shared = sorted(o[1] for o in out2 if o[0] is not None)
+        sits = sorted(o[2] for o in out2 if o[0] is not None)
+        wrong = [w for o in out2 for w in o[3]]
+        if found:
+            print(
+                f"  {scenario} ({what}): flagged in {len(found)}/{runs}; hands: median "
+                f"{statistics.median(found):.0f}, max {found[-1]}; the pair's shared hands: median "
+                f"{statistics.median(shared):.0f}, max {shared[-1]}; shared sittings: median "
+                f"{statistics.median(sits):.0f}, max {sits[-1]}; flags naming anyone else: {len(wrong)} {wrong[:5]}"
+            )
+        else:
+            print(f"  {scenario} ({what}): never flagged in {runs} runs")
+    print(f"({time.perf_counter() - t0:.0f} s)")
 
 
 async def main() -> None:
@@ -307,8 +545,11 @@ async def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--rebuild-hands", type=int, default=100_000)
     parser.add_argument("--log-hands", type=int, default=60)
-    parser.add_argument("--fp-guilds", type=int, default=0)
-    parser.add_argument("--fp-first-seed", type=int, default=1000)
+    parser.add_argument("--flags", action="store_true", help="only the collusion flags' figures, then exit")
+    parser.add_argument("--flag-guilds", type=int, default=10, help="honest guilds of each kind")
+    parser.add_argument("--flag-runs", type=int, default=20, help="seeded runs of each colluding scenario")
+    parser.add_argument("--careless", type=int, default=0, help="honest guilds with a careless player (known limit)")
+    parser.add_argument("--jobs", type=int, default=1, help="processes for --flags")
     parser.add_argument("--concurrent", type=int, default=16, help="tables at once in the ledger figures")
     parser.add_argument(
         "--ledger-rounds",
@@ -318,6 +559,12 @@ async def main() -> None:
     )
     parser.add_argument("--breakdown", action="store_true", help="only where the league's cost goes, then exit")
     args = parser.parse_args()
+    if args.flags:
+        # in a thread: its table-service runs start event loops of their own
+        await asyncio.to_thread(
+            flag_figures, args.flag_guilds, args.flag_runs, args.jobs, args.careless, args.rebuild_hands
+        )
+        return
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
         if args.breakdown:
@@ -373,8 +620,6 @@ async def main() -> None:
         synthesise(path, base + extra, args.rebuild_hands)
         elapsed, cpu, results = await rebuild(path)
         print(f"rebuild of stats + ratings from {results} hand results: {elapsed:.1f} s wall, {cpu:.1f} s CPU")
-    if args.fp_guilds:
-        false_positives(args.fp_guilds, args.fp_first_seed)
 
 
 if __name__ == "__main__":

@@ -2,10 +2,11 @@
 
 A :class:`HandTally` is fed the events of a table's transitions in order (the same events the action log
 stores); when a hand ends it yields a :class:`HandDigest`: for every player dealt in, whether he knocked
-(played) or went on top, whether he went out, the conditions he collected, his biggest single collection and
-his net chips for the hand, plus the chips that moved directly between each pair of seats (the evidence for the
-chip-dumping flags). :func:`digests_from_log` replays a stored action log through the engine to produce the
-same digests (the rebuild path). Digests encode to a compact JSON text (``league_results.body``).
+(played) or went on top, whether he went out, the conditions he collected, his biggest single collection, his
+net chips for the hand, how many of his dealt cards were already in melds and his place in the declarations, plus
+the chips that moved directly between each pair of seats (the evidence for the chip-dumping flags).
+:func:`digests_from_log` replays a stored action log through the engine to produce the same digests (the rebuild
+path). Digests encode to a compact JSON text (``league_results.body``).
 
 Pure: no I/O, no discord.
 """
@@ -17,8 +18,9 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from pancog.ai.evaluate import made_cards
 from pancog.game import engine
-from pancog.game.events import ChipReason, ChipsMoved, Declared, Event, HandEnded, HandStarted, Melded
+from pancog.game.events import CardsDealt, ChipReason, ChipsMoved, Declared, Event, HandEnded, HandStarted, Melded
 from pancog.game.notation import parse_action
 from pancog.game.rules import Rules
 from pancog.game.state import EndReason, TableState, initial_state
@@ -71,6 +73,9 @@ class PlayerLine:
     condition_chips: int = 0
     biggest: int = 0  # most chips collected by one action
     net: int = 0  # chips won (+) or lost (-) over the hand
+    # Two facts for the soft-play flag, None in digests recorded before they were kept (the rows were 8 long):
+    made: int | None = None  # cards of his dealt hand already in melds
+    position: int | None = None  # his place in the declarations (0: declared first)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -93,8 +98,19 @@ class HandDigest:
         Formatted by hand: it runs on every hand-ending settlement's path (a cost every hand pays), and ``json``'s
         generic walk over nested lists costs about three times as much. ``%d`` refuses a non-number."""
         players = ",".join(
-            "[%d,%d,%d,%d,%d,%d,%d,%d]"  # noqa: UP031 (one format call per row is the fast path)
-            % (p.user_id, p.played, p.on_top, p.won, p.conditions, p.condition_chips, p.biggest, p.net)
+            "[%d,%d,%d,%d,%d,%d,%d,%d,%s,%s]"  # noqa: UP031 (one format call per row is the fast path)
+            % (
+                p.user_id,
+                p.played,
+                p.on_top,
+                p.won,
+                p.conditions,
+                p.condition_chips,
+                p.biggest,
+                p.net,
+                "null" if p.made is None else "%d" % p.made,  # noqa: UP031
+                "null" if p.position is None else "%d" % p.position,  # noqa: UP031
+            )
             for p in self.players
         )
         flows = ",".join("[%d,%d,%d]" % (a, b, c) for (a, b), c in sorted(self.flows.items()))  # noqa: UP031
@@ -137,6 +153,8 @@ def decode(text: str) -> HandDigest | TourneyDigest:
             condition_chips=int(r[5]),
             biggest=int(r[6]),
             net=int(r[7]),
+            made=None if len(r) < 10 or r[8] is None else int(r[8]),
+            position=None if len(r) < 10 or r[9] is None else int(r[9]),
         )
         for r in data["p"]
     ]
@@ -213,6 +231,10 @@ class HandTally:
                     line.played, line.on_top = event.playing, not event.playing
             elif isinstance(event, HandStarted):
                 self._start(state, event)
+            elif isinstance(event, CardsDealt):
+                line = self._lines.get(event.seat)
+                if line is not None:  # how good the dealt hand was: the soft-play flag judges on-top decisions by it
+                    line.made = made_cards(event.cards)
             elif isinstance(event, HandEnded):
                 self._close_gain(gain)
                 done = self._end(event)
@@ -223,11 +245,11 @@ class HandTally:
         self.hand_no = event.hand_no
         self._seat_user = {}
         self._lines = {}
-        for seat in event.dealt:
+        for position, seat in enumerate(event.dealt):  # dealt in rotation from the first to declare
             occupant = state.seat(seat)
             if occupant is not None:
                 self._seat_user[seat] = occupant.player_id
-                self._lines[seat] = PlayerLine(user_id=occupant.player_id)
+                self._lines[seat] = PlayerLine(user_id=occupant.player_id, position=position)
         self._hand = HandDigest(table_id=self.table_id, hand_no=event.hand_no, reason="", winner=None)
 
     def _chips(self, event: ChipsMoved, gain: dict[int, int]) -> None:

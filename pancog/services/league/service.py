@@ -664,8 +664,9 @@ class LeagueService:
         await self.drain()
         async with self.storage.transaction(write=False) as tx:
             bodies = await repo.result_bodies(tx, guild_id, season_no)
-        hands = [d for d in (decode(b) for _, b in bodies) if isinstance(d, HandDigest)]
-        return compute_flags(hands)
+        # Whole-guild statistics: seconds of CPU for a guild of 100,000 hands (bench/league.py --flags), so off the
+        # event loop, which keeps answering meanwhile.
+        return await asyncio.to_thread(_flags_of, [b for _, b in bodies])
 
     # ------------------------------------------------------------------ reads
 
@@ -895,3 +896,7 @@ async def _rederive_hands(tx: StorageTx) -> int:
             )
             count += 1
     return count
+
+
+def _flags_of(bodies: list[str]) -> list[Flag]:
+    return compute_flags(d for d in (decode(b) for b in bodies) if isinstance(d, HandDigest))

@@ -9,10 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pancog.ai import make_player
+from pancog.ai.evaluate import made_cards
 from pancog.ai.selfplay import play_hand
 from pancog.game.actions import Sit
 from pancog.game.engine import apply
-from pancog.game.events import ChipReason, ChipsMoved, Event, Melded
+from pancog.game.events import CardsDealt, ChipReason, ChipsMoved, Event, HandStarted, Melded
 from pancog.game.rules import Rules
 from pancog.game.state import initial_state
 from pancog.services.league import HandDigest, HandTally, PlayerLine, TourneyDigest
@@ -23,7 +24,8 @@ from pancog.services.league.digest import decode
 @given(seed=st.integers(0, 2**32), seats=st.integers(2, 5))
 def test_digest_matches_the_engine(seed: int, seats: int) -> None:
     """Per player: net = the stack change over the hand, condition chips and count = the CONDITION moves and
-    paying meld plays, won = the hand's winner; flows between players sum to the chips moved seat to seat."""
+    paying meld plays, won = the hand's winner, made = the made cards of his dealt hand, position = his place in
+    the rotation from the first to declare; flows between players sum to the chips moved seat to seat."""
     state = initial_state(Rules(), table_id=3)
     users = [900 + i for i in range(seats)]
     for seat, user in enumerate(users):
@@ -52,6 +54,10 @@ def test_digest_matches_the_engine(seed: int, seats: int) -> None:
         assert line.conditions == sum(1 for e in seen if isinstance(e, Melded) and e.seat == seat and e.units > 0)
         assert line.won == (result.winner == seat) or digest.reason == "split"
         assert line.biggest >= 0 and not (line.played and line.on_top)
+        dealt = next(e.cards for e in seen if isinstance(e, CardsDealt) and e.seat == seat)
+        assert line.made == made_cards(dealt)
+        start = next(e for e in seen if isinstance(e, HandStarted))
+        assert line.position == start.dealt.index(seat)
     seat_to_seat = sum(
         e.amount for e in seen if isinstance(e, ChipsMoved) and isinstance(e.payer, int) and isinstance(e.payee, int)
     )
@@ -65,6 +71,7 @@ def test_tourney_digest_round_trip() -> None:
 
 
 _ints = st.integers(-(2**62), 2**62)
+_facts = st.none() | st.integers(0, 10)
 
 
 @settings(max_examples=200, deadline=None)
@@ -75,7 +82,8 @@ _ints = st.integers(-(2**62), 2**62)
     winner=st.none() | _ints,
     splitters=st.lists(_ints, max_size=3),
     rows=st.lists(
-        st.tuples(_ints, st.booleans(), st.booleans(), st.booleans(), _ints, _ints, _ints, _ints), max_size=6
+        st.tuples(_ints, st.booleans(), st.booleans(), st.booleans(), _ints, _ints, _ints, _ints, _facts, _facts),
+        max_size=6,
     ),
     flows=st.dictionaries(st.tuples(_ints, _ints), _ints, max_size=6),
 )
@@ -85,7 +93,7 @@ def test_hand_encoding_is_the_json_encoders_text(
     reason: str,
     winner: int | None,
     splitters: list[int],
-    rows: list[tuple[int, bool, bool, bool, int, int, int, int]],
+    rows: list[tuple[int, bool, bool, bool, int, int, int, int, int | None, int | None]],
     flows: dict[tuple[int, int], int],
 ) -> None:
     """The hand-formatted body (it runs in every settlement) is character for character what ``json`` writes for
@@ -97,8 +105,19 @@ def test_hand_encoding_is_the_json_encoders_text(
         winner=winner,
         splitters=tuple(splitters),
         players=[
-            PlayerLine(user_id=u, played=a, on_top=b, won=c, conditions=d, condition_chips=e, biggest=f, net=g)
-            for u, a, b, c, d, e, f, g in rows
+            PlayerLine(
+                user_id=u,
+                played=a,
+                on_top=b,
+                won=c,
+                conditions=d,
+                condition_chips=e,
+                biggest=f,
+                net=g,
+                made=m,
+                position=o,
+            )
+            for u, a, b, c, d, e, f, g, m, o in rows
         ],
         flows=flows,
     )
@@ -110,7 +129,7 @@ def test_hand_encoding_is_the_json_encoders_text(
             "r": reason,
             "w": winner,
             "s": splitters,
-            "p": [[u, int(a), int(b), int(c), d, e, f, g] for u, a, b, c, d, e, f, g in rows],
+            "p": [[u, int(a), int(b), int(c), d, e, f, g, m, o] for u, a, b, c, d, e, f, g, m, o in rows],
             "f": [[a, b, c] for (a, b), c in sorted(flows.items())],
         },
         separators=(",", ":"),
@@ -132,3 +151,21 @@ def test_decode_refuses_a_text_that_is_not_a_league_digest(text: str) -> None:
     KeyError, never a hand read from a body of another kind)."""
     with pytest.raises(ValueError, match="not a league digest"):
         decode(text)
+
+
+def test_a_body_recorded_before_the_strength_and_order_were_kept_still_decodes() -> None:
+    """Rows of 8 numbers (bodies stored before ``made`` and ``position``) decode with both unknown (None), which the
+    soft-play flag judges with their own baseline; and a reader of 8-number rows reads the new rows' first 8."""
+    old = '{"k":"hand","t":5,"n":2,"r":"out","w":7,"s":[],"p":[[7,1,0,1,2,6,4,9],[8,0,1,0,0,0,0,-9]],"f":[[8,7,9]]}'
+    digest = decode(old)
+    assert isinstance(digest, HandDigest)
+    assert [(p.user_id, p.made, p.position) for p in digest.players] == [(7, None, None), (8, None, None)]
+    assert digest.players[0] == PlayerLine(
+        user_id=7, played=True, won=True, conditions=2, condition_chips=6, biggest=4, net=9
+    )
+    new = json.loads(
+        HandDigest(
+            table_id=5, hand_no=2, reason="out", winner=7, players=[PlayerLine(user_id=7, made=3, position=1)]
+        ).encode()
+    )
+    assert new["p"] == [[7, 0, 0, 0, 0, 0, 0, 0, 3, 1]]
