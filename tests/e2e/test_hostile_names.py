@@ -92,7 +92,8 @@ async def test_hostile_names_are_shown_not_obeyed(hostile: Pan) -> None:
 
     # the board image: the names as typed (override dropped, text in stored order), every glyph in the font
     session = pan.session()
-    snap = table_snapshot(session.state, pan.rt.names, title=pan.rt.names[players[0].id], notes=[])
+    names = pan.rt.names_of(session.guild_id)
+    snap = table_snapshot(session.state, names, title=names[players[0].id], notes=[])
     assert [seat.name for seat in snap.seats] == [MARKUP, RTL[1:], f"Player {zero_width_id % 10000}", EMOJI]
     with drawn_texts() as seen:
         render_table(snap)

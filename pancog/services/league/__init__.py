@@ -9,6 +9,8 @@ from .flags import Flag, compute_flags
 from .ratings import PROVISIONAL_RESULTS, Rating, display, rate
 from .repo import SeasonRow, StandingRow, StatsRow
 from .service import (
+    ROLE_GRANT,
+    WINNER_PLACES,
     Board,
     BoardLine,
     LeagueService,
@@ -23,6 +25,8 @@ from .service import (
 
 __all__ = [
     "PROVISIONAL_RESULTS",
+    "ROLE_GRANT",
+    "WINNER_PLACES",
     "Board",
     "BoardLine",
     "Flag",
