@@ -159,7 +159,7 @@ async def setup(bot: commands.Bot) -> None:
     tournaments = await rt.tournaments.load() if rt.tournaments is not None else 0
     for session in rt.tables.sessions:  # the boards render from the caches (display settings, names)
         await rt.display.get(abs(session.guild_id))
-        await rt.names.fetch(session.guild_id, session.player_ids())
+        await rt.names.fetch(rt.guild_of(session), session.player_ids())
     if rt.tournaments is not None:
         for t in rt.tournaments.tournaments:  # seats and results name their players
             await rt.names.fetch(t.guild_id, (e.player_id for e in t.entries.values()))

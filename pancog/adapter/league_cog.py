@@ -160,7 +160,7 @@ class LeagueCog(PanCog, name="PanLeague"):
             self.boards.drop(session.table_id)
             self.rt.health.forget(session.table_id)
             channel = self.rt.bot.get_partial_messageable(session.channel_id, guild_id=session.guild_id)
-            names = await self.rt.names.fetch(session.guild_id, returned)
+            names = await self.rt.names.fetch(self.rt.guild_of(session), returned)
             with contextlib.suppress(discord.HTTPException):
                 await channel.send(season_table_closed(returned, names))
         return closed

@@ -119,7 +119,7 @@ class ReplayCog(PanCog, name="PanReplays"):
             text = await self.replays.transcript(session.table_id)
             kwargs["file"] = discord.File(io.BytesIO(text.encode()), filename=f"pan-{session.table_id}.txt")
         people = {p for summary in summaries for p in (*summary.dealt, summary.winner_id, *summary.splitter_ids)}
-        names = await rt.names.fetch(session.guild_id, people)
+        names = await rt.names.fetch(rt.guild_of(session), people)
         await answer(interaction, replay_history_text(summaries, names), **kwargs)
         view.stop()
 

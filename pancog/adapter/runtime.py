@@ -24,6 +24,7 @@ from discord import app_commands
 
 from pancog.adapter.deliveries import Deliveries
 from pancog.adapter.errors import guarded
+from pancog.game.errors import PanError
 from pancog.infra.renderq import RenderQueue
 from pancog.infra.storage.base import Storage
 from pancog.services.bots import BotDriver
@@ -36,7 +37,7 @@ from pancog.services.outbox import Outbox
 from pancog.services.prefs import GuildChannels, GuildDisplaySettings, PlayerSettings
 from pancog.services.replay import ReplayService
 from pancog.services.store import TableStore
-from pancog.services.tables import TableService
+from pancog.services.tables import TableService, TableSession
 from pancog.services.tournaments.service import TournamentService
 from pancog.services.watch import WatchService
 
@@ -106,8 +107,23 @@ class PanRuntime:
                 self.remember(guild_id, value)
 
     def names_of(self, guild_id: int) -> GuildNames:
-        """The names the cache holds for one guild (a board, a ping): for code that cannot await a fetch."""
+        """The names the cache holds for one guild: for code that cannot await a fetch."""
         return self.names.of(guild_id)
+
+    def guild_of(self, session: TableSession) -> int:
+        """The Discord server a table belongs to: a tournament table's ``guild_id`` is its tournament's ledger scope,
+        a practice table's the server's id negated."""
+        tournaments = self.tournaments
+        tid = tournaments.tournament_of_table(session.table_id) if tournaments is not None else None
+        if tournaments is not None and tid is not None:
+            with contextlib.suppress(PanError):
+                return tournaments.get(tid).guild_id
+        return abs(session.guild_id)
+
+    def names_at(self, session: TableSession) -> GuildNames:
+        """The names of a table's server (a board, a ping): its players' were fetched when the table was loaded or
+        seen when they sat down."""
+        return self.names.of(self.guild_of(session))
 
     # -- buttons and selects
     async def dispatch(

@@ -168,7 +168,7 @@ class TableCog(PanCog, name="PanTables"):
         moderator = await require_host_or_moderator(rt.ledger, interaction, session)
         returned = await rt.tables.close(session.table_id, interaction.user.id, moderator=moderator)
         self.boards.drop(session.table_id)
-        return DONE, table_closed(returned, await rt.names.fetch(session.guild_id, returned))
+        return DONE, table_closed(returned, await rt.names.fetch(rt.guild_of(session), returned))
 
     async def text_view(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
         """The Text view button: the board in words, privately."""
@@ -325,7 +325,7 @@ class TableCog(PanCog, name="PanTables"):
         await self.defer(interaction, ephemeral=False)
         returned = await rt.tables.close(session.table_id, interaction.user.id, moderator=moderator)
         self.boards.drop(session.table_id)
-        names = await rt.names.fetch(session.guild_id, returned)
+        names = await rt.names.fetch(rt.guild_of(session), returned)
         await self.respond(interaction, table_closed(returned, names), ephemeral=False)
 
     @app_commands.command(name="table", description="Post the table again (the board)", extras=IN_PAN)
