@@ -28,7 +28,9 @@ def env(backend_env: Env) -> Env:
 
 async def _all_history(env: Env) -> list[tuple[object, ...]]:
     async with env.storage.transaction(write=False) as tx:
-        rows = await tx.fetchall(f"SELECT {repo.HISTORY_COLUMNS} FROM league_history ORDER BY guild_id, ordinal, user_id")  # noqa: S608
+        rows = await tx.fetchall(
+            f"SELECT {repo.HISTORY_COLUMNS} FROM league_history ORDER BY guild_id, ordinal, user_id"  # noqa: S608
+        )
     return [tuple(r) for r in rows]
 
 
