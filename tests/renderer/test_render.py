@@ -42,6 +42,7 @@ from renderer import (
 )
 from renderer.layout import Box, first_overlap, inside, overlaps
 from renderer.samples import (
+    sample_chart,
     sample_final_standings,
     sample_hand,
     sample_outcome,
@@ -50,6 +51,7 @@ from renderer.samples import (
     worst_hand,
     worst_table,
 )
+from renderer.chart import render_chart
 from renderer.standings import render_standings
 
 HERE = Path(__file__).resolve().parent
@@ -88,6 +90,7 @@ GOLDEN_CASES = {
     "outcome_14": lambda: render_outcome(sample_outcome(14)),
     "standings_running": lambda: render_standings(sample_standings()),
     "standings_finished": lambda: render_standings(sample_final_standings()),
+    "chart_rating": lambda: render_chart(sample_chart()),
 }
 
 
