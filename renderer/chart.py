@@ -153,9 +153,7 @@ def render_chart(snap: ChartSnapshot) -> Image.Image:
     inner = WIDTH - 2 * PAD
     paste_text(im, (PAD, PAD), image_text(snap.title, "bold", TITLE, inner), "bold", TITLE, GOLD, cache=False)
     y = PAD + TITLE + 10
-    paste_text(
-        im, (PAD, y), image_text(snap.subtitle, "regular", LABEL, inner), "regular", LABEL, MUTED, cache=False
-    )
+    paste_text(im, (PAD, y), image_text(snap.subtitle, "regular", LABEL, inner), "regular", LABEL, MUTED, cache=False)
     y += LABEL + 18
     for series in snap.series:
         _panel(im, draw, y, series)

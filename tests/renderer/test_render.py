@@ -40,6 +40,7 @@ from renderer import (
     render_table_png,
     table_text,
 )
+from renderer.chart import render_chart
 from renderer.layout import Box, first_overlap, inside, overlaps
 from renderer.samples import (
     sample_chart,
@@ -51,7 +52,6 @@ from renderer.samples import (
     worst_hand,
     worst_table,
 )
-from renderer.chart import render_chart
 from renderer.standings import render_standings
 
 HERE = Path(__file__).resolve().parent
