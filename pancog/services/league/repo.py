@@ -705,6 +705,17 @@ async def versus(tx: StorageTx, guild_id: int, user_id: int, other_id: int) -> l
     ]
 
 
+async def opponents(tx: StorageTx, guild_id: int, user_id: int, limit: int) -> list[tuple[int, int]]:
+    """(other human, results both took part in) for the players ``user_id`` met most, most first."""
+    rows = await tx.fetchall(
+        "SELECT b.user_id, COUNT(*) FROM league_history a JOIN league_history b ON b.guild_id = a.guild_id "
+        "AND b.ordinal = a.ordinal AND b.user_id <> a.user_id WHERE a.guild_id = ? AND a.user_id = ? "
+        "GROUP BY b.user_id ORDER BY COUNT(*) DESC, b.user_id LIMIT ?",
+        (guild_id, user_id, limit),
+    )
+    return [(int(u), int(n)) for u, n in rows]
+
+
 async def last_active(tx: StorageTx, guild_id: int, users: Sequence[int]) -> dict[int, int]:
     """{user: created_at of his latest result} in the guild (players without a result are left out)."""
     if not users:

@@ -225,8 +225,12 @@ class LeagueService:
         *,
         clock: Callable[[], float] = time.time,
         rating_batch: int = 500,  # results per drain transaction: bounds how long a drain holds lock_results
+        read_only: bool = False,
     ) -> None:
         self.storage = storage
+        # A reader beside the bot (pan-web): it never drains (a write); it shows what the bot's drains (every league
+        # read in Discord, and the background tick) have moved so far.
+        self.read_only = read_only
         self.ledger = ledger
         self._clock = clock
         self._rating_batch = rating_batch
@@ -380,6 +384,8 @@ class LeagueService:
         ratings. Returns how many results were rated. Every read of the league drains first; a read that finds
         nothing pending takes no write lock."""
         total = 0
+        if self.read_only:
+            return 0
         async with self._rating_lock:
             async with self.storage.transaction(write=False) as tx:
                 if not await repo.pending(tx, JOURNALS_CURSOR, RATINGS_CURSOR):
@@ -797,6 +803,12 @@ class LeagueService:
         async with self.storage.transaction(write=False) as tx:
             rows = await repo.versus(tx, guild_id, user_id, other_id)
         return Versus(user_id=user_id, other_id=other_id, rows=tuple(rows))
+
+    async def opponents(self, guild_id: int, user_id: int, *, limit: int = 8) -> list[tuple[int, int]]:
+        """(other player, results together) of the players ``user_id`` met most, most first."""
+        await self.drain()
+        async with self.storage.transaction(write=False) as tx:
+            return await repo.opponents(tx, guild_id, user_id, limit)
 
     async def history(
         self, guild_id: int, user_id: int, *, season_no: int | None = None, rated_only: bool = False, limit: int = 20
