@@ -8,6 +8,7 @@ SELECT (docs/operations.md).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sys
 
@@ -60,10 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     if config.web_port is None:
         print("PAN_WEB_PORT is not set: pan-web is off.", file=sys.stderr)  # noqa: T201
         return 2
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve(config))
-    except KeyboardInterrupt:
-        pass
     return 0
 
 
