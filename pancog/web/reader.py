@@ -145,7 +145,17 @@ class WebReader:
     # ------------------------------------------------------------------ shared hands
 
     async def shared_hands(self, guild_id: int) -> list[SharedHand]:
-        return await self.access.shared_hands(guild_id)
+        """The guild's shared hands that are finished (the Share button only offers those; a hand still in progress
+        is left out whatever the table says)."""
+        found = []
+        for shared in await self.access.shared_hands(guild_id):
+            try:
+                log = await self.replays.log(shared.table_id)
+                if log.find(shared.hand_no).summary.finished:
+                    found.append(shared)
+            except (NoTableHere, HandNotFound):
+                continue
+        return found
 
     async def shared_replay(self, guild_id: int, table_id: int, hand_no: int) -> tuple[HandReplay, SharedHand]:
         """A finished hand of the guild that one of its players shared, as a stranger sees it (NotFound for any
