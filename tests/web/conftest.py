@@ -103,7 +103,7 @@ class Browser:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         target = ARTIFACTS / f"{name}.png"
         await self.run(self.driver.save_screenshot, str(target))
-        print(f"screenshot: {target}")  # noqa: T201 - the artefact's path, for review
+        print(f"screenshot: {target}")
         return target
 
 

@@ -115,4 +115,3 @@ async def seed(storage: Storage, *, hands: int = 6, tables: int = 2, seed_no: in
         tournament=t.tournament_id,
         live=oracle,
     )
-

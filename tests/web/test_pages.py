@@ -44,9 +44,7 @@ async def test_a_players_chart_history_and_head_to_head(site: Site, browser: Bro
     history = await league.rating_history(GUILD, 101)
     await browser.open(site.url("player/101"))
     assert await browser.text("#title") == "Rosa"
-    loaded = await browser.js(
-        "const i = document.getElementById('chart'); return [i.complete, i.naturalWidth, i.alt];"
-    )
+    loaded = await browser.js("const i = document.getElementById('chart'); return [i.complete, i.naturalWidth, i.alt];")
     assert loaded[0] is True and loaded[1] == 720 and "All time: " in loaded[2]
     assert f"after {len(history.all_time)} rated result" in loaded[2]
     rows = await browser.all_text("#history tbody tr")
