@@ -73,7 +73,7 @@ async def test_postgres_with_a_select_only_role(postgres_server_url: str, tmp_pa
         role_conn = await asyncpg.connect(url.replace(f"search_path={schema}", f"options=-csearch_path%3D{schema}"))
         try:  # even outside pan-web's read-only transactions, the role itself cannot write
             with pytest.raises(asyncpg.InsufficientPrivilegeError):
-                await role_conn.execute(f"DELETE FROM {schema}.web_access")
+                await role_conn.execute(f"DELETE FROM {schema}.web_access")  # noqa: S608 - a test schema name
         finally:
             await role_conn.close()
     finally:
