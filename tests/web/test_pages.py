@@ -145,3 +145,65 @@ async def test_the_404s_are_plain_and_the_revoked_address_closes_at_once(site: S
     await browser.open(bad[2])
     assert await browser.text("body") == "Not found."
     await browser.screenshot("not-found")
+
+
+async def test_a_running_tournament_and_its_results(site: Site, browser: Browser) -> None:
+    """Live standings: alive players by the chips the ledger holds on their table; then the results by place."""
+    from pancog.infra.storage.base import Account, Posting
+    from pancog.services.ledger import post_transaction
+    from pancog.services.tournaments.model import Entry, EntryStatus, Status, TournamentConfig, TTable
+    from pancog.services.tournaments.repository import TournamentRepository
+    from pancog.services.tournaments.service import Tournament
+
+    repo = TournamentRepository()
+    t = Tournament(
+        tournament_id=90_002,
+        guild_id=GUILD,
+        channel_id=1,
+        host_id=101,
+        config=TournamentConfig(title="Sunday cup"),
+        status=Status.RUNNING,
+        created_ms=1,
+        seed=7,
+    )
+    entries = [
+        Entry(entry_id=1, player_id=101, entry_no=1, status=EntryStatus.ALIVE, created_ms=1, table_no=1),
+        Entry(entry_id=2, player_id=103, entry_no=1, status=EntryStatus.ALIVE, created_ms=1, table_no=1),
+        Entry(entry_id=3, player_id=104, entry_no=1, status=EntryStatus.OUT, created_ms=1, place=3),
+    ]
+    table = 95_000
+    async with site.writer.transaction() as tx:
+        await repo.put_tournament(tx, t)
+        for e in entries:
+            await repo.put_entry(tx, t.tournament_id, e)
+        await repo.put_table(tx, t.tournament_id, TTable(table_no=1, table_id=table))
+        await post_transaction(  # the stacks at the tournament's table, as the ledger holds them
+            tx,
+            [
+                Posting(Account.issued(GUILD), -3000),
+                Posting(Account.stack(table, 101), 1200),
+                Posting(Account.stack(table, 103), 1800),
+            ],
+            key="test:tournament-stacks",
+            reason="test",
+            actor="system",
+            now=1.0,
+        )
+    await browser.open(site.url(f"tournament/{t.tournament_id}"))
+    rows = await browser.all_text("#entries tbody tr")
+    assert await browser.text("#status") == "Running"
+    assert rows[0].startswith("Big Eddie 1 1,800") and rows[1].startswith("Rosa 1 1,200") and rows[2] == "Lupe 3"
+    await browser.screenshot("tournament-running")
+    t.status = Status.FINISHED
+    done = [
+        Entry(entry_id=1, player_id=101, entry_no=1, status=EntryStatus.OUT, created_ms=1, place=2, prize=900),
+        Entry(entry_id=2, player_id=103, entry_no=1, status=EntryStatus.OUT, created_ms=1, place=1, prize=2100),
+    ]
+    async with site.writer.transaction() as tx:
+        await repo.put_tournament(tx, t)
+        for e in done:
+            await repo.put_entry(tx, t.tournament_id, e)
+    await browser.open(site.url(f"tournament/{t.tournament_id}?fresh"))  # another address: not the cached page
+    assert await browser.text("#status") == "Finished"
+    assert await browser.all_text("#entries tbody tr") == ["1 Big Eddie 2,100", "2 Rosa 900", "3 Lupe"]
+    await browser.screenshot("tournament-results")

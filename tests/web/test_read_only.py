@@ -13,9 +13,24 @@ import pytest
 from pancog.infra.storage import PostgresStorage, SqliteStorage, StorageError
 from pancog.web.reader import WebReader
 from tests.support.pgplugin import with_search_path
-from tests.web.seed import GUILD, seed
+from tests.web.seed import GUILD, Seeded, seed
 
 _roles = itertools.count(1)
+
+
+async def reads_and_refuses_writes(reader: SqliteStorage | PostgresStorage, seeded: Seeded, refused: type) -> None:
+    """pan-web's reads work on ``reader``; a write transaction is refused before it starts, and a write inside a
+    read transaction fails with ``refused`` (the database's own refusal)."""
+    web = WebReader(reader)
+    assert await web.guild_of(seeded.token) == GUILD
+    info = await web.season(GUILD, None)
+    assert info is not None and len(info.standings) == 3
+    with pytest.raises(StorageError):
+        async with reader.transaction():
+            pass
+    async with reader.transaction(write=False) as tx:
+        with pytest.raises(refused):
+            await tx.execute("DELETE FROM web_access")
 
 
 async def test_sqlite_read_only_reads_and_refuses_writes(tmp_path: Path) -> None:
@@ -23,15 +38,7 @@ async def test_sqlite_read_only_reads_and_refuses_writes(tmp_path: Path) -> None
     async with SqliteStorage(path, synchronous="OFF") as writer:
         seeded = await seed(writer, hands=2, tables=1)
     async with SqliteStorage(path, read_only=True) as reader:
-        web = WebReader(reader)
-        assert await web.guild_of(seeded.token) == GUILD
-        assert (await web.season(GUILD, None)) is not None
-        with pytest.raises(StorageError):
-            async with reader.transaction():
-                pass
-        async with reader.transaction(write=False) as tx:
-            with pytest.raises(sqlite3.OperationalError):
-                await tx.execute("DELETE FROM web_access")
+        await reads_and_refuses_writes(reader, seeded, sqlite3.OperationalError)
     async with SqliteStorage(path) as writer:  # nothing was changed
         assert await writer.fetch("SELECT COUNT(*) FROM web_access") == [(2,)]
 
@@ -60,16 +67,7 @@ async def test_postgres_with_a_select_only_role(postgres_server_url: str, tmp_pa
         await admin.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {role}")
         url = with_search_path(postgres_server_url.replace("postgres@", f"{role}@", 1), schema)
         async with PostgresStorage(url, read_only=True) as reader:
-            web = WebReader(reader)
-            assert await web.guild_of(seeded.token) == GUILD
-            info = await web.season(GUILD, None)
-            assert info is not None and len(info.standings) == 3
-            with pytest.raises(StorageError):
-                async with reader.transaction():
-                    pass
-            async with reader.transaction(write=False) as tx:
-                with pytest.raises(asyncpg.PostgresError):
-                    await tx.execute("DELETE FROM web_access")
+            await reads_and_refuses_writes(reader, seeded, asyncpg.PostgresError)
         role_conn = await asyncpg.connect(url.replace(f"search_path={schema}", f"options=-csearch_path%3D{schema}"))
         try:  # even outside pan-web's read-only transactions, the role itself cannot write
             with pytest.raises(asyncpg.InsufficientPrivilegeError):
