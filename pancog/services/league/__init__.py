@@ -7,7 +7,7 @@ Services only (no discord import). The adapter builds one :class:`LeagueService`
 from .digest import HandDigest, HandTally, PlayerLine, TourneyDigest, digests_from_log, rating_match
 from .flags import Flag, compute_flags
 from .ratings import PROVISIONAL_RESULTS, Rating, display, rate
-from .repo import SeasonRow, StandingRow, StatsRow
+from .repo import HistoryRow, SeasonRow, StandingRow, StatsRow, VersusRow
 from .service import (
     ROLE_GRANT,
     WINNER_PLACES,
@@ -18,9 +18,11 @@ from .service import (
     NoSeason,
     Period,
     PlayerCard,
+    RatingHistory,
     SeasonActive,
     SeasonInfo,
     SeasonInputError,
+    Versus,
 )
 
 __all__ = [
@@ -32,6 +34,7 @@ __all__ = [
     "Flag",
     "HandDigest",
     "HandTally",
+    "HistoryRow",
     "LeagueService",
     "Metric",
     "NoSeason",
@@ -39,6 +42,7 @@ __all__ = [
     "PlayerCard",
     "PlayerLine",
     "Rating",
+    "RatingHistory",
     "SeasonActive",
     "SeasonInfo",
     "SeasonInputError",
@@ -46,6 +50,8 @@ __all__ = [
     "StandingRow",
     "StatsRow",
     "TourneyDigest",
+    "Versus",
+    "VersusRow",
     "compute_flags",
     "digests_from_log",
     "display",
