@@ -59,6 +59,11 @@ class GuildNames(Mapping[int, str]):
             raise KeyError(user_id)
         return found
 
+    def get(self, user_id: int, default: str | None = None) -> str | None:  # type: ignore[override]
+        """Without raising on a miss (boards ask it for every seat, computer players included)."""
+        found = self._names.get(self._guild, user_id)
+        return default if found is None else found
+
     def __iter__(self) -> Iterator[int]:
         return iter([u for (g, u), name in list(self._names._cache.items()) if g == self._guild and name])
 
