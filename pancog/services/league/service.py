@@ -188,7 +188,7 @@ class LeagueService:
         tally = self._tallies.get(table_id)
         if tally is None:
             tally = self._tallies[table_id] = HandTally(table_id)
-        tally.feed(applied.state, applied.events)
+        tally.feed(applied.state, applied.events, applied.before)
         if applied.state.hand is None:  # between hands: nothing to remember (the next deal starts a new tally)
             del self._tallies[table_id]
 
@@ -199,7 +199,7 @@ class LeagueService:
         if ended is None:
             return None
         tally = self._tallies.get(session.table_id)
-        digest = tally.copy().feed(transition.state, transition.events) if tally is not None else None
+        digest = tally.copy().feed(transition.state, transition.events, before) if tally is not None else None
         table_id, guild_id, scope, config = session.table_id, session.guild_id, session.bank_scope, session.config
         if digest is not None:
             return self.note(guild_id, digest, scope=scope)
