@@ -30,7 +30,7 @@ async def test_a_season_start_play_end_standings(pan: Pan) -> None:
     reply = await pan.slash(b, "pan leaderboard", metric="net", period="season")
     winner_line = reply.text.splitlines()[1]
     assert winner_line.startswith("1. player1") and "+" in winner_line
-    assert "You: #2" in reply.text and "-" in reply.text.splitlines()[-1]  # the caller's own rank line
+    assert reply.text.splitlines()[-1] == "2. player2 — -5 chips ← you"  # the caller's own place, marked
     reply = await pan.slash(a, "pan standings")
     assert private_to(reply, a) and reply.text.splitlines()[1].startswith("1. player1")
 
@@ -170,10 +170,15 @@ async def test_a_bank_season_plays_from_season_banks_and_leaves_the_bank_alone(p
     reply = await pan.slash(b, "pan stats", player=a)
     assert private_to(reply, b) and "Season 1 bank: 700 chips" in reply.text and "Hands dealt: 1" in reply.text
     reply = await pan.slash(a, "pan leaderboard", metric="chips", period="season")
-    assert private_to(reply, a) and reply.text.splitlines()[1] == "1. player1 — 700 chips"
+    lines = reply.text.splitlines()  # what each has: the season bank and the chips still on the season's table
+    assert private_to(reply, a) and lines[0] == "**Leaderboard — chips (season bank + at tables), season 1 (Winter)**"
+    assert lines[1:] == [
+        "1. player1 — 805 chips (season bank 700 + 105 at tables) ← you",
+        "2. player2 — 795 chips (season bank 700 + 95 at tables)",
+    ]
     reply = await pan.slash(a, "pan standings")
     first = reply.text.splitlines()[1]
-    assert first.startswith("1. player1 — 700 chips in the season bank (+"), reply.text  # stacks are still out
+    assert first.startswith("1. player1 — 805 chips (season bank 700 + 105 at tables), +5 won"), reply.text
 
     reply = await pan.slash(mod, "panadmin season end")
     assert private_to(reply, mod) and "Final standings" in reply.text and "Champion: player1" in reply.text
