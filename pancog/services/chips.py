@@ -206,6 +206,8 @@ class HandResult:
 
 # --------------------------------------------------------------------------------------------- the fold
 
+_CHIP_EVENTS = (ChipsMoved, BoughtIn, CashedOut)
+
 
 class HandChips:
     """Folds one table's committed transitions, in seq order, into each hand's :class:`HandResult`.
@@ -245,8 +247,11 @@ class HandChips:
         ended in it. ``postings``: the ledger postings committed for it (default: :func:`engine_postings` of the
         events, the same mapping the table service commits)."""
         ended: HandEnded | None = None
+        moved = False
         for event in events:
-            if isinstance(event, HandStarted):
+            if isinstance(event, _CHIP_EVENTS):
+                moved = True
+            elif isinstance(event, HandStarted):
                 self.hand_no = event.hand_no
                 self._first_seq = after.seq
                 self._flows = []
@@ -259,6 +264,8 @@ class HandChips:
                 ended = event
         if self.hand_no is None:
             return None  # between hands, or the deal was not seen
+        if not moved and ended is None:
+            return None  # most actions (a pluck, a discard) move no chips
         if postings is None:
             postings = engine_postings(
                 events, table_id=self.table_id, guild_id=self.guild_id, before=before, after=after
