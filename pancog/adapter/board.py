@@ -38,11 +38,10 @@ from pancog.adapter.presenters.table import (
     countdown_line,
     describe_events,
     end_text,
-    hand_nets,
     hand_over_title,
+    live_outcome,
     missing_permissions,
     nets_text,
-    outcome_snapshot,
     table_snapshot,
     table_title,
 )
@@ -546,16 +545,20 @@ class Board:
         names = rt.names_at(self.session)
         title = end_text(applied.before if applied.before.hand is not None else applied.state, names, ended)
         embed = discord.Embed(title=hand_over_title(title), colour=discord.Colour.dark_green())
-        nets = hand_nets(applied.state, applied.events)  # the outcome image's figures, from the engine
-        embed.description = nets_text(applied.state, names, nets)
-        snap = outcome_snapshot(
-            applied.before,
-            applied.state,
-            names,
-            applied.events,
-            title=self.boards.title(self.session),
-            four_color=rt.display.cached(abs(self.session.guild_id)).four_color,
-        )
+        result = applied.result  # the hand's chips, from the postings just committed for it
+        if result is None and rt.replays is not None:  # a hand dealt before this process started: from the log
+            result = await rt.replays.result(self.session.table_id, ended.hand_no)
+        snap = None
+        if result is not None:
+            embed.description = nets_text(result, names)
+            snap = live_outcome(
+                result,
+                applied.state,
+                applied.events,
+                names,
+                title=self.boards.title(self.session),
+                four_color=rt.display.cached(abs(self.session.guild_id)).four_color,
+            )
         files: list[discord.File] = []
         if snap is not None:
             png = await rt.renders.render(render_outcome_png, snap, priority=Priority.BOARD)

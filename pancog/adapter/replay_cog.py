@@ -26,6 +26,7 @@ from discord import app_commands
 
 from pancog.adapter import ack, replay_images
 from pancog.adapter.base import IN_PAN, PanCog
+from pancog.adapter.board import ALT_TEXT_LIMIT
 from pancog.adapter.errors import PanView, answer, deliver, send_ephemeral
 from pancog.adapter.presenters.common import name_of
 from pancog.adapter.presenters.replay import (
@@ -38,6 +39,7 @@ from pancog.adapter.presenters.replay import (
     jump_options,
     replay_button_label,
     replay_history_text,
+    share_alt_text,
     share_caption,
     step_text,
     watch_announcement,
@@ -192,7 +194,12 @@ class ReplayCog(PanCog, name="PanReplays"):
             raise NotOver
         caption = share_caption(replay, names, interaction.user.id)
         filename = f"pan-hand-{hand_no}.gif"
-        await deliver(lambda: channel.send(caption, file=discord.File(io.BytesIO(gif), filename=filename)))
+        alt = share_alt_text(replay, names)[:ALT_TEXT_LIMIT]  # the last frame's text twin
+
+        def send() -> Any:
+            return channel.send(caption, file=discord.File(io.BytesIO(gif), filename=filename, description=alt))
+
+        await deliver(send)
         if self.rt.web is not None and interaction.user.id in replay.summary.dealt:
             # a player of the hand shared it: the league web page may show its replay too
             await self.rt.web.share(interaction.guild_id or 0, table_id, hand_no, interaction.user.id)

@@ -32,7 +32,7 @@ from pancog.game.errors import PanError
 from pancog.game.events import HandEnded
 from pancog.game.state import TableState
 from pancog.infra.storage.base import Account, GuildSettings, Posting, Storage, StorageTx
-from pancog.services.ledger import ChipLedger, post_transaction
+from pancog.services.ledger import ChipLedger, Holding, held_in, post_transaction, rank_holdings
 from pancog.services.outbox import Outbox
 from pancog.services.tables import Applied, ResultNote, TableConfig, TableService, TableSession
 
@@ -97,6 +97,9 @@ class BoardLine:
     user_id: int
     value: int  # chips, wins, or a rating score (1000 x (mu - 3 sigma))
     rated: int = 0  # rated results (rating boards: provisional below 10)
+    # a board of what players have (metric chips, on the banks): the bank and the chips at tables in ``value``
+    bank: int | None = None
+    at_tables: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -258,7 +261,7 @@ class LeagueService:
         tally = self._tallies.get(table_id)
         if tally is None:
             tally = self._tallies[table_id] = HandTally(table_id)
-        tally.feed(applied.state, applied.events)
+        tally.feed(applied.state, applied.events, applied.before)
         if applied.state.hand is None:  # between hands: nothing to remember (the next deal starts a new tally)
             del self._tallies[table_id]
 
@@ -269,7 +272,7 @@ class LeagueService:
         if ended is None:
             return None
         tally = self._tallies.get(session.table_id)
-        digest = tally.copy().feed(transition.state, transition.events) if tally is not None else None
+        digest = tally.copy().feed(transition.state, transition.events, before) if tally is not None else None
         table_id, guild_id, scope, config = session.table_id, session.guild_id, session.bank_scope, session.config
         if digest is not None:
             return self.note(guild_id, digest, scope=scope)
@@ -725,8 +728,11 @@ class LeagueService:
         found = await _ratings_map(tx, season.guild_id, season.number, list(stats))
         scores = {u: Rating(mu, sigma, n).score for u, (mu, sigma, n) in found.items()}
         chips: dict[int, int] = {}
-        if season.mode == "bank":
-            chips = await repo.bank_balances(tx, season.scope_id)
+        at_tables: dict[int, int] = {}
+        if season.mode == "bank":  # what each has: his season bank plus his stacks at the season's open tables
+            held = await held_in(tx, season.guild_id, season.scope_id)
+            chips = {u: bank + stack for u, (bank, stack) in held.items()}
+            at_tables = {u: stack for u, (_, stack) in held.items()}
         users = [u for u in set(stats) | set(chips) if is_human(u) and u not in excluded]
 
         def key(u: int) -> tuple[int, int, int]:
@@ -747,6 +753,7 @@ class LeagueService:
                     chips=chips.get(u, s.net),
                     score=scores.get(u, Rating().score),
                     wins=s.hands_won + s.tourneys_won,
+                    at_tables=at_tables.get(u, 0),
                 )
             )
         return rows
@@ -903,11 +910,10 @@ class LeagueService:
             scope = (
                 (season.scope_id if season is not None and season.mode == "bank" else None) if season_no else guild_id
             )
-            if metric == "chips" and scope is not None:
-                top = [(u, v, 0) for u, v in await repo.bank_ranked(tx, scope, limit + len(excluded))]
-                top = [t for t in top if t[0] not in excluded][:limit]
-                mine = await repo.bank_rank_of(tx, scope, caller) if caller is not None else None
-                me = (mine[0], mine[1], 0) if mine is not None else None
+            if metric == "chips" and scope is not None:  # what players have: bank + chips at the tables
+                held = await rank_holdings(tx, guild_id, scope, limit=limit, caller=caller, exclude=excluded)
+                lines = tuple(_holding_line(h) for h in held.lines)
+                mine_line = _holding_line(held.caller) if held.caller is not None else None
             else:
                 column = {"net": "net", "chips": "net", "wins": "hands_won", "rating": "score"}[metric]
                 top = await repo.ranked(tx, guild_id, season_no, column, limit, excluded)
@@ -916,18 +922,13 @@ class LeagueService:
                     if caller is not None and caller not in excluded
                     else None
                 )
-        lines: list[BoardLine] = []
-        for i, (user, value, rated) in enumerate(top):
-            rank = lines[-1].rank if lines and lines[-1].value == value else i + 1
-            lines.append(BoardLine(rank=rank, user_id=user, value=value, rated=rated))
-        mine_line = (
-            BoardLine(rank=me[0], user_id=caller, value=me[1], rated=me[2])
-            if me is not None and caller is not None
-            else None
-        )
-        return Board(
-            metric=metric, period=period, season=season if season_no else None, lines=tuple(lines), caller=mine_line
-        )
+                lines = _ranked_lines(top)
+                mine_line = (
+                    BoardLine(rank=me[0], user_id=caller, value=me[1], rated=me[2])
+                    if me is not None and caller is not None
+                    else None
+                )
+        return Board(metric=metric, period=period, season=season if season_no else None, lines=lines, caller=mine_line)
 
     # ------------------------------------------------------------------ rebuild
 
@@ -952,6 +953,19 @@ class LeagueService:
 
 
 # ---------------------------------------------------------------------------------------------- helpers
+
+
+def _ranked_lines(top: Sequence[tuple[int, int, int]]) -> tuple[BoardLine, ...]:
+    """(user, value, rated) best first -> board lines, equal values sharing a rank."""
+    lines: list[BoardLine] = []
+    for i, (user, value, rated) in enumerate(top):
+        rank = lines[-1].rank if lines and lines[-1].value == value else i + 1
+        lines.append(BoardLine(rank=rank, user_id=user, value=value, rated=rated))
+    return tuple(lines)
+
+
+def _holding_line(held: Holding) -> BoardLine:
+    return BoardLine(rank=held.rank, user_id=held.user_id, value=held.total, bank=held.bank, at_tables=held.at_tables)
 
 
 def _summed_stats(results: Iterable[tuple[int, int, HandDigest | TourneyDigest]]) -> list[tuple[int, ...]]:
