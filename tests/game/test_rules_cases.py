@@ -8,7 +8,8 @@ with itself. A case is a transcript in the engine's notation with three addition
   gets ``k:``) and puts the stock in that order (a readable ``start shoe=...``);
 - ``! <action> => <Error>: <regex>`` the action must be refused with that error type (one of
   ``pancog.game.errors``) and a message matching the regex, and change nothing;
-- ``expect stacks=a,b,c singles=n [doubles=n]`` the chips every seat holds (and the pots) there.
+- ``expect stacks=a,b,c singles=n [doubles=n]`` the chips every seat holds (``-``: the seat is empty) and the
+  pots there.
 
 The california preset's going-out units are being changed (RULES.md §0), so every case names the
 options it relies on explicitly.
@@ -54,7 +55,7 @@ def deal_action(line: str) -> StartHand:
 def check_expect(state: TableState, line: str, where: str) -> None:
     fields = dict(item.split("=", 1) for item in line.split()[1:])
     stacks = [s.stack if s is not None else None for s in state.seats]
-    want = [int(x) for x in fields["stacks"].split(",")]
+    want = [None if x == "-" else int(x) for x in fields["stacks"].split(",")]  # "-": an empty seat
     assert stacks[: len(want)] == want, f"{where}: stacks {stacks[: len(want)]}, the rules say {want}"
     if "singles" in fields:
         assert state.singles_tops == int(fields["singles"]), f"{where}: singles tops {state.singles_tops}"
