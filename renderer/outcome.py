@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
+from pancog.game.words import plural
+
 from . import assets
 from .layout import Box
 from .snapshot import MeldSnapshot, OutcomeSnapshot
@@ -44,16 +46,16 @@ class OutcomeLayout:
 
 
 def _chips(n: int) -> str:
-    return f"{n:,} chip{'s' if n != 1 else ''}"
+    return plural(n, "chip")
 
 
 def breakdown_lines(snapshot: OutcomeSnapshot) -> tuple[tuple[str, str], ...]:
     """(label, value) rows of the breakdown, shared by the image and the text twin."""
-    rows = [("Conditions on board", f"{snapshot.conditions} units")]
+    rows = [("Conditions on board", plural(snapshot.conditions, "unit"))]
     if snapshot.bust_out:
-        rows.append(("Bust-out", f"{snapshot.bust_out} units"))
-    rows.append(("Going out", f"{snapshot.going_out} units"))
-    rows.append(("Each player pays", f"{snapshot.units_per_payer} units"))
+        rows.append(("Bust-out", plural(snapshot.bust_out, "unit")))
+    rows.append(("Going out", plural(snapshot.going_out, "unit")))
+    rows.append(("Each player pays", plural(snapshot.units_per_payer, "unit")))
     return tuple(rows)
 
 
@@ -168,7 +170,7 @@ def render_outcome(snapshot: OutcomeSnapshot) -> Image.Image:
     im = Image.new("RGB", (lay.width, lay.height), assets.FELT)
     draw = ImageDraw.Draw(im)
     draw.rectangle(lay.header, fill=assets.FELT_DARK)
-    total = f"+{snapshot.total:,} chips"
+    total = plural(snapshot.total, "chip", sign=True)
     total_w = assets.text_width(total, "bold", HEAD_SIZE)
     assets.paste_text(im, (WIDTH - MARGIN - total_w, 6), total, "bold", HEAD_SIZE, assets.GOLD)
     suffix = " goes out"

@@ -320,7 +320,8 @@ def test_describe_rules_states_each_preset(name: str) -> None:
     assert len(lines) == 25
     text = "\n".join(lines)
     assert f"{len(rules.shoe())} cards." in text
-    assert "Going out pays the tops and the outs plus 2 unit(s) from every player in the hand." in lines
+    assert "Going out pays the tops and the outs plus 2 units from every player in the hand." in lines
+    assert "Ante (tops): 1 chip a hand; doubles players ante again into the doubles tops." in lines
     assert any(line.startswith("The last two players may split the tops") and "Married" in line for line in lines)
     no_split = game.describe_rules(Rules.preset(name, split_tops=False))
     assert "Splitting the tops is not allowed." in no_split

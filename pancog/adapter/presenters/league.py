@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pancog.adapter.presenters.common import Names, chips, name_of
+from pancog.adapter.presenters.common import Names, chips, name_of, plural
 from pancog.services.league import Board, Flag, PlayerCard, SeasonInfo, SeasonRow, display
 
 
@@ -24,8 +24,8 @@ def _league_value(metric: str, value: int, rated: int) -> str:
     if metric == "rating":
         return display(value, rated)
     if metric == "wins":
-        return f"{value:,} win{'s' if value != 1 else ''}"
-    return f"{value:+,} chips" if metric == "net" else chips(value)
+        return plural(value, "win")
+    return plural(value, "chip", sign=True) if metric == "net" else chips(value)
 
 
 def league_board(board: Board, names: Names) -> str:
@@ -68,7 +68,7 @@ def season_standings(info: SeasonInfo, names: Names, *, title: str) -> str:
         if season.mode == "bank":
             figure = f"{chips(row.chips)} in the season bank ({row.net:+,} won)"
         else:
-            figure = f"{row.net:+,} chips"
+            figure = plural(row.net, "chip", sign=True)
         lines.append(f"{row.place}. {name_of(names, row.user_id)} — {figure}, {row.wins} won")
     if not info.standings:
         lines.append("No hands played in this season yet.")
@@ -136,7 +136,7 @@ def winner_roles_failed() -> str:
 
 
 def winner_roles_given(count: int) -> str:
-    return f"Season role given to {count} top finisher{'s' if count != 1 else ''}."
+    return f"Season role given to {plural(count, 'top finisher')}."
 
 
 def winner_role_reason(season_no: int) -> str:

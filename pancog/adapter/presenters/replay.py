@@ -8,7 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pancog.adapter.presenters.common import Names, chips, image_name, meld_snapshots, name_of, plain_text, status_pill
+from pancog.adapter.presenters.common import (
+    Names,
+    chips,
+    image_name,
+    meld_snapshots,
+    name_of,
+    plain_text,
+    plural,
+    status_pill,
+)
 from pancog.adapter.presenters.table import describe_events, outcome_snapshot
 from pancog.game.engine import PlayerView
 from pancog.game.events import CardPlucked, OptionTaken
@@ -104,7 +113,7 @@ def summary_line(summary: HandSummary, names: Names) -> str:
             result += f" (+{chips(summary.winner_chips)})"
     else:
         result = "over"
-    return f"{head} — {result} · {len(summary.dealt)} players, {summary.actions} actions"
+    return f"{head} — {result} · {plural(len(summary.dealt), 'player')}, {plural(summary.actions, 'action')}"
 
 
 def replay_history_text(summaries: Sequence[HandSummary], names: Names) -> str:
