@@ -18,14 +18,14 @@ from pancog.game import Rules, Sit, StartHand, TableState, apply, describe_rules
 from pancog.game.events import Melded, MeldPlayKind, StockReshuffled
 from pancog.game.rules import PRESETS
 from pancog.game.words import plural
+from pancog.services.health import HealthReport, TableHealth
 from pancog.services.replay import HandSummary
 from renderer import SeatSnapshot, SeatStatus, table_text
 from renderer.outcome import breakdown_lines
 from renderer.samples import sample_outcome, sample_table
 
-WRONG = re.compile(
-    r"(?<![\d,])1 (chips|units|hands|cards|players|actions|entries|wins|timeouts|sets)\b|\(s\)|\bentrys\b"
-)
+NOUNS = "chips|units|hands|cards|players|actions|entries|wins|timeouts|sets|tables|more tables|top finishers"
+WRONG = re.compile(rf"(?<![\d,.])[+-]?1 ({NOUNS})\b|\b1 [\w ]*computer players\b|\(s\)|\bentrys\b")
 
 
 def test_the_helper() -> None:
@@ -71,6 +71,11 @@ def one_texts() -> list[str]:
     melded = Melded(seq=1, seat=0, kind=MeldPlayKind.NEW, melds=(), cards=(), drawn=None, units=1)
     texts.append(hand_words.private_result(state, state, 0, [melded], to_act=None))
     texts.append(describe_events(state, state, names, [melded])[0])
+    table = TableHealth(
+        table_id=1, guild_id=1, channel_id=1, players=2, hand_no=1, in_hand=False, to_act=None, seconds_left=None,
+        away=0, last_error=None, last_error_at=None,
+    )  # fmt: skip
+    texts.append(HealthReport(now=0.0, started_at=0.0, tables=(table,) * 16).summary().splitlines()[-1])
     return texts
 
 
@@ -86,4 +91,4 @@ def test_the_checks_read_the_counts() -> None:
     for phrase in ("1 card from", "1 easy computer player,", "1 computer player registered", "1 entry", "1 chip"):
         assert phrase in joined, phrase
     assert "1 top finisher." in joined and "worth 1 unit." in joined and "1 player, 1 action" in joined
-    assert "Stock: 1 card." in joined and "1 card in hand" in joined
+    assert "Stock: 1 card." in joined and "1 card in hand" in joined and "… and 1 more table" in joined
