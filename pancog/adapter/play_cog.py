@@ -24,7 +24,7 @@ from pancog.adapter.errors import deliver, fit_choices, reusable_file, send_ephe
 from pancog.adapter.hand import Hands, chosen_play
 from pancog.adapter.presenters.common import name_of
 from pancog.adapter.presenters.hand import CHOOSE_A_PLAY, meld_choice, nothing_to
-from pancog.adapter.presenters.table import floor_fouled, outs_text, practice_stranger
+from pancog.adapter.presenters.table import OUTS_NOT_SEATED, floor_fouled, outs_text, practice_stranger
 from pancog.adapter.runtime import Handler, PanRuntime
 from pancog.game import engine
 from pancog.game.actions import (
@@ -333,10 +333,14 @@ class PlayCog(PanCog, name="PanPlay"):
     @app_commands.guild_only()
     async def outs(self, interaction: discord.Interaction, player: discord.Member | None = None) -> None:
         session = self.here(interaction)
-        who = player or interaction.user
-        seat = self._seat_of_member(interaction, who)
-        value = engine.call_outs(session.state, seat)
-        await send_ephemeral(interaction, outs_text(session.state, self.rt.names_at(session), seat, value))
+        if player is None and session.find_seat(interaction.user.id) is None:
+            raise PanError(OUTS_NOT_SEATED)  # a watcher asking for "his" outs: say how to ask for a player's
+        seat = self._seat_of_member(interaction, player or interaction.user)
+        state = session.state
+        value = engine.call_outs(state, seat)
+        you = player is None or player.id == interaction.user.id
+        text = outs_text(state, self.rt.names_at(session), seat, value, you=you)
+        await send_ephemeral(interaction, text)
 
     def _seat_of_member(self, interaction: discord.Interaction[Any], member: discord.abc.User) -> int:
         seat = seat_of_member(self.here(interaction), member)

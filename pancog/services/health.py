@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pancog.game import engine
+from pancog.game.words import plural
 from pancog.services.clock import TurnClock
 from pancog.services.tables import TableService
 
@@ -91,7 +92,7 @@ class HealthReport:
                 text += f"\n   last error: {t.last_error}"
             lines.append(text)
         if len(self.tables) > 15:
-            lines.append(f"… and {len(self.tables) - 15} more tables")
+            lines.append(f"… and {plural(len(self.tables) - 15, 'more table')}")
         loose = [e for e in self.errors if e[1] is None][-3:]
         for _, _, text in loose:
             lines.append(f"recent error: {text}")

@@ -184,6 +184,6 @@ def test_watch_wording_names_the_owner_not_you() -> None:
     """The watcher's view says whose hand it is (never "Your hand"); the public announcement names no card."""
     snap = HandSnapshot(cards=parse_cards("5S 2C 5H"))
     text = watched_hand_text("Ana", snap)
-    assert text.startswith("Ana's hand, 3 cards by suit: 1 2C, 2 5H, 3 5S.") and "Your hand" not in text
+    assert text.startswith("Ana's hand, 3 cards by suit: 2♣ 5♥ 5♠.") and "Your hand" not in text
     announcement = watch_announcement("Ana", "<@50>")
     assert "<@50>" in announcement and not re.search(r"\b[A2-7JQK][CDHS♣♦♥♠]", announcement)
