@@ -64,7 +64,7 @@ class PanCog(commands.Cog):
         """Make sure the interaction is acknowledged in time (a defer is scheduled, and sent only if the answer
         is not ready in ``ack.ACK_AFTER`` s: :mod:`pancog.adapter.ack`), remember the user's name, load their
         preferences (DM mode, pings) into the cache."""
-        ack.later(interaction, ephemeral=ephemeral)
+        ack.later(self.rt.tasks, interaction, ephemeral=ephemeral)
         self.rt.remember(interaction.user)
         await self.rt.settings.get(interaction.user.id)
         return self.rt

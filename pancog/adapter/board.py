@@ -291,20 +291,20 @@ class Boards:
         health = self.rt.health
         with logs.context(guild=session.guild_id, table=table_id):
             if isinstance(error, discord.NotFound) and error.code == 10003:  # Unknown Channel
-                self.rt.spawn(self.channel_gone(session.channel_id), name="pan-ops-channel-gone")
+                self.rt.tasks.spawn(self.channel_gone(session.channel_id), name="pan-ops-channel-gone")
                 return
             health.record_error(table_id, board_failed(str(error)))
             if isinstance(error, discord.Forbidden):
                 health.count("board_forbidden")
                 log.warning("missing permissions to post the board in channel %s: %s", session.channel_id, error)
-                self.rt.spawn(self._tell_host_permissions(session, error), name="pan-ops-perms")
+                self.rt.tasks.spawn(self._tell_host_permissions(session, error), name="pan-ops-perms")
                 return
             attempt = self._retries.get(table_id, 0) + 1
             self._retries[table_id] = attempt
             delay = min(MAX_RETRY_DELAY, 0.5 * 2 ** (attempt - 1))
             health.count("board_retries")
             log.warning("board update failed (%s); re-rendering the latest state in %.1fs", error, delay)
-            self.rt.spawn(self._retry(board, delay), name="pan-ops-retry")
+            self.rt.tasks.spawn(self._retry(board, delay), name="pan-ops-retry")
 
     async def _retry(self, board: Board, delay: float) -> None:
         await asyncio.sleep(delay)
@@ -380,7 +380,8 @@ class Board:
             self.runtime.renders.promote(job, priority)
         self._dirty.set()
         if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._run(), name=f"pan-board-{self.session.table_id}")
+            # its editor waits for changes as long as the board lives: a long-lived task, not work in flight
+            self._task = self.runtime.tasks.start(self._run(), name=f"pan-board-{self.session.table_id}")
 
     def stop(self) -> None:
         self._stopped = True

@@ -168,7 +168,7 @@ async def setup(bot: commands.Bot) -> None:
         await tourney.resume_all()
         log.info("tournaments resumed: %d", tournaments)
     bot.add_dynamic_items(BoardButton, PlaySelect, ConfirmButton, GuideSelect, TourneyButton, *REPLAY_ITEMS)
-    rt.spawn(rt.renders.start_workers(), name="render-workers")  # fork the render workers now, not at 1st image
+    rt.tasks.spawn(rt.renders.start_workers(), name="render-workers")  # fork the render workers now, not at 1st image
 
 
 def shard_set_of(bot: commands.Bot) -> ShardSet | None:

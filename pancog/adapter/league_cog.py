@@ -77,15 +77,12 @@ class LeagueCog(PanCog, name="PanLeague"):
             panadmin.add_command(season)
         for command in self._admin:
             (season if command.extras["group"] == IN_SEASON["group"] else panadmin).add_command(command)
-        # not rt.spawn: that set is "work in flight" (rt.busy); this loop runs for the bot's life
-        self._due_task = asyncio.create_task(self._end_due_seasons(), name="league-due-seasons")
+        # a loop for the cog's life (not work in flight): PAN_SEASON_CHECK_SECONDS
+        self._due_task = self.rt.tasks.every(self.due_check_seconds, self.tick, name="league-due-seasons")
 
     async def cog_unload(self) -> None:
-        if self._due_task is not None:
-            self._due_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._due_task
-            self._due_task = None
+        await self.rt.tasks.cancel(self._due_task)
+        self._due_task = None
         await super().cog_unload()
         panadmin = self._panadmin()
         for command in self._admin:
@@ -108,20 +105,12 @@ class LeagueCog(PanCog, name="PanLeague"):
 
     # ------------------------------------------------------------------ background
 
-    async def _end_due_seasons(self) -> None:
-        """Every ``PAN_SEASON_CHECK_SECONDS``: bring the league's tables up to date (``LeagueService.drain``: the hand
-        results settled since the last drain, into stats and ratings — so a later ``/pan stats`` finds little to do)
-        and end each season whose planned end has passed (idempotent: a season already ended by a moderator or
-        another process is skipped)."""
-        while True:
-            await asyncio.sleep(self.due_check_seconds)
-            try:
-                await self.tick()
-            except Exception:  # the next tick retries; the loop lives as long as the bot
-                log.exception("the league's background tick failed")
-
     async def tick(self) -> int:
-        """One round of the background loop: drain the league, then end the due seasons (returns how many)."""
+        """One round of the background loop, every ``PAN_SEASON_CHECK_SECONDS``: bring the league's tables up to
+        date (``LeagueService.drain``: the hand results settled since the last drain, into stats and ratings — so a
+        later ``/pan stats`` finds little to do), then end each season whose planned end has passed (idempotent: a
+        season already ended by a moderator or another process is skipped). Returns how many ended; a failure is
+        logged by the loop and the next round retries."""
         if self.rt.league is not None:
             await self.rt.league.drain()
         return await self.end_due_seasons()

@@ -82,14 +82,14 @@ class OpsCog(PanCog, name="PanOps"):
             elif notice.kind == "away":
                 health.count("players_away")
                 if notice.player_id is not None:
-                    self.rt.spawn(send_dm(self.rt.bot, notice.player_id, MARKED_AWAY), name="pan-ops-away")
+                    self.rt.tasks.spawn(send_dm(self.rt.bot, notice.player_id, MARKED_AWAY), name="pan-ops-away")
             elif notice.kind == "stood":
                 health.count("away_stood_up")
             elif notice.kind == "abandoned":
                 health.count("abandoned_hands_fouled")
             elif notice.kind == "idle_closed":
                 health.count("idle_closed")
-                self.rt.spawn(self._announce_idle_close(notice), name="pan-ops-idle")
+                self.rt.tasks.spawn(self._announce_idle_close(notice), name="pan-ops-idle")
             elif notice.kind == "error":
                 health.record_error(notice.table_id, notice.detail)
 

@@ -174,7 +174,9 @@ class PlayCog(PanCog, name="PanPlay"):
         (:func:`~pancog.adapter.hand.chosen_play`); anything else is refused before the engine sees it."""
         rt = self.rt
         rt.remember(interaction.user)
-        ack.later(interaction, update=True)  # answered by editing the private panel in place (type 7) below
+        ack.later(
+            self.rt.tasks, interaction, update=True
+        )  # answered by editing the private panel in place (type 7) below
         if not values:
             raise PanError(CHOOSE_A_PLAY)
         user_id = interaction.user.id

@@ -11,12 +11,11 @@ buttons and selects find it again from ``interaction.client`` with :func:`runtim
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
 import weakref
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -27,6 +26,7 @@ from pancog.adapter.errors import guarded
 from pancog.game.errors import PanError
 from pancog.infra.renderq import RenderQueue
 from pancog.infra.storage.base import Storage
+from pancog.infra.tasks import Tasks
 from pancog.services.bots import BotDriver
 from pancog.services.clock import TurnClock
 from pancog.services.health import HealthRegistry
@@ -83,7 +83,7 @@ class PanRuntime:
     boards: dict[int, OpenBoard] = field(default_factory=dict)
     handlers: dict[str, Handler] = field(default_factory=dict)
     edit_interval: float = BOARD_EDIT_INTERVAL
-    _tasks: set[asyncio.Task[None]] = field(default_factory=set)
+    tasks: Tasks = field(default_factory=lambda: Tasks("adapter", logger=log))  # every task of the adapter ring
 
     # -- names
     def remember(self, user: discord.abc.User) -> None:
@@ -114,12 +114,7 @@ class PanRuntime:
 
         await guarded(interaction, run, context=f"table {table_id} component {verb}")
 
-    # -- background work
-    def spawn(self, coro: Coroutine[Any, Any, None], *, name: str) -> None:
-        task: asyncio.Task[None] = asyncio.create_task(coro, name=name)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
+    # -- background work (``tasks``: DMs, retries, notices, board editors, scheduled defers, the adapter's loops)
     def in_flight(self) -> dict[str, int]:
         """The bot's in-flight work beyond the handlers discord.py runs, by kind: background tasks (DMs, retries,
         notices), boards with unsent changes, computer players thinking or acting, renders queued or running.
@@ -127,7 +122,7 @@ class PanRuntime:
         silence."""
         bots = self.bots
         return {
-            "tasks": len(self._tasks),
+            "tasks": self.tasks.pending,
             "boards": sum(1 for b in self.boards.values() if b.pending),
             "bots": int(bots is not None and bots.busy()),
             "renders": 0 if self.renders.idle() else 1,
@@ -139,8 +134,8 @@ class PanRuntime:
         return any(self.in_flight().values())
 
     async def close(self) -> None:
-        """Stop the computer players, the clock and tournament steps, the boards and background tasks, the renders, then
-        storage."""
+        """Stop the computer players, the clock and tournament steps, the boards and every background task (each
+        cancelled and awaited), the renders, then storage."""
         if self.bots is not None:
             await self.bots.stop()
         if self.clock is not None:
@@ -149,12 +144,8 @@ class PanRuntime:
             await self.tournaments.stop()
         for board in self.boards.values():
             board.stop()
-        for task in list(self._tasks):
-            task.cancel()
-        for task in list(self._tasks):
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self.renders.shutdown()
+        await self.tasks.close()
+        await self.renders.close()
         await self.storage.close()
 
 

@@ -141,7 +141,7 @@ class TableCog(PanCog, name="PanTables"):
 
         async def run(interaction: discord.Interaction[Any], table_id: int, _values: tuple[str, ...]) -> None:
             self.rt.remember(interaction.user)
-            ack.later(interaction, update=True)
+            ack.later(self.rt.tasks, interaction, update=True)
             private, public = await act(interaction, self.rt.tables.get(table_id))
             await ack.settle(interaction)
             if interaction.response.is_done():

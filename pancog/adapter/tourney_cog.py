@@ -75,7 +75,7 @@ from pancog.services.tournaments.service import (
 )
 from renderer.standings import render_standings_png, standings_text
 
-__all__ = ["TICK_SECONDS", "TourneyButton", "TourneyCog", "TourneyThreads", "run_ticks"]
+__all__ = ["TICK_SECONDS", "TourneyButton", "TourneyCog", "TourneyThreads"]
 
 log = logging.getLogger("pan.tourney")
 
@@ -193,16 +193,6 @@ def parse_start(text: str | None, now: float) -> int | None:
     return int(when * 1000)
 
 
-async def run_ticks(service: TournamentService, interval: float = TICK_SECONDS) -> None:
-    """The background task: every tournament's clock (levels, scheduled starts, breaks) advances."""
-    while True:
-        await asyncio.sleep(interval)
-        try:
-            await service.tick()
-        except Exception:
-            log.exception("tournament tick failed")
-
-
 class TourneyCog(PanCog, name="PanTourney"):
     """``/tourney create register unregister info list start pause resume cancel addbots``."""
 
@@ -236,15 +226,12 @@ class TourneyCog(PanCog, name="PanTourney"):
                 with contextlib.suppress(NoTableHere):
                     self.threads.remember(tt.table_id, self.rt.tables.get(tt.table_id).channel_id)
         await self.service.kick()
-        # not a runtime task: those count as "busy" (tests wait on them); this one runs until the cog unloads
-        self._ticker = asyncio.create_task(run_ticks(self.service, self.tick_seconds), name="tournament-clock")
+        # every tournament's clock (levels, scheduled starts, breaks) advances: a loop until the cog unloads
+        self._ticker = self.rt.tasks.every(self.tick_seconds, self.service.tick, name="tournament-clock")
 
     async def cog_unload(self) -> None:
-        if self._ticker is not None:
-            self._ticker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._ticker
-            self._ticker = None
+        await self.rt.tasks.cancel(self._ticker)
+        self._ticker = None
         await super().cog_unload()
 
     # -- helpers
@@ -541,7 +528,7 @@ class TourneyCog(PanCog, name="PanTourney"):
 
     # -- service events (synchronous; the messages go out on background tasks)
     def on_event(self, event: TournamentEvent) -> None:
-        self.rt.spawn(self._handle(event), name=f"tourney-{type(event).__name__}")
+        self.rt.tasks.spawn(self._handle(event), name=f"tourney-{type(event).__name__}")
 
     async def _handle(self, event: TournamentEvent) -> None:
         try:

@@ -38,7 +38,7 @@ import heapq
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -49,6 +49,7 @@ from pancog.game.events import CashedOut, HandEnded, SeatLeft
 from pancog.game.state import Phase, TableState
 from pancog.infra import logs
 from pancog.infra.storage.base import StorageError
+from pancog.infra.tasks import Tasks
 from pancog.services.store import action_key
 from pancog.services.tables import Applied, NoTableHere, NotSeated, TableService, TableSession
 
@@ -172,7 +173,9 @@ class TurnClock:
         self._clocks: dict[int, _TableClock] = {}
         self._heap: list[tuple[float, int, int]] = []  # (due, generation, table id)
         self._observers: list[Callable[[ClockNotice], None]] = []
-        self._tasks: set[asyncio.Task[None]] = set()
+        # expiries, follow-ups and meta writes (work in flight), and the scheduler; the database closing under one
+        # at shutdown is expected (logged without a traceback)
+        self._tasks = Tasks("turn clock", logger=log, quiet=(StorageError,))
         self._dirty: set[int] = set()
         self._wake = asyncio.Event()
         self._runner: asyncio.Task[None] | None = None
@@ -202,24 +205,23 @@ class TurnClock:
             self._subscribed = True
         await self.resume_all()
         if run and self._runner is None:
-            self._runner = asyncio.create_task(self._run(), name="pan-turn-clock")
+            self._runner = self._tasks.start(self._run(), name="pan-turn-clock")
 
     async def stop(self) -> None:
+        """Stop the scheduler, let the expiries and meta writes in flight finish, write the meta left, and end every
+        task of the clock."""
         if self._subscribed:
             unsubscribe(self.tables, self._on_applied)
             self._subscribed = False
         runner, self._runner = self._runner, None
-        if runner is not None:
-            runner.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await runner
+        await self._tasks.cancel(runner)
         await self.drain()
         await self._flush_meta()
+        await self._tasks.close()
 
     async def drain(self) -> None:
         """Wait for every expiry, follow-up and meta write in flight."""
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        await self._tasks.drain()
 
     async def resume_all(self) -> int:
         """Build a clock for every open table not yet known, from its stored log timestamps and meta."""
@@ -542,18 +544,8 @@ class TurnClock:
                 log.exception("turn clock loop failed; continuing")
                 await self._sleep(0.05)
 
-    def _spawn(self, coro: Awaitable[None]) -> None:
-        async def wrapper() -> None:
-            try:
-                await coro
-            except StorageError as exc:  # the database closed under us (shutdown): nothing to do
-                log.warning("turn clock task dropped: %s", exc)
-            except Exception:
-                log.exception("turn clock task failed")
-
-        task = asyncio.ensure_future(wrapper())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        self._tasks.spawn(coro, name="pan-turn-clock-step")
 
     # ------------------------------------------------------------------ what the clock does
 
