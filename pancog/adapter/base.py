@@ -26,13 +26,23 @@ from pancog.game.rules import PRESETS
 from pancog.infra import logs
 from pancog.services.tables import TableSession
 
-__all__ = ["IN_PAN", "PRESET_CHOICES", "PanCog"]
+__all__ = ["IN_PAN", "PRESET_CHOICES", "PanCog", "acknowledge"]
 
 IN_PAN: dict[str, Any] = {"group": "pan"}
 """``@app_commands.command(..., extras=IN_PAN)``: a ``/pan`` subcommand."""
 
 PRESET_CHOICES = [app_commands.Choice(name=name, value=name) for name in PRESETS]
 """The rules presets as the choices of a ``preset`` option."""
+
+
+async def acknowledge(rt: PanRuntime, interaction: discord.Interaction[Any], *, ephemeral: bool = True) -> PanRuntime:
+    """Make sure the interaction is acknowledged in time (a defer is scheduled, and sent only if the answer is not
+    ready in ``ack.ACK_AFTER`` s: :mod:`pancog.adapter.ack`), remember the user's name, load their preferences (DM
+    mode, pings) into the cache."""
+    ack.later(rt.tasks, interaction, ephemeral=ephemeral)
+    rt.remember(interaction.user)
+    await rt.settings.get(interaction.user.id)
+    return rt
 
 
 class PanCog(commands.Cog):
@@ -45,29 +55,22 @@ class PanCog(commands.Cog):
         self.__cog_app_commands__ = [c for c in mine if c not in self._in_pan]  # the rest is top level
 
     def handlers(self) -> Mapping[str, Handler]:
-        """The buttons and selects this cog answers: verb -> handler (none by default)."""
+        """The buttons and selects this cog answers: verb -> handler (none by default). The composition root puts
+        them in the runtime's one verb table (``extension.verb_table``)."""
         return {}
 
     async def cog_load(self) -> None:
         for command in self._in_pan:
             self.rt.group.add_command(command)
-        self.rt.handlers.update(self.handlers())
 
     async def cog_unload(self) -> None:
         for command in self._in_pan:
             self.rt.group.remove_command(command.name)
-        for verb in self.handlers():
-            self.rt.handlers.pop(verb, None)
 
     # -- helpers of every command
     async def defer(self, interaction: discord.Interaction[Any], *, ephemeral: bool = True) -> PanRuntime:
-        """Make sure the interaction is acknowledged in time (a defer is scheduled, and sent only if the answer
-        is not ready in ``ack.ACK_AFTER`` s: :mod:`pancog.adapter.ack`), remember the user's name, load their
-        preferences (DM mode, pings) into the cache."""
-        ack.later(self.rt.tasks, interaction, ephemeral=ephemeral)
-        self.rt.remember(interaction.user)
-        await self.rt.settings.get(interaction.user.id)
-        return self.rt
+        """:func:`acknowledge` the interaction; returns the runtime."""
+        return await acknowledge(self.rt, interaction, ephemeral=ephemeral)
 
     async def respond(
         self, interaction: discord.Interaction[Any], content: str, *, ephemeral: bool = True, **kwargs: Any

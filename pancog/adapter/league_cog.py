@@ -15,7 +15,6 @@ from discord import app_commands
 
 from pancog.adapter.admin import season
 from pancog.adapter.base import IN_PAN, PanCog
-from pancog.adapter.board import Boards
 from pancog.adapter.checks import is_moderator
 from pancog.adapter.errors import BadOption, send_ephemeral
 from pancog.adapter.presenters.admin import NEEDS_MODERATOR
@@ -37,7 +36,7 @@ from pancog.adapter.roles import give_role
 from pancog.adapter.runtime import PanRuntime
 from pancog.infra.renderq import Priority
 from pancog.services.league import LeagueService, SeasonInfo, display
-from pancog.services.tables import NoTableHere
+from pancog.services.tables import CloseReason, NoTableHere
 from renderer.stats import StatsSnapshot, render_stats_png, stats_text
 
 __all__ = ["LeagueCog"]
@@ -53,9 +52,8 @@ DUE_CHECK_SECONDS = 60.0
 class LeagueCog(PanCog, name="PanLeague"):
     """Seasons, standings, stats and flags."""
 
-    def __init__(self, runtime: PanRuntime, boards: Boards, *, due_check_seconds: float = DUE_CHECK_SECONDS) -> None:
+    def __init__(self, runtime: PanRuntime, *, due_check_seconds: float = DUE_CHECK_SECONDS) -> None:
         super().__init__(runtime)
-        self.boards = boards  # a bank season's tables close when it ends
         self.due_check_seconds = due_check_seconds  # PAN_SEASON_CHECK_SECONDS
         mine = self.__cog_app_commands__
         self._admin = [c for c in mine if isinstance(c, app_commands.Command) and "group" in c.extras]
@@ -139,12 +137,10 @@ class LeagueCog(PanCog, name="PanLeague"):
         closed = 0
         for session in [s for s in self.rt.tables.sessions if s.config.bank_scope == scope_id]:
             try:
-                returned = await self.rt.tables.close_system(session.table_id)
+                returned = await self.rt.tables.close_system(session.table_id, reason=CloseReason.SEASON_ENDED)
             except NoTableHere:  # closed meanwhile
                 continue
             closed += 1
-            self.boards.drop(session.table_id)
-            self.rt.health.forget(session.table_id)
             channel = self.rt.bot.get_partial_messageable(session.channel_id, guild_id=session.guild_id)
             with contextlib.suppress(discord.HTTPException):
                 await channel.send(season_table_closed(returned, self.rt.names))

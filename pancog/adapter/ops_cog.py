@@ -94,8 +94,7 @@ class OpsCog(PanCog, name="PanOps"):
                 health.record_error(notice.table_id, notice.detail)
 
     async def _announce_idle_close(self, notice: ClockNotice) -> None:
-        channel_id = self.boards.channel_of(notice.table_id)
-        self.boards.drop(notice.table_id)
+        channel_id = notice.channel_id  # the table (and its board) is gone: the notice says where it was
         if channel_id is None:
             return
         text = idle_closed(notice.cashouts, self.rt.names)

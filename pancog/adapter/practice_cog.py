@@ -28,6 +28,7 @@ from pancog.game.errors import PanError
 from pancog.services.bots import BotDriver, computer_name, hint_allowed, practice_scope, suggest
 from pancog.services.tables import (
     BuyInTooSmall,
+    CloseReason,
     NotHost,
     TableAlreadyOpen,
     TableConfig,
@@ -122,8 +123,7 @@ class PracticeCog(PanCog, name="PanPractice"):
             await self.driver.fill_practice(session.table_id, interaction.user.id, opponents=opponents, level=level)
         except PanError:
             with contextlib.suppress(PanError):
-                await rt.tables.close_system(session.table_id)
-            self.boards.drop(session.table_id)
+                await rt.tables.close_system(session.table_id, reason=CloseReason.REFUSED)
             raise
         finally:
             self._release_board(session, held)

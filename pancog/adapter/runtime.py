@@ -142,6 +142,8 @@ class PanRuntime:
             await self.clock.stop()
         if self.tournaments is not None:  # its steps write tables and the ledger: stop them before storage closes
             await self.tournaments.stop()
+        if self.watch is not None:
+            self.watch.stop()
         for board in self.boards.values():
             board.stop()
         await self.tasks.close()

@@ -167,7 +167,6 @@ class TableCog(PanCog, name="PanTables"):
         rt = self.rt
         moderator = await require_host_or_moderator(rt.ledger, interaction, session)
         returned = await rt.tables.close(session.table_id, interaction.user.id, moderator=moderator)
-        self.boards.drop(session.table_id)
         return DONE, table_closed(returned, rt.names)
 
     async def text_view(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
@@ -326,7 +325,6 @@ class TableCog(PanCog, name="PanTables"):
             return
         await self.defer(interaction, ephemeral=False)
         returned = await rt.tables.close(session.table_id, interaction.user.id, moderator=moderator)
-        self.boards.drop(session.table_id)
         await self.respond(interaction, table_closed(returned, rt.names), ephemeral=False)
 
     @app_commands.command(name="table", description="Post the table again (the board)", extras=IN_PAN)

@@ -3,8 +3,9 @@ Register / Unregister buttons, table threads, mentions and the results message.
 
 The service is :class:`pancog.services.tournaments.service.TournamentService` (``PanRuntime.tournaments``, no discord):
 this cog parses options, calls one service method per command, and turns the service's events into messages.
-:class:`TourneyThreads` is the service's ``channel_factory``: a table's board lives in a public thread of the
-tournament's channel, created by the bot and archived when the table closes or the tournament ends.
+:class:`TourneyThreads` is the service's channel factory (given to it by the composition root): a table's board
+lives in a public thread of the tournament's channel, created by the bot and archived when the table closes or the
+tournament ends.
 """
 
 from __future__ import annotations
@@ -198,12 +199,19 @@ class TourneyCog(PanCog, name="PanTourney"):
 
     group = app_commands.Group(name="tourney", description="Community tournaments", guild_only=True)
 
-    def __init__(self, runtime: PanRuntime, service: TournamentService, *, tick_seconds: float = TICK_SECONDS) -> None:
+    def __init__(
+        self,
+        runtime: PanRuntime,
+        service: TournamentService,
+        threads: TourneyThreads,
+        *,
+        tick_seconds: float = TICK_SECONDS,
+    ) -> None:
+        """``threads``: the tables' threads, which the composition root made the service's channel factory."""
         super().__init__(runtime)
         self.service = service
         self.tick_seconds = tick_seconds  # how often every tournament's clock advances (PAN_TOURNEY_TICK)
-        self.threads = TourneyThreads(runtime.bot)
-        service.channel_factory = self.threads.create  # tables get threads of the tournament's channel
+        self.threads = threads
         self._ticker: asyncio.Task[None] | None = None
         service.subscribe(self.on_event)
 

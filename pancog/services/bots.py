@@ -48,6 +48,7 @@ from pancog.services.tables import (
     NoTableHere,
     NotSeated,
     StaleAction,
+    TableClosed,
     TableService,
     TableSession,
 )
@@ -253,14 +254,13 @@ class BotDriver:
     # ------------------------------------------------------------------ lifecycle
 
     def start(self) -> int:
-        """Subscribe to the service, install the away stand-in and the practice-seat guard, and resume every open
-        table; returns tables poked."""
+        """Subscribe to the service and resume every open table; returns tables poked. (The away stand-in,
+        :meth:`stand_in`, and the practice-seat guard, :func:`verify_seat`, are the composition root's to register
+        with the table service.)"""
         self._stopping = False
         if not self._subscribed:
             self.tables.subscribe(self._on_applied)
             self._subscribed = True
-        self.tables.stand_in = self.stand_in
-        self.tables.seat_guard = verify_seat
         return self.resume_all()
 
     async def stop(self) -> None:
@@ -268,11 +268,14 @@ class BotDriver:
         if self._subscribed:
             self.tables.unsubscribe(self._on_applied)
             self._subscribed = False
-        if self.tables.stand_in == self.stand_in:
-            self.tables.stand_in = None
-        if self.tables.seat_guard is verify_seat:
-            self.tables.seat_guard = None
         await self._tasks.close()
+
+    def table_closed(self, closed: TableClosed) -> None:
+        """A table closed (``TableService.on_close``): its computer players stop at once and what was noted about it
+        goes."""
+        self._tasks.cancel_key(closed.table_id)
+        self._passed.pop(closed.table_id, None)
+        self._gave_up.pop(closed.table_id, None)
 
     def busy(self) -> bool:
         """True while a computer player is thinking or acting somewhere."""
