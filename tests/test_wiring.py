@@ -304,3 +304,69 @@ def test_no_cog_calls_another_through_the_verb_table() -> None:
     assert found == []
     planted = 'rt.handlers["watch"](i, t, ())\nself.rt.handlers.get("x")\nrt.tables.get(1)\n'
     assert sorted(verb_lookups(planted, "m")) == ["m:1: rt.handlers['watch']", "m:2: self.rt.handlers.get('x')"]
+
+
+# --------------------------------------------------------------------------------------------- commands
+
+GROUPS_MODULE = "pancog/adapter/groups.py"
+GROUP_EXTRAS = {"IN_PAN", "IN_ADMIN", "IN_SEASON", "IN_TOURNEY"}
+
+
+def command_style(source: str, module: str) -> list[str]:
+    """Every way of registering a command but the one: a group made outside groups.py, a ``@group.command``
+    decorator, a command added to or removed from a group by hand, ``@app_commands.command`` outside a class body,
+    or ``extras`` that is not one of the declared groups."""
+    tree = ast.parse(source)
+    found: list[str] = []
+    in_class = {id(f) for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for f in c.body}
+    for node in ast.walk(tree):
+        where = f"{module}:{getattr(node, 'lineno', 0)}"
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            name = ast.unparse(node.func)
+            if module != GROUPS_MODULE and name in ("app_commands.Group", "discord.app_commands.Group"):
+                found.append(f"{where}: a group made outside groups.py")
+            if module != GROUPS_MODULE and node.func.attr in ("add_command", "remove_command"):
+                found.append(f"{where}: {name}(...) by hand")
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for decorator in node.decorator_list:
+                where = f"{module}:{decorator.lineno}"
+                call = decorator if isinstance(decorator, ast.Call) else None
+                target = call.func if call is not None else decorator
+                if not (isinstance(target, ast.Attribute) and target.attr in ("command", "group")):
+                    continue
+                if ast.unparse(target) != "app_commands.command":
+                    found.append(f"{where}: @{ast.unparse(target)}")
+                    continue
+                if id(node) not in in_class:
+                    found.append(f"{where}: a command outside a cog")
+                for keyword in call.keywords if call is not None else []:
+                    if keyword.arg == "extras" and not (
+                        isinstance(keyword.value, ast.Name) and keyword.value.id in GROUP_EXTRAS
+                    ):
+                        found.append(f"{where}: extras={ast.unparse(keyword.value)}")
+    return found
+
+
+def test_every_command_is_registered_the_one_way() -> None:
+    """Cog methods with @app_commands.command, each group declared once (pancog/adapter/groups.py)."""
+    found = [hit for path in product_files() for hit in command_style(path.read_text(), rel(path))]
+    assert found == []
+
+
+def test_the_command_check_catches_the_other_styles() -> None:
+    planted = (
+        "class AdminCog(PanCog):\n"
+        "    admin = app_commands.Group(name='panadmin', description='x')\n"  # 2
+        "    @admin.command(name='config', description='x')\n"  # 3
+        "    async def config(self, interaction): ...\n"
+        "    @app_commands.command(name='flags', description='x', extras={'group': 'panadmin'})\n"  # 5
+        "    async def flags(self, interaction): ...\n"
+        "    @app_commands.command(name='ok', description='x', extras=IN_ADMIN)\n"  # the one way
+        "    async def ok(self, interaction): ...\n"
+        "@app_commands.command(name='loose', description='x')\n"  # 9
+        "async def loose(interaction): ...\n"
+        "def load(tree, season):\n"
+        "    tree.get_command('panadmin').add_command(season)\n"  # 12
+    )
+    found = command_style(planted, "pancog/adapter/admin_cog.py")
+    assert sorted(int(f.split(":", 2)[1]) for f in found) == [2, 3, 5, 9, 12], found

@@ -9,8 +9,9 @@ from typing import Literal
 import discord
 from discord import app_commands
 
-from pancog.adapter.base import IN_PAN, PanCog
+from pancog.adapter.base import PanCog
 from pancog.adapter.errors import send_ephemeral
+from pancog.adapter.groups import IN_PAN
 from pancog.adapter.presenters.bank import balance_text, daily_text, leaderboard_text, season_bank_text
 from pancog.adapter.presenters.hand import settings_text
 from pancog.adapter.presenters.league import league_board

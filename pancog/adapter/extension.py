@@ -23,13 +23,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from discord import app_commands
 from discord.ext import commands
 
 from pancog.adapter.admin_cog import AdminCog
 from pancog.adapter.bank_cog import BankCog
 from pancog.adapter.base import PanCog
 from pancog.adapter.board import BoardButton, Boards
+from pancog.adapter.groups import CommandGroups
 from pancog.adapter.hand import Hands, PlaySelect
 from pancog.adapter.league_cog import LeagueCog
 from pancog.adapter.ops_cog import OpsCog
@@ -167,7 +167,7 @@ async def open_runtime(bot: commands.Bot, config: Config) -> Parts:
             nice=config.render_nice,
         ),
         health=HealthRegistry(tables, clock=clock),
-        group=app_commands.Group(name="pan", description="Panguingue card tables", guild_only=True),
+        groups=CommandGroups(bot.tree),  # /pan, /panadmin, /panadmin season, /tourney: declared in groups.py
         clock=clock,
         bots=driver,
         replays=ReplayService(store),
@@ -214,7 +214,6 @@ async def setup(bot: commands.Bot) -> None:
     for session in rt.tables.sessions:  # the boards render from the cache (GuildDisplaySettings.cached)
         await rt.display.get(abs(session.guild_id))
     attach(bot, rt)
-    bot.tree.add_command(rt.group)
     found = cogs(parts, boards, hands, watching, config)
     rt.handlers.update(verb_table(*found, watching))  # the buttons' and selects' verbs, each to its one handler
     tourney: TourneyCog | None = None
@@ -250,12 +249,13 @@ def shard_set_of(bot: commands.Bot) -> ShardSet | None:
 
 
 async def teardown(bot: commands.Bot) -> None:
-    """Remove the cogs, the /pan group and the buttons, then close the runtime (services, storage)."""
+    """Remove the cogs (each takes its commands out of their groups), the groups and the buttons, then close the
+    runtime (services, storage)."""
     rt = runtime_of(bot)
     for name, cog in list(bot.cogs.items()):
         if isinstance(cog, PanCog):
             await bot.remove_cog(name)
-    bot.tree.remove_command(rt.group.name)
+    rt.groups.detach()
     bot.remove_dynamic_items(*DYNAMIC_ITEMS)
     rt.handlers.clear()
     attach(bot, None)

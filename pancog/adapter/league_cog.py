@@ -13,10 +13,10 @@ from typing import Any, Literal
 import discord
 from discord import app_commands
 
-from pancog.adapter.admin import season
-from pancog.adapter.base import IN_PAN, PanCog
+from pancog.adapter.base import PanCog
 from pancog.adapter.checks import is_moderator
 from pancog.adapter.errors import BadOption, send_ephemeral
+from pancog.adapter.groups import IN_ADMIN, IN_PAN, IN_SEASON
 from pancog.adapter.presenters.admin import NEEDS_MODERATOR
 from pancog.adapter.presenters.league import (
     NO_LEAGUE,
@@ -43,8 +43,6 @@ __all__ = ["LeagueCog"]
 
 log = logging.getLogger("pan.league")
 
-IN_SEASON: dict[str, Any] = {"group": "panadmin season"}
-IN_ADMIN: dict[str, Any] = {"group": "panadmin"}
 WINNER_PLACES = 3  # the season's role goes to places 1..3
 DUE_CHECK_SECONDS = 60.0
 
@@ -55,26 +53,10 @@ class LeagueCog(PanCog, name="PanLeague"):
     def __init__(self, runtime: PanRuntime, *, due_check_seconds: float = DUE_CHECK_SECONDS) -> None:
         super().__init__(runtime)
         self.due_check_seconds = due_check_seconds  # PAN_SEASON_CHECK_SECONDS
-        mine = self.__cog_app_commands__
-        self._admin = [c for c in mine if isinstance(c, app_commands.Command) and "group" in c.extras]
-        self.__cog_app_commands__ = [c for c in mine if c not in self._admin]
         self._due_task: asyncio.Task[None] | None = None
-
-    def _panadmin(self) -> app_commands.Group | None:
-        """The ``/panadmin`` group on the tree (AdminCog's, loaded before this cog)."""
-        tree = self.rt.bot.tree if isinstance(self.rt.bot, discord.ext.commands.Bot) else None
-        group = tree.get_command("panadmin") if tree is not None else None
-        return group if isinstance(group, app_commands.Group) else None
 
     async def cog_load(self) -> None:
         await super().cog_load()
-        panadmin = self._panadmin()
-        if panadmin is None:
-            raise RuntimeError("the league cog needs /panadmin (AdminCog) loaded first")
-        if panadmin.get_command(season.name) is None:
-            panadmin.add_command(season)
-        for command in self._admin:
-            (season if command.extras["group"] == IN_SEASON["group"] else panadmin).add_command(command)
         # a loop for the cog's life (not work in flight): PAN_SEASON_CHECK_SECONDS
         self._due_task = self.rt.tasks.every(self.due_check_seconds, self.tick, name="league-due-seasons")
 
@@ -82,13 +64,6 @@ class LeagueCog(PanCog, name="PanLeague"):
         await self.rt.tasks.cancel(self._due_task)
         self._due_task = None
         await super().cog_unload()
-        panadmin = self._panadmin()
-        for command in self._admin:
-            group = season if command.extras["group"] == IN_SEASON["group"] else panadmin
-            if group is not None:
-                group.remove_command(command.name)
-        if panadmin is not None:
-            panadmin.remove_command(season.name)
 
     def league(self) -> LeagueService:
         if self.rt.league is None:

@@ -16,9 +16,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from pancog.adapter.base import IN_PAN, PanCog
+from pancog.adapter.base import PanCog
 from pancog.adapter.board import Boards
 from pancog.adapter.errors import send_dm, send_ephemeral
+from pancog.adapter.groups import IN_PAN
 from pancog.adapter.presenters.common import name_of
 from pancog.adapter.presenters.table import MARKED_AWAY, WELCOME_BACK, idle_closed, time_warning
 from pancog.adapter.presenters.tournament import TOURNEY_WELCOME_BACK

@@ -17,10 +17,11 @@ from typing import Literal
 import discord
 from discord import app_commands
 
-from pancog.adapter.base import IN_PAN, PanCog
+from pancog.adapter.base import PanCog
 from pancog.adapter.board import Board, Boards
 from pancog.adapter.checks import moderator
 from pancog.adapter.errors import answer, send_ephemeral
+from pancog.adapter.groups import IN_PAN
 from pancog.adapter.presenters.hand import HINT_NO_HAND, HINT_NOT_YOUR_MOVE, HINT_REFUSED, hint_text
 from pancog.adapter.presenters.table import computer_seated, practice_opened, practice_title
 from pancog.adapter.runtime import PanRuntime

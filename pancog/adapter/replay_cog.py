@@ -22,8 +22,9 @@ import discord
 from discord import app_commands
 
 from pancog.adapter import ack, replay_images
-from pancog.adapter.base import IN_PAN, PanCog
+from pancog.adapter.base import PanCog
 from pancog.adapter.errors import PanView, answer, deliver, send_ephemeral
+from pancog.adapter.groups import IN_PAN
 from pancog.adapter.presenters.replay import (
     JUMP_NOT_OFFERED,
     JUMP_PLACEHOLDER,

@@ -1,7 +1,7 @@
 """The typed container every part of the adapter shares, built once by the composition root (``setup``).
 
 It holds the services (storage, ledger, table store, tables, player settings, health, and the optional turn
-clock and computer players), the render queue, the display names the bot has seen, the ``/pan`` command group,
+clock and computer players), the render queue, the display names the bot has seen, the command groups,
 the open boards, and the handlers of the buttons and selects (verb -> the cog method its slash command calls
 too). Nothing is added to it at run time: every field is declared here, so mypy checks each use.
 
@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import discord
-from discord import app_commands
 
 from pancog.adapter.errors import guarded
+from pancog.adapter.groups import CommandGroups
 from pancog.game.errors import PanError
 from pancog.infra.renderq import RenderQueue
 from pancog.infra.storage.base import Storage
@@ -70,7 +70,7 @@ class PanRuntime:
     settings: PlayerSettings
     renders: RenderQueue
     health: HealthRegistry
-    group: app_commands.Group
+    groups: CommandGroups  # every command group, declared once (groups.py); a cog's commands join theirs at load
     clock: TurnClock | None = None
     bots: BotDriver | None = None
     channels: GuildChannels = field(default_factory=GuildChannels)  # /panadmin channels

@@ -12,10 +12,11 @@ import discord
 from discord import app_commands
 
 from pancog.adapter import ack
-from pancog.adapter.base import IN_PAN, PRESET_CHOICES, PanCog
+from pancog.adapter.base import PRESET_CHOICES, PanCog
 from pancog.adapter.board import BoardButton, Boards
 from pancog.adapter.checks import refuse_at_tournament_table, require_host_or_moderator
 from pancog.adapter.errors import PanView, deliver, send_ephemeral
+from pancog.adapter.groups import IN_PAN
 from pancog.adapter.presenters.bank import rebought
 from pancog.adapter.presenters.common import DONE
 from pancog.adapter.presenters.guide import GUIDE, GUIDE_INTRO, GUIDE_PLACEHOLDER, guide_page, rules_top_five

@@ -26,6 +26,7 @@ from discord import app_commands
 from pancog.adapter.base import PanCog
 from pancog.adapter.checks import moderator
 from pancog.adapter.errors import BadOption, fitted, send_ephemeral
+from pancog.adapter.groups import IN_TOURNEY
 from pancog.adapter.presenters.common import name_of
 from pancog.adapter.presenters.tournament import (
     TOURNEY_BAD_NUMBERS,
@@ -197,8 +198,6 @@ def parse_start(text: str | None, now: float) -> int | None:
 class TourneyCog(PanCog, name="PanTourney"):
     """``/tourney create register unregister info list start pause resume cancel addbots``."""
 
-    group = app_commands.Group(name="tourney", description="Community tournaments", guild_only=True)
-
     def __init__(
         self,
         runtime: PanRuntime,
@@ -313,7 +312,9 @@ class TourneyCog(PanCog, name="PanTourney"):
             log.warning("tournament %s: announcement edit failed: %s", t.tournament_id, exc)
 
     # -- commands
-    @group.command(name="create", description="Announce a tournament in this channel (you host it)")
+    @app_commands.command(
+        name="create", description="Announce a tournament in this channel (you host it)", extras=IN_TOURNEY
+    )
     @app_commands.describe(
         format="Sit & Go (starts when full) or scheduled (multi-table, at a start time)",
         buy_in="Bank chips per entry",
@@ -392,7 +393,9 @@ class TourneyCog(PanCog, name="PanTourney"):
             text += "\n" + tourney_winner_role_note(winner_role.name, can_manage=can)
         await send_ephemeral(interaction, text)
 
-    @group.command(name="register", description="Buy in to a tournament (or re-enter, or register late)")
+    @app_commands.command(
+        name="register", description="Buy in to a tournament (or re-enter, or register late)", extras=IN_TOURNEY
+    )
     @app_commands.describe(tournament="Which tournament (default: the one in this channel)")
     async def register(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
         t = self._pick(interaction, tournament)
@@ -407,7 +410,9 @@ class TourneyCog(PanCog, name="PanTourney"):
         await send_ephemeral(interaction, tourney_registered(self._title(t), t.config.buy_in, bank, running))
         await self.refresh_announcement(t)
 
-    @group.command(name="unregister", description="Take your registration back (before the start)")
+    @app_commands.command(
+        name="unregister", description="Take your registration back (before the start)", extras=IN_TOURNEY
+    )
     @app_commands.describe(tournament="Which tournament (default: the one in this channel)")
     async def unregister(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
         t = self._pick(interaction, tournament)
@@ -420,7 +425,9 @@ class TourneyCog(PanCog, name="PanTourney"):
         await send_ephemeral(interaction, tourney_unregistered(self._title(t), refund))
         await self.refresh_announcement(t)
 
-    @group.command(name="addbots", description="Register computer players (host or moderator)")
+    @app_commands.command(
+        name="addbots", description="Register computer players (host or moderator)", extras=IN_TOURNEY
+    )
     @app_commands.describe(count="How many", level="How well they play")
     async def addbots(
         self,
@@ -451,7 +458,9 @@ class TourneyCog(PanCog, name="PanTourney"):
         await send_ephemeral(interaction, tourney_bots_added(added, self._title(t)))
         await self.refresh_announcement(t)
 
-    @group.command(name="info", description="Standings: places, stacks, level, time to the next level, tables")
+    @app_commands.command(
+        name="info", description="Standings: places, stacks, level, time to the next level, tables", extras=IN_TOURNEY
+    )
     @app_commands.describe(tournament="Which tournament (default: the one in this channel)")
     async def info(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
         t = self._pick(interaction, tournament)
@@ -490,7 +499,7 @@ class TourneyCog(PanCog, name="PanTourney"):
             [(name(p), place, prize) for p, place, prize in info.results],
         )
 
-    @group.command(name="list", description="This server's tournaments")
+    @app_commands.command(name="list", description="This server's tournaments", extras=IN_TOURNEY)
     async def list_(self, interaction: discord.Interaction) -> None:
         await self.defer(interaction)
         rows = [
@@ -518,19 +527,23 @@ class TourneyCog(PanCog, name="PanTourney"):
         await self.refresh_announcement(t)
         return t
 
-    @group.command(name="start", description="Start now if the minimum field is met (host or moderator)")
+    @app_commands.command(
+        name="start", description="Start now if the minimum field is met (host or moderator)", extras=IN_TOURNEY
+    )
     async def start(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
         await self._control(interaction, tournament, "start")
 
-    @group.command(name="pause", description="Pause the level clock (host or moderator)")
+    @app_commands.command(name="pause", description="Pause the level clock (host or moderator)", extras=IN_TOURNEY)
     async def pause(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
         await self._control(interaction, tournament, "pause")
 
-    @group.command(name="resume", description="Resume the level clock (host or moderator)")
+    @app_commands.command(name="resume", description="Resume the level clock (host or moderator)", extras=IN_TOURNEY)
     async def resume(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
         await self._control(interaction, tournament, "resume")
 
-    @group.command(name="cancel", description="Cancel and refund every entry (host or moderator)")
+    @app_commands.command(
+        name="cancel", description="Cancel and refund every entry (host or moderator)", extras=IN_TOURNEY
+    )
     async def cancel(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
         await self._control(interaction, tournament, "cancel")
 

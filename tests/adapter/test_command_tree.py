@@ -27,3 +27,54 @@ async def test_the_synced_command_tree_is_the_snapshot(harness: Harness) -> None
     if not SNAPSHOT.exists():  # the first run records it (then it is checked in and compared)
         SNAPSHOT.write_text(json.dumps(tree, indent=1, sort_keys=True) + "\n")
     assert tree == json.loads(SNAPSHOT.read_text())
+
+
+async def test_every_command_is_a_cog_method_in_a_declared_group(harness: Harness) -> None:
+    """The one registration style, as the bot runs: every command on the tree is a method of one of the declared
+    cogs (``extension.cogs()``), in the group its ``extras`` names (or top level without one); every group is one
+    declared in pancog/adapter/groups.py, made once by the composition root."""
+    from discord import app_commands
+
+    from pancog.adapter.base import PanCog
+    from pancog.adapter.groups import GROUPS
+    from pancog.adapter.runtime import runtime_of
+
+    bot = harness.bot
+    rt = runtime_of(bot)
+    leaves: list[app_commands.Command[Any, ..., Any]] = []
+    groups: list[app_commands.Group] = []
+    for command in bot.tree.walk_commands():
+        (groups if isinstance(command, app_commands.Group) else leaves).append(command)  # type: ignore[arg-type]
+    assert {g.qualified_name for g in groups} == {spec.name for spec in GROUPS}
+    assert {id(g) for g in groups} == {id(g) for g in rt.groups.attached()}  # the root's, not a cog's own
+    for command in leaves:
+        assert isinstance(command.binding, PanCog), command.qualified_name
+        assert command.module is not None and command.module.startswith("pancog.adapter."), command.qualified_name
+        group = command.extras.get("group")
+        assert (command.parent.qualified_name if command.parent else None) == group, command.qualified_name
+    by_cog = {type(c.binding).__name__ for c in leaves}
+    assert by_cog == {
+        "TableCog",
+        "BankCog",
+        "PlayCog",
+        "OpsCog",
+        "PracticeCog",
+        "AdminCog",
+        "ReplayCog",
+        "LeagueCog",
+        "TourneyCog",
+    }
+    synced = {c["name"] for c in synced_tree(harness)}
+    assert synced == {c.name for c in bot.tree.get_commands()}
+    assert len(leaves) == 54
+
+
+async def test_every_component_verb_has_its_one_handler(harness: Harness) -> None:
+    """The verb table the root builds answers exactly the verbs the buttons and selects carry in their custom_id."""
+    from pancog.adapter.board import BUTTONS
+    from pancog.adapter.runtime import runtime_of
+
+    carried = {*BUTTONS, "play", "discard"}  # the board's buttons and My hand's selects (pan:t:<table>:<verb>)
+    carried |= {f"{verb}!{choice}" for verb in ("leave", "close") for choice in ("yes", "no")}  # confirmations
+    carried |= {"replay", "watch", "tny_register", "tny_unregister"}  # replays, a shared hand, tournaments
+    assert set(runtime_of(harness.bot).handlers) == carried
