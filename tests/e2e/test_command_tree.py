@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.fakediscord.harness import Harness
 
 SNAPSHOT = Path(__file__).with_name("command_tree.json")
@@ -21,11 +23,12 @@ def synced_tree(h: Harness) -> list[dict[str, Any]]:
 
 
 async def test_the_synced_command_tree_is_the_snapshot(harness: Harness) -> None:
-    """The tree the bot PUTs to the fake equals tests/adapter/command_tree.json, order included."""
+    """The tree the bot PUTs to the fake equals tests/e2e/command_tree.json, order included."""
     tree = synced_tree(harness)
     assert tree, "the bot synced no command"
-    if not SNAPSHOT.exists():  # the first run records it (then it is checked in and compared)
+    if not SNAPSHOT.exists():  # a deliberate change of the commands: record it, review the diff, commit it
         SNAPSHOT.write_text(json.dumps(tree, indent=1, sort_keys=True) + "\n")
+        pytest.fail(f"recorded the synced command tree in {SNAPSHOT.name}: review the diff and commit it")
     assert tree == json.loads(SNAPSHOT.read_text())
 
 
