@@ -55,6 +55,7 @@ from pancog.services.store import TableStore
 from pancog.services.tables import TableService, random_deal, seeded_deals
 from pancog.services.tournaments.service import TournamentService
 from pancog.services.watch import WatchService
+from pancog.services.web_access import WebAccess
 
 __all__ = ["Parts", "cogs", "config_of", "on_table_closed", "open_runtime", "setup", "teardown", "verb_table"]
 
@@ -174,6 +175,8 @@ async def open_runtime(bot: commands.Bot, config: Config) -> Parts:
         watch=watch,
         league=league,
         tournaments=tournaments,
+        web=WebAccess(storage),
+        web_address=config.web_address,
     )
     return Parts(rt, clock, driver, watch, threads)
 

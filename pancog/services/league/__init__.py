@@ -8,7 +8,7 @@ service (its listener, settlement hook and close listener: the composition root)
 from .digest import HandDigest, HandTally, PlayerLine, TourneyDigest, digests_from_log, rating_match
 from .flags import Flag, compute_flags
 from .ratings import PROVISIONAL_RESULTS, Rating, display, rate
-from .repo import SeasonRow, StandingRow, StatsRow
+from .repo import HistoryRow, SeasonRow, StandingRow, StatsRow, VersusRow
 from .service import (
     Board,
     BoardLine,
@@ -17,9 +17,11 @@ from .service import (
     NoSeason,
     Period,
     PlayerCard,
+    RatingHistory,
     SeasonActive,
     SeasonInfo,
     SeasonInputError,
+    Versus,
 )
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "Flag",
     "HandDigest",
     "HandTally",
+    "HistoryRow",
     "LeagueService",
     "Metric",
     "NoSeason",
@@ -36,6 +39,7 @@ __all__ = [
     "PlayerCard",
     "PlayerLine",
     "Rating",
+    "RatingHistory",
     "SeasonActive",
     "SeasonInfo",
     "SeasonInputError",
@@ -43,6 +47,8 @@ __all__ = [
     "StandingRow",
     "StatsRow",
     "TourneyDigest",
+    "Versus",
+    "VersusRow",
     "compute_flags",
     "digests_from_log",
     "display",
