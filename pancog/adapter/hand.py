@@ -141,7 +141,7 @@ class Hands:
         prefs = self.rt.settings.cached(player_id)
         if prefs.dm_closed or prefs.dm_mode is DmMode.OFF:
             return
-        self.rt.spawn(self._send_dm(session, player_id, seat, state, deal), name=f"pan-dm-{player_id}")
+        self.rt.tasks.spawn(self._send_dm(session, player_id, seat, state, deal), name=f"pan-dm-{player_id}")
 
     async def _send_dm(self, session: TableSession, player_id: int, seat: int, state: TableState, deal: bool) -> None:
         rt = self.rt

@@ -12,10 +12,11 @@ import discord
 from discord import app_commands
 
 from pancog.adapter import ack
-from pancog.adapter.base import IN_PAN, PRESET_CHOICES, PanCog
+from pancog.adapter.base import PRESET_CHOICES, PanCog
 from pancog.adapter.board import BoardButton, Boards
 from pancog.adapter.checks import refuse_at_tournament_table, require_host_or_moderator
 from pancog.adapter.errors import PanView, deliver, send_ephemeral
+from pancog.adapter.groups import IN_PAN
 from pancog.adapter.presenters.bank import rebought
 from pancog.adapter.presenters.common import DONE
 from pancog.adapter.presenters.guide import GUIDE, GUIDE_INTRO, GUIDE_PLACEHOLDER, guide_page, rules_top_five
@@ -149,7 +150,7 @@ class TableCog(PanCog, name="PanTables"):
 
         async def run(interaction: discord.Interaction[Any], table_id: int, _values: tuple[str, ...]) -> None:
             self.rt.remember(interaction.guild_id, interaction.user)
-            ack.later(interaction, update=True)
+            ack.later(self.rt.tasks, interaction, update=True)
             private, public = await act(interaction, self.rt.tables.get(table_id))
             await ack.settle(interaction)
             if interaction.response.is_done():
@@ -175,7 +176,6 @@ class TableCog(PanCog, name="PanTables"):
         rt = self.rt
         moderator = await require_host_or_moderator(rt.ledger, interaction, session)
         returned = await rt.tables.close(session.table_id, interaction.user.id, moderator=moderator)
-        self.boards.drop(session.table_id)
         return DONE, table_closed(returned, await rt.names.fetch(rt.guild_of(session), returned))
 
     async def text_view(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
@@ -333,7 +333,6 @@ class TableCog(PanCog, name="PanTables"):
             return
         await self.defer(interaction, ephemeral=False)
         returned = await rt.tables.close(session.table_id, interaction.user.id, moderator=moderator)
-        self.boards.drop(session.table_id)
         names = await rt.names.fetch(rt.guild_of(session), returned)
         await self.respond(interaction, table_closed(returned, names), ephemeral=False)
 

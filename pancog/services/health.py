@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pancog.game import engine
 from pancog.game.words import plural
 from pancog.services.clock import TurnClock
-from pancog.services.tables import TableService
+from pancog.services.tables import TableClosed, TableService
 
 __all__ = ["HealthRegistry", "HealthReport", "TableHealth"]
 
@@ -140,6 +140,14 @@ class HealthRegistry:
 
     def forget(self, table_id: int) -> None:
         self._last_error.pop(table_id, None)
+
+    def table_closed(self, closed: TableClosed) -> None:
+        """A table closed (``TableService.on_close``): its last error is no longer a table's status."""
+        self.forget(closed.table_id)
+
+    def loaded(self, seconds: float) -> None:
+        """How long the start-up took to pick up every open table (shown by /panadmin status)."""
+        self.load_seconds = seconds
 
     def report(self, guild_id: int | None = None) -> HealthReport:
         """The status of every open table (of ``guild_id`` only, if given)."""
