@@ -29,6 +29,7 @@ from discord.ext import commands
 from pancog.infra import memory
 from pancog.infra.cluster import parse_cluster, shard_range
 from pancog.infra.config import Config, ConfigError
+from pancog.infra.rest import RestTrace
 
 log = logging.getLogger("pan.bot")
 
@@ -67,6 +68,10 @@ class PanBot(commands.Bot):
         # Nothing the bot posts pings anyone unless that message says so (errors.pings: exactly the users it
         # names). Names and typed text are shown, never obeyed; the bot never needs Mention Everyone.
         options.setdefault("allowed_mentions", discord.AllowedMentions.none())
+        # Every REST request passes through this trace: the budget of Discord's global limit shared by the processes
+        # (attached by the extension on PostgreSQL) and the REST metrics. Endpoint overrides are applied by now.
+        self.rest = RestTrace(discord.http.Route.BASE)
+        options.setdefault("http_trace", self.rest.config)
         super().__init__(command_prefix=commands.when_mentioned, intents=intents, **options)  # type: ignore[arg-type]
         self.config = config
         self.db_path = config.database  # a SQLite file or a DATABASE_URL

@@ -27,6 +27,7 @@ from pancog.adapter.base import PanCog
 from pancog.adapter.board import BoardButton, Boards
 from pancog.adapter.hand import Hands, PlaySelect
 from pancog.adapter.league_cog import LeagueCog
+from pancog.adapter.observe import open_budget, open_metrics
 from pancog.adapter.ops_cog import OpsCog
 from pancog.adapter.play_cog import PlayCog
 from pancog.adapter.practice_cog import PracticeCog
@@ -169,6 +170,10 @@ async def setup(bot: commands.Bot) -> None:
         log.info("tournaments resumed: %d", tournaments)
     bot.add_dynamic_items(BoardButton, PlaySelect, ConfirmButton, GuideSelect, TourneyButton, *REPLAY_ITEMS)
     rt.spawn(rt.renders.start_workers(), name="render-workers")  # fork the render workers now, not at 1st image
+    rt.budget = await open_budget(bot, config, rt.storage)
+    rt.observability = await open_metrics(
+        bot, config, storage=rt.storage, store=rt.store, tables=rt.tables, renders=rt.renders, bucket=rt.budget
+    )
 
 
 def shard_set_of(bot: commands.Bot) -> ShardSet | None:

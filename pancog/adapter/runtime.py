@@ -24,7 +24,9 @@ import discord
 from discord import app_commands
 
 from pancog.adapter.errors import guarded
+from pancog.adapter.observe import Observability
 from pancog.game.errors import PanError
+from pancog.infra.ratelimit import GlobalBucket
 from pancog.infra.renderq import RenderQueue
 from pancog.infra.storage.base import Storage
 from pancog.services.bots import BotDriver
@@ -79,6 +81,8 @@ class PanRuntime:
     watch: WatchService | None = None  # watching a hand with consent
     league: LeagueService | None = None  # seasons, standings, ratings, stats, flags
     tournaments: TournamentService | None = None  # community tournaments
+    budget: GlobalBucket | None = None  # Discord's global limit shared through PostgreSQL (observe.open_budget)
+    observability: Observability | None = None  # /metrics and /healthz (observe.open_metrics)
     names: dict[int, str] = field(default_factory=dict)
     boards: dict[int, OpenBoard] = field(default_factory=dict)
     handlers: dict[str, Handler] = field(default_factory=dict)
@@ -155,6 +159,10 @@ class PanRuntime:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self.renders.shutdown()
+        if self.observability is not None:
+            await self.observability.close()
+        if self.budget is not None:
+            await self.budget.close()
         await self.storage.close()
 
 
