@@ -13,14 +13,13 @@ Built by the composition root (:mod:`pancog.adapter.extension`) once the storage
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import discord
 
 from pancog.infra.config import Config
-from pancog.infra.metrics import Metrics, MetricsServer
+from pancog.infra.metrics import Metrics, MetricsServer, gateway_reason, leases_reason
 from pancog.infra.ratelimit import GlobalBucket, PostgresSlots
 from pancog.infra.renderq import RenderQueue
 from pancog.infra.rest import RestTrace
@@ -103,9 +102,9 @@ async def open_metrics(
         return None
 
     async def leases() -> str | None:
-        lost = await lost_leases(storage, store)
+        lost = await lost_leases(store)
         metrics.leases_held = len(store.epochs) - len(lost)
-        return f"shard leases lost: {', '.join(map(str, lost))}" if lost else None
+        return leases_reason(lost)
 
     server = MetricsServer(
         metrics,
@@ -119,23 +118,19 @@ async def open_metrics(
 
 def gateway_problem(bot: discord.Client) -> str | None:
     """None when every gateway connection of this process is open and ready, else what is not."""
-    if bot.is_closed():
-        return "gateway: the client is closed"
-    if not bot.is_ready():
-        return "gateway: not ready yet"
     shards: dict[int, Any] = getattr(bot, "shards", None) or {}
     if shards:
-        closed: Sequence[int] = sorted(i for i, shard in shards.items() if shard.is_closed())
-        return f"gateway: shards {', '.join(map(str, closed))} disconnected" if closed else None
-    ws = bot.ws
-    return None if ws is not None and ws.open else "gateway: disconnected"
+        down = sorted(i for i, shard in shards.items() if shard.is_closed())
+    else:
+        down = [] if bot.ws is not None and bot.ws.open else [0]
+    return gateway_reason(closed=bot.is_closed(), ready=bot.is_ready(), down=down, sharded=bool(shards))
 
 
-async def lost_leases(storage: Storage, store: TableStore) -> list[int]:
-    """The shards whose lease this process took but which now have another epoch (another process took them)."""
+async def lost_leases(store: TableStore) -> list[int]:
+    """The shards whose lease this process took but which have another epoch now (another process took them)."""
     shards = store.shards
     if shards is None or not store.epochs:
         return []
-    async with storage.transaction(write=False) as tx:
+    async with store.storage.transaction() as tx:  # read FOR SHARE, as a table write reads it: not read-only
         current = {s: await tx.shard_lease_epoch(shards.count, s) for s in store.epochs}
     return sorted(s for s, epoch in store.epochs.items() if current[s] != epoch)

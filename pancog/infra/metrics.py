@@ -38,7 +38,7 @@ from prometheus_client.registry import Collector
 
 from pancog.infra.ratelimit import BucketFigures
 
-__all__ = ["ACK_BUCKETS", "Check", "Metrics", "MetricsServer", "snowflake_time"]
+__all__ = ["ACK_BUCKETS", "Check", "Metrics", "MetricsServer", "gateway_reason", "leases_reason", "snowflake_time"]
 
 log = logging.getLogger("pan.metrics")
 
@@ -136,6 +136,22 @@ def _interaction_id(path: str) -> int | None:
         return int(parts[parts.index("interactions") + 1])
     except (ValueError, IndexError):
         return None
+
+
+def gateway_reason(*, closed: bool, ready: bool, down: list[int], sharded: bool) -> str | None:
+    """The gateway check's answer: None when connected and ready."""
+    if closed:
+        return "gateway: the client is closed"
+    if not ready:
+        return "gateway: not ready yet"
+    if not down:
+        return None
+    return f"gateway: shards {', '.join(map(str, down))} disconnected" if sharded else "gateway: disconnected"
+
+
+def leases_reason(lost: list[int]) -> str | None:
+    """The lease check's answer: None when every lease taken is still this process's."""
+    return f"shard leases lost: {', '.join(map(str, lost))}" if lost else None
 
 
 @dataclass(frozen=True, slots=True)
