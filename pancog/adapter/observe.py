@@ -34,9 +34,11 @@ log = logging.getLogger("pan.cog")
 
 
 def rest_trace_of(bot: discord.Client) -> RestTrace | None:
-    """The REST trace bot.py's PanBot gave discord.py (None for another client: no budget, no REST metrics)."""
+    """The REST trace bot.py's PanBot gave discord.py (None when it gave none: no budget, no REST metrics)."""
     trace = getattr(bot, "rest", None)
-    return trace if isinstance(trace, RestTrace) else None
+    if not isinstance(trace, RestTrace) or bot.http.http_trace is not trace.config:
+        return None
+    return trace
 
 
 async def open_budget(bot: discord.Client, config: Config, storage: Storage) -> GlobalBucket | None:
