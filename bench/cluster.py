@@ -399,7 +399,45 @@ def main(argv: list[str]) -> None:
     parser.add_argument(
         "--profile", default="", help="a folder: py-spy profiles of each bot process and its workers (counted window)"
     )
-    asyncio.run(run(parser.parse_args(argv)))
+    parser.add_argument(
+        "--compare",
+        default="",
+        help="process counts to run one after another, e.g. 1,2,4 (same tables per process and quota); with "
+        "--rounds 2 the order is then reversed; prints each run and the throughput ratios to the first count",
+    )
+    parser.add_argument("--rounds", type=int, default=1)
+    args = parser.parse_args(argv)
+    if not args.compare:
+        asyncio.run(run(args))
+        return
+    counts = [int(n) for n in args.compare.split(",")]
+    order = [n for r in range(args.rounds) for n in (counts if r % 2 == 0 else counts[::-1])]
+    results: list[dict[str, Any]] = []
+    for n in order:
+        one = argparse.Namespace(**vars(args))
+        one.processes = n
+        print(f"== {n} process(es), {time.strftime('%H:%M:%S', time.gmtime())} UTC, load {os.getloadavg()[0]:.1f}")
+        results.append(asyncio.run(run(one)))
+    print(scaling_summary(results))
+
+
+def scaling_summary(results: list[dict[str, Any]]) -> str:
+    """Throughput per process count (mean of its runs) and its ratio to the first count run."""
+    by_count: dict[int, list[dict[str, Any]]] = {}
+    for r in results:
+        by_count.setdefault(int(r["processes"]), []).append(r)
+    base = statistics.mean(r["actions_per_s"] for r in by_count[int(results[0]["processes"])])
+    lines = ["processes | actions/s (runs) | x first | bot CPU ms/action | ack p50/p99 ms | images/action | audit"]
+    for n, runs in by_count.items():
+        rate = statistics.mean(r["actions_per_s"] for r in runs)
+        cpu = statistics.mean(r["bot_cpu_ms_per_action"] or 0.0 for r in runs)
+        lines.append(
+            f"{n} | {rate:.1f} ({', '.join(str(r['actions_per_s']) for r in runs)}) | {rate / base:.2f} | {cpu:.2f} | "
+            + ", ".join(f"{r['ack_p50_ms']}/{r['ack_p99_ms']}" for r in runs)
+            + f" | {statistics.mean(r['images_per_action'] for r in runs):.2f}"
+            + f" | {'OK' if all(r['audit_ok'] for r in runs) else 'FAILED'}"
+        )
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
