@@ -10,15 +10,13 @@ Without the budget (``PAN_REST_GLOBAL_RATE=0``) the same run draws 429s from the
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
 import sys
 import time
-from collections.abc import Mapping
 from pathlib import Path
 
 from pancog.infra.cluster import Launcher
 from pancog.infra.storage import PostgresStorage, storage_for
+from tests.e2e.helpers import bot_env, logged_spawn
 from tests.e2e.test_cluster_kill import wait_connected
 from tests.fakediscord.harness import Harness
 from tests.fakediscord.models import FakeChannel, FakeUser
@@ -45,26 +43,10 @@ async def test_processes_together_stay_under_the_global_limit(tmp_path: Path, po
         guild = fake.add_guild(f"shard {shard}", channels=names, members=hosts, shard=shard)
         tables += list(zip(guild.channels, hosts, strict=True))
     await fake.start()
-    env = {
-        **os.environ,
-        "DISCORD_TOKEN": fake.token,
-        "DISCORD_API_BASE": fake.api_base,
-        "DISCORD_GATEWAY_URL": fake.gateway_url,
-        "DATABASE_URL": postgres_url,
-        "PAN_GUILD_READY_TIMEOUT": "0.05",
-        "PAN_LOG_LEVEL": "WARNING",
-        "PAN_RENDER_MODE": "thread",
-        "PAN_DEAL_SEED": "17",
-    }
-    env.pop("TEST_GUILD_ID", None)
+    env = bot_env(fake, postgres_url)
     env.pop("PAN_REST_GLOBAL_RATE", None)  # the default: on
     logs: list[Path] = []
-
-    def spawn(argv: list[str], process_env: Mapping[str, str]) -> subprocess.Popen[bytes]:
-        log = tmp_path / f"bot-{process_env['PAN_CLUSTER_INDEX']}-{len(logs)}.log"
-        logs.append(log)
-        with log.open("wb") as err:
-            return subprocess.Popen(argv, env=dict(process_env), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err)
+    spawn = logged_spawn(tmp_path, logs)
 
     launcher = Launcher(SHARDS, PROCESSES, python=sys.executable, env=env, spawn=spawn)
     storage = storage_for(postgres_url)

@@ -9,13 +9,10 @@ process takes one of them ``/healthz`` says so with a 503 (an orchestrator resta
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import socket
-import subprocess
 import sys
 import time
-from collections.abc import Mapping
 from pathlib import Path
 
 import aiohttp
@@ -25,6 +22,7 @@ from pancog.adapter.runtime import runtime_of
 from pancog.infra.cluster import Launcher
 from pancog.infra.storage import PostgresStorage, ShardSet, storage_for
 from pancog.services.store import TableStore
+from tests.e2e.helpers import bot_env, logged_spawn
 from tests.fakediscord.harness import Harness
 from tests.fakediscord.plugin import HarnessFactory
 from tests.fakediscord.server import FakeDiscord
@@ -116,24 +114,9 @@ async def test_health_of_a_cluster_process_that_loses_a_lease(tmp_path: Path, po
     Harness(fake, members=2)
     await fake.start()
     port = free_port()
-    env = {
-        **os.environ,
-        "DISCORD_TOKEN": fake.token,
-        "DISCORD_API_BASE": fake.api_base,
-        "DISCORD_GATEWAY_URL": fake.gateway_url,
-        "DATABASE_URL": postgres_url,
-        "PAN_GUILD_READY_TIMEOUT": "0.05",
-        "PAN_LOG_LEVEL": "WARNING",
-        "PAN_RENDER_MODE": "thread",
-        "PAN_METRICS_PORT": str(port),
-        "PAN_METRICS_HOST": "127.0.0.1",
-    }
-    env.pop("TEST_GUILD_ID", None)
-    log = tmp_path / "bot.log"
-
-    def spawn(argv: list[str], process_env: Mapping[str, str]) -> subprocess.Popen[bytes]:
-        with log.open("ab") as err:
-            return subprocess.Popen(argv, env=dict(process_env), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err)
+    env = bot_env(fake, postgres_url, PAN_METRICS_PORT=str(port), PAN_METRICS_HOST="127.0.0.1")
+    logs: list[Path] = []
+    spawn = logged_spawn(tmp_path, logs)
 
     launcher = Launcher(2, 1, python=sys.executable, env=env, spawn=spawn)
     storage = storage_for(postgres_url)
@@ -157,7 +140,8 @@ async def test_health_of_a_cluster_process_that_loses_a_lease(tmp_path: Path, po
         _, text = await get(f"{base}/metrics")
         assert sample(text, "pan_shard_leases_held") == 1.0
     except BaseException:
-        print(log.read_text(errors="replace")[-3000:])
+        for log in logs:
+            print(log.read_text(errors="replace")[-3000:])
         raise
     finally:
         launcher.stop(grace=5)

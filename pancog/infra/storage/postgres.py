@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import functools
 import time
-from collections.abc import AsyncIterator, Coroutine, Sequence
+from collections.abc import AsyncIterator, Coroutine, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -120,6 +120,21 @@ def _rowcount(status: str) -> int:
     """Rows affected, from a command tag such as ``UPDATE 1`` or ``DELETE 3`` (0 for ``CREATE TABLE``)."""
     last = status.rsplit(" ", 1)[-1]
     return int(last) if last.isdigit() else 0
+
+
+@contextlib.contextmanager
+def _append_errors(table_id: int, seq: int) -> Iterator[None]:
+    """An append refused by the ``pan_actions_contiguous`` trigger or the log's key, as the storage's errors."""
+    try:
+        yield
+    except asyncpg.RaiseError as exc:
+        if "pan:table_not_open" in str(exc):
+            raise TableNotOpen(f"table {table_id} is not open") from exc
+        if "pan:log_gap" in str(exc):
+            raise LogConflict(f"table {table_id}: seq {seq} is not the next action") from exc
+        raise
+    except asyncpg.UniqueViolationError as exc:
+        raise LogConflict(f"table {table_id}: seq {seq} is not the next action") from exc
 
 
 async def _end_transaction(conn: _Conn) -> None:
@@ -292,16 +307,8 @@ class PostgresTx:
     ) -> None:
         # the lease check rides on the append (one round trip fewer per action)
         sql, values = action_insert((table_id, seq, action, events, journal_id, created_at), lease, for_share=True)
-        try:
+        with _append_errors(table_id, seq):
             status = await self._conn.execute(dollar_placeholders(sql), *values)
-        except asyncpg.RaiseError as exc:  # from the pan_actions_contiguous trigger
-            if "pan:table_not_open" in str(exc):
-                raise TableNotOpen(f"table {table_id} is not open") from exc
-            if "pan:log_gap" in str(exc):
-                raise LogConflict(f"table {table_id}: seq {seq} is not the next action") from exc
-            raise
-        except asyncpg.UniqueViolationError as exc:
-            raise LogConflict(f"table {table_id}: seq {seq} is not the next action") from exc
         if lease is not None and status.endswith(" 0"):  # "INSERT 0 0": the lease has another epoch now
             current = await self.shard_lease_epoch(lease.shard_count, lease.shard_id)
             raise ShardLeaseLost(lease.shard_count, lease.shard_id, lease.epoch, current)
@@ -586,16 +593,8 @@ class PostgresStorage:
         if lease is not None:
             values += [lease.shard_count, lease.shard_id, lease.epoch]
         async with self._connection().acquire() as conn:
-            try:
+            with _append_errors(table_id, seq):  # a refused statement wrote nothing
                 journal_id = await conn.fetchval(sql, *values)
-            except asyncpg.RaiseError as exc:  # from the pan_actions_contiguous trigger: nothing was written
-                if "pan:table_not_open" in str(exc):
-                    raise TableNotOpen(f"table {table_id} is not open") from exc
-                if "pan:log_gap" in str(exc):
-                    raise LogConflict(f"table {table_id}: seq {seq} is not the next action") from exc
-                raise
-            except asyncpg.UniqueViolationError as exc:
-                raise LogConflict(f"table {table_id}: seq {seq} is not the next action") from exc
         return None if journal_id is None else int(journal_id)
 
     async def fetch(self, sql: str, *args: Any) -> list[tuple[Any, ...]]:
