@@ -30,6 +30,7 @@ from pancog.adapter.invite import invite_url
 from pancog.infra import memory
 from pancog.infra.cluster import parse_cluster, shard_range
 from pancog.infra.config import Config, ConfigError
+from pancog.infra.rest import RestTrace
 
 log = logging.getLogger("pan.bot")
 
@@ -68,6 +69,13 @@ class PanBot(commands.Bot):
         # Nothing the bot posts pings anyone unless that message says so (errors.pings: exactly the users it
         # names). Names and typed text are shown, never obeyed; the bot never needs Mention Everyone.
         options.setdefault("allowed_mentions", discord.AllowedMentions.none())
+        # Every REST request passes through this trace when something needs it: the budget of Discord's global limit
+        # shared by the processes (attached by the extension on PostgreSQL) and the REST metrics. Without either,
+        # aiohttp runs no trace hooks at all. Endpoint overrides are applied by now.
+        self.rest = RestTrace(discord.http.Route.BASE)
+        shared_budget = config.rest_global_rate > 0 and config.database_url is not None
+        if shared_budget or config.metrics_port is not None:
+            options.setdefault("http_trace", self.rest.config)
         super().__init__(command_prefix=commands.when_mentioned, intents=intents, **options)  # type: ignore[arg-type]
         self.config = config
         self.db_path = config.database  # a SQLite file or a DATABASE_URL

@@ -22,6 +22,22 @@ players so both runs of an A/B do the same work. ``--profile DIR`` samples the b
 py-spy meanwhile. Then, over the same window: the throw-away PostgreSQL server's CPU per action, how busy the
 machine's cores were (whoever used them), REST calls per action, and images per action by route.
 
+Scaling as a bigger machine sees it (``--cpu-quota 0.4``): each bot process, with the render workers it forks, runs
+in a cgroup v1 of its own limited to that fraction of a core (bench/cgroup.py; root only; the cgroups are removed at
+the end), while the players, the fake Discord and PostgreSQL run outside every quota. Compare 1, 2 and 4 processes at
+the same ``--tables`` per process (``--tables-per-process``) and the same pace: every board is drawn in each. The
+figures printed per process (actions/s, CPU per action, how often its quota throttled it) say whether a process got
+its share.
+
+    B=".venv/bin/python -m bench.cluster --backend postgres --cpu-quota 0.4 --tables-per-process 30 --think 0.5"
+    $B --processes 1; $B --processes 2; $B --processes 4       # then again in reverse order
+    .venv/bin/python -m bench.cluster --backend postgres --processes 1 --tables 90 --pace 150  # ack p99 at 150/s
+
+Discord's global limit (``--global-limit 50``): the fake refuses more than 50 counted requests in any second with
+a 429, and the bots take their tokens from the shared bucket in PostgreSQL (``--bucket-rate``, the bots'
+``PAN_REST_GLOBAL_RATE``; 0 leaves it off, the default here, so that the scaling runs do the same work at any
+process count). The fake's busiest 1-second window and its 429s are printed in every run.
+
 PostgreSQL: ``DATABASE_URL`` if set (a schema of its own is created and dropped), else a throw-away server from
 Debian's ``postgresql`` package (tests/support/pgserver.py, durable: ``fsync=on``). Results are one JSON line at the end
 (``--json``) besides the summary. The machine's load average is printed: on a shared machine, compare runs made
@@ -45,16 +61,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from bench import cgroup
 from bench.postgres import postgres_url
 from bench.proc_cpu import TreeCpu, cpu_figures, cpu_line, machine_busy
 from bench.soak import Soak, check_books
-from pancog.infra.cluster import Launcher
+from pancog.infra.cluster import Launcher, shard_range
 from pancog.infra.storage import storage_for
 from pancog.services.ledger import ChipLedger
 from pancog.services.store import TableStore
 from tests.fakediscord.harness import Harness
 from tests.fakediscord.models import FakeChannel, FakeUser
-from tests.fakediscord.server import FakeDiscord
+from tests.fakediscord.server import FakeDiscord, shard_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -81,10 +98,28 @@ def start_profilers(pids: list[int], seconds: float, folder: Path) -> list[subpr
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
+    quotas: list[cgroup.CpuQuota] = []
+    if args.cpu_quota > 0:
+        why = cgroup.available()
+        if why is not None or os.geteuid() != 0:
+            raise SystemExit(f"--cpu-quota needs root and cgroup v1: {why or 'not root'}")
+        quotas = [cgroup.CpuQuota.create(f"pan-bench-{os.getpid()}-{k}", args.cpu_quota) for k in range(args.processes)]
+    try:
+        return await _run(args, quotas)
+    finally:
+        for quota in quotas:
+            quota.remove()
+
+
+async def _run(args: argparse.Namespace, quotas: list[cgroup.CpuQuota]) -> dict[str, Any]:
     logging.basicConfig(level=logging.ERROR)
     shards = max(args.shards, args.processes)
+    if args.tables_per_process:
+        args.tables = args.tables_per_process * args.processes
+    if args.pace > 0:  # one player acts at a time per table: each table's pace is 1 / (think + answer)
+        args.think = args.tables / args.pace
     workdir = Path(tempfile.mkdtemp(prefix="pan-cluster-"))
-    fake = FakeDiscord(shards=shards)
+    fake = FakeDiscord(shards=shards, global_limit=args.global_limit or None)
     h = Harness(fake, members=0, channels=("lobby",), timeout=60.0)
     users = [fake.add_user(f"p{i}") for i in range(args.tables * args.players)]
     seats: list[tuple[FakeChannel, list[FakeUser]]] = []
@@ -115,7 +150,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "PAN_CLOCK_SCALE": "10",
         "PAN_IDLE_CLOSE_SECONDS": "100000000",
         "PAN_DEAL_SEED": str(args.seed),
+        "PAN_REST_GLOBAL_RATE": str(args.bucket_rate),
     }
+    if args.render_workers:
+        env["PAN_RENDER_THREADS"] = str(args.render_workers)
     env.pop("TEST_GUILD_ID", None)
     if args.backend == "postgres":
         env["DATABASE_URL"] = url
@@ -126,7 +164,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
     def spawn(argv: list[str], process_env: Mapping[str, str]) -> subprocess.Popen[bytes]:
         with log.open("ab") as sink:
-            return subprocess.Popen(argv, env=dict(process_env), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=sink)  # noqa: S603
+            process = subprocess.Popen(argv, env=dict(process_env), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=sink)  # noqa: S603
+        if quotas:  # at once: the render forkserver, started later, is born in the quota too
+            quotas[int(process_env["PAN_CLUSTER_INDEX"])].add(process.pid)
+        return process
 
     launcher = Launcher(shards, args.processes, env=env, spawn=spawn)
     launcher.start()
@@ -158,12 +199,19 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     # the bots, and this process too (its players and fake Discord: the harness CPU printed below)
     profilers = start_profilers([*bot_pids, os.getpid()], args.seconds, Path(args.profile)) if args.profile else []
     cpu = TreeCpu.start(bot_pids)
+    per_cpu = [TreeCpu.start([pid]) for pid in bot_pids]
+    quota0 = [(q.usage(), q.throttled()) for q in quotas]
     server_cpu = TreeCpu.start(server_pids)
     machine0 = machine_busy()
     harness0 = time.process_time()
+    status0 = fake.status()["global"]
+    by_channel0 = dict(soak.by_channel)
     actions0, lat0, calls0, t0 = soak.actions, len(soak.latency), len(fake.calls), time.perf_counter()
     await asyncio.sleep(args.seconds)
     actions1, lat1, calls1, t1 = soak.actions, len(soak.latency), len(fake.calls), time.perf_counter()
+    per_figures = [c.stop() for c in per_cpu]
+    quota1 = [(q.usage(), q.throttled()) for q in quotas]
+    by_channel1 = dict(soak.by_channel)
     # what the bot sent Discord meanwhile: every REST call, and those carrying an image (boards, hands, DMs)
     calls = fake.calls[calls0:calls1]
     images = sum(len(c.files or ()) for c in calls)
@@ -172,6 +220,31 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         if c.files:
             image_routes[c.route] = image_routes.get(c.route, 0) + len(c.files)
     bot_cpu, main_cpu = cpu.stop()
+    # each process's own figures: the actions of the tables on its shards, its tree's CPU, its quota's throttling
+    process_of_channel = {
+        channel.id: next(
+            k
+            for k in range(args.processes)
+            if shard_of(channel.guild_id or 0, shards) in shard_range(k, args.processes, shards)
+        )
+        for channel, _ in seats
+    }
+    per_process = []
+    for k, (total_k, main_k) in enumerate(per_figures):
+        done = sum(n - by_channel0.get(c, 0) for c, n in by_channel1.items() if process_of_channel.get(c) == k)
+        row: dict[str, Any] = {
+            "process": k,
+            "actions_per_s": round(done / (t1 - t0), 1),
+            "bot_cpu_ms_per_action": round(1000 * total_k / max(1, done), 2),
+            "main_cpu_ms_per_action": round(1000 * main_k / max(1, done), 2),
+            "cpu_cores_used": round(total_k / (t1 - t0), 3),
+        }
+        if quotas:
+            (use0, thr0), (use1, thr1) = quota0[k], quota1[k]
+            row["quota_cores"] = quotas[k].cores
+            row["quota_cores_used"] = round((use1 - use0) / (t1 - t0), 3)
+            row["quota_throttled_share"] = round((thr1[1] - thr0[1]) / max(1, thr1[0] - thr0[0]), 3)
+        per_process.append(row)
     harness_cpu = time.process_time() - harness0
     db_cpu, _ = server_cpu.stop()
     machine1 = machine_busy()
@@ -179,6 +252,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     while any(profiler.poll() is None for profiler in profilers):  # py-spy writes its file when it ends
         await asyncio.sleep(0.2)
     load_during = os.getloadavg()
+    status1 = fake.status()["global"]
     soak.running.clear()  # players park before their next move
     for _ in range(600):
         if soak.parked >= sum(1 for t in tasks if not t.done()):
@@ -229,6 +303,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "audit_ok": audit.ok and not books,
         "bot_errors": len(errors),
         "restarts": sum(s.restarts for s in launcher.specs),
+        "per_process": per_process,
+        "cpu_quota_cores": args.cpu_quota or None,
+        "bucket_rate": args.bucket_rate,
+        # the fake's view of Discord's global limit, over the whole run (warm-up and settling included)
+        "global_limit": args.global_limit or None,
+        "global_busiest_window": status1["max_per_window"],
+        "global_429s": status1["responses_429"],
+        "global_requests_per_s": round((status1["requests"] - status0["requests"]) / (t1 - t0), 1),
         **cpu_figures(bot_cpu, main_cpu, actions1 - actions0, harness_cpu),
         "load_average_before": [round(x, 1) for x in load_before],
         "load_average_during": [round(x, 1) for x in load_during],
@@ -254,6 +336,25 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         + ", ".join(f"{route} {n}" for route, n in result["images_per_action_by_route"].items()),
         flush=True,
     )
+    for row in per_process:
+        quota = (
+            f"; quota {row['quota_cores']} core, used {row['quota_cores_used']}, throttled in "
+            f"{100 * row['quota_throttled_share']:.0f} % of periods"
+            if quotas
+            else ""
+        )
+        print(
+            f"  process {row['process']}: {row['actions_per_s']} actions/s, bot CPU per action "
+            f"{row['bot_cpu_ms_per_action']} ms (main {row['main_cpu_ms_per_action']}), {row['cpu_cores_used']} cores"
+            + quota,
+            flush=True,
+        )
+    print(
+        f"global limit {args.global_limit or 'off'} (bucket {args.bucket_rate or 'off'}): counted requests "
+        f"{result['global_requests_per_s']}/s in the window, the fake's busiest 1 s window "
+        f"{result['global_busiest_window']}, 429s {result['global_429s']}",
+        flush=True,
+    )
     if not result["audit_ok"]:
         print(audit.summary(), books[:5])
     for failure in (soak.failed + soak.stuck)[:5]:
@@ -272,6 +373,16 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--render-mode", choices=("thread", "process"), default="process")
     parser.add_argument("--tables", type=int, default=200)
+    parser.add_argument("--tables-per-process", type=int, default=0, help="tables = this x --processes")
+    parser.add_argument(
+        "--cpu-quota", type=float, default=0.0, help="cores each bot process (with its render workers) may use (root)"
+    )
+    parser.add_argument(
+        "--pace", type=float, default=0.0, help="target actions/s of all tables (sets --think = tables / pace)"
+    )
+    parser.add_argument("--render-workers", type=int, default=0, help="PAN_RENDER_THREADS of each bot (0: its default)")
+    parser.add_argument("--global-limit", type=int, default=0, help="the fake's global limit per second (0: none)")
+    parser.add_argument("--bucket-rate", type=float, default=0.0, help="the bots' PAN_REST_GLOBAL_RATE (0: off)")
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--warmup", type=float, default=40.0, help="seconds before counting (tables open, dealt)")
     parser.add_argument("--seconds", type=float, default=60.0, help="seconds counted")
@@ -288,7 +399,45 @@ def main(argv: list[str]) -> None:
     parser.add_argument(
         "--profile", default="", help="a folder: py-spy profiles of each bot process and its workers (counted window)"
     )
-    asyncio.run(run(parser.parse_args(argv)))
+    parser.add_argument(
+        "--compare",
+        default="",
+        help="process counts to run one after another, e.g. 1,2,4 (same tables per process and quota); with "
+        "--rounds 2 the order is then reversed; prints each run and the throughput ratios to the first count",
+    )
+    parser.add_argument("--rounds", type=int, default=1)
+    args = parser.parse_args(argv)
+    if not args.compare:
+        asyncio.run(run(args))
+        return
+    counts = [int(n) for n in args.compare.split(",")]
+    order = [n for r in range(args.rounds) for n in (counts if r % 2 == 0 else counts[::-1])]
+    results: list[dict[str, Any]] = []
+    for n in order:
+        one = argparse.Namespace(**vars(args))
+        one.processes = n
+        print(f"== {n} process(es), {time.strftime('%H:%M:%S', time.gmtime())} UTC, load {os.getloadavg()[0]:.1f}")
+        results.append(asyncio.run(run(one)))
+    print(scaling_summary(results))
+
+
+def scaling_summary(results: list[dict[str, Any]]) -> str:
+    """Throughput per process count (mean of its runs) and its ratio to the first count run."""
+    by_count: dict[int, list[dict[str, Any]]] = {}
+    for r in results:
+        by_count.setdefault(int(r["processes"]), []).append(r)
+    base = statistics.mean(r["actions_per_s"] for r in by_count[int(results[0]["processes"])])
+    lines = ["processes | actions/s (runs) | x first | bot CPU ms/action | ack p50/p99 ms | images/action | audit"]
+    for n, runs in by_count.items():
+        rate = statistics.mean(r["actions_per_s"] for r in runs)
+        cpu = statistics.mean(r["bot_cpu_ms_per_action"] or 0.0 for r in runs)
+        lines.append(
+            f"{n} | {rate:.1f} ({', '.join(str(r['actions_per_s']) for r in runs)}) | {rate / base:.2f} | {cpu:.2f} | "
+            + ", ".join(f"{r['ack_p50_ms']}/{r['ack_p99_ms']}" for r in runs)
+            + f" | {statistics.mean(r['images_per_action'] for r in runs):.2f}"
+            + f" | {'OK' if all(r['audit_ok'] for r in runs) else 'FAILED'}"
+        )
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import gc
 import json
@@ -203,6 +204,7 @@ class Soak:
     followers: dict[int, Follower] = field(default_factory=dict)
     think: float = 0.0
     rng: random.Random = field(default_factory=random.Random)
+    by_channel: collections.Counter[int] = field(default_factory=collections.Counter)  # actions per table channel
 
     async def act(self, user: FakeUser, channel: FakeChannel, command: str, **options: Any) -> bool:
         if self.think > 0:
@@ -213,6 +215,7 @@ class Soak:
             self.failed.append(f"{command}: {exc}"[:300])
             return False
         self.actions += 1
+        self.by_channel[channel.id] += 1
         self.latency.append(reply.latency or 0.0)
         if "Something went wrong" in reply.text:
             self.failed.append(f"{command}: {reply.text[:200]}")
@@ -262,6 +265,7 @@ class Soak:
                 return False
             await self.h.select(user, panel, choice[0], [choice[1]], settle=False, timeout=60)
             self.actions += 2
+            self.by_channel[board.channel_id] += 2
             return True
         except InteractionFailed as exc:
             self.failed.append(f"panel: {exc}"[:300])

@@ -34,6 +34,7 @@ from pancog.adapter.effects import register_builtin
 from pancog.adapter.groups import CommandGroups
 from pancog.adapter.hand import Hands, PlaySelect
 from pancog.adapter.league_cog import LeagueCog
+from pancog.adapter.observe import open_budget, open_metrics
 from pancog.adapter.ops_cog import OpsCog
 from pancog.adapter.play_cog import PlayCog
 from pancog.adapter.practice_cog import PracticeCog
@@ -249,6 +250,10 @@ async def setup(bot: commands.Bot) -> None:
     bot.add_dynamic_items(*DYNAMIC_ITEMS)
     rt.tasks.spawn(rt.renders.start_workers(), name="render-workers")  # fork the render workers now, not at 1st image
     rt.deliveries.start()  # what a crash left owed is delivered once the client is ready
+    rt.budget = await open_budget(bot, config, rt.storage)
+    rt.observability = await open_metrics(
+        bot, config, storage=rt.storage, store=rt.store, tables=rt.tables, renders=rt.renders, bucket=rt.budget
+    )
 
 
 DYNAMIC_ITEMS = (BoardButton, PlaySelect, ConfirmButton, GuideSelect, TourneyButton, WatchButton, *REPLAY_ITEMS)

@@ -23,7 +23,9 @@ import discord
 from pancog.adapter.deliveries import Deliveries
 from pancog.adapter.errors import guarded
 from pancog.adapter.groups import CommandGroups
+from pancog.adapter.observe import Observability
 from pancog.game.errors import PanError
+from pancog.infra.ratelimit import GlobalBucket
 from pancog.infra.renderq import RenderQueue
 from pancog.infra.storage.base import Storage
 from pancog.infra.tasks import Tasks
@@ -85,6 +87,8 @@ class PanRuntime:
     watch: WatchService | None = None  # watching a hand with consent
     league: LeagueService | None = None  # seasons, standings, ratings, stats, flags
     tournaments: TournamentService | None = None  # community tournaments
+    budget: GlobalBucket | None = None  # Discord's global limit shared through PostgreSQL (observe.open_budget)
+    observability: Observability | None = None  # /metrics and /healthz (observe.open_metrics)
     web: WebAccess | None = None  # the guilds' league web addresses and the hands players shared
     web_address: str | None = None  # pan-web's public base address (PAN_WEB_URL / PAN_WEB_PORT); None: not running
     boards: dict[int, OpenBoard] = field(default_factory=dict)
@@ -179,6 +183,10 @@ class PanRuntime:
             board.stop()
         await self.tasks.close()
         await self.renders.close()
+        if self.observability is not None:
+            await self.observability.close()
+        if self.budget is not None:
+            await self.budget.close()
         try:
             await self.names.close()
         except Exception:  # the names are a convenience: a failed last write must not keep storage open

@@ -59,12 +59,18 @@ class Config:
     discord_api_base: str | None = None  # DISCORD_API_BASE: a REST proxy or a Discord-compatible server
     discord_gateway_url: str | None = None  # DISCORD_GATEWAY_URL
     guild_ready_timeout: float | None = None  # PAN_GUILD_READY_TIMEOUT (None: discord.py's 2 s)
+    # Discord's global limit shared by every process through PostgreSQL (requests/s; 0: off, e.g. behind a REST
+    # proxy that enforces it). Unused on SQLite: one process has nobody to share it with.
+    rest_global_rate: float = 40.0  # PAN_REST_GLOBAL_RATE
     # storage
     db_path: str = DEFAULT_DB_PATH  # PAN_DB_PATH
     database_url: str | None = None  # DATABASE_URL: a postgresql:// URL, overrides PAN_DB_PATH
     # logs
     log_level: str = "INFO"  # PAN_LOG_LEVEL
     log_json: bool = False  # PAN_LOG_JSON=1
+    # metrics and health (off by default)
+    metrics_port: int | None = None  # PAN_METRICS_PORT: serve /metrics and /healthz on this port
+    metrics_host: str = "0.0.0.0"  # noqa: S104 - PAN_METRICS_HOST: an orchestrator probes the pod's address
     # the process
     malloc_arenas: int = memory.DEFAULT_ARENAS  # PAN_MALLOC_ARENAS (0: the C library's default)
     malloc_trim_seconds: float = memory.DEFAULT_TRIM_SECONDS  # PAN_MALLOC_TRIM_SECONDS (0: never)
@@ -120,10 +126,13 @@ class Config:
             discord_api_base=read.optional("DISCORD_API_BASE", str),
             discord_gateway_url=read.optional("DISCORD_GATEWAY_URL", str),
             guild_ready_timeout=read.optional("PAN_GUILD_READY_TIMEOUT", float, at_least=0.0),
+            rest_global_rate=read.number("PAN_REST_GLOBAL_RATE", float, base.rest_global_rate, at_least=0.0),
             db_path=read.text("PAN_DB_PATH", DEFAULT_DB_PATH),
             database_url=read.optional("DATABASE_URL", str),
             log_level=read.choice("PAN_LOG_LEVEL", base.log_level, LOG_LEVELS, upper=True),
             log_json=read.choice("PAN_LOG_JSON", "0", ("0", "1")) == "1",
+            metrics_port=_port(read, "PAN_METRICS_PORT", lowest=0),  # 0: any free port (tests)
+            metrics_host=read.text("PAN_METRICS_HOST", base.metrics_host),
             malloc_arenas=read.number("PAN_MALLOC_ARENAS", int, base.malloc_arenas, at_least=0),
             malloc_trim_seconds=read.number("PAN_MALLOC_TRIM_SECONDS", float, base.malloc_trim_seconds, at_least=0.0),
             gil_switch_ms=read.number("PAN_GIL_SWITCH_MS", float, base.gil_switch_ms, at_least=0.0),
@@ -149,10 +158,10 @@ class Config:
         )
 
 
-def _port(read: _Reader, name: str) -> int | None:
-    port = read.optional(name, int, at_least=1)
+def _port(read: _Reader, name: str, *, lowest: int = 1) -> int | None:
+    port = read.optional(name, int, at_least=lowest)
     if port is not None and port > 65535:
-        raise read.fail(name, "must be a port number, 1 to 65535")
+        raise read.fail(name, f"must be a port number, {lowest} to 65535")
     return port
 
 

@@ -160,7 +160,8 @@ class Holdings:
         return self.caller is not None and all(h.user_id != self.caller.user_id for h in self.lines)
 
 
-def _actor_text(actor: Actor) -> str:
+def actor_text(actor: Actor) -> str:
+    """How an actor is stored on a journal row: a user id, or ``system``."""
     if isinstance(actor, bool):
         raise TypeError("actor must be a user id or 'system'")
     if isinstance(actor, int):
@@ -216,7 +217,7 @@ async def post_transaction(
     """
     _validate(postings)
     journal_id = await tx.insert_journal(
-        key=key, reason=reason, actor=_actor_text(actor), table_id=table_id, created_at=now, result=result
+        key=key, reason=reason, actor=actor_text(actor), table_id=table_id, created_at=now, result=result
     )
     if journal_id is None:
         record = await tx.find_journal(key)
@@ -225,6 +226,8 @@ async def post_transaction(
         if strict and not _same_postings(record.postings, postings):
             raise IdempotencyConflict(f"key {key!r} was already used for different postings")
         return Receipt(record.journal_id, key, False, record.postings)
+    if not postings:  # most table actions move no chips: no accounts to lock, no round trips
+        return Receipt(journal_id, key, True, ())
     try:
         await tx.post(journal_id, postings)
     except Overdraw as exc:

@@ -42,7 +42,7 @@ from pancog.infra.storage.base import (
     TableRow,
 )
 from pancog.infra.storage.common import snapshot_statements
-from pancog.services.ledger import Actor, Receipt, TableClosed, post_transaction
+from pancog.services.ledger import Actor, Receipt, TableClosed, actor_text, post_transaction
 
 __all__ = ["CloseResult", "LogConflict", "ShardLeaseLost", "StoredTable", "TableExists", "TableStore", "action_key"]
 
@@ -204,6 +204,24 @@ class TableStore:
         key = key or action_key(table_id, seq)
         now = self._clock()
         lease = self._lease_check(table_id)
+        if not postings and snapshot is None and result is None and (lease is not None or self.shards is None):
+            # no chips, snapshot or result: the backend may write it in one statement (None: take the transaction)
+            try:
+                journal_id = await self.storage.commit_bare_action(
+                    key=key,
+                    reason=reason,
+                    actor=actor_text(actor),
+                    table_id=table_id,
+                    seq=seq,
+                    action=action_text,
+                    events=events_text,
+                    created_at=now,
+                    lease=lease,
+                )
+            except TableNotOpen as exc:
+                raise TableClosed(table_id) from exc
+            if journal_id is not None:
+                return Receipt(journal_id, key, True, ())
         async with self.storage.transaction() as tx:
             if lease is None:
                 await self._fence(tx, table_id)  # not sharded (a no-op), or the table's guild not known yet

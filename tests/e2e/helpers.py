@@ -10,12 +10,28 @@ async def test_four_players_start(discord):
 
 from __future__ import annotations
 
+import os
+import subprocess
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from tests.fakediscord.harness import Harness, Reply
 from tests.fakediscord.models import FakeChannel, FakeMessage, FakeUser
+from tests.fakediscord.server import FakeDiscord
 
-__all__ = ["Harness", "Reply", "button_ids", "hand_pngs", "seat_table", "table_message"]
+__all__ = [
+    "Harness",
+    "Reply",
+    "bot_env",
+    "button_ids",
+    "hand_pngs",
+    "logged_spawn",
+    "seat_table",
+    "table_message",
+]
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 async def seat_table(
@@ -54,3 +70,36 @@ def hand_pngs(discord: Harness, user: FakeUser) -> list[bytes]:
 def button_ids(message: FakeMessage) -> list[str]:
     """custom_ids of the buttons on a message, in display order."""
     return [b["custom_id"] for b in message.buttons if "custom_id" in b]
+
+
+def bot_env(fake: FakeDiscord, database_url: str, **settings: str) -> dict[str, str]:
+    """The environment of a ``bot.py`` subprocess against ``fake`` on ``database_url``, plus ``settings``.
+
+    Global commands (no TEST_GUILD_ID: every guild of every shard has /pan); renders in threads (several bots and
+    their renders on a shared 2-core machine: keep it light)."""
+    env = {
+        **os.environ,
+        "DISCORD_TOKEN": fake.token,
+        "DISCORD_API_BASE": fake.api_base,
+        "DISCORD_GATEWAY_URL": fake.gateway_url,
+        "DATABASE_URL": database_url,
+        "PAN_GUILD_READY_TIMEOUT": "0.05",
+        "PAN_LOG_LEVEL": "WARNING",
+        "PAN_RENDER_MODE": "thread",
+        "PAN_DEAL_SEED": "17",
+        **settings,
+    }
+    env.pop("TEST_GUILD_ID", None)
+    return env
+
+
+def logged_spawn(folder: Path, logs: list[Path]) -> Callable[[list[str], Mapping[str, str]], subprocess.Popen[bytes]]:
+    """A launcher ``spawn`` that starts each bot with its stderr in a log file of its own (appended to ``logs``)."""
+
+    def spawn(argv: list[str], process_env: Mapping[str, str]) -> subprocess.Popen[bytes]:
+        log = folder / f"bot-{process_env.get('PAN_CLUSTER_INDEX', 'x')}-{len(logs)}.log"
+        logs.append(log)
+        with log.open("wb") as err:
+            return subprocess.Popen(argv, env=dict(process_env), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err)
+
+    return spawn

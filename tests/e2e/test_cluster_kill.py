@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import cast
 
@@ -22,6 +20,7 @@ from pancog.infra.storage import PostgresStorage, storage_for
 from pancog.services.ledger import ChipLedger
 from pancog.services.store import TableStore
 from pancog.services.tables import TableService
+from tests.e2e.helpers import bot_env, logged_spawn
 from tests.e2e.test_kill_restart import greedy_command
 from tests.fakediscord.harness import Harness, InteractionFailed
 from tests.fakediscord.models import FakeChannel, FakeUser
@@ -96,25 +95,9 @@ async def test_a_killed_cluster_process_is_restarted_and_every_hand_finishes(tmp
         guild = fake.add_guild(f"shard {shard}", channels=("pan",), members=pair, shard=shard)
         tables.append((guild.channels[0], pair))
     await fake.start()
-    env = {
-        **os.environ,
-        "DISCORD_TOKEN": fake.token,
-        "DISCORD_API_BASE": fake.api_base,
-        "DISCORD_GATEWAY_URL": fake.gateway_url,
-        "DATABASE_URL": postgres_url,
-        "PAN_GUILD_READY_TIMEOUT": "0.05",
-        "PAN_LOG_LEVEL": "WARNING",
-        "PAN_RENDER_MODE": "thread",  # two bots and their renders on a shared 2-core machine: keep it light
-        "PAN_DEAL_SEED": "17",
-    }
-    env.pop("TEST_GUILD_ID", None)  # global commands: every guild of every shard has /pan
+    env = bot_env(fake, postgres_url)
     logs: list[Path] = []
-
-    def spawn(argv: list[str], process_env: Mapping[str, str]) -> subprocess.Popen[bytes]:
-        log = tmp_path / f"bot-{process_env['PAN_CLUSTER_INDEX']}-{len(logs)}.log"
-        logs.append(log)
-        with log.open("wb") as err:
-            return subprocess.Popen(argv, env=dict(process_env), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err)
+    spawn = logged_spawn(tmp_path, logs)
 
     launcher = Launcher(SHARDS, PROCESSES, python=sys.executable, env=env, spawn=spawn)
     storage = storage_for(postgres_url)

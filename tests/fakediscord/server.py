@@ -252,6 +252,9 @@ class FakeDiscord:
         # rate_limit_key (shard_id % max_concurrency) is recorded in ``identify_violations`` (Discord's rule).
         self.max_concurrency = max_concurrency
         self.identify_window = identify_window
+        # A gateway outage (``await fake.gateway_down()``): live sockets are closed and new ones refused with 503
+        # until ``fake.gateway_outage = False``; discord.py keeps retrying meanwhile.
+        self.gateway_outage = False
         self.identify_log: list[tuple[float, int, int]] = []  # (time.monotonic(), shard_id, rate_limit_key)
         self.identify_violations: list[str] = []
         # The installation contexts the app is configured for: what a global command without integration_types gets.
@@ -420,6 +423,12 @@ class FakeDiscord:
             self.gateway_log.append(f"drop code={code}")
             await conn.ws.close(code=code)
 
+    async def gateway_down(self) -> None:
+        """Discord's gateway goes down: every socket closes and reconnections are refused until
+        ``gateway_outage`` is set back to False."""
+        self.gateway_outage = True
+        await self.drop_gateway()
+
     async def invalidate_sessions(self) -> None:
         """Send op 9 (d=false): the client forgets its session and identifies again."""
         for conn in list(self._connections):
@@ -563,6 +572,8 @@ class FakeDiscord:
                 session.conn = None
 
     async def _gateway(self, request: web.Request) -> web.StreamResponse:
+        if self.gateway_outage:  # Discord's gateway is down: the upgrade is refused, clients back off and retry
+            return web.Response(status=503, text="gateway unavailable")
         ws = web.WebSocketResponse(max_msg_size=0)
         await ws.prepare(request)
         compress = request.query.get("compress") == "zlib-stream"

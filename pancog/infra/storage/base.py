@@ -462,3 +462,25 @@ class Storage(Protocol):
         serialised (SQLite) or lock the rows they change, accounts in key order (PostgreSQL).
         """
         ...
+
+    async def commit_bare_action(
+        self,
+        *,
+        key: str,
+        reason: str,
+        actor: str,
+        table_id: int,
+        seq: int,
+        action: str,
+        events: str,
+        created_at: float,
+        lease: LeaseCheck | None,
+    ) -> int | None:
+        """A table action that moves no chips (most do not), committed as one atomic statement: its journal row
+        and its log entry, with the shard lease checked by both. Returns the journal id.
+
+        None when nothing was written: the key is already used, the lease has another epoch, or the backend has no
+        such shortcut (SQLite: its transaction costs no round trips). The caller then takes the transaction path,
+        which tells those apart. Raises :class:`TableNotOpen` and :class:`LogConflict` as ``append_action`` does.
+        """
+        ...

@@ -600,6 +600,22 @@ class SqliteStorage:
             self._known_accounts.update(tx.created_accounts)
         run_after_commit(tx.committed)  # outside the writer lock: a callback may start the next transaction
 
+    async def commit_bare_action(
+        self,
+        *,
+        key: str,
+        reason: str,
+        actor: str,
+        table_id: int,
+        seq: int,
+        action: str,
+        events: str,
+        created_at: float,
+        lease: LeaseCheck | None,
+    ) -> int | None:
+        # No shortcut: a SQLite transaction is statements on one in-process connection, not network round trips.
+        return None
+
     async def fetch(self, sql: str, *args: Any) -> list[tuple[Any, ...]]:
         """Rows of one read-only query (operations and tests; ``?`` placeholders)."""
         async with self._lock:

@@ -42,16 +42,30 @@ class DyingStorage:
     async def __aexit__(self, *exc: object) -> None:
         await self.inner.close()
 
+    def _write(self) -> None:
+        self.writes += 1
+        if self.die_at is not None and self.writes >= self.die_at:
+            if self.died_at_time is None:
+                self.died_at_time = self.clock()
+            raise Killed
+
     @contextlib.asynccontextmanager
     async def transaction(self, *, write: bool = True) -> AsyncIterator[Any]:
         if write:
-            self.writes += 1
-            if self.die_at is not None and self.writes >= self.die_at:
-                if self.died_at_time is None:
-                    self.died_at_time = self.clock()
-                raise Killed
+            self._write()
         async with self.inner.transaction(write=write) as tx:
             yield tx
+
+    async def commit_bare_action(self, **action: Any) -> int | None:
+        """A table action written in one statement is one write, as its transaction would be. When the next write
+        is the fatal one, the shortcut declines and the transaction meets the crash: both backends die at the same
+        write (SQLite always declines)."""
+        if self.die_at is not None and self.writes + 1 >= self.die_at:
+            return None
+        result: int | None = await self.inner.commit_bare_action(**action)
+        if result is not None:
+            self.writes += 1
+        return result
 
 
 async def _register_all(env: Env) -> None:

@@ -1,0 +1,139 @@
+"""The shared budget of Discord's global limit (pancog/infra/ratelimit.py) on a real PostgreSQL server: buckets of
+several "processes" (each with its own connection) together never let more requests out in any one second than the
+bound, use the budget they are given, survive cancelled waiters, and hold requests back while the database is gone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+
+import asyncpg
+import pytest
+
+from pancog.infra.ratelimit import GlobalBucket, PostgresSlots, window_bound
+from pancog.infra.rest import exempt, route_of
+from pancog.infra.storage import PostgresStorage
+
+
+def busiest_window(times: list[float], window: float = 1.0) -> int:
+    ordered = sorted(times)
+    best, start = 0, 0
+    for end, at in enumerate(ordered):
+        while ordered[start] <= at - window:
+            start += 1
+        best = max(best, end - start + 1)
+    return best
+
+
+@pytest.fixture
+async def budget_url(postgres_url: str) -> str:
+    async with PostgresStorage(postgres_url):  # migrated: the rest_budget table exists
+        pass
+    return postgres_url
+
+
+async def hammer(bucket: GlobalBucket, count: int, times: list[float]) -> None:
+    async def one() -> None:
+        await bucket.acquire()
+        times.append(time.monotonic())
+
+    await asyncio.gather(*(one() for _ in range(count)))
+
+
+async def test_three_processes_together_stay_under_the_bound_and_use_the_budget(budget_url: str) -> None:
+    rate = 100.0
+    buckets = [GlobalBucket(PostgresSlots(budget_url), rate=rate) for _ in range(3)]
+    times: list[float] = []
+    started = time.monotonic()
+    try:
+        await asyncio.gather(*(hammer(b, 100, times) for b in buckets))  # 300 requests asked at once: 3 s of budget
+    finally:
+        for b in buckets:
+            await b.close()
+    took = time.monotonic() - started
+    assert len(times) == 300
+    assert busiest_window(times) <= window_bound(rate, 0.05) == 106
+    # the budget is used, not wasted: 300 requests at 100/s take about 3 s (a missed slot costs 10 ms)
+    assert took < 3.0 * 1.5, took
+    # every slot came from one global sequence: the row's next slot is past them all
+    granted = sum(b.figures.granted for b in buckets)
+    assert granted == sum(b.figures.used + b.figures.expired for b in buckets) >= 300
+
+
+async def test_grants_of_two_connections_never_overlap(budget_url: str) -> None:
+    a, b = PostgresSlots(budget_url), PostgresSlots(budget_url)
+    try:
+        grants = []
+        for _ in range(20):
+            grants += await asyncio.gather(a.take(3, 0.01, 0.0), b.take(5, 0.01, 0.0))
+    finally:
+        await a.close()
+        await b.close()
+    spans = sorted((g.first, g.first + g.count * g.interval) for g in grants)
+    for (_, end), (start, _) in itertools.pairwise(spans):
+        assert start >= end - 1e-9  # each grant begins where an earlier one ended, or later
+
+
+async def test_an_idle_bucket_lets_a_small_burst_out_at_once(budget_url: str) -> None:
+    bucket = GlobalBucket(PostgresSlots(budget_url), rate=40.0)
+    try:
+        await bucket.acquire()  # first contact, connection opened
+        await asyncio.sleep(0.3)  # idle: the next slot is in the past
+        started = time.monotonic()
+        await bucket.acquire()
+        assert time.monotonic() - started < 0.05
+    finally:
+        await bucket.close()
+
+
+async def test_a_cancelled_waiter_hands_its_slot_on(budget_url: str) -> None:
+    bucket = GlobalBucket(PostgresSlots(budget_url), rate=20.0)
+    try:
+        waiters = [asyncio.create_task(bucket.acquire()) for _ in range(6)]
+        await asyncio.sleep(0)
+        waiters[1].cancel()
+        waiters[3].cancel()
+        done = await asyncio.wait_for(asyncio.gather(*waiters, return_exceptions=True), 3.0)
+        assert [isinstance(d, asyncio.CancelledError) for d in done] == [False, True, False, True, False, False]
+        assert bucket.waiting() == 0
+    finally:
+        await bucket.close()
+
+
+async def test_without_the_database_requests_wait_and_close_releases_them(budget_url: str) -> None:
+    bucket = GlobalBucket(PostgresSlots(budget_url + "&port=1"), rate=40.0)  # nothing listens on port 1
+    waiter = asyncio.create_task(bucket.acquire())
+    await asyncio.sleep(0.3)
+    assert not waiter.done()  # no budget known: nothing goes out
+    assert bucket.figures.failures >= 1
+    await bucket.close()
+    await asyncio.wait_for(waiter, 1.0)  # a stopping process lets its waiters go
+
+
+async def test_a_dropped_connection_is_opened_again(budget_url: str) -> None:
+    source = PostgresSlots(budget_url)
+    bucket = GlobalBucket(source, rate=100.0)
+    try:
+        await bucket.acquire()
+        conn = await source._connection()
+        admin = await asyncpg.connect(budget_url)
+        try:
+            await admin.execute("SELECT pg_terminate_backend($1)", conn.get_server_pid())
+        finally:
+            await admin.close()
+        await asyncio.wait_for(asyncio.gather(*(bucket.acquire() for _ in range(3))), 5.0)
+    finally:
+        await bucket.close()
+
+
+def test_routes_are_templates_and_interaction_routes_are_exempt() -> None:
+    assert route_of("/api/v10/channels/1234567890123/messages") == "/channels/{id}/messages"
+    assert route_of("/api/v10/webhooks/1234567890123/tok_en-x/messages/@original") == (
+        "/webhooks/{id}/{token}/messages/@original"
+    )
+    assert exempt(route_of("/api/v10/interactions/1234567890123/abc/callback"))
+    assert exempt(route_of("/api/v10/webhooks/1234567890123/abc"))
+    assert not exempt(route_of("/api/v10/channels/1234567890123/messages/1234567890124"))
+    assert not exempt(route_of("/api/v10/users/@me/channels"))
