@@ -16,6 +16,8 @@ from typing import Any
 
 import discord
 
+from pancog.adapter import edge
+
 __all__ = ["ACK_AFTER", "later", "settle"]
 
 log = logging.getLogger("pan.cog")
@@ -47,10 +49,7 @@ def later(interaction: discord.Interaction[Any], *, ephemeral: bool = True, upda
         await asyncio.sleep(ACK_AFTER)
         pending.started = True
         try:
-            if update:
-                await interaction.response.defer()
-            else:
-                await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+            await edge.defer(interaction, ephemeral=ephemeral, thinking=not update)
         except discord.InteractionResponded:
             pass
         except discord.HTTPException as exc:

@@ -25,7 +25,7 @@ from typing import Any
 
 import discord
 
-from pancog.adapter import pings
+from pancog.adapter import edge, pings
 from pancog.adapter.errors import PanView, reusable_file, send_dm
 from pancog.adapter.pings import Pings
 from pancog.adapter.presenters.admin import board_failed
@@ -431,6 +431,8 @@ class Board:
         if self.new_post or message_id is None:
             old_token = self._token_for(message_id)
             message = await self._post_new(channel, content, file, view)
+            if message is None:  # withheld by the edge (logged there): nothing was posted
+                return
             self.new_post = False
             if self._closed():  # the table closed while this board was drawn and posted: nothing to remember
                 return
@@ -439,15 +441,21 @@ class Board:
                 await self._strip(channel, message_id, old_token)
         else:
             token = self._token_for(message_id)
+            about = edge.about(self.session)
             try:
                 if token is not None:  # through the token that posted it: not counted against the global limit
-                    await token.followup.edit_message(message_id, content=content, attachments=[file], view=view)
+                    await edge.edit_followup(
+                        token, message_id, about=about, content=content, attachments=[file], view=view
+                    )
                 else:
-                    await channel.get_partial_message(message_id).edit(content=content, attachments=[file], view=view)
+                    message_to_edit = channel.get_partial_message(message_id)
+                    await edge.edit(
+                        rt.bot, message_to_edit, about=about, content=content, attachments=[file], view=view
+                    )
             except discord.NotFound:  # deleted by a moderator: post it again
-                message = await channel.send(content, file=file, view=view)
-                if not self._closed():
-                    await rt.tables.set_board_message(self.session.table_id, message.id)
+                reposted = await edge.post(rt.bot, channel, content, about=about, file=file, view=view)
+                if reposted is not None and not self._closed():
+                    await rt.tables.set_board_message(self.session.table_id, reposted.id)
 
     def _closed(self) -> bool:
         """True (and this board stops) once its table has closed: a board outlives its table only until its flush
@@ -485,7 +493,7 @@ class Board:
 
     async def _post_new(
         self, channel: discord.PartialMessageable, content: str, file: discord.File, view: TableView
-    ) -> discord.Message:
+    ) -> discord.Message | None:
         carrier = self._carrier
         if carrier is not None:
             with contextlib.suppress(TimeoutError):
@@ -495,27 +503,30 @@ class Board:
         if carrier is None:  # a deal no Start asked for (a practice table's next hand): the freshest token there
             found = await self.boards.pings.carrier(self.session.table_id)
             carrier, expires = (found.interaction, found.expires) if found is not None else (None, None)
+        about = edge.about(self.session)
         if carrier is not None and carrier.response.is_done() and not carrier.is_expired():
             fresh = reusable_file(file)
             try:
-                message = await carrier.followup.send(content, file=fresh(), view=view, wait=True)
+                message = await edge.followup(carrier, content, about=about, file=fresh(), view=view)
             except discord.HTTPException as exc:
                 log.info("could not post the board on interaction %s: %s", carrier.id, exc)
                 file = fresh()
             else:
-                self.adopt(carrier, message.id, expires)
+                if message is not None:
+                    self.adopt(carrier, message.id, expires)
                 return message
-        return await channel.send(content, file=file, view=view)
+        return await edge.post(self.runtime.bot, channel, content, about=about, file=file, view=view)
 
     async def _strip(
         self, channel: discord.PartialMessageable, message_id: int, token: discord.Interaction[Any] | None
     ) -> None:
         """An old board loses its buttons once a new one is posted: one board to click."""
+        about = edge.about(self.session)
         try:
             if token is not None:
-                await token.followup.edit_message(message_id, view=None)
+                await edge.edit_followup(token, message_id, about=about, view=None)
             else:
-                await channel.get_partial_message(message_id).edit(view=None)
+                await edge.edit(self.runtime.bot, channel.get_partial_message(message_id), about=about, view=None)
         except discord.HTTPException as exc:  # deleted meanwhile, or too old to edit: nothing to click anyway
             log.info("could not strip the old board %s: %s", message_id, exc)
 
@@ -559,11 +570,12 @@ class Board:
 
         # on the going-out player's token (answered within a moment), else the table's freshest: not counted
         carrier = await self.boards.pings.carrier(self.session.table_id, applied=applied, wait=pings.PING_CLAIM_WAIT)
+        about = edge.about(self.session)
         if carrier is not None:
             try:
-                await carrier.interaction.followup.send(embed=embed, wait=True, **attached())
+                await edge.followup(carrier.interaction, about=about, embed=embed, **attached())
             except discord.HTTPException as exc:
                 log.info("could not post the hand's result on interaction %s: %s", carrier.interaction.id, exc)
             else:
                 return
-        await channel.send(embed=embed, **attached())
+        await edge.post(rt.bot, channel, about=about, embed=embed, **attached())

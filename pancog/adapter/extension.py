@@ -21,6 +21,7 @@ import time
 from discord import app_commands
 from discord.ext import commands
 
+from pancog.adapter import edge
 from pancog.adapter.admin_cog import AdminCog
 from pancog.adapter.bank_cog import BankCog
 from pancog.adapter.base import PanCog
@@ -41,10 +42,12 @@ from pancog.infra.storage import ShardSet, storage_for
 from pancog.services.bots import BotDriver, BotSettings
 from pancog.services.clock import ClockSettings, TurnClock
 from pancog.services.health import HealthRegistry
+from pancog.services.knowledge import KnowledgeService
 from pancog.services.league import LeagueService
 from pancog.services.ledger import ChipLedger
 from pancog.services.prefs import GuildChannels, GuildDisplaySettings, GuildPrefsKV, PlayerSettings, StoragePrefsStore
 from pancog.services.replay import ReplayService
+from pancog.services.reveals import RevealService
 from pancog.services.store import TableStore
 from pancog.services.tables import TableService, random_deal, seeded_deals
 from pancog.services.tournaments.service import TournamentService
@@ -128,6 +131,10 @@ async def open_runtime(bot: commands.Bot, config: Config) -> tuple[PanRuntime, T
         league=league,
         tournaments=TournamentService(tables),  # after the bots' driver: its listener runs after theirs
     )
+    replays, watch = rt.replays, rt.watch
+    if replays is not None and watch is not None:  # what each audience may know: the edge asks before every send
+        rt.reveals = RevealService(store, replays)
+        rt.knowledge = knowledge_service(watch, rt.reveals, replays)
     if rt.tournaments is not None:  # a tournament's seats are its own: the clock never stands them up nor closes
         clock.keeps_seats = rt.tournaments.owns_table
         clock.plays_for = rt.tournaments.plays_for  # its sluffs of away entries are not their clock expiries
@@ -152,6 +159,7 @@ async def setup(bot: commands.Bot) -> None:
     for session in rt.tables.sessions:  # the boards render from the cache (GuildDisplaySettings.cached)
         await rt.display.get(abs(session.guild_id))
     attach(bot, rt)
+    edge.attach(bot, edge.Guard(rt.knowledge, rt.tables, rt.names))  # every payload is checked from here on
     bot.tree.add_command(rt.group)
     tourney: TourneyCog | None = None
     for cog in cogs(rt, boards, hands, clock, driver, config):
@@ -169,6 +177,15 @@ async def setup(bot: commands.Bot) -> None:
         log.info("tournaments resumed: %d", tournaments)
     bot.add_dynamic_items(BoardButton, PlaySelect, ConfirmButton, GuideSelect, TourneyButton, *REPLAY_ITEMS)
     rt.spawn(rt.renders.start_workers(), name="render-workers")  # fork the render workers now, not at 1st image
+
+
+def knowledge_service(watch: WatchService, reveals: RevealService, replays: ReplayService) -> KnowledgeService:
+    """What each audience may know, from the watch grants, the reveal consents and the replayed logs."""
+
+    def watching(table_id: int, user_id: int) -> tuple[int, ...]:
+        return tuple(g.player_id for g in watch.watching(table_id, user_id))
+
+    return KnowledgeService(watching=watching, revealed=reveals.revealed_to, past=replays.past_hands)
 
 
 def shard_set_of(bot: commands.Bot) -> ShardSet | None:
@@ -189,4 +206,5 @@ async def teardown(bot: commands.Bot) -> None:
     bot.tree.remove_command(rt.group.name)
     bot.remove_dynamic_items(BoardButton, PlaySelect, ConfirmButton, GuideSelect, TourneyButton, *REPLAY_ITEMS)
     attach(bot, None)
+    edge.attach(bot, None)
     await rt.close()

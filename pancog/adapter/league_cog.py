@@ -13,6 +13,7 @@ from typing import Any, Literal
 import discord
 from discord import app_commands
 
+from pancog.adapter import edge
 from pancog.adapter.admin import season
 from pancog.adapter.base import IN_PAN, PanCog
 from pancog.adapter.board import Boards
@@ -158,7 +159,7 @@ class LeagueCog(PanCog, name="PanLeague"):
             self.rt.health.forget(session.table_id)
             channel = self.rt.bot.get_partial_messageable(session.channel_id, guild_id=session.guild_id)
             with contextlib.suppress(discord.HTTPException):
-                await channel.send(season_table_closed(returned, self.rt.names))
+                await edge.post(self.rt.bot, channel, season_table_closed(returned, self.rt.names), about=edge.STATIC)
         return closed
 
     async def grant_winner_roles(self, info: SeasonInfo) -> str | None:

@@ -237,6 +237,9 @@ class FakeDiscord:
         self.now: Callable[[], datetime] = lambda: datetime.now(UTC)  # scheduled events: "in the future" vs this
         self.role_grants: collections.Counter[tuple[int, int, int]] = collections.Counter()
         self.reopened: list[Reopened] = []
+        # A member's permissions in the channel of their interactions (``member.permissions``): every permission
+        # unless a test sets fewer here (e.g. a plain member without Manage Server, who is not a moderator).
+        self.member_permissions: dict[int, int] = {}
         self.bot_user = FakeUser(id=snowflake(), name=bot_name, bot=True)
         self.application_id = self.bot_user.id
         self.users: dict[int, FakeUser] = {self.bot_user.id: self.bot_user}
@@ -653,6 +656,10 @@ class FakeDiscord:
             "relationships": [],
         }
 
+    def _permissions_of(self, user: FakeUser) -> str:
+        found = self.member_permissions.get(user.id)
+        return ALL_PERMISSIONS if found is None else str(found)
+
     def _member(self, user: FakeUser, guild: FakeGuild | None = None) -> dict[str, Any]:
         roles = sorted(guild.member_roles.get(user.id, set())) if guild is not None else []
         return {
@@ -779,7 +786,7 @@ class FakeDiscord:
                 "guild_id": str(guild.id),
                 "guild": {"id": str(guild.id), "locale": guild.locale, "features": []},
                 "guild_locale": guild.locale,
-                "member": self._member(user, guild) | {"permissions": ALL_PERMISSIONS},
+                "member": self._member(user, guild) | {"permissions": self._permissions_of(user)},
             }
         else:
             payload["user"] = user.to_json()
