@@ -39,6 +39,7 @@ from pancog.adapter.limits import fit_choices, fitted
 from pancog.adapter.presenters.common import WITHHELD
 from pancog.adapter.safety import plain, shown
 from pancog.game.cards import ALL_CARDS, Card
+from pancog.game.cards import EXAMPLES as NOTATION_EXAMPLES
 from pancog.game.state import TableState
 from pancog.services.knowledge import Audience, AudienceKind, KnowledgeService, TableKnowledge
 from pancog.services.tables import TableService, TableSession
@@ -181,6 +182,17 @@ def typed_cards(values: Iterable[str]) -> Counter[Card]:
     return typed
 
 
+def _secret(seed: str) -> re.Pattern[str]:
+    """Where a seed shows: the number itself (a production seed has about 19 digits), or any ``seed=N``; a short
+    test seed alone cannot be told from a chip count, so only its ``seed=`` form counts."""
+    if len(seed) >= SEED_DIGITS:
+        return re.compile(rf"(?<!\d){seed}(?!\d)")
+    return re.compile(rf"seed\s*[=:]\s*{seed}(?!\d)", re.IGNORECASE)
+
+
+SEED_DIGITS = 6
+
+
 def _over(listing: Counter[Card], allowed: Counter[Card], echo: Counter[Card]) -> str | None:
     for card, n in listing.items():
         if n > allowed[card] + echo[card]:
@@ -203,11 +215,12 @@ def breach(
     if knowledge is None:
         return None
     echo = echo if echo is not None else Counter()
+    patterns = [_secret(secret) for secret in knowledge.secrets]
     for text, _hands in payload.texts:
-        for secret in knowledge.secrets:
-            if secret in text:
+        for secret, pattern in zip(knowledge.secrets, patterns, strict=True):
+            if pattern.search(text):
                 return Breach("seed", f"the seed of a hand ({len(secret)} digits)")
-    wordy = [n for n in names if n and CARD_TOKEN.search(n)]
+    wordy = [*(n for n in names if n and CARD_TOKEN.search(n)), *NOTATION_EXAMPLES]
     cache: dict[tuple[int, ...] | None, Counter[Card] | None] = {}
 
     def allowed_for(scope: tuple[int, ...] | None) -> Counter[Card] | None:
@@ -343,7 +356,10 @@ def _echo(interaction: discord.Interaction[Any] | None) -> Counter[Card]:
 
     data: Mapping[str, Any] = interaction.data if isinstance(interaction.data, dict) else {}
     collect(data.get("options"))
-    return typed_cards(values)
+    typed: Counter[Card] = Counter()
+    for value in values:  # as typed, and as an answer quotes it (control and formatting characters dropped)
+        typed += typed_cards([value]) | typed_cards([plain(value, limit=len(value) + 1)])
+    return typed
 
 
 def _withheld(

@@ -252,6 +252,9 @@ class FakeDiscord:
         self.interactions: dict[int, FakeInteraction] = {}
         self._by_token: dict[str, FakeInteraction] = {}
         self.calls: list[RestCall] = []
+        # Called with each REST call the fake accepted (2xx), at once, before the bot hears back: a test that checks
+        # payloads against the moment they were sent (the leak oracle) reads the world as it is then.
+        self.on_accepted: list[Callable[[RestCall], None]] = []
         self.violations: list[str] = []
         self.unhandled: list[str] = []
         self.faults: list[Fault] = []
@@ -953,9 +956,15 @@ class FakeDiscord:
             return _json(body, status=exc.status)
         if result is None:
             call.status = 204
+            self._accepted(call)
             return web.Response(status=204, headers=_ratelimit_headers(template))
         call.status = 200
+        self._accepted(call)
         return _json(result, headers=_ratelimit_headers(template))
+
+    def _accepted(self, call: RestCall) -> None:
+        for hook in list(self.on_accepted):
+            hook(call)
 
     def _over_global_limit(self, now: float) -> bool:
         """Discord's global limit: at most ``global_limit`` counted requests in any one second, across every
