@@ -93,17 +93,17 @@ class HandView:
 
 def public_cards(hand: HandState) -> Counter[Card]:
     """Every card of the hand that everyone has seen: melds, discards, the card in play, a reshuffled stock."""
-    seen: Counter[Card] = Counter(hand.muck)
+    cards = list(hand.muck)  # one list, counted once: this runs for every payload the bot sends
     for player in hand.players:
         if player is not None:
             for meld in player.melds:
-                seen.update(meld.cards)
+                cards += meld.cards
     for turn in (hand.turn, hand.suspended):
         if turn is not None and turn.drawn is not None:
-            seen[turn.drawn] += 1
+            cards.append(turn.drawn)
     if hand.reshuffled:  # the new stock is the old discards: everyone saw them go by
-        seen.update(hand.stock)
-    return seen
+        cards += hand.stock
+    return Counter(cards)
 
 
 def held_cards(hand: HandState, seat: int) -> Counter[Card]:
@@ -154,8 +154,11 @@ def hand_view(
 
 
 def _max(counters: Iterable[Counter[Card]]) -> Counter[Card]:
+    found = list(counters)
+    if len(found) == 1:
+        return found[0]
     out: Counter[Card] = Counter()
-    for counter in counters:
+    for counter in found:
         out |= counter  # the elementwise maximum: a listing shows one hand at a time
     return out
 
