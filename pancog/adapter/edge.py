@@ -219,7 +219,7 @@ def breach(
     for text, _hands in payload.texts:
         for secret, pattern in zip(knowledge.secrets, patterns, strict=True):
             if pattern.search(text):
-                return Breach("seed", f"the seed of a hand ({len(secret)} digits)")
+                return Breach("seed", f"{len(secret)} digits")
     wordy = [*(n for n in names if n and CARD_TOKEN.search(n)), *NOTATION_EXAMPLES]
     cache: dict[tuple[int, ...] | None, Counter[Card] | None] = {}
 
@@ -243,7 +243,7 @@ def breach(
         for frame in payload.frames:
             over = _over(Counter(frame), allowed, echo)
             if over is not None:
-                return Breach("card", f"an image shows {over}")
+                return Breach("card", f"image: {over}")
     return None
 
 

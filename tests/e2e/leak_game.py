@@ -27,8 +27,8 @@ from tests.fakediscord.models import FakeMessage, FakeUser
 
 BUTTON_OF = {Pluck: "Draw", TakeOption: "Take", Knock: "Knock", GoOnTop: "Sluff"}
 SLASH_OF = {Pluck: "draw", TakeOption: "take", Knock: "knock", GoOnTop: "sluff"}
-LONGEST_HAND = (3, 30)  # a hand's moves before the floor fouls the player to act (a moderator's call): it ends
-EXTRAS = 0.25  # the share of steps that are someone's random command rather than a move
+LONGEST_HAND = (2, 24)  # a hand's moves before the floor fouls the player to act (a moderator's call): it ends
+EXTRAS = 0.22  # the share of steps that are someone's random command rather than a move
 AUTOCOMPLETES = (("meld", "cards"), ("add", "cards"), ("borrow", "cards"), ("discard", "card"), ("borrow", "card"))
 
 
@@ -179,6 +179,8 @@ class LeakGame:
             (0.5, self.rules),
             (1.5, self.junk),
             (0.5, self.settings),
+            (1.5, self.board_button),
+            (0.7, self.pings),
         ]
         weights = [w for w, _ in choices]
         _, run = self.rng.choices(choices, weights)[0]
@@ -316,7 +318,20 @@ class LeakGame:
 
     async def settings(self) -> None:
         player = self.rng.choice(self.players)
-        await self.slash(player, "pan settings", sort=self.rng.choice(["suit", "rank"]), four_colour=True)
+        dms = self.rng.choice(["every", "deal", "turn", "off"])  # "every": a hand DM at each change of his hand
+        await self.slash(player, "pan settings", sort=self.rng.choice(["suit", "rank"]), dms=dms)
+
+    async def board_button(self) -> None:
+        """Any button on the board (Force, Foul, Split, Take, Draw, Knock, Sluff …) by anyone; not Join or Leave,
+        which would change who plays."""
+        board = self.pan.board()
+        usable = [b for b in board.buttons if not b.get("disabled") and b.get("label") not in ("Join", "Leave")]
+        if usable:
+            await self.click(self.rng.choice(self.everyone), board, self.rng.choice(usable)["custom_id"])
+
+    async def pings(self) -> None:
+        """The player to act lets the grace pass: the turn ping goes out (a public line naming the last play)."""
+        await self.pan.grace_passes()
 
     # ------------------------------------------------------------------ helpers
 

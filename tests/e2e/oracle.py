@@ -193,10 +193,10 @@ def _strings(value: Any, out: list[str]) -> None:
 
 
 def _image_faces(data: bytes) -> list[Counter[str]] | None:
-    with Image.open(io.BytesIO(data)) as im:
+    with Image.open(io.BytesIO(data)) as im:  # the chunks before the pixels: nothing is decoded
         if im.format == "PNG":
-            record = im.text.get("pan:cards") if hasattr(im, "text") else None
-            return None if record is None else [Counter(record.split())]
+            record = im.info.get("pan:cards")
+            return None if record is None else [Counter(str(record).split())]
         comment = im.info.get("comment", b"")
     text = comment.decode("latin-1") if isinstance(comment, bytes) else str(comment)
     if not text.startswith("pan:cards"):
@@ -237,6 +237,7 @@ class Oracle:
         self.listings = 0
         self.moderators = set(moderators)  # users whose interactions carry every permission
         self.channels: dict[int, int] = {}  # table -> its channel (kept after it closes)
+        self._allowed: dict[tuple[tuple[int, ...], int | None, frozenset[int] | None], Counter[str] | None] = {}
         self.statics = [GUIDE_INTRO, *(text for _key, _title, text in GUIDE), *NOTATION_EXAMPLES]
         rt.tables.subscribe(self.truth)
         fake.on_accepted.append(self.check)
@@ -301,14 +302,20 @@ class Oracle:
             self.channels[session.table_id] = session.channel_id
 
     # -- knowledge
+    def whole(self, hand: HandTruth, user: int | None) -> bool:
+        """Whether ``user`` may see ``hand`` whole (its seed included)."""
+        if user is None:
+            return False
+        if user in self.moderators and (hand.finished or user not in hand.dealt):
+            return True
+        reveals = self.rt.reveals
+        return hand.finished and reveals is not None and user in reveals.revealed_to(hand.table_id, hand.hand_no)
+
     def known(self, hand: HandTruth, user: int | None) -> Counter[str] | None:
         """What ``user`` (None: everyone) may know of ``hand``; None: all of it."""
         if user is None:
-            return Counter(hand.public)
-        if user in self.moderators and (hand.finished or user not in hand.dealt):
-            return None
-        reveals = self.rt.reveals
-        if hand.finished and reveals is not None and user in reveals.revealed_to(hand.table_id, hand.hand_no):
+            return hand.public
+        if self.whole(hand, user):
             return None
         seen = hand.seen_by(user)
         if not hand.finished and self.rt.watch is not None:
@@ -330,7 +337,13 @@ class Oracle:
 
     def allowed(self, tables: list[int], user: int | None, scope: set[int] | None) -> Counter[str] | None:
         """The most of each face ``user`` may see at once in a listing about ``scope`` (None: the hand in progress
-        and the last one) of ``tables``."""
+        and the last one) of ``tables`` (kept for the call being checked: the world does not move meanwhile)."""
+        key = (tuple(tables), user, frozenset(scope) if scope else None)
+        if key not in self._allowed:
+            self._allowed[key] = self._allowed_now(tables, user, scope)
+        return self._allowed[key]
+
+    def _allowed_now(self, tables: list[int], user: int | None, scope: set[int] | None) -> Counter[str] | None:
         best: Counter[str] = Counter()
         for table in tables:
             hands = self.truth.table_hands(table)
@@ -346,7 +359,7 @@ class Oracle:
         out = []
         for table in tables:
             for hand in self.truth.table_hands(table):
-                if hand.seed is not None and self.known(hand, user) is not None:
+                if hand.seed is not None and not self.whole(hand, user):
                     out.append(str(hand.seed))
         return out
 
@@ -361,6 +374,7 @@ class Oracle:
         if call.method not in ("POST", "PATCH", "PUT") or not self.truth.hands:
             return
         self.remember_channels()
+        self._allowed = {}
         shown = shown_by(call)
         if not shown.texts and not shown.frames and not shown.unreadable:
             return
