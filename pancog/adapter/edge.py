@@ -67,6 +67,7 @@ __all__ = [
     "edit_followup",
     "edit_original",
     "followup",
+    "modal",
     "payload_of",
     "post",
     "respond",
@@ -312,6 +313,10 @@ def payload_of(content: str | None = None, **kwargs: Any) -> Payload:
         payload.add(getattr(choice, "name", None))
         payload.add(getattr(choice, "value", None))
     payload.add(kwargs.get("name"))
+    modal = kwargs.get("modal")
+    if isinstance(modal, discord.ui.Modal):
+        payload.add(modal.title)
+        _walk(modal.to_components(), payload)
     return payload
 
 
@@ -484,19 +489,23 @@ async def respond(
     **kwargs: Any,
 ) -> discord.Message | None:
     """Answer ``interaction``: its initial response if not given yet, else a followup. Returns the message sent
-    (None when Discord did not return it). Withheld: the safe sentence, privately, instead."""
+    (None when Discord did not return it). Withheld: the safe sentence, privately, instead (and None: what the
+    caller meant to post was not posted)."""
     content, kwargs = fitted(content, **kwargs)
     who = _answer_audience(interaction, ephemeral, audience, consume=False)
-    if _withheld(interaction.client, about, who, payload_of(content, **kwargs), interaction=interaction, what="answer"):
+    payload = payload_of(content, **kwargs)
+    withheld = _withheld(interaction.client, about, who, payload, interaction=interaction, what="answer")
+    if withheld:
         content, kwargs, ephemeral = WITHHELD, {}, True
     _answer_audience(interaction, ephemeral, audience, consume=True)
     if interaction.response.is_done():
         text = content if content is not None else discord.utils.MISSING
-        return await interaction.followup.send(text, ephemeral=ephemeral, wait=True, **kwargs)
+        sent = await interaction.followup.send(text, ephemeral=ephemeral, wait=True, **kwargs)
+        return None if withheld else sent
     _remember(_ANSWERS, interaction.id, (who, time.monotonic()))
     callback = await interaction.response.send_message(content, ephemeral=ephemeral, **kwargs)
     resource = callback.resource
-    return resource if isinstance(resource, discord.Message) else None
+    return resource if isinstance(resource, discord.Message) and not withheld else None
 
 
 async def followup(
@@ -573,6 +582,17 @@ async def delete_original(interaction: discord.Interaction[Any]) -> None:
 
 async def delete_followup(interaction: discord.Interaction[Any], message_id: int) -> None:
     await interaction.followup.delete_message(message_id)
+
+
+async def modal(interaction: discord.Interaction[Any], form: discord.ui.Modal, *, about: About | None = None) -> bool:
+    """Open a modal for the interaction's user (its title, labels, placeholders and pre-filled values are checked).
+    Withheld: the safe sentence, privately, instead (False)."""
+    who = _person(interaction, None)
+    if _withheld(interaction.client, about, who, payload_of(modal=form), interaction=interaction, what="modal"):
+        await interaction.response.send_message(WITHHELD, ephemeral=True)
+        return False
+    await interaction.response.send_modal(form)
+    return True
 
 
 def choices(

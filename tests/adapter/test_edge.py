@@ -108,6 +108,14 @@ def test_edge_reads_embeds_components_alt_text_files_and_choices() -> None:
     assert edge.breach(payload, known) is not None
 
 
+def test_edge_reads_a_modal_s_texts() -> None:
+    """A modal's title, labels and pre-filled values are payload too."""
+    form = discord.ui.Modal(title="Meld QS")
+    form.add_item(discord.ui.TextInput(label="Cards", default="KD KD"))
+    shown = " ".join(text for text, _ in edge.payload_of(modal=form).texts)
+    assert "QS" in shown and "KD KD" in shown and "Cards" in shown
+
+
 def test_edge_reads_the_cards_an_image_shows_from_the_image() -> None:
     """A PNG from the renderer says which faces it shows: the edge counts them like a listing."""
     png = render_hand_png(HandSnapshot(cards=parse_cards("KH KH 2C")))

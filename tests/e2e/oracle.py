@@ -112,6 +112,7 @@ class Truth:
         self.current: dict[int, int] = {}  # table -> hand number in progress (or last dealt)
         self.seeds: dict[int, set[tuple[int, int]]] = defaultdict(set)  # seed -> (table, hand)
         self.finished = 0
+        self.played: set[tuple[int, int]] = set()  # hands where someone drew a card (past the declarations)
 
     def __call__(self, applied: Applied) -> None:
         table = applied.session.table_id
@@ -134,6 +135,8 @@ class Truth:
                     truth.dealt[truth.players.get(e.seat, 0)] = Counter(str(c) for c in e.cards)
                 case UpcardTurned() | CardPlucked():
                     truth.public[str(e.card)] += 1
+                    if isinstance(e, CardPlucked):
+                        self.played.add((table, truth.hand_no))
                 case Melded():
                     who = truth.players.get(e.seat, 0)
                     for c in e.cards:  # from the hand (the drawn card was public already)
