@@ -52,6 +52,7 @@ from pancog.services.store import TableStore
 from pancog.services.tables import TableService, random_deal, seeded_deals
 from pancog.services.tournaments.service import TournamentService
 from pancog.services.watch import WatchService
+from pancog.services.web_access import WebAccess
 
 __all__ = ["cogs", "config_of", "open_runtime", "setup", "teardown"]
 
@@ -130,6 +131,8 @@ async def open_runtime(bot: commands.Bot, config: Config) -> tuple[PanRuntime, T
         watch=WatchService(tables),
         league=league,
         tournaments=TournamentService(tables),  # after the bots' driver: its listener runs after theirs
+        web=WebAccess(storage),
+        web_address=config.web_address,
     )
     replays, watch = rt.replays, rt.watch
     if replays is not None and watch is not None:  # what each audience may know: the edge asks before every send

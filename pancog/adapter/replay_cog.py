@@ -267,7 +267,13 @@ class ReplayCog(PanCog, name="PanReplays"):
         about = self._about(replay)
         file = discord.File(io.BytesIO(gif), filename=filename)
         posted = await deliver(lambda: edge.post(self.rt.bot, channel, caption, about=about, file=file))
-        await send_ephemeral(interaction, SHARED if posted is not None else WITHHELD)
+        if posted is None:
+            await send_ephemeral(interaction, WITHHELD)
+            return
+        if self.rt.web is not None and interaction.user.id in replay.summary.dealt:
+            # a player of the hand shared it: the league web page may show its replay too
+            await self.rt.web.share(interaction.guild_id or 0, table_id, hand_no, interaction.user.id)
+        await send_ephemeral(interaction, SHARED)
 
     # ------------------------------------------------------------------ watching with consent
 

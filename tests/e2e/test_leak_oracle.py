@@ -47,9 +47,8 @@ async def test_leak_oracle_finds_no_leak_in_random_games(
     oracle = played.oracle
     assert oracle.leaks == [], "\n".join(map(str, oracle.leaks[:10]))
     assert oracle.truth.finished >= HANDS_PER_GAME
-    assert (
-        len(oracle.truth.played) >= HANDS_PER_GAME // 3
-    )  # not only hands everyone sat out    assert oracle.checked > 10 * HANDS_PER_GAME and oracle.images > HANDS_PER_GAME and oracle.listings > 0
+    assert len(oracle.truth.played) >= HANDS_PER_GAME // 3  # not only hands everyone sat out
+    assert oracle.checked > 10 * HANDS_PER_GAME and oracle.images > HANDS_PER_GAME and oracle.listings > 0
 
 
 def _plant_hidden_cards_on_the_board(pan: Pan, monkeypatch: pytest.MonkeyPatch) -> None:
