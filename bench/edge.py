@@ -15,9 +15,7 @@ be read as a share of the work a payload costs anyway.
 
 from __future__ import annotations
 
-import argparse
 import io
-import os
 import platform
 import statistics
 import time
@@ -25,17 +23,16 @@ from collections.abc import Callable
 
 import discord
 
-from bench.replay import NAMES, PLAYERS, long_hand
+from bench.replay import NAMES, PLAYERS, empty_log, long_hand, options
 from pancog.adapter import edge
 from pancog.adapter.presenters.hand import action_label, hand_snapshot
 from pancog.adapter.presenters.replay import transcript_section
 from pancog.adapter.presenters.table import board_text, table_snapshot
 from pancog.game import engine
-from pancog.game.rules import Rules
-from pancog.game.state import TableState, initial_state
+from pancog.game.state import TableState
 from pancog.services.bots import ordered_legal
 from pancog.services.knowledge import Audience, KnowledgeService
-from pancog.services.replay import HandRecord, TableLog, build_replay
+from pancog.services.replay import HandRecord, build_replay
 from renderer import hand_text, render_hand_png, render_table, render_table_png, to_png
 
 _clock = time.perf_counter
@@ -73,18 +70,12 @@ def panel_payload(state: TableState, seat: int) -> Sent:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=3, help="passes over every step of the hand")
-    parser.add_argument("--min-actions", type=int, default=250)
-    parser.add_argument("--cpu", action="store_true", help="time CPU used (process_time), not wall time")
-    args = parser.parse_args()
+    args = options()
     global _clock
     if args.cpu:
         _clock = time.process_time
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     texts, states = long_hand(args.min_actions)
-    log = TableLog(table_id=7, title="Bench", rules=Rules(), state=initial_state(Rules(), table_id=7))
+    log = empty_log()
     log.extend([(i + 1, text, "") for i, text in enumerate(texts)])
     service = KnowledgeService()
     everyone, ana = Audience.everyone(), Audience.person(PLAYERS[0])

@@ -273,10 +273,14 @@ class LeakGame:
 
     async def league(self) -> None:
         user = self.rng.choice(self.everyone)
-        command = self.rng.choice(["pan stats", "pan standings", "pan leaderboard", "pan balance", "pan daily"])
+        command = self.rng.choice(
+            ["pan stats", "pan standings", "pan leaderboard", "pan balance", "pan daily", "pan rating", "pan versus"]
+        )
         options: dict[str, Any] = {}
-        if command == "pan stats" and self.rng.random() < 0.5:
+        if command in ("pan stats", "pan rating") and self.rng.random() < 0.5:
             options["player"] = self.rng.choice(self.players)
+        elif command == "pan versus":
+            options["member"] = self.rng.choice(self.players)
         await self.slash(user, command, **options)
 
     async def tourney(self) -> None:
@@ -286,8 +290,11 @@ class LeakGame:
 
     async def admin(self) -> None:
         user = self.moderator if self.rng.random() < 0.6 else self.rng.choice(self.everyone)
-        command = self.rng.choice(["panadmin status", "panadmin audit", "panadmin flags", "panadmin season info"])
-        await self.slash(user, command)
+        command = self.rng.choice(
+            ["panadmin status", "panadmin audit", "panadmin flags", "panadmin season info", "panadmin web"]
+        )
+        options: dict[str, Any] = {"action": "on"} if command == "panadmin web" else {}
+        await self.slash(user, command, **options)
         if user is self.moderator and self.rng.random() < 0.5:
             await self.slash(user, "pan history", transcript=True)  # floor rulings: the machine notation
 
