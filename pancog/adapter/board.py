@@ -21,7 +21,7 @@ import logging
 import re
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import discord
 
@@ -50,7 +50,7 @@ from pancog.adapter.runtime import PanRuntime, runtime_of
 from pancog.game import engine
 from pancog.game.actions import AcceptSplit, Force, FoulCall, OfferSplit
 from pancog.game.events import HandEnded, HandStarted
-from pancog.game.state import Phase
+from pancog.game.state import Phase, TableState
 from pancog.infra import logs
 from pancog.infra.renderq import Priority, RenderJob, RenderQueueClosed
 from pancog.services.tables import Applied, NoTableHere, TableSession
@@ -123,6 +123,16 @@ def board_verbs(session: TableSession) -> list[str]:
         verbs.append("split")
     verbs += ["leave", "text"]
     return verbs
+
+
+class BoardPost(NamedTuple):
+    """A board ready to post: its line, its image (the text twin as alt text), its buttons, and the table as it
+    was drawn."""
+
+    text: str
+    file: discord.File
+    view: TableView
+    state: TableState
 
 
 class TableView(PanView):
@@ -232,7 +242,7 @@ class Boards:
 
     async def payload(
         self, session: TableSession, lines: list[str], *, priority: Priority = Priority.URGENT
-    ) -> tuple[str, discord.File, TableView]:
+    ) -> BoardPost:
         """The board (text, image, buttons) of the table as it is when a render worker takes the job."""
         return await self.render(session, lambda: lines, priority=priority)
 
@@ -244,9 +254,10 @@ class Boards:
         priority: Priority,
         on_capture: Callable[[], None] | None = None,
         on_queued: Callable[[RenderJob[bytes]], None] | None = None,
-    ) -> tuple[str, discord.File, TableView]:
+    ) -> BoardPost:
         """Render the board through the scheduler. The state, lines and text are captured when the job starts
-        (``on_capture`` runs then), so a board that waited in the queue shows the latest state."""
+        (``on_capture`` runs then), so a board that waited in the queue shows the latest state; the captured state
+        comes back with the board (the edge checks the board against it)."""
         captured: dict[str, Any] = {}
         rt = self.rt
 
@@ -265,7 +276,7 @@ class Boards:
                 host_id=session.host_id,
                 practice=session.config.practice,
             )
-            captured.update(snap=snap, text=text + self.clock_line(session), view=TableView(session))
+            captured.update(snap=snap, text=text + self.clock_line(session), view=TableView(session), state=state)
             return snap
 
         job = rt.renders.submit(render_table_png, capture, priority=priority)
@@ -274,7 +285,7 @@ class Boards:
         png = await job
         twin = table_text(captured["snap"])  # the alt text screen readers read; all of it behind Text view
         file = discord.File(io.BytesIO(png), filename="table.png", description=twin[:ALT_TEXT_LIMIT])
-        return captured["text"][:2000], file, captured["view"]
+        return BoardPost(captured["text"][:2000], file, captured["view"], captured["state"])
 
     def text_view(self, session: TableSession) -> str:
         """PRIVATE: the board in words (the Text view button): recent events and the image's text twin."""
@@ -420,7 +431,7 @@ class Board:
             await self._post_summary(channel, applied)
         if self._closed():
             return
-        content, file, view = await self.boards.render(
+        content, file, view, shown = await self.boards.render(
             self.session,
             lambda: list(self.lines),
             priority=self._priority or Priority.BOARD,
@@ -428,9 +439,10 @@ class Board:
             on_queued=self._queued,
         )
         message_id = self.session.board_message_id
+        about = edge.about(self.session, state=shown)
         if self.new_post or message_id is None:
             old_token = self._token_for(message_id)
-            message = await self._post_new(channel, content, file, view)
+            message = await self._post_new(channel, content, file, view, about)
             if message is None:  # withheld by the edge (logged there): nothing was posted
                 return
             self.new_post = False
@@ -441,7 +453,6 @@ class Board:
                 await self._strip(channel, message_id, old_token)
         else:
             token = self._token_for(message_id)
-            about = edge.about(self.session)
             try:
                 if token is not None:  # through the token that posted it: not counted against the global limit
                     await edge.edit_followup(
@@ -492,7 +503,7 @@ class Board:
         return token[0]
 
     async def _post_new(
-        self, channel: discord.PartialMessageable, content: str, file: discord.File, view: TableView
+        self, channel: discord.PartialMessageable, content: str, file: discord.File, view: TableView, about: edge.About
     ) -> discord.Message | None:
         carrier = self._carrier
         if carrier is not None:
@@ -503,7 +514,6 @@ class Board:
         if carrier is None:  # a deal no Start asked for (a practice table's next hand): the freshest token there
             found = await self.boards.pings.carrier(self.session.table_id)
             carrier, expires = (found.interaction, found.expires) if found is not None else (None, None)
-        about = edge.about(self.session)
         if carrier is not None and carrier.response.is_done() and not carrier.is_expired():
             fresh = reusable_file(file)
             try:
@@ -570,7 +580,7 @@ class Board:
 
         # on the going-out player's token (answered within a moment), else the table's freshest: not counted
         carrier = await self.boards.pings.carrier(self.session.table_id, applied=applied, wait=pings.PING_CLAIM_WAIT)
-        about = edge.about(self.session)
+        about = edge.about(self.session, state=applied.state)  # the hand as it ended (the next may be dealt by now)
         if carrier is not None:
             try:
                 await edge.followup(carrier.interaction, about=about, embed=embed, **attached())

@@ -92,20 +92,25 @@ class About:
     session: TableSession | None = None
     hands: tuple[int, ...] = ()
     static: bool = False
-    state: TableState | None = None  # a closed table's last state (from its log), when there is no session
+    # the table as the payload was drawn from it (a board captured for its render, the state a hand ended in), or a
+    # closed table's last state from its log; default: the session's state now
+    state: TableState | None = None
 
     @property
     def table(self) -> TableState | None:
-        return self.session.state if self.session is not None else self.state
+        if self.state is not None:
+            return self.state
+        return self.session.state if self.session is not None else None
 
 
 STATIC = About(static=True)
 """Bot-written text about no table's hands (the guide's examples, a table's rules): no card in it is anyone's."""
 
 
-def about(session: TableSession | None, *hands: int) -> About:
-    """A payload about ``session``'s table (and, beyond its current and last hand, the hands ``hands``)."""
-    return About(session=session, hands=tuple(hands))
+def about(session: TableSession | None, *hands: int, state: TableState | None = None) -> About:
+    """A payload about ``session``'s table (and, beyond its current and last hand, the hands ``hands``); ``state``:
+    the table as the payload was drawn from it, when that may be older than now (a board waits for its render)."""
+    return About(session=session, hands=tuple(hands), state=state)
 
 
 class Document(discord.File):

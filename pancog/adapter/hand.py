@@ -162,7 +162,7 @@ class Hands:
         )
         try:
             file = discord.File(io.BytesIO(png), filename="hand.png")
-            await edge.dm(rt.bot, player_id, text, about=edge.about(session), file=file)
+            await edge.dm(rt.bot, player_id, text, about=edge.about(session, state=state), file=file)
         except discord.Forbidden as exc:
             log.info("DMs closed for user %s (code %s); not retrying", player_id, exc.code)
             await rt.settings.dm_refused(player_id)

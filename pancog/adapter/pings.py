@@ -377,8 +377,8 @@ class Pings:
             self.posted(ping, PostedPing(ping.channel_id, message.id))
 
     def _about(self, ping: TurnPing) -> edge.About:
-        """A ping is about its table (its line names the last public play)."""
-        return edge.about(ping.applied.session)
+        """A ping is about its table as the play it names left it."""
+        return edge.about(ping.applied.session, state=ping.applied.state)
 
     async def _turn_dm(self, ping: TurnPing) -> None:
         prefs = await self.rt.settings.get(ping.user_id)

@@ -220,8 +220,9 @@ class TableCog(PanCog, name="PanTables"):
         )
         board = self.boards.get(session)
         board.new_post = False
-        content, file, view = await self.boards.payload(session, [])
-        message = await self.respond(interaction, content, ephemeral=False, file=file, view=view)
+        content, file, view, shown = await self.boards.payload(session, [])
+        about = edge.about(session, state=shown)
+        message = await self.respond(interaction, content, ephemeral=False, about=about, file=file, view=view)
         if message is not None:
             await rt.tables.set_board_message(session.table_id, message.id)
             board.adopt(interaction, message.id)  # edited through this token while it is valid

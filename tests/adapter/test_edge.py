@@ -13,10 +13,15 @@ from collections import Counter
 import discord
 
 from pancog.adapter import edge
+from pancog.game.actions import GoOnTop, Sit, StartHand
 from pancog.game.cards import Card, parse_card, parse_cards
+from pancog.game.engine import apply
+from pancog.game.rules import Rules
 from pancog.game.state import initial_state
-from pancog.services.knowledge import Audience, HandView, TableKnowledge
+from pancog.services.knowledge import Audience, HandView, KnowledgeService, TableKnowledge
+from pancog.services.tables import TableConfig, TableService, TableSession
 from renderer import HandSnapshot, render_hand_png
+from tests.e2e.scenarios import stacked_shoe
 
 
 def c(text: str) -> Card:
@@ -130,3 +135,31 @@ def test_edge_about_a_closed_table_uses_its_last_state() -> None:
     state = initial_state(table_id=3)
     assert edge.About(state=state).table is state
     assert edge.STATIC.static and edge.About().table is None
+
+
+def test_edge_checks_a_payload_against_the_table_it_was_drawn_from() -> None:
+    """A hand DM or a board waits for its render; by the time it goes the table may be hands further on. It is
+    checked against the table as it was drawn from: Ana's hand of hand 1 is hers then, and not a card of the
+    table two hands later."""
+    ana, bo = 11, 12
+    ana_hand, bo_hand = "KH KH 2C 3C 4C 6D 7D JD QH QS", "5S AC 2D 3D 4H 6H 7H JS QS KS"
+    state = initial_state(Rules(), table_id=7)
+    for action in (Sit(player_id=ana, buy_in=100), Sit(player_id=bo, buy_in=100)):
+        state = apply(state, action).state
+    drawn = apply(state, StartHand(shoe=stacked_shoe([ana_hand, bo_hand]), first_seat=0)).state
+    later = drawn
+    for _hand in range(2):  # both sluff twice: hand 1 ends, hand 2 is dealt and ends, hand 3 is dealt
+        later = apply(apply(later, GoOnTop(seat=0)).state, GoOnTop(seat=1)).state
+        later = apply(later, StartHand(seed=5, first_seat=0)).state
+    assert drawn.hand is not None and later.hand is not None and later.hand.hand_no == 3
+    session = TableSession(7, 1, 2, ana, TableConfig(), later)
+    guard = edge.Guard(KnowledgeService(), TableService.__new__(TableService), {})
+    payload = edge.payload_of("Hand 1: K♥ K♥ 2♣ 3♣ 4♣ 6♦ 7♦ J♦ Q♥ Q♠")
+
+    def checked(about: edge.About) -> edge.Breach | None:
+        return edge.breach(payload, guard.knowledge_for(about, Audience.person(ana)), hands=about.hands or None)
+
+    assert checked(edge.about(session, state=drawn)) is None
+    assert edge.about(session, state=drawn).table is drawn and edge.about(session).table is later
+    found = checked(edge.about(session))  # against the table now, her old hand is no longer hers to be shown
+    assert found is not None and found.rule == "card"
