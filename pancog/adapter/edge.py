@@ -28,7 +28,7 @@ import re
 import time
 import weakref
 from collections import Counter, OrderedDict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -328,13 +328,17 @@ def payload_of(content: str | None = None, **kwargs: Any) -> Payload:
 # --------------------------------------------------------------------------------------------- the guard
 
 
+NamesAt = Callable[[TableSession | None, int | None], Mapping[int, str]]
+"""(a table, else the guild an interaction came from) -> the display names the bot holds for that server."""
+
+
 @dataclass(eq=False, slots=True)
 class Guard:
     """What the edge needs to know to check a payload: the tables, what an audience may know, the names seen."""
 
     knowledge: KnowledgeService
     tables: TableService
-    names: Mapping[int, str]
+    names: NamesAt
 
     def knowledge_for(self, about: About, audience: Audience) -> TableKnowledge | None:
         state = about.table
@@ -342,15 +346,22 @@ class Guard:
             return None
         return self.knowledge.of(state, audience, hands=about.hands)
 
-    def name_forms(self, session: TableSession | None, users: Iterable[int]) -> list[str]:
-        """The forms user-chosen names take in text (raw, escaped, plain), for players of ``session`` and ``users``."""
+    def name_forms(self, about: About, users: Iterable[int], guild_id: int | None = None) -> list[str]:
+        """The forms user-chosen names take in text (raw, escaped, plain), for the players of the table ``about``
+        names and ``users`` (names are per server: the table's, else ``guild_id``'s)."""
         ids = set(users)
+        session, state = about.session, about.table
         if session is not None:
             ids.update(session.player_ids())
             ids.add(session.host_id)
+        if state is not None:
+            ids.update(seat.player_id for seat in state.seats if seat is not None)
+        if session is None and guild_id is None:
+            return []
+        names = self.names(session, guild_id)
         out: list[str] = []
         for user_id in ids:
-            name = self.names.get(user_id)
+            name = names.get(user_id)
             if name and CARD_TOKEN.search(name):
                 out += [name, shown(name), plain(name)]
         return sorted(set(out), key=len, reverse=True)
@@ -413,7 +424,7 @@ def _withheld(
         return None
     echo = _echo(interaction) if audience.kind is not AudienceKind.EVERYONE else Counter()
     users = [audience.user_id] if audience.user_id is not None else []
-    names = guard.name_forms(about.session, users)
+    names = guard.name_forms(about, users, interaction.guild_id if interaction is not None else None)
     found = breach(payload, knowledge, echo=echo, names=names, hands=about.hands or None)
     if found is not None:
         log.error(

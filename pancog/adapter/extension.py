@@ -17,6 +17,7 @@ import logging
 import os
 import socket
 import time
+from collections.abc import Mapping
 
 from discord import app_commands
 from discord.ext import commands
@@ -26,6 +27,8 @@ from pancog.adapter.admin_cog import AdminCog
 from pancog.adapter.bank_cog import BankCog
 from pancog.adapter.base import PanCog
 from pancog.adapter.board import BoardButton, Boards
+from pancog.adapter.deliveries import Deliveries
+from pancog.adapter.effects import register_builtin
 from pancog.adapter.hand import Hands, PlaySelect
 from pancog.adapter.league_cog import LeagueCog
 from pancog.adapter.ops_cog import OpsCog
@@ -45,11 +48,13 @@ from pancog.services.health import HealthRegistry
 from pancog.services.knowledge import KnowledgeService
 from pancog.services.league import LeagueService
 from pancog.services.ledger import ChipLedger
+from pancog.services.names import Names
+from pancog.services.outbox import Outbox
 from pancog.services.prefs import GuildChannels, GuildDisplaySettings, GuildPrefsKV, PlayerSettings, StoragePrefsStore
 from pancog.services.replay import ReplayService
 from pancog.services.reveals import RevealService
 from pancog.services.store import TableStore
-from pancog.services.tables import TableService, random_deal, seeded_deals
+from pancog.services.tables import TableService, TableSession, random_deal, seeded_deals
 from pancog.services.tournaments.service import TournamentService
 from pancog.services.watch import WatchService
 from pancog.services.web_access import WebAccess
@@ -104,7 +109,8 @@ async def open_runtime(bot: commands.Bot, config: Config) -> tuple[PanRuntime, T
         delay=config.bot_delay, next_hand_delay=config.bot_next_hand_delay, hard_budget_ms=config.bot_hard_budget_ms
     )
     driver = BotDriver(tables, bot_settings)
-    league = LeagueService(storage, ledger)
+    outbox = Outbox(storage)
+    league = LeagueService(storage, ledger, outbox=outbox)
     league.attach(tables)  # a hand's result is recorded on its settlement's journal row (drained into the stats)
     rt = PanRuntime(
         bot=bot,
@@ -125,6 +131,9 @@ async def open_runtime(bot: commands.Bot, config: Config) -> tuple[PanRuntime, T
         ),
         health=HealthRegistry(tables, clock=clock),
         group=app_commands.Group(name="pan", description="Panguingue card tables", guild_only=True),
+        outbox=outbox,
+        deliveries=Deliveries(outbox, bot, poll_seconds=config.outbox_poll_seconds),
+        names=Names(storage),
         clock=clock,
         bots=driver,
         replays=ReplayService(store),
@@ -138,6 +147,7 @@ async def open_runtime(bot: commands.Bot, config: Config) -> tuple[PanRuntime, T
     if replays is not None and watch is not None:  # what each audience may know: the edge asks before every send
         rt.reveals = RevealService(store, replays)
         rt.knowledge = knowledge_service(watch, rt.reveals, replays)
+    register_builtin(rt.deliveries)  # role grants, channel posts, DMs (pancog/adapter/effects.py)
     if rt.tournaments is not None:  # a tournament's seats are its own: the clock never stands them up nor closes
         clock.keeps_seats = rt.tournaments.owns_table
         clock.plays_for = rt.tournaments.plays_for  # its sluffs of away entries are not their clock expiries
@@ -155,14 +165,21 @@ async def setup(bot: commands.Bot) -> None:
     if shards is not None:  # one process of a cluster: fence off the previous owner, then load only our guilds
         epochs = await rt.store.take_leases(shards, holder=f"{socket.gethostname()}:{os.getpid()}")
         log.info("shard leases taken: %s of %d", epochs, shards.count)
+        rt.outbox.set_owner(shards.owns)  # this process delivers the side effects of its own guilds only
     await rt.tables.load()
     tournaments = await rt.tournaments.load() if rt.tournaments is not None else 0
-    for stored in await rt.store.load_open_tables():
-        rt.load_names(stored.row.meta)
-    for session in rt.tables.sessions:  # the boards render from the cache (GuildDisplaySettings.cached)
+    for session in rt.tables.sessions:  # the boards render from the caches (display settings, names)
         await rt.display.get(abs(session.guild_id))
+        await rt.names.fetch(rt.guild_of(session), session.player_ids())
+    if rt.tournaments is not None:
+        for t in rt.tournaments.tournaments:  # seats and results name their players
+            await rt.names.fetch(t.guild_id, (e.player_id for e in t.entries.values()))
     attach(bot, rt)
-    edge.attach(bot, edge.Guard(rt.knowledge, rt.tables, rt.names))  # every payload is checked from here on
+
+    def names_at(session: TableSession | None, guild_id: int | None) -> Mapping[int, str]:
+        return rt.names_at(session) if session is not None else rt.names_of(guild_id or 0)
+
+    edge.attach(bot, edge.Guard(rt.knowledge, rt.tables, names_at))  # every payload is checked from here on
     bot.tree.add_command(rt.group)
     tourney: TourneyCog | None = None
     for cog in cogs(rt, boards, hands, clock, driver, config):
@@ -180,6 +197,7 @@ async def setup(bot: commands.Bot) -> None:
         log.info("tournaments resumed: %d", tournaments)
     bot.add_dynamic_items(BoardButton, PlaySelect, ConfirmButton, GuideSelect, TourneyButton, *REPLAY_ITEMS)
     rt.spawn(rt.renders.start_workers(), name="render-workers")  # fork the render workers now, not at 1st image
+    rt.deliveries.start()  # what a crash left owed is delivered once the client is ready
 
 
 def knowledge_service(watch: WatchService, reveals: RevealService, replays: ReplayService) -> KnowledgeService:

@@ -26,6 +26,7 @@ from discord import app_commands
 
 from pancog.adapter import ack, edge, replay_images
 from pancog.adapter.base import IN_PAN, PanCog
+from pancog.adapter.board import ALT_TEXT_LIMIT
 from pancog.adapter.checks import moderator
 from pancog.adapter.errors import PanView, answer, deliver, send_ephemeral
 from pancog.adapter.presenters.common import WITHHELD, name_of
@@ -42,6 +43,7 @@ from pancog.adapter.presenters.replay import (
     replay_history_text,
     reveal_announcement,
     reveal_answer,
+    share_alt_text,
     share_caption,
     step_text,
     transcript_intro,
@@ -124,12 +126,14 @@ class ReplayCog(PanCog, name="PanReplays"):
         view = PanView()
         for summary in reversed(summaries):
             view.add_item(ReplayButton(session.table_id, summary.hand_no, 0, "open"))
-        text = replay_history_text(summaries, rt.names)
+        people = {p for summary in summaries for p in (*summary.dealt, summary.winner_id, *summary.splitter_ids)}
+        names = await rt.names.fetch(rt.guild_of(session), {*people, interaction.user.id})
+        text = replay_history_text(summaries, names)
         if not transcript:
             await answer(interaction, text, about=edge.about(session), view=view)
             view.stop()
             return
-        audience, about, files, note = await self._transcripts(interaction, session)
+        audience, about, files, note = await self._transcripts(interaction, session, names)
 
         async def send() -> None:
             await ack.settle(interaction)
@@ -139,7 +143,7 @@ class ReplayCog(PanCog, name="PanReplays"):
         view.stop()
 
     async def _transcripts(
-        self, interaction: discord.Interaction[Any], session: TableSession
+        self, interaction: discord.Interaction[Any], session: TableSession, names: Mapping[int, str]
     ) -> tuple[Audience, edge.About, Callable[[], list[discord.File]], str]:
         """What /pan history transcript:True attaches for this member: the hand history in words, built from what
         they may know of each hand (the public play, their own cards; the whole deal of a hand they may see in
@@ -161,7 +165,9 @@ class ReplayCog(PanCog, name="PanReplays"):
             return view is not None and view.full
 
         _log, records = await self.replays.records(session.table_id, user, full=full)
-        names = dict(rt.names)
+        people = {p for r in records for p in (*r.replay.summary.dealt, r.replay.summary.winner_id or 0)}
+        # the transcript holds every hand of the table, the history above only the last ones
+        names = {**names, **await rt.names.fetch(rt.guild_of(session), people - set(names))}
         channel_name = getattr(interaction.channel, "name", None)
         sections: list[tuple[int | None, str]] = [
             (None, transcript_intro(log.title or table_title(channel_name), name_of(names, user), moderator=is_mod))
@@ -195,7 +201,7 @@ class ReplayCog(PanCog, name="PanReplays"):
         if rt.reveals is None:
             raise NotOver
         state = await rt.reveals.consent(session.table_id, hand, interaction.user.id)
-        names = dict(rt.names)
+        names = await rt.names.fetch(rt.guild_of(session), [interaction.user.id, *state.waiting])
         waiting = [name_of(names, p) for p in sorted(state.waiting)]
         channel = interaction.channel
         if isinstance(channel, discord.abc.Messageable):
@@ -203,6 +209,12 @@ class ReplayCog(PanCog, name="PanReplays"):
             none = discord.AllowedMentions.none()
             await deliver(lambda: edge.post(rt.bot, channel, public, about=edge.STATIC, allowed_mentions=none))
         await send_ephemeral(interaction, reveal_answer(hand, waiting), about=edge.about(session))
+
+    async def names_in(self, interaction: discord.Interaction[Any], replay: HandReplay) -> dict[int, str]:
+        """The names of everyone a replay shows (a plain dict: the shared animation is drawn in a worker process)."""
+        people = {s.player_id for step in replay.steps for s in (*step.seats_before, *step.seats_after) if s}
+        people |= {*replay.summary.dealt, replay.summary.winner_id or 0, *replay.summary.splitter_ids}
+        return await self.rt.names.fetch(interaction.guild_id or 0, people)
 
     # ------------------------------------------------------------------ the step-through
 
@@ -217,9 +229,10 @@ class ReplayCog(PanCog, name="PanReplays"):
             await self._show(interaction, await self.replays.replay(table_id, interaction.user.id, hand_no), 0)
             return
         await edge.defer(interaction, thinking=False)  # the step-through is edited in place
-        self.rt.remember(interaction.user)
+        self.rt.remember(interaction.guild_id, interaction.user)
         replay = await self.replays.replay(table_id, interaction.user.id, hand_no)
-        if verb == "jump" and target not in {value for value, _ in jump_options(replay, self.rt.names)}:
+        names = await self.names_in(interaction, replay)
+        if verb == "jump" and target not in {value for value, _ in jump_options(replay, names)}:
             raise NotOffered
         index = min(int(target), len(replay.steps) - 1) if target.isdigit() else 0
         await self._show(interaction, replay, index, edit=True)
@@ -228,7 +241,7 @@ class ReplayCog(PanCog, name="PanReplays"):
         self, interaction: discord.Interaction[Any], replay: HandReplay, index: int, *, edit: bool = False
     ) -> None:
         prefs = await self.rt.settings.get(interaction.user.id)
-        names = dict(self.rt.names)
+        names = await self.names_in(interaction, replay)
         snaps = replay_images.step_snapshots(replay, index, names, sort=prefs.sort.value, four_color=prefs.four_color)
         board, hand = await self.rt.renders.render(replay_images.render_step_pngs, snaps, priority=Priority.URGENT)
         text = step_text(replay, index, names)
@@ -257,7 +270,7 @@ class ReplayCog(PanCog, name="PanReplays"):
         replay = await self.replays.replay(table_id, PUBLIC_VIEWER, hand_no)
         if not replay.summary.finished:
             raise NotOver
-        names = dict(self.rt.names)
+        names = await self.names_in(interaction, replay)
         gif = await self.rt.renders.render(replay_images.animation_job, (replay, names), priority=Priority.BACKGROUND)
         channel = interaction.channel
         if not isinstance(channel, discord.abc.Messageable):
@@ -265,8 +278,13 @@ class ReplayCog(PanCog, name="PanReplays"):
         caption = share_caption(replay, names, interaction.user.id)
         filename = f"pan-hand-{hand_no}.gif"
         about = self._about(replay)
-        file = discord.File(io.BytesIO(gif), filename=filename)
-        posted = await deliver(lambda: edge.post(self.rt.bot, channel, caption, about=about, file=file))
+        alt = share_alt_text(replay, names)[:ALT_TEXT_LIMIT]  # the last frame's text twin
+
+        def send() -> Any:
+            file = discord.File(io.BytesIO(gif), filename=filename, description=alt)
+            return edge.post(self.rt.bot, channel, caption, about=about, file=file)
+
+        posted = await deliver(send)
         if posted is None:
             await send_ephemeral(interaction, WITHHELD)
             return
@@ -284,7 +302,7 @@ class ReplayCog(PanCog, name="PanReplays"):
         channel = interaction.channel
         if not values:
             grant = self.watch.revoke(table_id, player)
-            text = watch_stopped(name_of(rt.names, player), f"<@{grant.watcher_id}>")
+            text = watch_stopped(name_of(rt.names_of(interaction.guild_id or 0), player), f"<@{grant.watcher_id}>")
             if isinstance(channel, discord.abc.Messageable):
                 none = discord.AllowedMentions.none()
                 await deliver(lambda: edge.post(rt.bot, channel, text, about=edge.STATIC, allowed_mentions=none))
@@ -292,7 +310,7 @@ class ReplayCog(PanCog, name="PanReplays"):
             return
         watcher = int(values[0])
         self.watch.grant(table_id, player, watcher)
-        text = watch_announcement(name_of(rt.names, player), f"<@{watcher}>")
+        text = watch_announcement(name_of(rt.names_of(interaction.guild_id or 0), player), f"<@{watcher}>")
         view = PanView()
         view.add_item(WatchButton(table_id, player))
         if isinstance(channel, discord.abc.Messageable):
@@ -318,7 +336,8 @@ class ReplayCog(PanCog, name="PanReplays"):
             four_color=prefs.four_color,
         )
         png = await self.rt.renders.render(render_hand_png, snap, priority=Priority.URGENT)
-        text = watched_hand_text(name_of(self.rt.names, watched.grant.player_id), snap)
+        names = await self.rt.names.fetch(interaction.guild_id or 0, [watched.grant.player_id])
+        text = watched_hand_text(name_of(names, watched.grant.player_id), snap)
         file = discord.File(io.BytesIO(png), filename="watched.png")
         await answer(interaction, text, about=edge.about(session), file=file)
 

@@ -153,7 +153,7 @@ def test_edge_checks_a_payload_against_the_table_it_was_drawn_from() -> None:
         later = apply(later, StartHand(seed=5, first_seat=0)).state
     assert drawn.hand is not None and later.hand is not None and later.hand.hand_no == 3
     session = TableSession(7, 1, 2, ana, TableConfig(), later)
-    guard = edge.Guard(KnowledgeService(), TableService.__new__(TableService), {})
+    guard = edge.Guard(KnowledgeService(), TableService.__new__(TableService), lambda _s, _g: {})
     payload = edge.payload_of("Hand 1: K♥ K♥ 2♣ 3♣ 4♣ 6♦ 7♦ J♦ Q♥ Q♠")
 
     def checked(about: edge.About) -> edge.Breach | None:
