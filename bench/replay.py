@@ -78,20 +78,32 @@ def _p99(xs: list[float]) -> float:
     return xs[min(len(xs) - 1, round(0.99 * (len(xs) - 1)))]
 
 
-def main() -> None:
+def options() -> argparse.Namespace:
+    """The options of a bench over the long hand (``--runs``, ``--min-actions``, ``--cpu``), read; pinned to one
+    core."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3, help="passes over every step of the hand")
     parser.add_argument("--min-actions", type=int, default=250)
     parser.add_argument("--cpu", action="store_true", help="time CPU used (process_time), not wall time")
     args = parser.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    return args
+
+
+def empty_log() -> TableLog:
+    """The bench table's log before its first action (extend it with the long hand's texts)."""
+    return TableLog(table_id=7, title="Bench", rules=Rules(), state=initial_state(Rules(), table_id=7))
+
+
+def main() -> None:
+    args = options()
     global _clock
     if args.cpu:
         _clock = time.process_time
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     texts, states = long_hand(args.min_actions)
     rows = [(i + 1, text, "") for i, text in enumerate(texts)]
-    log = TableLog(table_id=7, title="Bench", rules=Rules(), state=initial_state(Rules(), table_id=7))
+    log = empty_log()
     start = _clock()
     log.extend(rows)
     extend_ms = (_clock() - start) * 1000

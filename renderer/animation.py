@@ -33,6 +33,7 @@ def to_gif(images: Sequence[Image.Image], durations: Sequence[int]) -> bytes:
     height = max(im.height for im in images)
     pal = assets.palette()
     frames: list[Image.Image] = []
+    shown = " | ".join(" ".join(map(str, assets.drawn_cards(im))) for im in images)  # per frame, for the edge
     for im in images:
         if im.size != (width, height):
             canvas = Image.new("RGB", (width, height), assets.FELT)
@@ -48,6 +49,7 @@ def to_gif(images: Sequence[Image.Image], durations: Sequence[int]) -> bytes:
         duration=list(durations),
         loop=0,
         optimize=False,
+        comment=f"{assets.CARDS_KEY} {shown}".encode(),
     )
     return buf.getvalue()
 

@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from PIL import Image, ImageChops, ImageDraw, ImageFont, features
+from PIL import Image, ImageChops, ImageDraw, ImageFont, PngImagePlugin, features
 
 from pancog.game.cards import ALL_CARDS, Card, Rank, Suit
 
@@ -467,6 +467,25 @@ def _crown(draw: ImageDraw.ImageDraw, box: tuple[float, float, float, float], ra
     draw.rectangle((x0, y1 - h * 0.18, x1, y1), fill=GOLD)
 
 
+CARDS_KEY = "pan:cards"
+"""The PNG text chunk (and GIF comment prefix) naming every card face an image shows: the renderer's record of
+what it drew, read back by the bot's edge (``renderer.shown``) to check an image against what its audience may
+know, and by the tests' leak oracle."""
+
+
+def paste_card(
+    im: Image.Image, card: Card, xy: tuple[int, int], size: CardSize, four_color: bool = False, marked: bool = False
+) -> None:
+    """Draw one card face onto ``im`` and note it in ``im.info`` (every face an image shows is drawn here)."""
+    card_sprite(card, size, four_color, marked).paste(im, xy)
+    im.info.setdefault(CARDS_KEY, []).append(card)
+
+
+def drawn_cards(im: Image.Image) -> tuple[Card, ...]:
+    """The card faces drawn onto ``im`` by :func:`paste_card`, in drawing order."""
+    return tuple(im.info.get(CARDS_KEY, ()))
+
+
 @lru_cache(maxsize=512)
 def card_sprite(card: Card, size: CardSize = LARGE, four_color: bool = False, marked: bool = False) -> Sprite:
     """One card face, drawn once and kept split for pasting (see `card_face`)."""
@@ -684,5 +703,7 @@ def to_png(im: Image.Image) -> bytes:
     12–20 % larger (`bench/render.py --encode-levels`, docs/perf/render.md).
     """
     buf = io.BytesIO()
-    im.quantize(palette=palette(), dither=Image.Dither.NONE).save(buf, "PNG", compress_level=PNG_LEVEL)
+    info = PngImagePlugin.PngInfo()
+    info.add_text(CARDS_KEY, " ".join(map(str, drawn_cards(im))))  # what it shows, for the edge's check
+    im.quantize(palette=palette(), dither=Image.Dither.NONE).save(buf, "PNG", compress_level=PNG_LEVEL, pnginfo=info)
     return buf.getvalue()

@@ -111,16 +111,14 @@ def render_hand(snapshot: HandSnapshot) -> Image.Image:
         panel = assets.rounded_box((p[2] - p[0] + 1, p[3] - p[1] + 1), 14, assets.FELT_DARK, assets.FELT)
         assets.paste_rgba(im, panel, p[:2])
     for pos, idx in enumerate(lay.order):
-        assets.card_sprite(snapshot.cards[idx], CARD, snapshot.four_color, lay.marked[pos]).paste(
-            im, lay.card_boxes[pos][:2]
-        )
+        assets.paste_card(im, snapshot.cards[idx], lay.card_boxes[pos][:2], CARD, snapshot.four_color, lay.marked[pos])
         if lay.marked[pos]:
             pill = assets.pill(str(pos + 1), assets.GOLD, assets.GOLD_DARK, LABEL_SIZE)
         else:
             pill = assets.pill(str(pos + 1), assets.PANEL, assets.INK_LIGHT, LABEL_SIZE)
         assets.paste_rgba(im, pill, lay.label_boxes[pos][:2])
     if snapshot.drawn is not None and lay.drawn_box is not None and lay.drawn_label_box is not None:
-        assets.card_sprite(snapshot.drawn, CARD, snapshot.four_color).paste(im, lay.drawn_box[:2])
+        assets.paste_card(im, snapshot.drawn, lay.drawn_box[:2], CARD, snapshot.four_color)
         pill = assets.pill(snapshot.drawn_label.upper(), assets.GOLD, assets.GOLD_DARK, LABEL_SIZE)
         assets.paste_rgba(im, pill, lay.drawn_label_box[:2])
     return im

@@ -184,7 +184,7 @@ def render_outcome(snapshot: OutcomeSnapshot) -> Image.Image:
                       CAPTION_SIZE, assets.INK_MUTED, cache=False)  # fmt: skip
     for meld, boxes, tag_box in zip(snapshot.melds, lay.card_boxes, lay.tag_boxes, strict=True):
         for card, box in zip(meld.cards, boxes, strict=False):
-            assets.card_sprite(card, CARD, snapshot.four_color).paste(im, box[:2])
+            assets.paste_card(im, card, box[:2], CARD, snapshot.four_color)
         tag = _tag(meld)
         if tag is not None and tag_box is not None:
             assets.paste_rgba(im, tag, tag_box[:2])

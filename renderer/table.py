@@ -328,11 +328,11 @@ def _draw_piles(im: Image.Image, draw: ImageDraw.ImageDraw, snapshot: TableSnaps
         if snapshot.discard_count > 1:  # the pile under the top card
             under = (db[0] + 6, db[1] - 5, db[2] + 6, db[3] - 5)
             draw.rounded_rectangle(under, radius=8, fill=assets.CARD_WHITE, outline=assets.CARD_EDGE, width=1)
-        assets.card_sprite(snapshot.discard, PILE, snapshot.four_color, option).paste(im, db[:2])
+        assets.paste_card(im, snapshot.discard, db[:2], PILE, snapshot.four_color, option)
     if lay.in_play_box is not None and lay.in_play_text_box is not None and snapshot.in_play is not None:
         ib, tb = lay.in_play_box, lay.in_play_text_box
         _caption(im, ib[0], "In play", assets.GOLD)
-        assets.card_sprite(snapshot.in_play, PILE, snapshot.four_color, True).paste(im, ib[:2])
+        assets.paste_card(im, snapshot.in_play, ib[:2], PILE, snapshot.four_color, True)
         assets.paste_text(im, (tb[0], tb[1]), _IN_PLAY_CAPTION[snapshot.in_play_how], "cond", TEXT_SIZE,
                           assets.INK_MUTED)  # fmt: skip
         assets.paste_text(im, (tb[0], tb[1] + NOTE_H), lay.in_play_name, "cond", TEXT_SIZE, assets.INK_LIGHT)
@@ -406,7 +406,7 @@ def _draw_seat(im: Image.Image, draw: ImageDraw.ImageDraw, seat: SeatSnapshot, l
         num = ml.number_box
         assets.paste_text(im, (num[0], num[1] + 14), _number_text(meld), "cond", TEXT_SIZE, assets.GOLD)
         for card, box in zip(meld.cards, ml.card_boxes, strict=True):
-            assets.card_sprite(card, MINI, four).paste(im, box[:2])
+            assets.paste_card(im, card, box[:2], MINI, four)
         tag = _tag(meld)
         if tag is not None and ml.tag_box is not None:
             assets.paste_rgba(im, tag, ml.tag_box[:2])

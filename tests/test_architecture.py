@@ -301,3 +301,90 @@ def test_no_import_cycles() -> None:
         for name in MODULES
     }
     assert find_cycles(graph) == []
+
+
+# --------------------------------------------------------------------------------------------- the one way out
+
+EDGE = "pancog.adapter.edge"
+# What sends, edits or acknowledges something on Discord: a message, an interaction response, a followup, a DM, an
+# autocomplete answer, a modal, a thread. Only the edge module calls these (and checks every payload first).
+SENDING_CALLS = {
+    "send",
+    "send_message",
+    "edit",
+    "edit_message",
+    "edit_original_response",
+    "delete_original_response",
+    "delete_message",
+    "delete",
+    "defer",
+    "send_modal",
+    "autocomplete",
+    "create_dm",
+    "start_thread_without_message",
+    "edit_channel",
+    "reply",
+    "pong",
+}
+READS = {"is_done", "type"}  # what may be read of ``interaction.response`` outside the edge
+
+
+def _own(node: ast.AST) -> bool:
+    """``edge.x`` (the edge's own functions) and ``self.x`` (a cog's helpers, e.g. ``PanCog.defer``)."""
+    func = node.func if isinstance(node, ast.Call) else node
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("edge", "self")
+
+
+def direct_sends(source: str) -> list[str]:
+    """The Discord send/edit/followup/``response.*`` calls in ``source`` (``line: expression``), decorators aside."""
+    tree = ast.parse(source)
+    decorators = {id(d) for node in ast.walk(tree) for d in getattr(node, "decorator_list", [])}
+    decorated = {id(n) for d in ast.walk(tree) if id(d) in decorators for n in ast.walk(d)}
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if id(node) in decorated or _own(node):
+            continue
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SENDING_CALLS:
+            found.append(f"{node.lineno}: {ast.unparse(node.func)}(...)")
+        elif isinstance(node, ast.Attribute) and (
+            node.attr == "followup"
+            or (isinstance(node.value, ast.Attribute) and node.value.attr == "response" and node.attr not in READS)
+        ):
+            found.append(f"{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_direct_sends_finds_each_kind_of_call() -> None:
+    """The scan itself: a channel send, a response, a followup, an edit, a defer and a DM are found; reading
+    ``response.is_done()`` and an autocomplete decorator are not."""
+    source = (
+        "async def f(interaction, channel, message, client):\n"
+        "    await channel.send('x')\n"
+        "    await interaction.response.send_message('x')\n"
+        "    await interaction.followup.send('x')\n"
+        "    await message.edit(content='x')\n"
+        "    await interaction.response.defer()\n"
+        "    dm = await client.create_dm(user)\n"
+        "    if interaction.response.is_done(): pass\n"
+        "    await edge.respond(interaction, 'x')\n"
+        "@meld.autocomplete('cards')\n"
+        "async def g(): pass\n"
+    )
+    found = direct_sends(source)
+    lines = sorted({int(f.split(":")[0]) for f in found})
+    assert lines == [2, 3, 4, 5, 6, 7], found
+    assert not any("is_done" in f or "autocomplete" in f or "edge." in f for f in found)
+
+
+def test_every_payload_leaves_through_the_edge() -> None:
+    """Only ``pancog/adapter/edge.py`` sends, edits, defers or follows up on Discord (and ``bot.py`` nothing): the
+    information-flow check there sees every payload."""
+    offenders = {
+        name: direct_sends(MODULES[name].read_text(encoding="utf-8"))
+        for name in sorted(modules_under("pancog.adapter"))
+        if name != EDGE
+    }
+    offenders["bot"] = direct_sends(MODULES["bot"].read_text(encoding="utf-8"))
+    offenders = {name: calls for name, calls in offenders.items() if calls}
+    assert offenders == {}, offenders
+    assert direct_sends(MODULES[EDGE].read_text(encoding="utf-8")), "the edge sends nothing: the scan is broken"

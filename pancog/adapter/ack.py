@@ -16,6 +16,7 @@ from typing import Any
 
 import discord
 
+from pancog.adapter import edge
 from pancog.infra.tasks import Tasks
 
 __all__ = ["ACK_AFTER", "later", "settle"]
@@ -50,10 +51,7 @@ def later(tasks: Tasks, interaction: discord.Interaction[Any], *, ephemeral: boo
         await asyncio.sleep(ACK_AFTER)
         pending.started = True
         try:
-            if update:
-                await interaction.response.defer()
-            else:
-                await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+            await edge.defer(interaction, ephemeral=ephemeral, thinking=not update)
         except discord.InteractionResponded:
             pass
         except discord.HTTPException as exc:

@@ -19,7 +19,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from pancog.adapter import ack
+from pancog.adapter import ack, edge
 from pancog.adapter.errors import deliver, report, reusable_file
 from pancog.adapter.presenters.admin import pan_not_here
 from pancog.adapter.runtime import Handler, PanRuntime
@@ -72,21 +72,24 @@ class PanCog(commands.Cog):
         return await acknowledge(self.rt, interaction, ephemeral=ephemeral)
 
     async def respond(
-        self, interaction: discord.Interaction[Any], content: str, *, ephemeral: bool = True, **kwargs: Any
+        self,
+        interaction: discord.Interaction[Any],
+        content: str,
+        *,
+        ephemeral: bool = True,
+        about: edge.About | None = None,
+        **kwargs: Any,
     ) -> discord.Message | None:
-        """Answer once: the initial response when not yet acknowledged, else the followup (retried; a ``file``
-        is resent fresh). Returns the message (None if Discord did not return it)."""
+        """Answer once, through the edge: the initial response when not yet acknowledged, else the followup
+        (retried; a ``file`` is resent fresh). Returns the message (None if Discord did not return it).
+        ``about``: what it shows (default: the table of the interaction's channel)."""
         file = kwargs.pop("file", None)
         fresh = reusable_file(file) if file is not None else None
 
         async def send() -> discord.Message | None:
             extra = dict(kwargs, file=fresh()) if fresh is not None else kwargs
             await ack.settle(interaction)
-            if interaction.response.is_done():
-                return await interaction.followup.send(content, ephemeral=ephemeral, wait=True, **extra)
-            callback = await interaction.response.send_message(content, ephemeral=ephemeral, **extra)
-            resource = callback.resource
-            return resource if isinstance(resource, discord.Message) else None
+            return await edge.respond(interaction, content, ephemeral=ephemeral, about=about, **extra)
 
         return await deliver(send, what=f"answer to interaction {interaction.id}")
 

@@ -21,11 +21,11 @@ import logging
 import re
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import discord
 
-from pancog.adapter import pings
+from pancog.adapter import edge, pings
 from pancog.adapter.errors import PanView, reusable_file, send_dm
 from pancog.adapter.pings import Pings
 from pancog.adapter.presenters.admin import board_failed
@@ -49,7 +49,7 @@ from pancog.adapter.runtime import PanRuntime, runtime_of
 from pancog.game import engine
 from pancog.game.actions import AcceptSplit, Force, FoulCall, OfferSplit
 from pancog.game.events import HandEnded, HandStarted
-from pancog.game.state import Phase
+from pancog.game.state import Phase, TableState
 from pancog.infra import logs
 from pancog.infra.renderq import Priority, RenderJob, RenderQueueClosed
 from pancog.services.tables import Applied, CloseReason, NoTableHere, TableClosed, TableSession
@@ -122,6 +122,16 @@ def board_verbs(session: TableSession) -> list[str]:
         verbs.append("split")
     verbs += ["leave", "text"]
     return verbs
+
+
+class BoardPost(NamedTuple):
+    """A board ready to post: its line, its image (the text twin as alt text), its buttons, and the table as it
+    was drawn."""
+
+    text: str
+    file: discord.File
+    view: TableView
+    state: TableState
 
 
 class TableView(PanView):
@@ -242,7 +252,7 @@ class Boards:
 
     async def payload(
         self, session: TableSession, lines: list[str], *, priority: Priority = Priority.URGENT
-    ) -> tuple[str, discord.File, TableView]:
+    ) -> BoardPost:
         """The board (text, image, buttons) of the table as it is when a render worker takes the job."""
         return await self.render(session, lambda: lines, priority=priority)
 
@@ -254,9 +264,10 @@ class Boards:
         priority: Priority,
         on_capture: Callable[[], None] | None = None,
         on_queued: Callable[[RenderJob[bytes]], None] | None = None,
-    ) -> tuple[str, discord.File, TableView]:
+    ) -> BoardPost:
         """Render the board through the scheduler. The state, lines and text are captured when the job starts
-        (``on_capture`` runs then), so a board that waited in the queue shows the latest state."""
+        (``on_capture`` runs then), so a board that waited in the queue shows the latest state; the captured state
+        comes back with the board (the edge checks the board against it)."""
         captured: dict[str, Any] = {}
         rt = self.rt
 
@@ -276,7 +287,7 @@ class Boards:
                 host_id=session.host_id,
                 practice=session.config.practice,
             )
-            captured.update(snap=snap, text=text + self.clock_line(session), view=TableView(session))
+            captured.update(snap=snap, text=text + self.clock_line(session), view=TableView(session), state=state)
             return snap
 
         job = rt.renders.submit(render_table_png, capture, priority=priority)
@@ -285,7 +296,7 @@ class Boards:
         png = await job
         twin = table_text(captured["snap"])  # the alt text screen readers read; all of it behind Text view
         file = discord.File(io.BytesIO(png), filename="table.png", description=twin[:ALT_TEXT_LIMIT])
-        return captured["text"][:2000], file, captured["view"]
+        return BoardPost(captured["text"][:2000], file, captured["view"], captured["state"])
 
     def text_view(self, session: TableSession) -> str:
         """PRIVATE: the board in words (the Text view button): recent events and the image's text twin."""
@@ -447,7 +458,7 @@ class Board:
             await self._post_summary(channel, applied)
         if self._closed():
             return
-        content, file, view = await self.boards.render(
+        content, file, view, shown = await self.boards.render(
             self.session,
             lambda: list(self.lines),
             priority=self._priority or Priority.BOARD,
@@ -455,9 +466,12 @@ class Board:
             on_queued=self._queued,
         )
         message_id = self.session.board_message_id
+        about = edge.about(self.session, state=shown)
         if self.new_post or message_id is None:
             old_token = self._token_for(message_id)
-            message = await self._post_new(channel, content, file, view)
+            message = await self._post_new(channel, content, file, view, about)
+            if message is None:  # withheld by the edge (logged there): nothing was posted
+                return
             self.new_post = False
             if self._closed():  # the table closed while this board was drawn and posted: nothing to remember
                 return
@@ -468,13 +482,18 @@ class Board:
             token = self._token_for(message_id)
             try:
                 if token is not None:  # through the token that posted it: not counted against the global limit
-                    await token.followup.edit_message(message_id, content=content, attachments=[file], view=view)
+                    await edge.edit_followup(
+                        token, message_id, about=about, content=content, attachments=[file], view=view
+                    )
                 else:
-                    await channel.get_partial_message(message_id).edit(content=content, attachments=[file], view=view)
+                    message_to_edit = channel.get_partial_message(message_id)
+                    await edge.edit(
+                        rt.bot, message_to_edit, about=about, content=content, attachments=[file], view=view
+                    )
             except discord.NotFound:  # deleted by a moderator: post it again
-                message = await channel.send(content, file=file, view=view)
-                if not self._closed():
-                    await rt.tables.set_board_message(self.session.table_id, message.id)
+                reposted = await edge.post(rt.bot, channel, content, about=about, file=file, view=view)
+                if reposted is not None and not self._closed():
+                    await rt.tables.set_board_message(self.session.table_id, reposted.id)
 
     def _closed(self) -> bool:
         """True (and this board stops) once its table has closed: a board outlives its table only until its flush
@@ -511,8 +530,8 @@ class Board:
         return token[0]
 
     async def _post_new(
-        self, channel: discord.PartialMessageable, content: str, file: discord.File, view: TableView
-    ) -> discord.Message:
+        self, channel: discord.PartialMessageable, content: str, file: discord.File, view: TableView, about: edge.About
+    ) -> discord.Message | None:
         carrier = self._carrier
         if carrier is not None:
             with contextlib.suppress(TimeoutError):
@@ -525,24 +544,26 @@ class Board:
         if carrier is not None and carrier.response.is_done() and not carrier.is_expired():
             fresh = reusable_file(file)
             try:
-                message = await carrier.followup.send(content, file=fresh(), view=view, wait=True)
+                message = await edge.followup(carrier, content, about=about, file=fresh(), view=view)
             except discord.HTTPException as exc:
                 log.info("could not post the board on interaction %s: %s", carrier.id, exc)
                 file = fresh()
             else:
-                self.adopt(carrier, message.id, expires)
+                if message is not None:
+                    self.adopt(carrier, message.id, expires)
                 return message
-        return await channel.send(content, file=file, view=view)
+        return await edge.post(self.runtime.bot, channel, content, about=about, file=file, view=view)
 
     async def _strip(
         self, channel: discord.PartialMessageable, message_id: int, token: discord.Interaction[Any] | None
     ) -> None:
         """An old board loses its buttons once a new one is posted: one board to click."""
+        about = edge.about(self.session)
         try:
             if token is not None:
-                await token.followup.edit_message(message_id, view=None)
+                await edge.edit_followup(token, message_id, about=about, view=None)
             else:
-                await channel.get_partial_message(message_id).edit(view=None)
+                await edge.edit(self.runtime.bot, channel.get_partial_message(message_id), about=about, view=None)
         except discord.HTTPException as exc:  # deleted meanwhile, or too old to edit: nothing to click anyway
             log.info("could not strip the old board %s: %s", message_id, exc)
 
@@ -591,11 +612,12 @@ class Board:
 
         # on the going-out player's token (answered within a moment), else the table's freshest: not counted
         carrier = await self.boards.pings.carrier(self.session.table_id, applied=applied, wait=pings.PING_CLAIM_WAIT)
+        about = edge.about(self.session, state=applied.state)  # the hand as it ended (the next may be dealt by now)
         if carrier is not None:
             try:
-                await carrier.interaction.followup.send(embed=embed, wait=True, **attached())
+                await edge.followup(carrier.interaction, about=about, embed=embed, **attached())
             except discord.HTTPException as exc:
                 log.info("could not post the hand's result on interaction %s: %s", carrier.interaction.id, exc)
             else:
                 return
-        await channel.send(embed=embed, **attached())
+        await edge.post(rt.bot, channel, about=about, embed=embed, **attached())

@@ -29,8 +29,9 @@ from typing import Any
 
 import discord
 
+from pancog.adapter import edge
 from pancog.adapter.deliveries import Deliveries, Permanent
-from pancog.adapter.errors import fitted, pings
+from pancog.adapter.errors import pings
 from pancog.adapter.presenters.admin import (
     EFFECT_CANNOT_DM,
     EFFECT_CANNOT_GIVE_ROLE,
@@ -39,6 +40,7 @@ from pancog.adapter.presenters.admin import (
     EFFECT_NO_SUCH_CHANNEL,
     EFFECT_NO_SUCH_ROLE,
 )
+from pancog.adapter.presenters.common import WITHHELD
 from pancog.services.outbox import OutboxItem
 
 __all__ = [
@@ -72,11 +74,21 @@ def nonce_of(key: str) -> str:
     return hashlib.blake2b(key.encode(), digest_size=10).hexdigest()
 
 
-async def send_once(target: discord.abc.Messageable, key: str, content: str, **kwargs: Any) -> discord.Message:
-    """Send ``content`` (fitted to Discord's limits) so that sending it again with the same ``key`` returns the
-    first message instead of posting another (Discord's nonce, enforced). For handlers of new kinds that post."""
-    text, extra = fitted(content, **kwargs)
-    return await target.send(text, nonce=nonce_of(key), **extra)
+async def send_once(
+    client: discord.Client, target: discord.abc.Messageable | int, key: str, content: str, **kwargs: Any
+) -> discord.Message:
+    """Send ``content`` through the edge (fitted to Discord's limits, checked like every payload) to a channel, or
+    to a user's DMs when ``target`` is a user id, so that sending it again with the same ``key`` returns the first
+    message instead of posting another (Discord's nonce, enforced). For handlers of new kinds that post.
+
+    An outbox message is bot-written text about no table's hands (a season's roles, an announcement)."""
+    if isinstance(target, int):
+        message = await edge.dm(client, target, content, about=edge.STATIC, nonce=nonce_of(key), **kwargs)
+    else:
+        message = await edge.post(client, target, content, about=edge.STATIC, nonce=nonce_of(key), **kwargs)
+    if message is None:  # withheld by the edge (logged there): sending it again would not change that
+        raise Permanent(WITHHELD)
+    return message
 
 
 def _int(payload: Any, name: str) -> int:
@@ -123,7 +135,7 @@ class _Handlers:
         ping = [int(u) for u in item.payload.get("ping") or ()]
         try:
             message = await send_once(
-                channel, item.key, str(item.payload.get("content") or ""), allowed_mentions=pings(ping)
+                self.client, channel, item.key, str(item.payload.get("content") or ""), allowed_mentions=pings(ping)
             )
         except discord.Forbidden as exc:
             raise Permanent(EFFECT_CANNOT_POST.format(channel=channel_id), group=f"channel:{channel_id}") from exc
@@ -134,8 +146,7 @@ class _Handlers:
     async def dm(self, item: OutboxItem) -> str:
         user_id = _int(item.payload, "user_id")
         try:
-            channel = await self.client.create_dm(discord.Object(id=user_id))
-            message = await send_once(channel, item.key, str(item.payload.get("content") or ""))
+            message = await send_once(self.client, user_id, item.key, str(item.payload.get("content") or ""))
         except (discord.Forbidden, discord.NotFound) as exc:  # 50007: the member takes no DMs from the bot
             raise Permanent(EFFECT_CANNOT_DM) from exc
         return str(message.id)

@@ -26,11 +26,35 @@ import aiohttp
 import discord
 from discord import app_commands
 
+from pancog.adapter import edge
 from pancog.adapter.ack import settle
+from pancog.adapter.limits import CONTENT_MAX, cut, fit_choices, fit_embed, fit_file, fit_view, fitted
 from pancog.adapter.presenters.admin import NEEDS_MODERATOR
 from pancog.adapter.presenters.common import SOMETHING_WRONG
 from pancog.adapter.safety import shown
 from pancog.game.errors import NotationError, PanError
+
+__all__ = [
+    "BadOption",
+    "PanView",
+    "answer",
+    "cut",
+    "deliver",
+    "fit_choices",
+    "fit_embed",
+    "fit_file",
+    "fit_view",
+    "fitted",
+    "guarded",
+    "is_transient",
+    "pings",
+    "refused_route",
+    "report",
+    "reusable_file",
+    "send_dm",
+    "send_ephemeral",
+    "user_message",
+]
 
 log = logging.getLogger("pan.cog")
 
@@ -44,136 +68,6 @@ class BadOption(app_commands.AppCommandError):
 
 
 T = TypeVar("T")
-C = TypeVar("C", str, int, float)
-
-# Discord's limits (/work/shared/DISCORD.md §1.3-1.5; tests/fakediscord/limits.py refuses the same payloads).
-CONTENT_MAX = 2000
-EMBEDS_MAX = 10
-EMBED_TOTAL_MAX = 6000
-EMBED_TITLE_MAX = 256
-EMBED_DESCRIPTION_MAX = 4096
-EMBED_FIELDS_MAX = 25
-EMBED_FIELD_NAME_MAX = 256
-EMBED_FIELD_VALUE_MAX = 1024
-EMBED_FOOTER_MAX = 2048
-EMBED_AUTHOR_MAX = 256
-OPTIONS_MAX = 25
-OPTION_TEXT_MAX = 100
-PLACEHOLDER_MAX = 150
-BUTTON_LABEL_MAX = 80
-CHOICES_MAX = 25
-CHOICE_TEXT_MAX = 100
-FILE_SIZE_MAX = 10 * 1024 * 1024
-FILE_DESCRIPTION_MAX = 1024
-
-
-def cut(text: str, limit: int) -> str:
-    """``text`` within ``limit`` characters; a cut is marked with ``…``."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def fit_embed(embed: discord.Embed, budget: int = EMBED_TOTAL_MAX) -> tuple[discord.Embed, int]:
-    """A copy of ``embed`` within the per-field limits and ``budget`` characters in all; (embed, chars used)."""
-    data: dict[str, Any] = dict(embed.to_dict())
-    used = 0
-
-    def take(text: str, limit: int) -> str:
-        nonlocal used
-        fitted = cut(text, max(1, min(limit, budget - used)))
-        used += len(fitted)
-        return fitted
-
-    for key, limit in (("title", EMBED_TITLE_MAX), ("description", EMBED_DESCRIPTION_MAX)):
-        if isinstance(data.get(key), str):
-            data[key] = take(data[key], limit)
-    if isinstance(data.get("author"), dict) and "name" in data["author"]:
-        data["author"]["name"] = take(str(data["author"]["name"]), EMBED_AUTHOR_MAX)
-    if isinstance(data.get("footer"), dict) and "text" in data["footer"]:
-        data["footer"]["text"] = take(str(data["footer"]["text"]), EMBED_FOOTER_MAX)
-    fields = []
-    for field in list(data.get("fields") or [])[:EMBED_FIELDS_MAX]:
-        if budget - used < 2:
-            break
-        name = take(str(field.get("name") or "-"), EMBED_FIELD_NAME_MAX)
-        value = take(str(field.get("value") or "-"), EMBED_FIELD_VALUE_MAX)
-        fields.append(dict(field, name=name, value=value))
-    if "fields" in data:
-        data["fields"] = fields
-    return discord.Embed.from_dict(data), used
-
-
-def fit_view(view: discord.ui.View) -> discord.ui.View:
-    """``view`` with every select (≤ 25 options; label, value, description ≤ 100) and button label within limits."""
-    for child in view.children:
-        item = getattr(child, "item", child)  # a DynamicItem wraps its select or button
-        if isinstance(item, discord.ui.Select):
-            item.options = [_fit_option(o) for o in item.options[:OPTIONS_MAX]]
-            if item.placeholder:
-                item.placeholder = cut(item.placeholder, PLACEHOLDER_MAX)
-            item.max_values = min(item.max_values, max(1, len(item.options)))
-        elif isinstance(item, discord.ui.Button) and item.label:
-            item.label = cut(item.label, BUTTON_LABEL_MAX)
-    return view
-
-
-def _fit_option(option: discord.SelectOption) -> discord.SelectOption:
-    option.label = cut(option.label, OPTION_TEXT_MAX)
-    option.value = option.value[:OPTION_TEXT_MAX]  # values are the bot's own tokens: never long (checked in tests)
-    if option.description:
-        option.description = cut(option.description, OPTION_TEXT_MAX)
-    return option
-
-
-def fit_choices(choices: Iterable[app_commands.Choice[C]]) -> list[app_commands.Choice[C]]:
-    """Autocomplete choices within Discord's limits: ≤ 25, names 1-100 characters, string values ≤ 100."""
-    fitted = []
-    for choice in list(choices)[:CHOICES_MAX]:
-        value = choice.value
-        if isinstance(value, str) and len(value) > CHOICE_TEXT_MAX:
-            continue  # a cut value would be another value: leave the choice out
-        fitted.append(app_commands.Choice(name=cut(choice.name, CHOICE_TEXT_MAX) or "-", value=value))
-    return fitted
-
-
-def fit_file(file: discord.File, size_limit: int = FILE_SIZE_MAX) -> discord.File | None:
-    """``file`` with its alt text within 1,024 characters; None (logged) when it is over the size limit."""
-    fp = file.fp
-    size = len(fp.getbuffer()) if isinstance(fp, io.BytesIO) else 0
-    if size > size_limit:
-        log.error("attachment %s is %d bytes > %d: not sent", file.filename, size, size_limit)
-        return None
-    if file.description and len(file.description) > FILE_DESCRIPTION_MAX:
-        file.description = cut(file.description, FILE_DESCRIPTION_MAX)
-    return file
-
-
-def fitted(content: str | None, **kwargs: Any) -> tuple[str | None, dict[str, Any]]:
-    """``content`` and the send/edit keyword arguments (embed(s), view, file(s)) within Discord's limits."""
-    out = dict(kwargs)
-    if "embed" in out and out["embed"] is not None:
-        out["embed"] = fit_embed(out["embed"])[0]
-    if out.get("embeds"):
-        embeds, budget = [], EMBED_TOTAL_MAX
-        for embed in list(out["embeds"])[:EMBEDS_MAX]:
-            if budget <= 0:
-                break
-            fitted_embed, used = fit_embed(embed, budget)
-            embeds.append(fitted_embed)
-            budget -= used
-        out["embeds"] = embeds
-    if isinstance(out.get("view"), discord.ui.View):
-        fit_view(out["view"])
-    if out.get("file") is not None:
-        out["file"] = fit_file(out["file"])
-        if out["file"] is None:
-            del out["file"]
-    if out.get("files"):
-        out["files"] = [f for f in (fit_file(f) for f in out["files"]) if f is not None]
-    if out.get("attachments"):
-        out["attachments"] = [
-            a for a in (fit_file(a) if isinstance(a, discord.File) else a for a in out["attachments"]) if a is not None
-        ]
-    return (cut(content, CONTENT_MAX) if isinstance(content, str) else content), out
 
 
 def pings(user_ids: Iterable[int]) -> discord.AllowedMentions:
@@ -266,8 +160,11 @@ def reusable_file(file: discord.File) -> Callable[[], discord.File]:
     return lambda: discord.File(io.BytesIO(data), filename=name, description=description)
 
 
-async def answer(interaction: discord.Interaction[Any], text: str, **kwargs: Any) -> None:
-    """Answer privately (the response if not yet answered, else a followup), retrying transient failures.
+async def answer(
+    interaction: discord.Interaction[Any], text: str, *, about: edge.About | None = None, **kwargs: Any
+) -> None:
+    """Answer privately (the response if not yet answered, else a followup), through the edge, retrying transient
+    failures. ``about``: what it shows (default: the table of the interaction's channel).
 
     Raises what :func:`deliver` raises; a ``file=`` is resent fresh on each attempt.
     """
@@ -279,10 +176,7 @@ async def answer(interaction: discord.Interaction[Any], text: str, **kwargs: Any
     async def send() -> None:
         extra = dict(kwargs, file=fresh()) if fresh is not None else kwargs
         await settle(interaction)  # a scheduled defer (ack.later) is cancelled, or awaited if already sent
-        if interaction.response.is_done():
-            await interaction.followup.send(text, ephemeral=True, **extra)
-        else:
-            await interaction.response.send_message(text, ephemeral=True, **extra)
+        await edge.respond(interaction, text, ephemeral=True, about=about, **extra)
 
     try:
         await deliver(send, what=f"answer to interaction {interaction.id}", detail=sizes(text, kwargs))
@@ -292,10 +186,12 @@ async def answer(interaction: discord.Interaction[Any], text: str, **kwargs: Any
         await answer(interaction, SOMETHING_WRONG)  # logged above; the user still gets a short answer
 
 
-async def send_ephemeral(interaction: discord.Interaction[Any], text: str, **kwargs: Any) -> None:
+async def send_ephemeral(
+    interaction: discord.Interaction[Any], text: str, *, about: edge.About | None = None, **kwargs: Any
+) -> None:
     """Answer privately (see :func:`answer`). Never raises on an expired token or after the last retry."""
     try:
-        await answer(interaction, text, **kwargs)
+        await answer(interaction, text, about=about, **kwargs)
     except discord.NotFound:  # the interaction expired (15 min) or was never acknowledged in time
         log.warning("interaction %s expired before the reply %r", interaction.id, text[:60])
     except discord.HTTPException as exc:
@@ -336,11 +232,10 @@ async def report(interaction: discord.Interaction[Any], error: BaseException, *,
     await send_ephemeral(interaction, text)
 
 
-async def send_dm(client: discord.Client, user_id: int, text: str) -> None:
-    """Send ``text`` to a user by DM; a closed DM or a failure is logged, never raised."""
+async def send_dm(client: discord.Client, user_id: int, text: str, *, about: edge.About = edge.STATIC) -> None:
+    """Send ``text`` to a user by DM (through the edge); a closed DM or a failure is logged, never raised."""
     try:
-        dm = await client.create_dm(discord.Object(id=user_id))
-        await dm.send(cut(text, CONTENT_MAX))
+        await edge.dm(client, user_id, cut(text, CONTENT_MAX), about=about)
     except discord.HTTPException as exc:
         log.info("could not DM user %s: %s", user_id, exc)
 

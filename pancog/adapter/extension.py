@@ -25,6 +25,7 @@ from typing import Protocol
 
 from discord.ext import commands
 
+from pancog.adapter import edge
 from pancog.adapter.admin_cog import AdminCog
 from pancog.adapter.bank_cog import BankCog
 from pancog.adapter.base import PanCog
@@ -50,14 +51,16 @@ from pancog.infra.storage import ShardSet, storage_for
 from pancog.services.bots import BotDriver, BotSettings, verify_seat
 from pancog.services.clock import ClockSettings, TurnClock
 from pancog.services.health import HealthRegistry
+from pancog.services.knowledge import KnowledgeService
 from pancog.services.league import LeagueService
 from pancog.services.ledger import ChipLedger
 from pancog.services.names import Names
 from pancog.services.outbox import Outbox
 from pancog.services.prefs import GuildChannels, GuildDisplaySettings, GuildPrefsKV, PlayerSettings, StoragePrefsStore
 from pancog.services.replay import ReplayService
+from pancog.services.reveals import RevealService
 from pancog.services.store import TableStore
-from pancog.services.tables import TableService, random_deal, seeded_deals
+from pancog.services.tables import TableService, TableSession, random_deal, seeded_deals
 from pancog.services.tournaments.service import TournamentService
 from pancog.services.watch import WatchService
 from pancog.services.web_access import WebAccess
@@ -156,6 +159,8 @@ async def open_runtime(bot: commands.Bot, config: Config) -> Parts:
     threads = TourneyThreads(bot)  # a tournament's tables get threads of its channel
     tournaments = TournamentService(tables, channel_factory=threads.create)  # its listener runs after the league's
     clock.keep_seats_of(tournaments)  # a tournament's seats are its own: never stood up, its tables never idle-closed
+    replays = ReplayService(store)
+    reveals = RevealService(store, replays)
     rt = PanRuntime(
         bot=bot,
         storage=storage,
@@ -180,8 +185,10 @@ async def open_runtime(bot: commands.Bot, config: Config) -> Parts:
         groups=CommandGroups(bot.tree),  # /pan, /panadmin, /panadmin season, /tourney: declared in groups.py
         clock=clock,
         bots=driver,
-        replays=ReplayService(store),
+        replays=replays,
         watch=watch,
+        reveals=reveals,
+        knowledge=knowledge_service(watch, reveals, replays),  # what each audience may know: the edge asks it
         league=league,
         tournaments=tournaments,
         web=WebAccess(storage),
@@ -232,6 +239,11 @@ async def setup(bot: commands.Bot) -> None:
     attach(bot, rt)
     found = cogs(parts, boards, hands, watching, config)
     rt.handlers.update(verb_table(*found, watching))  # the buttons' and selects' verbs, each to its one handler
+
+    def names_at(session: TableSession | None, guild_id: int | None) -> Mapping[int, str]:
+        return rt.names_at(session) if session is not None else rt.names_of(guild_id or 0)
+
+    edge.attach(bot, edge.Guard(rt.knowledge, rt.tables, names_at))  # every payload is checked from here on
     tourney: TourneyCog | None = None
     for cog in found:
         await bot.add_cog(cog)
@@ -254,6 +266,15 @@ async def setup(bot: commands.Bot) -> None:
     rt.observability = await open_metrics(
         bot, config, storage=rt.storage, store=rt.store, tables=rt.tables, renders=rt.renders, bucket=rt.budget
     )
+
+
+def knowledge_service(watch: WatchService, reveals: RevealService, replays: ReplayService) -> KnowledgeService:
+    """What each audience may know, from the watch grants, the reveal consents and the replayed logs."""
+
+    def watching(table_id: int, user_id: int) -> tuple[int, ...]:
+        return tuple(g.player_id for g in watch.watching(table_id, user_id))
+
+    return KnowledgeService(watching=watching, revealed=reveals.revealed_to, past=replays.past_hands)
 
 
 DYNAMIC_ITEMS = (BoardButton, PlaySelect, ConfirmButton, GuideSelect, TourneyButton, WatchButton, *REPLAY_ITEMS)
@@ -280,4 +301,5 @@ async def teardown(bot: commands.Bot) -> None:
     bot.remove_dynamic_items(*DYNAMIC_ITEMS)
     rt.handlers.clear()
     attach(bot, None)
+    edge.attach(bot, None)
     await rt.close()

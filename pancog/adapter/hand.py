@@ -22,6 +22,7 @@ from typing import Any
 
 import discord
 
+from pancog.adapter import edge
 from pancog.adapter.board import BoardButton
 from pancog.adapter.errors import PanView, answer, fit_view, send_ephemeral
 from pancog.adapter.presenters.common import DONE, seat_names
@@ -162,8 +163,8 @@ class Hands:
             hand_text(snap) if deal else hand_now(hand_text(snap)),
         )
         try:
-            dm = await rt.bot.create_dm(discord.Object(id=player_id))
-            await dm.send(text, file=discord.File(io.BytesIO(png), filename="hand.png"))
+            file = discord.File(io.BytesIO(png), filename="hand.png")
+            await edge.dm(rt.bot, player_id, text, about=edge.about(session, state=state), file=file)
         except discord.Forbidden as exc:
             log.info("DMs closed for user %s (code %s); not retrying", player_id, exc.code)
             await rt.settings.dm_refused(player_id)
@@ -218,7 +219,7 @@ class Hands:
     async def show(self, interaction: discord.Interaction[Any], session: TableSession, user_id: int) -> None:
         """Answer privately with the panel."""
         content, file, view = await self.panel(session, user_id)
-        await answer(interaction, content, view=view, file=file)
+        await answer(interaction, content, about=edge.about(session), view=view, file=file)
         view.stop()
 
     async def result(
@@ -229,7 +230,7 @@ class Hands:
         seat = session.find_seat(user_id)
         if with_hand and seat is not None and session.state.hand is not None:
             content, file, view = await self.panel(session, user_id, after=applied)
-            await answer(interaction, content[:2000], view=view, file=file)
+            await answer(interaction, content[:2000], about=edge.about(session), view=view, file=file)
             view.stop()
             return
         text = ""
@@ -239,7 +240,7 @@ class Hands:
                 applied.before, applied.state, seat, applied.events, to_act=to_act, names=self.rt.names_at(session)
             )
         notice = await self.notice_prefix(user_id)
-        await send_ephemeral(interaction, (notice + (text or DONE))[:2000])
+        await send_ephemeral(interaction, (notice + (text or DONE))[:2000], about=edge.about(session))
 
 
 class HandView(PanView):

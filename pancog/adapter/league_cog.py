@@ -17,6 +17,7 @@ from typing import Any, Literal
 import discord
 from discord import app_commands
 
+from pancog.adapter import edge
 from pancog.adapter.base import PanCog
 from pancog.adapter.checks import is_moderator
 from pancog.adapter.errors import BadOption, send_ephemeral
@@ -129,7 +130,7 @@ class LeagueCog(PanCog, name="PanLeague"):
             channel = self.rt.bot.get_partial_messageable(session.channel_id, guild_id=session.guild_id)
             names = await self.rt.names.fetch(self.rt.guild_of(session), returned)
             with contextlib.suppress(discord.HTTPException):
-                await channel.send(season_table_closed(returned, names))
+                await edge.post(self.rt.bot, channel, season_table_closed(returned, names), about=edge.STATIC)
         return closed
 
     async def roles_report(self, guild: discord.Guild | None, season: SeasonRow, keys: list[str]) -> str | None:

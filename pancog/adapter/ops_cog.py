@@ -16,6 +16,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from pancog.adapter import edge
 from pancog.adapter.base import PanCog
 from pancog.adapter.board import Boards
 from pancog.adapter.errors import send_dm, send_ephemeral
@@ -101,7 +102,9 @@ class OpsCog(PanCog, name="PanOps"):
         names = await self.rt.names.fetch(abs(notice.guild_id), (user for user, _ in notice.cashouts))
         text = idle_closed(notice.cashouts, names)
         try:
-            await self.rt.bot.get_partial_messageable(channel_id).send(text[:2000])
+            await edge.post(
+                self.rt.bot, self.rt.bot.get_partial_messageable(channel_id), text[:2000], about=edge.STATIC
+            )
         except discord.HTTPException as exc:
             log.warning("could not announce the idle close: %s", exc)
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import discord
 
-from pancog.adapter import ack
+from pancog.adapter import ack, edge
 from pancog.adapter.errors import deliver, send_dm
 from pancog.adapter.presenters.table import describe_events, headline, turn_dm, turn_ping
 from pancog.adapter.runtime import PanRuntime
@@ -213,7 +213,7 @@ class Pings:
         del self._pings[applied.session.table_id]
         return ping
 
-    async def reply(
+    async def answer(
         self,
         interaction: discord.Interaction[Any],
         applied: Applied,
@@ -277,18 +277,32 @@ class Pings:
         """Post ``ping`` publicly through ``interaction`` (the response if unanswered, else a followup)."""
         allowed = mention_only(ping.user_id)
 
-        async def send() -> PostedPing:
+        about = self._about(ping)
+
+        async def send() -> PostedPing | None:
             await ack.settle(interaction)
             expires = time.monotonic() + TOKEN_LIFE
             if interaction.response.is_done():
-                message = await interaction.followup.send(ping.text, wait=True, allowed_mentions=allowed)
+                message = await edge.followup(interaction, ping.text, about=about, allowed_mentions=allowed)
+                if message is None:  # withheld by the edge (logged there)
+                    return None
                 return PostedPing(
-                    ping.channel_id, message.id, lambda: interaction.followup.delete_message(message.id), expires
+                    ping.channel_id,
+                    message.id,
+                    functools.partial(edge.delete_followup, interaction, message.id),
+                    expires,
                 )
-            callback = await interaction.response.send_message(ping.text, allowed_mentions=allowed)
-            return PostedPing(ping.channel_id, callback.message_id or 0, interaction.delete_original_response, expires)
+            answered = await edge.respond(
+                interaction, ping.text, ephemeral=False, about=about, allowed_mentions=allowed
+            )
+            message_id = answered.id if answered is not None else 0
+            return PostedPing(
+                ping.channel_id, message_id, functools.partial(edge.delete_original, interaction), expires
+            )
 
-        self.posted(ping, await deliver(send, what=f"turn ping on interaction {interaction.id}"))
+        posted = await deliver(send, what=f"turn ping on interaction {interaction.id}")
+        if posted is not None:
+            self.posted(ping, posted)
 
     async def wanted(self, ping: TurnPing) -> bool:
         """Whether the player wants channel pings (``/pan settings ping``)."""
@@ -315,7 +329,7 @@ class Pings:
                     await ping.delete_by_token()
                 else:
                     channel = self.rt.bot.get_partial_messageable(ping.channel_id)
-                    await channel.get_partial_message(ping.message_id).delete()
+                    await edge.delete(channel.get_partial_message(ping.message_id))
             except discord.NotFound:
                 pass
             except discord.HTTPException as exc:
@@ -341,23 +355,30 @@ class Pings:
         self.rt.health.count("turn_pings_sent")
         allowed = mention_only(ping.user_id)
         carrier = await self.carrier(ping.table_id)
+        about = self._about(ping)
         if carrier is not None:
-            followup = carrier.interaction.followup
+            token = carrier.interaction
             try:
-                followed = await followup.send(ping.text, wait=True, allowed_mentions=allowed)
+                followed = await edge.followup(token, ping.text, about=about, allowed_mentions=allowed)
             except discord.HTTPException as exc:
-                log.info("could not post a turn ping on interaction %s: %s", carrier.interaction.id, exc)
+                log.info("could not post a turn ping on interaction %s: %s", token.id, exc)
             else:
-                delete = functools.partial(followup.delete_message, followed.id)
-                self.posted(ping, PostedPing(ping.channel_id, followed.id, delete, carrier.expires))
+                if followed is not None:
+                    delete = functools.partial(edge.delete_followup, token, followed.id)
+                    self.posted(ping, PostedPing(ping.channel_id, followed.id, delete, carrier.expires))
                 return
         channel = self.rt.bot.get_partial_messageable(ping.channel_id, guild_id=ping.guild_id)
         try:
-            message = await channel.send(ping.text, allowed_mentions=allowed)
+            message = await edge.post(self.rt.bot, channel, ping.text, about=about, allowed_mentions=allowed)
         except discord.HTTPException as exc:
             log.info("could not post a turn ping: %s", exc)
             return
-        self.posted(ping, PostedPing(ping.channel_id, message.id))
+        if message is not None:
+            self.posted(ping, PostedPing(ping.channel_id, message.id))
+
+    def _about(self, ping: TurnPing) -> edge.About:
+        """A ping is about its table as the play it names left it."""
+        return edge.about(ping.applied.session, state=ping.applied.state)
 
     async def _turn_dm(self, ping: TurnPing) -> None:
         prefs = await self.rt.settings.get(ping.user_id)

@@ -16,7 +16,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from pancog.adapter import ack
+from pancog.adapter import ack, edge
 from pancog.adapter.base import PanCog
 from pancog.adapter.board import Boards
 from pancog.adapter.checks import moderator, seat_of_member
@@ -144,7 +144,7 @@ class PlayCog(PanCog, name="PanPlay"):
         applied = await self.rt.tables.act(
             session.table_id, interaction.user.id, lambda seat: make(session.state, seat)
         )
-        await self.boards.pings.reply(
+        await self.boards.pings.answer(
             interaction,
             applied,
             lambda: self.hands.result(interaction, applied, interaction.user.id, with_hand=with_hand),
@@ -193,12 +193,11 @@ class PlayCog(PanCog, name="PanPlay"):
         async def edit() -> None:
             await ack.settle(interaction)
             attachments = [fresh()] if fresh else []
-            if interaction.response.is_done():
-                await interaction.edit_original_response(content=content[:2000], attachments=attachments, view=view)
-            else:
-                await interaction.response.edit_message(content=content[:2000], attachments=attachments, view=view)
+            await edge.update(
+                interaction, about=edge.about(session), content=content[:2000], attachments=attachments, view=view
+            )
 
-        await self.boards.pings.reply(
+        await self.boards.pings.answer(
             interaction,
             applied,
             lambda: deliver(edit, what=f"hand panel edit for interaction {interaction.id}"),
@@ -343,7 +342,7 @@ class PlayCog(PanCog, name="PanPlay"):
         value = engine.call_outs(state, seat)
         you = player is None or player.id == interaction.user.id
         text = outs_text(state, self.rt.names_at(session), seat, value, you=you)
-        await send_ephemeral(interaction, text)
+        await send_ephemeral(interaction, text, about=edge.about(session))
 
     def _seat_of_member(self, interaction: discord.Interaction[Any], member: discord.abc.User) -> int:
         seat = seat_of_member(self.here(interaction), member)
@@ -366,7 +365,7 @@ class PlayCog(PanCog, name="PanPlay"):
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
         try:
-            return cards_choices(self._my_state(interaction), current)
+            return edge.choices(interaction, cards_choices(self._my_state(interaction), current))
         except Exception:
             log.warning("cards autocomplete failed", exc_info=True)
             return []
@@ -386,7 +385,7 @@ class PlayCog(PanCog, name="PanPlay"):
             if turn is not None and turn.seat == seat and turn.drawn is not None:
                 options.insert(0, turn.drawn)
             names = [str(c) for c in options if str(c).lower().startswith(current.strip().lower())]
-            return fit_choices(app_commands.Choice(name=n, value=n) for n in names)
+            return edge.choices(interaction, (app_commands.Choice(name=n, value=n) for n in names))
         except Exception:
             log.warning("discard autocomplete failed", exc_info=True)
             return []
@@ -403,10 +402,13 @@ class PlayCog(PanCog, name="PanPlay"):
             state, seat = found
             pl = state.hand.players[seat] if state.hand else None
             melds = pl.melds if pl else ()
-            return fit_choices(
-                app_commands.Choice(name=meld_choice(m), value=m.id)
-                for m in melds
-                if str(m.id).startswith(str(current or ""))
+            return edge.choices(
+                interaction,
+                (
+                    app_commands.Choice(name=meld_choice(m), value=m.id)
+                    for m in melds
+                    if str(m.id).startswith(str(current or ""))
+                ),
             )
         except Exception:
             log.warning("meld autocomplete failed", exc_info=True)
@@ -424,7 +426,7 @@ class PlayCog(PanCog, name="PanPlay"):
             pl = state.hand.players[seat] if state.hand else None
             cards = dict.fromkeys(c for m in (pl.melds if pl else ()) for c in m.cards)
             names = [str(c) for c in cards if str(c).lower().startswith(current.strip().lower())]
-            return fit_choices(app_commands.Choice(name=n, value=n) for n in names)
+            return edge.choices(interaction, (app_commands.Choice(name=n, value=n) for n in names))
         except Exception:
             log.warning("borrow autocomplete failed", exc_info=True)
             return []

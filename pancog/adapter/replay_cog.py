@@ -15,37 +15,48 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import discord
 from discord import app_commands
 
-from pancog.adapter import ack, replay_images
+from pancog.adapter import ack, edge, replay_images
 from pancog.adapter.base import PanCog
 from pancog.adapter.board import ALT_TEXT_LIMIT
+from pancog.adapter.checks import moderator
 from pancog.adapter.errors import PanView, answer, deliver, send_ephemeral
 from pancog.adapter.groups import IN_PAN
+from pancog.adapter.presenters.common import WITHHELD, name_of
 from pancog.adapter.presenters.replay import (
     JUMP_NOT_OFFERED,
     JUMP_PLACEHOLDER,
     SHARE_NOT_OVER,
     SHARED,
+    history_files_note,
     jump_options,
     replay_button_label,
     replay_history_text,
+    reveal_announcement,
+    reveal_answer,
     share_alt_text,
     share_caption,
     step_text,
+    transcript_intro,
+    transcript_section,
 )
+from pancog.adapter.presenters.table import table_title
 from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
 from pancog.game.errors import PanError
 from pancog.infra.renderq import Priority
+from pancog.services.knowledge import Audience
 from pancog.services.replay import PUBLIC_VIEWER, HandReplay, ReplayService
+from pancog.services.tables import TableSession
 
 __all__ = ["REPLAY_ITEMS", "ReplayButton", "ReplayCog", "ReplaySelect"]
 
 NAV = {"first": "⏮", "prev": "◀", "next": "▶", "last": "⏭"}
+MAX_NOTATION_FILES = 8  # revealed hands' notation files under /pan history (Discord allows 10 files a message)
 VERBS = (*NAV, "share", "open")
 
 
@@ -88,7 +99,7 @@ class ReplayCog(PanCog, name="PanReplays"):
     @app_commands.command(
         name="history", description="Recent hands at this table, each with a Replay button", extras=IN_PAN
     )
-    @app_commands.describe(transcript="Also attach the full transcript file of this table's hands")
+    @app_commands.describe(transcript="Also attach this table's hand history as a file (what you may see of it)")
     async def history(self, interaction: discord.Interaction, transcript: bool = False) -> None:
         rt = await self.defer(interaction)
         session = self.here(interaction)
@@ -96,14 +107,89 @@ class ReplayCog(PanCog, name="PanReplays"):
         view = PanView()
         for summary in reversed(summaries):
             view.add_item(ReplayButton(session.table_id, summary.hand_no, 0, "open"))
-        kwargs: dict[str, Any] = {"view": view}
-        if transcript:
-            text = await self.replays.transcript(session.table_id)
-            kwargs["file"] = discord.File(io.BytesIO(text.encode()), filename=f"pan-{session.table_id}.txt")
         people = {p for summary in summaries for p in (*summary.dealt, summary.winner_id, *summary.splitter_ids)}
-        names = await rt.names.fetch(rt.guild_of(session), people)
-        await answer(interaction, replay_history_text(summaries, names), **kwargs)
+        names = await rt.names.fetch(rt.guild_of(session), {*people, interaction.user.id})
+        text = replay_history_text(summaries, names)
+        if not transcript:
+            await answer(interaction, text, about=edge.about(session), view=view)
+            view.stop()
+            return
+        audience, about, files, note = await self._transcripts(interaction, session, names)
+
+        async def send() -> None:
+            await ack.settle(interaction)
+            await edge.respond(interaction, text + note, about=about, audience=audience, view=view, files=files())
+
+        await deliver(send)
         view.stop()
+
+    async def _transcripts(
+        self, interaction: discord.Interaction[Any], session: TableSession, names: Mapping[int, str]
+    ) -> tuple[Audience, edge.About, Callable[[], list[discord.File]], str]:
+        """What /pan history transcript:True attaches for this member: the hand history in words, built from what
+        they may know of each hand (the public play, their own cards; the whole deal of a hand they may see in
+        full); for a moderator the table's machine notation (up to the hand in progress if they are dealt into
+        it); for the players of a revealed hand, that hand's machine notation. Returns (the audience, what the
+        answer is about, a maker of fresh files, the note saying what is attached)."""
+        rt = self.rt
+        user = interaction.user.id
+        is_mod = await moderator(rt.ledger, interaction, session.guild_id)
+        audience = Audience.moderator(user) if is_mod else Audience.person(user)
+        if rt.reveals is not None:
+            await rt.reveals.load(session.table_id)
+        log = await self.replays.log(session.table_id)
+        hand_nos = tuple(h.summary.hand_no for h in log.hands)
+        knows = rt.knowledge.of(session.state, audience, hands=hand_nos)
+
+        def full(hand_no: int) -> bool:
+            view = knows.hands.get(hand_no)
+            return view is not None and view.full
+
+        _log, records = await self.replays.records(session.table_id, user, full=full)
+        people = {p for r in records for p in (*r.replay.summary.dealt, r.replay.summary.winner_id or 0)}
+        # the transcript holds every hand of the table, the history above only the last ones
+        names = {**names, **await rt.names.fetch(rt.guild_of(session), people - set(names))}
+        channel_name = getattr(interaction.channel, "name", None)
+        sections: list[tuple[int | None, str]] = [
+            (None, transcript_intro(log.title or table_title(channel_name), name_of(names, user), moderator=is_mod))
+        ]
+        sections += [(r.replay.hand_no, transcript_section(r, names, user)) for r in records]
+        documents = [(f"pan-{session.table_id}-history.txt", sections)]
+        revealed: list[int] = []
+        if is_mod:
+            cut = next((n for n in hand_nos if not full(n)), None)  # the hand in progress they are dealt into
+            machine = await self.replays.transcript_sections(session.table_id, before_hand=cut)
+            documents.append((f"pan-{session.table_id}.pan", machine))
+        else:
+            revealed = [n for n in hand_nos if full(n)][-MAX_NOTATION_FILES:]
+            for hand_no in revealed:
+                notation = await self.replays.hand_notation(session.table_id, hand_no)
+                documents.append((f"pan-{session.table_id}-hand-{hand_no}.pan", [(hand_no, notation)]))
+
+        def files() -> list[discord.File]:
+            return [edge.Document(name, parts) for name, parts in documents]
+
+        note = history_files_note(machine=is_mod, hands=revealed)
+        return audience, edge.About(session=session, hands=hand_nos), files, note
+
+    @app_commands.command(
+        name="reveal", description="Agree to show a finished hand's whole deal to its players", extras=IN_PAN
+    )
+    @app_commands.describe(hand="The hand's number (/pan history lists them)")
+    async def reveal(self, interaction: discord.Interaction, hand: app_commands.Range[int, 1]) -> None:
+        rt = await self.defer(interaction)
+        session = self.here(interaction)
+        if rt.reveals is None:
+            raise NotOver
+        state = await rt.reveals.consent(session.table_id, hand, interaction.user.id)
+        names = await rt.names.fetch(rt.guild_of(session), [interaction.user.id, *state.waiting])
+        waiting = [name_of(names, p) for p in sorted(state.waiting)]
+        channel = interaction.channel
+        if isinstance(channel, discord.abc.Messageable):
+            public = reveal_announcement(name_of(names, interaction.user.id), hand, waiting)
+            none = discord.AllowedMentions.none()
+            await deliver(lambda: edge.post(rt.bot, channel, public, about=edge.STATIC, allowed_mentions=none))
+        await send_ephemeral(interaction, reveal_answer(hand, waiting), about=edge.about(session))
 
     async def names_in(self, interaction: discord.Interaction[Any], replay: HandReplay) -> dict[int, str]:
         """The names of everyone a replay shows (a plain dict: the shared animation is drawn in a worker process)."""
@@ -123,7 +209,7 @@ class ReplayCog(PanCog, name="PanReplays"):
                 return
             await self._show(interaction, await self.replays.replay(table_id, interaction.user.id, hand_no), 0)
             return
-        await interaction.response.defer()  # the step-through is edited in place
+        await edge.defer(interaction, thinking=False)  # the step-through is edited in place
         self.rt.remember(interaction.guild_id, interaction.user)
         replay = await self.replays.replay(table_id, interaction.user.id, hand_no)
         names = await self.names_in(interaction, replay)
@@ -148,16 +234,14 @@ class ReplayCog(PanCog, name="PanReplays"):
                 out.append(discord.File(io.BytesIO(hand), filename="hand.png"))
             return out
 
+        about = self._about(replay)
         if edit:
-            await deliver(lambda: interaction.edit_original_response(content=text, attachments=files(), view=view))
+            await deliver(lambda: edge.update(interaction, about=about, content=text, attachments=files(), view=view))
         else:
 
             async def send() -> None:  # the answer itself unless a slow render got it deferred (ack.py)
                 await ack.settle(interaction)
-                if interaction.response.is_done():
-                    await interaction.followup.send(text, files=files(), view=view, ephemeral=True, wait=True)
-                else:
-                    await interaction.response.send_message(text, files=files(), view=view, ephemeral=True)
+                await edge.respond(interaction, text, about=about, files=files(), view=view)
 
             await deliver(send)
         view.stop()
@@ -174,16 +258,30 @@ class ReplayCog(PanCog, name="PanReplays"):
             raise NotOver
         caption = share_caption(replay, names, interaction.user.id)
         filename = f"pan-hand-{hand_no}.gif"
+        about = self._about(replay)
         alt = share_alt_text(replay, names)[:ALT_TEXT_LIMIT]  # the last frame's text twin
 
         def send() -> Any:
-            return channel.send(caption, file=discord.File(io.BytesIO(gif), filename=filename, description=alt))
+            file = discord.File(io.BytesIO(gif), filename=filename, description=alt)
+            return edge.post(self.rt.bot, channel, caption, about=about, file=file)
 
-        await deliver(send)
+        posted = await deliver(send)
+        if posted is None:
+            await send_ephemeral(interaction, WITHHELD)
+            return
         if self.rt.web is not None and interaction.user.id in replay.summary.dealt:
             # a player of the hand shared it: the league web page may show its replay too
             await self.rt.web.share(interaction.guild_id or 0, table_id, hand_no, interaction.user.id)
         await send_ephemeral(interaction, SHARED)
+
+    def _about(self, replay: HandReplay) -> edge.About:
+        """A replay shows one hand of its table: the live table while it is open (the hand in progress as it is
+        now), else the table as its log ended."""
+        try:
+            session = self.rt.tables.get(replay.table_id)
+        except PanError:
+            return edge.About(hands=(replay.hand_no,), state=self.replays.cached_state(replay.table_id))
+        return edge.About(session=session, hands=(replay.hand_no,))
 
 
 class ReplayView(PanView):

@@ -32,12 +32,14 @@ from pancog.infra.tasks import Tasks
 from pancog.services.bots import BotDriver
 from pancog.services.clock import TurnClock
 from pancog.services.health import HealthRegistry
+from pancog.services.knowledge import KnowledgeService
 from pancog.services.league import LeagueService
 from pancog.services.ledger import ChipLedger
 from pancog.services.names import GuildNames, Names
 from pancog.services.outbox import Outbox
 from pancog.services.prefs import GuildChannels, GuildDisplaySettings, PlayerSettings
 from pancog.services.replay import ReplayService
+from pancog.services.reveals import RevealService
 from pancog.services.store import TableStore
 from pancog.services.tables import TableService, TableSession
 from pancog.services.tournaments.service import TournamentService
@@ -85,6 +87,8 @@ class PanRuntime:
     display: GuildDisplaySettings = field(default_factory=GuildDisplaySettings)  # /panadmin config four_colour
     replays: ReplayService | None = None  # hand history and replays
     watch: WatchService | None = None  # watching a hand with consent
+    reveals: RevealService | None = None  # consents to reveal a finished hand's whole deal to its players
+    knowledge: KnowledgeService = field(default_factory=KnowledgeService)  # what an audience may know (the edge)
     league: LeagueService | None = None  # seasons, standings, ratings, stats, flags
     tournaments: TournamentService | None = None  # community tournaments
     budget: GlobalBucket | None = None  # Discord's global limit shared through PostgreSQL (observe.open_budget)

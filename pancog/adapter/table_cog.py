@@ -11,7 +11,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from pancog.adapter import ack
+from pancog.adapter import ack, edge
 from pancog.adapter.base import PRESET_CHOICES, PanCog
 from pancog.adapter.board import BoardButton, Boards
 from pancog.adapter.checks import refuse_at_tournament_table, require_host_or_moderator
@@ -91,7 +91,7 @@ class GuideSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"pan
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         key = self.item.values[0] if self.item.values else "start"
         view = GuideView(key)
-        await interaction.response.edit_message(embed=guide_embed(key), view=view)  # one call: the page in place
+        await edge.update(interaction, about=edge.STATIC, embed=guide_embed(key), view=view)  # the page in place
         view.stop()
 
 
@@ -151,14 +151,12 @@ class TableCog(PanCog, name="PanTables"):
         async def run(interaction: discord.Interaction[Any], table_id: int, _values: tuple[str, ...]) -> None:
             self.rt.remember(interaction.guild_id, interaction.user)
             ack.later(self.rt.tasks, interaction, update=True)
-            private, public = await act(interaction, self.rt.tables.get(table_id))
+            session = self.rt.tables.get(table_id)
+            private, public = await act(interaction, session)
             await ack.settle(interaction)
-            if interaction.response.is_done():
-                await interaction.edit_original_response(content=private, view=None)
-            else:
-                await interaction.response.edit_message(content=private, view=None)
+            await edge.update(interaction, about=edge.about(session), content=private, view=None)
             if public is not None:  # a public followup on the same token: not counted against the global limit
-                await deliver(lambda: interaction.followup.send(public))
+                await deliver(lambda: edge.followup(interaction, public, about=edge.about(session)))
 
         return run
 
@@ -186,9 +184,9 @@ class TableCog(PanCog, name="PanTables"):
         name="help", description="The Pan guide: a first hand, the words, where help is", extras=IN_PAN
     )
     async def help_(self, interaction: discord.Interaction) -> None:
-        await interaction.response.send_message(
-            GUIDE_INTRO, embed=guide_embed("start"), view=GuideView("start"), ephemeral=True
-        )
+        view = GuideView("start")
+        await edge.respond(interaction, GUIDE_INTRO, about=edge.STATIC, embed=guide_embed("start"), view=view)
+        view.stop()
 
     @app_commands.command(name="open", description="Open a Pan table in this channel or thread", extras=IN_PAN)
     @app_commands.describe(
@@ -230,8 +228,9 @@ class TableCog(PanCog, name="PanTables"):
         )
         board = self.boards.get(session)
         board.new_post = False
-        content, file, view = await self.boards.payload(session, [])
-        message = await self.respond(interaction, content, ephemeral=False, file=file, view=view)
+        content, file, view, shown = await self.boards.payload(session, [])
+        about = edge.about(session, state=shown)
+        message = await self.respond(interaction, content, ephemeral=False, about=about, file=file, view=view)
         if message is not None:
             await rt.tables.set_board_message(session.table_id, message.id)
             board.adopt(interaction, message.id)  # edited through this token while it is valid
@@ -310,7 +309,7 @@ class TableCog(PanCog, name="PanTables"):
         board.carried_by(interaction)  # the hand's board goes out on this token once the answer is sent
         try:
             applied = await self.rt.tables.start_hand(session.table_id, interaction.user.id)
-            await self.boards.pings.reply(
+            await self.boards.pings.answer(
                 interaction,
                 applied,
                 lambda: send_ephemeral(interaction, hand_dealt(applied.state.hand_no)),
@@ -351,9 +350,10 @@ class TableCog(PanCog, name="PanTables"):
         text = rules_top_five(session.config.preset, session.rules, lines)
         view = PanView()
         view.add_item(BoardButton(session.table_id, "rules"))
-        await interaction.response.send_message(text, view=view, ephemeral=True)
+        await edge.respond(interaction, text, about=edge.STATIC, view=view)  # the table's rules: no hand's cards
         view.stop()
 
     async def all_rules(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
         """The All rules button under /pan rules: every house rule of the table."""
-        await self.respond(interaction, rules_text(session.config.preset, describe_rules(session.rules)))
+        text = rules_text(session.config.preset, describe_rules(session.rules))
+        await self.respond(interaction, text, about=edge.STATIC)  # the table's rules: no hand's cards

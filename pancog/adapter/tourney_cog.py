@@ -23,9 +23,10 @@ from typing import Any, Literal
 import discord
 from discord import app_commands
 
+from pancog.adapter import edge
 from pancog.adapter.base import PanCog
 from pancog.adapter.checks import moderator
-from pancog.adapter.errors import BadOption, fitted, send_ephemeral
+from pancog.adapter.errors import BadOption, send_ephemeral
 from pancog.adapter.groups import IN_TOURNEY
 from pancog.adapter.presenters.common import image_name_of, name_of
 from pancog.adapter.presenters.tournament import (
@@ -98,14 +99,8 @@ class TourneyThreads:
     async def create(self, t: Tournament, table_no: int) -> int:
         title = tourney_title(t.config.title, t.tournament_id)
         final = t.tables[table_no].final if table_no in t.tables else False
-        data = await self.bot.http.start_thread_without_message(
-            t.channel_id,
-            name=tourney_thread_name(title, table_no, final),
-            auto_archive_duration=1440,
-            type=discord.ChannelType.public_thread.value,
-            reason="tournament table",
-        )
-        thread_id = int(data["id"])
+        name = tourney_thread_name(title, table_no, final)
+        thread_id = await edge.start_thread(self.bot, t.channel_id, name=name, reason="tournament table")
         self.threads[t.tables[table_no].table_id] = thread_id
         return thread_id
 
@@ -122,7 +117,7 @@ class TourneyThreads:
                 continue
             self.archived.add(thread)
             try:
-                await self.bot.http.edit_channel(thread, archived=True, locked=True, reason="tournament table closed")
+                await edge.archive_thread(self.bot, thread, reason="tournament table closed")
             except discord.HTTPException as exc:
                 log.warning("tournament %s: archiving thread %s failed: %s", t.tournament_id, thread, exc)
 
@@ -305,9 +300,9 @@ class TourneyCog(PanCog, name="PanTourney"):
         text, view = self._announcement(t)
         channel = self.rt.bot.get_partial_messageable(channel_id, guild_id=t.guild_id)
         try:
-            await channel.get_partial_message(message_id).edit(
-                content=text, view=view, allowed_mentions=discord.AllowedMentions.none()
-            )
+            message = channel.get_partial_message(message_id)
+            none = discord.AllowedMentions.none()
+            await edge.edit(self.rt.bot, message, about=edge.STATIC, content=text, view=view, allowed_mentions=none)
         except discord.HTTPException as exc:
             log.warning("tournament %s: announcement edit failed: %s", t.tournament_id, exc)
 
@@ -385,8 +380,10 @@ class TourneyCog(PanCog, name="PanTourney"):
         )
         text, view = self._announcement(t)
         channel = self.rt.bot.get_partial_messageable(t.channel_id, guild_id=t.guild_id)
-        message = await channel.send(text, view=view, allowed_mentions=discord.AllowedMentions.none())
-        await self.service.remember_announcement(t.tournament_id, message.channel.id, message.id)
+        none = discord.AllowedMentions.none()
+        message = await edge.post(self.rt.bot, channel, text, about=edge.STATIC, view=view, allowed_mentions=none)
+        if message is not None:
+            await self.service.remember_announcement(t.tournament_id, message.channel.id, message.id)
         text = tourney_created(self._title(t))
         if winner_role is not None:  # told once, now: the bot's permissions as Discord resolved them here
             can = interaction.app_permissions.manage_roles
@@ -587,8 +584,8 @@ class TourneyCog(PanCog, name="PanTourney"):
     ) -> None:
         channel = self.rt.bot.get_partial_messageable(channel_id, guild_id=guild_id)
         mentions = discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(u) for u in users])
-        content, kwargs = fitted(text, allowed_mentions=mentions, **({"file": file} if file is not None else {}))
-        await channel.send(content, **kwargs)
+        extra = {"file": file} if file is not None else {}
+        await edge.post(self.rt.bot, channel, text, about=edge.STATIC, allowed_mentions=mentions, **extra)
 
     async def _table_opened(self, t: Tournament, event: TableOpened) -> None:
         humans = [p for p in event.player_ids if p > 0]

@@ -20,6 +20,7 @@ from typing import Any
 
 import discord
 
+from pancog.adapter import edge
 from pancog.adapter.base import acknowledge
 from pancog.adapter.errors import PanView, answer, deliver, send_ephemeral
 from pancog.adapter.presenters.common import name_of
@@ -66,7 +67,9 @@ class Watching:
         channel = interaction.channel
         if isinstance(channel, discord.abc.Messageable):
             mentions = discord.AllowedMentions(users=[discord.Object(id=watcher)], everyone=False, roles=False)
-            await deliver(lambda: channel.send(text, view=view, allowed_mentions=mentions))
+            await deliver(
+                lambda: edge.post(rt.bot, channel, text, about=edge.STATIC, view=view, allowed_mentions=mentions)
+            )
         view.stop()
         await send_ephemeral(interaction, watch_granted(f"<@{watcher}>"))
 
@@ -78,7 +81,8 @@ class Watching:
         text = watch_stopped(name_of(rt.names_of(interaction.guild_id or 0), player), f"<@{grant.watcher_id}>")
         channel = interaction.channel
         if isinstance(channel, discord.abc.Messageable):
-            await deliver(lambda: channel.send(text, allowed_mentions=discord.AllowedMentions.none()))
+            none = discord.AllowedMentions.none()
+            await deliver(lambda: edge.post(rt.bot, channel, text, about=edge.STATIC, allowed_mentions=none))
         await send_ephemeral(interaction, WATCH_STOPPED_PRIVATE)
 
     async def show(self, interaction: discord.Interaction[Any], table_id: int, player_id: int) -> None:
@@ -86,6 +90,7 @@ class Watching:
         also what My hand shows a watcher who has no seat here."""
         if not interaction.response.is_done():
             await acknowledge(self.rt, interaction)
+        session = self.rt.tables.get(table_id)
         watched = self.watch.watched_hand(table_id, interaction.user.id, player_id)
         prefs = await self.rt.settings.get(interaction.user.id)
         snap = HandSnapshot(
@@ -97,7 +102,8 @@ class Watching:
         png = await self.rt.renders.render(render_hand_png, snap, priority=Priority.URGENT)
         names = await self.rt.names.fetch(interaction.guild_id or 0, [watched.grant.player_id])
         text = watched_hand_text(name_of(names, watched.grant.player_id), snap)
-        await answer(interaction, text, file=discord.File(io.BytesIO(png), filename="watched.png"))
+        file = discord.File(io.BytesIO(png), filename="watched.png")
+        await answer(interaction, text, about=edge.about(session), file=file)
 
 
 class WatchButton(

@@ -159,6 +159,9 @@ _SUIT_PARSE = {
     "♠": Suit.SPADES,
     "♤": Suit.SPADES,
 }
+EXAMPLES = ("like 5S, QH or 7♦", "like 5S or QH", "like 5S 5S 5S")
+"""The notation examples the parse errors give: fixed text, not anyone's cards (the bot's edge skips them)."""
+
 _SEPARATORS = re.compile(r"[\s,;]+")
 EXCERPT_MAX = 12
 """Refusals quote at most this many characters of what the player typed, then a clear cut (``…``)."""
@@ -178,11 +181,11 @@ def parse_card(text: str) -> Card:
     """
     token = text.strip().upper().replace("\ufe0f", "")  # drop emoji variation selectors
     if not token:
-        raise NotationError("No card given. Write cards like 5S, QH or 7♦.")
+        raise NotationError(f"No card given. Write cards {EXAMPLES[0]}.")
     if token in ("JOKER", "JK", "JKR", "X", "*", "W") or "JOKER" in token:
         raise NotationError("Pan is played without jokers or wild cards.")
     if len(token) < 2:
-        raise NotationError(f"'{excerpt(text)}' is not a card. Write a rank and a suit, like 5S or QH.")
+        raise NotationError(f"'{excerpt(text)}' is not a card. Write a rank and a suit, {EXAMPLES[1]}.")
     rank_part, suit_part = token[:-1], token[-1]
     if rank_part in ("8", "9", "10", "T"):
         raise NotationError("Pan decks have no 8s, 9s or 10s.")
@@ -203,7 +206,7 @@ def parse_cards(text: str) -> tuple[Card, ...]:
     """
     tokens = [t for t in _SEPARATORS.split(text.strip()) if t]
     if not tokens:
-        raise NotationError("No cards given. Write cards like 5S 5S 5S.")
+        raise NotationError(f"No cards given. Write cards {EXAMPLES[2]}.")
     return tuple(parse_card(t) for t in tokens)
 
 

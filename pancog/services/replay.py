@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from pancog.game import engine
@@ -26,10 +26,10 @@ from pancog.game.actions import Action, StartHand
 from pancog.game.cards import Card
 from pancog.game.engine import Observation
 from pancog.game.errors import PanError
-from pancog.game.events import Event, HandEnded, HandStarted
-from pancog.game.notation import dump_transcript, parse_action
+from pancog.game.events import CardsDealt, Event, HandEnded, HandStarted
+from pancog.game.notation import dump_transcript, format_action, format_rules, parse_action
 from pancog.game.rules import Rules
-from pancog.game.state import DrawSource, Seat, TableState, initial_state
+from pancog.game.state import DrawSource, HandState, Seat, TableState, initial_state
 from pancog.services.chips import HandChips, HandResult
 from pancog.services.store import TableStore
 from pancog.services.tables import NoTableHere, TableClosed, TableConfig
@@ -37,12 +37,14 @@ from pancog.services.tables import NoTableHere, TableClosed, TableConfig
 __all__ = [
     "PUBLIC_VIEWER",
     "HandNotFound",
+    "HandRecord",
     "HandReplay",
     "HandSummary",
     "ReplayService",
     "ReplayStep",
     "TableLog",
     "build_replay",
+    "dealt_hands",
 ]
 
 STRANGER = -1
@@ -139,6 +141,8 @@ class _Hand:
     summary: HandSummary
     start: TableState  # the table just before the deal
     actions: list[tuple[int, Action]]  # (seq, action), the deal first
+    players: dict[int, int] = dataclasses.field(default_factory=dict)  # seat -> player id, as dealt
+    end: HandState | None = None  # the finished hand (its melds, discards and every hand as they ended)
 
 
 @dataclass(slots=True)
@@ -179,13 +183,15 @@ class TableLog:
                     winner_id=None,
                     actions=1,
                 )
-                self.hands.append(_Hand(summary=summary, start=before, actions=[(seq, action)]))
+                players = {s: _player_id(after, s) for s in started.dealt}
+                self.hands.append(_Hand(summary=summary, start=before, actions=[(seq, action)], players=players))
             elif self.hands and self.hands[-1].summary.ended is None and before.hand is not None:
                 current = self.hands[-1]
                 summary = dataclasses.replace(current.summary, last_seq=seq, actions=current.summary.actions + 1)
                 ended = next((e for e in transition.events if isinstance(e, HandEnded)), None)
                 if ended is not None:
                     summary = _with_result(summary, ended, before, after, result)
+                    current.end = after.last_hand
                 current.summary = summary
                 current.actions.append((seq, action))
             self.state = after
@@ -305,6 +311,29 @@ def build_replay(log: TableLog, hand_no: int, viewer_id: int) -> HandReplay:
     )
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandRecord:
+    """One hand of a readable transcript as one viewer may know it: the viewer's replay (public steps, his own
+    cards), the commit time of each step (Unix seconds; None if unknown), and ``dealt`` — every player's dealt
+    cards by player id — only when the viewer may see the whole deal (None otherwise)."""
+
+    replay: HandReplay
+    times: tuple[float | None, ...]
+    dealt: Mapping[int, tuple[Card, ...]] | None = None
+
+
+def dealt_hands(log: TableLog, hand_no: int) -> dict[int, tuple[Card, ...]]:
+    """FULL DEAL: every player's ten cards as hand ``hand_no`` was dealt (player id -> cards).
+
+    Raises:
+        HandNotFound.
+    """
+    hand = log.find(hand_no)
+    _seq, deal = hand.actions[0]
+    transition = engine.apply(hand.start, deal)
+    return {hand.players.get(e.seat, 0): e.cards for e in transition.events if isinstance(e, CardsDealt)}
+
+
 # --------------------------------------------------------------------------------------------- the service
 
 
@@ -372,15 +401,91 @@ class ReplayService:
         log = await self.log(table_id)
         return log.find(hand_no).summary.result
 
-    async def transcript(self, table_id: int) -> str:
-        """The table's whole log as a replayable transcript (``pancog.game.notation``: rules line, one action a line).
+    async def transcript(self, table_id: int, *, before_hand: int | None = None) -> str:
+        """The table's log as a replayable transcript (``pancog.game.notation``: rules line, one action a line), up
+        to the deal of hand ``before_hand`` if given. FULL DEAL (every ``start seed=…``): for moderators only.
+
+        Raises:
+            NoTableHere.
+        """
+        return "".join(text for _hand, text in await self.transcript_sections(table_id, before_hand=before_hand))
+
+    async def transcript_sections(
+        self, table_id: int, *, before_hand: int | None = None
+    ) -> list[tuple[int | None, str]]:
+        """:meth:`transcript` cut where the hands are: (hand number, its lines) for the actions of a hand, (None,
+        lines) for the rules line and what happens between hands (sitting down, leaving). Joined, the transcript.
 
         Raises:
             NoTableHere.
         """
         log = await self.log(table_id)
         rows = await self.store.read_log(table_id)
-        return dump_transcript(log.rules, [parse_action(text) for _seq, text, _events in rows])
+        if before_hand is not None:
+            cut = next((h.summary.first_seq for h in log.hands if h.summary.hand_no == before_hand), None)
+            if cut is not None:
+                rows = [row for row in rows if row[0] < cut]
+        spans = [(h.summary.first_seq, h.summary.last_seq, h.summary.hand_no) for h in log.hands]
+        sections: list[tuple[int | None, str]] = [(None, format_rules(log.rules) + "\n")]
+        for seq, text, _events in rows:
+            hand_no = next((n for first, last, n in spans if first <= seq <= last), None)
+            line = format_action(parse_action(text)) + "\n"
+            if sections[-1][0] == hand_no:
+                sections[-1] = (hand_no, sections[-1][1] + line)
+            else:
+                sections.append((hand_no, line))
+        return sections
+
+    def cached_state(self, table_id: int) -> TableState | None:
+        """The table as its cached log ends (None: not cached)."""
+        log = self._cache.get(table_id)
+        return log.state if log is not None else None
+
+    def past_hands(self, table_id: int, hand_nos: Collection[int]) -> list[tuple[HandState, dict[int, int]]]:
+        """The finished hands ``hand_nos`` of a table whose log is cached (final state, seat -> player id): what the
+        knowledge service needs of older hands, without I/O (a hand not cached or not finished is left out)."""
+        log = self._cache.get(table_id)
+        if log is None:
+            return []
+        wanted = set(hand_nos)
+        return [(h.end, dict(h.players)) for h in log.hands if h.end is not None and h.summary.hand_no in wanted]
+
+    async def hand_notation(self, table_id: int, hand_no: int) -> str:
+        """One hand's machine notation: the rules line, then the hand's actions from its deal (the seed included)
+        to its end. FULL DEAL: for moderators and for the players of a revealed hand only.
+
+        Raises:
+            NoTableHere, HandNotFound.
+        """
+        log = await self.log(table_id)
+        hand = log.find(hand_no)
+        header = f"# table {table_id}, hand {hand_no} (seq {hand.summary.first_seq}-{hand.summary.last_seq})"
+        return header + "\n" + dump_transcript(log.rules, [a for _seq, a in hand.actions])
+
+    async def records(
+        self, table_id: int, viewer_id: int, *, full: Callable[[int], bool] = lambda _hand_no: False
+    ) -> tuple[TableLog, list[HandRecord]]:
+        """Every hand of the table as ``viewer_id`` may know it (public play, his own cards; the whole deal of the
+        hands ``full(hand_no)`` allows), with the time of each action: a readable transcript's material.
+
+        Raises:
+            NoTableHere.
+        """
+        log = await self.log(table_id)
+        times = dict(await self.store.read_log_times(table_id))
+        hands = [h.summary.hand_no for h in log.hands]
+        deals = {n: full(n) for n in hands}
+
+        def build() -> list[HandRecord]:
+            out = []
+            for hand_no in hands:
+                replay = build_replay(log, hand_no, viewer_id)
+                dealt = dealt_hands(log, hand_no) if deals[hand_no] else None
+                when = tuple(times.get(step.seq) for step in replay.steps)
+                out.append(HandRecord(replay=replay, times=when, dealt=dealt))
+            return out
+
+        return log, await asyncio.to_thread(build)
 
     async def replay(self, table_id: int, viewer_id: int, hand_no: int | None = None) -> HandReplay:
         """Hand ``hand_no`` (default: the viewer's last hand here, else the table's last hand) for ``viewer_id``.

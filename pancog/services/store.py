@@ -389,6 +389,11 @@ class TableStore:
         async with self.storage.transaction(write=False) as tx:
             return await tx.read_log(table_id, after_seq)
 
+    async def read_log_times(self, table_id: int, after_seq: int = 0) -> list[tuple[int, float]]:
+        """(seq, commit time in Unix seconds) of any table's log after ``after_seq``."""
+        async with self.storage.transaction(write=False) as tx:
+            return await tx.read_log_times(table_id, after_seq)
+
 
 def _close_result(receipt: Receipt, table_id: int) -> CloseResult:
     cashouts: dict[int, int] = {}

@@ -63,12 +63,15 @@ async def test_commands_config_and_settings(pan: Pan) -> None:
 
 
 async def test_commands_history_close_and_outs(pan: Pan, monkeypatch: pytest.MonkeyPatch) -> None:
-    """History lists the hands (with a transcript file); /outs calls a board; close returns every chip."""
+    """History lists the hands (with the hand history in words, and for a moderator the machine notation); /outs
+    calls a board; close returns every chip."""
     a, b = await pan.seat(2)
     await play_two(pan)
-    reply = await pan.slash(b, "pan history", transcript=True)
+    reply = await pan.slash(b, "pan history", transcript=True)  # the fake's members are moderators by default
     assert private_to(reply, b) and "Hand 1 — player1 went out" in reply.text
-    assert reply.files and reply.files[0][0].endswith(".txt") and b"\nstart first=0 shoe=" in reply.files[0][1]
+    files = dict(reply.files)
+    assert set(files) == {f"pan-{pan.session().table_id}-history.txt", f"pan-{pan.session().table_id}.pan"}
+    assert b"\nstart first=0 shoe=" in files[f"pan-{pan.session().table_id}.pan"]
     pan.stack(TWO_SHOE, first_seat=1)
     await pan.slash(a, "pan start")
     reply = await pan.slash(b, "outs", player=a)

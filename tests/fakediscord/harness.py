@@ -252,6 +252,14 @@ class Harness:
         return message.seen()
 
     # ------------------------------------------------------------------ places and people
+    def plain_member(self, *users: FakeUser) -> None:
+        """These members lose Manage Server (and every other moderator permission): their interactions carry a
+        plain member's permissions (view, send, read history, use application commands), so the bot's moderator
+        checks refuse them. By default every member's interactions carry every permission."""
+        plain = (1 << 10) | (1 << 11) | (1 << 16) | (1 << 31) | (1 << 38)
+        for user in users:
+            self.fake.member_permissions[user.id] = plain
+
     def set_locale(self, user: FakeUser, locale: str, guild: FakeGuild | None = None) -> None:
         """The user's Discord client language (and, with ``guild``, that server's preferred locale): the
         ``locale`` / ``guild_locale`` of their interactions. Only Discord's locale codes exist (``es-ES``,

@@ -262,6 +262,9 @@ class FakeDiscord:
         self.now: Callable[[], datetime] = lambda: datetime.now(UTC)  # scheduled events: "in the future" vs this
         self.role_grants: collections.Counter[tuple[int, int, int]] = collections.Counter()
         self.reopened: list[Reopened] = []
+        # A member's permissions in the channel of their interactions (``member.permissions``): every permission
+        # unless a test sets fewer here (e.g. a plain member without Manage Server, who is not a moderator).
+        self.member_permissions: dict[int, int] = {}
         self.bot_user = FakeUser(id=snowflake(), name=bot_name, bot=True)
         self.application_id = self.bot_user.id
         self.users: dict[int, FakeUser] = {self.bot_user.id: self.bot_user}
@@ -274,6 +277,9 @@ class FakeDiscord:
         self.interactions: dict[int, FakeInteraction] = {}
         self._by_token: dict[str, FakeInteraction] = {}
         self.calls: list[RestCall] = []
+        # Called with each REST call the fake accepted (2xx), at once, before the bot hears back: a test that checks
+        # payloads against the moment they were sent (the leak oracle) reads the world as it is then.
+        self.on_accepted: list[Callable[[RestCall], None]] = []
         self.violations: list[str] = []
         self.unhandled: list[str] = []
         self.faults: list[Fault] = []
@@ -699,6 +705,10 @@ class FakeDiscord:
             "relationships": [],
         }
 
+    def _permissions_of(self, user: FakeUser) -> str:
+        found = self.member_permissions.get(user.id)
+        return ALL_PERMISSIONS if found is None else str(found)
+
     def _member(self, user: FakeUser, guild: FakeGuild | None = None) -> dict[str, Any]:
         roles = sorted(guild.member_roles.get(user.id, set())) if guild is not None else []
         return {
@@ -825,7 +835,7 @@ class FakeDiscord:
                 "guild_id": str(guild.id),
                 "guild": {"id": str(guild.id), "locale": guild.locale, "features": []},
                 "guild_locale": guild.locale,
-                "member": self._member(user, guild) | {"permissions": ALL_PERMISSIONS},
+                "member": self._member(user, guild) | {"permissions": self._permissions_of(user)},
             }
         else:
             payload["user"] = user.to_json()
@@ -1004,9 +1014,15 @@ class FakeDiscord:
             await hold.released.wait()
         if result is None:
             call.status = 204
+            self._accepted(call)
             return web.Response(status=204, headers=_ratelimit_headers(template))
         call.status = 200
+        self._accepted(call)
         return _json(result, headers=_ratelimit_headers(template))
+
+    def _accepted(self, call: RestCall) -> None:
+        for hook in list(self.on_accepted):
+            hook(call)
 
     def _over_global_limit(self, now: float) -> bool:
         """Discord's global limit: at most ``global_limit`` counted requests in any one second, across every

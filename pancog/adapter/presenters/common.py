@@ -16,6 +16,10 @@ from pancog.game.words import plural as plural  # the one count-in-words helper,
 from renderer import MeldSnapshot, SeatStatus
 
 SOMETHING_WRONG = "Something went wrong — the table is unchanged."
+WITHHELD = (
+    "That answer was held back: it would have shown something that is not yours to see. The problem is logged; "
+    "the game itself is not affected."
+)
 Names = Mapping[int, str]
 
 

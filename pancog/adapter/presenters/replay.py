@@ -6,10 +6,12 @@ hidden cards. Functions whose output holds the viewer's own cards say PRIVATE.""
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable, Sequence
 
 from pancog.adapter.presenters.common import (
     Names,
+    cards_text,
     image_name,
     image_name_of,
     meld_snapshots,
@@ -25,7 +27,7 @@ from pancog.game.engine import PlayerView
 from pancog.game.events import CardPlucked, OptionTaken, WentOut
 from pancog.game.state import DrawSource, HandState, Phase, PlayerHand, Seat, Step, TableState
 from pancog.services.chips import HandResult
-from pancog.services.replay import HandReplay, HandSummary, ReplayStep
+from pancog.services.replay import HandRecord, HandReplay, HandSummary, ReplayStep
 from renderer import (
     HandSnapshot,
     InPlayHow,
@@ -322,3 +324,79 @@ def watched_hand_text(player: str, snapshot: HandSnapshot) -> str:
     if text.startswith("Your hand"):
         text = f"{player}'s hand" + text[len("Your hand") :]
     return f"{text}\nShared with you by {player} for this hand (read-only)."
+
+
+# --------------------------------------------------------------------------------------------- transcripts
+
+
+def _clock(when: float | None, *, date: bool = False) -> str:
+    if when is None:
+        return "--:--:--"
+    moment = datetime.datetime.fromtimestamp(when, tz=datetime.UTC)
+    return moment.strftime("%Y-%m-%d %H:%M UTC" if date else "%H:%M:%S")
+
+
+def transcript_intro(title: str, viewer: str, *, moderator: bool) -> str:
+    """The readable transcript's first lines: whose view it is, and what it holds."""
+    if moderator:
+        what = "every hand's whole deal where a floor ruling may see it (the machine notation is attached too)"
+    else:
+        what = "the public play and your own cards; a hand every player agreed to reveal (/pan reveal) shows whole"
+    return f"{plain_text(title) or 'Pan table'} — hand history as {plain_text(viewer)} may see it: {what}.\n\n"
+
+
+def transcript_section(record: HandRecord, names: Names, viewer_id: int) -> str:
+    """One hand of the readable transcript (names, cards with suit symbols, times in UTC, chips): its public play,
+    the viewer's own cards, and every player's dealt cards only when the viewer may see the whole deal."""
+    replay = record.replay
+    summary = replay.summary
+    dealt = ", ".join(image_name_of(names, p) for p in summary.dealt)
+    first = record.times[0] if record.times else None
+    lines = [f"Hand {replay.hand_no} · {_clock(first, date=True)} · dealt to {dealt}"]
+    pad = " " * 10
+    for step, when in zip(replay.steps, record.times, strict=False):
+        lines.append(f"  {_clock(when)}  {plain_text(step_line(step, names))}")
+        if step.index == 0:
+            if record.dealt is not None:
+                for player, cards in record.dealt.items():
+                    lines.append(f"  {pad}{image_name_of(names, player)} was dealt {cards_text(cards)}")
+            elif replay.viewer_seat is not None:
+                lines.append(f"  {pad}Your cards: {cards_text(step.own)}")
+    last = replay.steps[-1] if replay.steps else None
+    if last is not None and replay.viewer_seat is not None and record.dealt is None and last.own:
+        lines.append(f"  {pad}Your cards now: {cards_text(last.own)}")
+    lines.append(f"  Result: {plain_text(summary_line(summary, names))}")
+    return "\n".join(lines) + "\n\n"
+
+
+def history_files_note(*, machine: bool, hands: Sequence[int]) -> str:
+    """PRIVATE: under /pan history transcript:True, what the attached files are."""
+    note = "\nAttached: the hand history in words (public play and your own cards)."
+    if machine:
+        note += " And the machine notation of the table (for replays and floor rulings)."
+    elif hands:
+        listed = ", ".join(str(n) for n in hands)
+        note += f" And the machine notation of hand{'s' if len(hands) > 1 else ''} {listed}, revealed by its players."
+    return note
+
+
+def reveal_answer(hand_no: int, waiting: Sequence[str]) -> str:
+    """PRIVATE: the answer to /pan reveal."""
+    if waiting:
+        return (
+            f"You agree to reveal hand {hand_no} to its players. It stays hidden until every player of it agrees; "
+            f"waiting for {', '.join(waiting)} (`/pan reveal hand:{hand_no}`)."
+        )
+    return (
+        f"Every player of hand {hand_no} agreed: its whole deal is in `/pan history transcript:True` for each of them."
+    )
+
+
+def reveal_announcement(who: str, hand_no: int, waiting: Sequence[str]) -> str:
+    """PUBLIC, at the table: a player agrees to reveal a finished hand (no card is named)."""
+    if waiting:
+        return (
+            f"{who} agrees to reveal hand {hand_no}'s whole deal to its players; waiting for "
+            f"{', '.join(waiting)} (`/pan reveal hand:{hand_no}`)."
+        )
+    return f"{who} agrees to reveal hand {hand_no}: every player of it agreed, so they can now see its whole deal."

@@ -378,6 +378,10 @@ class StorageTx(Protocol):
         """(seq, action, events) of a table's log after ``after_seq``, in order."""
         ...
 
+    async def read_log_times(self, table_id: int, after_seq: int = 0) -> list[tuple[int, float]]:
+        """(seq, when it was committed: Unix seconds) of a table's log after ``after_seq``, in order."""
+        ...
+
     async def table_balances(self, table_id: int) -> dict[Account, int]:
         """Non-zero stack and tops balances of a table."""
         ...

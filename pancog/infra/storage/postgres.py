@@ -325,6 +325,12 @@ class PostgresTx:
         )
         return [(int(r["seq"]), str(r["action"]), str(r["events"])) for r in rows]
 
+    async def read_log_times(self, table_id: int, after_seq: int = 0) -> list[tuple[int, float]]:
+        rows = await self._conn.fetch(
+            "SELECT seq, created_at FROM actions WHERE table_id = $1 AND seq > $2 ORDER BY seq", table_id, after_seq
+        )
+        return [(int(r["seq"]), float(r["created_at"])) for r in rows]
+
     async def table_balances(self, table_id: int) -> dict[Account, int]:
         rows = await self._conn.fetch(
             "SELECT kind, scope_id, user_id, pot, balance FROM accounts "

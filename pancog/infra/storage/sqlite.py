@@ -309,6 +309,12 @@ class SqliteTx:
         )
         return [(int(s), str(a), str(e)) for s, a, e in rows]
 
+    async def read_log_times(self, table_id: int, after_seq: int = 0) -> list[tuple[int, float]]:
+        rows = await self._conn.execute_fetchall(
+            "SELECT seq, created_at FROM actions WHERE table_id = ? AND seq > ? ORDER BY seq", (table_id, after_seq)
+        )
+        return [(int(s), float(t)) for s, t in rows]
+
     async def table_balances(self, table_id: int) -> dict[Account, int]:
         rows = await self._conn.execute_fetchall(
             "SELECT kind, scope_id, user_id, pot, balance FROM accounts "
