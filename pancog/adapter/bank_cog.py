@@ -14,6 +14,7 @@ from pancog.adapter.errors import send_ephemeral
 from pancog.adapter.presenters.bank import balance_text, daily_text, leaderboard_text, season_bank_text
 from pancog.adapter.presenters.hand import settings_text
 from pancog.adapter.presenters.league import league_board
+from pancog.services.ledger import BankScope
 from pancog.services.prefs import DmMode, PingMode, SortOrder
 
 __all__ = ["BankCog"]
@@ -27,17 +28,17 @@ class BankCog(PanCog, name="PanBank"):
         rt = await self.defer(interaction)
         guild_id = interaction.guild_id or 0
         bank = await rt.ledger.ensure_player(guild_id, interaction.user.id)
-        stacks: dict[int, int] = {}  # bank scope -> chips on its tables (the guild's, or a bank season's)
+        stacks: dict[BankScope, int] = {}  # bank scope -> chips on its tables (the guild's, or a bank season's)
         for s in rt.tables.tables_of(interaction.user.id):
             if s.guild_id == guild_id:
                 seat = s.state.seat(s.seat_of(interaction.user.id))
                 stacks[s.bank_scope] = stacks.get(s.bank_scope, 0) + (seat.stack if seat is not None else 0)
-        text = balance_text(bank, stacks.get(guild_id, 0))
+        text = balance_text(bank, stacks.get(BankScope.guild(guild_id), 0))
         league = rt.league
         season = await league.active_season(guild_id) if league is not None else None
         if league is not None and season is not None and season.mode == "bank":  # a bank season: its banks are apart
             held = await league.season_bank(guild_id, interaction.user.id)
-            text += "\n" + season_bank_text(season, held, stacks.get(season.scope_id, 0))
+            text += "\n" + season_bank_text(season, held, stacks.get(BankScope.season(season.scope_id), 0))
         await send_ephemeral(interaction, text)
 
     @app_commands.command(name="daily", description="Claim your daily chips", extras=IN_PAN)

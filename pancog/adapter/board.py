@@ -255,7 +255,7 @@ class Boards:
                 on_capture()
             state, notes = session.state, lines()
             title = self.title(session)
-            four_color = rt.display.cached(abs(session.guild_id)).four_color  # the server's choice
+            four_color = rt.display.cached(session.guild_id).four_color  # the server's choice
             snap = table_snapshot(state, rt.names, title=title, notes=notes[-3:], four_color=four_color)
             text = board_text(
                 state,
@@ -544,7 +544,7 @@ class Board:
             rt.names,
             applied.events,
             title=self.boards.title(self.session),
-            four_color=rt.display.cached(abs(self.session.guild_id)).four_color,
+            four_color=rt.display.cached(self.session.guild_id).four_color,
         )
         files: list[discord.File] = []
         if snap is not None:

@@ -150,7 +150,7 @@ async def setup(bot: commands.Bot) -> None:
     for stored in await rt.store.load_open_tables():
         rt.load_names(stored.row.meta)
     for session in rt.tables.sessions:  # the boards render from the cache (GuildDisplaySettings.cached)
-        await rt.display.get(abs(session.guild_id))
+        await rt.display.get(session.guild_id)
     attach(bot, rt)
     bot.tree.add_command(rt.group)
     tourney: TourneyCog | None = None

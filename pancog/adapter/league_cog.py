@@ -37,6 +37,7 @@ from pancog.adapter.roles import give_role
 from pancog.adapter.runtime import PanRuntime
 from pancog.infra.renderq import Priority
 from pancog.services.league import LeagueService, SeasonInfo, display
+from pancog.services.ledger import BankScope
 from pancog.services.tables import NoTableHere
 from renderer.stats import StatsSnapshot, render_stats_png, stats_text
 
@@ -148,7 +149,8 @@ class LeagueCog(PanCog, name="PanLeague"):
         each stack goes back to its season bank before the banks are closed; the table's channel is told. Returns
         how many closed."""
         closed = 0
-        for session in [s for s in self.rt.tables.sessions if s.config.bank_scope == scope_id]:
+        season = BankScope.season(scope_id)
+        for session in [s for s in self.rt.tables.sessions if s.bank_scope == season]:
             try:
                 returned = await self.rt.tables.close_system(session.table_id)
             except NoTableHere:  # closed meanwhile

@@ -1,9 +1,14 @@
 """Double-entry chip ledger: every movement is a zero-sum, idempotent journal of postings.
 
-Accounts (see :class:`~pancog.infra.storage.base.Account`): a player's ``bank`` per guild, a player's ``stack``
-at a table, a table's ``tops`` pots (singles / doubles), and one ``issued`` system account per guild that
-mirrors every chip created (the only account allowed below zero). So the sum of all accounts is always
-zero, and "chips in play" in a guild is minus its issued account.
+Accounts (see :class:`~pancog.infra.storage.base.Account`): a player's ``bank`` per bank scope, a player's
+``stack`` at a table, a table's ``tops`` pots (singles / doubles), and one ``issued`` system account per bank scope
+that mirrors every chip created (the only account allowed below zero). So the sum of all accounts is always
+zero, and "chips in play" in a scope is minus its issued account.
+
+A bank scope (:class:`~pancog.infra.storage.base.BankScope`) is one currency of chips: a guild's (the usual case:
+methods taking ``scope`` accept a plain guild id for it), a guild's practice chips, a tournament's chips, or a chip
+league's bank season. A guild's starting and daily chips are its settings; another scope's are
+:meth:`ChipLedger.set_scope_chips` (default: the guild defaults).
 
 Every write is one transaction ``BEGIN IMMEDIATE … COMMIT`` that inserts the journal under a UNIQUE
 idempotency key first: a retry with the same key posts nothing and returns the original receipt. A debit
@@ -27,10 +32,12 @@ from pancog.infra.storage.base import (
     Account,
     AccountKind,
     AuditFacts,
+    BankScope,
     GuildSettings,
     IdempotencyConflict,
     Overdraw,
     Posting,
+    ScopeKind,
     Storage,
     StorageError,
     StorageTx,
@@ -41,12 +48,14 @@ __all__ = [
     "Account",
     "AccountKind",
     "AuditReport",
+    "BankScope",
     "ChipLedger",
     "DailyClaim",
     "InsufficientChips",
     "InvalidAmount",
     "Posting",
     "Receipt",
+    "ScopeKind",
     "TableClosed",
     "post_transaction",
     "transfer",
@@ -233,42 +242,75 @@ class ChipLedger:
     async def _settings(self, tx: StorageTx, guild_id: int) -> GuildSettings:
         return await tx.get_settings(guild_id) or GuildSettings(guild_id=guild_id)
 
-    async def _ensure_player(self, tx: StorageTx, guild_id: int, user_id: int) -> Receipt | None:
-        settings = await self._settings(tx, guild_id)
-        key = f"start:{guild_id}:{user_id}"
-        if settings.starting_chips <= 0:
+    async def _chips_of(self, tx: StorageTx, scope: BankScope) -> tuple[int, int]:
+        """(starting chips, daily chips) of a bank scope: a guild's settings, else the scope's own row (a bank
+        season's), else the defaults."""
+        if scope.is_guild:
+            settings = await self._settings(tx, scope.id)
+            return settings.starting_chips, settings.daily_amount
+        rows = await tx.fetchall(
+            "SELECT starting_chips, daily_amount FROM scope_settings WHERE scope_kind = ? AND scope_id = ?",
+            (scope.stored_kind, scope.id),
+        )
+        if rows:
+            return int(rows[0][0]), int(rows[0][1])
+        default = GuildSettings(guild_id=0)
+        return default.starting_chips, default.daily_amount
+
+    async def set_scope_chips(self, tx: StorageTx, scope: BankScope, *, starting_chips: int, daily_amount: int) -> None:
+        """Inside an open transaction: what a bank scope that is not a guild issues to a new bank, and daily (a chip
+        league's bank season: its starting chips while it runs, none once it ended)."""
+        if scope.is_guild:
+            raise ValueError("a guild's chips are its settings (update_settings)")
+        if min(starting_chips, daily_amount) < 0:
+            raise InvalidAmount(min(starting_chips, daily_amount))
+        await tx.execute(
+            "INSERT INTO scope_settings (scope_kind, scope_id, starting_chips, daily_amount, updated_at) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (scope_kind, scope_id) DO UPDATE SET "
+            "starting_chips = excluded.starting_chips, daily_amount = excluded.daily_amount, "
+            "updated_at = excluded.updated_at",
+            (scope.stored_kind, scope.id, starting_chips, daily_amount, self._clock()),
+        )
+
+    async def _ensure_player(self, tx: StorageTx, scope: BankScope, user_id: int) -> Receipt | None:
+        starting, _ = await self._chips_of(tx, scope)
+        key = f"start:{scope.key}:{user_id}"
+        if starting <= 0:
             return None
-        postings = transfer(Account.issued(guild_id), Account.bank(guild_id, user_id), settings.starting_chips)
+        postings = transfer(Account.issued(scope), Account.bank(scope, user_id), starting)
         return await post_transaction(
             tx, postings, key=key, reason="starting chips", actor="system", now=self._clock(), strict=False
         )
 
-    async def issue_starting_chips(self, tx: StorageTx, guild_id: int, user_id: int) -> Receipt | None:
-        """Inside an open transaction: the guild's starting chips, once per player (``ensure_player``'s journal
-        ``start:G:U``; None when the guild gives none). Chip leagues issue a new bank season's banks with it."""
-        return await self._ensure_player(tx, guild_id, user_id)
+    async def issue_starting_chips(self, tx: StorageTx, scope: BankScope | int, user_id: int) -> Receipt | None:
+        """Inside an open transaction: the scope's starting chips, once per player (``ensure_player``'s journal
+        ``start:<scope>:U``; None when the scope gives none). Chip leagues issue a new bank season's banks with it."""
+        return await self._ensure_player(tx, BankScope.of(scope), user_id)
 
-    async def ensure_player(self, guild_id: int, user_id: int) -> int:
-        """Grant the guild's starting chips once (idempotent); returns the bank balance."""
+    async def ensure_player(self, scope: BankScope | int, user_id: int) -> int:
+        """Grant the scope's starting chips once (idempotent); returns the bank balance. A guild id means its guild."""
+        bank_scope = BankScope.of(scope)
         async with self.storage.transaction() as tx:
-            await self._ensure_player(tx, guild_id, user_id)
-            bank = Account.bank(guild_id, user_id)
+            await self._ensure_player(tx, bank_scope, user_id)
+            bank = Account.bank(bank_scope, user_id)
             return (await tx.balances([bank]))[bank]
 
-    async def claim_daily(self, guild_id: int, user_id: int) -> DailyClaim:
-        """The daily grant, once per UTC day (also grants starting chips to a new player)."""
+    async def claim_daily(self, scope: BankScope | int, user_id: int) -> DailyClaim:
+        """The daily grant of ``scope`` (a guild id: its guild's), once per UTC day (also grants starting chips to a
+        new player)."""
         now = self._clock()
         day, wait = _next_utc_midnight(now)
-        bank = Account.bank(guild_id, user_id)
+        bank_scope = BankScope.of(scope)
+        bank = Account.bank(bank_scope, user_id)
         async with self.storage.transaction() as tx:
-            await self._ensure_player(tx, guild_id, user_id)
-            amount = (await self._settings(tx, guild_id)).daily_amount
+            await self._ensure_player(tx, bank_scope, user_id)
+            _, amount = await self._chips_of(tx, bank_scope)
             claimed = False
             if amount > 0:
                 receipt = await post_transaction(
                     tx,
-                    transfer(Account.issued(guild_id), bank, amount),
-                    key=f"daily:{guild_id}:{user_id}:{day}",
+                    transfer(Account.issued(bank_scope), bank, amount),
+                    key=f"daily:{bank_scope.key}:{user_id}:{day}",
                     reason="daily claim",
                     actor=user_id,
                     now=now,
@@ -279,29 +321,30 @@ class ChipLedger:
         return DailyClaim(claimed, amount if claimed else 0, balance, wait)
 
     async def grant(
-        self, guild_id: int, user_id: int, amount: int, *, actor: Actor, reason: str, key: str | None = None
+        self, scope: BankScope | int, user_id: int, amount: int, *, actor: Actor, reason: str, key: str | None = None
     ) -> Receipt:
-        """Admin: create ``amount`` chips in a player's bank (audited with actor and reason)."""
+        """Admin: create ``amount`` chips in a player's bank of ``scope`` (a guild id: its guild's), audited with
+        actor and reason."""
         amount = _check_amount(amount)
-        postings = transfer(Account.issued(guild_id), Account.bank(guild_id, user_id), amount)
+        postings = transfer(Account.issued(scope), Account.bank(scope, user_id), amount)
         return await self.transact(
             postings, key=key or f"grant:{uuid.uuid4().hex}", reason=f"admin grant: {reason}", actor=actor
         )
 
     async def take(
-        self, guild_id: int, user_id: int, amount: int, *, actor: Actor, reason: str, key: str | None = None
+        self, scope: BankScope | int, user_id: int, amount: int, *, actor: Actor, reason: str, key: str | None = None
     ) -> Receipt:
-        """Admin: remove ``amount`` chips from a player's bank. Raises :class:`InsufficientChips`."""
+        """Admin: remove ``amount`` chips from a player's bank of ``scope``. Raises :class:`InsufficientChips`."""
         amount = _check_amount(amount)
-        postings = transfer(Account.bank(guild_id, user_id), Account.issued(guild_id), amount)
+        postings = transfer(Account.bank(scope, user_id), Account.issued(scope), amount)
         return await self.transact(
             postings, key=key or f"take:{uuid.uuid4().hex}", reason=f"admin take: {reason}", actor=actor
         )
 
     # -- table stakes ------------------------------------------------------------------------------------------
 
-    async def _open_table_guild(self, tx: StorageTx, table_id: int) -> int:
-        """The ledger scope of an open table's banks (its guild, or a league bank season's scope)."""
+    async def _open_table_scope(self, tx: StorageTx, table_id: int) -> BankScope:
+        """The ledger scope of an open table's banks (its guild's, or the scope stored with the table)."""
         row = await tx.get_table(table_id)
         if row is None or row.status != "open":
             raise TableClosed(table_id)
@@ -317,11 +360,11 @@ class ChipLedger:
         """
         amount = _check_amount(amount)
         async with self.storage.transaction() as tx:
-            guild_id = await self._open_table_guild(tx, table_id)
-            await self._ensure_player(tx, guild_id, user_id)
+            scope = await self._open_table_scope(tx, table_id)
+            await self._ensure_player(tx, scope, user_id)
             return await post_transaction(
                 tx,
-                transfer(Account.bank(guild_id, user_id), Account.stack(table_id, user_id), amount),
+                transfer(Account.bank(scope, user_id), Account.stack(table_id, user_id), amount),
                 key=key or f"buyin:{table_id}:{user_id}:{uuid.uuid4().hex}",
                 reason=reason,
                 actor=user_id,
@@ -361,20 +404,27 @@ class ChipLedger:
 
     # -- reads -----------------------------------------------------------------------------------------------
 
-    async def balance(self, guild_id: int, user_id: int) -> int:
-        """A player's bank balance (0 before their starting chips)."""
-        return (await self.balances([Account.bank(guild_id, user_id)]))[Account.bank(guild_id, user_id)]
+    async def balance(self, scope: BankScope | int, user_id: int) -> int:
+        """A player's bank balance in ``scope`` (a guild id: that guild's; 0 before their starting chips)."""
+        bank = Account.bank(scope, user_id)
+        return (await self.balances([bank]))[bank]
 
     async def balances(self, accounts: Sequence[Account]) -> dict[Account, int]:
         async with self.storage.transaction(write=False) as tx:
             return await tx.balances(accounts)
 
     async def leaderboard(self, guild_id: int, limit: int = 10) -> list[tuple[int, int]]:
-        """Top ``limit`` (user_id, bank balance) in a guild, computer players (negative ids) excluded."""
+        """Top ``limit`` (user_id, bank balance) of a guild's own banks (not its practice chips), computer players
+        (negative ids) excluded."""
         async with self.storage.transaction(write=False) as tx:
             return await tx.leaderboard(guild_id, max(0, limit))
 
     # -- settings --------------------------------------------------------------------------------------------
+
+    async def scope_chips(self, scope: BankScope | int) -> tuple[int, int]:
+        """(starting chips, daily chips) a bank scope issues (a guild's: its settings)."""
+        async with self.storage.transaction(write=False) as tx:
+            return await self._chips_of(tx, BankScope.of(scope))
 
     async def settings(self, guild_id: int) -> GuildSettings:
         async with self.storage.transaction(write=False) as tx:

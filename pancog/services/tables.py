@@ -37,7 +37,7 @@ from pancog.game.notation import format_action, format_event, parse_action
 from pancog.game.rules import PRESET_EDITION, PRESETS, Rules
 from pancog.game.state import Account as EngineAccount
 from pancog.game.state import Phase, Pot, TableState, initial_state
-from pancog.infra.storage.base import Account, Posting, StorageTx, StoredTable
+from pancog.infra.storage.base import Account, BankScope, Posting, StorageTx, StoredTable
 from pancog.services.ledger import ChipLedger
 from pancog.services.store import TableStore
 
@@ -129,9 +129,6 @@ class TableConfig:
     # computer players: a /pan practice table; an away person's seat played by the normal level.
     practice: bool = False
     away_bot: bool = False
-    # chip leagues: the ledger scope of the banks the table buys in from and cashes out to, when it is
-    # not the guild's (a bank season's scope, LeagueService.table_scope); None: the guild's own banks.
-    bank_scope: int | None = None
 
     @classmethod
     def build(
@@ -181,8 +178,6 @@ class TableConfig:
         }
         # computer players: the table options, written only when set (older rows read as False).
         data.update({k: True for k in ("practice", "away_bot") if getattr(self, k)})
-        if self.bank_scope is not None:  # only a bank season's table has one (TableRow.bank_scope reads it too)
-            data["bank_scope"] = self.bank_scope
         return json.dumps(data)
 
     @classmethod
@@ -196,7 +191,6 @@ class TableConfig:
             title=str(data.get("title", "")),
             practice=bool(data.get("practice", False)),
             away_bot=bool(data.get("away_bot", False)),
-            bank_scope=int(data["bank_scope"]) if data.get("bank_scope") is not None else None,
         )
 
 
@@ -222,17 +216,18 @@ class TableSession:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     stacked: list[StartHand] = field(default_factory=list)  # test hook: the next deals
     snapshot_seq: int = 0  # the seq of the table's stored snapshot (0: none)
+    scope: BankScope | None = None  # None: the guild's own banks
 
     @property
     def rules(self) -> Rules:
         return self.state.rules
 
     @property
-    def bank_scope(self) -> int:
-        """The ledger scope of the banks this table buys in from and cashes out to (the guild, or a chip league's
-        bank season)."""
-        scope = self.config.bank_scope
-        return self.guild_id if scope is None else scope
+    def bank_scope(self) -> BankScope:
+        """The ledger scope of the banks this table buys in from and cashes out to: its guild's, or the one it was
+        opened with (practice chips, a tournament's chips, a chip league's bank season). ``guild_id`` is always the
+        Discord guild, whatever the scope."""
+        return self.scope if self.scope is not None else BankScope.guild(self.guild_id)
 
     def seat_of(self, user_id: int) -> int:
         """The seat index of ``user_id``. Raises :class:`NotSeated`."""
@@ -303,14 +298,14 @@ def seeded_deals(seed: int) -> Dealer:
 
 
 def _ledger_account(
-    account: EngineAccount, table_id: int, guild_id: int, before: TableState, after: TableState
+    account: EngineAccount, table_id: int, scope: BankScope, before: TableState, after: TableState
 ) -> Account:
     if isinstance(account, Pot):
         if account is Pot.SINGLES:
             return Account.tops(table_id, "singles")
         if account is Pot.DOUBLES:
             return Account.tops(table_id, "doubles")
-        return Account.issued(guild_id)  # the house (rake) takes chips out of play
+        return Account.issued(scope)  # the house (rake) takes chips out of play
     seat = before.seat(account) or after.seat(account)
     if seat is None:
         raise LookupError(f"table {table_id}: chips moved for empty seat {account}")
@@ -318,13 +313,14 @@ def _ledger_account(
 
 
 def engine_postings(
-    events: Sequence[Event], *, table_id: int, guild_id: int, before: TableState, after: TableState
+    events: Sequence[Event], *, table_id: int, scope: BankScope | int, before: TableState, after: TableState
 ) -> list[Posting]:
     """Ledger postings for the chip events of one transition, netted per account (zero-sum).
 
     ``ChipsMoved`` between seats and pots -> stack/tops accounts; ``BoughtIn`` bank -> stack;
-    ``CashedOut`` stack -> bank.
+    ``CashedOut`` stack -> bank, the banks of the table's ``scope`` (a guild id: that guild's).
     """
+    scope = BankScope.of(scope)
     net: dict[Account, int] = {}
 
     def move(payer: Account, payee: Account, amount: int) -> None:
@@ -334,14 +330,14 @@ def engine_postings(
     for event in events:
         if isinstance(event, ChipsMoved) and event.amount:
             move(
-                _ledger_account(event.payer, table_id, guild_id, before, after),
-                _ledger_account(event.payee, table_id, guild_id, before, after),
+                _ledger_account(event.payer, table_id, scope, before, after),
+                _ledger_account(event.payee, table_id, scope, before, after),
                 event.amount,
             )
         elif isinstance(event, BoughtIn) and event.amount:
-            move(Account.bank(guild_id, event.player_id), Account.stack(table_id, event.player_id), event.amount)
+            move(Account.bank(scope, event.player_id), Account.stack(table_id, event.player_id), event.amount)
         elif isinstance(event, CashedOut) and event.amount:
-            move(Account.stack(table_id, event.player_id), Account.bank(guild_id, event.player_id), event.amount)
+            move(Account.stack(table_id, event.player_id), Account.bank(scope, event.player_id), event.amount)
     return [Posting(account, delta) for account, delta in sorted(net.items()) if delta]
 
 
@@ -478,12 +474,24 @@ class TableService:
             state=state,
             board_message_id=row.board_message_id,
             snapshot_seq=item.first_seq - 1 if item.snapshot is not None else 0,
+            scope=row.scope,
         )
 
     async def open_table(
-        self, table_id: int, *, guild_id: int, channel_id: int, host_id: int, config: TableConfig
+        self,
+        table_id: int,
+        *,
+        guild_id: int,
+        channel_id: int,
+        host_id: int,
+        config: TableConfig,
+        scope: BankScope | None = None,
     ) -> TableSession:
         """Open a table in a channel (``table_id`` must be new, e.g. the interaction's snowflake).
+
+        ``guild_id`` is the Discord guild it is played in (0: none the bot is in); ``scope`` the banks it buys in from
+        and cashes out to: None for the guild's own, ``BankScope.practice(guild_id)`` for practice chips (or
+        ``BankScope.practice()`` outside any guild), ``BankScope.tournament(t)``, ``BankScope.season(s)``.
 
         Raises:
             TableAlreadyOpen: the channel has an open table.
@@ -497,8 +505,15 @@ class TableService:
         self._opening.add(channel_id)
         try:
             rules = config.rules()
+            if scope is not None and scope == BankScope.guild(guild_id):
+                scope = None
             await self.store.open_table(
-                table_id, guild_id=guild_id, channel_id=channel_id, host_id=host_id, config=config.to_json()
+                table_id,
+                guild_id=guild_id,
+                channel_id=channel_id,
+                host_id=host_id,
+                config=config.to_json(),
+                scope=scope,
             )
             session = TableSession(
                 table_id=table_id,
@@ -507,6 +522,7 @@ class TableService:
                 host_id=host_id,
                 config=config,
                 state=initial_state(rules, table_id=table_id),
+                scope=scope,
             )
             self._tables[table_id] = session
             self._by_channel[channel_id] = table_id
@@ -600,7 +616,7 @@ class TableService:
         transition = engine.apply(before, action)  # raises RuleViolation; nothing changed
         after = transition.state
         postings = engine_postings(
-            transition.events, table_id=session.table_id, guild_id=session.bank_scope, before=before, after=after
+            transition.events, table_id=session.table_id, scope=session.bank_scope, before=before, after=after
         )
         snapshot = self._snapshot_text(session, transition)
         action_text = format_action(action)

@@ -29,7 +29,7 @@ from pancog.game import engine
 from pancog.game.actions import SetAway, SetStakes, Sit, Stand, StartHand, Timeout
 from pancog.game.errors import PanError
 from pancog.game.events import HandEnded
-from pancog.infra.storage.base import Account, AccountKind, Posting, StorageTx
+from pancog.infra.storage.base import Account, AccountKind, BankScope, Posting, StorageTx
 from pancog.services.ledger import ChipLedger, post_transaction
 from pancog.services.tables import Applied, NoTableHere, NotHost, TableConfig, TableService, TableSession
 
@@ -716,7 +716,12 @@ class TournamentService:
         )
         channel = await self.channel_factory(t, tt.table_no) if self.channel_factory else tt.table_id
         session = await self.tables.open_table(
-            tt.table_id, guild_id=t.tournament_id, channel_id=channel, host_id=t.host_id, config=config
+            tt.table_id,
+            guild_id=t.guild_id,
+            channel_id=channel,
+            host_id=t.host_id,
+            config=config,
+            scope=BankScope.tournament(t.tournament_id),
         )
         players = tuple(e.player_id for e in t.alive() if e.table_no == tt.table_no)
         self._emit(TableOpened(t.tournament_id, tt.table_no, tt.table_id, players, tt.final))
@@ -752,14 +757,14 @@ class TournamentService:
                     continue  # moves wait for the hand (the balancer never plans this; a restart might)
                 await self.tables.system_act(here.table_id, Stand(seat=src.seat_of(e.player_id)))
             session = await self._session(t, target)
-            chips = Account.bank(t.tournament_id, e.player_id)
+            chips = Account.bank(BankScope.tournament(t.tournament_id), e.player_id)
             async with self._tx(t) as tx:
                 if e.moves == 0 and here is None:  # first seat of this entry: issue its chips
                     await self._post(
                         tx,
                         t,
                         [
-                            Posting(Account.issued(t.tournament_id), -t.config.starting_stack),
+                            Posting(Account.issued(BankScope.tournament(t.tournament_id)), -t.config.starting_stack),
                             Posting(chips, t.config.starting_stack),
                         ],
                         f"chips:{e.entry_id}",
@@ -838,11 +843,11 @@ class TournamentService:
                 if session.in_hand:
                     continue
                 await self.tables.system_act(here.table_id, Stand(seat=session.seat_of(e.player_id)))
-            chips = Account.bank(t.tournament_id, e.player_id)
+            chips = Account.bank(BankScope.tournament(t.tournament_id), e.player_id)
             async with self._tx(t) as tx:
                 held = (await tx.balances([chips]))[chips]
                 if held:
-                    legs = [Posting(chips, -held), Posting(Account.issued(t.tournament_id), held)]
+                    legs = [Posting(chips, -held), Posting(Account.issued(BankScope.tournament(t.tournament_id)), held)]
                     await self._post(tx, t, legs, f"stub:{e.entry_id}", "tournament bust: leftover chips")
 
     async def _close_emptied(self, t: Tournament) -> None:
@@ -956,7 +961,8 @@ class TournamentService:
         problems: list[str] = []
         escrow = Account.escrow(t.tournament_id)
         players = {e.player_id for e in t.entries.values()}
-        accounts = [escrow, Account.issued(t.tournament_id)] + [Account.bank(t.tournament_id, p) for p in players]
+        chips = BankScope.tournament(t.tournament_id)
+        accounts = [escrow, Account.issued(chips)] + [Account.bank(chips, p) for p in players]
         bal = await self.ledger.balances(accounts)
         table_chips = 0
         async with self.ledger.storage.transaction(write=False) as tx:
@@ -964,10 +970,8 @@ class TournamentService:
                 table_chips += sum((await tx.table_balances(tt.table_id)).values())
             payout = await tx.find_journal(f"tny:{t.tournament_id}:payouts")
         held = sum(b for a, b in bal.items() if a.kind is AccountKind.BANK) + table_chips
-        if held + bal[Account.issued(t.tournament_id)] != 0:
-            problems.append(
-                f"tournament chips not conserved: {held} held, {-bal[Account.issued(t.tournament_id)]} issued"
-            )
+        if held + bal[Account.issued(chips)] != 0:
+            problems.append(f"tournament chips not conserved: {held} held, {-bal[Account.issued(chips)]} issued")
         if t.status in (Status.FINISHED, Status.CANCELLED) and bal[escrow] != 0:
             problems.append(f"escrow holds {bal[escrow]} after the end")
         if t.status is Status.FINISHED:
