@@ -33,7 +33,7 @@ from pancog.adapter.practice_cog import PracticeCog
 from pancog.adapter.replay_cog import REPLAY_ITEMS, ReplayCog
 from pancog.adapter.runtime import PanRuntime, attach, runtime_of
 from pancog.adapter.table_cog import ConfirmButton, GuideSelect, TableCog
-from pancog.adapter.tourney_cog import TourneyButton, TourneyCog
+from pancog.adapter.tourney_cog import TourneyButton, TourneyCog, TourneyThreads
 from pancog.infra import logs
 from pancog.infra.config import Config
 from pancog.infra.renderq import RenderQueue, resolve_mode
@@ -78,7 +78,9 @@ def cogs(
         LeagueCog(rt, boards, due_check_seconds=config.season_check_seconds),
     ]
     if rt.tournaments is not None:
-        found.append(TourneyCog(rt, rt.tournaments, tick_seconds=config.tourney_tick_seconds))
+        threads = TourneyThreads(rt.bot)
+        rt.tournaments.use_channels(threads.create)  # a tournament's tables are threads of its channel
+        found.append(TourneyCog(rt, rt.tournaments, threads, tick_seconds=config.tourney_tick_seconds))
     return found
 
 

@@ -3,8 +3,9 @@ Register / Unregister buttons, table threads, mentions and the results message.
 
 The service is :class:`pancog.services.tournaments.service.TournamentService` (``PanRuntime.tournaments``, no discord):
 this cog parses options, calls one service method per command, and turns the service's events into messages.
-:class:`TourneyThreads` is the service's ``channel_factory``: a table's board lives in a public thread of the
-tournament's channel, created by the bot and archived when the table closes or the tournament ends.
+:class:`TourneyThreads` is where the service's tables are played (registered by the composition root with
+``TournamentService.use_channels``): a table's board lives in a public thread of the tournament's channel, created by
+the bot and archived when the table closes or the tournament ends.
 """
 
 from __future__ import annotations
@@ -86,7 +87,8 @@ _LEVELS = {"easy": Level.EASY, "normal": Level.NORMAL, "hard": Level.HARD}
 
 
 class TourneyThreads:
-    """The service's ``channel_factory``: one public thread per table in the tournament's channel; archives them."""
+    """The service's table channels (``TournamentService.use_channels(threads.create)``): one public thread per
+    table in the tournament's channel; archives them."""
 
     def __init__(self, bot: discord.Client) -> None:
         self.bot = bot
@@ -208,12 +210,18 @@ class TourneyCog(PanCog, name="PanTourney"):
 
     group = app_commands.Group(name="tourney", description="Community tournaments", guild_only=True)
 
-    def __init__(self, runtime: PanRuntime, service: TournamentService, *, tick_seconds: float = TICK_SECONDS) -> None:
+    def __init__(
+        self,
+        runtime: PanRuntime,
+        service: TournamentService,
+        threads: TourneyThreads,
+        *,
+        tick_seconds: float = TICK_SECONDS,
+    ) -> None:
         super().__init__(runtime)
         self.service = service
         self.tick_seconds = tick_seconds  # how often every tournament's clock advances (PAN_TOURNEY_TICK)
-        self.threads = TourneyThreads(runtime.bot)
-        service.channel_factory = self.threads.create  # tables get threads of the tournament's channel
+        self.threads = threads  # the service's table channels (the composition root registered them with it)
         self._ticker: asyncio.Task[None] | None = None
         service.subscribe(self.on_event)
 
@@ -233,6 +241,8 @@ class TourneyCog(PanCog, name="PanTourney"):
         of open tables, re-derive every running tournament's next steps, and start the clock task."""
         for t in self.service.tournaments:
             for tt in t.tables.values():
+                if tt.channel_id is not None:
+                    self.threads.remember(tt.table_id, tt.channel_id)
                 with contextlib.suppress(NoTableHere):
                     self.threads.remember(tt.table_id, self.rt.tables.get(tt.table_id).channel_id)
         await self.service.kick()
