@@ -64,7 +64,13 @@ def config_of(bot: commands.Bot) -> Config:
 
 
 def cogs(
-    rt: PanRuntime, boards: Boards, hands: Hands, clock: TurnClock, driver: BotDriver, config: Config
+    rt: PanRuntime,
+    boards: Boards,
+    hands: Hands,
+    clock: TurnClock,
+    driver: BotDriver,
+    threads: TourneyThreads,
+    config: Config,
 ) -> list[PanCog]:
     """Every cog of the adapter, in load order. A new feature's cog is one more line here."""
     found: list[PanCog] = [
@@ -78,14 +84,13 @@ def cogs(
         LeagueCog(rt, boards, due_check_seconds=config.season_check_seconds),
     ]
     if rt.tournaments is not None:
-        threads = TourneyThreads(rt.bot)
-        rt.tournaments.use_channels(threads.create)  # a tournament's tables are threads of its channel
         found.append(TourneyCog(rt, rt.tournaments, threads, tick_seconds=config.tourney_tick_seconds))
     return found
 
 
-async def open_runtime(bot: commands.Bot, config: Config) -> tuple[PanRuntime, TurnClock, BotDriver]:
-    """Open the storage and build the services: the runtime, its turn clock and its computer players."""
+async def open_runtime(bot: commands.Bot, config: Config) -> tuple[PanRuntime, TurnClock, BotDriver, TourneyThreads]:
+    """Open the storage and build the services: the runtime, its turn clock, its computer players and the tournament
+    tables' threads."""
     storage = storage_for(config.database)  # a SQLite path or a DATABASE_URL
     await storage.open()
     ledger = ChipLedger(storage)
@@ -104,6 +109,7 @@ async def open_runtime(bot: commands.Bot, config: Config) -> tuple[PanRuntime, T
     driver = BotDriver(tables, bot_settings)
     league = LeagueService(storage, ledger)
     league.attach(tables)  # a hand's result is recorded on its settlement's journal row (drained into the stats)
+    threads = TourneyThreads(bot)
     rt = PanRuntime(
         bot=bot,
         storage=storage,
@@ -128,19 +134,20 @@ async def open_runtime(bot: commands.Bot, config: Config) -> tuple[PanRuntime, T
         replays=ReplayService(store),
         watch=WatchService(tables),
         league=league,
-        tournaments=TournamentService(tables),  # after the bots' driver: its listener runs after theirs
+        # after the bots' driver: its listener runs after theirs; a tournament's tables are threads of its channel
+        tournaments=TournamentService(tables, channel_factory=threads.create),
     )
     if rt.tournaments is not None:  # a tournament's seats are its own: the clock never stands them up nor closes
         clock.keeps_seats = rt.tournaments.owns_table
         clock.plays_for = rt.tournaments.plays_for  # its sluffs of away entries are not their clock expiries
-    return rt, clock, driver
+    return rt, clock, driver, threads
 
 
 async def setup(bot: commands.Bot) -> None:
     """The extension entry point (``bot.load_extension("pancog.adapter.extension")``)."""
     config = config_of(bot)
     logs.install(json_lines=config.log_json)
-    rt, clock, driver = await open_runtime(bot, config)
+    rt, clock, driver, threads = await open_runtime(bot, config)
     hands = Hands(rt)  # listeners, in this order: hand DMs, the board, then the clock and the computer players
     boards = Boards(rt)
     shards = shard_set_of(bot)
@@ -156,7 +163,7 @@ async def setup(bot: commands.Bot) -> None:
     attach(bot, rt)
     bot.tree.add_command(rt.group)
     tourney: TourneyCog | None = None
-    for cog in cogs(rt, boards, hands, clock, driver, config):
+    for cog in cogs(rt, boards, hands, clock, driver, threads, config):
         await bot.add_cog(cog)
         if isinstance(cog, TourneyCog):
             tourney = cog

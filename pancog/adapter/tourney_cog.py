@@ -3,9 +3,9 @@ Register / Unregister buttons, table threads, mentions and the results message.
 
 The service is :class:`pancog.services.tournaments.service.TournamentService` (``PanRuntime.tournaments``, no discord):
 this cog parses options, calls one service method per command, and turns the service's events into messages.
-:class:`TourneyThreads` is where the service's tables are played (registered by the composition root with
-``TournamentService.use_channels``): a table's board lives in a public thread of the tournament's channel, created by
-the bot and archived when the table closes or the tournament ends.
+:class:`TourneyThreads` is the service's channel factory (given to it by the composition root): a table's board
+lives in a public thread of the tournament's channel, created by the bot and archived when the table closes or the
+tournament ends.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ _LEVELS = {"easy": Level.EASY, "normal": Level.NORMAL, "hard": Level.HARD}
 
 
 class TourneyThreads:
-    """The service's table channels (``TournamentService.use_channels(threads.create)``): one public thread per
+    """The service's channel factory (``TournamentService(channel_factory=threads.create)``): one public thread per
     table in the tournament's channel; archives them."""
 
     def __init__(self, bot: discord.Client) -> None:

@@ -37,11 +37,11 @@ class NotServedHere(Exception):
 class Floor:
     """The tables of every running tournament (one per service)."""
 
-    def __init__(self, core: Core, clock: Clock) -> None:
+    def __init__(self, core: Core, clock: Clock, channels: ChannelFactory | None) -> None:
         self.core = core
         self.clock = clock
         self.tables = core.tables
-        self.channels: ChannelFactory | None = None  # set once by TournamentService.use_channels
+        self.channels = channels  # where a new table is played (None: its own id)
         self._returning: set[tuple[int, int]] = set()  # (tournament, player) back from away, not yet stored
 
     # ------------------------------------------------------------------ the start

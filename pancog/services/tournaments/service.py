@@ -86,23 +86,21 @@ class TournamentService:
         *,
         repository: TournamentRepository | None = None,
         clock: Callable[[], float] = time.time,
+        channel_factory: ChannelFactory | None = None,
     ) -> None:
+        """``channel_factory(t, table_no)`` creates the channel a new table is played in (the adapter: a thread of the
+        tournament's channel, given by the composition root) and returns its id; without one a table's channel is
+        its own id (tests)."""
         self.tables = tables
         self.ledger = tables.ledger
         self.repo = repository or TournamentRepository()
         self._core = Core(tables, self.repo, clock)
         self._clock = Clock(self._core)
-        self._floor = Floor(self._core, self._clock)
+        self._floor = Floor(self._core, self._clock, channel_factory)
         self._registry = Registry(self._core, self._clock, self._floor)
         tables.subscribe(self._on_applied)
 
-    # ------------------------------------------------------------------ wiring (the composition root)
-
-    def use_channels(self, factory: ChannelFactory) -> None:
-        """Where a new table is played: ``factory(t, table_no)`` creates its channel (the adapter: a thread of the
-        tournament's channel) and returns its id. Called once by the composition root, before :meth:`kick`; without
-        it a table's channel is its own id (tests)."""
-        self._floor.channels = factory
+    # ------------------------------------------------------------------ listeners and the clock
 
     def subscribe(self, listener: Callable[[TournamentEvent], None]) -> None:
         self._core.subscribe(listener)

@@ -50,9 +50,8 @@ class Process:
         self.store = TableStore(storage)
         self.ledger = ChipLedger(storage)
         self.tables = TableService(self.ledger, self.store)
-        self.service = TournamentService(self.tables)
         self.channels = Channels()
-        self.service.use_channels(self.channels)
+        self.service = TournamentService(self.tables, channel_factory=self.channels)
 
     async def start(self) -> int:
         await self.store.take_leases(self.shards, f"process {self.shards.ids}")
