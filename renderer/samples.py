@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pancog.game.cards import parse_cards
 
+from .chart import ChartSeries, ChartSnapshot
 from .snapshot import (
     HandSnapshot,
     MeldSnapshot,
@@ -216,6 +217,14 @@ def sample_final_standings() -> StandingsSnapshot:
         StandingRow(4, "Mrs. Kawamoto", 0),
     )
     return StandingsSnapshot("Friday Night Pan", "Finished", "", "40 entries · prize pool 4,000", True, rows)
+
+
+def sample_chart() -> ChartSnapshot:
+    """A rating chart: a season of 40 rated results (rising with dips), and 120 all time."""
+    season = tuple(round(1.5 * i**0.5 - (i % 3) * 0.6, 3) for i in range(40))
+    all_time = tuple(round(-2.0 + 0.1 * i - (i % 7) * 0.3, 3) for i in range(120))
+    series = (ChartSeries("This season", season), ChartSeries("All time", all_time))
+    return ChartSnapshot("Rosa", "Rating 9.4 · Spring league", series)
 
 
 def main(out_dir: str = "/tmp/pan-samples") -> None:  # noqa: S108 - a preview folder, not a secret

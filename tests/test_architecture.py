@@ -9,6 +9,8 @@ ring (folder)          may import
 ``renderer/``          the standard library, Pillow, fontTools, ``pancog.game`` and ``renderer``
 ``pancog/infra``       the standard library, third-party libraries (not discord) and ``pancog.infra``
 ``pancog/services``    anything but discord and ``pancog.adapter``
+``pancog/web``         what services may, plus ``pancog.services`` and the adapter's discord-free words and
+                       snapshots (``pancog.adapter.presenters``, ``pancog.adapter.safety``): never discord
 ``pancog/adapter``     anything (the only Discord ring, with ``bot.py``)
 =====================  ==============================================================================
 
@@ -87,6 +89,21 @@ RINGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "renderer": (("renderer",), ("pancog.game", "renderer")),
     "infra": (("pancog.infra",), ("pancog.infra",)),
     "services": (("pancog.services",), ("pancog.game", "pancog.ai", "renderer", "pancog.infra", "pancog.services")),
+    # pan-web: a process beside the bot, reading the services; it shares the bot's words and image snapshots
+    # (presenters, which import no discord: test_the_web_ring_reaches_no_discord) so its pages show what Discord does
+    "web": (
+        ("pancog.web",),
+        (
+            "pancog.game",
+            "pancog.ai",
+            "renderer",
+            "pancog.infra",
+            "pancog.services",
+            "pancog.adapter.presenters",
+            "pancog.adapter.safety",
+            "pancog.web",
+        ),
+    ),
     "adapter": (("pancog.adapter", "pancog", "bot"), ("pancog", "renderer")),
 }
 
@@ -157,6 +174,13 @@ def violations(name: str) -> list[str]:
         ("pancog.adapter.board", "discord", True),
         ("pancog.adapter.board", "pancog.services.tables", True),
         ("bot", "pancog.infra.cluster", True),
+        ("pancog.web.app", "pancog.services.league", True),
+        ("pancog.web.app", "pancog.adapter.presenters.league", True),
+        ("pancog.web.app", "aiohttp.web", True),
+        ("pancog.web.app", "pancog.adapter.runtime", False),
+        ("pancog.web.app", "pancog.adapter.league_cog", False),
+        ("pancog.web.app", "discord", False),
+        ("pancog.services.league.service", "pancog.web.reader", False),
         ("pancog.helpers", "json", False),
     ],
 )
@@ -196,6 +220,29 @@ def test_the_scan_sees_every_ring() -> None:
 def test_each_module_imports_only_its_ring_and_those_below(name: str) -> None:
     """game < ai < services, renderer (game values), infra (alone) < services; only the adapter imports discord."""
     assert not violations(name)
+
+
+def test_the_web_ring_reaches_no_discord() -> None:
+    """pan-web runs without discord: nothing it imports, directly or through the modules it imports, imports discord
+    (the presenters it shares with the adapter included)."""
+    reached: set[str] = set()
+    todo = [name for name in MODULES if under(name, "pancog.web")]
+    assert todo, "no pancog.web modules: the scan is broken"
+    while todo:
+        name = todo.pop()
+        if name in reached:
+            continue
+        reached.add(name)
+        for imported in imports(name):
+            assert not under(imported, "discord"), f"pan-web reaches discord through {name}"
+            if imported in MODULES:
+                todo.append(imported)
+            elif imported.rpartition(".")[0] in MODULES:  # ``from module import name``
+                todo.append(imported.rpartition(".")[0])
+    assert {"pancog.adapter.presenters.league", "pancog.adapter.safety"} <= reached
+    assert not any(
+        under(n, "pancog.adapter") and not under(n, *RINGS["web"][1][5:7]) for n in reached - {"pancog.adapter"}
+    )
 
 
 def test_only_the_adapter_ring_and_bot_import_discord() -> None:

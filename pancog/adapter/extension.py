@@ -49,6 +49,7 @@ from pancog.services.store import TableStore
 from pancog.services.tables import TableService, random_deal, seeded_deals
 from pancog.services.tournaments.service import TournamentService
 from pancog.services.watch import WatchService
+from pancog.services.web_access import WebAccess
 
 __all__ = ["cogs", "config_of", "open_runtime", "setup", "teardown"]
 
@@ -136,6 +137,8 @@ async def open_runtime(bot: commands.Bot, config: Config) -> tuple[PanRuntime, T
         league=league,
         # after the bots' driver: its listener runs after theirs; a tournament's tables are threads of its channel
         tournaments=TournamentService(tables, channel_factory=threads.create),
+        web=WebAccess(storage),
+        web_address=config.web_address,
     )
     if rt.tournaments is not None:  # a tournament's seats are its own: the clock never stands them up nor closes
         clock.keeps_seats = rt.tournaments.owns_table

@@ -19,15 +19,22 @@ from pancog.adapter.board import Boards
 from pancog.adapter.checks import is_moderator
 from pancog.adapter.errors import BadOption, send_ephemeral
 from pancog.adapter.presenters.admin import NEEDS_MODERATOR
+from pancog.adapter.presenters.common import image_name_of, name_of
 from pancog.adapter.presenters.league import (
     NO_LEAGUE,
+    WEB_NOT_RUNNING,
     excluded_text,
     included_text,
     league_flags,
+    match_history_text,
+    rating_chart,
     season_standings,
     season_started,
     season_table_closed,
     stats_rows,
+    versus_text,
+    web_off_text,
+    web_on_text,
     winner_role_note,
     winner_role_reason,
     winner_roles_failed,
@@ -39,6 +46,7 @@ from pancog.infra.renderq import Priority
 from pancog.services.league import LeagueService, SeasonInfo, display
 from pancog.services.ledger import BankScope
 from pancog.services.tables import NoTableHere
+from renderer.chart import chart_text, render_chart_png
 from renderer.stats import StatsSnapshot, render_stats_png, stats_text
 
 __all__ = ["LeagueCog"]
@@ -197,6 +205,36 @@ class LeagueCog(PanCog, name="PanLeague"):
         await self.respond(interaction, text, file=discord.File(io.BytesIO(png), filename="stats.png"), ephemeral=True)
 
     @app_commands.command(
+        name="rating", description="A player's rating over time and last 20 rated hands", extras=IN_PAN
+    )
+    @app_commands.describe(player="Whose rating (default: yours)")
+    async def rating(self, interaction: discord.Interaction, player: discord.Member | None = None) -> None:
+        rt = await self.defer(interaction)
+        who = player or interaction.user
+        rt.remember(who)
+        history = await self.league().rating_history(interaction.guild_id or 0, who.id)
+        snap = rating_chart(history, image_name_of(rt.names, who.id))
+        png = await rt.renders.render(render_chart_png, snap, priority=Priority.URGENT)
+        text = match_history_text(history.recent, name_of(rt.names, who.id))
+        # the chart's figures in words: the image's alt text
+        file = discord.File(io.BytesIO(png), filename="rating.png", description=chart_text(snap))
+        await self.respond(interaction, text, file=file, ephemeral=True)
+
+    @app_commands.command(
+        name="versus", description="Head-to-head with another player: hands together, chips, wins", extras=IN_PAN
+    )
+    @app_commands.describe(member="The other player", player="Compare this player instead of you")
+    async def versus(
+        self, interaction: discord.Interaction, member: discord.Member, player: discord.Member | None = None
+    ) -> None:
+        rt = await self.defer(interaction)
+        who = player or interaction.user
+        rt.remember(who)
+        rt.remember(member)
+        versus = await self.league().versus(interaction.guild_id or 0, who.id, member.id)
+        await send_ephemeral(interaction, versus_text(versus, rt.names))
+
+    @app_commands.command(
         name="standings", description="A season's standings (default: the current one)", extras=IN_PAN
     )
     @app_commands.describe(season="Season number (past seasons stay viewable)")
@@ -264,6 +302,26 @@ class LeagueCog(PanCog, name="PanLeague"):
         guild_id = await self._moderator(interaction)
         info = await self.league().season_info(guild_id, number)
         await send_ephemeral(interaction, season_standings(info, rt.names, title="Season"))
+
+    # ------------------------------------------------------------------ /panadmin web
+
+    @app_commands.command(
+        name="web", description="The league web page: turn it on or off, or give it a new address", extras=IN_ADMIN
+    )
+    @app_commands.describe(action="on: show the address (made once); off: the address stops working; rotate: new one")
+    async def web(self, interaction: discord.Interaction, action: Literal["on", "off", "rotate"]) -> None:
+        rt = await self.defer(interaction)
+        guild_id = await self._moderator(interaction)
+        if rt.web is None or rt.web_address is None:
+            raise BadOption(WEB_NOT_RUNNING)
+        if action == "off":
+            await send_ephemeral(interaction, web_off_text(await rt.web.turn_off(guild_id)))
+            return
+        if action == "rotate":
+            token = await rt.web.rotate(guild_id, interaction.user.id)
+        else:
+            token = await rt.web.turn_on(guild_id, interaction.user.id)
+        await send_ephemeral(interaction, web_on_text(f"{rt.web_address}/g/{token}/"))
 
     # ------------------------------------------------------------------ /panadmin flags
 

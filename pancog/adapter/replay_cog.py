@@ -184,6 +184,9 @@ class ReplayCog(PanCog, name="PanReplays"):
         caption = share_caption(replay, names, interaction.user.id)
         filename = f"pan-hand-{hand_no}.gif"
         await deliver(lambda: channel.send(caption, file=discord.File(io.BytesIO(gif), filename=filename)))
+        if self.rt.web is not None and interaction.user.id in replay.summary.dealt:
+            # a player of the hand shared it: the league web page may show its replay too
+            await self.rt.web.share(interaction.guild_id or 0, table_id, hand_no, interaction.user.id)
         await send_ephemeral(interaction, SHARED)
 
     # ------------------------------------------------------------------ watching with consent

@@ -38,6 +38,7 @@ from pancog.services.store import TableStore
 from pancog.services.tables import TableService, TableSession
 from pancog.services.tournaments.service import TournamentService
 from pancog.services.watch import WatchService
+from pancog.services.web_access import WebAccess
 
 __all__ = ["BOARD_EDIT_INTERVAL", "Handler", "OpenBoard", "PanRuntime", "attach", "runtime_of"]
 
@@ -79,6 +80,8 @@ class PanRuntime:
     watch: WatchService | None = None  # watching a hand with consent
     league: LeagueService | None = None  # seasons, standings, ratings, stats, flags
     tournaments: TournamentService | None = None  # community tournaments
+    web: WebAccess | None = None  # the guilds' league web addresses and the hands players shared
+    web_address: str | None = None  # pan-web's public base address (PAN_WEB_URL / PAN_WEB_PORT); None: not running
     names: dict[int, str] = field(default_factory=dict)
     boards: dict[int, OpenBoard] = field(default_factory=dict)
     handlers: dict[str, Handler] = field(default_factory=dict)

@@ -83,6 +83,25 @@ class Config:
     bot_hard_budget_ms: float = 500.0  # PAN_BOT_HARD_BUDGET_MS (at most 500)
     tourney_tick_seconds: float = 5.0  # PAN_TOURNEY_TICK
     season_check_seconds: float = 60.0  # PAN_SEASON_CHECK_SECONDS
+    # the league web pages (pan-web): off unless a port is given
+    web_port: int | None = None  # PAN_WEB_PORT: scripts/run starts pan-web beside the bot on this port
+    web_host: str = "127.0.0.1"  # PAN_WEB_HOST: the address pan-web listens on (a reverse proxy in front)
+    web_url: str | None = None  # PAN_WEB_URL: the public address of pan-web (default http://localhost:PORT)
+    web_database_url: str | None = None  # PAN_WEB_DATABASE_URL: pan-web's read-only PostgreSQL role
+    web_cache_seconds: float = 5.0  # PAN_WEB_CACHE_SECONDS: how long pan-web reuses a page it built
+
+    @property
+    def web_address(self) -> str | None:
+        """The public base address of the league web pages, None when pan-web is off."""
+        if self.web_url:
+            return self.web_url.rstrip("/")
+        return f"http://localhost:{self.web_port}" if self.web_port is not None else None
+
+    @property
+    def web_database(self) -> str:
+        """What pan-web reads: its own read-only URL if set, else the bot's database (a SQLite file opened
+        read-only)."""
+        return self.web_database_url or self.database
 
     @property
     def database(self) -> str:
@@ -120,7 +139,26 @@ class Config:
             bot_hard_budget_ms=min(500.0, read.number("PAN_BOT_HARD_BUDGET_MS", float, base.bot_hard_budget_ms)),
             tourney_tick_seconds=max(0.05, read.number("PAN_TOURNEY_TICK", float, base.tourney_tick_seconds)),
             season_check_seconds=read.number("PAN_SEASON_CHECK_SECONDS", float, base.season_check_seconds, above=0.0),
+            web_port=_port(read, "PAN_WEB_PORT"),
+            web_host=read.text("PAN_WEB_HOST", base.web_host),
+            web_url=_web_url(read, "PAN_WEB_URL"),
+            web_database_url=read.optional("PAN_WEB_DATABASE_URL", str),
+            web_cache_seconds=read.number("PAN_WEB_CACHE_SECONDS", float, base.web_cache_seconds, at_least=0.0),
         )
+
+
+def _port(read: _Reader, name: str) -> int | None:
+    port = read.optional(name, int, at_least=1)
+    if port is not None and port > 65535:
+        raise read.fail(name, "must be a port number, 1 to 65535")
+    return port
+
+
+def _web_url(read: _Reader, name: str) -> str | None:
+    url = read.optional(name, str)
+    if url is not None and not url.startswith(("http://", "https://")):
+        raise read.fail(name, "must start with http:// or https://")
+    return url
 
 
 def _render_mode(text: str) -> RenderMode | None:

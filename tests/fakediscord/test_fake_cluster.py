@@ -73,12 +73,20 @@ async def test_two_processes_share_one_global_limit() -> None:
     await fake.start()
     try:
         async with plain_client(fake, [0]) as (one, _), plain_client(fake, [1]) as (two, _):
-            sends = [
-                client.get_channel(guild.channels[0].id).send(f"{guild.name}-{i}")  # type: ignore[union-attr]
-                for client, guild in ((one, guilds[0]), (two, guilds[1]))
-                for i in range(6)
-            ]
-            assert len(await asyncio.gather(*sends)) == 12  # discord.py waits the 429s out
+
+            async def send(client: dpy.Client, guild: Any, i: int) -> dpy.Message:
+                # discord.py waits the 429s out, but gives up after 5 tries; on a loaded machine two processes'
+                # retries can keep colliding, and this test is about the fake's counting, not discord.py's patience
+                for _ in range(20):
+                    try:
+                        return await client.get_channel(guild.channels[0].id).send(f"{guild.name}-{i}")  # type: ignore[union-attr]
+                    except dpy.HTTPException as exc:
+                        if exc.status != 429:
+                            raise
+                raise AssertionError("still rate limited after 20 tries")
+
+            sends = [send(client, guild, i) for client, guild in ((one, guilds[0]), (two, guilds[1])) for i in range(6)]
+            assert len(await asyncio.gather(*sends)) == 12
     finally:
         await fake.stop()
     status = fake.status()["global"]

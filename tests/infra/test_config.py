@@ -88,6 +88,12 @@ def test_the_defaults_are_the_services_own() -> None:
         ("PAN_BOT_HARD_BUDGET_MS", "900", "bot_hard_budget_ms", 500.0),  # at most the normal budget
         ("PAN_TOURNEY_TICK", "0.001", "tourney_tick_seconds", 0.05),
         ("PAN_SEASON_CHECK_SECONDS", "0.5", "season_check_seconds", 0.5),
+        ("PAN_WEB_PORT", "8090", "web_port", 8090),
+        ("PAN_WEB_PORT", "8090", "web_address", "http://localhost:8090"),
+        ("PAN_WEB_HOST", "0.0.0.0", "web_host", "0.0.0.0"),
+        ("PAN_WEB_URL", "https://pan.example/", "web_address", "https://pan.example"),
+        ("PAN_WEB_DATABASE_URL", "postgresql://pan_web@db/pan", "web_database", "postgresql://pan_web@db/pan"),
+        ("PAN_WEB_CACHE_SECONDS", "0", "web_cache_seconds", 0.0),
     ],
 )
 def test_each_variable_is_read_into_its_field(name: str, value: str, field: str, expected: Any) -> None:
@@ -118,6 +124,10 @@ def test_database_url_overrides_the_sqlite_path() -> None:
         ("PAN_BOT_DELAY", "-1", "at least 0"),
         ("PAN_BOT_NEXT_HAND_DELAY", "later", "a number"),
         ("PAN_SEASON_CHECK_SECONDS", "0", "more than 0"),
+        ("PAN_WEB_PORT", "0", "at least 1"),
+        ("PAN_WEB_PORT", "70000", "1 to 65535"),
+        ("PAN_WEB_URL", "pan.example", "http://"),
+        ("PAN_WEB_CACHE_SECONDS", "-1", "at least 0"),
     ],
 )
 def test_a_bad_value_is_an_error_naming_the_variable(name: str, value: str, why: str) -> None:

@@ -40,8 +40,10 @@ from renderer import (
     render_table_png,
     table_text,
 )
+from renderer.chart import render_chart
 from renderer.layout import Box, first_overlap, inside, overlaps
 from renderer.samples import (
+    sample_chart,
     sample_final_standings,
     sample_hand,
     sample_outcome,
@@ -88,6 +90,7 @@ GOLDEN_CASES = {
     "outcome_14": lambda: render_outcome(sample_outcome(14)),
     "standings_running": lambda: render_standings(sample_standings()),
     "standings_finished": lambda: render_standings(sample_final_standings()),
+    "chart_rating": lambda: render_chart(sample_chart()),
 }
 
 

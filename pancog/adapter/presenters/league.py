@@ -5,7 +5,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from pancog.adapter.presenters.common import Names, chips, name_of
-from pancog.services.league import Board, Flag, PlayerCard, SeasonInfo, SeasonRow, display
+from pancog.services.league import (
+    Board,
+    Flag,
+    HistoryRow,
+    PlayerCard,
+    RatingHistory,
+    SeasonInfo,
+    SeasonRow,
+    Versus,
+    display,
+)
+from renderer.chart import ChartSeries, ChartSnapshot
 
 
 def season_table_closed(returned: Mapping[int, int], names: Names) -> str:
@@ -142,3 +153,89 @@ def winner_roles_given(count: int) -> str:
 def winner_role_reason(season_no: int) -> str:
     """The audit-log reason of a season role."""
     return f"Pan season {season_no} top finisher"
+
+
+# ------------------------------------------------------------------ rating history, match history, head-to-head
+
+
+def rating_figure(score: int) -> float:
+    """The shown rating of a stored score (1000 x (mu - 3 sigma))."""
+    return score / 1000
+
+
+def rating_chart(history: RatingHistory, name: str) -> ChartSnapshot:
+    """The chart of ``/pan rating`` and the web's player page: this season (when one runs) above all time.
+    ``name`` is drawn as it is (the renderer cleans it): pass an image name (``image_name_of``)."""
+    rating = history.rating
+    subtitle = f"Rating {display(rating.score, rating.rated)}"
+    series = []
+    if history.season is not None:
+        series.append(
+            ChartSeries(f"Season {history.season.number}", tuple(rating_figure(p[2]) for p in history.season_points))
+        )
+        if history.season_rating is not None:
+            subtitle += f" · season {display(history.season_rating.score, history.season_rating.rated)}"
+    series.append(ChartSeries("All time", tuple(rating_figure(p[2]) for p in history.all_time)))
+    return ChartSnapshot(name, subtitle, tuple(series))
+
+
+def result_word(row: HistoryRow) -> str:
+    """A result in one word or two: went out / lost / on top, or a tournament's place."""
+    if row.kind == "tourney":
+        return f"tournament, place {row.place}"
+    return {1: "went out", 2: "lost"}.get(row.place, "on top")
+
+
+def _change(delta: int) -> str:
+    return f"{delta / 1000:+.1f}"
+
+
+def match_history_text(rows: tuple[HistoryRow, ...] | list[HistoryRow], who: str) -> str:
+    """The last rated results of ``/pan rating``, newest first: result, chips, rating change. ``who`` is an escaped
+    name (``name_of``)."""
+    if not rows:
+        return f"{who} has no rated hands yet."
+    lines = [f"**Last {len(rows)} rated result{'s' if len(rows) != 1 else ''} of {who}**"]
+    for row in rows:
+        chips_part = f", {row.net:+,} chips" if row.kind == "hand" else ""
+        lines.append(
+            f"<t:{row.created_at}:d> {result_word(row)}{chips_part} — rating {_change(row.change)} "
+            f"to {rating_figure(row.score):.1f}"
+        )
+    return "\n".join(lines)
+
+
+def versus_text(versus: Versus, names: Names) -> str:
+    """``/pan versus``: hands dealt together, each player's chips over them, wins each."""
+    me, other = name_of(names, versus.user_id), name_of(names, versus.other_id)
+    if not versus.rows:
+        return f"{me} and {other} have not played a league hand together yet."
+    lines = [
+        f"**{me} vs {other}**",
+        f"Hands together: {versus.hands:,}"
+        + (f" · tournaments together: {versus.tourneys:,}" if versus.tourneys else ""),
+        f"Chips over those hands: {me} {versus.net:+,}, {other} {versus.other_net:+,}",
+        f"Wins: {me} {versus.wins:,}, {other} {versus.other_wins:,}",
+    ]
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ the league web page
+
+
+def web_on_text(address: str) -> str:
+    """PRIVATE to the moderator: the guild's web address (anyone with it can read the league pages)."""
+    return (
+        f"The league web page is on: {address}\n"
+        "Anyone with this address can see the standings, player pages and the hands players shared. "
+        "`/panadmin web rotate` gives a new address (the old one stops working); `/panadmin web off` turns it off."
+    )
+
+
+def web_off_text(was_on: bool) -> str:
+    return "The league web page is off; its address no longer works." if was_on else "The league web page was off."
+
+
+WEB_NOT_RUNNING = (
+    "The league web pages are not running on this bot (the host sets PAN_WEB_PORT to start them). Nothing was changed."
+)

@@ -448,8 +448,12 @@ class PostgresStorage:
         max_size: int = 10,
         migrations: Path = MIGRATIONS_DIR,
         target_version: int | None = None,
+        read_only: bool = False,
     ) -> None:
         self.url = url
+        # A reader beside the bot (pan-web, with a role that may only SELECT): never migrates, every transaction
+        # read-only, and the schema must be the one this code knows.
+        self.read_only = read_only
         self.min_size = min_size
         self.max_size = max_size
         self._migrations = migrations
@@ -467,12 +471,20 @@ class PostgresStorage:
     async def open(self) -> None:
         if self._pool is not None:
             return
+        settings = {"default_transaction_read_only": "on"} if self.read_only else None
         pool = await asyncpg.create_pool(
-            self.url, min_size=self.min_size, max_size=self.max_size, reset=_end_transaction
+            self.url, min_size=self.min_size, max_size=self.max_size, reset=_end_transaction, server_settings=settings
         )
         try:
             async with pool.acquire() as conn:
-                await self._migrate(conn)
+                if self.read_only:
+                    version, known = await self._version(conn), len(load_migrations("postgres", self._migrations))
+                    if version != known:
+                        raise StorageError(
+                            f"database schema v{version}, this code reads v{known}: start the bot of this version first"
+                        )
+                else:
+                    await self._migrate(conn)
         except BaseException:
             await pool.close()
             raise
@@ -525,6 +537,8 @@ class PostgresStorage:
 
     @contextlib.asynccontextmanager
     async def transaction(self, *, write: bool = True) -> AsyncIterator[PostgresTx]:
+        if write and self.read_only:
+            raise StorageError("this storage is read-only")
         async with self._connection().acquire() as conn:
             if write:
                 xact = conn.transaction(isolation="read_committed")

@@ -463,6 +463,7 @@ class SqliteStorage:
         busy_timeout_ms: int = 5000,
         migrations: Path = MIGRATIONS_DIR,
         target_version: int | None = None,
+        read_only: bool = False,
     ) -> None:
         if synchronous not in ("FULL", "NORMAL", "EXTRA", "OFF"):
             raise ValueError(f"synchronous must be FULL, NORMAL, EXTRA or OFF, not {synchronous!r}")
@@ -471,6 +472,9 @@ class SqliteStorage:
         self.busy_timeout_ms = busy_timeout_ms
         self._migrations = migrations
         self._target_version = target_version
+        # A reader beside the bot (pan-web): the file is opened read-only (SQLite refuses every write), it is never
+        # migrated (the bot migrates it) and must already be at the schema this code knows.
+        self.read_only = read_only
         self._conn: aiosqlite.Connection | None = None
         self._lock = asyncio.Lock()
         self._known_accounts: set[str] = set()
@@ -485,6 +489,9 @@ class SqliteStorage:
     async def open(self) -> None:
         if self._conn is not None:
             return
+        if self.read_only:
+            self._conn = await self._open_read_only()
+            return
         conn = await aiosqlite.connect(self.path, isolation_level=None, timeout=self.busy_timeout_ms / 1000)
         try:
             await conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
@@ -496,6 +503,24 @@ class SqliteStorage:
             await conn.close()
             raise
         self._conn = conn
+
+    async def _open_read_only(self) -> aiosqlite.Connection:
+        if not Path(self.path).is_file():
+            raise StorageError(f"no database at {self.path}: start the bot first (it creates and migrates it)")
+        uri = f"{Path(self.path).resolve().as_uri()}?mode=ro"
+        conn = await aiosqlite.connect(uri, uri=True, isolation_level=None, timeout=self.busy_timeout_ms / 1000)
+        try:
+            await conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
+            await conn.execute("PRAGMA query_only = ON")
+            version, known = await self._user_version(conn), len(load_migrations("sqlite", self._migrations))
+            if version != known:
+                raise StorageError(
+                    f"database schema v{version}, this code reads v{known}: start the bot of this version first"
+                )
+        except BaseException:
+            await conn.close()
+            raise
+        return conn
 
     async def close(self) -> None:
         if self._conn is not None:
@@ -536,6 +561,8 @@ class SqliteStorage:
 
     @contextlib.asynccontextmanager
     async def transaction(self, *, write: bool = True) -> AsyncIterator[SqliteTx]:
+        if write and self.read_only:
+            raise StorageError("this storage is read-only")
         conn = self._connection()
         async with self._lock:
             # Every statement that opens or ends the transaction runs to its end even if the caller is cancelled

@@ -7,7 +7,7 @@ Services only (no discord import). The adapter builds one :class:`LeagueService`
 from .digest import HandDigest, HandTally, PlayerLine, TourneyDigest, digests_from_log, rating_match
 from .flags import Flag, compute_flags
 from .ratings import PROVISIONAL_RESULTS, Rating, display, rate
-from .repo import SeasonRow, StandingRow, StatsRow
+from .repo import HistoryRow, SeasonRow, StandingRow, StatsRow, VersusRow
 from .service import (
     Board,
     BoardLine,
@@ -16,9 +16,11 @@ from .service import (
     NoSeason,
     Period,
     PlayerCard,
+    RatingHistory,
     SeasonActive,
     SeasonInfo,
     SeasonInputError,
+    Versus,
 )
 
 __all__ = [
@@ -28,6 +30,7 @@ __all__ = [
     "Flag",
     "HandDigest",
     "HandTally",
+    "HistoryRow",
     "LeagueService",
     "Metric",
     "NoSeason",
@@ -35,6 +38,7 @@ __all__ = [
     "PlayerCard",
     "PlayerLine",
     "Rating",
+    "RatingHistory",
     "SeasonActive",
     "SeasonInfo",
     "SeasonInputError",
@@ -42,6 +46,8 @@ __all__ = [
     "StandingRow",
     "StatsRow",
     "TourneyDigest",
+    "Versus",
+    "VersusRow",
     "compute_flags",
     "digests_from_log",
     "display",

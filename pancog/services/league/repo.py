@@ -13,7 +13,7 @@ from typing import Any
 
 from pancog.infra.storage.base import BankScope, StorageTx
 
-__all__ = ["SeasonRow", "StandingRow", "StatsRow"]
+__all__ = ["HistoryRow", "SeasonRow", "StandingRow", "StatsRow", "VersusRow"]
 
 STAT_COLUMNS = (
     "hands_dealt",
@@ -269,6 +269,17 @@ async def results_after(tx: StorageTx, ordinal: int, limit: int) -> list[tuple[i
     return [(int(o), int(g), int(s), str(b)) for o, g, s, b in rows]
 
 
+async def results_to_fold(tx: StorageTx, ordinal: int, limit: int) -> list[tuple[int, int, int, str, int, str]]:
+    """(ordinal, guild id, season number, body, created_at, result key) of the results after ``ordinal``, in order:
+    what the ratings fold reads (the history rows it writes carry the time and the key)."""
+    rows = await tx.fetchall(
+        "SELECT ordinal, guild_id, season_no, body, created_at, result_key FROM league_results "
+        "WHERE ordinal > ? ORDER BY ordinal LIMIT ?",
+        (ordinal, limit),
+    )
+    return [(int(o), int(g), int(s), str(b), int(c), str(k)) for o, g, s, b, c, k in rows]
+
+
 async def result_bodies(tx: StorageTx, guild_id: int, season_no: int | None) -> list[tuple[int, str]]:
     """(season number, body) of a guild's results (one season, or all when None), in order."""
     if season_no is None:
@@ -380,6 +391,7 @@ async def clear_derived(tx: StorageTx) -> None:
     results it has passed are in ``league_results``, which the rebuild keeps."""
     await tx.execute("DELETE FROM league_stats")
     await tx.execute("DELETE FROM league_ratings")
+    await tx.execute("DELETE FROM league_history")
     await tx.execute("DELETE FROM league_cursors WHERE name <> 'journals'")
 
 
@@ -544,3 +556,182 @@ async def exclusions(tx: StorageTx, guild_id: int, season_no: int) -> list[tuple
         (guild_id, season_no),
     )
     return [(int(u), int(m), str(r), int(c)) for u, m, r, c in rows]
+
+
+# ------------------------------------------------------------------ rating history, match history, head-to-head
+
+HISTORY_COLUMNS = (
+    "guild_id, user_id, ordinal, season_no, result_key, created_at, kind, place, net, rated, rated_count, "
+    "score_before, score, season_before, season_score"
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HistoryRow:
+    """One player's line of one league result (``league_history``, V11), with his ratings before and after it."""
+
+    guild_id: int
+    user_id: int
+    ordinal: int  # commit order
+    season_no: int
+    result_key: str  # hand:<table>:<hand_no> | tourney:<id>
+    created_at: int
+    kind: str  # 'hand' | 'tourney'
+    place: int  # hand: 1 went out or split, 2 knocked in and lost, 0 on top; tournament: finishing place
+    net: int
+    rated: bool  # the result moved his ratings
+    rated_count: int  # all-time rated results after this one
+    score_before: int  # all-time rating x 1000 (mu - 3 sigma)
+    score: int
+    season_before: int | None  # the season's rating, None when no season was running
+    season_score: int | None
+
+    @property
+    def change(self) -> int:
+        return self.score - self.score_before
+
+    @property
+    def season_change(self) -> int | None:
+        if self.season_score is None or self.season_before is None:
+            return None
+        return self.season_score - self.season_before
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VersusRow:
+    """Two players' lines of one result they both took part in."""
+
+    ordinal: int
+    result_key: str
+    created_at: int
+    kind: str
+    place: int  # the first player's
+    net: int
+    other_place: int
+    other_net: int
+
+
+def _history(r: Sequence[Any]) -> HistoryRow:
+    return HistoryRow(
+        guild_id=int(r[0]),
+        user_id=int(r[1]),
+        ordinal=int(r[2]),
+        season_no=int(r[3]),
+        result_key=str(r[4]),
+        created_at=int(r[5]),
+        kind=str(r[6]),
+        place=int(r[7]),
+        net=int(r[8]),
+        rated=bool(r[9]),
+        rated_count=int(r[10]),
+        score_before=int(r[11]),
+        score=int(r[12]),
+        season_before=None if r[13] is None else int(r[13]),
+        season_score=None if r[14] is None else int(r[14]),
+    )
+
+
+async def put_history(tx: StorageTx, rows: Sequence[HistoryRow]) -> None:
+    """Insert history rows (the fold writes each (result, player) once; a refold after ``clear_derived`` again)."""
+    for start in range(0, len(rows), _ROWS_PER_STATEMENT // 2):
+        part = rows[start : start + _ROWS_PER_STATEMENT // 2]
+        await tx.execute(
+            f"INSERT INTO league_history ({HISTORY_COLUMNS}) VALUES "  # noqa: S608
+            + ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(part))
+            + " ON CONFLICT (guild_id, user_id, ordinal) DO NOTHING",
+            [
+                v
+                for h in part
+                for v in (
+                    h.guild_id,
+                    h.user_id,
+                    h.ordinal,
+                    h.season_no,
+                    h.result_key,
+                    h.created_at,
+                    h.kind,
+                    h.place,
+                    h.net,
+                    int(h.rated),
+                    h.rated_count,
+                    h.score_before,
+                    h.score,
+                    h.season_before,
+                    h.season_score,
+                )
+            ],
+        )
+
+
+async def history(
+    tx: StorageTx,
+    guild_id: int,
+    user_id: int,
+    *,
+    season_no: int | None = None,
+    rated_only: bool = False,
+    limit: int | None = None,
+) -> list[HistoryRow]:
+    """A player's results, newest first (``limit`` of them; one season's when ``season_no`` is given)."""
+    where = "guild_id = ? AND user_id = ?"
+    params: list[Any] = [guild_id, user_id]
+    if season_no is not None:
+        where += " AND season_no = ?"
+        params.append(season_no)
+    if rated_only:
+        where += " AND rated = 1"
+    tail = ""
+    if limit is not None:
+        tail = " LIMIT ?"
+        params.append(limit)
+    rows = await tx.fetchall(
+        f"SELECT {HISTORY_COLUMNS} FROM league_history WHERE {where} ORDER BY ordinal DESC{tail}",  # noqa: S608
+        params,
+    )
+    return [_history(r) for r in rows]
+
+
+async def versus(tx: StorageTx, guild_id: int, user_id: int, other_id: int) -> list[VersusRow]:
+    """The results both players took part in, oldest first."""
+    rows = await tx.fetchall(
+        "SELECT a.ordinal, a.result_key, a.created_at, a.kind, a.place, a.net, b.place, b.net "
+        "FROM league_history a JOIN league_history b ON b.guild_id = a.guild_id AND b.ordinal = a.ordinal "
+        "AND b.user_id = ? WHERE a.guild_id = ? AND a.user_id = ? ORDER BY a.ordinal",
+        (other_id, guild_id, user_id),
+    )
+    return [
+        VersusRow(
+            ordinal=int(o),
+            result_key=str(k),
+            created_at=int(c),
+            kind=str(kind),
+            place=int(p),
+            net=int(n),
+            other_place=int(op),
+            other_net=int(on),
+        )
+        for o, k, c, kind, p, n, op, on in rows
+    ]
+
+
+async def opponents(tx: StorageTx, guild_id: int, user_id: int, limit: int) -> list[tuple[int, int]]:
+    """(other human, results both took part in) for the players ``user_id`` met most, most first."""
+    rows = await tx.fetchall(
+        "SELECT b.user_id, COUNT(*) FROM league_history a JOIN league_history b ON b.guild_id = a.guild_id "
+        "AND b.ordinal = a.ordinal AND b.user_id <> a.user_id WHERE a.guild_id = ? AND a.user_id = ? "
+        "GROUP BY b.user_id ORDER BY COUNT(*) DESC, b.user_id LIMIT ?",
+        (guild_id, user_id, limit),
+    )
+    return [(int(u), int(n)) for u, n in rows]
+
+
+async def last_active(tx: StorageTx, guild_id: int, users: Sequence[int]) -> dict[int, int]:
+    """{user: created_at of his latest result} in the guild (players without a result are left out)."""
+    if not users:
+        return {}
+    rows = await tx.fetchall(
+        "SELECT user_id, MAX(created_at) FROM league_history WHERE guild_id = ? "  # noqa: S608
+        f"AND user_id IN ({', '.join('?' * len(users))}) GROUP BY user_id",
+        (guild_id, *users),
+    )
+    return {int(u): int(c) for u, c in rows}

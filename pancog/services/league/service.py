@@ -39,7 +39,7 @@ from . import repo
 from .digest import HandDigest, HandTally, TourneyDigest, decode, digests_from_log, is_human, rating_match
 from .flags import Flag, compute_flags
 from .ratings import Rating, rate
-from .repo import STAT_COLUMNS, SeasonRow, StandingRow, StatsRow
+from .repo import STAT_COLUMNS, HistoryRow, SeasonRow, StandingRow, StatsRow, VersusRow
 
 __all__ = [
     "Board",
@@ -49,9 +49,11 @@ __all__ = [
     "NoSeason",
     "Period",
     "PlayerCard",
+    "RatingHistory",
     "SeasonActive",
     "SeasonInfo",
     "SeasonInputError",
+    "Versus",
 ]
 
 log = logging.getLogger("pan.league")
@@ -120,6 +122,63 @@ class PlayerCard:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RatingHistory:
+    """A player's rating after each rated result: all-time and in the running season (``/pan rating``, the web).
+
+    Points are (ordinal, created_at, score); ``score`` is 1000 x the shown figure (mu - 3 sigma)."""
+
+    user_id: int
+    season: SeasonRow | None
+    all_time: tuple[tuple[int, int, int], ...]
+    season_points: tuple[tuple[int, int, int], ...]
+    rating: Rating
+    season_rating: Rating | None
+    recent: tuple[HistoryRow, ...]  # the last rated results, newest first (result, net, rating change)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Versus:
+    """Head-to-head of two players of a guild: the results both took part in (``/pan versus``)."""
+
+    user_id: int
+    other_id: int
+    rows: tuple[VersusRow, ...]  # oldest first
+
+    @property
+    def hands(self) -> int:
+        return sum(1 for r in self.rows if r.kind == "hand")
+
+    @property
+    def tourneys(self) -> int:
+        return sum(1 for r in self.rows if r.kind == "tourney")
+
+    @property
+    def net(self) -> int:
+        """The first player's chips over their hands together."""
+        return sum(r.net for r in self.rows)
+
+    @property
+    def other_net(self) -> int:
+        return sum(r.other_net for r in self.rows)
+
+    @property
+    def wins(self) -> int:
+        """Hands the first player won (went out or split) with the other dealt in, and tournaments he finished
+        ahead of the other."""
+        return sum(1 for r in self.rows if _beats(r.place, r.other_place, r.kind))
+
+    @property
+    def other_wins(self) -> int:
+        return sum(1 for r in self.rows if _beats(r.other_place, r.place, r.kind))
+
+
+def _beats(place: int, other: int, kind: str) -> bool:
+    if kind == "hand":
+        return place == 1
+    return place < other
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SeasonInfo:
     season: SeasonRow
     standings: tuple[StandingRow, ...]  # live for the active season, archived for an ended one
@@ -166,8 +225,12 @@ class LeagueService:
         *,
         clock: Callable[[], float] = time.time,
         rating_batch: int = 500,  # results per drain transaction: bounds how long a drain holds lock_results
+        read_only: bool = False,
     ) -> None:
         self.storage = storage
+        # A reader beside the bot (pan-web): it never drains (a write); it shows what the bot's drains (every league
+        # read in Discord, and the background tick) have moved so far.
+        self.read_only = read_only
         self.ledger = ledger
         self._clock = clock
         self._rating_batch = rating_batch
@@ -319,6 +382,8 @@ class LeagueService:
         ratings. Returns how many results were rated. Every read of the league drains first; a read that finds
         nothing pending takes no write lock."""
         total = 0
+        if self.read_only:
+            return 0
         async with self._rating_lock:
             async with self.storage.transaction(write=False) as tx:
                 if not await repo.pending(tx, JOURNALS_CURSOR, RATINGS_CURSOR):
@@ -376,9 +441,9 @@ class LeagueService:
 
     async def _fold_pending(self, tx: StorageTx, limit: int) -> int:
         cursor = await repo.get_cursor(tx, RATINGS_CURSOR)
-        rows = await repo.results_after(tx, cursor, limit)
+        rows = await repo.results_to_fold(tx, cursor, limit)
         if rows:
-            await _fold_ratings(tx, [(o, g, n, decode(b)) for o, g, n, b in rows], {})
+            await _fold_ratings(tx, _fold_rows(rows), {})
             await repo.set_cursor(tx, RATINGS_CURSOR, rows[-1][0])
         return len(rows)
 
@@ -692,6 +757,64 @@ class LeagueService:
             season_bank=season_bank,
         )
 
+    async def rating_history(self, guild_id: int, user_id: int, *, recent: int = 20) -> RatingHistory:
+        """The player's rating after each of his rated results (all-time and the running season) and his last
+        ``recent`` rated results with their rating change. Reads ``league_history`` (V11), written by the fold."""
+        await self.drain()
+        async with self.storage.transaction(write=False) as tx:
+            season = await repo.active_season(tx, guild_id)
+            rows = await repo.history(tx, guild_id, user_id, rated_only=True)
+            rating = _rating((await _ratings_map(tx, guild_id, 0, [user_id])).get(user_id))
+            season_rating = None
+            if season is not None:
+                season_rating = _rating((await _ratings_map(tx, guild_id, season.number, [user_id])).get(user_id))
+        rows.reverse()  # oldest first
+        all_time = tuple((r.ordinal, r.created_at, r.score) for r in rows)
+        season_points: tuple[tuple[int, int, int], ...] = ()
+        if season is not None:
+            season_points = tuple(
+                (r.ordinal, r.created_at, r.season_score)
+                for r in rows
+                if r.season_no == season.number and r.season_score is not None
+            )
+        return RatingHistory(
+            user_id=user_id,
+            season=season,
+            all_time=all_time,
+            season_points=season_points,
+            rating=rating,
+            season_rating=season_rating,
+            recent=tuple(reversed(rows[-recent:])) if recent else (),
+        )
+
+    async def versus(self, guild_id: int, user_id: int, other_id: int) -> Versus:
+        """Head-to-head: every result both players took part in (hands dealt together, tournaments played together).
+
+        Raises:
+            SeasonInputError: the same player twice.
+        """
+        if user_id == other_id:
+            raise SeasonInputError("Pick another player to compare with.")
+        await self.drain()
+        async with self.storage.transaction(write=False) as tx:
+            rows = await repo.versus(tx, guild_id, user_id, other_id)
+        return Versus(user_id=user_id, other_id=other_id, rows=tuple(rows))
+
+    async def opponents(self, guild_id: int, user_id: int, *, limit: int = 8) -> list[tuple[int, int]]:
+        """(other player, results together) of the players ``user_id`` met most, most first."""
+        await self.drain()
+        async with self.storage.transaction(write=False) as tx:
+            return await repo.opponents(tx, guild_id, user_id, limit)
+
+    async def history(
+        self, guild_id: int, user_id: int, *, season_no: int | None = None, rated_only: bool = False, limit: int = 20
+    ) -> list[HistoryRow]:
+        """A player's results, newest first, with his rating before and after each (phase B's activity, decay and
+        eligibility read the same rows: ``created_at`` is when he last played, ``rated_count`` how established)."""
+        await self.drain()
+        async with self.storage.transaction(write=False) as tx:
+            return await repo.history(tx, guild_id, user_id, season_no=season_no, rated_only=rated_only, limit=limit)
+
     async def leaderboard(
         self,
         guild_id: int,
@@ -763,8 +886,9 @@ class LeagueService:
             if from_log:
                 hands = await _rederive_hands(tx)
             await repo.clear_derived(tx)
-            rows = [(o, g, n, decode(b)) for o, g, n, b in await repo.results_after(tx, 0, 2**62)]
-            await repo.add_stats(tx, _summed_stats((guild, season_no, result) for _, guild, season_no, result in rows))
+            rows = _fold_rows(await repo.results_to_fold(tx, 0, 2**62))
+            summed = _summed_stats((guild, season_no, result) for _, guild, season_no, result, *_ in rows)
+            await repo.add_stats(tx, summed)
             await _fold_ratings(tx, rows, {})
             if rows:
                 await repo.set_cursor(tx, RATINGS_CURSOR, rows[-1][0])
@@ -817,28 +941,71 @@ async def _ratings_map(
     return await repo.get_ratings(tx, guild_id, season_no, users)
 
 
-async def _fold_ratings(
-    tx: StorageTx,
-    rows: Sequence[tuple[int, int, int, HandDigest | TourneyDigest]],
-    cache: dict[tuple[int, int, int], Rating],
-) -> None:
-    """Apply the decoded results ``rows`` (ordinal, guild, season, digest) to the ratings, in order, and write them."""
+FoldRow = tuple[int, int, int, HandDigest | TourneyDigest, int, str]
+"""A result as the ratings fold takes it: (ordinal, guild, season, decoded digest, created_at, result key)."""
+
+
+def _fold_rows(rows: Sequence[tuple[int, int, int, str, int, str]]) -> list[FoldRow]:
+    return [(o, g, n, decode(b), c, k) for o, g, n, b, c, k in rows]
+
+
+def _lines_of(result: HandDigest | TourneyDigest) -> list[tuple[int, int, int]]:
+    """(user, place, net) of the humans in a result: a hand's place is 1 for who went out (or split), 2 for the others
+    who knocked in, 0 for who went on top; a tournament's is the finishing place."""
+    if isinstance(result, TourneyDigest):
+        return [(u, p, 0) for u, p, _ in result.places if is_human(u)]
+    return [(p.user_id, 1 if p.won else 2 if p.played else 0, p.net) for p in result.players if is_human(p.user_id)]
+
+
+async def _fold_ratings(tx: StorageTx, rows: Sequence[FoldRow], cache: dict[tuple[int, int, int], Rating]) -> None:
+    """Apply the results ``rows`` to the ratings, in order, and write them, with each human's history row (his
+    ratings before and after every result he took part in, rated or not): one transaction, so the history always
+    matches the ratings it reports."""
     dirty: set[tuple[int, int, int]] = set()
-    for _ordinal, guild, season_no, result in rows:
-        match = rating_match(result)
-        if match is None:
+    history: list[repo.HistoryRow] = []
+    for ordinal, guild, season_no, result, created, key in rows:
+        lines = _lines_of(result)
+        if not lines:
             continue
-        ids, ranks = match
-        for scope in (0, season_no) if season_no else (0,):
-            missing = [u for u in ids if (guild, scope, u) not in cache]
+        match = rating_match(result)
+        scopes = (0, season_no) if season_no else (0,)
+        for scope in scopes:
+            missing = [u for u, _, _ in lines if (guild, scope, u) not in cache]
             if missing:
                 found = await repo.get_ratings(tx, guild, scope, missing)
                 for u in missing:
                     cache[(guild, scope, u)] = _rating(found.get(u))
-            after = rate([cache[(guild, scope, u)] for u in ids], ranks)
-            for u, r in zip(ids, after, strict=True):
-                cache[(guild, scope, u)] = r
-                dirty.add((guild, scope, u))
+        before = {(scope, u): cache[(guild, scope, u)] for scope in scopes for u, _, _ in lines}
+        rated_ids: set[int] = set()
+        if match is not None:
+            ids, ranks = match
+            rated_ids = set(ids)
+            for scope in scopes:
+                after = rate([cache[(guild, scope, u)] for u in ids], ranks)
+                for u, r in zip(ids, after, strict=True):
+                    cache[(guild, scope, u)] = r
+                    dirty.add((guild, scope, u))
+        for u, place, net in lines:
+            now = cache[(guild, 0, u)]
+            history.append(
+                repo.HistoryRow(
+                    guild_id=guild,
+                    user_id=u,
+                    ordinal=ordinal,
+                    season_no=season_no,
+                    result_key=key,
+                    created_at=created,
+                    kind="tourney" if isinstance(result, TourneyDigest) else "hand",
+                    place=place,
+                    net=net,
+                    rated=u in rated_ids,
+                    rated_count=now.rated,
+                    score_before=before[(0, u)].score,
+                    score=now.score,
+                    season_before=before[(season_no, u)].score if season_no else None,
+                    season_score=cache[(guild, season_no, u)].score if season_no else None,
+                )
+            )
     await repo.put_ratings(
         tx,
         [
@@ -846,6 +1013,7 @@ async def _fold_ratings(
             for g, s, u in sorted(dirty)
         ],
     )
+    await repo.put_history(tx, history)
 
 
 async def _digest_from_stored_log(
