@@ -17,28 +17,28 @@ process's shard never opened a table and made a thread per tick, and a restart r
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
-import subprocess
-import sys
 import time
-from collections.abc import Mapping
 from pathlib import Path
 
 from pancog.game import engine
-from pancog.infra.cluster import Launcher
 from pancog.infra.storage import Account, BankScope, PostgresStorage, storage_for
 from pancog.services.ledger import ChipLedger
 from pancog.services.tournaments.model import Status, Tournament
 from pancog.services.tournaments.repository import TournamentRepository
-from tests.e2e.test_cluster_kill import read_tables, wait_connected, wait_gone
+from tests.e2e.test_cluster_kill import (
+    SHARDS,
+    cluster_launcher,
+    kill_mid_move,
+    print_evidence,
+    read_tables,
+    wait_connected,
+)
 from tests.e2e.test_kill_restart import greedy_command
-from tests.fakediscord.harness import Harness, InteractionFailed
+from tests.fakediscord.harness import Harness
 from tests.fakediscord.models import FakeChannel, FakeUser
 from tests.fakediscord.server import FakeDiscord
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARDS, PROCESSES = 4, 2
 KILL_AFTER = 3  # the practice player's moves before the SIGKILL (one of them in flight)
 BUY_IN, ENTRIES = 100, 5  # 5 computer players at tables of 4: two tables, then a final table
 DEADLINE = 300.0
@@ -90,30 +90,18 @@ async def test_practice_and_tournaments_survive_a_killed_cluster_process(tmp_pat
     practice_channel, second_tourney = second.channels
     (first_tourney,) = first.channels
     await fake.start()
-    env = {
-        **os.environ,
-        "DISCORD_TOKEN": fake.token,
-        "DISCORD_API_BASE": fake.api_base,
-        "DISCORD_GATEWAY_URL": fake.gateway_url,
-        "DATABASE_URL": postgres_url,
-        "PAN_GUILD_READY_TIMEOUT": "0.05",
-        "PAN_LOG_LEVEL": "INFO",  # the start-up lines say how many tournaments each process resumed
-        "PAN_RENDER_MODE": "thread",
-        "PAN_DEAL_SEED": "23",
-        "PAN_BOT_DELAY": "0",
-        "PAN_BOT_NEXT_HAND_DELAY": "off",  # one practice hand: the next waits for Start
-        "PAN_TOURNEY_TICK": "0.2",
-    }
-    env.pop("TEST_GUILD_ID", None)
     logs: list[Path] = []
-
-    def spawn(argv: list[str], process_env: Mapping[str, str]) -> subprocess.Popen[bytes]:
-        log = tmp_path / f"bot-{process_env['PAN_CLUSTER_INDEX']}-{len(logs)}.log"
-        logs.append(log)
-        with log.open("wb") as err:
-            return subprocess.Popen(argv, env=dict(process_env), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err)
-
-    launcher = Launcher(SHARDS, PROCESSES, python=sys.executable, env=env, spawn=spawn)
+    launcher = cluster_launcher(
+        fake,
+        postgres_url,
+        tmp_path,
+        logs,
+        PAN_LOG_LEVEL="INFO",  # the start-up lines say how many tournaments each process resumed
+        PAN_DEAL_SEED="23",
+        PAN_BOT_DELAY="0",
+        PAN_BOT_NEXT_HAND_DELAY="off",  # one practice hand: the next waits for Start
+        PAN_TOURNEY_TICK="0.2",
+    )
     storage = storage_for(postgres_url)
     assert isinstance(storage, PostgresStorage)
     launcher.start()
@@ -150,21 +138,10 @@ async def test_practice_and_tournaments_survive_a_killed_cluster_process(tmp_pat
             running = found.get(second_tourney.id)
             midway = running is not None and running.status is Status.RUNNING and await hands_of(storage, running) >= 2
             if kills == 0 and moves >= KILL_AFTER and midway:
-                pending = asyncio.ensure_future(
-                    harness.slash(player, command, channel=practice_channel, settle=False, **options)
+                await kill_mid_move(
+                    fake, launcher, harness.slash(player, command, channel=practice_channel, settle=False, **options)
                 )
-                await asyncio.sleep(0.02)
-                assert victim.process is not None
-                victim.process.kill()
-                victim.process.wait()
                 kills += 1
-                with contextlib.suppress(InteractionFailed, asyncio.CancelledError):
-                    await pending
-                for interaction in fake.interactions.values():
-                    if not interaction.settled:
-                        interaction.abandoned = True
-                await wait_gone(fake, {2, 3})
-                await wait_connected(fake, launcher)
                 continue  # re-read: the killed move may or may not have committed
             await harness.slash(player, command, channel=practice_channel, **options)
 
@@ -194,9 +171,7 @@ async def test_practice_and_tournaments_survive_a_killed_cluster_process(tmp_pat
             reply = await harness.slash(host, "panadmin audit", channel=channel)
             assert reply.text.startswith("Ledger audit: OK"), reply.text
     except BaseException:
-        for log in logs:
-            print(f"==== {log.name}\n{log.read_text(errors='replace')[-4000:]}")
-        print(f"==== sessions by shard: {fake.sessions_by_shard()}; restarts: {[s.restarts for s in launcher.specs]}")
+        print_evidence(fake, launcher, logs)
         raise
     finally:
         launcher.stop(grace=5)

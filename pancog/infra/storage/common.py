@@ -116,8 +116,9 @@ def table_insert(row: TableRow) -> Statement:
 
 
 def account_inserts(accounts: Sequence[Account]) -> tuple[list[Account], list[Account]]:
-    """``accounts`` split into those of a guild or a table (no ``scope_kind``: the statement every schema version
-    accepts) and those of another bank scope (``scope_kind`` set, V10)."""
+    """``accounts`` split into those of a guild or a table (inserted without ``scope_kind``: the statement every schema
+    version accepts, and tests open older versions with this code) and those of another bank scope (``scope_kind``
+    set, V10)."""
     plain = [a for a in accounts if a.scope_kind is ScopeKind.GUILD]
     scoped = [a for a in accounts if a.scope_kind is not ScopeKind.GUILD]
     return plain, scoped

@@ -42,6 +42,7 @@ from pancog.infra.storage.base import (
     LogConflict,
     Overdraw,
     Posting,
+    ScopeKind,
     ShardLeaseLost,
     ShardSet,
     Statement,
@@ -201,29 +202,27 @@ class PostgresTx:
             net[key] = net.get(key, 0) + posting.delta
         keys = sorted(net)  # the one lock order every writer uses
         new = [by_key[k] for k in keys if k not in self._known]
-        plain, scoped = account_inserts(new)
-        if plain:
-            await self._conn.execute(
-                "INSERT INTO accounts (key, kind, scope_id, user_id, pot) "
-                "SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[]) ORDER BY 1 "
-                "ON CONFLICT (key) DO NOTHING",
-                [a.key for a in plain],
-                [a.kind.value for a in plain],
-                [a.scope_id for a in plain],
-                [a.user_id for a in plain],
-                [a.pot for a in plain],
+        for group in account_inserts(new):  # the scope_kind column (V10) only where it is set: see account_inserts
+            if not group:
+                continue
+            scoped = group[0].scope_kind is not ScopeKind.GUILD
+            columns = "key, kind, scope_id, user_id, pot" + (", scope_kind" if scoped else "")
+            arrays = ["$1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[]"] + (
+                ["$6::text[]"] if scoped else []
             )
-        if scoped:  # the scope_kind column (V10) only when needed: a guild's chips insert as on every schema
+            values: list[list[Any]] = [
+                [a.key for a in group],
+                [a.kind.value for a in group],
+                [a.scope_id for a in group],
+                [a.user_id for a in group],
+                [a.pot for a in group],
+            ]
+            if scoped:
+                values.append([a.scope_kind.value for a in group])
             await self._conn.execute(
-                "INSERT INTO accounts (key, kind, scope_id, user_id, pot, scope_kind) SELECT * FROM "
-                "unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[]) ORDER BY 1 "
+                f"INSERT INTO accounts ({columns}) SELECT * FROM unnest({', '.join(arrays)}) ORDER BY 1 "  # noqa: S608
                 "ON CONFLICT (key) DO NOTHING",
-                [a.key for a in scoped],
-                [a.kind.value for a in scoped],
-                [a.scope_id for a in scoped],
-                [a.user_id for a in scoped],
-                [a.pot for a in scoped],
-                [a.scope_kind.value for a in scoped],
+                *values,
             )
         self.created_accounts.update(a.key for a in new)
         locked = await self._conn.fetch(

@@ -153,6 +153,16 @@ class Floor:
         self.core.emit(TableOpened(t.tournament_id, tt.table_no, tt.table_id, players, tt.final))
         return session
 
+    def idle_tables(self, t: Tournament) -> list[tuple[TTable, TableSession]]:
+        """The tournament's open tables that are open here and between hands, with their table service's table."""
+        found = []
+        for tt in t.open_tables():
+            with contextlib.suppress(NoTableHere):
+                session = self.tables.get(tt.table_id)
+                if not session.in_hand:
+                    found.append((tt, session))
+        return found
+
     def seated_at(self, t: Tournament, player_id: int) -> TTable | None:
         for tt in t.tables.values():
             with contextlib.suppress(NoTableHere):
@@ -215,13 +225,7 @@ class Floor:
     async def eliminate(self, t: Tournament) -> None:
         """Entries at idle tables that cannot cover the ante are out (ranked later by their start-of-hand stack)."""
         ante = self.clock.now(t).ante
-        for tt in t.open_tables():
-            try:
-                session = self.tables.get(tt.table_id)
-            except NoTableHere:
-                continue
-            if session.in_hand:
-                continue
+        for tt, session in self.idle_tables(t):
             out: list[tuple[Entry, int]] = []
             for e in t.alive():
                 seat = session.find_seat(e.player_id) if e.table_no == tt.table_no else None
@@ -307,13 +311,7 @@ class Floor:
         if now is None:
             return
         ante = now.ante
-        for tt in t.open_tables():
-            try:
-                session = self.tables.get(tt.table_id)
-            except NoTableHere:
-                continue
-            if session.in_hand:
-                continue
+        for tt, session in self.idle_tables(t):
             if session.rules.ante_chips != ante:
                 await self.tables.system_act(tt.table_id, SetStakes(ante_chips=ante))
             seated = [s for s in session.state.seats if s is not None and s.stack > ante]
