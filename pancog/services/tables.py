@@ -32,12 +32,12 @@ from pancog.game.actions import Action, Rebuy, Sit, Stand, StartHand, Timeout
 from pancog.game.cards import Card
 from pancog.game.codec import StateFormatError, dump_state, load_state
 from pancog.game.errors import PanError, RuleViolation
-from pancog.game.events import BoughtIn, CashedOut, ChipsMoved, Event, HandEnded
+from pancog.game.events import Event, HandEnded
 from pancog.game.notation import format_action, format_event, parse_action
 from pancog.game.rules import PRESET_EDITION, PRESETS, Rules
-from pancog.game.state import Account as EngineAccount
-from pancog.game.state import Phase, Pot, TableState, initial_state
+from pancog.game.state import Phase, TableState, initial_state
 from pancog.infra.storage.base import Account, BankScope, Posting, StorageTx, StoredTable
+from pancog.services.chips import HandChips, HandResult, engine_postings
 from pancog.services.ledger import ChipLedger
 from pancog.services.store import TableStore
 
@@ -217,6 +217,11 @@ class TableSession:
     stacked: list[StartHand] = field(default_factory=list)  # test hook: the next deals
     snapshot_seq: int = 0  # the seq of the table's stored snapshot (0: none)
     scope: BankScope | None = None  # None: the guild's own banks
+    # the hand in progress's chips, folded from the postings committed for it: each hand's HandResult
+    chips: HandChips = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.chips = HandChips(self.table_id, self.bank_scope)
 
     @property
     def rules(self) -> Rules:
@@ -260,6 +265,9 @@ class Applied:
     action: Action
     transition: engine.Transition
     actor: int | None  # the user who asked, or None for the system
+    # the hand's chip result when this action ended a hand (from the postings committed for the hand); None for any
+    # other action, or for a hand whose deal this process did not see (the replay service rebuilds it from the log)
+    result: HandResult | None = None
 
     @property
     def state(self) -> TableState:
@@ -292,53 +300,6 @@ def seeded_deals(seed: int) -> Dealer:
         return StartHand(seed=rng.getrandbits(62))
 
     return deal
-
-
-# --------------------------------------------------------------------------------------------- ledger mapping
-
-
-def _ledger_account(
-    account: EngineAccount, table_id: int, scope: BankScope, before: TableState, after: TableState
-) -> Account:
-    if isinstance(account, Pot):
-        if account is Pot.SINGLES:
-            return Account.tops(table_id, "singles")
-        if account is Pot.DOUBLES:
-            return Account.tops(table_id, "doubles")
-        return Account.issued(scope)  # the house (rake) takes chips out of play
-    seat = before.seat(account) or after.seat(account)
-    if seat is None:
-        raise LookupError(f"table {table_id}: chips moved for empty seat {account}")
-    return Account.stack(table_id, seat.player_id)
-
-
-def engine_postings(
-    events: Sequence[Event], *, table_id: int, scope: BankScope | int, before: TableState, after: TableState
-) -> list[Posting]:
-    """Ledger postings for the chip events of one transition, netted per account (zero-sum).
-
-    ``ChipsMoved`` between seats and pots -> stack/tops accounts; ``BoughtIn`` bank -> stack;
-    ``CashedOut`` stack -> bank, the banks of the table's ``scope`` (a guild id: that guild's).
-    """
-    scope = BankScope.of(scope)
-    net: dict[Account, int] = {}
-
-    def move(payer: Account, payee: Account, amount: int) -> None:
-        net[payer] = net.get(payer, 0) - amount
-        net[payee] = net.get(payee, 0) + amount
-
-    for event in events:
-        if isinstance(event, ChipsMoved) and event.amount:
-            move(
-                _ledger_account(event.payer, table_id, scope, before, after),
-                _ledger_account(event.payee, table_id, scope, before, after),
-                event.amount,
-            )
-        elif isinstance(event, BoughtIn) and event.amount:
-            move(Account.bank(scope, event.player_id), Account.stack(table_id, event.player_id), event.amount)
-        elif isinstance(event, CashedOut) and event.amount:
-            move(Account.stack(table_id, event.player_id), Account.bank(scope, event.player_id), event.amount)
-    return [Posting(account, delta) for account, delta in sorted(net.items()) if delta]
 
 
 # --------------------------------------------------------------------------------------------- snapshots
@@ -447,25 +408,33 @@ class TableService:
                 session = self._replay(item)
             except _UnusableSnapshot as exc:
                 log.warning("table %s: %s; replaying the whole log", item.table_id, exc)
-                whole = await self.store.read_log(item.table_id, 0)
-                item = dataclasses.replace(item, snapshot=None, actions=tuple(a for _, a, _ in whole), first_seq=1)
-                session = self._replay(item)
+                session = self._replay(await self._whole_log(item))
+            else:
+                hand = session.state.hand
+                if hand is not None and session.chips.hand_no != hand.hand_no:
+                    # the snapshot lies inside the hand in progress (a very long hand): its chips so far are only
+                    # in the actions before the snapshot, so this table is rebuilt from its whole log
+                    whole = self._replay(await self._whole_log(item))
+                    whole.snapshot_seq = session.snapshot_seq
+                    session = whole
             self._tables[session.table_id] = session
             self._by_channel[session.channel_id] = session.table_id
         return len(stored)
 
+    async def _whole_log(self, item: StoredTable) -> StoredTable:
+        whole = await self.store.read_log(item.table_id, 0)
+        return dataclasses.replace(item, snapshot=None, actions=tuple(a for _, a, _ in whole), first_seq=1)
+
     def _replay(self, item: StoredTable) -> TableSession:
-        """The table at its last committed action. Raises :class:`_UnusableSnapshot` (the caller replays all)."""
+        """The table at its last committed action, with the chips of the hand in progress folded from the actions
+        replayed (through the same postings mapping as a commit). Raises :class:`_UnusableSnapshot` (the caller
+        replays all)."""
         row = item.row
         config = TableConfig.from_json(row.config)
         rules = config.rules()
         snap = item.snapshot
         state = initial_state(rules, table_id=row.table_id) if snap is None else _from_snapshot(snap, item, rules)
-        for text in item.actions:
-            state = engine.apply(state, parse_action(text)).state
-        if state.seq != row.last_seq:
-            raise RuntimeError(f"table {row.table_id}: replay reached seq {state.seq}, log says {row.last_seq}")
-        return TableSession(
+        session = TableSession(
             table_id=row.table_id,
             guild_id=row.guild_id,
             channel_id=row.channel_id,
@@ -476,6 +445,15 @@ class TableService:
             snapshot_seq=item.first_seq - 1 if item.snapshot is not None else 0,
             scope=row.scope,
         )
+        for text in item.actions:
+            before = state
+            transition = engine.apply(before, parse_action(text))
+            state = transition.state
+            session.chips.feed(before, transition.events, state)
+        if state.seq != row.last_seq:
+            raise RuntimeError(f"table {row.table_id}: replay reached seq {state.seq}, log says {row.last_seq}")
+        session.state = state
+        return session
 
     async def open_table(
         self,
@@ -636,7 +614,8 @@ class TableService:
         session.state = after  # swap only after the commit
         if snapshot is not None:
             session.snapshot_seq = after.seq
-        applied = Applied(session, before, action, transition, actor)
+        result = session.chips.feed(before, transition.events, after, postings)
+        applied = Applied(session, before, action, transition, actor, result)
         for listener in self._listeners:
             try:
                 listener(applied)

@@ -427,7 +427,7 @@ def test_outcome_layout_fits_without_overlap() -> None:
 def test_outcome_text_carries_every_fact() -> None:
     snap = sample_outcome(14)
     text = outcome_text(snap)
-    assert f"{snap.winner} goes out, +{snap.total:,} chips" in text
+    assert f"{snap.winner} goes out, net {snap.winner_net:+,} for the hand (collected {snap.total:,} chips)" in text
     for meld in snap.melds:
         cards = " ".join(str(c) for c in meld.cards)
         assert (f"{cards} ({meld.shown_label})" if meld.shown_label else cards) in text
@@ -439,9 +439,21 @@ def test_outcome_text_carries_every_fact() -> None:
     assert f"bust-out {snap.bust_out} units" in text
     assert f"going out {snap.going_out} units" in text
     assert f"Singles tops {snap.singles_tops} chips" in text
-    assert f"total {snap.total} chips." in text
+    assert f"collected {snap.total} chips." in text
     for note in snap.notes:
         assert note in text
+
+
+def test_outcome_never_shows_a_collection_as_a_win() -> None:
+    """The header and the first line of the text twin give the winner's net; what he collected is labelled
+    "Collected" (a winner who collected 4 chips and paid 4 is "net 0", never "+4 chips")."""
+    snap = OutcomeSnapshot(
+        title="t", hand_no=3, winner="W", melds=(), winner_net=0, payments=(PaymentSnapshot(payer="A", chips=4),)
+    )
+    text = outcome_text(snap)
+    assert text.startswith("t, hand 3: W goes out, net 0 for the hand (collected 4 chips).")
+    assert "+4" not in text and "collected 4 chips." in text
+    render_outcome_png(snap)
 
 
 def test_outcome_total_is_tops_plus_payments() -> None:

@@ -59,6 +59,11 @@ def chips(n: int) -> str:
     return f"{n:,} chip{'s' if n != 1 else ''}"
 
 
+def signed(n: int) -> str:
+    """A net figure: ``+4``, ``-4``, and ``0`` (never ``+0``) — as the end-of-hand image writes it."""
+    return f"{n:+,}" if n else "0"
+
+
 def status_pill(status: PlayerStatus, *, flat: bool) -> SeatStatus:
     """A dealt-in player's pill (``flat``: ten cards on the board, none in hand)."""
     match status:

@@ -73,9 +73,10 @@ class StandingRow:
     place: int
     user_id: int
     net: int
-    chips: int
+    chips: int  # a bank season: the season bank plus chips at its open tables (archived: after they closed)
     score: int
     wins: int
+    at_tables: int = 0  # of ``chips``, those at open tables (live standings only; archived rows have none)
 
 
 _SEASON_COLUMNS = (
@@ -479,29 +480,6 @@ def _bank_of(scope: BankScope) -> tuple[str, tuple[object, ...]]:
     if scope.is_guild:
         return "kind = 'bank' AND scope_id = ? AND scope_kind IS NULL", (scope.id,)
     return "kind = 'bank' AND scope_id = ? AND scope_kind = ?", (scope.id, scope.stored_kind)
-
-
-async def bank_ranked(tx: StorageTx, scope: BankScope, limit: int) -> list[tuple[int, int]]:
-    """Top ``limit`` (user, balance) bank accounts of a ledger scope (a guild, or a season's banks), humans only."""
-    where, params = _bank_of(scope)
-    rows = await tx.fetchall(
-        f"SELECT user_id, balance FROM accounts WHERE {where} AND user_id >= 0 "  # noqa: S608
-        "ORDER BY balance DESC, user_id LIMIT ?",
-        (*params, limit),
-    )
-    return [(int(u), int(b)) for u, b in rows]
-
-
-async def bank_rank_of(tx: StorageTx, scope: BankScope, user_id: int) -> tuple[int, int] | None:
-    balance = await bank_account(tx, scope, user_id)
-    if balance is None:
-        return None
-    where, params = _bank_of(scope)
-    above = await tx.fetchall(
-        f"SELECT COUNT(*) FROM accounts WHERE {where} AND user_id >= 0 AND balance > ?",  # noqa: S608
-        (*params, balance),
-    )
-    return int(above[0][0]) + 1, balance
 
 
 async def bank_account(tx: StorageTx, scope: BankScope, user_id: int) -> int | None:

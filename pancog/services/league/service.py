@@ -32,7 +32,8 @@ from pancog.game.errors import PanError
 from pancog.game.events import HandEnded
 from pancog.game.state import TableState
 from pancog.infra.storage.base import Account, BankScope, Posting, ScopeKind, Storage, StorageTx
-from pancog.services.ledger import ChipLedger, post_transaction
+from pancog.services.ledger import ChipLedger, Holding, held_in, post_transaction, rank_holdings
+from pancog.services.outbox import Outbox
 from pancog.services.tables import Applied, ResultNote, TableConfig, TableService, TableSession
 
 from . import repo
@@ -42,6 +43,8 @@ from .ratings import Rating, rate
 from .repo import STAT_COLUMNS, HistoryRow, SeasonRow, StandingRow, StatsRow, VersusRow
 
 __all__ = [
+    "ROLE_GRANT",
+    "WINNER_PLACES",
     "Board",
     "BoardLine",
     "LeagueService",
@@ -66,6 +69,8 @@ RATINGS_CURSOR = "ratings"
 JOURNALS_CURSOR = "journals"  # the last ledger journal whose result was moved (migration V8)
 MAX_SEASON_DAYS = 366
 MAX_NAME = 60
+WINNER_PLACES = 3  # a season's role goes to the players placed 1..3 (ties share a place)
+ROLE_GRANT = "role.grant"  # the outbox kind the adapter delivers (pancog/adapter/effects.py)
 
 
 class SeasonActive(PanError):
@@ -92,6 +97,9 @@ class BoardLine:
     user_id: int
     value: int  # chips, wins, or a rating score (1000 x (mu - 3 sigma))
     rated: int = 0  # rated results (rating boards: provisional below 10)
+    # a board of what players have (metric chips, on the banks): the bank and the chips at tables in ``value``
+    bank: int | None = None
+    at_tables: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -225,6 +233,7 @@ class LeagueService:
         *,
         clock: Callable[[], float] = time.time,
         rating_batch: int = 500,  # results per drain transaction: bounds how long a drain holds lock_results
+        outbox: Outbox | None = None,  # a season's end owes its winners their role through it
         read_only: bool = False,
     ) -> None:
         self.storage = storage
@@ -232,6 +241,7 @@ class LeagueService:
         # read in Discord, and the background tick) have moved so far.
         self.read_only = read_only
         self.ledger = ledger
+        self.outbox = outbox
         self._clock = clock
         self._rating_batch = rating_batch
         self._tallies: dict[int, HandTally] = {}
@@ -251,7 +261,7 @@ class LeagueService:
         tally = self._tallies.get(table_id)
         if tally is None:
             tally = self._tallies[table_id] = HandTally(table_id)
-        tally.feed(applied.state, applied.events)
+        tally.feed(applied.state, applied.events, applied.before)
         if applied.state.hand is None:  # between hands: nothing to remember (the next deal starts a new tally)
             del self._tallies[table_id]
 
@@ -262,7 +272,7 @@ class LeagueService:
         if ended is None:
             return None
         tally = self._tallies.get(session.table_id)
-        digest = tally.copy().feed(transition.state, transition.events) if tally is not None else None
+        digest = tally.copy().feed(transition.state, transition.events, before) if tally is not None else None
         table_id, guild_id, scope, config = session.table_id, session.guild_id, session.bank_scope, session.config
         if digest is not None:
             return self.note(guild_id, digest, scope=scope)
@@ -602,7 +612,53 @@ class LeagueService:
                 )
         ended = await repo.get_season(tx, season.guild_id, season.number)
         exclusions = await repo.exclusions(tx, season.guild_id, season.number)
-        return SeasonInfo(season=ended or season, standings=tuple(rows), exclusions=tuple(exclusions))
+        info = SeasonInfo(season=ended or season, standings=tuple(rows), exclusions=tuple(exclusions))
+        await self._owe_roles(tx, info)  # in the ending transaction: owed if and only if the season ended
+        return info
+
+    @staticmethod
+    def role_prefix(guild_id: int, number: int) -> str:
+        """The outbox key prefix of a season's role grants (``season:G:N:role:U`` per winner)."""
+        return f"season:{guild_id}:{number}:role:"
+
+    async def _owe_roles(self, tx: StorageTx, info: SeasonInfo) -> list[str]:
+        """Owe the season's role (if it has one) to each human placed 1..:data:`WINNER_PLACES`, one outbox item per
+        winner keyed ``season:G:N:role:U``: a retried end owes nothing twice. Returns the keys."""
+        season = info.season
+        if self.outbox is None or season.role_id is None:
+            return []
+        keys = []
+        for row in info.standings:
+            if row.place > WINNER_PLACES or not is_human(row.user_id):
+                continue
+            key = self.role_prefix(season.guild_id, season.number) + str(row.user_id)
+            payload = {
+                "role_id": season.role_id,
+                "user_id": row.user_id,
+                "season": season.number,
+                "place": row.place,
+                "reason": f"Pan season {season.number} top finisher",  # the server's audit log
+            }
+            await self.outbox.enqueue(tx, key=key, guild_id=season.guild_id, kind=ROLE_GRANT, payload=payload)
+            keys.append(key)
+        return keys
+
+    async def season_roles(self, guild_id: int, number: int | None = None) -> tuple[SeasonRow, list[str]]:
+        """The outbox keys of an ended season's role grants (``number`` None: the latest ended season), owing them
+        now if the season ended before the outbox existed (or its items were pruned): a moderator's retry always
+        has something to re-drive. Raises :class:`NoSeason` when there is no such ended season."""
+        async with self.storage.transaction() as tx:
+            if number is None:
+                ended = [row for row in await repo.seasons(tx, guild_id) if row.status == "ended"]
+                season = max(ended, key=lambda row: row.number) if ended else None
+            else:
+                season = await repo.get_season(tx, guild_id, number)
+            if season is None or season.status != "ended":
+                raise NoSeason
+            rows = await repo.standings(tx, guild_id, season.number)
+            info = SeasonInfo(season=season, standings=tuple(rows), exclusions=())
+            keys = await self._owe_roles(tx, info)
+        return season, keys
 
     async def season_bank(self, guild_id: int, user_id: int) -> int:
         """A player's season bank in a 'bank' season (issued the season's starting chips on first use, through the
@@ -668,8 +724,11 @@ class LeagueService:
         found = await _ratings_map(tx, season.guild_id, season.number, list(stats))
         scores = {u: Rating(mu, sigma, n).score for u, (mu, sigma, n) in found.items()}
         chips: dict[int, int] = {}
-        if season.mode == "bank":
-            chips = await repo.bank_balances(tx, season.bank_scope)
+        at_tables: dict[int, int] = {}
+        if season.mode == "bank":  # what each has: his season bank plus his stacks at the season's open tables
+            held = await held_in(tx, season.guild_id, season.bank_scope)
+            chips = {u: bank + stack for u, (bank, stack) in held.items()}
+            at_tables = {u: stack for u, (_, stack) in held.items()}
         users = [u for u in set(stats) | set(chips) if is_human(u) and u not in excluded]
 
         def key(u: int) -> tuple[int, int, int]:
@@ -690,6 +749,7 @@ class LeagueService:
                     chips=chips.get(u, s.net),
                     score=scores.get(u, Rating().score),
                     wins=s.hands_won + s.tourneys_won,
+                    at_tables=at_tables.get(u, 0),
                 )
             )
         return rows
@@ -848,11 +908,10 @@ class LeagueService:
                 if season_no
                 else BankScope.guild(guild_id)
             )
-            if metric == "chips" and scope is not None:
-                top = [(u, v, 0) for u, v in await repo.bank_ranked(tx, scope, limit + len(excluded))]
-                top = [t for t in top if t[0] not in excluded][:limit]
-                mine = await repo.bank_rank_of(tx, scope, caller) if caller is not None else None
-                me = (mine[0], mine[1], 0) if mine is not None else None
+            if metric == "chips" and scope is not None:  # what players have: bank + chips at the tables
+                held = await rank_holdings(tx, guild_id, scope, limit=limit, caller=caller, exclude=excluded)
+                lines = tuple(_holding_line(h) for h in held.lines)
+                mine_line = _holding_line(held.caller) if held.caller is not None else None
             else:
                 column = {"net": "net", "chips": "net", "wins": "hands_won", "rating": "score"}[metric]
                 top = await repo.ranked(tx, guild_id, season_no, column, limit, excluded)
@@ -861,18 +920,13 @@ class LeagueService:
                     if caller is not None and caller not in excluded
                     else None
                 )
-        lines: list[BoardLine] = []
-        for i, (user, value, rated) in enumerate(top):
-            rank = lines[-1].rank if lines and lines[-1].value == value else i + 1
-            lines.append(BoardLine(rank=rank, user_id=user, value=value, rated=rated))
-        mine_line = (
-            BoardLine(rank=me[0], user_id=caller, value=me[1], rated=me[2])
-            if me is not None and caller is not None
-            else None
-        )
-        return Board(
-            metric=metric, period=period, season=season if season_no else None, lines=tuple(lines), caller=mine_line
-        )
+                lines = _ranked_lines(top)
+                mine_line = (
+                    BoardLine(rank=me[0], user_id=caller, value=me[1], rated=me[2])
+                    if me is not None and caller is not None
+                    else None
+                )
+        return Board(metric=metric, period=period, season=season if season_no else None, lines=lines, caller=mine_line)
 
     # ------------------------------------------------------------------ rebuild
 
@@ -897,6 +951,19 @@ class LeagueService:
 
 
 # ---------------------------------------------------------------------------------------------- helpers
+
+
+def _ranked_lines(top: Sequence[tuple[int, int, int]]) -> tuple[BoardLine, ...]:
+    """(user, value, rated) best first -> board lines, equal values sharing a rank."""
+    lines: list[BoardLine] = []
+    for i, (user, value, rated) in enumerate(top):
+        rank = lines[-1].rank if lines and lines[-1].value == value else i + 1
+        lines.append(BoardLine(rank=rank, user_id=user, value=value, rated=rated))
+    return tuple(lines)
+
+
+def _holding_line(held: Holding) -> BoardLine:
+    return BoardLine(rank=held.rank, user_id=held.user_id, value=held.total, bank=held.bank, at_tables=held.at_tables)
 
 
 def _summed_stats(results: Iterable[tuple[int, int, HandDigest | TourneyDigest]]) -> list[tuple[int, ...]]:
