@@ -11,6 +11,7 @@ from tests.support.storage import GUILD
 TABLE = 700
 SEASON_TABLE = 701
 OTHER_GUILD_TABLE = 702
+PRACTICE_TABLE = 703
 
 
 async def play_out(ledger: ChipLedger, table: int, loser: int, winner: int, chips: int, key: str) -> None:
@@ -46,8 +47,8 @@ async def test_the_askers_place_outside_the_top_ties_and_what_is_left_out(
     ledger: ChipLedger, store: TableStore
 ) -> None:
     """The asker outside the shown lines gets his own place; equal totals share a rank; computer players, another
-    guild's tables and a bank season's tables are not counted in the guild's board (the season board counts the
-    season banks and its own tables)."""
+    guild's tables, a bank season's tables and practice tables (and banks) are not counted in the guild's board (the
+    season board counts the season banks and its own tables)."""
     await store.open_table(TABLE, guild_id=GUILD, channel_id=TABLE, host_id=1, config="{}")
     season_scope = BankScope.season(1)
     config = '{"preset": "california"}'
@@ -67,6 +68,12 @@ async def test_the_askers_place_outside_the_top_ties_and_what_is_left_out(
         reason="buy-in",
         table_id=SEASON_TABLE,
     )
+    practice = BankScope.practice(GUILD)  # the same guild's practice table: its chips are not the guild's
+    await store.open_table(
+        PRACTICE_TABLE, guild_id=GUILD, channel_id=PRACTICE_TABLE, host_id=1, config="{}", scope=practice
+    )
+    await ledger.ensure_player(practice, 2)
+    await ledger.buy_in(PRACTICE_TABLE, 2, 700, key="practice-sit")
     await ledger.ensure_player(GUILD + 1, 12)
     await ledger.buy_in(OTHER_GUILD_TABLE, 12, 999, key="other")  # the other guild's chips are not this guild's
     await ledger.grant(GUILD, 11, 10, actor="system", reason="tie", key="tie")  # 11: 1,120 = 12's 1,120
