@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
+from pancog.game.words import plural
+
 from . import assets
 from .layout import Box
 from .snapshot import MeldSnapshot, OutcomeSnapshot
@@ -45,16 +47,16 @@ class OutcomeLayout:
 
 
 def _chips(n: int) -> str:
-    return f"{n:,} chip{'s' if n != 1 else ''}"
+    return plural(n, "chip")
 
 
 def breakdown_lines(snapshot: OutcomeSnapshot) -> tuple[tuple[str, str], ...]:
     """(label, value) rows of the breakdown, shared by the image and the text twin."""
-    rows = [("Conditions on board", f"{snapshot.conditions} units")]
+    rows = [("Conditions on board", plural(snapshot.conditions, "unit"))]
     if snapshot.bust_out:
-        rows.append(("Bust-out", f"{snapshot.bust_out} units"))
-    rows.append(("Going out", f"{snapshot.going_out} units"))
-    rows.append(("Each player pays", f"{snapshot.units_per_payer} units"))
+        rows.append(("Bust-out", plural(snapshot.bust_out, "unit")))
+    rows.append(("Going out", plural(snapshot.going_out, "unit")))
+    rows.append(("Each player pays", plural(snapshot.units_per_payer, "unit")))
     return tuple(rows)
 
 

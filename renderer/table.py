@@ -14,6 +14,8 @@ from dataclasses import dataclass, replace
 
 from PIL import Image, ImageDraw
 
+from pancog.game.words import plural
+
 from . import assets
 from .layout import Box
 from .snapshot import MeldSnapshot, SeatSnapshot, SeatStatus, TableSnapshot
@@ -84,6 +86,12 @@ class TableLayout:
     notes_box: Box | None
     columns: int
     seats: tuple[SeatLayout, ...]
+
+
+def _hand_part(snapshot: TableSnapshot, separator: str) -> str:
+    """The hand number after the title: the hand on (or the last one played); nothing before the first deal (a new
+    table is no "hand 0")."""
+    return f"{separator}hand {snapshot.hand_no}" if snapshot.hand_no else ""
 
 
 def chips_text(chips: int) -> str:
@@ -292,7 +300,7 @@ def _draw_header(im: Image.Image, draw: ImageDraw.ImageDraw, snapshot: TableSnap
         right = name + suffix
         right_w = assets.text_width(right, "cond", TEXT_SIZE)
         assets.paste_text(im, (x_right - right_w, pen_y), right, "cond", TEXT_SIZE, assets.GOLD)
-    hand = f" · hand {snapshot.hand_no}"
+    hand = _hand_part(snapshot, " · ")
     room = x_right - right_w - 20 - MARGIN - assets.text_width(hand, "cond", TEXT_SIZE)
     left = image_text(snapshot.title, "cond", TEXT_SIZE, max(0, room)) + hand
     assets.paste_text(im, (MARGIN, pen_y), left, "cond", TEXT_SIZE, assets.INK_LIGHT)
@@ -424,13 +432,13 @@ def render_table_png(snapshot: TableSnapshot) -> bytes:
 def _seat_line(number: int, seat: SeatSnapshot, in_hand: bool) -> str:
     parts = [
         f"Seat {number}: {seat.name}" + (" (computer)" if seat.computer else ""),
-        f"{chips_text(seat.chips)} chips",
+        plural(seat.chips, "chip"),
     ]
     parts.append(seat.status.value)
     if seat.doubles:
         parts.append("doubles")
     if in_hand:
-        parts.append(f"{seat.hand_count} card{'s' if seat.hand_count != 1 else ''} in hand")
+        parts.append(f"{plural(seat.hand_count, 'card')} in hand")
     if seat.is_turn:
         parts.append("to play")
     line = ", ".join(parts) + "."
@@ -445,7 +453,7 @@ def _seat_line(number: int, seat: SeatSnapshot, in_hand: bool) -> str:
 
 def table_text(snapshot: TableSnapshot) -> str:
     """The table image as plain text, one line per fact group and one line per seat."""
-    lines = [f"{snapshot.title}, hand {snapshot.hand_no}."]
+    lines = [f"{snapshot.title}{_hand_part(snapshot, ', ')}."]
     if snapshot.to_act is not None:
         turn = f"{snapshot.seats[snapshot.to_act].name} to play"
         if snapshot.clock_seconds is not None:
@@ -461,7 +469,7 @@ def table_text(snapshot: TableSnapshot) -> str:
         else:
             kind = "the option card" if snapshot.discard_is_option else "on top"
             lines.append(f"Discards: {snapshot.discard_count}, {snapshot.discard} {kind}.")
-        lines.append(f"Stock: {snapshot.stock_count} cards.")
+        lines.append(f"Stock: {plural(snapshot.stock_count, 'card')}.")
     else:
         lines.append("Between hands.")
     lines.append(f"Tops: singles {snapshot.singles_tops}, doubles {snapshot.doubles_tops}.")

@@ -9,11 +9,14 @@ from typing import Literal
 import discord
 from discord import app_commands
 
-from pancog.adapter.base import IN_PAN, PanCog
+from pancog.adapter.base import PanCog
 from pancog.adapter.errors import send_ephemeral
+from pancog.adapter.groups import IN_PAN
 from pancog.adapter.presenters.bank import balance_text, daily_text, leaderboard_text, season_bank_text
 from pancog.adapter.presenters.hand import settings_text
 from pancog.adapter.presenters.league import league_board
+from pancog.adapter.runtime import PanRuntime
+from pancog.adapter.watching import Watching
 from pancog.services.prefs import DmMode, PingMode, SortOrder
 
 __all__ = ["BankCog"]
@@ -21,6 +24,10 @@ __all__ = ["BankCog"]
 
 class BankCog(PanCog, name="PanBank"):
     """Chips in the server's bank, server defaults, and each player's settings."""
+
+    def __init__(self, runtime: PanRuntime, watching: Watching) -> None:
+        super().__init__(runtime)
+        self.watching = watching  # /pan settings share_hand, stop_sharing
 
     @app_commands.command(name="balance", description="Your chips in this server", extras=IN_PAN)
     async def balance(self, interaction: discord.Interaction) -> None:
@@ -90,17 +97,17 @@ class BankCog(PanCog, name="PanBank"):
         dms: Literal["every", "turn", "deal", "off"] | None = None,
         sort: Literal["suit", "rank"] | None = None,
         four_colour: bool | None = None,
-        share_hand: discord.Member | None = None,  # watching with consent: replay_cog.share_hand
+        share_hand: discord.Member | None = None,  # watching with consent (adapter/watching.py)
         stop_sharing: bool = False,
     ) -> None:
         rt = await self.defer(interaction)
-        if share_hand is not None or stop_sharing:  # watching with consent
-            if share_hand is not None:
-                rt.remember(interaction.guild_id, share_hand)
-            values = (str(share_hand.id),) if share_hand is not None else ()
-            await rt.handlers["share_hand"](interaction, self.here(interaction).table_id, values)
-            if dms is None and sort is None and four_colour is None:
-                return
+        if share_hand is not None:  # watching with consent
+            rt.remember(interaction.guild_id, share_hand)
+            await self.watching.share(interaction, self.here(interaction).table_id, share_hand.id)
+        elif stop_sharing:
+            await self.watching.stop_sharing(interaction, self.here(interaction).table_id)
+        if (share_hand is not None or stop_sharing) and dms is None and sort is None and four_colour is None:
+            return
         changes: dict[str, object] = {}
         if ping is not None:
             changes["ping"] = PingMode(ping)

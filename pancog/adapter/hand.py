@@ -17,13 +17,14 @@ import hashlib
 import io
 import logging
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import discord
 
 from pancog.adapter.board import BoardButton
 from pancog.adapter.errors import PanView, answer, fit_view, send_ephemeral
-from pancog.adapter.presenters.common import DONE
+from pancog.adapter.presenters.common import DONE, seat_names
 from pancog.adapter.presenters.hand import (
     DM_CLOSED_NOTICE,
     MENU_OUT_OF_DATE,
@@ -34,6 +35,7 @@ from pancog.adapter.presenters.hand import (
     hand_snapshot,
     next_step,
     not_in_hand,
+    panel_text,
     private_result,
 )
 from pancog.adapter.runtime import PanRuntime, runtime_of
@@ -139,7 +141,7 @@ class Hands:
         prefs = self.rt.settings.cached(player_id)
         if prefs.dm_closed or prefs.dm_mode is DmMode.OFF:
             return
-        self.rt.spawn(self._send_dm(session, player_id, seat, state, deal), name=f"pan-dm-{player_id}")
+        self.rt.tasks.spawn(self._send_dm(session, player_id, seat, state, deal), name=f"pan-dm-{player_id}")
 
     async def _send_dm(self, session: TableSession, player_id: int, seat: int, state: TableState, deal: bool) -> None:
         rt = self.rt
@@ -187,23 +189,31 @@ class Hands:
         result = ""
         if after is not None:
             to_act = obs.to_act if after.state is state else engine.to_act(after.state)  # a later action landed
-            result = private_result(after.before, after.state, seat, after.events, to_act=to_act)
-        content, file, view = await self._panel(session, user_id, obs)
-        return (f"{result}\n{content}"[:2000] if result else content), file, view
+            result = private_result(
+                after.before,
+                after.state,
+                seat,
+                after.events,
+                to_act=to_act,
+                names=self.rt.names_at(session),
+                step=False,
+            )
+        return await self._panel(session, user_id, obs, result=result)
 
-    async def _panel(self, session: TableSession, user_id: int, obs: Observation) -> Panel:
+    async def _panel(self, session: TableSession, user_id: int, obs: Observation, *, result: str = "") -> Panel:
         seat = obs.seat
         state = session.state
         prefs = await self.rt.settings.get(user_id)
         notice = await self.notice_prefix(user_id)
-        view = HandView(session.table_id, obs, user_id)
+        view = HandView(session.table_id, obs, user_id, seat_names(state, self.rt.names_at(session)))
         if state.hand is None or state.hand.players[seat] is None:
-            return notice + not_in_hand(dealt=state.hand is not None), None, view
+            text = notice + not_in_hand(dealt=state.hand is not None)
+            return (f"{result}\n{text}" if result else text)[:2000], None, view
         snap = hand_snapshot(state, seat, sort=prefs.sort.value, four_color=prefs.four_color, plays=view.plays)
         png = await self.rt.renders.render(render_hand_png, snap, priority=Priority.URGENT)
-        step = next_step(state, seat, to_act=obs.to_act)
-        content = f"{notice}Hand {state.hand_no}. {hand_text(snap)}" + (f"\n{step}" if step else "")
-        return content[:2000], discord.File(io.BytesIO(png), filename="hand.png"), view
+        step = next_step(state, seat, to_act=obs.to_act, names=self.rt.names_at(session))
+        content = panel_text(notice=notice, hand_no=state.hand_no, snapshot=snap, step=step, result=result)
+        return content, discord.File(io.BytesIO(png), filename="hand.png"), view
 
     async def show(self, interaction: discord.Interaction[Any], session: TableSession, user_id: int) -> None:
         """Answer privately with the panel."""
@@ -225,7 +235,9 @@ class Hands:
         text = ""
         if seat is not None:
             to_act = engine.to_act(applied.state)
-            text = private_result(applied.before, applied.state, seat, applied.events, to_act=to_act)
+            text = private_result(
+                applied.before, applied.state, seat, applied.events, to_act=to_act, names=self.rt.names_at(session)
+            )
         notice = await self.notice_prefix(user_id)
         await send_ephemeral(interaction, (notice + (text or DONE))[:2000])
 
@@ -238,13 +250,14 @@ class HandView(PanView):
     keeps the view (selects, options, the state's plays) alive: about 5.5 KiB per panel shown (docs/perf/soak.md).
     """
 
-    def __init__(self, table_id: int, obs: Observation, user_id: int) -> None:
+    def __init__(self, table_id: int, obs: Observation, user_id: int, names: Mapping[int, str] | None = None) -> None:
         super().__init__()
         self.plays = ordered_legal(obs)  # computer players: best first
         menus = offered(obs, user_id, self.plays)
         for kind, entries in menus.items():
             options = [
-                discord.SelectOption(label=action_label(action, pays), value=token) for token, action, pays in entries
+                discord.SelectOption(label=action_label(action, pays, names), value=token)
+                for token, action, pays in entries
             ]
             if options:
                 self.add_item(PlaySelect(table_id, kind, options))

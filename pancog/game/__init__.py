@@ -55,12 +55,14 @@ from .actions import (
 )
 from .cards import Card, Rank, Suit, build_shoe, format_cards, parse_cards, sort_hand, take_cards
 from .engine import (
+    DeclarationWindow,
     Observation,
     PlayerView,
     Transition,
     apply,
     call_outs,
     can,
+    declaration_window,
     legal_actions,
     may_act,
     observe,
@@ -160,6 +162,7 @@ __all__ = [
     "Claim",
     "ClaimMode",
     "Condition",
+    "DeclarationWindow",
     "Declared",
     "DeclineDraw",
     "DeclineSplit",
@@ -247,6 +250,7 @@ __all__ = [
     "call_outs",
     "can",
     "classify",
+    "declaration_window",
     "describe_rules",
     "dump_transcript",
     "format_action",

@@ -33,7 +33,7 @@ from pancog.game.state import DrawSource, Seat, TableState, initial_state
 from pancog.infra.storage.base import BankScope
 from pancog.services.chips import HandChips, HandResult
 from pancog.services.store import TableStore
-from pancog.services.tables import NoTableHere, TableConfig
+from pancog.services.tables import NoTableHere, TableClosed, TableConfig
 
 __all__ = [
     "PUBLIC_VIEWER",
@@ -353,6 +353,11 @@ class ReplayService:
                 old, _ = self._cache.popitem(last=False)
                 self._locks.pop(old, None)
             return cached
+
+    def table_closed(self, closed: TableClosed) -> None:
+        """A table closed (``TableService.on_close``): its replayed log leaves the cache (a later replay of one of
+        its hands reads the log again)."""
+        self._cache.pop(closed.table_id, None)
 
     async def history(self, table_id: int, *, limit: int = 10) -> list[HandSummary]:
         """The last ``limit`` hands dealt at the table, oldest first (the last one may be in progress)."""

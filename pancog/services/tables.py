@@ -23,8 +23,9 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from pancog.game import engine
@@ -44,11 +45,13 @@ from pancog.services.store import TableStore
 __all__ = [
     "Applied",
     "BuyInTooSmall",
+    "CloseReason",
     "NoTableHere",
     "NotHost",
     "NotSeated",
     "StaleAction",
     "TableAlreadyOpen",
+    "TableClosed",
     "TableConfig",
     "TableService",
     "TableSession",
@@ -278,12 +281,48 @@ class Applied:
         return self.transition.events
 
 
+class CloseReason(StrEnum):
+    """Why a table closed (every reason publishes the same :class:`TableClosed`)."""
+
+    HOST = "host"  # the host's /pan close
+    MODERATOR = "moderator"  # a moderator's /pan close
+    IDLE = "idle"  # no hand for the idle time (the turn clock)
+    CHANNEL_DELETED = "channel_deleted"  # its channel or thread is gone
+    SEASON_ENDED = "season_ended"  # its bank season ended (chip leagues)
+    REFUSED = "refused"  # opened but could not be filled (a practice table whose seating was refused)
+    TOURNAMENT = "tournament"  # a tournament broke or finished the table
+    SYSTEM = "system"  # any other close without a person
+
+
+@dataclass(frozen=True, slots=True)
+class TableClosed:
+    """A table closed and is gone from the service: its tops were shared and every stack went back to its bank
+    (``cashouts``: user id -> chips returned), in one committed transaction."""
+
+    session: TableSession
+    reason: CloseReason
+    cashouts: Mapping[int, int]
+    actor: int | None  # the host or moderator who closed it, None for the system
+
+    @property
+    def table_id(self) -> int:
+        return self.session.table_id
+
+
 Listener = Callable[[Applied], None]
+CloseListener = Callable[[TableClosed], None]
+"""Told of every closed table, after the close committed (inside the table lock: keep it quick; it must not raise)."""
+StandIn = Callable[[TableSession, Timeout], Action | None]
+"""Computer players: given a system ``Timeout`` about to apply (inside the table lock), the move to play instead, or
+None to keep the timeout."""
+SeatGuard = Callable[[TableSession, int], None]
+"""Who may sit at a table beyond the engine's rules: raises a PanError to refuse ``user_id`` (called first thing in
+:meth:`TableService.join`, before any chip moves)."""
 ResultNote = Callable[[StorageTx], Awaitable[str | None]]
 SettlementHook = Callable[[TableSession, TableState, engine.Transition, str], ResultNote | None]
 """Chip leagues: given an action about to commit (its state before, its transition and its action text),
 optionally a result to record with it: ``note(tx)`` may read and returns the text stored on the action's journal row
-(see :meth:`pancog.services.store.TableStore.commit_action`)."""
+(see :meth:`pancog.services.store.TableStore.commit_action`). Called inside the table lock; must not raise."""
 Dealer = Callable[[TableSession], StartHand]
 
 
@@ -349,18 +388,47 @@ class TableService:
         self._by_channel: dict[int, int] = {}
         self._listeners: list[Listener] = []
         self._opening: set[int] = set()  # channels whose open_table is writing its row
-        # computer players: set by pancog.services.bots.BotDriver; may replace a system Timeout (an away seat
-        # on an away_bot table) with the normal level's move. Called inside the table lock; None keeps the timeout.
-        self.stand_in: Callable[[TableSession, Timeout], Action | None] | None = None
-        # computer players: who may sit at a table beyond the engine's rules (a practice table admits its
-        # host and computer players only). Called first thing in ``join``, before any chip moves; raises a PanError.
-        self.seat_guard: Callable[[TableSession, int], None] | None = None
-        # replays: more seating checks (a member watching a player's hand may not sit at that table).
-        # Each is called in ``join`` before any chip moves and raises a PanError to refuse.
-        self.seat_guards: list[Callable[[TableSession, int], None]] = []
-        # chip leagues: set by pancog.services.league.LeagueService.attach; records a hand's result in the
-        # same transaction as its settlement. Called inside the table lock, before the commit; must not raise.
-        self.settlement_hook: SettlementHook | None = None
+        # What other services add to this one, each through its registration method below, by the composition root
+        # (pancog/adapter/extension.py) alone.
+        self._stand_in: StandIn | None = None
+        self._seat_guards: list[SeatGuard] = []
+        self._settlement_hook: SettlementHook | None = None
+        self._close_listeners: list[CloseListener] = []
+
+    # ------------------------------------------------------------------ wiring (called by the composition root only)
+
+    def set_stand_in(self, stand_in: StandIn) -> None:
+        """Let ``stand_in`` replace a system ``Timeout`` (the computer players: an away person's seat on an
+        ``away_bot`` table is played by the normal level). One stand-in; called inside the table lock.
+
+        Raises:
+            RuntimeError: a stand-in is already set.
+        """
+        if self._stand_in is not None:
+            raise RuntimeError("the table service already has a stand-in")
+        self._stand_in = stand_in
+
+    def add_seat_guard(self, guard: SeatGuard) -> None:
+        """Check every :meth:`join` with ``guard(session, user_id)`` first (it raises a PanError to refuse), in the
+        order added: e.g. a practice table admits its host and computer players only; a member watching a hand at a
+        table may not sit there."""
+        self._seat_guards.append(guard)
+
+    def set_settlement_hook(self, hook: SettlementHook) -> None:
+        """Record a result with each action that settles a hand, in the same transaction (the chip leagues). One
+        hook: the journal row has one result.
+
+        Raises:
+            RuntimeError: a hook is already set.
+        """
+        if self._settlement_hook is not None:
+            raise RuntimeError("the table service already has a settlement hook")
+        self._settlement_hook = hook
+
+    def on_close(self, listener: CloseListener) -> None:
+        """Tell ``listener`` of every table that closes, whatever the reason (:class:`TableClosed`), in the order
+        added, after the close committed."""
+        self._close_listeners.append(listener)
 
     # ------------------------------------------------------------------ registry
 
@@ -509,7 +577,8 @@ class TableService:
             self._opening.discard(channel_id)
 
     async def close(self, table_id: int, user_id: int, *, moderator: bool = False) -> dict[int, int]:
-        """Close a table: the tops are shared among the seated players, every stack goes back to its bank.
+        """Close a table: the tops are shared among the seated players, every stack goes back to its bank; the
+        close listeners are told (:meth:`on_close`).
 
         Returns ``{user_id: chips returned}``. Raises :class:`NotHost` unless host or moderator.
         """
@@ -517,15 +586,16 @@ class TableService:
         async with session.lock:
             if user_id != session.host_id and not moderator:
                 raise NotHost
-            return await self._close_locked(session, actor=user_id)
+            reason = CloseReason.HOST if user_id == session.host_id else CloseReason.MODERATOR
+            return await self._close_locked(session, actor=user_id, reason=reason)
 
-    async def close_system(self, table_id: int) -> dict[int, int]:
-        """Close without a permission check (a deleted channel, an idle table)."""
+    async def close_system(self, table_id: int, *, reason: CloseReason = CloseReason.SYSTEM) -> dict[int, int]:
+        """Close without a permission check (a deleted channel, an idle table, ...), for ``reason``."""
         session = self.get(table_id)
         async with session.lock:
-            return await self._close_locked(session, actor=None)
+            return await self._close_locked(session, actor=None, reason=reason)
 
-    async def _close_locked(self, session: TableSession, *, actor: int | None) -> dict[int, int]:
+    async def _close_locked(self, session: TableSession, *, actor: int | None, reason: CloseReason) -> dict[int, int]:
         table_id = session.table_id
         players = session.player_ids()
         postings: list[Posting] = []
@@ -546,6 +616,12 @@ class TableService:
         self._tables.pop(table_id, None)
         if self._by_channel.get(session.channel_id) == table_id:
             del self._by_channel[session.channel_id]
+        closed = TableClosed(session, reason, dict(result.cashouts), actor)
+        for listener in self._close_listeners:
+            try:
+                listener(closed)
+            except Exception:
+                log.exception("table %s: close listener failed", table_id)
         return result.cashouts
 
     async def set_board_message(self, table_id: int, message_id: int | None) -> None:
@@ -580,8 +656,8 @@ class TableService:
             if expect_seq is not None and session.state.seq != expect_seq:
                 raise PanError(f"The table moved on (seq {session.state.seq}, expected {expect_seq}).")
             # computer players: an away seat's timeout played by the normal level (away_bot tables).
-            if isinstance(action, Timeout) and self.stand_in is not None:
-                chosen = self.stand_in(session, action)
+            if isinstance(action, Timeout) and self._stand_in is not None:
+                chosen = self._stand_in(session, action)
                 if chosen is not None:
                     try:
                         return await self._commit(session, chosen, actor=actor)
@@ -598,7 +674,7 @@ class TableService:
         )
         snapshot = self._snapshot_text(session, transition)
         action_text = format_action(action)
-        hook = self.settlement_hook
+        hook = self._settlement_hook
         note = hook(session, before, transition, action_text) if hook is not None else None
         await self.store.commit_action(
             session.table_id,
@@ -647,9 +723,7 @@ class TableService:
             BuyInTooSmall, InsufficientChips, RuleViolation (table full, already seated, ...).
         """
         session = self.get(table_id)
-        if self.seat_guard is not None:
-            self.seat_guard(session, user_id)
-        for guard in self.seat_guards:  # e.g. a member watching a player's hand may not sit at that table
+        for guard in self._seat_guards:  # e.g. a practice table is its host's; a watcher may not sit where he watches
             guard(session, user_id)
         bank = await self.ledger.ensure_player(session.bank_scope, user_id)
         rules = session.rules

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from pancog.adapter.presenters.bank import NO_CHIPS_YET, YOU, held_text
-from pancog.adapter.presenters.common import Names, chips, name_of
+from pancog.adapter.presenters.common import Names, chips, name_of, plural
 from pancog.adapter.safety import TEXT_MAX, shown
 from pancog.services.league import (
     Board,
@@ -46,8 +46,8 @@ def _league_value(board: Board, line: BoardLine) -> str:
     if board.metric == "rating":
         return display(line.value, line.rated)
     if board.metric == "wins":
-        return f"{line.value:,} win{'s' if line.value != 1 else ''}"
-    return f"{line.value:+,} chips"  # net chips won (also "chips" in a net season: chips won in it)
+        return plural(line.value, "win")
+    return plural(line.value, "chip", sign=True)  # net chips won (also "chips" in a net season: chips won in it)
 
 
 def league_board(board: Board, names: Names) -> str:
@@ -113,7 +113,7 @@ def season_standings(info: SeasonInfo, names: Names, *, title: str) -> str:
         elif season.mode == "bank":
             figure = f"{chips(row.chips)} in the season bank ({row.net:+,} won)"
         else:
-            figure = f"{row.net:+,} chips"
+            figure = plural(row.net, "chip", sign=True)
         lines.append(f"{row.place}. {name_of(names, row.user_id)} — {figure}, {row.wins} won")
     if not info.standings:
         lines.append("No hands played in this season yet.")
@@ -295,9 +295,9 @@ def match_history_text(rows: tuple[HistoryRow, ...] | list[HistoryRow], who: str
     name (``name_of``)."""
     if not rows:
         return f"{who} has no rated hands yet."
-    lines = [f"**Last {len(rows)} rated result{'s' if len(rows) != 1 else ''} of {who}**"]
+    lines = [f"**Last {plural(len(rows), 'rated result')} of {who}**"]
     for row in rows:
-        chips_part = f", {row.net:+,} chips" if row.kind == "hand" else ""
+        chips_part = f", {plural(row.net, 'chip', sign=True)}" if row.kind == "hand" else ""
         lines.append(
             f"<t:{row.created_at}:d> {result_word(row)}{chips_part} — rating {_change(row.change)} "
             f"to {rating_figure(row.score):.1f}"

@@ -15,6 +15,7 @@ from pancog.adapter.presenters.common import (
     meld_snapshots,
     name_of,
     plain_text,
+    plural,
     signed,
     status_pill,
 )
@@ -116,7 +117,7 @@ def summary_line(summary: HandSummary, names: Names) -> str:
             result += f" (net {signed(summary.result.net(summary.winner_id))})"
     else:
         result = "over"
-    return f"{head} — {result} · {len(summary.dealt)} players, {summary.actions} actions"
+    return f"{head} — {result} · {plural(len(summary.dealt), 'player')}, {plural(summary.actions, 'action')}"
 
 
 def replay_history_text(summaries: Sequence[HandSummary], names: Names) -> str:

@@ -12,13 +12,16 @@ from pancog.adapter.presenters.common import (
     Names,
     cards_text,
     chips,
+    declaration_note,
     image_name,
     meld_snapshots,
     name_of,
     plain_text,
+    plural,
     seat_name,
     signed,
     status_pill,
+    units,
 )
 from pancog.adapter.safety import shown
 from pancog.game.cards import Card
@@ -56,7 +59,7 @@ from pancog.game.events import (
 )
 from pancog.game.melds import Meld
 from pancog.game.rules import Rules
-from pancog.game.state import DrawSource, EndReason, HandState, Phase, Pot, Step, TableState
+from pancog.game.state import DrawSource, EndReason, HandState, Phase, PlayerStatus, Pot, Step, TableState
 from pancog.services.chips import HandResult
 from renderer import InPlayHow, NetSnapshot, OutcomeSnapshot, PaymentSnapshot, SeatSnapshot, SeatStatus, TableSnapshot
 
@@ -226,7 +229,9 @@ def describe_events(before: TableState, after: TableState, names: Names, events:
             case AwaySet():
                 lines.append(f"{who(e.seat)} is {'away' if e.away else 'back'}.")
             case HandStarted():
-                lines.append(f"Hand {e.hand_no} dealt to {len(e.dealt)} players; {who(e.first)} is first hand.")
+                lines.append(
+                    f"Hand {e.hand_no} dealt to {plural(len(e.dealt), 'player')}; {who(e.first)} is first hand."
+                )
             case UpcardTurned():
                 lines.append(f"The upcard is {e.card.pretty}.")
             case Declared():
@@ -240,7 +245,7 @@ def describe_events(before: TableState, after: TableState, names: Names, events:
                 lines.append(f"{who(e.seat)} took the option card {e.card.pretty}.")
             case Melded():
                 laid = cards_text([*([e.drawn] if e.drawn else []), *e.cards])
-                pays = f", a condition worth {e.units} unit{'s' if e.units != 1 else ''}" if e.units else ""
+                pays = f", a condition worth {units(e.units)}" if e.units else ""
                 kind = {"new": "melded", "add": "added", "split": "added and split", "borrow": "borrowed to meld"}
                 lines.append(f"{who(e.seat)} {kind.get(e.kind.value, 'melded')} {laid}{pays}.")
             case Discarded():
@@ -274,7 +279,7 @@ def describe_events(before: TableState, after: TableState, names: Names, events:
             case DrawDeclined():
                 lines.append(f"{who(e.seat)} did not draw again; the first pluck is the next player's option card.")
             case StockReshuffled():
-                lines.append(f"The stock ran out: {e.count} cards from the discards were reshuffled.")
+                lines.append(f"The stock ran out: {plural(e.count, 'card')} from the discards were reshuffled.")
             case TimedOut():
                 lines.append(f"{who(e.seat)}'s time ran out; the minimal move was played.")
             case WentOut():
@@ -386,6 +391,9 @@ def board_text(
         head += f"hand {hand.hand_no}, {phase}. {latest}"
         if actor is not None:
             head += f"**{seat_name(state, names, actor)}** to act."
+        if hand.last_declarer is not None:  # a declaration that can still change (RULES.md §2.5): say until when
+            window = declaration_note(state, names, hand.last_declarer, you=False)
+            head += f" {window}" if window else ""
         t = hand.turn
         if t is not None and t.drawn is not None and t.step in (Step.DRAWN, Step.MUST_USE):
             head += f" Card up: {t.drawn.pretty}."
@@ -456,9 +464,24 @@ def turn_dm(channel: str | None) -> str:
     return f"Your turn at the Pan table in #{channel}." if channel else "Your turn at your Pan table."
 
 
-def outs_text(state: TableState, names: Names, seat: int, chips_now: int) -> str:
+OUTS_NOT_SEATED = (
+    "You are not playing at this table, so you have no outs to call. To see what a player's board would collect, "
+    "name them: `/outs player:@name`."
+)
+
+
+def outs_text(state: TableState, names: Names, seat: int, chips_now: int, *, you: bool = False) -> str:
+    """PRIVATE: /outs — what ``seat``'s board would collect on going out now (``you``: the asker's own board)."""
+    who = seat_name(state, names, seat)
+    hand = state.hand
+    if hand is None:
+        return "No hand is in progress, so there are no outs to call."
+    player = hand.players[seat]
+    if player is None or player.status not in (PlayerStatus.IN, PlayerStatus.UNDECLARED):
+        return ("You are" if you else f"{who} is") + " not in action in this hand, so there are no outs to call."
     what = "outs + going-out units" if state.rules.going_out_units else "the outs"
-    return f"{seat_name(state, names, seat)}'s board would collect {chips(chips_now)} on going out now ({what})."
+    board = "Your board" if you else f"{who}'s board"
+    return f"{board} would collect {chips(chips_now)} on going out now ({what})."
 
 
 BOARD_REPOSTED = "The board is posted again below."
@@ -466,6 +489,17 @@ CONFIRM_LEAVE = (
     "Leave during this hand? You keep paying to its end (conditions, the outs, going out) and cannot play it. "
     "You stand up when it ends."
 )
+
+
+def confirm_leave_undeclared(ante: int, forfeit: int) -> str:
+    """PRIVATE: the question before leaving a hand one was dealt into and has not declared yet (he goes on top)."""
+    extra = f" and pay a forfeit of {chips(forfeit)} into them" if forfeit else ""
+    return (
+        f"Leave during this hand? You have not declared yet, so you go on top: you lose your ante ({chips(ante)}, "
+        f"already in the tops){extra}. The rest of your stack goes back to your bank now."
+    )
+
+
 CONFIRM_CLOSE = "Close the table in the middle of a hand? The hand is abandoned and every stack goes back to its bank."
 CONFIRM_BUTTONS = {"leave": ("Leave", "Stay"), "close": ("Close the table", "Keep playing")}
 NOTHING_DONE = "Nothing changed."
@@ -530,7 +564,7 @@ def practice_opened(*, opponents: int, level: str, real_chips: bool, next_hand_d
         else "press Start"
     )
     return (
-        f"Practice table: you against {opponents} {level} computer player{'s' if opponents > 1 else ''}, "
+        f"Practice table: you against {plural(opponents, f'{level} computer player')}, "
         f"playing {chips_used}. Your hand is in your DMs and under **My hand**; `/hint` suggests a play; {after}. "
         "`/pan close` ends the session."
     )

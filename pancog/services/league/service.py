@@ -2,8 +2,9 @@
 
 How a hand reaches the league (see docs/leagues.md):
 
-1. :meth:`LeagueService.attach` subscribes to the table service (a listener folds every committed transition into
-   the table's :class:`~pancog.services.league.digest.HandTally`) and installs the settlement hook.
+1. The composition root subscribes :meth:`LeagueService.on_applied` to the table service (it folds every committed
+   transition into the table's :class:`~pancog.services.league.digest.HandTally`) and registers
+   :meth:`LeagueService.settlement_note` as its settlement hook (and :meth:`LeagueService.table_closed`).
 2. When an action ends a hand, the hook turns the tally plus that action's events into a digest, and its text
    (``"<guild> <season> <digest>"``) is stored **on the settlement's own ledger journal row** (``journals.result``,
    migration V8), inside the transaction that commits the hand's chips: exactly once (a retried commit writes no
@@ -34,7 +35,7 @@ from pancog.game.state import TableState
 from pancog.infra.storage.base import Account, BankScope, Posting, ScopeKind, Storage, StorageTx
 from pancog.services.ledger import ChipLedger, Holding, held_in, post_transaction, rank_holdings
 from pancog.services.outbox import Outbox
-from pancog.services.tables import Applied, ResultNote, TableConfig, TableService, TableSession
+from pancog.services.tables import Applied, ResultNote, TableClosed, TableConfig, TableSession
 
 from . import repo
 from .digest import HandDigest, HandTally, TourneyDigest, decode, digests_from_log, is_human, rating_match
@@ -250,13 +251,12 @@ class LeagueService:
         self._rating_lock = asyncio.Lock()
 
     # ------------------------------------------------------------------ wiring to the table service
+    # The composition root registers these three with the table service (once, before tables are used), so every
+    # hand is recorded from then on: on_applied (subscribe), settlement_note (set_settlement_hook), table_closed
+    # (on_close).
 
-    def attach(self, tables: TableService) -> None:
-        """Record every hand of ``tables`` from now on (call once, before tables are used)."""
-        tables.subscribe(self._on_applied)
-        tables.settlement_hook = self._settlement_hook
-
-    def _on_applied(self, applied: Applied) -> None:
+    def on_applied(self, applied: Applied) -> None:
+        """Follow a table's hand, action by action (its tally becomes the hand's digest at the settlement)."""
         table_id = applied.session.table_id
         tally = self._tallies.get(table_id)
         if tally is None:
@@ -265,9 +265,15 @@ class LeagueService:
         if applied.state.hand is None:  # between hands: nothing to remember (the next deal starts a new tally)
             del self._tallies[table_id]
 
-    def _settlement_hook(
+    def table_closed(self, closed: TableClosed) -> None:
+        """A table closed: the tally of a hand it never finished goes."""
+        self._tallies.pop(closed.table_id, None)
+
+    def settlement_note(
         self, session: TableSession, before: TableState, transition: engine.Transition, action_text: str
     ) -> ResultNote | None:
+        """The table service's settlement hook: for an action that ends a hand, the hand's result to store on its
+        journal row in the same transaction (None for any other action)."""
         ended = next((e for e in transition.events if isinstance(e, HandEnded)), None)
         if ended is None:
             return None

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Seque
 from typing import Any
 
 from pancog.infra.storage.base import Posting, StorageTx
+from pancog.infra.tasks import Tasks
 from pancog.services.ledger import ChipLedger, post_transaction
 from pancog.services.tables import TableService
 
@@ -55,25 +56,25 @@ class Draft:
     def __init__(self, live: Tournament) -> None:
         self.live = live
         self.t = dataclasses.replace(live, entries=dict(live.entries), tables=dict(live.tables))
-        self.entries: dict[int, Entry] = {}
-        self.tables: dict[int, TTable] = {}
+        self.changed_entries: dict[int, Entry] = {}
+        self.changed_tables: dict[int, TTable] = {}
 
     def entry(self, entry_id: int) -> Entry:
-        if entry_id not in self.entries:
+        if entry_id not in self.changed_entries:
             self.add_entry(dataclasses.replace(self.t.entries[entry_id]))
-        return self.entries[entry_id]
+        return self.changed_entries[entry_id]
 
     def add_entry(self, entry: Entry) -> None:
-        self.entries[entry.entry_id] = self.t.entries[entry.entry_id] = entry
+        self.changed_entries[entry.entry_id] = self.t.entries[entry.entry_id] = entry
 
     def table(self, table_no: int) -> TTable:
-        if table_no not in self.tables:
+        if table_no not in self.changed_tables:
             tt = self.t.tables[table_no]
             self.add_table(dataclasses.replace(tt, hand_stacks=dict(tt.hand_stacks)))
-        return self.tables[table_no]
+        return self.changed_tables[table_no]
 
     def add_table(self, tt: TTable) -> None:
-        self.tables[tt.table_no] = self.t.tables[tt.table_no] = tt
+        self.changed_tables[tt.table_no] = self.t.tables[tt.table_no] = tt
 
     def swap(self) -> None:
         """Make memory what was committed: the tournament's fields, then each changed entry and table, in place
@@ -81,9 +82,9 @@ class Draft:
         live = self.live
         for name in _HEAD_FIELDS:
             setattr(live, name, getattr(self.t, name))
-        for entry_id, entry in self.entries.items():
+        for entry_id, entry in self.changed_entries.items():
             _copy_into(live.entries, entry_id, entry, _ENTRY_FIELDS)
-        for table_no, tt in self.tables.items():
+        for table_no, tt in self.changed_tables.items():
             _copy_into(live.tables, table_no, tt, _TABLE_FIELDS)
 
 
@@ -110,7 +111,7 @@ class Core:
         self.clock = clock
         self.tournaments: dict[int, Tournament] = {}
         self.by_table: dict[int, int] = {}  # TableService table id -> tournament id
-        self.tasks: set[asyncio.Task[None]] = set()
+        self.tasks = Tasks("tournaments", logger=log)  # the steps between hands and an away entry's timeouts
         self._locks: dict[int, asyncio.Lock] = {}
         self._listeners: list[Callable[[TournamentEvent], None]] = []
 
@@ -152,16 +153,11 @@ class Core:
                 log.exception("tournament listener failed on %s", event)
 
     def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
-        # The coroutine is the task itself (not awaited inside a wrapper): a step cancelled before it ran (stop())
-        # is closed with its task, never left "never awaited".
-        task = asyncio.get_running_loop().create_task(coro)
-        self.tasks.add(task)
-        task.add_done_callback(self._step_done)
+        """A background step (work in flight: :meth:`Tasks.drain` waits for it; a failure is logged)."""
+        self.tasks.spawn(coro, name="tournament-step")
 
-    def _step_done(self, task: asyncio.Task[None]) -> None:
-        self.tasks.discard(task)
-        if not task.cancelled() and (exc := task.exception()) is not None:
-            log.error("tournament step failed", exc_info=exc)
+    def use_clock(self, clock: Callable[[], float]) -> None:
+        self.clock = clock
 
     # ------------------------------------------------------------------ the commit path
 
@@ -195,12 +191,12 @@ class Core:
             for post in posts:
                 await self.post(tx, t, post)
             await self.repo.put_tournament(tx, t)
-            for entry in draft.entries.values():
+            for entry in draft.changed_entries.values():
                 await self.repo.put_entry(tx, t.tournament_id, entry)
-            for tt in draft.tables.values():
+            for tt in draft.changed_tables.values():
                 await self.repo.put_table(tx, t.tournament_id, tt)
         draft.swap()
-        for tt in draft.tables.values():
+        for tt in draft.changed_tables.values():
             self.by_table[tt.table_id] = t.tournament_id
 
     async def check_lease(self, t: Tournament) -> None:

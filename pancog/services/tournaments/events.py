@@ -92,6 +92,7 @@ class TournamentInfo:
     chips: tuple[tuple[int, int, int | None], ...]  # (player id, chips, table no), most chips first
     tables: tuple[tuple[int, tuple[int, ...]], ...]  # (table no, player ids)
     results: tuple[tuple[int, int | None, int], ...]  # (player id, place, prize) once finished
+    registered: tuple[int, ...] = ()  # before the start: the registered players, in the order they registered
 
 
 TournamentEvent = (

@@ -27,7 +27,6 @@ Events for an adapter (:meth:`subscribe`): :class:`TableOpened`, :class:`PlayerM
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import time
@@ -108,7 +107,7 @@ class TournamentService:
     def use_clock(self, clock: Callable[[], float]) -> None:
         """Replace the clock the levels run on (``bench/tournament.py``: a clock that advances with the hands played,
         as the tournament simulation's does). Call before the first tournament is created."""
-        self._core.clock = clock
+        self._core.use_clock(clock)
 
     # ------------------------------------------------------------------ what the turn clock asks
 
@@ -302,24 +301,16 @@ class TournamentService:
 
     def busy(self) -> bool:
         """True while a tournament step (between hands, a timeout for an away player) is pending."""
-        return bool(self._core.tasks)
-
-    @property
-    def _tasks(self) -> set[asyncio.Task[None]]:
-        return self._core.tasks
+        return self._core.tasks.busy()
 
     async def stop(self) -> None:
         """Cancel the pending tournament steps (shutdown, before storage closes). Safe at any point: every step is
         crash-safe, and :meth:`kick` re-derives what was left undone at the next start."""
-        tasks = list(self._core.tasks)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await self._core.tasks.close()
 
     async def drain(self) -> None:
         """Wait until no tournament step is pending (tests)."""
-        while self._core.tasks:
-            await asyncio.gather(*list(self._core.tasks), return_exceptions=True)
+        await self._core.tasks.drain()
 
     # ------------------------------------------------------------------ reads and audit
 
@@ -383,6 +374,11 @@ class TournamentService:
                 (e.player_id, e.place, e.prize or 0)
                 for e in sorted(t.entries.values(), key=lambda x: (x.place or 10**9, x.entry_id))
                 if e.place is not None
+            ),
+            registered=tuple(
+                e.player_id
+                for e in sorted(t.entries.values(), key=lambda x: x.entry_id)
+                if e.status is EntryStatus.REGISTERED
             ),
         )
 

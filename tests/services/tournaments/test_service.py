@@ -87,7 +87,7 @@ class Env:
             for task in self.extra:
                 await task  # a refusal would fail the test here
             self.extra.clear()
-            if not self.driver.busy() and not self.service._tasks:
+            if not self.driver.busy() and not self.service.busy():
                 return
 
     async def run(self, tournament_id: int, max_rounds: int = 400) -> None:
