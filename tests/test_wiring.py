@@ -238,9 +238,8 @@ AWAITED_IN_PLACE = {
     ("pancog/infra/storage/postgres.py", "_end"): "COMMIT/ROLLBACK run to the end before the pool gets the link",
     ("pancog/services/clock.py", "_run"): "the scheduler's sleep raced against its wake-up, both cancelled after",
 }
-NOT_YET = {
-    # (module, function): converted on another branch (the tournament service is being split there)
-    ("pancog/services/tournaments/service.py", "_spawn"): "the tournament steps: to Tasks with the service's split",
+NOT_YET: dict[tuple[str, str], str] = {
+    # (module, function): a bare task still to convert to Tasks, and why it waits
 }
 
 

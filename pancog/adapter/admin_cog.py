@@ -97,7 +97,7 @@ class AdminCog(PanCog, name="PanAdmin"):
         if four_colour is not None:
             display = await rt.display.set_four_color(guild_id, four_colour)
             for session in rt.tables.sessions:  # the boards show it from their next edit
-                if abs(session.guild_id) == guild_id:
+                if session.guild_id == guild_id:
                     self.boards.get(session).kick()
         if ping_after is not None:  # from the next turn on
             display = await rt.display.set_ping_after(guild_id, ping_after)

@@ -39,7 +39,7 @@ class BankCog(PanCog, name="PanBank"):
         season = await league.active_season(guild_id) if league is not None else None
         if league is not None and season is not None and season.mode == "bank":  # a bank season: its banks are apart
             await league.season_bank(guild_id, user)  # its starting chips, on first use
-            held = await rt.ledger.holding(guild_id, user, scope_id=season.scope_id)
+            held = await rt.ledger.holding(guild_id, user, scope=season.bank_scope)
             text += "\n" + season_bank_text(season, held)
         await send_ephemeral(interaction, text)
 

@@ -276,7 +276,7 @@ class Boards:
                 on_capture()
             state, notes = session.state, lines()
             title = self.title(session)
-            four_color = rt.display.cached(abs(session.guild_id)).four_color  # the server's choice
+            four_color = rt.display.cached(session.guild_id).four_color  # the server's choice
             names = rt.names_at(session)  # its players' names were fetched when they sat down
             snap = table_snapshot(state, names, title=title, notes=notes[-3:], four_color=four_color)
             text = board_text(
@@ -597,7 +597,7 @@ class Board:
                 applied.events,
                 names,
                 title=self.boards.title(self.session),
-                four_color=rt.display.cached(abs(self.session.guild_id)).four_color,
+                four_color=rt.display.cached(self.session.guild_id).four_color,
             )
         files: list[discord.File] = []
         if snap is not None:

@@ -231,7 +231,7 @@ async def setup(bot: commands.Bot) -> None:
     await rt.tables.load()
     tournaments = await rt.tournaments.load() if rt.tournaments is not None else 0
     for session in rt.tables.sessions:  # the boards render from the caches (display settings, names)
-        await rt.display.get(abs(session.guild_id))
+        await rt.display.get(session.guild_id)
         await rt.names.fetch(rt.guild_of(session), session.player_ids())
     if rt.tournaments is not None:
         for t in rt.tournaments.tournaments:  # seats and results name their players

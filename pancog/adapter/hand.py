@@ -154,7 +154,7 @@ class Hands:
             png = await rt.renders.render(render_hand_png, snap, priority=Priority.DM)
         except RenderQueueClosed:
             return  # the bot is stopping
-        guild = rt.bot.get_guild(abs(session.guild_id))  # computer players: practice tables store -G
+        guild = rt.bot.get_guild(session.guild_id)
         channel = rt.bot.get_channel(session.channel_id)
         text = hand_dm_text(
             guild.name if guild else "your server",

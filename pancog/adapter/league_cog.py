@@ -50,6 +50,7 @@ from pancog.adapter.presenters.league import (
 from pancog.adapter.runtime import PanRuntime
 from pancog.infra.renderq import Priority
 from pancog.services.league import WINNER_PLACES, LeagueService, SeasonRow
+from pancog.services.ledger import BankScope
 from pancog.services.tables import CloseReason, NoTableHere
 from renderer.chart import chart_text, render_chart_png
 from renderer.stats import StatsSnapshot, render_stats_png
@@ -121,7 +122,8 @@ class LeagueCog(PanCog, name="PanLeague"):
         each stack goes back to its season bank before the banks are closed; the table's channel is told. Returns
         how many closed."""
         closed = 0
-        for session in [s for s in self.rt.tables.sessions if s.config.bank_scope == scope_id]:
+        season = BankScope.season(scope_id)
+        for session in [s for s in self.rt.tables.sessions if s.bank_scope == season]:
             try:
                 returned = await self.rt.tables.close_system(session.table_id, reason=CloseReason.SEASON_ENDED)
             except NoTableHere:  # closed meanwhile

@@ -116,7 +116,7 @@ class Pings:
 
     def grace(self, session: TableSession) -> float:
         """Seconds the person to act may take before the ping goes out (the server's ``ping_after``)."""
-        return self.rt.display.cached(abs(session.guild_id)).ping_after
+        return self.rt.display.cached(session.guild_id).ping_after
 
     def turn_moved(self, applied: Applied) -> None:
         """The table service committed ``applied``: if the turn moved to a person, that person's ping is due."""

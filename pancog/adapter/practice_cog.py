@@ -114,10 +114,11 @@ class PracticeCog(PanCog, name="PanPractice"):
         await self.defer(interaction)
         session = await rt.tables.open_table(
             interaction.id,
-            guild_id=guild_id if real_chips else practice_scope(guild_id),
+            guild_id=guild_id,  # the table is the guild's (settings, names, shard); only its chips are practice chips
             channel_id=channel_id,
             host_id=interaction.user.id,
             config=config,
+            scope=None if real_chips else practice_scope(guild_id),
         )
         held = self._hold_board(session)  # nothing is posted while the table fills: the first deal posts one board
         try:

@@ -11,7 +11,6 @@ buttons and selects find it again from ``interaction.client`` with :func:`runtim
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import weakref
 from collections.abc import Awaitable, Callable
@@ -24,7 +23,6 @@ from pancog.adapter.deliveries import Deliveries
 from pancog.adapter.errors import guarded
 from pancog.adapter.groups import CommandGroups
 from pancog.adapter.observe import Observability
-from pancog.game.errors import PanError
 from pancog.infra.ratelimit import GlobalBucket
 from pancog.infra.renderq import RenderQueue
 from pancog.infra.storage.base import Storage
@@ -122,14 +120,9 @@ class PanRuntime:
         return self.names.of(guild_id)
 
     def guild_of(self, session: TableSession) -> int:
-        """The Discord server a table belongs to: a tournament table's ``guild_id`` is its tournament's ledger scope,
-        a practice table's the server's id negated."""
-        tournaments = self.tournaments
-        tid = tournaments.tournament_of_table(session.table_id) if tournaments is not None else None
-        if tournaments is not None and tid is not None:
-            with contextlib.suppress(PanError):
-                return tournaments.get(tid).guild_id
-        return abs(session.guild_id)
+        """The Discord server a table belongs to: its ``guild_id``, whatever its bank scope (practice chips, a
+        tournament's)."""
+        return session.guild_id
 
     def names_at(self, session: TableSession) -> GuildNames:
         """The names of a table's server (a board, a ping): its players' were fetched when the table was loaded or

@@ -3,7 +3,6 @@ again and its rules (its history and replays: replay_cog.py). Thin: parse, call 
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -38,6 +37,7 @@ from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
 from pancog.game.errors import PanError
 from pancog.game.rules import describe_rules
 from pancog.game.state import PlayerStatus
+from pancog.services.ledger import ScopeKind
 from pancog.services.tables import NoTableHere, TableAlreadyOpen, TableConfig, TableSession, preset_or_default
 
 __all__ = ["ConfirmButton", "ConfirmView", "GuideSelect", "GuideView", "TableCog", "guide_embed", "leave_question"]
@@ -214,10 +214,8 @@ class TableCog(PanCog, name="PanTables"):
         config = TableConfig.build(
             preset or default, stakes=stakes, seats=seats, turn_seconds=turn_seconds, away_bot=away_bot
         )
-        if rt.league is not None:  # chip leagues: a bank season's tables play from the season banks
-            scope = await rt.league.table_scope(guild_id)
-            if scope != guild_id:
-                config = dataclasses.replace(config, bank_scope=scope)
+        # chip leagues: a bank season's tables play from the season banks
+        scope = await rt.league.table_scope(guild_id) if rt.league is not None else None
         await self.defer(interaction, ephemeral=False)
         session = await rt.tables.open_table(
             interaction.id,
@@ -225,6 +223,7 @@ class TableCog(PanCog, name="PanTables"):
             channel_id=interaction.channel_id or 0,
             host_id=interaction.user.id,
             config=config,
+            scope=scope,
         )
         board = self.boards.get(session)
         board.new_post = False
@@ -264,7 +263,7 @@ class TableCog(PanCog, name="PanTables"):
         applied = await rt.tables.join(session.table_id, interaction.user.id, doubles=doubles, buy_in=buy_in)
         seat = applied.state.seat(session.seat_of(interaction.user.id))
         chips = await rt.ledger.balance(session.bank_scope, interaction.user.id) if bank else None
-        season = session.bank_scope != session.guild_id  # chip leagues: a bank season's table
+        season = session.bank_scope.kind is ScopeKind.SEASON  # chip leagues: a bank season's table
         text = sat_down(seat.stack if seat else 0, doubles=doubles, bank=chips, season=season)
         await send_ephemeral(interaction, text)
 
@@ -295,7 +294,7 @@ class TableCog(PanCog, name="PanTables"):
         applied = await rt.tables.rebuy(session.table_id, interaction.user.id, chips)
         seat = applied.state.seat(session.seat_of(interaction.user.id))
         bank = await rt.ledger.balance(session.bank_scope, interaction.user.id)
-        season = session.bank_scope != session.guild_id  # a bank season's table: chips from its season bank
+        season = session.bank_scope.kind is ScopeKind.SEASON  # a bank season's table: chips from its season bank
         await send_ephemeral(interaction, rebought(chips, seat.stack if seat else 0, bank, season=season))
 
     @app_commands.command(name="start", description="Deal the next hand", extras=IN_PAN)

@@ -89,7 +89,8 @@ _LEVELS = {"easy": Level.EASY, "normal": Level.NORMAL, "hard": Level.HARD}
 
 
 class TourneyThreads:
-    """The service's ``channel_factory``: one public thread per table in the tournament's channel; archives them."""
+    """The service's channel factory (``TournamentService(channel_factory=threads.create)``): one public thread per
+    table in the tournament's channel; archives them."""
 
     def __init__(self, bot: discord.Client) -> None:
         self.bot = bot
@@ -225,6 +226,8 @@ class TourneyCog(PanCog, name="PanTourney"):
         of open tables, re-derive every running tournament's next steps, and start the clock task."""
         for t in self.service.tournaments:
             for tt in t.tables.values():
+                if tt.channel_id is not None:
+                    self.threads.remember(tt.table_id, tt.channel_id)
                 with contextlib.suppress(NoTableHere):
                     self.threads.remember(tt.table_id, self.rt.tables.get(tt.table_id).channel_id)
         await self.service.kick()

@@ -20,9 +20,11 @@ The rng of every decision is seeded by ``table:hand:seat:seq``, so play is repro
 Player ids encode the level: ``-(1000 * code + n)`` (easy 1, normal 2, hard 3, random 4), so a seat's level and
 name (``🤖 Normal bot 1``) survive restarts without extra storage. Any other negative id plays at the normal level.
 
-Practice chips: a practice table is stored with the guild id negated (:func:`practice_scope`), so every bank
-posting of that table (buy-in, cash-out, close) uses ``bank:-G:U`` — a separate practice bank funded from
-``issued:-G`` — and never the player's real ``bank:G:U``; leaderboards and balances of ``G`` never see it.
+Practice chips: a practice table is opened in its guild with the practice bank scope (:func:`practice_scope`,
+``BankScope.practice(G)``), so every bank posting of that table (buy-in, cash-out, close) uses
+``bank:practice:G:U`` — a separate practice bank funded from ``issued:practice:G`` — and never the player's real
+``bank:G:U``; leaderboards and balances of ``G`` never see it. The table itself is the guild's (its settings, names
+and shard), only its chips are practice chips.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from pancog.game.actions import Action, Rebuy, Timeout
 from pancog.game.engine import Observation
 from pancog.game.errors import PanError
 from pancog.game.state import TableState
-from pancog.infra.storage.base import StorageError
+from pancog.infra.storage.base import BankScope, ScopeKind, StorageError
 from pancog.infra.tasks import Tasks
 from pancog.services.tables import (
     DEFAULT_BUYIN_MINIMUMS,
@@ -66,6 +68,7 @@ __all__ = [
     "level_of",
     "ordered_legal",
     "ordered_plays",
+    "practice_chips",
     "practice_scope",
     "suggest",
     "verify_seat",
@@ -130,9 +133,15 @@ def computer_name(player_id: int) -> str:
     return f"🤖 {level.value.capitalize()} bot {n}"
 
 
-def practice_scope(guild_id: int) -> int:
-    """The ledger scope of practice chips for a guild: the guild id negated (``bank:-G:U``)."""
-    return -abs(guild_id) if guild_id else -1
+def practice_scope(guild_id: int = 0) -> BankScope:
+    """The ledger scope of practice chips played in a guild (``bank:practice:G:U``); 0: not tied to a guild (a
+    user-installed app in a DM or a guild the bot is not in)."""
+    return BankScope.practice(guild_id)
+
+
+def practice_chips(session: TableSession) -> bool:
+    """True when the table plays with practice chips (not a guild's real bank)."""
+    return session.bank_scope.kind is ScopeKind.PRACTICE
 
 
 def verify_seat(session: TableSession, player_id: int) -> None:
@@ -318,12 +327,13 @@ class BotDriver:
             n = next((k for k in itertools.count(1) if computer_id(lv, k) not in taken), 1)
             player_id = computer_id(lv, n)
             buy_in = DEFAULT_BUYIN_MINIMUMS * session.rules.min_buyin_chips
-            await self.fund(session.guild_id, player_id, buy_in, reason="computer player buy-in")
+            await self.fund(session.bank_scope, player_id, buy_in, reason="computer player buy-in")
             await self.tables.join(table_id, player_id, buy_in=buy_in)
             return player_id
 
-    async def fund(self, scope: int, player_id: int, amount: int, *, reason: str) -> None:
-        """Make sure ``bank:scope:player`` holds at least ``amount`` (the shortfall is granted from ``issued``)."""
+    async def fund(self, scope: BankScope | int, player_id: int, amount: int, *, reason: str) -> None:
+        """Make sure the player's bank in ``scope`` holds at least ``amount`` (the shortfall is granted from the
+        scope's ``issued``)."""
         ledger = self.tables.ledger
         bank = await ledger.ensure_player(scope, player_id)
         if bank < amount:
@@ -334,9 +344,9 @@ class BotDriver:
         players, then deal the first hand. The table must have been opened with ``practice=True``.
         """
         session = self.tables.get(table_id)
-        if session.guild_id < 0:  # practice chips: top up the practice bank to one default buy-in
+        if practice_chips(session):  # top up the practice bank to one default buy-in
             need = DEFAULT_BUYIN_MINIMUMS * session.rules.min_buyin_chips
-            await self.fund(session.guild_id, user_id, need, reason="practice chips")
+            await self.fund(session.bank_scope, user_id, need, reason="practice chips")
         await self.tables.join(table_id, user_id)
         for _ in range(opponents):
             await self.seat_computer(table_id, level)
@@ -443,7 +453,7 @@ class BotDriver:
         people = [s for s in state.seats if s is not None and not is_computer(s.player_id)]
         if not computers or not any(not s.away and not s.leaving for s in people):
             return None  # nobody to play with: the turn clock's idle close ends the table
-        if session.guild_id < 0:  # practice chips: computer players rebuy to the minimum
+        if practice_chips(session):  # computer players rebuy to the minimum
             for index, seat in computers:
                 if seat.stack < session.rules.min_buyin_chips:
                     return _Plan("rebuy", index, seat.player_id, 0.0)
@@ -463,7 +473,7 @@ class BotDriver:
         if plan.kind == "rebuy":
             seat = state.seat(plan.seat)
             amount = DEFAULT_BUYIN_MINIMUMS * session.rules.min_buyin_chips - (seat.stack if seat is not None else 0)
-            await self.fund(session.guild_id, plan.player_id, amount, reason="computer player rebuy")
+            await self.fund(session.bank_scope, plan.player_id, amount, reason="computer player rebuy")
             await self._apply(session, state, plan, Rebuy(seat=plan.seat, amount=amount))
             return
         if plan.kind == "react":

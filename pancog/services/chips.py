@@ -34,7 +34,7 @@ from pancog.game.events import (
 )
 from pancog.game.state import Account as EngineAccount
 from pancog.game.state import EndReason, Pot, TableState
-from pancog.infra.storage.base import Account, AccountKind, Posting
+from pancog.infra.storage.base import Account, AccountKind, BankScope, Posting
 
 __all__ = [
     "COLLECTING",
@@ -62,14 +62,14 @@ COLLECTING = frozenset(
 
 
 def _ledger_account(
-    account: EngineAccount, table_id: int, guild_id: int, before: TableState, after: TableState
+    account: EngineAccount, table_id: int, scope: BankScope, before: TableState, after: TableState
 ) -> Account:
     if isinstance(account, Pot):
         if account is Pot.SINGLES:
             return Account.tops(table_id, "singles")
         if account is Pot.DOUBLES:
             return Account.tops(table_id, "doubles")
-        return Account.issued(guild_id)  # the house (rake) takes chips out of play
+        return Account.issued(scope)  # the house (rake) takes chips out of play
     seat = before.seat(account) or after.seat(account)
     if seat is None:
         raise LookupError(f"table {table_id}: chips moved for empty seat {account}")
@@ -77,13 +77,14 @@ def _ledger_account(
 
 
 def engine_postings(
-    events: Sequence[Event], *, table_id: int, guild_id: int, before: TableState, after: TableState
+    events: Sequence[Event], *, table_id: int, scope: BankScope | int, before: TableState, after: TableState
 ) -> list[Posting]:
     """Ledger postings for the chip events of one transition, netted per account (zero-sum).
 
     ``ChipsMoved`` between seats and pots -> stack/tops accounts (the house's rake -> ``issued``); ``BoughtIn``
-    bank -> stack; ``CashedOut`` stack -> bank. ``guild_id`` is the scope of the table's banks.
+    bank -> stack; ``CashedOut`` stack -> bank, the banks of the table's ``scope`` (a guild id: that guild's).
     """
+    scope = BankScope.of(scope)
     net: dict[Account, int] = {}
 
     def move(payer: Account, payee: Account, amount: int) -> None:
@@ -93,14 +94,14 @@ def engine_postings(
     for event in events:
         if isinstance(event, ChipsMoved) and event.amount:
             move(
-                _ledger_account(event.payer, table_id, guild_id, before, after),
-                _ledger_account(event.payee, table_id, guild_id, before, after),
+                _ledger_account(event.payer, table_id, scope, before, after),
+                _ledger_account(event.payee, table_id, scope, before, after),
                 event.amount,
             )
         elif isinstance(event, BoughtIn) and event.amount:
-            move(Account.bank(guild_id, event.player_id), Account.stack(table_id, event.player_id), event.amount)
+            move(Account.bank(scope, event.player_id), Account.stack(table_id, event.player_id), event.amount)
         elif isinstance(event, CashedOut) and event.amount:
-            move(Account.stack(table_id, event.player_id), Account.bank(guild_id, event.player_id), event.amount)
+            move(Account.stack(table_id, event.player_id), Account.bank(scope, event.player_id), event.amount)
     return [Posting(account, delta) for account, delta in sorted(net.items()) if delta]
 
 
@@ -216,20 +217,20 @@ class HandChips:
     middle of one) yields no result: the caller rebuilds that hand from the table's log.
     """
 
-    __slots__ = ("_first_seq", "_flows", "_nets", "guild_id", "hand_no", "table_id")
+    __slots__ = ("_first_seq", "_flows", "_nets", "hand_no", "scope", "table_id")
 
-    def __init__(self, table_id: int, guild_id: int = 0) -> None:
-        """``guild_id``: the scope of the table's banks, for :func:`engine_postings` when no postings are given (the
-        nets do not depend on it)."""
+    def __init__(self, table_id: int, scope: BankScope | int = 0) -> None:
+        """``scope``: the table's bank scope (a guild id: that guild's), for :func:`engine_postings` when no postings
+        are given (the nets do not depend on it)."""
         self.table_id = table_id
-        self.guild_id = guild_id
+        self.scope = BankScope.of(scope)
         self.hand_no: int | None = None  # the hand being folded (None: no deal seen since the last end)
         self._first_seq = 0
         self._nets: dict[int, int] = {}
         self._flows: list[Flow] = []
 
     def copy(self) -> HandChips:
-        other = HandChips(self.table_id, self.guild_id)
+        other = HandChips(self.table_id, self.scope)
         other.hand_no = self.hand_no
         other._first_seq = self._first_seq
         other._nets = dict(self._nets)
@@ -267,9 +268,7 @@ class HandChips:
         if not moved and ended is None:
             return None  # most actions (a pluck, a discard) move no chips
         if postings is None:
-            postings = engine_postings(
-                events, table_id=self.table_id, guild_id=self.guild_id, before=before, after=after
-            )
+            postings = engine_postings(events, table_id=self.table_id, scope=self.scope, before=before, after=after)
         for player, delta in player_deltas(postings).items():
             self._nets[player] = self._nets.get(player, 0) + delta
         for event in events:

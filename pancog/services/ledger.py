@@ -1,9 +1,14 @@
 """Double-entry chip ledger: every movement is a zero-sum, idempotent journal of postings.
 
-Accounts (see :class:`~pancog.infra.storage.base.Account`): a player's ``bank`` per guild, a player's ``stack``
-at a table, a table's ``tops`` pots (singles / doubles), and one ``issued`` system account per guild that
-mirrors every chip created (the only account allowed below zero). So the sum of all accounts is always
-zero, and "chips in play" in a guild is minus its issued account.
+Accounts (see :class:`~pancog.infra.storage.base.Account`): a player's ``bank`` per bank scope, a player's
+``stack`` at a table, a table's ``tops`` pots (singles / doubles), and one ``issued`` system account per bank scope
+that mirrors every chip created (the only account allowed below zero). So the sum of all accounts is always
+zero, and "chips in play" in a scope is minus its issued account.
+
+A bank scope (:class:`~pancog.infra.storage.base.BankScope`) is one currency of chips: a guild's (the usual case:
+methods taking ``scope`` accept a plain guild id for it), a guild's practice chips, a tournament's chips, or a chip
+league's bank season. A guild's starting and daily chips are its settings; another scope's are
+:meth:`ChipLedger.set_scope_chips` (default: the guild defaults).
 
 Every write is one transaction ``BEGIN IMMEDIATE … COMMIT`` that inserts the journal under a UNIQUE
 idempotency key first: a retry with the same key posts nothing and returns the original receipt. A debit
@@ -27,14 +32,15 @@ from pancog.infra.storage.base import (
     Account,
     AccountKind,
     AuditFacts,
+    BankScope,
     GuildSettings,
     IdempotencyConflict,
     Overdraw,
     Posting,
+    ScopeKind,
     Storage,
     StorageError,
     StorageTx,
-    config_bank_scope,
     transfer,
 )
 
@@ -42,6 +48,7 @@ __all__ = [
     "Account",
     "AccountKind",
     "AuditReport",
+    "BankScope",
     "ChipLedger",
     "DailyClaim",
     "Holding",
@@ -50,6 +57,7 @@ __all__ = [
     "InvalidAmount",
     "Posting",
     "Receipt",
+    "ScopeKind",
     "TableClosed",
     "held_in",
     "post_transaction",
@@ -235,16 +243,25 @@ async def post_transaction(
     return Receipt(journal_id, key, True, tuple(postings))
 
 
-async def scope_tables(tx: StorageTx, guild_id: int, scope_id: int) -> list[int]:
-    """The open tables of ``guild_id`` that play from the banks of ``scope_id`` (the guild's own, or a bank season's):
-    where a player's chips from those banks may be."""
-    rows = await tx.fetchall("SELECT table_id, config FROM tables WHERE guild_id = ? AND status = 'open'", (guild_id,))
-    return sorted(int(t) for t, config in rows if config_bank_scope(str(config), guild_id) == scope_id)
+async def scope_tables(tx: StorageTx, guild_id: int, scope: BankScope | int) -> list[int]:
+    """The open tables of ``guild_id`` that play from the banks of ``scope`` (the guild's own, or another stored
+    with the table: a bank season's, practice chips, a tournament's): where a player's chips from those banks may be."""
+    scope = BankScope.of(scope)
+    if scope.is_guild:
+        rows = await tx.fetchall(
+            "SELECT table_id FROM tables WHERE guild_id = ? AND status = 'open' AND scope_kind IS NULL", (guild_id,)
+        )
+    else:
+        rows = await tx.fetchall(
+            "SELECT table_id FROM tables WHERE guild_id = ? AND status = 'open' AND scope_kind = ? AND scope_id = ?",
+            (guild_id, scope.kind.value, scope.id),
+        )
+    return sorted(int(t) for (t,) in rows)
 
 
-async def held_in(tx: StorageTx, guild_id: int, scope_id: int) -> dict[int, tuple[int, int]]:
-    """Every human's (bank, chips at tables) in the banks of ``scope_id`` and ``guild_id``'s tables that use them."""
-    held, params = _held_query(scope_id, await scope_tables(tx, guild_id, scope_id))
+async def held_in(tx: StorageTx, guild_id: int, scope: BankScope | int) -> dict[int, tuple[int, int]]:
+    """Every human's (bank, chips at tables) in the banks of ``scope`` and ``guild_id``'s tables that use them."""
+    held, params = _held_query(BankScope.of(scope), await scope_tables(tx, guild_id, scope))
     rows = await tx.fetchall(
         f"SELECT user_id, SUM(bank), SUM(stack) FROM ({held}) AS held WHERE user_id >= 0 GROUP BY user_id",  # noqa: S608
         params,
@@ -255,16 +272,16 @@ async def held_in(tx: StorageTx, guild_id: int, scope_id: int) -> dict[int, tupl
 async def rank_holdings(
     tx: StorageTx,
     guild_id: int,
-    scope_id: int,
+    scope: BankScope | int,
     *,
     limit: int = 10,
     caller: int | None = None,
     exclude: Sequence[int] = (),
 ) -> Holdings:
-    """Players ranked by what they have: their bank in ``scope_id`` (the guild's own banks, or a bank season's) plus
+    """Players ranked by what they have: their bank in ``scope`` (the guild's own banks, or a bank season's) plus
     their stacks at ``guild_id``'s open tables that play from that bank. Humans only; ``exclude`` leaves players
     out. The top ``limit`` lines (equal totals share a rank) and the caller's own line (None: no chips there)."""
-    held, params = _held_query(scope_id, await scope_tables(tx, guild_id, scope_id))
+    held, params = _held_query(BankScope.of(scope), await scope_tables(tx, guild_id, scope))
     out = " AND user_id NOT IN (" + ", ".join("?" * len(exclude)) + ")" if exclude else ""
     # only placeholders and fixed text are interpolated (S608)
     grouped = f"SELECT user_id, SUM(bank), SUM(stack) FROM ({held}) AS held WHERE user_id >= 0{out} GROUP BY user_id"  # noqa: S608
@@ -289,14 +306,20 @@ async def rank_holdings(
     return Holdings(lines=tuple(lines), caller=mine)
 
 
-def _held_query(scope: int, tables: Sequence[int]) -> tuple[str, tuple[int, ...]]:
+def _held_query(scope: BankScope, tables: Sequence[int]) -> tuple[str, tuple[Any, ...]]:
     """Rows (user_id, bank, stack): the bank accounts of ``scope`` and the stacks at ``tables`` (portable SQL)."""
     sql = "SELECT user_id, balance AS bank, 0 AS stack FROM accounts WHERE kind = 'bank' AND scope_id = ?"
+    params: tuple[Any, ...] = (scope.id,)
+    if scope.is_guild:
+        sql += " AND scope_kind IS NULL"
+    else:
+        sql += " AND scope_kind = ?"
+        params += (scope.kind.value,)
     if not tables:
-        return sql, (scope,)
+        return sql, params
     marks = ", ".join("?" * len(tables))
     sql += f" UNION ALL SELECT user_id, 0, balance FROM accounts WHERE kind = 'stack' AND scope_id IN ({marks})"  # noqa: S608 (placeholders only)
-    return sql, (scope, *tables)
+    return sql, (*params, *tables)
 
 
 def _next_utc_midnight(now: float) -> tuple[str, timedelta]:
@@ -334,42 +357,75 @@ class ChipLedger:
     async def _settings(self, tx: StorageTx, guild_id: int) -> GuildSettings:
         return await tx.get_settings(guild_id) or GuildSettings(guild_id=guild_id)
 
-    async def _ensure_player(self, tx: StorageTx, guild_id: int, user_id: int) -> Receipt | None:
-        settings = await self._settings(tx, guild_id)
-        key = f"start:{guild_id}:{user_id}"
-        if settings.starting_chips <= 0:
+    async def _chips_of(self, tx: StorageTx, scope: BankScope) -> tuple[int, int]:
+        """(starting chips, daily chips) of a bank scope: a guild's settings, else the scope's own row (a bank
+        season's), else the defaults."""
+        if scope.is_guild:
+            settings = await self._settings(tx, scope.id)
+            return settings.starting_chips, settings.daily_amount
+        rows = await tx.fetchall(
+            "SELECT starting_chips, daily_amount FROM scope_settings WHERE scope_kind = ? AND scope_id = ?",
+            (scope.stored_kind, scope.id),
+        )
+        if rows:
+            return int(rows[0][0]), int(rows[0][1])
+        default = GuildSettings(guild_id=0)
+        return default.starting_chips, default.daily_amount
+
+    async def set_scope_chips(self, tx: StorageTx, scope: BankScope, *, starting_chips: int, daily_amount: int) -> None:
+        """Inside an open transaction: what a bank scope that is not a guild issues to a new bank, and daily (a chip
+        league's bank season: its starting chips while it runs, none once it ended)."""
+        if scope.is_guild:
+            raise ValueError("a guild's chips are its settings (update_settings)")
+        if min(starting_chips, daily_amount) < 0:
+            raise InvalidAmount(min(starting_chips, daily_amount))
+        await tx.execute(
+            "INSERT INTO scope_settings (scope_kind, scope_id, starting_chips, daily_amount, updated_at) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (scope_kind, scope_id) DO UPDATE SET "
+            "starting_chips = excluded.starting_chips, daily_amount = excluded.daily_amount, "
+            "updated_at = excluded.updated_at",
+            (scope.stored_kind, scope.id, starting_chips, daily_amount, self._clock()),
+        )
+
+    async def _ensure_player(self, tx: StorageTx, scope: BankScope, user_id: int) -> Receipt | None:
+        starting, _ = await self._chips_of(tx, scope)
+        key = f"start:{scope.key}:{user_id}"
+        if starting <= 0:
             return None
-        postings = transfer(Account.issued(guild_id), Account.bank(guild_id, user_id), settings.starting_chips)
+        postings = transfer(Account.issued(scope), Account.bank(scope, user_id), starting)
         return await post_transaction(
             tx, postings, key=key, reason="starting chips", actor="system", now=self._clock(), strict=False
         )
 
-    async def issue_starting_chips(self, tx: StorageTx, guild_id: int, user_id: int) -> Receipt | None:
-        """Inside an open transaction: the guild's starting chips, once per player (``ensure_player``'s journal
-        ``start:G:U``; None when the guild gives none). Chip leagues issue a new bank season's banks with it."""
-        return await self._ensure_player(tx, guild_id, user_id)
+    async def issue_starting_chips(self, tx: StorageTx, scope: BankScope | int, user_id: int) -> Receipt | None:
+        """Inside an open transaction: the scope's starting chips, once per player (``ensure_player``'s journal
+        ``start:<scope>:U``; None when the scope gives none). Chip leagues issue a new bank season's banks with it."""
+        return await self._ensure_player(tx, BankScope.of(scope), user_id)
 
-    async def ensure_player(self, guild_id: int, user_id: int) -> int:
-        """Grant the guild's starting chips once (idempotent); returns the bank balance."""
+    async def ensure_player(self, scope: BankScope | int, user_id: int) -> int:
+        """Grant the scope's starting chips once (idempotent); returns the bank balance. A guild id means its guild."""
+        bank_scope = BankScope.of(scope)
         async with self.storage.transaction() as tx:
-            await self._ensure_player(tx, guild_id, user_id)
-            bank = Account.bank(guild_id, user_id)
+            await self._ensure_player(tx, bank_scope, user_id)
+            bank = Account.bank(bank_scope, user_id)
             return (await tx.balances([bank]))[bank]
 
-    async def claim_daily(self, guild_id: int, user_id: int) -> DailyClaim:
-        """The daily grant, once per UTC day (also grants starting chips to a new player)."""
+    async def claim_daily(self, scope: BankScope | int, user_id: int) -> DailyClaim:
+        """The daily grant of ``scope`` (a guild id: its guild's), once per UTC day (also grants starting chips to a
+        new player)."""
         now = self._clock()
         day, wait = _next_utc_midnight(now)
-        bank = Account.bank(guild_id, user_id)
+        bank_scope = BankScope.of(scope)
+        bank = Account.bank(bank_scope, user_id)
         async with self.storage.transaction() as tx:
-            await self._ensure_player(tx, guild_id, user_id)
-            amount = (await self._settings(tx, guild_id)).daily_amount
+            await self._ensure_player(tx, bank_scope, user_id)
+            _, amount = await self._chips_of(tx, bank_scope)
             claimed = False
             if amount > 0:
                 receipt = await post_transaction(
                     tx,
-                    transfer(Account.issued(guild_id), bank, amount),
-                    key=f"daily:{guild_id}:{user_id}:{day}",
+                    transfer(Account.issued(bank_scope), bank, amount),
+                    key=f"daily:{bank_scope.key}:{user_id}:{day}",
                     reason="daily claim",
                     actor=user_id,
                     now=now,
@@ -380,29 +436,30 @@ class ChipLedger:
         return DailyClaim(claimed, amount if claimed else 0, balance, wait)
 
     async def grant(
-        self, guild_id: int, user_id: int, amount: int, *, actor: Actor, reason: str, key: str | None = None
+        self, scope: BankScope | int, user_id: int, amount: int, *, actor: Actor, reason: str, key: str | None = None
     ) -> Receipt:
-        """Admin: create ``amount`` chips in a player's bank (audited with actor and reason)."""
+        """Admin: create ``amount`` chips in a player's bank of ``scope`` (a guild id: its guild's), audited with
+        actor and reason."""
         amount = _check_amount(amount)
-        postings = transfer(Account.issued(guild_id), Account.bank(guild_id, user_id), amount)
+        postings = transfer(Account.issued(scope), Account.bank(scope, user_id), amount)
         return await self.transact(
             postings, key=key or f"grant:{uuid.uuid4().hex}", reason=f"admin grant: {reason}", actor=actor
         )
 
     async def take(
-        self, guild_id: int, user_id: int, amount: int, *, actor: Actor, reason: str, key: str | None = None
+        self, scope: BankScope | int, user_id: int, amount: int, *, actor: Actor, reason: str, key: str | None = None
     ) -> Receipt:
-        """Admin: remove ``amount`` chips from a player's bank. Raises :class:`InsufficientChips`."""
+        """Admin: remove ``amount`` chips from a player's bank of ``scope``. Raises :class:`InsufficientChips`."""
         amount = _check_amount(amount)
-        postings = transfer(Account.bank(guild_id, user_id), Account.issued(guild_id), amount)
+        postings = transfer(Account.bank(scope, user_id), Account.issued(scope), amount)
         return await self.transact(
             postings, key=key or f"take:{uuid.uuid4().hex}", reason=f"admin take: {reason}", actor=actor
         )
 
     # -- table stakes ------------------------------------------------------------------------------------------
 
-    async def _open_table_guild(self, tx: StorageTx, table_id: int) -> int:
-        """The ledger scope of an open table's banks (its guild, or a league bank season's scope)."""
+    async def _open_table_scope(self, tx: StorageTx, table_id: int) -> BankScope:
+        """The ledger scope of an open table's banks (its guild's, or the scope stored with the table)."""
         row = await tx.get_table(table_id)
         if row is None or row.status != "open":
             raise TableClosed(table_id)
@@ -418,11 +475,11 @@ class ChipLedger:
         """
         amount = _check_amount(amount)
         async with self.storage.transaction() as tx:
-            guild_id = await self._open_table_guild(tx, table_id)
-            await self._ensure_player(tx, guild_id, user_id)
+            scope = await self._open_table_scope(tx, table_id)
+            await self._ensure_player(tx, scope, user_id)
             return await post_transaction(
                 tx,
-                transfer(Account.bank(guild_id, user_id), Account.stack(table_id, user_id), amount),
+                transfer(Account.bank(scope, user_id), Account.stack(table_id, user_id), amount),
                 key=key or f"buyin:{table_id}:{user_id}:{uuid.uuid4().hex}",
                 reason=reason,
                 actor=user_id,
@@ -462,18 +519,19 @@ class ChipLedger:
 
     # -- reads -----------------------------------------------------------------------------------------------
 
-    async def balance(self, guild_id: int, user_id: int) -> int:
-        """A player's bank balance (0 before their starting chips)."""
-        return (await self.balances([Account.bank(guild_id, user_id)]))[Account.bank(guild_id, user_id)]
+    async def balance(self, scope: BankScope | int, user_id: int) -> int:
+        """A player's bank balance in ``scope`` (a guild id: that guild's; 0 before their starting chips)."""
+        bank = Account.bank(scope, user_id)
+        return (await self.balances([bank]))[bank]
 
     async def balances(self, accounts: Sequence[Account]) -> dict[Account, int]:
         async with self.storage.transaction(write=False) as tx:
             return await tx.balances(accounts)
 
     async def leaderboard(self, guild_id: int, limit: int = 10) -> list[tuple[int, int]]:
-        """Top ``limit`` (user_id, bank balance) bank accounts in a guild, computer players (negative ids) excluded.
-        Banks only: what players *have* (chips at tables included) is :meth:`holdings`, which ``/pan leaderboard``
-        ranks."""
+        """Top ``limit`` (user_id, bank balance) of a guild's own banks (not its practice chips), computer players
+        (negative ids) excluded. Banks only: what players *have* (chips at tables included) is :meth:`holdings`,
+        which ``/pan leaderboard`` ranks."""
         async with self.storage.transaction(write=False) as tx:
             return await tx.leaderboard(guild_id, max(0, limit))
 
@@ -481,7 +539,7 @@ class ChipLedger:
         self,
         guild_id: int,
         *,
-        scope_id: int | None = None,
+        scope: BankScope | None = None,
         limit: int = 10,
         caller: int | None = None,
         exclude: Sequence[int] = (),
@@ -490,14 +548,24 @@ class ChipLedger:
         are of the same moment (a buy-in moves chips from one to the other and changes no total)."""
         async with self.storage.transaction(write=False) as tx:
             return await rank_holdings(
-                tx, guild_id, guild_id if scope_id is None else scope_id, limit=limit, caller=caller, exclude=exclude
+                tx,
+                guild_id,
+                BankScope.guild(guild_id) if scope is None else scope,
+                limit=limit,
+                caller=caller,
+                exclude=exclude,
             )
 
-    async def holding(self, guild_id: int, user_id: int, *, scope_id: int | None = None) -> Holding | None:
+    async def holding(self, guild_id: int, user_id: int, *, scope: BankScope | None = None) -> Holding | None:
         """One player's bank and chips at tables (:meth:`holdings`' line for him), None before his first chips."""
-        return (await self.holdings(guild_id, scope_id=scope_id, limit=0, caller=user_id)).caller
+        return (await self.holdings(guild_id, scope=scope, limit=0, caller=user_id)).caller
 
     # -- settings --------------------------------------------------------------------------------------------
+
+    async def scope_chips(self, scope: BankScope | int) -> tuple[int, int]:
+        """(starting chips, daily chips) a bank scope issues (a guild's: its settings)."""
+        async with self.storage.transaction(write=False) as tx:
+            return await self._chips_of(tx, BankScope.of(scope))
 
     async def settings(self, guild_id: int) -> GuildSettings:
         async with self.storage.transaction(write=False) as tx:

@@ -30,6 +30,7 @@ from pancog.game.events import CardsDealt, Event, HandEnded, HandStarted
 from pancog.game.notation import dump_transcript, format_action, format_rules, parse_action
 from pancog.game.rules import Rules
 from pancog.game.state import DrawSource, HandState, Seat, TableState, initial_state
+from pancog.infra.storage.base import BankScope
 from pancog.services.chips import HandChips, HandResult
 from pancog.services.store import TableStore
 from pancog.services.tables import NoTableHere, TableClosed, TableConfig
@@ -155,7 +156,7 @@ class TableLog:
     state: TableState  # after ``last_seq``
     last_seq: int = 0
     hands: list[_Hand] = dataclasses.field(default_factory=list)
-    bank_scope: int = 0  # the ledger scope of the table's banks (what its buy-ins and cash-outs post to)
+    bank_scope: BankScope | int = 0  # the ledger scope of the table's banks (what its buy-ins and cash-outs post to)
     chips: HandChips = dataclasses.field(init=False)  # the hands' chips, folded as the log is replayed
 
     def __post_init__(self) -> None:

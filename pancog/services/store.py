@@ -29,6 +29,7 @@ from pancog.game.errors import PanError
 from pancog.infra.storage.base import (
     Account,
     AccountKind,
+    BankScope,
     LeaseCheck,
     LogConflict,
     Posting,
@@ -113,6 +114,20 @@ class TableStore:
                 return  # unknown table: the write itself fails with TableClosed
             guild_id = row.guild_id
         self._guilds[table_id] = guild_id
+        await self.fence_guild(tx, guild_id)
+
+    def owns(self, guild_id: int) -> bool:
+        """True when this process may write ``guild_id``'s tables: not sharded, or the guild is on a shard whose
+        lease it took (whether the lease is still held is checked by each write, :meth:`fence_guild`)."""
+        return self.shards is None or (self.shards.owns(guild_id) and self.shards.shard_of(guild_id) in self.epochs)
+
+    async def fence_guild(self, tx: StorageTx, guild_id: int) -> None:
+        """Inside a write transaction: raise :class:`ShardLeaseLost` unless this process still holds the lease of
+        ``guild_id``'s shard (a no-op when not sharded). A service whose rows belong to a guild (tournaments) calls
+        it in every write, as every table write does, so a stale process writes nothing."""
+        shards = self.shards
+        if shards is None:
+            return
         shard = shards.shard_of(guild_id)
         held = self.epochs.get(shard)
         current = await tx.shard_lease_epoch(shards.count, shard)
@@ -129,8 +144,10 @@ class TableStore:
         config: str,
         meta: str = "{}",
         board_message_id: int | None = None,
+        scope: BankScope | None = None,
     ) -> TableRow:
-        """Create the table row (status open, last_seq 0).
+        """Create the table row (status open, last_seq 0). ``guild_id`` is the Discord guild it is played in;
+        ``scope`` the banks it buys in from and cashes out to (None: that guild's own).
 
         Idempotent for a retry: an open table with the same id, guild and channel is returned unchanged.
 
@@ -149,6 +166,7 @@ class TableStore:
             closed_at=None,
             board_message_id=board_message_id,
             last_seq=0,
+            scope=None if scope is None or scope == BankScope.guild(guild_id) else scope,
         )
         async with self.storage.transaction() as tx:
             await self._fence(tx, table_id, guild_id)
@@ -258,7 +276,7 @@ class TableStore:
         key: str | None = None,
     ) -> CloseResult:
         """Close an open table: apply ``postings`` (e.g. sharing out the tops; journal ``<key>:settle``), cash
-        every stack out to its owner's bank and return any remaining tops chips to the guild's issued account
+        every stack out to its owner's bank and return any remaining tops chips to the scope's issued account
         (journal ``key``), and mark the table closed — all in one transaction. A retry with the same key
         returns the original result.
 
@@ -280,7 +298,7 @@ class TableStore:
                 receipt = Receipt(record.journal_id, key, False, record.postings)
                 return _close_result(receipt, table_id)
             final = dict(await tx.table_balances(table_id))
-            scope = row.bank_scope  # the guild, or a league bank season's scope
+            scope = row.bank_scope  # the guild's, or the scope stored with the table
             for posting in postings:
                 final[posting.account] = final.get(posting.account, 0) + posting.delta
             closing: list[Posting] = []

@@ -37,7 +37,7 @@ from pancog.game.events import Event, HandEnded
 from pancog.game.notation import format_action, format_event, parse_action
 from pancog.game.rules import PRESET_EDITION, PRESETS, Rules
 from pancog.game.state import Phase, TableState, initial_state
-from pancog.infra.storage.base import Account, Posting, StorageTx, StoredTable
+from pancog.infra.storage.base import Account, BankScope, Posting, StorageTx, StoredTable
 from pancog.services.chips import HandChips, HandResult, engine_postings
 from pancog.services.ledger import ChipLedger
 from pancog.services.store import TableStore
@@ -132,9 +132,6 @@ class TableConfig:
     # computer players: a /pan practice table; an away person's seat played by the normal level.
     practice: bool = False
     away_bot: bool = False
-    # chip leagues: the ledger scope of the banks the table buys in from and cashes out to, when it is
-    # not the guild's (a bank season's scope, LeagueService.table_scope); None: the guild's own banks.
-    bank_scope: int | None = None
 
     @classmethod
     def build(
@@ -184,8 +181,6 @@ class TableConfig:
         }
         # computer players: the table options, written only when set (older rows read as False).
         data.update({k: True for k in ("practice", "away_bot") if getattr(self, k)})
-        if self.bank_scope is not None:  # only a bank season's table has one (TableRow.bank_scope reads it too)
-            data["bank_scope"] = self.bank_scope
         return json.dumps(data)
 
     @classmethod
@@ -199,7 +194,6 @@ class TableConfig:
             title=str(data.get("title", "")),
             practice=bool(data.get("practice", False)),
             away_bot=bool(data.get("away_bot", False)),
-            bank_scope=int(data["bank_scope"]) if data.get("bank_scope") is not None else None,
         )
 
 
@@ -225,6 +219,7 @@ class TableSession:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     stacked: list[StartHand] = field(default_factory=list)  # test hook: the next deals
     snapshot_seq: int = 0  # the seq of the table's stored snapshot (0: none)
+    scope: BankScope | None = None  # None: the guild's own banks
     # the hand in progress's chips, folded from the postings committed for it: each hand's HandResult
     chips: HandChips = field(init=False)
 
@@ -236,11 +231,11 @@ class TableSession:
         return self.state.rules
 
     @property
-    def bank_scope(self) -> int:
-        """The ledger scope of the banks this table buys in from and cashes out to (the guild, or a chip league's
-        bank season)."""
-        scope = self.config.bank_scope
-        return self.guild_id if scope is None else scope
+    def bank_scope(self) -> BankScope:
+        """The ledger scope of the banks this table buys in from and cashes out to: its guild's, or the one it was
+        opened with (practice chips, a tournament's chips, a chip league's bank season). ``guild_id`` is always the
+        Discord guild, whatever the scope."""
+        return self.scope if self.scope is not None else BankScope.guild(self.guild_id)
 
     def seat_of(self, user_id: int) -> int:
         """The seat index of ``user_id``. Raises :class:`NotSeated`."""
@@ -516,6 +511,7 @@ class TableService:
             state=state,
             board_message_id=row.board_message_id,
             snapshot_seq=item.first_seq - 1 if item.snapshot is not None else 0,
+            scope=row.scope,
         )
         for text in item.actions:
             before = state
@@ -528,9 +524,20 @@ class TableService:
         return session
 
     async def open_table(
-        self, table_id: int, *, guild_id: int, channel_id: int, host_id: int, config: TableConfig
+        self,
+        table_id: int,
+        *,
+        guild_id: int,
+        channel_id: int,
+        host_id: int,
+        config: TableConfig,
+        scope: BankScope | None = None,
     ) -> TableSession:
         """Open a table in a channel (``table_id`` must be new, e.g. the interaction's snowflake).
+
+        ``guild_id`` is the Discord guild it is played in (0: none the bot is in); ``scope`` the banks it buys in from
+        and cashes out to: None for the guild's own, ``BankScope.practice(guild_id)`` for practice chips (or
+        ``BankScope.practice()`` outside any guild), ``BankScope.tournament(t)``, ``BankScope.season(s)``.
 
         Raises:
             TableAlreadyOpen: the channel has an open table.
@@ -544,8 +551,15 @@ class TableService:
         self._opening.add(channel_id)
         try:
             rules = config.rules()
+            if scope is not None and scope == BankScope.guild(guild_id):
+                scope = None
             await self.store.open_table(
-                table_id, guild_id=guild_id, channel_id=channel_id, host_id=host_id, config=config.to_json()
+                table_id,
+                guild_id=guild_id,
+                channel_id=channel_id,
+                host_id=host_id,
+                config=config.to_json(),
+                scope=scope,
             )
             session = TableSession(
                 table_id=table_id,
@@ -554,6 +568,7 @@ class TableService:
                 host_id=host_id,
                 config=config,
                 state=initial_state(rules, table_id=table_id),
+                scope=scope,
             )
             self._tables[table_id] = session
             self._by_channel[channel_id] = table_id
@@ -655,7 +670,7 @@ class TableService:
         transition = engine.apply(before, action)  # raises RuleViolation; nothing changed
         after = transition.state
         postings = engine_postings(
-            transition.events, table_id=session.table_id, guild_id=session.bank_scope, before=before, after=after
+            transition.events, table_id=session.table_id, scope=session.bank_scope, before=before, after=after
         )
         snapshot = self._snapshot_text(session, transition)
         action_text = format_action(action)

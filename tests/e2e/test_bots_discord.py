@@ -12,7 +12,7 @@ from pancog.adapter.presenters.common import name_of
 from pancog.game import engine
 from pancog.game.actions import Action, GoOnTop, Knock, Pluck, TakeOption
 from pancog.game.notation import format_action
-from pancog.infra.storage.base import Account
+from pancog.infra.storage.base import Account, BankScope
 from pancog.services.bots import computer_id, suggest
 from pancog.services.tables import DEFAULT_BUYIN_MINIMUMS
 from tests.e2e.conftest import FAST_EDIT_INTERVAL, Pan, PanFactory, private_to
@@ -94,7 +94,11 @@ async def test_practice_hand_by_clicking(pan_factory: PanFactory) -> None:
     reply = await pan.slash(me, "pan practice", opponents=2, level="normal")
     assert any(m.ephemeral and "practice chips" in m.text for m in reply.all_messages)
     session = pan.session()
-    assert session.config.practice and session.guild_id == -pan.h.guild.id
+    assert (
+        session.config.practice
+        and session.guild_id == pan.h.guild.id
+        and session.bank_scope == BankScope.practice(pan.h.guild.id)
+    )
     bots = [p for p in session.player_ids() if p < 0]
     assert bots == [computer_id("normal", 1), computer_id("normal", 2)]
     assert session.state.hand_no == 1
@@ -118,7 +122,7 @@ async def test_practice_hand_by_clicking(pan_factory: PanFactory) -> None:
     summary = [m for m in pan.h.messages() if "outcome.png" in [f for f, _ in m.files]]
     assert len(summary) == 1
     assert await pan.rt.ledger.balance(pan.h.guild.id, me.id) == real  # practice chips only
-    assert await pan.rt.ledger.balance(-pan.h.guild.id, me.id) >= 0
+    assert await pan.rt.ledger.balance(BankScope.practice(pan.h.guild.id), me.id) >= 0
     reply = await pan.close(me)
     assert await pan.rt.ledger.balance(pan.h.guild.id, me.id) == real
 
@@ -136,7 +140,7 @@ async def test_practice_with_real_chips(pan_factory: PanFactory) -> None:
     buy_in = max(minimum, min(before, DEFAULT_BUYIN_MINIMUMS * minimum))  # the default /pan join buy-in
     assert await pan.rt.ledger.balance(pan.h.guild.id, me.id) == before - buy_in
     await pan.close(me)
-    assert await pan.rt.ledger.balance(-pan.h.guild.id, me.id) == 0  # no practice bank was touched
+    assert await pan.rt.ledger.balance(BankScope.practice(pan.h.guild.id), me.id) == 0  # no practice bank was touched
 
 
 async def test_addbot_hint_and_leaderboard(pan_factory: PanFactory, monkeypatch: pytest.MonkeyPatch) -> None:

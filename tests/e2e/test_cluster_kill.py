@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
 from typing import cast
 
@@ -86,6 +86,45 @@ async def wait_connected(fake: FakeDiscord, launcher: Launcher, timeout: float =
         await asyncio.sleep(0.05)
 
 
+def cluster_launcher(
+    fake: FakeDiscord, postgres_url: str, tmp_path: Path, logs: list[Path], **settings: str
+) -> Launcher:
+    """The launcher of PROCESSES ``bot.py`` processes over SHARDS shards on ``fake`` and PostgreSQL (global commands:
+    every guild of every shard has them); each process's stderr goes to a file appended to ``logs``. ``settings``:
+    more environment variables (or other values for these)."""
+    env = bot_env(fake, postgres_url, **settings)
+    return Launcher(SHARDS, PROCESSES, python=sys.executable, env=env, spawn=logged_spawn(tmp_path, logs))
+
+
+async def kill_mid_move(fake: FakeDiscord, launcher: Launcher, move: Awaitable[object]) -> None:
+    """SIGKILL the second process (shards 2 and 3) while ``move`` (a command sent with ``settle=False``) is in
+    flight — committed or not, the player moves again — then wait until the launcher restarted it and every shard is
+    connected again."""
+    victim = launcher.specs[1]
+    pending = asyncio.ensure_future(move)
+    await asyncio.sleep(0.02)
+    assert victim.process is not None
+    victim.process.kill()
+    victim.process.wait()
+    with contextlib.suppress(InteractionFailed, asyncio.CancelledError):
+        await pending
+    for interaction in fake.interactions.values():
+        if not interaction.settled:
+            interaction.abandoned = True
+    await wait_gone(fake, {2, 3})
+    await wait_connected(fake, launcher)
+
+
+def print_evidence(fake: FakeDiscord, launcher: Launcher, logs: list[Path]) -> None:
+    """On a failure: each bot process's log tail, the fake's sessions and gateway log, the processes' fate."""
+    for log in logs:
+        print(f"==== {log.name}\n{log.read_text(errors='replace')[-3000:]}")
+    print(f"==== sessions by shard: {fake.sessions_by_shard()}; restarts: {[s.restarts for s in launcher.specs]}")
+    alive = [(s.index, s.process.pid, s.process.poll()) for s in launcher.specs if s.process is not None]
+    print(f"==== processes (index, pid, exit code or None while running): {alive}")
+    print(f"==== gateway log (last 12): {fake.gateway_log[-12:]}")
+
+
 async def test_a_killed_cluster_process_is_restarted_and_every_hand_finishes(tmp_path: Path, postgres_url: str) -> None:
     fake = FakeDiscord(shards=SHARDS)
     harness = Harness(fake, members=2 * SHARDS)  # its own guild stays empty: the tables are in the shard guilds
@@ -95,11 +134,8 @@ async def test_a_killed_cluster_process_is_restarted_and_every_hand_finishes(tmp
         guild = fake.add_guild(f"shard {shard}", channels=("pan",), members=pair, shard=shard)
         tables.append((guild.channels[0], pair))
     await fake.start()
-    env = bot_env(fake, postgres_url)
     logs: list[Path] = []
-    spawn = logged_spawn(tmp_path, logs)
-
-    launcher = Launcher(SHARDS, PROCESSES, python=sys.executable, env=env, spawn=spawn)
+    launcher = cluster_launcher(fake, postgres_url, tmp_path, logs, PAN_DEAL_SEED="17")
     storage = storage_for(postgres_url)
     assert isinstance(storage, PostgresStorage)
     launcher.start()
@@ -142,21 +178,10 @@ async def test_a_killed_cluster_process_is_restarted_and_every_hand_finishes(tmp
                 assert moves <= MAX_MOVES, "the hands never ended"
                 if kills == 0 and moves >= KILL_AFTER and channel.id in victim_channels:
                     # SIGKILL the process while this move is in flight: committed or not, the player moves again
-                    pending = asyncio.ensure_future(
-                        harness.slash(user, command, channel=channel, settle=False, **options)
+                    await kill_mid_move(
+                        fake, launcher, harness.slash(user, command, channel=channel, settle=False, **options)
                     )
-                    await asyncio.sleep(0.02)
-                    assert victim.process is not None
-                    victim.process.kill()
-                    victim.process.wait()
                     kills += 1
-                    with contextlib.suppress(InteractionFailed, asyncio.CancelledError):
-                        await pending
-                    for interaction in fake.interactions.values():
-                        if not interaction.settled:
-                            interaction.abandoned = True
-                    await wait_gone(fake, {2, 3})
-                    await wait_connected(fake, launcher)
                     assert victim.restarts == 1, "all shards connected, yet the killed process was not restarted"
                     break  # re-read every table: the killed move may or may not have committed
                 reply = await harness.slash(user, command, channel=channel, **options)
@@ -176,12 +201,7 @@ async def test_a_killed_cluster_process_is_restarted_and_every_hand_finishes(tmp
             assert reply.text.startswith("Ledger audit: OK"), reply.text
         print(f"{SHARDS} hands finished after {moves} moves; one process killed and restarted")
     except BaseException:  # keep the evidence of a failure: each bot process's log tail and the fake's sessions
-        for log in logs:
-            print(f"==== {log.name}\n{log.read_text(errors='replace')[-3000:]}")
-        print(f"==== sessions by shard: {fake.sessions_by_shard()}; restarts: {[s.restarts for s in launcher.specs]}")
-        alive = [(s.index, s.process.pid, s.process.poll()) for s in launcher.specs if s.process is not None]
-        print(f"==== processes (index, pid, exit code or None while running): {alive}")
-        print(f"==== gateway log (last 12): {fake.gateway_log[-12:]}")
+        print_evidence(fake, launcher, logs)
         raise
     finally:
         launcher.stop(grace=5)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from pancog.services.ledger import BankScope
 from tests.e2e.conftest import Pan, private_to
 from tests.e2e.test_table_commands import play_two
 from tests.fakediscord import server as fake_server
@@ -125,12 +126,12 @@ async def test_a_bank_season_plays_from_season_banks_and_leaves_the_bank_alone(p
     reply = await pan.slash(mod, "panadmin season start", name="Winter", mode="bank", starting_chips=800)
     assert private_to(reply, mod) and "season bank of 800 chips" in reply.text
     season = await league.active_season(guild)
-    assert season is not None and season.mode == "bank" and season.scope_id < 0
+    assert season is not None and season.mode == "bank" and season.scope_id > 0
     await pan.slash(a, "pan open")  # the host sits with the default buy-in: 5 minimums (100 chips) of his season bank
     reply = await pan.slash(b, "pan join")
     assert private_to(reply, b) and "You sat down with 100 chips. Season bank: 700 chips." in reply.text
     session = pan.session()
-    assert session.guild_id == guild and session.bank_scope == season.scope_id
+    assert session.guild_id == guild and session.bank_scope == season.bank_scope
     assert {u.id: await league.season_bank(guild, u.id) for u in (a, b)} == {a.id: 700, b.id: 700}
     reply = await pan.slash(a, "pan balance")
     assert private_to(reply, a)
@@ -163,10 +164,10 @@ async def test_a_bank_season_plays_from_season_banks_and_leaves_the_bank_alone(p
     assert [u for u, _ in standings] == [a.id, b.id] and sum(c for _, c in standings) <= 1600
     assert standings[0][1] > 800 > standings[1][1]  # after the table closed: the hand's winner is up
     assert {u.id: await ledger.balance(guild, u.id) for u in (a, b)} == all_time  # untouched
-    assert {u.id: await ledger.balance(season.scope_id, u.id) for u in (a, b)} == {a.id: 0, b.id: 0}  # closed
+    assert {u.id: await ledger.balance(season.bank_scope, u.id) for u in (a, b)} == {a.id: 0, b.id: 0}  # closed
     assert (await ledger.audit()).ok
     reply = await pan.slash(a, "pan standings", season=1)
     assert "ended" in reply.text and "Champion: player1" in reply.text and "in the season bank" in reply.text
 
     await pan.slash(a, "pan open")  # between seasons: tables play from the ordinary bank again
-    assert pan.session().bank_scope == guild and await ledger.balance(guild, a.id) == 900
+    assert pan.session().bank_scope == BankScope.guild(guild) and await ledger.balance(guild, a.id) == 900

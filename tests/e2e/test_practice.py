@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pancog.services.ledger import BankScope
 from tests.e2e.conftest import Pan, PanFactory, private_to
 from tests.fakediscord.models import FakeChannel, FakeMessage
 
@@ -74,14 +75,20 @@ async def test_second_person_cannot_join_a_practice_table_by_command(pan_factory
     await pan.slash(other, "pan balance")
     await pan.slash(me, "pan practice", opponents=1)
     guild = pan.h.guild.id
-    banks = (await pan.rt.ledger.balance(guild, other.id), await pan.rt.ledger.balance(-guild, other.id))
+    banks = (
+        await pan.rt.ledger.balance(guild, other.id),
+        await pan.rt.ledger.balance(BankScope.practice(guild), other.id),
+    )
     before = await pan.fingerprint()
     reply = await pan.slash(other, "pan join")
     assert private_to(reply, other) and "practice table" in reply.text.lower()
     assert "/pan practice" in reply.text
     assert await pan.fingerprint() == before
     assert pan.session().find_seat(other.id) is None
-    assert (await pan.rt.ledger.balance(guild, other.id), await pan.rt.ledger.balance(-guild, other.id)) == banks
+    assert (
+        await pan.rt.ledger.balance(guild, other.id),
+        await pan.rt.ledger.balance(BankScope.practice(guild), other.id),
+    ) == banks
 
 
 async def test_second_person_cannot_click_join_on_a_practice_board(pan_factory: PanFactory) -> None:

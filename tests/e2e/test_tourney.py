@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from pancog.services.ledger import BankScope
 from pancog.services.tournaments.model import Status
 from tests.e2e.conftest import Pan, PanFactory, private_to
 from tests.fakediscord import server as fake_server
@@ -119,8 +120,15 @@ async def test_sit_and_go_three_people_four_computers(pan_factory: PanFactory, m
         reply = await pan.slash(user, command, channel=thread, **options)
         assert private_to(reply, user) and "tournament table" in reply.text, (command, reply.text)
     assert await pan.rt.ledger.balance(guild, outsider.id) == outsider_bank  # nothing moved
-    assert await pan.rt.ledger.balance(tid, outsider.id) == 0 and not service.get(tid).entries_of(outsider.id)[1:]
+    assert await pan.rt.ledger.balance(BankScope.tournament(tid), outsider.id) == 0
+    assert not service.get(tid).entries_of(outsider.id)[1:]
     assert pan.rt.tables.in_channel(thread.id).find_seat(outsider.id) is None
+    # the table is the guild's (its settings, names, shard), only its chips are the tournament's: the hand DMs
+    # name the server the table is played in (they said "your server" when the table's guild was the tournament id)
+    session = pan.rt.tables.in_channel(thread.id)
+    assert session.guild_id == guild and session.bank_scope == BankScope.tournament(tid)
+    dealt = [m for m in pan.h.dms(ana) if "hand 1" in m.content]
+    assert dealt and all(m.content.startswith(f"**{pan.h.guild.name}** · #") for m in dealt), [m.content for m in dealt]
     info = await pan.slash(outsider, "tourney info", channel=thread)
     assert private_to(info, outsider) and "paused" in info.text and "Chip counts" in info.text
     (image,) = info.message.attachments  # the standings image, its text twin as the alt text

@@ -15,7 +15,7 @@ from pancog.game import engine
 from pancog.game.actions import Action, GoOnTop, Knock, Rebuy, SetAway, Sit, StartHand, Timeout
 from pancog.game.engine import Observation
 from pancog.infra.storage import SqliteStorage
-from pancog.infra.storage.base import Account
+from pancog.infra.storage.base import Account, BankScope
 from pancog.services.bots import (
     BotDriver,
     BotSettings,
@@ -64,9 +64,11 @@ async def env(tmp_path: Path) -> AsyncIterator[Env]:
 
 
 async def open_table(env: Env, *, practice: bool = True, away_bot: bool = False, guild: int | None = None) -> None:
-    scope = practice_scope(GUILD) if guild is None else guild
+    scope = practice_scope(GUILD) if guild is None else None  # practice chips, unless the guild's bank is named
     config = TableConfig.build(practice=practice, away_bot=away_bot)
-    await env.service.open_table(TABLE, guild_id=scope, channel_id=CHANNEL, host_id=HUMAN, config=config)
+    await env.service.open_table(
+        TABLE, guild_id=guild or GUILD, channel_id=CHANNEL, host_id=HUMAN, config=config, scope=scope
+    )
 
 
 class Gate:
@@ -106,7 +108,8 @@ def test_ids_names_and_levels() -> None:
     assert pid < 0 and level_of(pid) is Level.NORMAL and computer_name(pid) == "🤖 Normal bot 1"
     assert level_of(computer_id("hard", 3)) is Level.HARD and computer_name(computer_id("easy", 2)) == "🤖 Easy bot 2"
     assert level_of(-5) is Level.NORMAL and "Computer" in computer_name(-5)
-    assert practice_scope(GUILD) == -GUILD
+    assert practice_scope(GUILD) == BankScope.practice(GUILD) and practice_scope(GUILD).key == f"practice:{GUILD}"
+    assert Account.bank(practice_scope(GUILD), 7).key == f"bank:practice:{GUILD}:7"
 
 
 async def test_computers_play_a_whole_hand(env: Env) -> None:
@@ -149,7 +152,8 @@ async def test_play_is_reproducible(tmp_path: Path) -> None:
 
 
 async def test_practice_chips_leave_the_real_bank_alone(env: Env) -> None:
-    """fill_practice funds a practice bank (bank:-G:U); the person's real bank is never posted to."""
+    """fill_practice funds a practice bank (bank:practice:G:U); the person's real bank is never posted to, and the
+    table is the guild's own (its settings, names and shard)."""
     await open_table(env)
     real_before = await env.ledger.ensure_player(GUILD, HUMAN)
     driver = BotDriver(env.service, BotSettings(delay=0.0, next_hand_delay=None))
@@ -157,13 +161,16 @@ async def test_practice_chips_leave_the_real_bank_alone(env: Env) -> None:
     await driver.fill_practice(TABLE, HUMAN, opponents=2, level="easy")
     session = env.service.get(TABLE)
     assert session.state.hand_no == 1 and len(session.player_ids()) == 3
+    assert session.guild_id == GUILD and session.bank_scope == BankScope.practice(GUILD)
     assert await env.ledger.balance(GUILD, HUMAN) == real_before
-    balances = await env.ledger.balances([Account.bank(GUILD, HUMAN), Account.bank(-GUILD, HUMAN)])
+    balances = await env.ledger.balances([Account.bank(GUILD, HUMAN), Account.bank(practice_scope(GUILD), HUMAN)])
     assert balances[Account.bank(GUILD, HUMAN)] == real_before
     assert hint_allowed(session, HUMAN)
     await env.service.close(TABLE, HUMAN)
     assert await env.ledger.balance(GUILD, HUMAN) == real_before
-    assert await env.ledger.balance(-GUILD, HUMAN) > 0  # the practice stack went back to the practice bank
+    assert await env.ledger.balance(practice_scope(GUILD), HUMAN) > 0  # the practice stack went back there
+    await env.ledger.ensure_player(practice_scope(GUILD), HUMAN + 5)  # practice chips only: not on the board
+    assert await env.ledger.leaderboard(GUILD, 10) == [(HUMAN, real_before)]
 
 
 async def test_computers_absent_from_the_leaderboard(env: Env) -> None:

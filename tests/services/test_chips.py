@@ -170,4 +170,4 @@ async def test_hand_chips_without_the_deal_gives_no_result(env: Env) -> None:
     assert results[first_end - 3] is None
     found = [r for r in results if r is not None]
     assert len(found) == 1 and found[0] == seen[-1].result
-    assert engine_postings((), table_id=TABLE, guild_id=GUILD, before=seen[0].before, after=seen[0].state) == []
+    assert engine_postings((), table_id=TABLE, scope=GUILD, before=seen[0].before, after=seen[0].state) == []

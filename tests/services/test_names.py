@@ -4,6 +4,8 @@ stored."""
 
 from __future__ import annotations
 
+import json
+
 from pancog.services.names import Names
 from tests.support.storage import AnyStorage, Clock
 
@@ -92,11 +94,13 @@ async def test_v9_copies_the_names_of_every_tables_meta_into_member_names(databa
         ]
         for table_id, guild, names in tables:
             await store.open_table(table_id, guild_id=guild, channel_id=table_id, host_id=1, config="{}")
-            await store.merge_meta(table_id, "names", names)
+            async with old.transaction() as tx:  # what merge_meta wrote then (today's reads the V10 scope columns)
+                meta = json.dumps({"names": names})
+                await tx.execute("UPDATE tables SET meta = ? WHERE table_id = ?", (meta, table_id))
             clock.now += 10
-        await store.close_table(1)
         await store.open_table(6, guild_id=OTHER, channel_id=6, host_id=1, config="{}")
         async with old.transaction() as tx:
+            await tx.execute("UPDATE tables SET status = 'closed', closed_at = ? WHERE table_id = 1", (clock.now,))
             await tx.execute("UPDATE tables SET meta = ? WHERE table_id = ?", ("{not json", 6))
             await tx.execute("UPDATE tables SET meta = ? WHERE table_id = ?", ('{"names": ["a"]}', 5))
     async with storage_for(database) as new:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pancog.infra.storage import Account, LogConflict, StorageError, storage_for, transfer
-from pancog.services.ledger import ChipLedger, InsufficientChips, TableClosed
+from pancog.services.ledger import BankScope, ChipLedger, InsufficientChips, TableClosed
 from pancog.services.store import TableExists, TableStore
 from tests.support.storage import GUILD, TABLE, AnyStorage
 
@@ -151,16 +151,17 @@ async def test_merge_meta_keeps_the_other_keys(store: TableStore, table: int) ->
 async def test_a_table_with_a_bank_scope_buys_in_from_and_cashes_out_to_that_scope(
     store: TableStore, ledger: ChipLedger
 ) -> None:
-    """A table whose config names a bank scope (a league's bank season) stays its guild's table, but its buy-ins,
+    """A table opened with a bank scope (a league's bank season) stays its guild's table, but its buy-ins,
     cash-outs and close use the banks of that scope; the guild's own banks are never touched."""
-    scope = -7
-    await ledger.update_settings(scope, starting_chips=0, daily_amount=0)  # what a bank season's start writes
+    scope = BankScope.season(7)
+    async with ledger.storage.transaction() as tx:  # what a bank season's start writes
+        await ledger.set_scope_chips(tx, scope, starting_chips=0, daily_amount=0)
     await ledger.grant(scope, 11, 300, actor="system", reason="season bank")
     await store.open_table(
-        TABLE, guild_id=GUILD, channel_id=TABLE, host_id=11, config='{"preset": "standard", "bank_scope": -7}'
+        TABLE, guild_id=GUILD, channel_id=TABLE, host_id=11, config='{"preset": "standard"}', scope=scope
     )
     row = await store.get_table(TABLE)
-    assert row is not None and row.guild_id == GUILD and row.bank_scope == scope
+    assert row is not None and row.guild_id == GUILD and row.bank_scope == scope and row.scope == scope
     await ledger.buy_in(TABLE, 11, 200, key="sit:11")
     assert await ledger.balance(scope, 11) == 100
     await ledger.cash_out(TABLE, 11, 50)

@@ -9,7 +9,6 @@ upserts, pragmas, error codes) stays inside the backend: :mod:`pancog.infra.stor
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ __all__ = [
     "Account",
     "AccountKind",
     "AuditFacts",
+    "BankScope",
     "GuildSettings",
     "IdempotencyConflict",
     "JournalRecord",
@@ -27,6 +27,7 @@ __all__ = [
     "LogConflict",
     "Overdraw",
     "Posting",
+    "ScopeKind",
     "Statement",
     "Storage",
     "StorageError",
@@ -35,7 +36,6 @@ __all__ = [
     "TableNotOpen",
     "TableRow",
     "TopsPot",
-    "config_bank_scope",
     "transfer",
 ]
 
@@ -44,12 +44,89 @@ Statement = tuple[str, Sequence[Any]]  # one portable SQL statement (``?`` place
 
 
 class AccountKind(StrEnum):
-    BANK = "bank"  # a player's chips in a guild: bank:<guild>:<user>
+    BANK = "bank"  # a player's chips in a bank scope: bank:<guild>:<user>, bank:<kind>:<id>:<user>
     STACK = "stack"  # a player's chips on a table (table stakes): stack:<table>:<user>
     TOPS = "tops"  # a table's singles or doubles tops pot: tops:<table>:singles|doubles
-    ISSUED = "issued"  # system account per guild, minus every chip created there: issued:<guild>
-    ESCROW = "escrow"  # tournaments: a tournament's buy-ins until paid out: escrow:<tournament>
+    ISSUED = "issued"  # system, per bank scope: minus every chip created there: issued:<guild>, issued:<kind>:<id>
+    ESCROW = "escrow"  # tournaments: a tournament's buy-ins (its guild's chips) until paid out: escrow:<tournament>
     HOUSE = "house"  # tournaments: a guild's fees: house:<guild>
+
+
+class ScopeKind(StrEnum):
+    """What a bank scope's id names. Chips of one scope never mix with another's (each has its own issued account).
+
+    ``guild``: a Discord guild's chips (id: the guild). ``practice``: practice chips (id: the guild they are played
+    in, or 0 where there is no guild the bot is in: a user-installed app in a DM or a foreign guild).
+    ``tournament``: one tournament's chips (id: the tournament). ``season``: a chip league's bank season (id: the
+    season's scope number, ``league_seasons.scope_id``: 1, 2, … over every guild)."""
+
+    GUILD = "guild"
+    PRACTICE = "practice"
+    TOURNAMENT = "tournament"
+    SEASON = "season"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class BankScope:
+    """A ledger scope: the banks and the issued account of one currency of chips (docs/storage.md, "Bank scopes").
+
+    A table buys in from and cashes out to the banks of its scope (``TableRow.scope``); its ``guild_id`` is always
+    the Discord guild it is played in (settings, names, shard routing, DMs), whatever its scope."""
+
+    kind: ScopeKind
+    id: int
+
+    @classmethod
+    def guild(cls, guild_id: int) -> BankScope:
+        return cls(ScopeKind.GUILD, guild_id)
+
+    @classmethod
+    def practice(cls, guild_id: int = 0) -> BankScope:
+        """Practice chips of the guild they are played in; ``0``: not tied to any guild (a user-installed app)."""
+        return cls(ScopeKind.PRACTICE, guild_id)
+
+    @classmethod
+    def tournament(cls, tournament_id: int) -> BankScope:
+        return cls(ScopeKind.TOURNAMENT, tournament_id)
+
+    @classmethod
+    def season(cls, scope_id: int) -> BankScope:
+        return cls(ScopeKind.SEASON, scope_id)
+
+    @classmethod
+    def of(cls, scope: BankScope | int) -> BankScope:
+        """``scope`` itself, or a guild id taken as that guild's scope."""
+        if isinstance(scope, BankScope):
+            return scope
+        if isinstance(scope, bool) or not isinstance(scope, int):
+            raise TypeError(f"a bank scope or a guild id, not {scope!r}")
+        return cls(ScopeKind.GUILD, scope)
+
+    @property
+    def is_guild(self) -> bool:
+        return self.kind is ScopeKind.GUILD
+
+    @property
+    def key(self) -> str:
+        """The scope's part of an account key: ``G`` for a guild, ``<kind>:<id>`` otherwise (``practice:G``)."""
+        return str(self.id) if self.kind is ScopeKind.GUILD else f"{self.kind.value}:{self.id}"
+
+    @property
+    def stored_kind(self) -> str | None:
+        """The ``scope_kind`` column of its accounts and tables: None for a guild (the column's default)."""
+        return None if self.kind is ScopeKind.GUILD else self.kind.value
+
+    @classmethod
+    def from_columns(cls, kind: str | None, scope_id: int | None, guild_id: int) -> BankScope:
+        """The scope stored in a row's ``scope_kind`` / ``scope_id`` columns (None: the row's guild)."""
+        if kind is None:
+            return cls(ScopeKind.GUILD, guild_id)
+        if scope_id is None:
+            raise ValueError(f"a {kind} scope without an id")
+        return cls(ScopeKind(kind), int(scope_id))
+
+    def __str__(self) -> str:
+        return self.key
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -57,13 +134,16 @@ class Account:
     """One ledger account, identified by a stable string :attr:`key`. Build it with the class methods."""
 
     kind: AccountKind
-    scope_id: int  # guild id for bank/issued, table id for stack/tops
+    scope_id: int  # the scope's id for bank/issued, guild id for house, table id for stack/tops, tournament for escrow
     user_id: int | None = None  # bank and stack only
     pot: TopsPot | None = None  # tops only
+    scope_kind: ScopeKind = ScopeKind.GUILD  # bank and issued: the kind of their bank scope
 
     @classmethod
-    def bank(cls, guild_id: int, user_id: int) -> Account:
-        return cls(AccountKind.BANK, guild_id, user_id)
+    def bank(cls, scope: BankScope | int, user_id: int) -> Account:
+        """A player's bank in ``scope`` (a guild id means that guild's scope)."""
+        s = BankScope.of(scope)
+        return cls(AccountKind.BANK, s.id, user_id, scope_kind=s.kind)
 
     @classmethod
     def stack(cls, table_id: int, user_id: int) -> Account:
@@ -76,8 +156,10 @@ class Account:
         return cls(AccountKind.TOPS, table_id, pot=pot)
 
     @classmethod
-    def issued(cls, guild_id: int) -> Account:
-        return cls(AccountKind.ISSUED, guild_id)
+    def issued(cls, scope: BankScope | int) -> Account:
+        """The system account of ``scope`` (minus every chip created there)."""
+        s = BankScope.of(scope)
+        return cls(AccountKind.ISSUED, s.id, scope_kind=s.kind)
 
     @classmethod
     def escrow(cls, tournament_id: int) -> Account:
@@ -88,14 +170,25 @@ class Account:
         return cls(AccountKind.HOUSE, guild_id)
 
     @property
+    def scope(self) -> BankScope:
+        """The bank scope of a bank or issued account (a house's: its guild). Raises ``ValueError`` for the others."""
+        if self.kind not in (AccountKind.BANK, AccountKind.ISSUED, AccountKind.HOUSE):
+            raise ValueError(f"{self.key} belongs to no bank scope")
+        return BankScope(self.scope_kind, self.scope_id)
+
+    @property
     def key(self) -> str:
-        """``bank:G:U``, ``stack:T:U``, ``tops:T:singles``, ``issued:G``."""
+        """``bank:G:U``, ``bank:practice:G:U``, ``stack:T:U``, ``tops:T:singles``, ``issued:G``, ``issued:season:S``."""
         match self.kind:
-            case AccountKind.BANK | AccountKind.STACK:
-                return f"{self.kind.value}:{self.scope_id}:{self.user_id}"
+            case AccountKind.BANK:
+                return f"bank:{BankScope(self.scope_kind, self.scope_id).key}:{self.user_id}"
+            case AccountKind.ISSUED:
+                return f"issued:{BankScope(self.scope_kind, self.scope_id).key}"
+            case AccountKind.STACK:
+                return f"stack:{self.scope_id}:{self.user_id}"
             case AccountKind.TOPS:
                 return f"tops:{self.scope_id}:{self.pot}"
-            case AccountKind.ISSUED | AccountKind.ESCROW | AccountKind.HOUSE:
+            case AccountKind.ESCROW | AccountKind.HOUSE:
                 return f"{self.kind.value}:{self.scope_id}"
 
     @property
@@ -109,11 +202,20 @@ class Account:
         parts = key.split(":")
         try:
             kind = AccountKind(parts[0])
-            if kind in (AccountKind.BANK, AccountKind.STACK) and len(parts) == 3:
+            scoped = len(parts) >= 3 and parts[1] in _SCOPED_KINDS
+            if kind is AccountKind.BANK and len(parts) == 3 and not scoped:
+                return cls.bank(int(parts[1]), int(parts[2]))
+            if kind is AccountKind.BANK and len(parts) == 4 and scoped:
+                return cls.bank(BankScope(ScopeKind(parts[1]), int(parts[2])), int(parts[3]))
+            if kind is AccountKind.ISSUED and len(parts) == 2:
+                return cls.issued(int(parts[1]))
+            if kind is AccountKind.ISSUED and len(parts) == 3 and scoped:
+                return cls.issued(BankScope(ScopeKind(parts[1]), int(parts[2])))
+            if kind is AccountKind.STACK and len(parts) == 3:
                 return cls(kind, int(parts[1]), int(parts[2]))
             if kind is AccountKind.TOPS and len(parts) == 3 and parts[2] in ("singles", "doubles"):
                 return cls.tops(int(parts[1]), "singles" if parts[2] == "singles" else "doubles")
-            if kind in (AccountKind.ISSUED, AccountKind.ESCROW, AccountKind.HOUSE) and len(parts) == 2:
+            if kind in (AccountKind.ESCROW, AccountKind.HOUSE) and len(parts) == 2:
                 return cls(kind, int(parts[1]))
         except ValueError:
             pass
@@ -121,6 +223,9 @@ class Account:
 
     def __str__(self) -> str:
         return self.key
+
+
+_SCOPED_KINDS = frozenset(k.value for k in ScopeKind if k is not ScopeKind.GUILD)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +261,7 @@ class JournalRecord:
 @dataclass(frozen=True, slots=True)
 class TableRow:
     table_id: int
-    guild_id: int
+    guild_id: int  # always the Discord guild the table is played in (settings, names, shard routing)
     channel_id: int
     host_id: int
     config: str  # JSON text, owned by the table service
@@ -166,21 +271,13 @@ class TableRow:
     closed_at: float | None
     board_message_id: int | None
     last_seq: int  # 0 before the first action
+    scope: BankScope | None = None  # the banks it buys in from and cashes out to; None: the guild's own
 
     @property
-    def bank_scope(self) -> int:
-        """The ledger scope of the banks this table buys in from and cashes out to: the guild, unless the table
-        service's config names another (``bank_scope``: a chip league's bank season)."""
-        return config_bank_scope(self.config, self.guild_id)
-
-
-def config_bank_scope(config: str, guild_id: int) -> int:
-    """The bank scope a table's config text names (``bank_scope``), else ``guild_id``."""
-    try:
-        scope = json.loads(config).get("bank_scope") if config else None
-    except (ValueError, AttributeError):
-        scope = None
-    return int(scope) if isinstance(scope, int) and not isinstance(scope, bool) else guild_id
+    def bank_scope(self) -> BankScope:
+        """The ledger scope of the banks this table buys in from and cashes out to (the guild's unless another
+        was stored with the table: practice chips, a tournament's, a chip league's bank season)."""
+        return self.scope if self.scope is not None else BankScope.guild(self.guild_id)
 
 
 @dataclass(frozen=True, slots=True)

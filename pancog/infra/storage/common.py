@@ -14,7 +14,9 @@ from pancog.infra.storage.base import (
     Account,
     AccountKind,
     AuditFacts,
+    BankScope,
     LeaseCheck,
+    ScopeKind,
     ShardSet,
     Statement,
     StoredTable,
@@ -28,12 +30,14 @@ __all__ = [
     "TABLE_COLUMNS",
     "Fetch",
     "account_from_row",
+    "account_inserts",
     "action_insert",
     "audit_facts",
     "journal_insert",
     "load_open_tables",
     "run_after_commit",
     "snapshot_statements",
+    "table_insert",
     "table_row",
 ]
 
@@ -75,6 +79,8 @@ def account_from_row(kind: str, scope_id: int, user_id: int | None, pot: str | N
 
 
 def table_row(r: Sequence[Any]) -> TableRow:
+    """A :class:`TableRow` from the columns of :data:`TABLE_COLUMNS` (the scope columns last, migration V10)."""
+    scope = BankScope.from_columns(r[11], r[12], r[1]) if r[11] is not None else None
     return TableRow(
         table_id=r[0],
         guild_id=r[1],
@@ -87,12 +93,50 @@ def table_row(r: Sequence[Any]) -> TableRow:
         closed_at=r[8],
         board_message_id=r[9],
         last_seq=r[10],
+        scope=scope,
     )
 
 
-TABLE_COLUMNS = (
+_BASE_COLUMNS = (
     "table_id, guild_id, channel_id, host_id, config, meta, status, created_at, closed_at, board_message_id, last_seq"
 )
+TABLE_COLUMNS = _BASE_COLUMNS + ", scope_kind, scope_id"
+
+
+def table_insert(row: TableRow) -> Statement:
+    """The statement that inserts a table row (``?`` placeholders; nothing on a known id, ``RETURNING table_id``).
+    The scope columns (V10) only for a table outside its guild's banks: a guild's table is then the statement every
+    schema version since V1 accepts (tests open older versions with this code)."""
+    values: list[Any] = [
+        row.table_id,
+        row.guild_id,
+        row.channel_id,
+        row.host_id,
+        row.config,
+        row.meta,
+        row.status,
+        row.created_at,
+        row.closed_at,
+        row.board_message_id,
+        row.last_seq,
+    ]
+    columns = _BASE_COLUMNS
+    scope = row.bank_scope
+    if not scope.is_guild:
+        columns += ", scope_kind, scope_id"
+        values += [scope.stored_kind, scope.id]
+    marks = ", ".join("?" * len(values))
+    sql = f"INSERT INTO tables ({columns}) VALUES ({marks}) ON CONFLICT (table_id) DO NOTHING RETURNING table_id"  # noqa: S608
+    return sql, values
+
+
+def account_inserts(accounts: Sequence[Account]) -> tuple[list[Account], list[Account]]:
+    """``accounts`` split into those of a guild or a table (inserted without ``scope_kind``: the statement every schema
+    version accepts, and tests open older versions with this code) and those of another bank scope (``scope_kind``
+    set, V10)."""
+    plain = [a for a in accounts if a.scope_kind is ScopeKind.GUILD]
+    scoped = [a for a in accounts if a.scope_kind is not ScopeKind.GUILD]
+    return plain, scoped
 
 
 async def load_open_tables(fetch: Fetch, shards: ShardSet | None = None) -> list[StoredTable]:

@@ -42,6 +42,7 @@ from pancog.infra.storage.base import (
     LogConflict,
     Overdraw,
     Posting,
+    ScopeKind,
     ShardLeaseLost,
     ShardSet,
     Statement,
@@ -56,11 +57,13 @@ from pancog.infra.storage.common import (
     PUT_SNAPSHOT,
     TABLE_COLUMNS,
     account_from_row,
+    account_inserts,
     action_insert,
     audit_facts,
     journal_insert,
     load_open_tables,
     run_after_commit,
+    table_insert,
     table_row,
 )
 from pancog.infra.storage.migrations import MIGRATIONS_DIR, load_migrations
@@ -212,13 +215,9 @@ class PostgresTx:
         if head is None:
             return None
         legs = await self._conn.fetch(
-            "SELECT p.delta, a.kind, a.scope_id, a.user_id, a.pot FROM postings p "
-            "JOIN accounts a ON a.key = p.account_key WHERE p.journal_id = $1 ORDER BY p.leg",
-            head["id"],
+            "SELECT delta, account_key FROM postings WHERE journal_id = $1 ORDER BY leg", head["id"]
         )
-        postings = tuple(
-            Posting(account_from_row(r["kind"], r["scope_id"], r["user_id"], r["pot"]), r["delta"]) for r in legs
-        )
+        postings = tuple(Posting(Account.parse(r["account_key"]), r["delta"]) for r in legs)
         return JournalRecord(
             head["id"], key, head["reason"], head["actor"], head["table_id"], head["created_at"], postings
         )
@@ -232,18 +231,29 @@ class PostgresTx:
             net[key] = net.get(key, 0) + posting.delta
         keys = sorted(net)  # the one lock order every writer uses
         new = [by_key[k] for k in keys if k not in self._known]
-        if new:
-            await self._conn.execute(
-                "INSERT INTO accounts (key, kind, scope_id, user_id, pot) "
-                "SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[]) ORDER BY 1 "
-                "ON CONFLICT (key) DO NOTHING",
-                [a.key for a in new],
-                [a.kind.value for a in new],
-                [a.scope_id for a in new],
-                [a.user_id for a in new],
-                [a.pot for a in new],
+        for group in account_inserts(new):  # the scope_kind column (V10) only where it is set: see account_inserts
+            if not group:
+                continue
+            scoped = group[0].scope_kind is not ScopeKind.GUILD
+            columns = "key, kind, scope_id, user_id, pot" + (", scope_kind" if scoped else "")
+            arrays = ["$1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[]"] + (
+                ["$6::text[]"] if scoped else []
             )
-            self.created_accounts.update(a.key for a in new)
+            values: list[list[Any]] = [
+                [a.key for a in group],
+                [a.kind.value for a in group],
+                [a.scope_id for a in group],
+                [a.user_id for a in group],
+                [a.pot for a in group],
+            ]
+            if scoped:
+                values.append([a.scope_kind.value for a in group])
+            await self._conn.execute(
+                f"INSERT INTO accounts ({columns}) SELECT * FROM unnest({', '.join(arrays)}) ORDER BY 1 "  # noqa: S608
+                "ON CONFLICT (key) DO NOTHING",
+                *values,
+            )
+        self.created_accounts.update(a.key for a in new)
         locked = await self._conn.fetch(
             "SELECT key, balance FROM accounts WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE", keys
         )
@@ -277,21 +287,8 @@ class PostgresTx:
         return result
 
     async def insert_table(self, row: TableRow) -> bool:
-        inserted = await self._conn.fetchval(
-            f"INSERT INTO tables ({TABLE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "  # noqa: S608
-            "ON CONFLICT (table_id) DO NOTHING RETURNING table_id",
-            row.table_id,
-            row.guild_id,
-            row.channel_id,
-            row.host_id,
-            row.config,
-            row.meta,
-            row.status,
-            row.created_at,
-            row.closed_at,
-            row.board_message_id,
-            row.last_seq,
-        )
+        sql, values = table_insert(row)
+        inserted = await self._conn.fetchval(dollar_placeholders(sql), *values)
         return inserted is not None
 
     async def get_table(self, table_id: int) -> TableRow | None:
@@ -436,8 +433,8 @@ class PostgresTx:
 
     async def leaderboard(self, guild_id: int, limit: int) -> list[tuple[int, int]]:
         rows = await self._conn.fetch(
-            "SELECT user_id, balance FROM accounts WHERE kind = 'bank' AND scope_id = $1 AND user_id >= 0 "
-            "ORDER BY balance DESC, user_id LIMIT $2",
+            "SELECT user_id, balance FROM accounts WHERE kind = 'bank' AND scope_id = $1 AND scope_kind IS NULL "
+            "AND user_id >= 0 ORDER BY balance DESC, user_id LIMIT $2",
             guild_id,
             limit,
         )

@@ -42,11 +42,13 @@ from pancog.infra.storage.common import (
     PUT_SNAPSHOT,
     TABLE_COLUMNS,
     account_from_row,
+    account_inserts,
     action_insert,
     audit_facts,
     journal_insert,
     load_open_tables,
     run_after_commit,
+    table_insert,
     table_row,
 )
 from pancog.infra.storage.migrations import MIGRATIONS_DIR, load_migrations
@@ -172,11 +174,9 @@ class SqliteTx:
             return None
         journal_id, reason, actor, table_id, created_at = rows[0]
         legs = await self._conn.execute_fetchall(
-            "SELECT p.delta, a.kind, a.scope_id, a.user_id, a.pot FROM postings p "
-            "JOIN accounts a ON a.key = p.account_key WHERE p.journal_id = ? ORDER BY p.leg",
-            (journal_id,),
+            "SELECT delta, account_key FROM postings WHERE journal_id = ? ORDER BY leg", (journal_id,)
         )
-        postings = tuple(Posting(account_from_row(k, s, u, p), d) for d, k, s, u, p in legs)
+        postings = tuple(Posting(Account.parse(key), delta) for delta, key in legs)
         return JournalRecord(journal_id, key, reason, actor, table_id, created_at, postings)
 
     async def _on_worker(self, fn: Callable[..., _T], *args: Any) -> _T:
@@ -193,7 +193,8 @@ class SqliteTx:
         for posting in postings:
             net[posting.account] = net.get(posting.account, 0) + posting.delta
         accounts = sorted(net)
-        rows_in = [(a.key, a.kind.value, a.scope_id, a.user_id, a.pot) for a in accounts if a.key not in self._known]
+        plain, scoped = account_inserts([a for a in accounts if a.key not in self._known])
+        rows_in = [(a.key, a.kind.value, a.scope_id, a.user_id, a.pot) for a in plain]
         inserts = [
             (
                 f"INSERT INTO accounts (key, kind, scope_id, user_id, pot) VALUES {_values(5, len(chunk))} "  # noqa: S608
@@ -202,6 +203,16 @@ class SqliteTx:
             )
             for chunk in _chunks(rows_in)
         ]
+        scoped_in = [(a.key, a.kind.value, a.scope_id, a.user_id, a.pot, a.scope_kind.value) for a in scoped]
+        inserts += [
+            (
+                "INSERT INTO accounts (key, kind, scope_id, user_id, pot, scope_kind) "  # noqa: S608
+                f"VALUES {_values(6, len(chunk))} ON CONFLICT (key) DO NOTHING",
+                [value for row in chunk for value in row],
+            )
+            for chunk in _chunks(scoped_in)
+        ]
+        created = [row[0] for row in rows_in] + [row[0] for row in scoped_in]
         # Conditional debit: a row that would go below zero is not updated, so it is missing from RETURNING.
         # (The CHECK constraint is the backstop should any other statement try.)
         updates = [
@@ -222,7 +233,7 @@ class SqliteTx:
         ]
         # One hop: the accounts, the conditional debit and (only if every account changed) the postings.
         changed = await self._on_worker(_post_on_worker, inserts, updates, legs, len(accounts))
-        self.created_accounts.update(row[0] for row in rows_in)
+        self.created_accounts.update(created)
         if len(changed) != len(accounts):
             await self._raise_overdraw([a for a in accounts if a.key not in changed], net)
 
@@ -249,23 +260,8 @@ class SqliteTx:
         return result
 
     async def insert_table(self, row: TableRow) -> bool:
-        rows = await self._conn.execute_fetchall(
-            f"INSERT INTO tables ({TABLE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "  # noqa: S608
-            "ON CONFLICT (table_id) DO NOTHING RETURNING table_id",
-            (
-                row.table_id,
-                row.guild_id,
-                row.channel_id,
-                row.host_id,
-                row.config,
-                row.meta,
-                row.status,
-                row.created_at,
-                row.closed_at,
-                row.board_message_id,
-                row.last_seq,
-            ),
-        )
+        sql, values = table_insert(row)
+        rows = await self._conn.execute_fetchall(sql, values)
         return bool(list(rows))
 
     async def get_table(self, table_id: int) -> TableRow | None:
@@ -421,8 +417,8 @@ class SqliteTx:
 
     async def leaderboard(self, guild_id: int, limit: int) -> list[tuple[int, int]]:
         rows = await self._conn.execute_fetchall(
-            "SELECT user_id, balance FROM accounts WHERE kind = 'bank' AND scope_id = ? AND user_id >= 0 "
-            "ORDER BY balance DESC, user_id LIMIT ?",
+            "SELECT user_id, balance FROM accounts WHERE kind = 'bank' AND scope_id = ? AND scope_kind IS NULL "
+            "AND user_id >= 0 ORDER BY balance DESC, user_id LIMIT ?",
             (guild_id, limit),
         )
         return [(int(u), int(b)) for u, b in rows]

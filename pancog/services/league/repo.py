@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pancog.infra.storage.base import StorageTx
+from pancog.infra.storage.base import BankScope, StorageTx
 
 __all__ = ["HistoryRow", "SeasonRow", "StandingRow", "StatsRow", "VersusRow"]
 
@@ -38,13 +38,18 @@ class SeasonRow:
     name: str
     mode: str  # 'net' | 'bank'
     starting_chips: int
-    scope_id: int
+    scope_id: int  # its bank scope is BankScope.season(scope_id) (1, 2, … over every guild)
     status: str  # 'active' | 'ended'
     started_at: int
     ends_at: int | None
     ended_at: int | None
     champion_id: int | None
     role_id: int | None = None  # the Discord role the top finishers get when it ends
+
+    @property
+    def bank_scope(self) -> BankScope:
+        """The ledger scope of its season banks (used by a 'bank' season's tables)."""
+        return BankScope.season(self.scope_id)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -144,18 +149,13 @@ async def last_season_number(tx: StorageTx, guild_id: int) -> int:
     return int(rows[0][0])
 
 
-SEASON_SCOPE_BASE = -(2**62)
-"""Season bank scopes are below this: a practice scope is a guild id negated (pancog.services.bots.practice_scope), and
-Discord ids stay above 2**62 for decades, so the two never meet (a small test guild id could meet -1, -2, …)."""
-
-
 async def insert_season(tx: StorageTx, season: SeasonRow) -> bool:
     """False if the guild already has a season with that number (nothing changed). The caller checks that no
-    season is active, in the same write transaction. The season banks' ledger scope is the next negative id below
-    ``SEASON_SCOPE_BASE`` (databases that started seasons before it continue below their lowest scope)."""
+    season is active, in the same write transaction. The season banks' ledger scope (``BankScope.season(n)``) is
+    the next number over every guild's seasons: 1, 2, …"""
     changed = await tx.execute(
         f"INSERT INTO league_seasons ({_SEASON_COLUMNS}) "  # noqa: S608
-        "SELECT ?, ?, ?, ?, ?, COALESCE(MIN(scope_id), CAST(? AS BIGINT)) - 1, ?, ?, ?, ?, ?, ? FROM league_seasons "
+        "SELECT ?, ?, ?, ?, ?, COALESCE(MAX(scope_id), CAST(? AS BIGINT)) + 1, ?, ?, ?, ?, ?, ? FROM league_seasons "
         "WHERE 1 = 1 ON CONFLICT (guild_id, number) DO NOTHING",
         (
             season.guild_id,
@@ -163,7 +163,7 @@ async def insert_season(tx: StorageTx, season: SeasonRow) -> bool:
             season.name,
             season.mode,
             season.starting_chips,
-            SEASON_SCOPE_BASE,
+            0,
             season.status,
             season.started_at,
             season.ends_at,
@@ -475,11 +475,17 @@ def _source(column: str) -> tuple[str, str, str]:
     raise ValueError(f"not a leaderboard column: {column!r}")
 
 
-async def bank_account(tx: StorageTx, scope_id: int, user_id: int) -> int | None:
+def _bank_of(scope: BankScope) -> tuple[str, tuple[object, ...]]:
+    """The WHERE condition (and its parameters) of the bank accounts of ``scope``."""
+    if scope.is_guild:
+        return "kind = 'bank' AND scope_id = ? AND scope_kind IS NULL", (scope.id,)
+    return "kind = 'bank' AND scope_id = ? AND scope_kind = ?", (scope.id, scope.stored_kind)
+
+
+async def bank_account(tx: StorageTx, scope: BankScope, user_id: int) -> int | None:
     """A bank account's balance; None if it was never opened (never issued chips)."""
-    rows = await tx.fetchall(
-        "SELECT balance FROM accounts WHERE kind = 'bank' AND scope_id = ? AND user_id = ?", (scope_id, user_id)
-    )
+    where, params = _bank_of(scope)
+    rows = await tx.fetchall(f"SELECT balance FROM accounts WHERE {where} AND user_id = ?", (*params, user_id))  # noqa: S608
     return int(rows[0][0]) if rows else None
 
 
@@ -492,8 +498,9 @@ async def season_players(tx: StorageTx, guild_id: int, season_no: int) -> list[i
     return [int(r[0]) for r in rows]
 
 
-async def bank_balances(tx: StorageTx, scope_id: int) -> dict[int, int]:
-    rows = await tx.fetchall("SELECT user_id, balance FROM accounts WHERE kind = 'bank' AND scope_id = ?", (scope_id,))
+async def bank_balances(tx: StorageTx, scope: BankScope) -> dict[int, int]:
+    where, params = _bank_of(scope)
+    rows = await tx.fetchall(f"SELECT user_id, balance FROM accounts WHERE {where}", params)  # noqa: S608
     return {int(u): int(b) for u, b in rows}
 
 

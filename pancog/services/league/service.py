@@ -32,7 +32,7 @@ from pancog.game import engine
 from pancog.game.errors import PanError
 from pancog.game.events import HandEnded
 from pancog.game.state import TableState
-from pancog.infra.storage.base import Account, GuildSettings, Posting, Storage, StorageTx
+from pancog.infra.storage.base import Account, BankScope, Posting, ScopeKind, Storage, StorageTx
 from pancog.services.ledger import ChipLedger, Holding, held_in, post_transaction, rank_holdings
 from pancog.services.outbox import Outbox
 from pancog.services.tables import Applied, ResultNote, TableClosed, TableConfig, TableSession
@@ -247,7 +247,7 @@ class LeagueService:
         self._rating_batch = rating_batch
         self._tallies: dict[int, HandTally] = {}
         self._seasons: dict[int, SeasonRow | None] = {}  # guild -> active season (cache; dropped on change)
-        self._scopes: dict[int, tuple[int, int] | None] = {}  # negative ledger scope -> (guild, season) or None
+        self._scopes: dict[int, tuple[int, int] | None] = {}  # season scope id -> (guild, season) or None
         self._rating_lock = asyncio.Lock()
 
     # ------------------------------------------------------------------ wiring to the table service
@@ -293,20 +293,19 @@ class LeagueService:
         return from_log
 
     async def note_text(
-        self, tx: StorageTx, guild_id: int, result: HandDigest | TourneyDigest, *, scope: int | None = None
+        self, tx: StorageTx, guild_id: int, result: HandDigest | TourneyDigest, *, scope: BankScope | None = None
     ) -> str:
         """The text that records ``result`` on its journal row (``"<guild> <season> <digest>"``), for the guild's
         running season — or, when ``scope`` (a table's bank scope) is a bank season's, for that guild and season.
         Reads only (the season, cached)."""
-        owner_scope = scope if scope is not None else guild_id
-        if owner_scope >= 0 or await self._scope_owner(tx, owner_scope) is None:  # not a bank season's table
-            await self._active_in_tx(tx, guild_id)
+        if scope is None or scope.kind is not ScopeKind.SEASON or await self._scope_owner(tx, scope.id) is None:
+            await self._active_in_tx(tx, guild_id)  # not a bank season's table: the guild's running season
         text = self._text(guild_id, result, scope)
         if text is None:  # unreachable: the lookups above fill the caches
             raise RuntimeError("league season cache not warm")
         return text
 
-    def note(self, guild_id: int, result: HandDigest | TourneyDigest, *, scope: int | None = None) -> ResultNote:
+    def note(self, guild_id: int, result: HandDigest | TourneyDigest, *, scope: BankScope | None = None) -> ResultNote:
         """``note_text`` as a settlement's ``result`` (pancog.services.store.TableStore.commit_action). When the season
         is cached (every settlement but a process's first of a guild), the text is built here, before the transaction:
         the settlement holds the database's writer lock for one more column of a row it writes anyway."""
@@ -317,13 +316,12 @@ class LeagueService:
 
         return record
 
-    def _text(self, guild_id: int, result: HandDigest | TourneyDigest, scope: int | None) -> str | None:
+    def _text(self, guild_id: int, result: HandDigest | TourneyDigest, scope: BankScope | None) -> str | None:
         """The note of ``result`` from the cached season (None: not cached)."""
-        owner_scope = scope if scope is not None else guild_id
-        if owner_scope < 0:
-            if owner_scope not in self._scopes:
+        if scope is not None and scope.kind is ScopeKind.SEASON:
+            if scope.id not in self._scopes:
                 return None
-            owner = self._scopes[owner_scope]
+            owner = self._scopes[scope.id]
         else:
             owner = None
         if owner is not None:  # a table of a bank season: the guild's result, for that season
@@ -336,8 +334,8 @@ class LeagueService:
         return f"{guild_id} {season_no} {result.encode()}"
 
     async def _scope_owner(self, tx: StorageTx, scope_id: int) -> tuple[int, int] | None:
-        """(guild, season number) whose season banks live in ledger scope ``scope_id``; None for any other scope
-        (a practice scope, say). Scopes never change owner, so the answer is cached."""
+        """(guild, season number) whose season banks live in ``BankScope.season(scope_id)``; None if no season has
+        it. Scopes never change owner, so the answer is cached."""
         if scope_id not in self._scopes:
             self._scopes[scope_id] = await repo.scope_owner(tx, scope_id)
         return self._scopes[scope_id]
@@ -534,14 +532,12 @@ class LeagueService:
         if created is None:  # pragma: no cover - inserted just above under the write lock
             raise RuntimeError("season row vanished")
         if mode == "bank":  # the season scope's "starting chips": what the ledger issues to a new season bank
-            await tx.put_settings(
-                GuildSettings(guild_id=created.scope_id, starting_chips=starting_chips, daily_amount=0), float(now)
-            )
+            await self.ledger.set_scope_chips(tx, created.bank_scope, starting_chips=starting_chips, daily_amount=0)
             # The last season's players get their new season bank now, in this transaction, through the ledger
             # (journal start:<scope>:<user>, the one a first join would write); anyone else on first use.
             returning = await repo.season_players(tx, guild_id, number - 1) if number > 1 else []
             for user in returning:
-                await self.ledger.issue_starting_chips(tx, created.scope_id, user)
+                await self.ledger.issue_starting_chips(tx, created.bank_scope, user)
         return created
 
     async def end_season(self, guild_id: int) -> SeasonInfo:
@@ -602,14 +598,14 @@ class LeagueService:
         await repo.end_season(tx, season.guild_id, season.number, now, champion)
         if season.mode == "bank":
             # An ended season issues nothing more (a late join at one of its tables finds no starting chips).
-            await tx.put_settings(GuildSettings(guild_id=season.scope_id, starting_chips=0, daily_amount=0), float(now))
-            balances = await repo.bank_balances(tx, season.scope_id)
+            await self.ledger.set_scope_chips(tx, season.bank_scope, starting_chips=0, daily_amount=0)
+            balances = await repo.bank_balances(tx, season.bank_scope)
             postings: list[Posting] = []
             for user, amount in sorted(balances.items()):
                 if amount > 0:
                     postings += [
-                        Posting(Account.bank(season.scope_id, user), -amount),
-                        Posting(Account.issued(season.scope_id), amount),
+                        Posting(Account.bank(season.bank_scope, user), -amount),
+                        Posting(Account.issued(season.bank_scope), amount),
                     ]
             if postings:
                 await post_transaction(
@@ -681,20 +677,20 @@ class LeagueService:
             season = await repo.active_season(tx, guild_id)
         if season is None or season.mode != "bank":
             raise NoSeason
-        return await self.ledger.ensure_player(season.scope_id, user_id)
+        return await self.ledger.ensure_player(season.bank_scope, user_id)
 
     async def active_season(self, guild_id: int) -> SeasonRow | None:
         """The guild's running season, None between seasons."""
         async with self.storage.transaction(write=False) as tx:
             return await repo.active_season(tx, guild_id)
 
-    async def table_scope(self, guild_id: int) -> int:
-        """The ledger scope of the banks a new cash table of ``guild_id`` uses (``TableConfig(bank_scope=…)``; the
-        table itself stays the guild's): the running bank season's scope, so buy-ins and cash-outs use the season
-        banks; else the guild itself. Hands at such a table are recorded for the guild and that season."""
+    async def table_scope(self, guild_id: int) -> BankScope:
+        """The ledger scope of the banks a new cash table of ``guild_id`` uses (``TableService.open_table(scope=…)``;
+        the table itself stays the guild's): the running bank season's, so buy-ins and cash-outs use the season
+        banks; else the guild's own. Hands at such a table are recorded for the guild and that season."""
         async with self.storage.transaction(write=False) as tx:
             season = await repo.active_season(tx, guild_id)
-        return season.scope_id if season is not None and season.mode == "bank" else guild_id
+        return season.bank_scope if season is not None and season.mode == "bank" else BankScope.guild(guild_id)
 
     async def due_seasons(self) -> list[SeasonRow]:
         """Running seasons whose planned end has passed (the adapter's loop ends or rolls them over)."""
@@ -736,7 +732,7 @@ class LeagueService:
         chips: dict[int, int] = {}
         at_tables: dict[int, int] = {}
         if season.mode == "bank":  # what each has: his season bank plus his stacks at the season's open tables
-            held = await held_in(tx, season.guild_id, season.scope_id)
+            held = await held_in(tx, season.guild_id, season.bank_scope)
             chips = {u: bank + stack for u, (bank, stack) in held.items()}
             at_tables = {u: stack for u, (_, stack) in held.items()}
         users = [u for u in set(stats) | set(chips) if is_human(u) and u not in excluded]
@@ -815,7 +811,7 @@ class LeagueService:
             )
             season_bank = None
             if season is not None and season.mode == "bank":
-                held = await repo.bank_account(tx, season.scope_id, user_id)
+                held = await repo.bank_account(tx, season.bank_scope, user_id)
                 season_bank = season.starting_chips if held is None else held
         return PlayerCard(
             user_id=user_id,
@@ -914,7 +910,9 @@ class LeagueService:
             season_no = season.number if period == "season" and season is not None else 0
             excluded = [u for u, _, _, _ in await repo.exclusions(tx, guild_id, season_no)] if season_no else []
             scope = (
-                (season.scope_id if season is not None and season.mode == "bank" else None) if season_no else guild_id
+                (season.bank_scope if season is not None and season.mode == "bank" else None)
+                if season_no
+                else BankScope.guild(guild_id)
             )
             if metric == "chips" and scope is not None:  # what players have: bank + chips at the tables
                 held = await rank_holdings(tx, guild_id, scope, limit=limit, caller=caller, exclude=excluded)

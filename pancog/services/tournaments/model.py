@@ -192,6 +192,7 @@ class TTable:
     status: str = "open"  # open | closed
     final: bool = False
     hand_stacks: dict[int, int] = field(default_factory=dict)  # entry id -> stack at the start of the hand
+    channel_id: int | None = None  # where it is played (the adapter's thread), stored before the table opens (V10)
 
 
 @dataclass(slots=True, kw_only=True)

@@ -1,5 +1,5 @@
-"""Persistence of tournaments: three tables of migration V4 and ``tournament_messages`` of V7 (portable SQL,
-explicit columns).
+"""Persistence of tournaments: three tables of migration V4 (``tournament_tables.channel_id`` from V10) and
+``tournament_messages`` of V7 (portable SQL, explicit columns).
 
 Every write takes the open storage transaction of the caller, so a tournament's rows commit together with the
 ledger postings of the same step (one transaction: a SIGKILL leaves both or neither). The SQL is the portable
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from pancog.infra.storage.base import StorageTx
+from pancog.infra.storage.base import ShardSet, StorageTx
 
 from .model import Entry, EntryStatus, Status, Tournament, TournamentConfig, TTable
 
@@ -25,7 +25,7 @@ _E_COLS = (
     "tournament_id, entry_id, player_id, entry_no, status, table_no, moves, bust_group, start_stack, place, tied, "
     "prize, away, created_ms"
 )
-_TT_COLS = "tournament_id, table_no, table_id, status, final, hand_stacks"
+_TT_COLS = "tournament_id, table_no, table_id, status, final, hand_stacks, channel_id"
 
 
 def _ph(n: int) -> str:
@@ -93,7 +93,7 @@ class TournamentRepository:
 
     async def put_table(self, tx: StorageTx, tournament_id: int, t: TTable) -> None:
         await tx.execute(
-            f"INSERT INTO tournament_tables ({_TT_COLS}) VALUES ({_ph(6)}) "  # noqa: S608
+            f"INSERT INTO tournament_tables ({_TT_COLS}) VALUES ({_ph(7)}) "  # noqa: S608
             "ON CONFLICT (tournament_id, table_no) DO UPDATE SET " + _excluded(_TT_COLS, {"tournament_id", "table_no"}),
             (
                 tournament_id,
@@ -102,18 +102,26 @@ class TournamentRepository:
                 t.status,
                 int(t.final),
                 json.dumps({str(k): v for k, v in sorted(t.hand_stacks.items())}),
+                t.channel_id,
             ),
         )
 
     async def load(
-        self, tx: StorageTx, *, active_only: bool = True, tournament_id: int | None = None
+        self,
+        tx: StorageTx,
+        *,
+        active_only: bool = True,
+        tournament_id: int | None = None,
+        shards: ShardSet | None = None,
     ) -> list[Tournament]:
-        """Every tournament not finished or cancelled (or all; or only ``tournament_id``), with its entries and
-        tables."""
+        """Every tournament not finished or cancelled (or all; or only ``tournament_id``; or only those of the guilds
+        on ``shards``: a cluster process's), with its entries and tables."""
         where = " WHERE status NOT IN ('finished', 'cancelled')" if active_only else " WHERE 1 = 1"
         params: tuple[int, ...] = ()
         if tournament_id is not None:
             where, params = where + " AND tournament_id = ?", (tournament_id,)
+        if shards is not None:
+            where += f" AND {shards.sql_filter('guild_id')}"
         rows = await tx.fetchall(
             f"SELECT {_T_COLS} FROM tournaments{where} ORDER BY tournament_id",  # noqa: S608
             params,
@@ -158,7 +166,12 @@ class TournamentRepository:
             if t is not None:
                 stacks = {int(k): int(v) for k, v in json.loads(str(r[5])).items()}
                 t.tables[int(r[1])] = TTable(
-                    table_no=int(r[1]), table_id=int(r[2]), status=str(r[3]), final=bool(r[4]), hand_stacks=stacks
+                    table_no=int(r[1]),
+                    table_id=int(r[2]),
+                    status=str(r[3]),
+                    final=bool(r[4]),
+                    hand_stacks=stacks,
+                    channel_id=None if r[6] is None else int(r[6]),
                 )
         for r in await tx.fetchall(
             "SELECT tournament_id, channel_id, message_id FROM tournament_messages WHERE kind = 'announcement'"

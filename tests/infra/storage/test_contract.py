@@ -6,10 +6,12 @@ docs/storage.md, "Feature tables" and "Contiguous log"."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from pancog.infra.storage import LogConflict
-from pancog.infra.storage.base import TableRow
+from pancog.infra.storage.base import BankScope, TableRow
 from pancog.infra.storage.postgres import dollar_placeholders
 from pancog.services.store import TableStore
 from tests.support.storage import GUILD, TABLE, AnyStorage, database_errors, raw_execute
@@ -133,14 +135,18 @@ async def test_leaving_the_storage_context_closes_it(database: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("config", "scope"),
-    [("", GUILD), ("not json", GUILD), ("[1, 2]", GUILD), ('{"bank_scope": true}', GUILD), ('{"bank_scope": -9}', -9)],
+    "scope",
+    [None, BankScope.practice(GUILD), BankScope.practice(), BankScope.tournament(77), BankScope.season(3)],
 )
-def test_a_stored_tables_bank_scope_falls_back_to_its_guild(config: str, scope: int) -> None:
-    """``TableRow.bank_scope``: a config that is empty, not JSON, not an object, or names no integer scope means the
-    guild's banks; only an integer ``bank_scope`` (a league's bank season) names another."""
-    row = _table_row(config)
-    assert row.bank_scope == scope
+async def test_a_tables_bank_scope_is_stored_with_it(storage: AnyStorage, scope: BankScope | None) -> None:
+    """``TableRow.scope`` round-trips through both backends (columns ``scope_kind``, ``scope_id``); without one the
+    table's ``bank_scope`` is its guild's, whatever its config JSON says."""
+    row = dataclasses.replace(_table_row('{"bank_scope": -9}'), scope=scope)
+    async with storage.transaction() as tx:
+        assert await tx.insert_table(row) is True
+        stored = await tx.get_table(TABLE)
+    assert stored == row
+    assert stored.bank_scope == (scope or BankScope.guild(GUILD))
 
 
 async def test_after_commit_callbacks_run_once_the_commit_is_done_and_never_on_a_rollback(

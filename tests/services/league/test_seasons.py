@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pancog.infra.storage import Account
+from pancog.infra.storage import Account, BankScope
 from pancog.services.league import (
     HandDigest,
     LeagueService,
@@ -96,7 +96,7 @@ async def test_bank_season_issues_and_closes_through_the_ledger(env: Env) -> Non
     assert s2.number == 2 and s2.scope_id != s1.scope_id
     assert (await env.ledger.audit()).ok
     async with env.storage.transaction(write=False) as tx:
-        assert await repo.bank_balances(tx, s1.scope_id) == {1: 0, 2: 0}
+        assert await repo.bank_balances(tx, s1.bank_scope) == {1: 0, 2: 0}
     assert await league.season_bank(GUILD, 1) == 300  # the new season's bank, reset
     assert await env.ledger.balance(GUILD, 1) == 1000  # the all-time bank is untouched
     assert [r.chips for r in (await league.season_info(GUILD, 1)).standings] == [500, 500]
@@ -208,13 +208,11 @@ async def test_leaderboard_metrics_and_the_callers_own_rank(env: Env) -> None:
 
 
 async def test_bank_season_table_plays_from_the_season_banks(backend_env: Env) -> None:
-    """A cash table opened with the bank season's scope (``TableConfig(bank_scope=await table_scope(guild))``, what
+    """A cash table opened with the bank season's scope (``open_table(scope=await table_scope(guild))``, what
     /pan open does) stays the guild's table but buys in from the season banks (issued the season's starting chips by
     the join), its hands count for the guild's season, the standings rank the season banks, the player card shows
     the season bank, and the audit balances after the table closes and the season ends; the all-time bank is never
     touched. Both backends."""
-    import dataclasses
-
     from pancog.ai import make_player
     from pancog.services.tables import TableConfig
 
@@ -222,11 +220,11 @@ async def test_bank_season_table_plays_from_the_season_banks(backend_env: Env) -
     league = env.league
     season = await league.start_season(GUILD, "Fresh start", starting_chips=800, mode="bank")
     scope = await league.table_scope(GUILD)
-    assert scope == season.scope_id and scope < 0
+    assert scope == BankScope.season(season.scope_id) and season.scope_id == 1  # the first season of the bot
     users = [61, 62, 63]
     assert (await league.player_card(GUILD, 61)).season_bank == 800  # before first use: what he will be issued
-    config = dataclasses.replace(TableConfig.build(), bank_scope=scope)
-    session = await env.tables.open_table(555, guild_id=GUILD, channel_id=555, host_id=61, config=config)
+    config = TableConfig.build()
+    session = await env.tables.open_table(555, guild_id=GUILD, channel_id=555, host_id=61, config=config, scope=scope)
     assert session.guild_id == GUILD and session.bank_scope == scope
     for u in users:
         await env.tables.join(555, u, buy_in=400)
@@ -237,7 +235,7 @@ async def test_bank_season_table_plays_from_the_season_banks(backend_env: Env) -
     async with env.storage.transaction(write=False) as tx:
         in_season = {r.user_id: r.hands_dealt for r in await repo.all_stats(tx, GUILD, season.number)}
         all_time = {r.user_id: r.hands_dealt for r in await repo.all_stats(tx, GUILD, 0)}
-        assert await repo.all_stats(tx, scope, 0) == []
+        assert await repo.all_stats(tx, scope.id, 0) == []
     assert in_season == all_time == dict.fromkeys(users, 3)
     assert await env.tables.check_books(555) == []
     await env.tables.close(555, 61)
@@ -247,7 +245,7 @@ async def test_bank_season_table_plays_from_the_season_banks(backend_env: Env) -
     assert sum(banks.values()) == 3 * 800  # the table closed: every chip is back in the season banks
     info = await league.end_season(GUILD)
     assert info.season.champion_id == standings[0].user_id == max(users, key=lambda u: (banks[u], -u))
-    assert await league.table_scope(GUILD) == GUILD
+    assert await league.table_scope(GUILD) == BankScope.guild(GUILD)
     assert {u: await env.ledger.balance(scope, u) for u in users} == dict.fromkeys(users, 0)  # closed
     assert await env.ledger.balance(GUILD, 61) == 0  # the ordinary bank was never touched (never even issued)
     assert await env.ledger.ensure_player(scope, 99) == 0  # an ended season issues nothing more
@@ -260,8 +258,6 @@ async def test_rollover_closes_and_issues_the_season_banks_through_the_ledger(ba
     (journal season:G:N:close), the new season's banks of the returning players are issued at once (journals
     start:<scope>:<user>, the same a first join writes) — in the rollover's one transaction; the audit balances
     across it, a retry changes nothing, and the all-time banks are untouched. Both backends."""
-    import dataclasses
-
     from pancog.ai import make_player
     from pancog.services.tables import TableConfig
 
@@ -271,32 +267,32 @@ async def test_rollover_closes_and_issues_the_season_banks_through_the_ledger(ba
     for u in users:
         await ledger.ensure_player(GUILD, u)  # an all-time bank of 1000 each
     first = await league.start_season(GUILD, "One", starting_chips=500, mode="bank")
-    config = dataclasses.replace(TableConfig.build(), bank_scope=first.scope_id)
-    await env.tables.open_table(777, guild_id=GUILD, channel_id=777, host_id=71, config=config)
+    config = TableConfig.build()
+    await env.tables.open_table(777, guild_id=GUILD, channel_id=777, host_id=71, config=config, scope=first.bank_scope)
     for u in users:
         await env.tables.join(777, u, buy_in=300)
     await play_hands(env.tables, 777, {u: make_player("easy") for u in users}, 2, seed=3)
     await env.tables.close(777, 71)
-    old_banks = {u: await ledger.balance(first.scope_id, u) for u in users}
+    old_banks = {u: await ledger.balance(first.bank_scope, u) for u in users}
     assert sum(old_banks.values()) == 1000
 
     second = await league.rollover(GUILD, first.number, "Two", starting_chips=300, mode="bank")
     assert second.number == 2 and second.scope_id != first.scope_id
-    accounts = [Account.bank(s, u) for s in (first.scope_id, second.scope_id, GUILD) for u in users]
+    accounts = [Account.bank(s, u) for s in (first.bank_scope, second.bank_scope, GUILD) for u in users]
     after = await ledger.balances(accounts)
-    assert [after[Account.bank(first.scope_id, u)] for u in users] == [0, 0]
-    assert [after[Account.bank(second.scope_id, u)] for u in users] == [300, 300]  # issued by the rollover
+    assert [after[Account.bank(first.bank_scope, u)] for u in users] == [0, 0]
+    assert [after[Account.bank(second.bank_scope, u)] for u in users] == [300, 300]  # issued by the rollover
     assert [after[Account.bank(GUILD, u)] for u in users] == [1000, 1000]
     async with env.storage.transaction(write=False) as tx:
         close = await tx.find_journal(f"season:{GUILD}:1:close")
-        starts = [await tx.find_journal(f"start:{second.scope_id}:{u}") for u in users]
+        starts = [await tx.find_journal(f"start:season:{second.scope_id}:{u}") for u in users]
     assert close is not None
     net: dict[Account, int] = {}
     for posting in close.postings:
         net[posting.account] = net.get(posting.account, 0) + posting.delta
     assert net == {
-        **{Account.bank(first.scope_id, u): -old_banks[u] for u in users if old_banks[u]},
-        Account.issued(first.scope_id): 1000,
+        **{Account.bank(first.bank_scope, u): -old_banks[u] for u in users if old_banks[u]},
+        Account.issued(first.bank_scope): 1000,
     }
     assert all(s is not None and sorted(p.delta for p in s.postings) == [-300, 300] for s in starts)
     final = {r.user_id: r.chips for r in (await league.season_info(GUILD, 1)).standings}
@@ -314,7 +310,7 @@ async def test_a_season_bank_has_no_daily_grant(env: Env) -> None:
     claim there issues nothing (all season banks start, and stay, equal)."""
     season = await env.league.start_season(GUILD, "Equal banks", starting_chips=500, mode="bank")
     assert await env.league.season_bank(GUILD, 1) == 500
-    claim = await env.ledger.claim_daily(season.scope_id, 1)
+    claim = await env.ledger.claim_daily(season.bank_scope, 1)
     assert (claim.claimed, claim.amount, claim.balance) == (False, 0, 500)
-    assert (await env.ledger.settings(season.scope_id)).daily_amount == 0
+    assert await env.ledger.scope_chips(season.bank_scope) == (500, 0)
     assert await env.league.season_bank(GUILD, 1) == 500

@@ -3,7 +3,7 @@ leaderboard`` ranks — and the asker's own place."""
 
 from __future__ import annotations
 
-from pancog.infra.storage import Account, Posting
+from pancog.infra.storage import Account, BankScope, Posting
 from pancog.services.ledger import ChipLedger, Holding
 from pancog.services.store import TableStore
 from tests.support.storage import GUILD
@@ -11,6 +11,7 @@ from tests.support.storage import GUILD
 TABLE = 700
 SEASON_TABLE = 701
 OTHER_GUILD_TABLE = 702
+PRACTICE_TABLE = 703
 
 
 async def play_out(ledger: ChipLedger, table: int, loser: int, winner: int, chips: int, key: str) -> None:
@@ -46,12 +47,14 @@ async def test_the_askers_place_outside_the_top_ties_and_what_is_left_out(
     ledger: ChipLedger, store: TableStore
 ) -> None:
     """The asker outside the shown lines gets his own place; equal totals share a rank; computer players, another
-    guild's tables and a bank season's tables are not counted in the guild's board (the season board counts the
-    season banks and its own tables)."""
+    guild's tables, a bank season's tables and practice tables (and banks) are not counted in the guild's board (the
+    season board counts the season banks and its own tables)."""
     await store.open_table(TABLE, guild_id=GUILD, channel_id=TABLE, host_id=1, config="{}")
-    season_scope = -(2**62) - 1
-    config = f'{{"preset": "california", "bank_scope": {season_scope}}}'
-    await store.open_table(SEASON_TABLE, guild_id=GUILD, channel_id=SEASON_TABLE, host_id=1, config=config)
+    season_scope = BankScope.season(1)
+    config = '{"preset": "california"}'
+    await store.open_table(
+        SEASON_TABLE, guild_id=GUILD, channel_id=SEASON_TABLE, host_id=1, config=config, scope=season_scope
+    )
     await store.open_table(OTHER_GUILD_TABLE, guild_id=GUILD + 1, channel_id=OTHER_GUILD_TABLE, host_id=1, config="{}")
     for user in range(1, 13):
         await ledger.ensure_player(GUILD, user)
@@ -65,6 +68,12 @@ async def test_the_askers_place_outside_the_top_ties_and_what_is_left_out(
         reason="buy-in",
         table_id=SEASON_TABLE,
     )
+    practice = BankScope.practice(GUILD)  # the same guild's practice table: its chips are not the guild's
+    await store.open_table(
+        PRACTICE_TABLE, guild_id=GUILD, channel_id=PRACTICE_TABLE, host_id=1, config="{}", scope=practice
+    )
+    await ledger.ensure_player(practice, 2)
+    await ledger.buy_in(PRACTICE_TABLE, 2, 700, key="practice-sit")
     await ledger.ensure_player(GUILD + 1, 12)
     await ledger.buy_in(OTHER_GUILD_TABLE, 12, 999, key="other")  # the other guild's chips are not this guild's
     await ledger.grant(GUILD, 11, 10, actor="system", reason="tie", key="tie")  # 11: 1,120 = 12's 1,120
@@ -74,7 +83,7 @@ async def test_the_askers_place_outside_the_top_ties_and_what_is_left_out(
     mine = await ledger.holding(GUILD, 3)
     assert mine == Holding(rank=10, user_id=3, bank=530, at_tables=500)
     assert await ledger.holding(GUILD, 99) is None  # no chips yet: no place
-    season = await ledger.holdings(GUILD, scope_id=season_scope, caller=1)
+    season = await ledger.holdings(GUILD, scope=season_scope, caller=1)
     assert season.lines == (Holding(rank=1, user_id=1, bank=1_000, at_tables=4_000),)
     excluded = await ledger.holdings(GUILD, limit=2, caller=11, exclude=[11])
     assert [h.user_id for h in excluded.lines] == [12, 10] and excluded.caller is None

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import copy
 import json
-from collections.abc import Coroutine
+from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
 import pytest
@@ -13,11 +15,12 @@ from pancog.ai import Level
 from pancog.game import engine
 from pancog.game.actions import SetAway, StartHand
 from pancog.game.events import ChipsMoved, HandStarted
-from pancog.infra.storage.base import Account, Posting
+from pancog.infra.storage.base import Account, Posting, StorageError
 from pancog.services.bots import BotDriver, BotSettings, computer_id
 from pancog.services.ledger import ChipLedger, InsufficientChips
 from pancog.services.store import TableStore
 from pancog.services.tables import Applied, TableService
+from pancog.services.tournaments import rules
 from pancog.services.tournaments.errors import (
     AlreadyRegistered,
     BadSchedule,
@@ -84,7 +87,7 @@ class Env:
             for task in self.extra:
                 await task  # a refusal would fail the test here
             self.extra.clear()
-            if not self.driver.busy() and not self.service._tasks:
+            if not self.driver.busy() and not self.service.busy():
                 return
 
     async def run(self, tournament_id: int, max_rounds: int = 400) -> None:
@@ -239,41 +242,62 @@ async def test_refusals_change_nothing(storage):
     await check_books(env, T_ID)
 
 
-def _stored_view(t: Tournament) -> tuple[object, ...]:
-    return (t.status, sorted((e.entry_id, e.player_id, e.status, e.table_no) for e in t.entries.values()))
-
-
-async def test_a_failed_write_leaves_memory_as_stored(storage, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The service changes a tournament in memory, then stores it: when that transaction fails (here the entry's
-    row write, after the refund's postings), the tournament in memory is put back to what the database holds —
-    not a refunded entry whose chips never moved — and the same step succeeds once the database does."""
+async def test_a_failed_write_leaves_memory_unchanged_without_a_reload(
+    storage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every step computes the change on a draft, commits it, then swaps it in: when the storage fails the commit
+    (here every write transaction fails as its COMMIT would, after the rows and postings were written), the
+    tournament in memory is exactly what it was — the same objects, the same fields — and the database was never
+    read back to repair it. The same steps succeed once the storage does."""
     env = Env(storage, hand_seconds=60)
     cfg = TournamentConfig(format=Format.SNG, buy_in=500, seats=3, starting_stack=400, antes=default_antes(10))
     t = await env.service.create(T_ID, guild_id=GUILD, channel_id=1, host_id=1, config=cfg)
     for n in (1, 2):  # two of three seats: a Sit & Go starts by itself only when full
         await env.service.register(T_ID, bot(n))
-    before = _stored_view(t)
-    bank = await env.ledger.balance(GUILD, bot(2))
-    original = env.service.repo.put_entry
+    before = copy.deepcopy(t)
+    entries = dict(t.entries)
+    banks = [await env.ledger.balance(GUILD, bot(n)) for n in (1, 2, 3)]
+    reads: list[object] = []
+    load = env.service.repo.load
 
-    async def broken(*args: object, **kwargs: object) -> None:
-        raise RuntimeError("disk full")
+    async def counted_load(*args: Any, **kwargs: Any) -> list[Tournament]:
+        reads.append(args)
+        return await load(*args, **kwargs)
 
-    monkeypatch.setattr(env.service.repo, "put_entry", broken)
-    with pytest.raises(RuntimeError, match="disk full"):
+    monkeypatch.setattr(env.service.repo, "load", counted_load)
+    real_transaction = storage.transaction
+
+    @contextlib.asynccontextmanager
+    async def failing(*, write: bool = True) -> AsyncIterator[Any]:
+        async with real_transaction(write=write) as tx:
+            yield tx
+            if write:
+                raise StorageError("disk full")  # the transaction rolls back: nothing it wrote stays
+
+    monkeypatch.setattr(storage, "transaction", failing)
+    with pytest.raises(StorageError, match="disk full"):
         await env.service.unregister(T_ID, bot(2))
-    assert env.service.get(T_ID) is t and _stored_view(t) == before  # the same object, back as stored
-    assert await env.ledger.balance(GUILD, bot(2)) == bank  # the refund's postings rolled back with it
-    with pytest.raises(RuntimeError, match="disk full"):
-        await env.service.start(T_ID, user_id=1)  # seats both entries in memory, then fails to store them
-    assert _stored_view(t) == before and not t.tables and env.service.tournament_of_table(1) is None
-    monkeypatch.setattr(env.service.repo, "put_entry", original)
-    assert await env.service.unregister(T_ID, bot(2)) == 500
-    assert await env.ledger.balance(GUILD, bot(2)) == bank + 500
-    assert [e.status for e in t.entries_of(bot(2))] == [EntryStatus.REFUNDED]
+    with pytest.raises(StorageError, match="disk full"):
+        await env.service.start(T_ID, user_id=1)  # would seat both entries and take the fees
+    with pytest.raises(StorageError, match="disk full"):
+        await env.service.register(T_ID, bot(3))  # would fill the Sit & Go and start it
+    monkeypatch.setattr(storage, "transaction", real_transaction)
+    assert env.service.get(T_ID) is t and t == before  # not a field changed
+    assert all(t.entries[k] is e for k, e in entries.items()) and not t.tables
+    assert env.service.tournament_of_table(rules.derive(T_ID, 1)) is None
+    assert reads == []  # nothing was reloaded to repair memory
+    assert [await env.ledger.balance(GUILD, bot(n)) for n in (1, 2, 3)] == banks  # no posting stayed
     async with storage.transaction(write=False) as tx:
         (stored,) = await TournamentRepository().load(tx, tournament_id=T_ID)
-    assert _stored_view(stored) == _stored_view(t)
+    assert stored == t
+
+    assert await env.service.unregister(T_ID, bot(2)) == 500  # the storage works again: so does the step
+    assert await env.ledger.balance(GUILD, bot(2)) == banks[1] + 500
+    assert [e.status for e in t.entries_of(bot(2))] == [EntryStatus.REFUNDED]
+    assert t.entries[2] is entries[2]  # changed in place after the commit
+    async with storage.transaction(write=False) as tx:
+        (stored,) = await TournamentRepository().load(tx, tournament_id=T_ID)
+    assert stored == t
     await env.service.cancel(T_ID, user_id=1)
     await check_books(env, T_ID)
 
@@ -414,7 +438,12 @@ async def test_a_player_back_from_away_plays_their_own_turns_again(sqlite_storag
     assert env.hands == 2 and not session.in_hand
     await env.tables.system_act(tt.table_id, SetAway(seat=session.find_seat(human), away=True))
     await env.tables.act(tt.table_id, human, lambda s: SetAway(seat=s, away=False))
+    assert not env.service.plays_for(tt.table_id, human)  # at once: nobody plays for them any more
+    await env.service.drain()  # the entry is stored as back, then changed in memory
     assert not next(e for e in env.service.get(T_ID).entries.values() if e.player_id == human).away
+    async with env.storage.transaction(write=False) as tx:
+        (stored,) = await TournamentRepository().load(tx)
+    assert not next(e for e in stored.entries.values() if e.player_id == human).away
     await env.service.resume(T_ID, user_id=1)
     await env.settle()
     assert env.hands == 3 and waits_for_human()

@@ -1,0 +1,206 @@
+"""What every room of the tournament service shares: the tournaments in memory, one lock per tournament, the
+listeners, the background steps, and the one way a tournament changes — compute on a :class:`Draft`, commit it
+with its postings in one transaction, then swap it into memory (:meth:`Core.commit`), as the table service does.
+
+A failed commit (a refused posting, a database error, a lost shard lease) leaves the tournament in memory exactly as
+it was: nothing was changed there, so nothing is reloaded. A commit that reached the database is always swapped in,
+even if its caller is cancelled meanwhile.
+
+Every write is fenced by the guild's shard lease (:meth:`pancog.services.store.TableStore.fence_guild`): a tournament
+lives on the process that owns its guild's shard, and a stale process writes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
+from typing import Any
+
+from pancog.infra.storage.base import Posting, StorageTx
+from pancog.infra.tasks import Tasks
+from pancog.services.ledger import ChipLedger, post_transaction
+from pancog.services.tables import TableService
+
+from .errors import NoSuchTournament
+from .events import TournamentEvent
+from .model import Entry, Tournament, TTable
+from .repository import TournamentRepository
+
+__all__ = ["ChannelFactory", "Core", "Draft", "Post"]
+
+log = logging.getLogger("pan.tournaments")
+
+ChannelFactory = Callable[[Tournament, int], Awaitable[int]]
+"""The adapter's table channels: ``factory(t, table_no)`` creates the channel (a thread) of a new table, its id."""
+
+Post = tuple[Sequence[Posting], str, str]
+"""Postings of a step, their idempotency key's tail (``tny:<T>:<tail>``) and the journal's reason."""
+
+_ENTRY_FIELDS = tuple(f.name for f in dataclasses.fields(Entry))
+_TABLE_FIELDS = tuple(f.name for f in dataclasses.fields(TTable))
+_HEAD_FIELDS = tuple(f.name for f in dataclasses.fields(Tournament) if f.name not in ("entries", "tables"))
+
+
+class Draft:
+    """One step's change to a tournament, made on copies: ``t`` reads as the tournament with the change, and the
+    tournament in memory is untouched until the step commits.
+
+    Change an entry or a table only through :meth:`entry` / :meth:`table` (copied on first write) or add one with
+    :meth:`add_entry` / :meth:`add_table`; change the tournament's own fields on ``t``.
+    """
+
+    def __init__(self, live: Tournament) -> None:
+        self.live = live
+        self.t = dataclasses.replace(live, entries=dict(live.entries), tables=dict(live.tables))
+        self.changed_entries: dict[int, Entry] = {}
+        self.changed_tables: dict[int, TTable] = {}
+
+    def entry(self, entry_id: int) -> Entry:
+        if entry_id not in self.changed_entries:
+            self.add_entry(dataclasses.replace(self.t.entries[entry_id]))
+        return self.changed_entries[entry_id]
+
+    def add_entry(self, entry: Entry) -> None:
+        self.changed_entries[entry.entry_id] = self.t.entries[entry.entry_id] = entry
+
+    def table(self, table_no: int) -> TTable:
+        if table_no not in self.changed_tables:
+            tt = self.t.tables[table_no]
+            self.add_table(dataclasses.replace(tt, hand_stacks=dict(tt.hand_stacks)))
+        return self.changed_tables[table_no]
+
+    def add_table(self, tt: TTable) -> None:
+        self.changed_tables[tt.table_no] = self.t.tables[tt.table_no] = tt
+
+    def swap(self) -> None:
+        """Make memory what was committed: the tournament's fields, then each changed entry and table, in place
+        (whoever holds the tournament or one of its entries sees the change)."""
+        live = self.live
+        for name in _HEAD_FIELDS:
+            setattr(live, name, getattr(self.t, name))
+        for entry_id, entry in self.changed_entries.items():
+            _copy_into(live.entries, entry_id, entry, _ENTRY_FIELDS)
+        for table_no, tt in self.changed_tables.items():
+            _copy_into(live.tables, table_no, tt, _TABLE_FIELDS)
+
+
+def _copy_into(into: dict[int, Any], key: int, value: Any, names: tuple[str, ...]) -> None:
+    current = into.get(key)
+    if current is None:
+        into[key] = value
+        return
+    for name in names:
+        setattr(current, name, getattr(value, name))
+
+
+class Core:
+    """The registry in memory and the commit path every room uses."""
+
+    def __init__(
+        self, tables: TableService, repository: TournamentRepository, clock: Callable[[], float] = time.time
+    ) -> None:
+        self.tables = tables
+        self.ledger: ChipLedger = tables.ledger
+        self.storage = tables.ledger.storage
+        self.store = tables.store
+        self.repo = repository
+        self.clock = clock
+        self.tournaments: dict[int, Tournament] = {}
+        self.by_table: dict[int, int] = {}  # TableService table id -> tournament id
+        self.tasks = Tasks("tournaments", logger=log)  # the steps between hands and an away entry's timeouts
+        self._locks: dict[int, asyncio.Lock] = {}
+        self._listeners: list[Callable[[TournamentEvent], None]] = []
+
+    # ------------------------------------------------------------------ registry
+
+    def get(self, tournament_id: int) -> Tournament:
+        t = self.tournaments.get(tournament_id)
+        if t is None:
+            raise NoSuchTournament
+        return t
+
+    def add(self, t: Tournament) -> None:
+        self.tournaments[t.tournament_id] = t
+        for tt in t.tables.values():
+            self.by_table[tt.table_id] = t.tournament_id
+
+    def forget(self, t: Tournament) -> None:
+        """Drop a tournament this process no longer serves (its guild's shard lease went to a newer process)."""
+        self.tournaments.pop(t.tournament_id, None)
+        for table_id in [k for k, v in self.by_table.items() if v == t.tournament_id]:
+            del self.by_table[table_id]
+
+    def lock(self, tournament_id: int) -> asyncio.Lock:
+        return self._locks.setdefault(tournament_id, asyncio.Lock())
+
+    def now_ms(self) -> int:
+        return int(self.clock() * 1000)
+
+    # ------------------------------------------------------------------ events and background steps
+
+    def subscribe(self, listener: Callable[[TournamentEvent], None]) -> None:
+        self._listeners.append(listener)
+
+    def emit(self, event: TournamentEvent) -> None:
+        for listener in self._listeners:
+            try:
+                listener(event)
+            except Exception:
+                log.exception("tournament listener failed on %s", event)
+
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        """A background step (work in flight: :meth:`Tasks.drain` waits for it; a failure is logged)."""
+        self.tasks.spawn(coro, name="tournament-step")
+
+    def use_clock(self, clock: Callable[[], float]) -> None:
+        self.clock = clock
+
+    # ------------------------------------------------------------------ the commit path
+
+    def draft(self, t: Tournament) -> Draft:
+        return Draft(t)
+
+    @contextlib.asynccontextmanager
+    async def transaction(self, t: Tournament) -> AsyncIterator[StorageTx]:
+        """A write transaction of ``t``'s guild, fenced by its shard lease (``ShardLeaseLost``: nothing written)."""
+        async with self.storage.transaction() as tx:
+            await self.store.fence_guild(tx, t.guild_id)
+            yield tx
+
+    async def post(self, tx: StorageTx, t: Tournament, post: Post) -> None:
+        postings, key, reason = post
+        if postings:
+            await post_transaction(
+                tx, postings, key=f"tny:{t.tournament_id}:{key}", reason=reason, actor="system", now=self.clock()
+            )
+
+    async def commit(self, draft: Draft, posts: Sequence[Post] = ()) -> None:
+        """Store the draft (the tournament's row, its changed entries and tables) with ``posts`` in one transaction,
+        then swap it into memory. Raises what the transaction raised, with memory unchanged."""
+        # Shielded: once the transaction runs, it and the swap finish together even if the caller is cancelled (a
+        # COMMIT that reached the database is always in memory too).
+        await asyncio.shield(self._commit(draft, posts))
+
+    async def _commit(self, draft: Draft, posts: Sequence[Post]) -> None:
+        t = draft.t
+        async with self.transaction(t) as tx:
+            for post in posts:
+                await self.post(tx, t, post)
+            await self.repo.put_tournament(tx, t)
+            for entry in draft.changed_entries.values():
+                await self.repo.put_entry(tx, t.tournament_id, entry)
+            for tt in draft.changed_tables.values():
+                await self.repo.put_table(tx, t.tournament_id, tt)
+        draft.swap()
+        for tt in draft.changed_tables.values():
+            self.by_table[tt.table_id] = t.tournament_id
+
+    async def check_lease(self, t: Tournament) -> None:
+        """Raise ``ShardLeaseLost`` unless this process still serves ``t``'s guild (before a side effect outside the
+        database, such as creating a thread, that a lost lease would leave behind)."""
+        async with self.transaction(t):
+            pass

@@ -1,0 +1,100 @@
+"""What a tournament tells its listeners (the adapter: announcements, threads, results) and ``/tourney info``'s
+picture. Plain values: emitted after the step that caused them committed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .model import Format, Status
+from .ranking import Finish
+
+__all__ = [
+    "LevelUp",
+    "PlayerMoved",
+    "PlayerOut",
+    "TableOpened",
+    "TournamentCancelled",
+    "TournamentEvent",
+    "TournamentFinished",
+    "TournamentInfo",
+    "TournamentStarted",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentStarted:
+    tournament_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class TableOpened:
+    tournament_id: int
+    table_no: int
+    table_id: int
+    player_ids: tuple[int, ...]
+    final: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerMoved:
+    tournament_id: int
+    player_id: int
+    from_table: int | None  # table_no
+    to_table: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerOut:
+    tournament_id: int
+    player_id: int
+    entry_id: int
+    can_reenter: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LevelUp:
+    tournament_id: int
+    level: int  # 1-based
+    ante: int
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentFinished:
+    tournament_id: int
+    results: tuple[Finish, ...]
+    prizes: dict[int, int]  # entry id -> chips
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentCancelled:
+    tournament_id: int
+    refunds: dict[int, int]  # player id -> chips
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentInfo:
+    """A read-only picture for ``/tourney info`` and the standings image."""
+
+    tournament_id: int
+    title: str
+    format: Format
+    status: Status
+    level: int  # 1-based
+    ante: int
+    on_break: bool
+    paused: bool
+    seconds_to_next_level: float
+    entries: int
+    alive: int
+    prize_pool: int
+    prizes: tuple[int, ...]  # by place, before ties
+    registration_open: bool
+    chips: tuple[tuple[int, int, int | None], ...]  # (player id, chips, table no), most chips first
+    tables: tuple[tuple[int, tuple[int, ...]], ...]  # (table no, player ids)
+    results: tuple[tuple[int, int | None, int], ...]  # (player id, place, prize) once finished
+    registered: tuple[int, ...] = ()  # before the start: the registered players, in the order they registered
+
+
+TournamentEvent = (
+    TournamentStarted | TableOpened | PlayerMoved | PlayerOut | LevelUp | TournamentFinished | TournamentCancelled
+)

@@ -1,0 +1,392 @@
+"""The floor of a running tournament: it opens its tables (each in the adapter's channel, a thread), seats the
+entries, issues their chips, balances and breaks tables between hands, puts busted players out, draws the final
+table, deals each hand at the level's ante, and finishes the tournament with its prizes.
+
+Everything here is re-derivable from the stored rows (:meth:`Floor.between_hands` makes the tables match the
+entries), so a restart anywhere resumes exactly. Each change of the tournament is a committed step
+(:meth:`~.core.Core.commit`); the table moves themselves go through the table service.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+
+from pancog.game import engine
+from pancog.game.actions import SetAway, SetStakes, Sit, Stand, StartHand, Timeout
+from pancog.game.errors import PanError
+from pancog.infra.storage.base import Account
+from pancog.services.tables import NoTableHere, TableConfig, TableSession
+
+from . import rules
+from .balancer import BalanceTable, plan
+from .clock import Clock
+from .core import ChannelFactory, Core
+from .events import PlayerMoved, PlayerOut, TableOpened, TournamentFinished, TournamentStarted
+from .model import Entry, EntryStatus, Status, Tournament, TTable
+
+__all__ = ["Floor", "NotServedHere"]
+
+log = logging.getLogger("pan.tournaments")
+
+
+class NotServedHere(Exception):
+    """The tournament's guild is on a shard this process does not own: its tables are another process's."""
+
+
+class Floor:
+    """The tables of every running tournament (one per service)."""
+
+    def __init__(self, core: Core, clock: Clock, channels: ChannelFactory | None) -> None:
+        self.core = core
+        self.clock = clock
+        self.tables = core.tables
+        self.channels = channels  # where a new table is played (None: its own id)
+        self._returning: set[tuple[int, int]] = set()  # (tournament, player) back from away, not yet stored
+
+    # ------------------------------------------------------------------ the start
+
+    async def start(self, t: Tournament) -> None:
+        """Draw the registered entries to their first tables, take the fees and start the clock (with the lock).
+        Seating, opening the tables and the first deals follow on a background step."""
+        tables, seating = rules.first_tables(t)
+        draft = self.core.draft(t)
+        for entry_id, table_no in seating.items():
+            e = draft.entry(entry_id)
+            e.status, e.table_no = EntryStatus.ALIVE, table_no
+        for tt in tables:
+            draft.add_table(tt)
+        draft.t.status = Status.RUNNING
+        draft.t.started_ms = self.core.now_ms()
+        await self.core.commit(draft, [(rules.fee_legs(t, len(seating)), "fees", "tournament fees")])
+        self.core.emit(TournamentStarted(t.tournament_id))
+        # Seating every entry, opening the tables and the first deals run on a task (it takes the lock once this
+        # step releases it): the caller (the host's /tourney start, the registration that filled a Sit & Go) is
+        # answered now, not after 200 seatings. The state above is stored, so a crash before the task re-derives it
+        # at kick(), like every step between hands.
+        self.core.spawn(self.after_hand(t))
+
+    # ------------------------------------------------------------------ between hands
+
+    async def after_hand(self, t: Tournament) -> None:
+        async with self.core.lock(t.tournament_id):
+            if t.status is Status.RUNNING and self.core.tournaments.get(t.tournament_id) is t:
+                await self.between_hands(t)
+
+    async def between_hands(self, t: Tournament) -> None:
+        """Everything between hands, re-derivable at any time: busts, seats, balance, finish, deals."""
+        await self.reconcile(t)
+        await self.close_emptied(t)
+        await self.eliminate(t)
+        if t.status is not Status.RUNNING:
+            return
+        if len(t.alive()) <= 1 and not self.clock.registration_open(t):
+            await self.finish(t)
+            return
+        result = plan(self.picture(t), t.config.seats)
+        if result.final_table:
+            await self.final_table(t)
+        elif result.moves or result.broken:
+            draft = self.core.draft(t)
+            for m in result.moves:
+                e = draft.entry(m.entry_id)
+                e.table_no, e.moves = m.to_table, e.moves + 1
+            for n in result.broken:
+                draft.table(n).status = "closed"
+            await self.core.commit(draft)
+            await self.reconcile(t)
+            await self.close_emptied(t)
+            for m in result.moves:
+                self.core.emit(PlayerMoved(t.tournament_id, t.entries[m.entry_id].player_id, m.from_table, m.to_table))
+        if not result.final_table and result.waiting and len(t.open_tables()) > 1 and len(t.alive()) <= t.config.seats:
+            return  # the final table waits for the last hands in progress
+        await self.deal_idle(t)
+
+    def picture(self, t: Tournament) -> list[BalanceTable]:
+        out = []
+        for tt in t.open_tables():
+            players = tuple((e.entry_id, e.moves) for e in t.alive() if e.table_no == tt.table_no)
+            try:
+                busy = self.tables.get(tt.table_id).in_hand
+            except NoTableHere:
+                busy = False
+            out.append(BalanceTable(table_id=tt.table_no, players=players, busy=busy))
+        return out
+
+    async def session(self, t: Tournament, tt: TTable) -> TableSession:
+        """The table service's table of ``tt``, opened (with its channel) if it is not open yet.
+
+        The channel is created at most once per table: it is stored before the table opens, so a step that fails
+        after creating it reuses it; and it is created only by the process that serves the tournament's guild.
+
+        Raises:
+            NotServedHere: the guild's shard is another process's (nothing created).
+            ShardLeaseLost: this process lost the guild's shard (nothing created).
+        """
+        with contextlib.suppress(NoTableHere):
+            return self.tables.get(tt.table_id)
+        if not self.core.store.owns(t.guild_id):
+            raise NotServedHere(f"tournament {t.tournament_id}: guild {t.guild_id} is another process's")
+        channel = tt.channel_id
+        if channel is None and self.channels is not None:
+            await self.core.check_lease(t)
+            channel = await self.channels(t, tt.table_no)
+            draft = self.core.draft(t)
+            draft.table(tt.table_no).channel_id = channel
+            await self.core.commit(draft)
+        cfg = t.config
+        overrides = {"ante_chips": self.clock.now(t).ante, "min_buyin_chips": 1, "max_players": cfg.seats}
+        config = TableConfig(
+            preset=cfg.preset,
+            overrides=tuple(sorted(overrides.items())),
+            title=f"{cfg.title or 'Tournament'} table {tt.table_no}",
+        )
+        session = await self.tables.open_table(
+            tt.table_id,
+            guild_id=t.guild_id,  # the guild's table: its settings, names, shard; only its chips are the tournament's
+            channel_id=channel if channel is not None else tt.table_id,
+            host_id=t.host_id,
+            config=config,
+            scope=rules.chips_scope(t),
+        )
+        players = tuple(e.player_id for e in t.alive() if e.table_no == tt.table_no)
+        self.core.emit(TableOpened(t.tournament_id, tt.table_no, tt.table_id, players, tt.final))
+        return session
+
+    def idle_tables(self, t: Tournament) -> list[tuple[TTable, TableSession]]:
+        """The tournament's open tables that are open here and between hands, with their table service's table."""
+        found = []
+        for tt in t.open_tables():
+            with contextlib.suppress(NoTableHere):
+                session = self.tables.get(tt.table_id)
+                if not session.in_hand:
+                    found.append((tt, session))
+        return found
+
+    def seated_at(self, t: Tournament, player_id: int) -> TTable | None:
+        for tt in t.tables.values():
+            with contextlib.suppress(NoTableHere):
+                if self.tables.get(tt.table_id).find_seat(player_id) is not None:
+                    return tt
+        return None
+
+    def chips_of(self, t: Tournament, player_id: int) -> int:
+        """The player's stack at the tournament table they sit at (0 if not seated)."""
+        tt = self.seated_at(t, player_id)
+        if tt is None:
+            return 0
+        session = self.tables.get(tt.table_id)
+        seat = session.state.seats[session.seat_of(player_id)]
+        return seat.stack if seat is not None else 0
+
+    async def reconcile(self, t: Tournament) -> None:
+        """Make the tables match the entries: stand movers (between hands) and seat them where they belong."""
+        await self.clear_out(t)
+        for e in t.alive():
+            if e.table_no == -1:  # a late entry found no room: open a new table
+                no = max(t.tables) + 1
+                draft = self.core.draft(t)
+                draft.add_table(TTable(table_no=no, table_id=rules.derive(t.tournament_id, no)))
+                draft.entry(e.entry_id).table_no = no
+                await self.core.commit(draft)
+            target = t.tables[e.table_no] if e.table_no is not None else None
+            if target is None or target.status == "closed":
+                continue
+            here = self.seated_at(t, e.player_id)
+            if here is not None and here.table_no == target.table_no:
+                continue
+            if here is not None:
+                src = self.tables.get(here.table_id)
+                if src.in_hand:
+                    continue  # moves wait for the hand (the balancer never plans this; a restart might)
+                await self.tables.system_act(here.table_id, Stand(seat=src.seat_of(e.player_id)))
+            session = await self.session(t, target)
+            held = await self._issue_chips(t, e, first=e.moves == 0 and here is None)
+            state = session.state
+            free = [
+                i
+                for i, s in enumerate(state.seats)
+                if s is None and (state.hand is None or not session.in_hand or state.hand.players[i] is None)
+            ]
+            if held > 0:
+                seat = rules.free_seat(t, e, free)
+                await self.tables.system_act(target.table_id, Sit(player_id=e.player_id, buy_in=held, seat=seat))
+
+    async def _issue_chips(self, t: Tournament, e: Entry, *, first: bool) -> int:
+        """Issue the entry's starting stack on its first seat (once: keyed by the entry); its chips in the bank."""
+        chips = Account.bank(rules.chips_scope(t), e.player_id)
+        async with self.core.transaction(t) as tx:
+            if first:
+                await self.core.post(
+                    tx, t, (rules.chips_legs(t, e.player_id), f"chips:{e.entry_id}", "tournament chips")
+                )
+            return (await tx.balances([chips]))[chips]
+
+    async def eliminate(self, t: Tournament) -> None:
+        """Entries at idle tables that cannot cover the ante are out (ranked later by their start-of-hand stack)."""
+        ante = self.clock.now(t).ante
+        for tt, session in self.idle_tables(t):
+            out: list[tuple[Entry, int]] = []
+            for e in t.alive():
+                seat = session.find_seat(e.player_id) if e.table_no == tt.table_no else None
+                s = session.state.seats[seat] if seat is not None else None
+                if seat is None or s is None:
+                    continue
+                if s.away:  # the engine's away flag would keep them out of the deal: back in, away in the tournament
+                    try:
+                        await self.tables.system_act(tt.table_id, SetAway(seat=seat, away=False))
+                    except PanError:  # they came back themselves (/pan back) while this waited for the table lock
+                        pass
+                    else:
+                        away = self.core.draft(t)
+                        away.entry(e.entry_id).away = True
+                        await self.core.commit(away)
+                if s.stack <= ante:
+                    out.append((e, seat))
+            if not out:
+                continue
+            draft = self.core.draft(t)
+            draft.t.bust_groups += 1
+            for e, seat in out:
+                busted = draft.entry(e.entry_id)
+                busted.status = EntryStatus.OUT
+                busted.bust_group = draft.t.bust_groups
+                seat_now = session.state.seats[seat]
+                # not dealt the last hand (seated after its deal): the stack now is the stack at its start
+                busted.start_stack = tt.hand_stacks.get(e.entry_id, seat_now.stack if seat_now is not None else 0)
+            await self.core.commit(draft)
+            for e, _ in out:
+                again = self.clock.registration_open(t) and len(t.entries_of(e.player_id)) < t.config.entries_per_player
+                self.core.emit(PlayerOut(t.tournament_id, e.player_id, e.entry_id, again))
+        await self.clear_out(t)
+
+    async def clear_out(self, t: Tournament) -> None:
+        """Entries that are out leave their table (between hands); what is left of their chips (less than an ante)
+        goes back to the tournament's issued account. Re-derivable: a restart finishes what a crash interrupted."""
+        latest: dict[int, Entry] = {}
+        for e in t.entries.values():  # a player's latest entry speaks for the chips under their id
+            if e.status is not EntryStatus.REFUNDED:
+                latest[e.player_id] = e
+        for e in latest.values():
+            if e.status is not EntryStatus.OUT:
+                continue
+            here = self.seated_at(t, e.player_id)
+            if here is not None:
+                session = self.tables.get(here.table_id)
+                if session.in_hand:
+                    continue
+                await self.tables.system_act(here.table_id, Stand(seat=session.seat_of(e.player_id)))
+            chips = Account.bank(rules.chips_scope(t), e.player_id)
+            async with self.core.transaction(t) as tx:
+                held = (await tx.balances([chips]))[chips]
+                stub = rules.stub_legs(t, e.player_id, held)
+                await self.core.post(tx, t, (stub, f"stub:{e.entry_id}", "tournament bust: leftover chips"))
+
+    async def close_emptied(self, t: Tournament) -> None:
+        """Close the table service's tables of broken tables once nobody sits there."""
+        for tt in t.tables.values():
+            if tt.status != "closed":
+                continue
+            with contextlib.suppress(NoTableHere):
+                session = self.tables.get(tt.table_id)
+                if not session.player_ids() and not session.in_hand:
+                    await self.tables.close_system(tt.table_id)
+
+    async def final_table(self, t: Tournament) -> None:
+        no = max(t.tables) + 1
+        draft = self.core.draft(t)
+        for tt in t.open_tables():
+            draft.table(tt.table_no).status = "closed"
+        for e in t.alive():
+            moved = draft.entry(e.entry_id)
+            moved.table_no, moved.moves = no, moved.moves + 1
+        draft.add_table(TTable(table_no=no, table_id=rules.derive(t.tournament_id, no), final=True))
+        await self.core.commit(draft)
+        await self.reconcile(t)
+        await self.close_emptied(t)
+
+    async def deal_idle(self, t: Tournament) -> None:
+        """Deal the next hand at every idle table with two players who can pay the ante (the level's)."""
+        now = self.clock.may_deal(t)
+        if now is None:
+            return
+        ante = now.ante
+        for tt, session in self.idle_tables(t):
+            if session.rules.ante_chips != ante:
+                await self.tables.system_act(tt.table_id, SetStakes(ante_chips=ante))
+            seated = [s for s in session.state.seats if s is not None and s.stack > ante]
+            if len(seated) < 2:
+                continue
+            by_player = {e.player_id: e.entry_id for e in t.alive() if e.table_no == tt.table_no}
+            draft = self.core.draft(t)
+            draft.table(tt.table_no).hand_stacks = {
+                by_player[s.player_id]: s.stack for s in seated if s.player_id in by_player
+            }
+            await self.core.commit(draft)
+            seed = rules.derive(t.seed, tt.table_no, session.state.hand_no + 1)
+            try:
+                await self.tables.system_act(tt.table_id, StartHand(seed=seed), expect_seq=session.state.seq)
+            except PanError as exc:
+                log.info("tournament %s table %s: no deal: %s", t.tournament_id, tt.table_no, exc.message)
+
+    # ------------------------------------------------------------------ the end
+
+    async def close_tables(self, t: Tournament) -> None:
+        """Mark every table closed first (a restart then never reopens one), then close them in the table service."""
+        draft = self.core.draft(t)
+        for no in t.tables:
+            draft.table(no).status = "closed"
+        await self.core.commit(draft)
+        for tt in t.tables.values():
+            with contextlib.suppress(NoTableHere):
+                await self.tables.close_system(tt.table_id)
+
+    async def finish(self, t: Tournament) -> None:
+        """Rank the field, close the tables, pay the prizes from escrow (one journal) and end the tournament."""
+        result = rules.results(t, [(e.entry_id, self.chips_of(t, e.player_id)) for e in t.alive()])
+        await self.close_tables(t)
+        draft = self.core.draft(t)
+        for f in result.finishes:
+            e = draft.entry(f.entry_id)
+            e.place, e.tied, e.prize = f.place, f.tied, result.prizes.get(f.entry_id, 0)
+        draft.t.status = Status.FINISHED
+        draft.t.finished_ms = self.core.now_ms()
+        await self.core.commit(draft, [(rules.payout_legs(t, result.prizes), "payouts", "tournament prizes")])
+        self.core.emit(TournamentFinished(t.tournament_id, result.finishes, dict(result.prizes)))
+
+    # ------------------------------------------------------------------ away players
+
+    def away(self, t: Tournament) -> set[int]:
+        """The players the tournament plays for (away, and not on their way back)."""
+        return {e.player_id for e in t.alive() if e.away and (t.tournament_id, e.player_id) not in self._returning}
+
+    def play_away(self, session: TableSession, t: Tournament) -> None:
+        """An away player's turn: sluffed at once (a Timeout that only the table's state at that seq accepts)."""
+        seat = engine.to_act(session.state)
+        if seat is None:
+            return
+        s = session.state.seat(seat)
+        if s is not None and s.player_id in self.away(t):
+            self.core.spawn(self._timeout(session.table_id, seat, session.state.seq))
+
+    async def _timeout(self, table_id: int, seat: int, seq: int) -> None:
+        with contextlib.suppress(PanError):
+            await self.tables.system_act(table_id, Timeout(seat=seat), expect_seq=seq)
+
+    def came_back(self, t: Tournament, player_id: int) -> None:
+        """The player took their own seat back (``SetAway(away=False)`` at the table): from this very transition on
+        their turns are theirs again, and their entry is stored as back on a step (until it commits, the entry
+        still reads away, but the floor no longer plays for them)."""
+        back = [e for e in t.alive() if e.player_id == player_id and e.away]
+        if back:
+            self._returning.add((t.tournament_id, player_id))
+            self.core.spawn(self._store_back(t, player_id, tuple(e.entry_id for e in back)))
+
+    async def _store_back(self, t: Tournament, player_id: int, entry_ids: tuple[int, ...]) -> None:
+        try:
+            draft = self.core.draft(t)
+            for entry_id in entry_ids:
+                draft.entry(entry_id).away = False
+            await self.core.commit(draft)
+        finally:
+            self._returning.discard((t.tournament_id, player_id))
