@@ -42,11 +42,13 @@ from renderer import (
 )
 from renderer.chart import render_chart
 from renderer.layout import Box, first_overlap, inside, overlaps
+from renderer.panel import render_panel
 from renderer.samples import (
     sample_chart,
     sample_final_standings,
     sample_hand,
     sample_outcome,
+    sample_panel,
     sample_standings,
     sample_table,
     worst_hand,
@@ -86,6 +88,20 @@ GOLDEN_CASES = {
     ),
     "table_8_30": lambda: render_table(sample_table(8, 30)),
     "table_15_four": lambda: render_table(sample_table(15, 40, four_color=True)),
+    "table_8_30_portrait": lambda: render_table(replace(sample_table(8, 30), layout="portrait")),
+    "table_5_between_hands_portrait": lambda: render_table(
+        replace(
+            sample_table(5, 9),
+            seats=tuple(replace(s, is_turn=False) for s in sample_table(5, 9).seats),
+            in_hand=False,
+            to_act=None,
+            in_play=None,
+            clock_seconds=None,
+            layout="portrait",
+        )
+    ),
+    "hand_11_portrait": lambda: render_hand(replace(sample_hand(11), layout="portrait")),
+    "panel_3_11": lambda: render_panel(sample_panel()),
     "outcome_5": lambda: render_outcome(sample_outcome(5)),
     "outcome_14": lambda: render_outcome(sample_outcome(14)),
     "standings_running": lambda: render_standings(sample_standings()),
