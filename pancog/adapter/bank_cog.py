@@ -12,9 +12,9 @@ from discord import app_commands
 from pancog.adapter.base import IN_PAN, PanCog
 from pancog.adapter.errors import send_ephemeral
 from pancog.adapter.presenters.bank import balance_text, daily_text, leaderboard_text, season_bank_text
-from pancog.adapter.presenters.hand import settings_text
+from pancog.adapter.presenters.hand import layout_setting, settings_text
 from pancog.adapter.presenters.league import league_board
-from pancog.services.prefs import DmMode, PingMode, SortOrder
+from pancog.services.prefs import DmMode, Layout, PingMode, SortOrder
 
 __all__ = ["BankCog"]
 
@@ -71,7 +71,7 @@ class BankCog(PanCog, name="PanBank"):
 
     @app_commands.command(
         name="settings",
-        description="Your Pan settings: turn pings, hand DMs, sort order, four-colour deck",
+        description="Your Pan settings: turn pings, hand DMs, sort order, four-colour deck, phone layout",
         extras=IN_PAN,
     )
     @app_commands.describe(
@@ -79,6 +79,7 @@ class BankCog(PanCog, name="PanBank"):
         dms="DMs: your hand at every change, a note at every turn, your hand at the deal only, or off",
         sort="Sort your hand by suit or by rank",
         four_colour="Four-colour deck (clubs green, diamonds blue)",
+        layout="phone: My hand shows the table over your hand in one tall image; wide: the usual images",
         share_hand="Let this member see your cards until this hand ends (announced at the table)",
         stop_sharing="Stop sharing your cards now",
     )
@@ -89,6 +90,7 @@ class BankCog(PanCog, name="PanBank"):
         dms: Literal["every", "turn", "deal", "off"] | None = None,
         sort: Literal["suit", "rank"] | None = None,
         four_colour: bool | None = None,
+        layout: Literal["wide", "phone"] | None = None,
         share_hand: discord.Member | None = None,  # watching with consent: replay_cog.share_hand
         stop_sharing: bool = False,
     ) -> None:
@@ -98,7 +100,7 @@ class BankCog(PanCog, name="PanBank"):
                 rt.remember(share_hand)
             values = (str(share_hand.id),) if share_hand is not None else ()
             await rt.handlers["share_hand"](interaction, self.here(interaction).table_id, values)
-            if dms is None and sort is None and four_colour is None:
+            if dms is None and sort is None and four_colour is None and layout is None:
                 return
         changes: dict[str, object] = {}
         if ping is not None:
@@ -109,6 +111,8 @@ class BankCog(PanCog, name="PanBank"):
             changes["sort"] = SortOrder(sort)
         if four_colour is not None:
             changes["four_color"] = four_colour
+        if layout is not None:
+            changes["layout"] = Layout(layout)
         prefs = await rt.settings.update(interaction.user.id, **changes)
         text = settings_text(
             ping=prefs.ping.value,
@@ -117,4 +121,4 @@ class BankCog(PanCog, name="PanBank"):
             sort=prefs.sort.value,
             four_color=prefs.four_color,
         )
-        await send_ephemeral(interaction, text)
+        await send_ephemeral(interaction, " ".join((text, layout_setting(layout=prefs.layout.value))))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import dataclasses
 import io
 import logging
 import re
@@ -54,7 +55,7 @@ from pancog.game.state import Phase
 from pancog.infra import logs
 from pancog.infra.renderq import Priority, RenderJob, RenderQueueClosed
 from pancog.services.tables import Applied, NoTableHere, TableSession
-from renderer import outcome_text, render_outcome_png, render_table_png, table_text
+from renderer import TableSnapshot, outcome_text, render_outcome_png, render_table_png, table_text
 
 __all__ = [
     "Board",
@@ -255,8 +256,9 @@ class Boards:
                 on_capture()
             state, notes = session.state, lines()
             title = self.title(session)
-            four_color = rt.display.cached(abs(session.guild_id)).four_color  # the server's choice
-            snap = table_snapshot(state, rt.names, title=title, notes=notes[-3:], four_color=four_color)
+            display = rt.display.cached(abs(session.guild_id))  # the server's choices: colours, layout
+            snap = table_snapshot(state, rt.names, title=title, notes=notes[-3:], four_color=display.four_color)
+            snap = dataclasses.replace(snap, layout=display.board_layout.renderer_layout)
             text = board_text(
                 state,
                 rt.names,
@@ -275,6 +277,14 @@ class Boards:
         twin = table_text(captured["snap"])  # the alt text screen readers read; all of it behind Text view
         file = discord.File(io.BytesIO(png), filename="table.png", description=twin[:ALT_TEXT_LIMIT])
         return captured["text"][:2000], file, captured["view"]
+
+    def table_for(self, session: TableSession, *, four_color: bool) -> TableSnapshot:
+        """The board as it is now (its latest lines for notes), for one player's private image (the phone panel):
+        in that player's colours."""
+        board = self.rt.boards.get(session.table_id)
+        lines = list(board.lines) if isinstance(board, Board) else []
+        title = self.title(session)
+        return table_snapshot(session.state, self.rt.names, title=title, notes=lines[-3:], four_color=four_color)
 
     def text_view(self, session: TableSession) -> str:
         """PRIVATE: the board in words (the Text view button): recent events and the image's text twin."""

@@ -144,6 +144,7 @@ async def setup(bot: commands.Bot) -> None:
     rt, clock, driver = await open_runtime(bot, config)
     hands = Hands(rt)  # listeners, in this order: hand DMs, the board, then the clock and the computer players
     boards = Boards(rt)
+    hands.use_boards(boards)  # a phone player's My hand shows the table over his hand
     shards = shard_set_of(bot)
     if shards is not None:  # one process of a cluster: fence off the previous owner, then load only our guilds
         epochs = await rt.store.take_leases(shards, holder=f"{socket.gethostname()}:{os.getpid()}")

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import logging
@@ -21,7 +22,7 @@ from typing import Any
 
 import discord
 
-from pancog.adapter.board import BoardButton
+from pancog.adapter.board import ALT_TEXT_LIMIT, BoardButton, Boards
 from pancog.adapter.errors import PanView, answer, fit_view, send_ephemeral
 from pancog.adapter.presenters.common import DONE
 from pancog.adapter.presenters.hand import (
@@ -46,9 +47,9 @@ from pancog.game.notation import format_action
 from pancog.game.state import TableState
 from pancog.infra.renderq import Priority, RenderQueueClosed
 from pancog.services.bots import ordered_legal
-from pancog.services.prefs import DmMode
+from pancog.services.prefs import DmMode, Layout
 from pancog.services.tables import Applied, TableSession
-from renderer import hand_text, render_hand_png
+from renderer import HandSnapshot, PanelSnapshot, hand_text, panel_text, render_hand_png, render_panel_png
 
 __all__ = ["HandView", "Hands", "PlaySelect", "chosen_play", "offered"]
 
@@ -108,7 +109,12 @@ class Hands:
 
     def __init__(self, runtime: PanRuntime) -> None:
         self.rt = runtime
+        self.boards: Boards | None = None  # the public boards, for a phone player's panel (the table over his hand)
         runtime.tables.subscribe(self.on_applied)
+
+    def use_boards(self, boards: Boards) -> None:
+        """The boards the phone panel takes its table from (built after this listener: DMs go first)."""
+        self.boards = boards
 
     # -- the service listener (synchronous, inside the table lock)
     def on_applied(self, applied: Applied) -> None:
@@ -147,6 +153,7 @@ class Hands:
         if prefs.dm_closed or prefs.dm_mode is DmMode.OFF:
             return
         snap = hand_snapshot(state, seat, sort=prefs.sort.value, four_color=prefs.four_color)
+        snap = dataclasses.replace(snap, layout=prefs.layout.renderer_layout)
         try:
             png = await rt.renders.render(render_hand_png, snap, priority=Priority.DM)
         except RenderQueueClosed:
@@ -200,10 +207,24 @@ class Hands:
         if state.hand is None or state.hand.players[seat] is None:
             return notice + not_in_hand(dealt=state.hand is not None), None, view
         snap = hand_snapshot(state, seat, sort=prefs.sort.value, four_color=prefs.four_color, plays=view.plays)
-        png = await self.rt.renders.render(render_hand_png, snap, priority=Priority.URGENT)
+        file = await self._hand_file(session, snap, prefs.layout, prefs.four_color)
         step = next_step(state, seat, to_act=obs.to_act)
         content = f"{notice}Hand {state.hand_no}. {hand_text(snap)}" + (f"\n{step}" if step else "")
-        return content[:2000], discord.File(io.BytesIO(png), filename="hand.png"), view
+        return content[:2000], file, view
+
+    async def _hand_file(
+        self, session: TableSession, snap: HandSnapshot, layout: Layout, four_color: bool
+    ) -> discord.File:
+        """The panel's image: the hand strip, or for a phone player the table (portrait) over his hand, in one
+        image whose alt text is both twins (Discord lays two images of a message side by side, half as wide)."""
+        if layout is not Layout.PHONE or self.boards is None:
+            png = await self.rt.renders.render(render_hand_png, snap, priority=Priority.URGENT)
+            return discord.File(io.BytesIO(png), filename="hand.png")
+        table = self.boards.table_for(session, four_color=four_color)
+        panel = PanelSnapshot(table=table, hand=snap)
+        png = await self.rt.renders.render(render_panel_png, panel, priority=Priority.URGENT)
+        alt = panel_text(panel)[:ALT_TEXT_LIMIT]
+        return discord.File(io.BytesIO(png), filename="hand.png", description=alt)
 
     async def show(self, interaction: discord.Interaction[Any], session: TableSession, user_id: int) -> None:
         """Answer privately with the panel."""
