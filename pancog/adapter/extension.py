@@ -40,6 +40,7 @@ from pancog.infra.renderq import RenderQueue, resolve_mode
 from pancog.infra.storage import ShardSet, storage_for
 from pancog.services.bots import BotDriver, BotSettings
 from pancog.services.clock import ClockSettings, TurnClock
+from pancog.services.coach import CoachService
 from pancog.services.health import HealthRegistry
 from pancog.services.league import LeagueService
 from pancog.services.ledger import ChipLedger
@@ -124,7 +125,8 @@ async def open_runtime(bot: commands.Bot, config: Config) -> tuple[PanRuntime, T
         group=app_commands.Group(name="pan", description="Panguingue card tables", guild_only=True),
         clock=clock,
         bots=driver,
-        replays=ReplayService(store),
+        replays=(replays := ReplayService(store)),
+        coach=CoachService(replays),  # practice hands reviewed from their log, through the replays' cache
         watch=WatchService(tables),
         league=league,
         tournaments=TournamentService(tables),  # after the bots' driver: its listener runs after theirs

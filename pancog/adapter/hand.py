@@ -24,6 +24,8 @@ import discord
 
 from pancog.adapter.board import ALT_TEXT_LIMIT, BoardButton, Boards
 from pancog.adapter.errors import PanView, answer, fit_view, send_ephemeral
+from pancog.adapter.pings import PING_CLAIM_WAIT
+from pancog.adapter.presenters.coach import coach_text, out_now_text, review_text
 from pancog.adapter.presenters.common import DONE
 from pancog.adapter.presenters.hand import (
     DM_CLOSED_NOTICE,
@@ -42,11 +44,12 @@ from pancog.game import engine
 from pancog.game.actions import Action, DeclineDraw, Discard
 from pancog.game.engine import Observation
 from pancog.game.errors import PanError
-from pancog.game.events import CardsDealt, Discarded, HandStarted, Melded, OptionTaken
+from pancog.game.events import CardsDealt, Discarded, HandEnded, HandStarted, Melded, OptionTaken
 from pancog.game.notation import format_action
 from pancog.game.state import TableState
 from pancog.infra.renderq import Priority, RenderQueueClosed
 from pancog.services.bots import ordered_legal
+from pancog.services.coach import coached_plays, out_now
 from pancog.services.prefs import DmMode, Layout
 from pancog.services.tables import Applied, TableSession
 from renderer import HandSnapshot, PanelSnapshot, hand_text, panel_text, render_hand_png, render_panel_png
@@ -124,8 +127,43 @@ class Hands:
                 seat = applied.state.seat(e.seat)
                 if seat is not None:
                     self.send_dm(session, seat.player_id, e.seat, applied.state, deal=True)
+            elif isinstance(e, HandStarted) and self.rt.coach is not None:
+                self.rt.coach.forget(session.table_id)
+            elif isinstance(e, HandEnded):
+                self._coach_after(session, e.hand_no, applied)
         if applied.actor is not None and not any(isinstance(e, HandStarted) for e in applied.events):
             self._dm_changes(applied)
+
+    # -- the practice coach's note after a hand
+    def _coach_after(self, session: TableSession, hand_no: int, applied: Applied) -> None:
+        coach = self.rt.coach
+        if coach is None:
+            return
+        for user_id in session.player_ids():
+            if coach.coaches(session, user_id):
+                note = self._send_review(session, hand_no, user_id, applied)
+                self.rt.spawn(note, name=f"pan-coach-{session.table_id}")
+
+    async def _send_review(self, session: TableSession, hand_no: int, user_id: int, applied: Applied) -> None:
+        """PRIVATE: what the person missed in the hand, as an ephemeral followup on his own freshest answered
+        interaction at the table (no call counted against the global limit). Without one (or with nothing missed)
+        it waits on his My hand panel until the next deal."""
+        coach = self.rt.coach
+        if coach is None:
+            return
+        try:
+            review = await coach.review(session, hand_no, user_id)
+        except PanError:
+            return  # the table closed meanwhile
+        if review is None or not review.misses or self.boards is None:
+            return
+        carrier = await self.boards.pings.carrier(session.table_id, applied=applied, wait=PING_CLAIM_WAIT)
+        if carrier is None or carrier.interaction.user.id != user_id:
+            return
+        try:
+            await carrier.interaction.followup.send(review_text(review, self.rt.names), ephemeral=True)
+        except discord.HTTPException as exc:
+            log.info("could not send the coach's note on interaction %s: %s", carrier.interaction.id, exc)
 
     def _dm_changes(self, applied: Applied) -> None:
         session = applied.session
@@ -205,12 +243,27 @@ class Hands:
         notice = await self.notice_prefix(user_id)
         view = HandView(session.table_id, obs, user_id)
         if state.hand is None or state.hand.players[seat] is None:
-            return notice + not_in_hand(dealt=state.hand is not None), None, view
+            text = notice + not_in_hand(dealt=state.hand is not None)
+            review = self.rt.coach.last(session.table_id, user_id) if self.rt.coach is not None else None
+            if state.hand is None and review is not None:  # between hands: the coach's note on the last one
+                text = "\n".join((text, review_text(review, self.rt.names)))
+            return text[:2000], None, view
         snap = hand_snapshot(state, seat, sort=prefs.sort.value, four_color=prefs.four_color, plays=view.plays)
         file = await self._hand_file(session, snap, prefs.layout, prefs.four_color)
         step = next_step(state, seat, to_act=obs.to_act)
         content = f"{notice}Hand {state.hand_no}. {hand_text(snap)}" + (f"\n{step}" if step else "")
+        extra = [self._out_now_line(state, seat, obs, view), self._coach_lines(session, user_id, obs, view)]
+        content = "\n".join([content, *(line for line in extra if line)])
         return content[:2000], file, view
+
+    def _out_now_line(self, state: TableState, seat: int, obs: Observation, view: HandView) -> str:
+        """What the player would collect by going out now (every table; '' when he is not in action)."""
+        out = out_now(state, seat, view.plays if obs.seq == state.seq else ())
+        return out_now_text(state, self.rt.names, out) if out is not None else ""
+
+    def _coach_lines(self, session: TableSession, user_id: int, obs: Observation, view: HandView) -> str:
+        """Practice tables: why the top plays of the menu rank where they do."""
+        return coach_text(coached_plays(session, user_id, obs, view.plays), view.plays)
 
     async def _hand_file(
         self, session: TableSession, snap: HandSnapshot, layout: Layout, four_color: bool

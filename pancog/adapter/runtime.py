@@ -29,6 +29,7 @@ from pancog.infra.renderq import RenderQueue
 from pancog.infra.storage.base import Storage
 from pancog.services.bots import BotDriver
 from pancog.services.clock import TurnClock
+from pancog.services.coach import CoachService
 from pancog.services.health import HealthRegistry
 from pancog.services.league import LeagueService
 from pancog.services.ledger import ChipLedger
@@ -77,6 +78,7 @@ class PanRuntime:
     channels: GuildChannels = field(default_factory=GuildChannels)  # /panadmin channels
     display: GuildDisplaySettings = field(default_factory=GuildDisplaySettings)  # /panadmin config four_colour
     replays: ReplayService | None = None  # hand history and replays
+    coach: CoachService | None = None  # practice tables: what the person missed in each hand
     watch: WatchService | None = None  # watching a hand with consent
     league: LeagueService | None = None  # seasons, standings, ratings, stats, flags
     tournaments: TournamentService | None = None  # community tournaments

@@ -207,6 +207,8 @@ def review_hand(start: TableState, actions: Sequence[Action], seat: int) -> tupl
     given: list[OutCardGiven] = []
     pending: dict[int, Card] = {}  # seat -> the player's discarded pluck it holds this turn
     discards = 0  # the player's turns so far (each ends with his discard)
+    turn_misses: list[BetterMeld] = []  # this turn's: a miss only if the better play is not made later in the turn
+    turn_played: list[Action] = []
     for action in actions:
         before = state
         transition = engine.apply(before, action)
@@ -224,9 +226,10 @@ def review_hand(start: TableState, actions: Sequence[Action], seat: int) -> tupl
         if isinstance(action, Force) and action.seat == seat and action.card is not None:
             forces_open[(action.target if action.target is not None else -1, action.card)] = True
         if obs.to_act == seat and getattr(action, "seat", None) == seat:
+            turn_played.append(action)
             found = _better_meld(obs, action, transition.events, discards + 1)
             if found is not None:
-                better.append(found)
+                turn_misses.append(found)
         option_mine = hand.option is not None and hand.option_from == seat
         for e in transition.events:
             match e:
@@ -238,13 +241,27 @@ def review_hand(start: TableState, actions: Sequence[Action], seat: int) -> tupl
                     given.append(OutCardGiven(card=pending.pop(e.seat), taker=e.seat))
                 case Discarded():
                     pending.pop(e.seat, None)
-                    discards += e.seat == seat
+                    if e.seat == seat:
+                        discards += 1
+                        better.extend(_not_made(turn_misses, turn_played))
+                        turn_misses, turn_played = [], []
                 case _:
                     pass
+    better.extend(_not_made(turn_misses, turn_played))
     missed_forces.extend(MissedForce(card=c, target=t) for (t, c), taken in forces_open.items() if not taken)
     better.sort(key=lambda b: (not b.better_goes_out, -(b.better_chips - b.played_chips)))
     misses: list[Miss] = [*given, *better, *_unique(missed_forces)]
     return tuple(misses[:MAX_MISSES])
+
+
+def _not_made(misses: Sequence[BetterMeld], played: Sequence[Action]) -> list[BetterMeld]:
+    """A turn's better melds the player did not make later in the turn (melding in another order misses nothing),
+    one per better play."""
+    out: dict[Action, BetterMeld] = {}
+    for miss in misses:
+        if miss.better not in played and miss.better not in out:
+            out[miss.better] = miss
+    return list(out.values())
 
 
 def _unique(misses: Iterable[MissedForce]) -> list[MissedForce]:
