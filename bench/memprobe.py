@@ -160,7 +160,7 @@ def report(trim: bool = False) -> dict[str, Any]:
             out["pan"] = {
                 "sessions": len(rt.tables.sessions),
                 "boards": len(rt.boards),
-                "names": len(rt.names),
+                "names": rt.names.cached,
                 "tasks": len(asyncio_tasks()),
             }
     out["waiting"] = task_census()

@@ -28,6 +28,7 @@ from pancog.adapter.presenters.admin import (
     audit_text,
     board_layout_setting,
     channels_text,
+    owed_line,
     server_config_text,
 )
 from pancog.adapter.presenters.bank import AMOUNT_NOT_ZERO, granted
@@ -56,7 +57,7 @@ class AdminCog(PanCog, name="PanAdmin"):
     )
 
     async def _require_moderator(self, interaction: discord.Interaction[Any], refusal: str) -> None:
-        self.rt.remember(interaction.user)
+        self.rt.remember(interaction.guild_id, interaction.user)
         if not await moderator(self.rt.ledger, interaction):
             raise BadOption(refusal)
 
@@ -125,7 +126,7 @@ class AdminCog(PanCog, name="PanAdmin"):
         await self._require_moderator(interaction, NEEDS_MODERATOR)
         if amount == 0:
             raise BadOption(AMOUNT_NOT_ZERO)
-        rt.remember(user)
+        rt.remember(interaction.guild_id, user)
         await rt.ledger.ensure_player(guild_id, user.id)
         if amount > 0:
             await rt.ledger.grant(guild_id, user.id, amount, actor=interaction.user.id, reason=reason)
@@ -139,17 +140,19 @@ class AdminCog(PanCog, name="PanAdmin"):
         rt = await self.defer(interaction)
         await self._require_moderator(interaction, STATUS_FOR_MODERATORS)
         status = rt.health.report(interaction.guild_id)
+        names = await rt.names.fetch(interaction.guild_id or 0, status.people())
 
         def channel_name(channel_id: int) -> str:
             channel = interaction.client.get_channel(channel_id)
             return f"#{getattr(channel, 'name', None) or channel_id}"
 
         def name(user_id: int) -> str:
-            return name_of(rt.names, user_id)
+            return name_of(names, user_id)
 
         head, _, rest = status.summary(names=name, channel=channel_name).partition("\n")
         renders = rt.renders.figures().line()  # the render scheduler (pancog/infra/renderq/)
-        await self.respond(interaction, "\n".join(p for p in (head, renders, rest) if p)[:2000])
+        owed = owed_line(await rt.outbox.counts(interaction.guild_id or 0))  # the durable outbox: side effects owed
+        await self.respond(interaction, "\n".join(p for p in (head, renders, owed, rest) if p)[:2000])
 
     @admin.command(name="audit", description="Pan chip ledger audit: every chip accounted for")
     async def audit(self, interaction: discord.Interaction) -> None:

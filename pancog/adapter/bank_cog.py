@@ -60,14 +60,15 @@ class BankCog(PanCog, name="PanBank"):
         # followup is public whatever it asks)
         private = period == "season"
         rt = await self.defer(interaction, ephemeral=private)
+        guild_id = interaction.guild_id or 0
         if rt.league is None:  # no league service: the bank's top ten
-            rows = await rt.ledger.leaderboard(interaction.guild_id or 0, 10)
-            await self.respond(interaction, leaderboard_text(rows, rt.names), ephemeral=False)
+            rows = await rt.ledger.leaderboard(guild_id, 10)
+            names = await rt.names.fetch(guild_id, (user for user, _ in rows))
+            await self.respond(interaction, leaderboard_text(rows, names), ephemeral=False)
             return
-        board = await rt.league.leaderboard(
-            interaction.guild_id or 0, metric=metric, period=period, caller=interaction.user.id
-        )
-        await self.respond(interaction, league_board(board, rt.names), ephemeral=private)
+        board = await rt.league.leaderboard(guild_id, metric=metric, period=period, caller=interaction.user.id)
+        names = await rt.names.fetch(guild_id, (line.user_id for line in board.lines))
+        await self.respond(interaction, league_board(board, names), ephemeral=private)
 
     @app_commands.command(
         name="settings",
@@ -97,7 +98,7 @@ class BankCog(PanCog, name="PanBank"):
         rt = await self.defer(interaction)
         if share_hand is not None or stop_sharing:  # watching with consent
             if share_hand is not None:
-                rt.remember(share_hand)
+                rt.remember(interaction.guild_id, share_hand)
             values = (str(share_hand.id),) if share_hand is not None else ()
             await rt.handlers["share_hand"](interaction, self.here(interaction).table_id, values)
             if dms is None and sort is None and four_colour is None and layout is None:

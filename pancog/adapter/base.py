@@ -65,7 +65,7 @@ class PanCog(commands.Cog):
         is not ready in ``ack.ACK_AFTER`` s: :mod:`pancog.adapter.ack`), remember the user's name, load their
         preferences (DM mode, pings) into the cache."""
         ack.later(interaction, ephemeral=ephemeral)
-        self.rt.remember(interaction.user)
+        self.rt.remember(interaction.guild_id, interaction.user)
         await self.rt.settings.get(interaction.user.id)
         return self.rt
 
@@ -108,6 +108,7 @@ class PanCog(commands.Cog):
         already open there and for ``/panadmin`` itself."""
         session = self.rt.tables.find_in_channel(interaction.channel_id or 0)
         logs.bind(guild=interaction.guild_id, table=session.table_id if session is not None else None)
+        self.rt.seen(interaction)  # the user's and the resolved members' display names, kept across restarts
         if interaction.guild_id is not None:
             await self.rt.display.get(interaction.guild_id)  # the server's image settings, cached for the boards
         command = interaction.command

@@ -21,7 +21,7 @@ import io
 import logging
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import discord
@@ -181,6 +181,11 @@ class Boards:
         board = self.rt.boards.get(table_id)
         return board.session.channel_id if isinstance(board, Board) else None
 
+    def names_at(self, table_id: int) -> Mapping[int, str]:
+        """The names of the guild of a table's board (empty when it has no board any more)."""
+        board = self.rt.boards.get(table_id)
+        return self.rt.names_at(board.session) if isinstance(board, Board) else {}
+
     def drop(self, table_id: int) -> None:
         board = self.rt.boards.pop(table_id, None)
         if board is not None:
@@ -211,7 +216,8 @@ class Boards:
         if any(isinstance(e, HandStarted) for e in events):
             board.lines.clear()
             board.new_post = True
-        board.lines.extend(describe_events(applied.before, applied.state, self.rt.names, events))
+        names = self.rt.names_at(applied.session)
+        board.lines.extend(describe_events(applied.before, applied.state, names, events))
         if any(isinstance(e, HandEnded) for e in events):
             board.summaries.append(applied)
         board.kick()
@@ -229,7 +235,7 @@ class Boards:
         info = clock.turn_info(session.table_id) if clock is not None else None
         if info is None or info.away:
             return ""
-        return countdown_line(name_of(self.rt.names, info.player_id), int(info.deadline))
+        return countdown_line(name_of(self.rt.names_at(session), info.player_id), int(info.deadline))
 
     async def payload(
         self, session: TableSession, lines: list[str], *, priority: Priority = Priority.URGENT
@@ -257,11 +263,12 @@ class Boards:
             state, notes = session.state, lines()
             title = self.title(session)
             display = rt.display.cached(abs(session.guild_id))  # the server's choices: colours, layout
-            snap = table_snapshot(state, rt.names, title=title, notes=notes[-3:], four_color=display.four_color)
+            names = rt.names_at(session)  # its players' names were fetched when they sat down
+            snap = table_snapshot(state, names, title=title, notes=notes[-3:], four_color=display.four_color)
             snap = dataclasses.replace(snap, layout=display.board_layout.renderer_layout)
             text = board_text(
                 state,
-                rt.names,
+                names,
                 title=title,
                 lines=notes,
                 host_id=session.host_id,
@@ -284,13 +291,15 @@ class Boards:
         board = self.rt.boards.get(session.table_id)
         lines = list(board.lines) if isinstance(board, Board) else []
         title = self.title(session)
-        return table_snapshot(session.state, self.rt.names, title=title, notes=lines[-3:], four_color=four_color)
+        names = self.rt.names_at(session)
+        return table_snapshot(session.state, names, title=title, notes=lines[-3:], four_color=four_color)
 
     def text_view(self, session: TableSession) -> str:
         """PRIVATE: the board in words (the Text view button): recent events and the image's text twin."""
         board = self.rt.boards.get(session.table_id)
         lines = list(board.lines) if isinstance(board, Board) else []
-        snap = table_snapshot(session.state, self.rt.names, title=self.title(session), notes=lines[-3:])
+        names = self.rt.names_at(session)
+        snap = table_snapshot(session.state, names, title=self.title(session), notes=lines[-3:])
         return board_in_words(lines, table_text(snap))
 
     # -- Discord faults
@@ -346,7 +355,8 @@ class Boards:
             rt.health.count("channels_deleted")
             rt.health.forget(session.table_id)
             log.warning("channel deleted: table closed, chips returned %s", returned)
-            await send_dm(rt.bot, session.host_id, channel_deleted(returned, rt.names))
+            names = await rt.names.fetch(rt.guild_of(session), returned)
+            await send_dm(rt.bot, session.host_id, channel_deleted(returned, names))
 
 
 class Board:
@@ -544,14 +554,15 @@ class Board:
         (its text twin as the alt text)."""
         rt = self.runtime
         ended = next(e for e in applied.events if isinstance(e, HandEnded))
-        title = end_text(applied.before if applied.before.hand is not None else applied.state, rt.names, ended)
+        names = rt.names_at(self.session)
+        title = end_text(applied.before if applied.before.hand is not None else applied.state, names, ended)
         embed = discord.Embed(title=hand_over_title(title), colour=discord.Colour.dark_green())
         nets = hand_nets(applied.state, applied.events)  # the outcome image's figures, from the engine
-        embed.description = nets_text(applied.state, rt.names, nets)
+        embed.description = nets_text(applied.state, names, nets)
         snap = outcome_snapshot(
             applied.before,
             applied.state,
-            rt.names,
+            names,
             applied.events,
             title=self.boards.title(self.session),
             four_color=rt.display.cached(abs(self.session.guild_id)).four_color,

@@ -25,6 +25,8 @@ from pancog.adapter.admin_cog import AdminCog
 from pancog.adapter.bank_cog import BankCog
 from pancog.adapter.base import PanCog
 from pancog.adapter.board import BoardButton, Boards
+from pancog.adapter.deliveries import Deliveries
+from pancog.adapter.effects import register_builtin
 from pancog.adapter.hand import Hands, PlaySelect
 from pancog.adapter.league_cog import LeagueCog
 from pancog.adapter.ops_cog import OpsCog
@@ -44,6 +46,8 @@ from pancog.services.coach import CoachService
 from pancog.services.health import HealthRegistry
 from pancog.services.league import LeagueService
 from pancog.services.ledger import ChipLedger
+from pancog.services.names import Names
+from pancog.services.outbox import Outbox
 from pancog.services.prefs import GuildChannels, GuildDisplaySettings, GuildPrefsKV, PlayerSettings, StoragePrefsStore
 from pancog.services.replay import ReplayService
 from pancog.services.store import TableStore
@@ -102,7 +106,8 @@ async def open_runtime(bot: commands.Bot, config: Config) -> tuple[PanRuntime, T
         delay=config.bot_delay, next_hand_delay=config.bot_next_hand_delay, hard_budget_ms=config.bot_hard_budget_ms
     )
     driver = BotDriver(tables, bot_settings)
-    league = LeagueService(storage, ledger)
+    outbox = Outbox(storage)
+    league = LeagueService(storage, ledger, outbox=outbox)
     league.attach(tables)  # a hand's result is recorded on its settlement's journal row (drained into the stats)
     rt = PanRuntime(
         bot=bot,
@@ -123,6 +128,9 @@ async def open_runtime(bot: commands.Bot, config: Config) -> tuple[PanRuntime, T
         ),
         health=HealthRegistry(tables, clock=clock),
         group=app_commands.Group(name="pan", description="Panguingue card tables", guild_only=True),
+        outbox=outbox,
+        deliveries=Deliveries(outbox, bot, poll_seconds=config.outbox_poll_seconds),
+        names=Names(storage),
         clock=clock,
         bots=driver,
         replays=(replays := ReplayService(store)),
@@ -133,6 +141,7 @@ async def open_runtime(bot: commands.Bot, config: Config) -> tuple[PanRuntime, T
         web=WebAccess(storage),
         web_address=config.web_address,
     )
+    register_builtin(rt.deliveries)  # role grants, channel posts, DMs (pancog/adapter/effects.py)
     if rt.tournaments is not None:  # a tournament's seats are its own: the clock never stands them up nor closes
         clock.keeps_seats = rt.tournaments.owns_table
         clock.plays_for = rt.tournaments.plays_for  # its sluffs of away entries are not their clock expiries
@@ -151,12 +160,15 @@ async def setup(bot: commands.Bot) -> None:
     if shards is not None:  # one process of a cluster: fence off the previous owner, then load only our guilds
         epochs = await rt.store.take_leases(shards, holder=f"{socket.gethostname()}:{os.getpid()}")
         log.info("shard leases taken: %s of %d", epochs, shards.count)
+        rt.outbox.set_owner(shards.owns)  # this process delivers the side effects of its own guilds only
     await rt.tables.load()
     tournaments = await rt.tournaments.load() if rt.tournaments is not None else 0
-    for stored in await rt.store.load_open_tables():
-        rt.load_names(stored.row.meta)
-    for session in rt.tables.sessions:  # the boards render from the cache (GuildDisplaySettings.cached)
+    for session in rt.tables.sessions:  # the boards render from the caches (display settings, names)
         await rt.display.get(abs(session.guild_id))
+        await rt.names.fetch(rt.guild_of(session), session.player_ids())
+    if rt.tournaments is not None:
+        for t in rt.tournaments.tournaments:  # seats and results name their players
+            await rt.names.fetch(t.guild_id, (e.player_id for e in t.entries.values()))
     attach(bot, rt)
     bot.tree.add_command(rt.group)
     tourney: TourneyCog | None = None
@@ -175,6 +187,7 @@ async def setup(bot: commands.Bot) -> None:
         log.info("tournaments resumed: %d", tournaments)
     bot.add_dynamic_items(BoardButton, PlaySelect, ConfirmButton, GuideSelect, TourneyButton, *REPLAY_ITEMS)
     rt.spawn(rt.renders.start_workers(), name="render-workers")  # fork the render workers now, not at 1st image
+    rt.deliveries.start()  # what a crash left owed is delivered once the client is ready
 
 
 def shard_set_of(bot: commands.Bot) -> ShardSet | None:

@@ -161,7 +161,7 @@ class Hands:
         if carrier is None or carrier.interaction.user.id != user_id:
             return
         try:
-            await carrier.interaction.followup.send(review_text(review, self.rt.names), ephemeral=True)
+            await carrier.interaction.followup.send(review_text(review, self.rt.names_at(session)), ephemeral=True)
         except discord.HTTPException as exc:
             log.info("could not send the coach's note on interaction %s: %s", carrier.interaction.id, exc)
 
@@ -246,20 +246,21 @@ class Hands:
             text = notice + not_in_hand(dealt=state.hand is not None)
             review = self.rt.coach.last(session.table_id, user_id) if self.rt.coach is not None else None
             if state.hand is None and review is not None:  # between hands: the coach's note on the last one
-                text = "\n".join((text, review_text(review, self.rt.names)))
+                text = "\n".join((text, review_text(review, self.rt.names_at(session))))
             return text[:2000], None, view
         snap = hand_snapshot(state, seat, sort=prefs.sort.value, four_color=prefs.four_color, plays=view.plays)
         file = await self._hand_file(session, snap, prefs.layout, prefs.four_color)
         step = next_step(state, seat, to_act=obs.to_act)
         content = f"{notice}Hand {state.hand_no}. {hand_text(snap)}" + (f"\n{step}" if step else "")
-        extra = [self._out_now_line(state, seat, obs, view), self._coach_lines(session, user_id, obs, view)]
+        extra = [self._out_now_line(session, seat, obs, view), self._coach_lines(session, user_id, obs, view)]
         content = "\n".join([content, *(line for line in extra if line)])
         return content[:2000], file, view
 
-    def _out_now_line(self, state: TableState, seat: int, obs: Observation, view: HandView) -> str:
+    def _out_now_line(self, session: TableSession, seat: int, obs: Observation, view: HandView) -> str:
         """What the player would collect by going out now (every table; '' when he is not in action)."""
+        state = session.state
         out = out_now(state, seat, view.plays if obs.seq == state.seq else ())
-        return out_now_text(state, self.rt.names, out) if out is not None else ""
+        return out_now_text(state, self.rt.names_at(session), out) if out is not None else ""
 
     def _coach_lines(self, session: TableSession, user_id: int, obs: Observation, view: HandView) -> str:
         """Practice tables: why the top plays of the menu rank where they do."""

@@ -1,6 +1,10 @@
-"""Chip leagues: ``/pan stats``, ``/pan standings``; ``/panadmin season start|end|info`` and
+"""Chip leagues: ``/pan stats``, ``/pan standings``; ``/panadmin season start|end|info|roles`` and
 ``/panadmin flags``; the background task that ends seasons whose length is up. ``/pan leaderboard`` (bank_cog)
-reads the league too. Thin: parse, call one :class:`~pancog.services.league.LeagueService` method, present, respond."""
+reads the league too. Thin: parse, call one :class:`~pancog.services.league.LeagueService` method, present, respond.
+
+A season's role reaches its winners through the durable outbox: the end owes one grant per winner in its own
+transaction (``LeagueService.end_season``), the deliverer grants them (``pancog/adapter/effects.py``), and
+``/panadmin season end`` / ``season roles`` wait for the outcome and say what was done."""
 
 from __future__ import annotations
 
@@ -24,29 +28,31 @@ from pancog.adapter.presenters.league import (
     NO_LEAGUE,
     WEB_NOT_RUNNING,
     excluded_text,
+    flag_people,
     included_text,
     league_flags,
     match_history_text,
+    no_season_role,
     rating_chart,
+    season_people,
+    season_roles_report,
     season_standings,
     season_started,
     season_table_closed,
+    stats_message,
     stats_rows,
+    stats_subtitle,
     versus_text,
     web_off_text,
     web_on_text,
     winner_role_note,
-    winner_role_reason,
-    winner_roles_failed,
-    winner_roles_given,
 )
-from pancog.adapter.roles import give_role
 from pancog.adapter.runtime import PanRuntime
 from pancog.infra.renderq import Priority
-from pancog.services.league import LeagueService, SeasonInfo, display
+from pancog.services.league import WINNER_PLACES, LeagueService, SeasonRow
 from pancog.services.tables import NoTableHere
 from renderer.chart import chart_text, render_chart_png
-from renderer.stats import StatsSnapshot, render_stats_png, stats_text
+from renderer.stats import StatsSnapshot, render_stats_png
 
 __all__ = ["LeagueCog"]
 
@@ -54,7 +60,6 @@ log = logging.getLogger("pan.league")
 
 IN_SEASON: dict[str, Any] = {"group": "panadmin season"}
 IN_ADMIN: dict[str, Any] = {"group": "panadmin"}
-WINNER_PLACES = 3  # the season's role goes to places 1..3
 DUE_CHECK_SECONDS = 60.0
 
 
@@ -142,11 +147,8 @@ class LeagueCog(PanCog, name="PanLeague"):
         for row in await league.due_seasons():
             try:
                 await self.close_season_tables(row.scope_id)
-                info = await league.end_season(row.guild_id)
+                await league.end_season(row.guild_id)  # owes the winners' role: the deliverer grants it
                 ended += 1
-                note = await self.grant_winner_roles(info)
-                if note is not None:
-                    log.warning("season %s of guild %s: %s", row.number, row.guild_id, note)
             except Exception:  # one guild's failure must not stop the others; the next tick retries
                 log.exception("ending the due season %s of guild %s failed", row.number, row.guild_id)
         return ended
@@ -165,24 +167,20 @@ class LeagueCog(PanCog, name="PanLeague"):
             self.boards.drop(session.table_id)
             self.rt.health.forget(session.table_id)
             channel = self.rt.bot.get_partial_messageable(session.channel_id, guild_id=session.guild_id)
+            names = await self.rt.names.fetch(self.rt.guild_of(session), returned)
             with contextlib.suppress(discord.HTTPException):
-                await channel.send(season_table_closed(returned, self.rt.names))
+                await channel.send(season_table_closed(returned, names))
         return closed
 
-    async def grant_winner_roles(self, info: SeasonInfo) -> str | None:
-        """Give the season's role (if it has one) to its top finishers; a sentence for the admin, None if no role.
-
-        Without Manage Roles (or with the role above the bot's) Discord answers 403: the admin is told, once, and
-        no further member is tried."""
-        role_id = info.season.role_id
-        if role_id is None:
+    async def roles_report(self, guild: discord.Guild | None, season: SeasonRow, keys: list[str]) -> str | None:
+        """Deliver the season's owed role grants now (those refused before are tried again) and say what was done;
+        None when the season has no role."""
+        if season.role_id is None:
             return None
-        winners = [row.user_id for row in info.standings if row.place <= WINNER_PLACES and row.user_id >= 0]
-        reason = winner_role_reason(info.season.number)
-        given = await give_role(self.rt.bot, info.season.guild_id, role_id, winners, reason=reason)
-        if given is None:
-            return winner_roles_failed()
-        return winner_roles_given(given)
+        items = await self.rt.deliveries.drive(season.guild_id, keys)
+        names = await self.rt.names.fetch(season.guild_id, [int(i.payload.get("user_id", 0)) for i in items])
+        role = guild.get_role(season.role_id) if guild is not None else None
+        return season_roles_report(role.name if role is not None else None, items, names)
 
     # ------------------------------------------------------------------ /pan
 
@@ -191,15 +189,12 @@ class LeagueCog(PanCog, name="PanLeague"):
     async def stats(self, interaction: discord.Interaction, player: discord.Member | None = None) -> None:
         rt = await self.defer(interaction)  # private: a refusal after a public defer would be public
         who = player or interaction.user
-        rt.remember(who)
-        card = await self.league().player_card(interaction.guild_id or 0, who.id)
-        rating = card.rating
-        subtitle = f"rating {display(rating.score, rating.rated)}"
-        if card.season is not None:
-            subtitle = f"season {card.season.number} ({card.season.name}) · " + subtitle
-        snap = StatsSnapshot(who.display_name, subtitle, stats_rows(card))
+        guild_id = interaction.guild_id or 0
+        card = await self.league().player_card(guild_id, who.id)
+        names = await rt.names.fetch(guild_id, [who.id])
+        snap = StatsSnapshot(image_name_of(names, who.id), stats_subtitle(card), stats_rows(card))  # drawn as typed
         png = await rt.renders.render(render_stats_png, snap, priority=Priority.URGENT)
-        text = stats_text(snap)
+        text = stats_message(names, who.id, card, snap.rows)  # the text twin escapes it
         await self.respond(interaction, text, file=discord.File(io.BytesIO(png), filename="stats.png"), ephemeral=True)
 
     @app_commands.command(
@@ -209,11 +204,12 @@ class LeagueCog(PanCog, name="PanLeague"):
     async def rating(self, interaction: discord.Interaction, player: discord.Member | None = None) -> None:
         rt = await self.defer(interaction)
         who = player or interaction.user
-        rt.remember(who)
-        history = await self.league().rating_history(interaction.guild_id or 0, who.id)
-        snap = rating_chart(history, image_name_of(rt.names, who.id))
+        guild_id = interaction.guild_id or 0
+        history = await self.league().rating_history(guild_id, who.id)
+        names = await rt.names.fetch(guild_id, [who.id])
+        snap = rating_chart(history, image_name_of(names, who.id))
         png = await rt.renders.render(render_chart_png, snap, priority=Priority.URGENT)
-        text = match_history_text(history.recent, name_of(rt.names, who.id))
+        text = match_history_text(history.recent, name_of(names, who.id))
         # the chart's figures in words: the image's alt text
         file = discord.File(io.BytesIO(png), filename="rating.png", description=chart_text(snap))
         await self.respond(interaction, text, file=file, ephemeral=True)
@@ -227,10 +223,10 @@ class LeagueCog(PanCog, name="PanLeague"):
     ) -> None:
         rt = await self.defer(interaction)
         who = player or interaction.user
-        rt.remember(who)
-        rt.remember(member)
-        versus = await self.league().versus(interaction.guild_id or 0, who.id, member.id)
-        await send_ephemeral(interaction, versus_text(versus, rt.names))
+        guild_id = interaction.guild_id or 0
+        versus = await self.league().versus(guild_id, who.id, member.id)
+        names = await rt.names.fetch(guild_id, [who.id, member.id])
+        await send_ephemeral(interaction, versus_text(versus, names))
 
     @app_commands.command(
         name="standings", description="A season's standings (default: the current one)", extras=IN_PAN
@@ -241,8 +237,8 @@ class LeagueCog(PanCog, name="PanLeague"):
     ) -> None:
         rt = await self.defer(interaction)
         info = await self.league().season_info(interaction.guild_id or 0, season)
-        text = season_standings(info, rt.names, title="Standings")
-        await send_ephemeral(interaction, text)
+        names = await rt.names.fetch(info.season.guild_id, season_people(info))
+        await send_ephemeral(interaction, season_standings(info, names, title="Standings"))
 
     # ------------------------------------------------------------------ /panadmin season
 
@@ -284,12 +280,29 @@ class LeagueCog(PanCog, name="PanLeague"):
         running = await league.active_season(guild_id)
         if running is not None and running.mode == "bank":  # its tables close first: stacks back to the season banks
             await self.close_season_tables(running.scope_id)
-        info = await league.end_season(guild_id)
-        text = season_standings(info, rt.names, title="Final standings")
-        granted = await self.grant_winner_roles(info)
-        if granted is not None:
-            text += "\n" + granted
+        info = await league.end_season(guild_id)  # owes the winners' role, in the same transaction
+        names = await rt.names.fetch(guild_id, season_people(info))
+        text = season_standings(info, names, title="Final standings")
+        _, keys = await league.season_roles(guild_id, info.season.number)
+        report = await self.roles_report(interaction.guild, info.season, keys)
+        if report is not None:
+            text += "\n" + report
         await send_ephemeral(interaction, text)
+
+    @app_commands.command(
+        name="roles",
+        description="Give an ended season's role to its winners again, and say who has it",
+        extras=IN_SEASON,
+    )
+    @app_commands.describe(number="Season number (default: the last ended season)")
+    async def season_roles(
+        self, interaction: discord.Interaction, number: app_commands.Range[int, 1, 100_000] | None = None
+    ) -> None:
+        await self.defer(interaction)
+        guild_id = await self._moderator(interaction)
+        season, keys = await self.league().season_roles(guild_id, number)
+        report = await self.roles_report(interaction.guild, season, keys)
+        await send_ephemeral(interaction, report or no_season_role(season.number))
 
     @app_commands.command(name="info", description="The running season (or a past one)", extras=IN_SEASON)
     @app_commands.describe(number="Season number (default: the running one)")
@@ -299,7 +312,8 @@ class LeagueCog(PanCog, name="PanLeague"):
         rt = await self.defer(interaction)
         guild_id = await self._moderator(interaction)
         info = await self.league().season_info(guild_id, number)
-        await send_ephemeral(interaction, season_standings(info, rt.names, title="Season"))
+        names = await rt.names.fetch(guild_id, season_people(info))
+        await send_ephemeral(interaction, season_standings(info, names, title="Season"))
 
     # ------------------------------------------------------------------ /panadmin web
 
@@ -342,12 +356,14 @@ class LeagueCog(PanCog, name="PanLeague"):
         guild_id = await self._moderator(interaction)
         league = self.league()
         if exclude is not None:
-            rt.remember(exclude)
             await league.exclude(guild_id, exclude.id, interaction.user.id, reason or "")
-            await send_ephemeral(interaction, excluded_text(exclude.display_name))
+            names = await rt.names.fetch(guild_id, [exclude.id])
+            await send_ephemeral(interaction, excluded_text(names, exclude.id))
             return
         if include is not None:
             lifted = await league.include(guild_id, include.id)
             await send_ephemeral(interaction, included_text(lifted))
             return
-        await send_ephemeral(interaction, league_flags(await league.flags(guild_id), rt.names))
+        flags = await league.flags(guild_id)
+        names = await rt.names.fetch(guild_id, flag_people(flags))
+        await send_ephemeral(interaction, league_flags(flags, names))

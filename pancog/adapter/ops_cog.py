@@ -74,7 +74,7 @@ class OpsCog(PanCog, name="PanOps"):
     def _on_clock(self, notice: ClockNotice) -> None:
         health = self.rt.health
         with logs.context(table=notice.table_id, seat=notice.seat):
-            name = name_of(self.rt.names, notice.player_id)
+            name = name_of(self.boards.names_at(notice.table_id), notice.player_id)
             if notice.kind == "warning":
                 self.boards.add_line(notice.table_id, time_warning(name, notice.seconds_left))
             elif notice.kind == "timeout":
@@ -95,10 +95,11 @@ class OpsCog(PanCog, name="PanOps"):
 
     async def _announce_idle_close(self, notice: ClockNotice) -> None:
         channel_id = self.boards.channel_of(notice.table_id)
+        names = self.boards.names_at(notice.table_id)
         self.boards.drop(notice.table_id)
         if channel_id is None:
             return
-        text = idle_closed(notice.cashouts, self.rt.names)
+        text = idle_closed(notice.cashouts, names)
         try:
             await self.rt.bot.get_partial_messageable(channel_id).send(text[:2000])
         except discord.HTTPException as exc:

@@ -139,7 +139,7 @@ class Pings:
         seat = after.seat(new)
         if seat is None or seat.player_id <= 0 or seat.away:
             return  # a computer player (or an away seat played by one) needs no notification
-        what = describe_events(before, after, self.rt.names, applied.events)
+        what = describe_events(before, after, self.rt.names_at(applied.session), applied.events)
         declaring = after.hand.phase is Phase.DECLARING
         server_grace = self.grace(session)
         slow = (session.table_id, seat.player_id) in self._slow

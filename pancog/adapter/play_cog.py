@@ -152,7 +152,7 @@ class PlayCog(PanCog, name="PanPlay"):
     def refuse_strangers(self, session: TableSession, user_id: int) -> None:
         """Someone not seated at a practice table is told whose table it is (not to /pan join: nobody else may sit)."""
         if session.config.practice and session.find_seat(user_id) is None:
-            raise PanError(practice_stranger(name_of(self.rt.names, session.host_id)))
+            raise PanError(practice_stranger(name_of(self.rt.names_at(session), session.host_id)))
 
     async def show_hand(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
         """/hand and the My hand button (for a member watching a shared hand here: that hand, read-only)."""
@@ -173,7 +173,7 @@ class PlayCog(PanCog, name="PanPlay"):
         The value must be a token of the menu the bot offers this user for the table as it is now
         (:func:`~pancog.adapter.hand.chosen_play`); anything else is refused before the engine sees it."""
         rt = self.rt
-        rt.remember(interaction.user)
+        rt.remember(interaction.guild_id, interaction.user)
         ack.later(interaction, update=True)  # answered by editing the private panel in place (type 7) below
         if not values:
             raise PanError(CHOOSE_A_PLAY)
@@ -336,11 +336,11 @@ class PlayCog(PanCog, name="PanPlay"):
         who = player or interaction.user
         seat = self._seat_of_member(interaction, who)
         value = engine.call_outs(session.state, seat)
-        await send_ephemeral(interaction, outs_text(session.state, self.rt.names, seat, value))
+        await send_ephemeral(interaction, outs_text(session.state, self.rt.names_at(session), seat, value))
 
     def _seat_of_member(self, interaction: discord.Interaction[Any], member: discord.abc.User) -> int:
         seat = seat_of_member(self.here(interaction), member)
-        self.rt.remember(member)
+        self.rt.remember(interaction.guild_id, member)
         return seat
 
     # -- autocomplete (never raises: a failure just offers nothing)

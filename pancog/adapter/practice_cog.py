@@ -130,7 +130,6 @@ class PracticeCog(PanCog, name="PanPractice"):
         board = self.boards.get(session)
         board.carried_by(interaction)  # the first board goes out on this token (not counted) once answered
         try:
-            await rt.save_names(session)
             text = practice_opened(
                 opponents=opponents,
                 level=level,

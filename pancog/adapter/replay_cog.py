@@ -118,8 +118,16 @@ class ReplayCog(PanCog, name="PanReplays"):
         if transcript:
             text = await self.replays.transcript(session.table_id)
             kwargs["file"] = discord.File(io.BytesIO(text.encode()), filename=f"pan-{session.table_id}.txt")
-        await answer(interaction, replay_history_text(summaries, rt.names), **kwargs)
+        people = {p for summary in summaries for p in (*summary.dealt, summary.winner_id, *summary.splitter_ids)}
+        names = await rt.names.fetch(rt.guild_of(session), people)
+        await answer(interaction, replay_history_text(summaries, names), **kwargs)
         view.stop()
+
+    async def names_in(self, interaction: discord.Interaction[Any], replay: HandReplay) -> dict[int, str]:
+        """The names of everyone a replay shows (a plain dict: the shared animation is drawn in a worker process)."""
+        people = {s.player_id for step in replay.steps for s in (*step.seats_before, *step.seats_after) if s}
+        people |= {*replay.summary.dealt, replay.summary.winner_id or 0, *replay.summary.splitter_ids}
+        return await self.rt.names.fetch(interaction.guild_id or 0, people)
 
     # ------------------------------------------------------------------ the step-through
 
@@ -134,9 +142,10 @@ class ReplayCog(PanCog, name="PanReplays"):
             await self._show(interaction, await self.replays.replay(table_id, interaction.user.id, hand_no), 0)
             return
         await interaction.response.defer()  # the step-through is edited in place
-        self.rt.remember(interaction.user)
+        self.rt.remember(interaction.guild_id, interaction.user)
         replay = await self.replays.replay(table_id, interaction.user.id, hand_no)
-        if verb == "jump" and target not in {value for value, _ in jump_options(replay, self.rt.names)}:
+        names = await self.names_in(interaction, replay)
+        if verb == "jump" and target not in {value for value, _ in jump_options(replay, names)}:
             raise NotOffered
         index = min(int(target), len(replay.steps) - 1) if target.isdigit() else 0
         await self._show(interaction, replay, index, edit=True)
@@ -145,7 +154,7 @@ class ReplayCog(PanCog, name="PanReplays"):
         self, interaction: discord.Interaction[Any], replay: HandReplay, index: int, *, edit: bool = False
     ) -> None:
         prefs = await self.rt.settings.get(interaction.user.id)
-        names = dict(self.rt.names)
+        names = await self.names_in(interaction, replay)
         snaps = replay_images.step_snapshots(replay, index, names, sort=prefs.sort.value, four_color=prefs.four_color)
         board, hand = await self.rt.renders.render(replay_images.render_step_pngs, snaps, priority=Priority.URGENT)
         text = step_text(replay, index, names)
@@ -176,7 +185,7 @@ class ReplayCog(PanCog, name="PanReplays"):
         replay = await self.replays.replay(table_id, PUBLIC_VIEWER, hand_no)
         if not replay.summary.finished:
             raise NotOver
-        names = dict(self.rt.names)
+        names = await self.names_in(interaction, replay)
         gif = await self.rt.renders.render(replay_images.animation_job, (replay, names), priority=Priority.BACKGROUND)
         channel = interaction.channel
         if not isinstance(channel, discord.abc.Messageable):
@@ -198,14 +207,14 @@ class ReplayCog(PanCog, name="PanReplays"):
         channel = interaction.channel
         if not values:
             grant = self.watch.revoke(table_id, player)
-            text = watch_stopped(name_of(rt.names, player), f"<@{grant.watcher_id}>")
+            text = watch_stopped(name_of(rt.names_of(interaction.guild_id or 0), player), f"<@{grant.watcher_id}>")
             if isinstance(channel, discord.abc.Messageable):
                 await deliver(lambda: channel.send(text, allowed_mentions=discord.AllowedMentions.none()))
             await send_ephemeral(interaction, WATCH_STOPPED_PRIVATE)
             return
         watcher = int(values[0])
         self.watch.grant(table_id, player, watcher)
-        text = watch_announcement(name_of(rt.names, player), f"<@{watcher}>")
+        text = watch_announcement(name_of(rt.names_of(interaction.guild_id or 0), player), f"<@{watcher}>")
         view = PanView()
         view.add_item(WatchButton(table_id, player))
         if isinstance(channel, discord.abc.Messageable):
@@ -228,7 +237,8 @@ class ReplayCog(PanCog, name="PanReplays"):
             four_color=prefs.four_color,
         )
         png = await self.rt.renders.render(render_hand_png, snap, priority=Priority.URGENT)
-        text = watched_hand_text(name_of(self.rt.names, watched.grant.player_id), snap)
+        names = await self.rt.names.fetch(interaction.guild_id or 0, [watched.grant.player_id])
+        text = watched_hand_text(name_of(names, watched.grant.player_id), snap)
         await answer(interaction, text, file=discord.File(io.BytesIO(png), filename="watched.png"))
 
 

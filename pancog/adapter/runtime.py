@@ -1,9 +1,9 @@
 """The typed container every part of the adapter shares, built once by the composition root (``setup``).
 
-It holds the services (storage, ledger, table store, tables, player settings, health, and the optional turn
-clock and computer players), the render queue, the display names the bot has seen, the ``/pan`` command group,
-the open boards, and the handlers of the buttons and selects (verb -> the cog method its slash command calls
-too). Nothing is added to it at run time: every field is declared here, so mypy checks each use.
+It holds the services (storage, ledger, table store, tables, player settings, health, the outbox and its
+deliverer, the display names the bot has seen, and the optional turn clock and computer players), the render queue,
+the ``/pan`` command group, the open boards, and the handlers of the buttons and selects (verb -> the cog method its
+slash command calls too). Nothing is added to it at run time: every field is declared here, so mypy checks each use.
 
 The board (:mod:`.board`) and the hand panel (:mod:`.hand`) sit above this module and take the runtime; the
 buttons and selects find it again from ``interaction.client`` with :func:`runtime_of`.
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine
@@ -23,6 +22,7 @@ from typing import Any, Protocol
 import discord
 from discord import app_commands
 
+from pancog.adapter.deliveries import Deliveries
 from pancog.adapter.errors import guarded
 from pancog.game.errors import PanError
 from pancog.infra.renderq import RenderQueue
@@ -33,6 +33,8 @@ from pancog.services.coach import CoachService
 from pancog.services.health import HealthRegistry
 from pancog.services.league import LeagueService
 from pancog.services.ledger import ChipLedger
+from pancog.services.names import GuildNames, Names
+from pancog.services.outbox import Outbox
 from pancog.services.prefs import GuildChannels, GuildDisplaySettings, PlayerSettings
 from pancog.services.replay import ReplayService
 from pancog.services.store import TableStore
@@ -73,6 +75,9 @@ class PanRuntime:
     renders: RenderQueue
     health: HealthRegistry
     group: app_commands.Group
+    outbox: Outbox  # Discord side effects owed after a commit (pancog/services/outbox.py)
+    deliveries: Deliveries  # ... and their deliverer (pancog/adapter/deliveries.py, kinds in effects.py)
+    names: Names  # the display names of the members the bot has seen, per guild (kept across restarts)
     clock: TurnClock | None = None
     bots: BotDriver | None = None
     channels: GuildChannels = field(default_factory=GuildChannels)  # /panadmin channels
@@ -84,26 +89,46 @@ class PanRuntime:
     tournaments: TournamentService | None = None  # community tournaments
     web: WebAccess | None = None  # the guilds' league web addresses and the hands players shared
     web_address: str | None = None  # pan-web's public base address (PAN_WEB_URL / PAN_WEB_PORT); None: not running
-    names: dict[int, str] = field(default_factory=dict)
     boards: dict[int, OpenBoard] = field(default_factory=dict)
     handlers: dict[str, Handler] = field(default_factory=dict)
     edit_interval: float = BOARD_EDIT_INTERVAL
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
 
     # -- names
-    def remember(self, user: discord.abc.User) -> None:
-        self.names[user.id] = user.display_name
+    def remember(self, guild_id: int | None, user: discord.abc.User) -> None:
+        """``user`` was seen in ``guild_id``: their display name there is stored (in a batch, only if it changed)."""
+        if guild_id:
+            self.names.seen(guild_id, user.id, user.display_name)
 
-    async def save_names(self, session: TableSession) -> None:
-        ids = session.player_ids()
-        names = {str(i): self.names[i] for i in ids if i in self.names}
-        with contextlib.suppress(PanError):
-            await self.store.merge_meta(session.table_id, "names", names)
+    def seen(self, interaction: discord.Interaction[Any]) -> None:
+        """Remember who used an interaction and the members its options resolved (``/pan outs player:``, ...)."""
+        guild_id = interaction.guild_id
+        if not guild_id:
+            return
+        self.remember(guild_id, interaction.user)
+        namespace = interaction.namespace if interaction.type is discord.InteractionType.application_command else None
+        for value in vars(namespace).values() if namespace is not None else ():
+            if isinstance(value, discord.Member | discord.User):
+                self.remember(guild_id, value)
 
-    def load_names(self, meta: str) -> None:
-        with contextlib.suppress(ValueError, TypeError, AttributeError):
-            for key, value in dict(json.loads(meta).get("names", {})).items():
-                self.names.setdefault(int(key), str(value))
+    def names_of(self, guild_id: int) -> GuildNames:
+        """The names the cache holds for one guild: for code that cannot await a fetch."""
+        return self.names.of(guild_id)
+
+    def guild_of(self, session: TableSession) -> int:
+        """The Discord server a table belongs to: a tournament table's ``guild_id`` is its tournament's ledger scope,
+        a practice table's the server's id negated."""
+        tournaments = self.tournaments
+        tid = tournaments.tournament_of_table(session.table_id) if tournaments is not None else None
+        if tournaments is not None and tid is not None:
+            with contextlib.suppress(PanError):
+                return tournaments.get(tid).guild_id
+        return abs(session.guild_id)
+
+    def names_at(self, session: TableSession) -> GuildNames:
+        """The names of a table's server (a board, a ping): its players' were fetched when the table was loaded or
+        seen when they sat down."""
+        return self.names.of(self.guild_of(session))
 
     # -- buttons and selects
     async def dispatch(
@@ -117,6 +142,7 @@ class PanRuntime:
                 raise RuntimeError("no handler for the component verb " + repr(verb))
             await handler(interaction, table_id, values)
 
+        self.seen(interaction)
         await guarded(interaction, run, context=f"table {table_id} component {verb}")
 
     # -- background work
@@ -137,6 +163,7 @@ class PanRuntime:
             "bots": int(bots is not None and bots.busy()),
             "renders": 0 if self.renders.idle() else 1,
             "tournaments": int(self.tournaments is not None and self.tournaments.busy()),
+            "outbox": int(self.deliveries.busy()),
         }
 
     def busy(self) -> bool:
@@ -144,14 +171,15 @@ class PanRuntime:
         return any(self.in_flight().values())
 
     async def close(self) -> None:
-        """Stop the computer players, the clock and tournament steps, the boards and background tasks, the renders, then
-        storage."""
+        """Stop the computer players, the clock and tournament steps, the outbox's deliveries, the boards and background
+        tasks, the renders; write the names seen; then close storage."""
         if self.bots is not None:
             await self.bots.stop()
         if self.clock is not None:
             await self.clock.stop()
         if self.tournaments is not None:  # its steps write tables and the ledger: stop them before storage closes
             await self.tournaments.stop()
+        await self.deliveries.stop()  # an item it was delivering stays owed: the next process delivers it
         for board in self.boards.values():
             board.stop()
         for task in list(self._tasks):
@@ -160,6 +188,10 @@ class PanRuntime:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self.renders.shutdown()
+        try:
+            await self.names.close()
+        except Exception:  # the names are a convenience: a failed last write must not keep storage open
+            log.exception("storing the display names at shutdown failed")
         await self.storage.close()
 
 

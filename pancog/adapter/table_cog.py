@@ -140,7 +140,7 @@ class TableCog(PanCog, name="PanTables"):
         """A Yes/No click: ``act`` returns the private text that replaces the question (and a public one)."""
 
         async def run(interaction: discord.Interaction[Any], table_id: int, _values: tuple[str, ...]) -> None:
-            self.rt.remember(interaction.user)
+            self.rt.remember(interaction.guild_id, interaction.user)
             ack.later(interaction, update=True)
             private, public = await act(interaction, self.rt.tables.get(table_id))
             await ack.settle(interaction)
@@ -168,7 +168,7 @@ class TableCog(PanCog, name="PanTables"):
         moderator = await require_host_or_moderator(rt.ledger, interaction, session)
         returned = await rt.tables.close(session.table_id, interaction.user.id, moderator=moderator)
         self.boards.drop(session.table_id)
-        return DONE, table_closed(returned, rt.names)
+        return DONE, table_closed(returned, await rt.names.fetch(rt.guild_of(session), returned))
 
     async def text_view(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
         """The Text view button: the board in words, privately."""
@@ -231,7 +231,6 @@ class TableCog(PanCog, name="PanTables"):
             self.boards.repost(session)
         try:  # the host sits down at once; the board is edited by the usual path
             await rt.tables.join(session.table_id, interaction.user.id)
-            await rt.save_names(session)
         except PanError as exc:
             await send_ephemeral(interaction, could_not_sit(exc.message))
 
@@ -256,7 +255,6 @@ class TableCog(PanCog, name="PanTables"):
         rt = self.rt
         refuse_at_tournament_table(rt, session.table_id)
         applied = await rt.tables.join(session.table_id, interaction.user.id, doubles=doubles, buy_in=buy_in)
-        await rt.save_names(session)
         seat = applied.state.seat(session.seat_of(interaction.user.id))
         chips = await rt.ledger.balance(session.bank_scope, interaction.user.id) if bank else None
         season = session.bank_scope != session.guild_id  # chip leagues: a bank season's table
@@ -327,7 +325,8 @@ class TableCog(PanCog, name="PanTables"):
         await self.defer(interaction, ephemeral=False)
         returned = await rt.tables.close(session.table_id, interaction.user.id, moderator=moderator)
         self.boards.drop(session.table_id)
-        await self.respond(interaction, table_closed(returned, rt.names), ephemeral=False)
+        names = await rt.names.fetch(rt.guild_of(session), returned)
+        await self.respond(interaction, table_closed(returned, names), ephemeral=False)
 
     @app_commands.command(name="table", description="Post the table again (the board)", extras=IN_PAN)
     async def table(self, interaction: discord.Interaction) -> None:

@@ -25,7 +25,7 @@ from discord import app_commands
 from pancog.adapter.base import PanCog
 from pancog.adapter.checks import moderator
 from pancog.adapter.errors import BadOption, fitted, send_ephemeral
-from pancog.adapter.presenters.common import name_of
+from pancog.adapter.presenters.common import image_name_of, name_of
 from pancog.adapter.presenters.tournament import (
     TOURNEY_BAD_NUMBERS,
     TOURNEY_BAD_START,
@@ -461,19 +461,23 @@ class TourneyCog(PanCog, name="PanTourney"):
     async def info(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
         t = self._pick(interaction, tournament)
         await self.defer(interaction)
-        file = await self.standings_image(t.tournament_id, Priority.URGENT)
-        await send_ephemeral(interaction, self.standings_text(t.tournament_id), file=file)
+        names = await self.names_of(t)
+        file = await self.standings_image(t.tournament_id, Priority.URGENT, names)
+        await send_ephemeral(interaction, self.standings_text(t.tournament_id, names), file=file)
 
-    async def standings_image(self, tid: int, priority: Priority) -> discord.File:
+    async def names_of(self, t: Tournament) -> dict[int, str]:
+        """The names of every entry of ``t`` (stored names: they survive a restart)."""
+        return await self.rt.names.fetch(t.guild_id, (e.player_id for e in t.entries.values()))
+
+    async def standings_image(self, tid: int, priority: Priority, names: Mapping[int, str]) -> discord.File:
         """The standings PNG (rendered on the render queue) with its text twin as the alt text."""
         t = self.service.get(tid)
-        snap = tourney_standings(self.service.info(tid), lambda p: name_of(self.rt.names, p), self._title(t))
+        snap = tourney_standings(self.service.info(tid), lambda p: image_name_of(names, p), self._title(t))
         png = await self.rt.renders.render(render_standings_png, snap, priority=priority)
         return discord.File(io.BytesIO(png), filename="standings.png", description=standings_text(snap))
 
-    def standings_text(self, tid: int) -> str:
+    def standings_text(self, tid: int, names: Mapping[int, str]) -> str:
         info = self.service.info(tid)
-        names = self.rt.names
 
         def name(player: int) -> str:
             return name_of(names, player)
@@ -580,7 +584,7 @@ class TourneyCog(PanCog, name="PanTourney"):
 
     async def _table_opened(self, t: Tournament, event: TableOpened) -> None:
         humans = [p for p in event.player_ids if p > 0]
-        mentions = [f"<@{p}>" if p > 0 else name_of(self.rt.names, p) for p in event.player_ids]
+        mentions = [f"<@{p}>" if p > 0 else name_of(self.rt.names_of(t.guild_id), p) for p in event.player_ids]
         text = tourney_table_starts(self._title(t), event.table_no, mentions, event.final)
         await self._send(self._channel_of_table(t, event.table_no), t.guild_id, text, humans)
 
@@ -593,8 +597,9 @@ class TourneyCog(PanCog, name="PanTourney"):
     async def _finished(self, t: Tournament) -> None:
         info = self.service.info(t.tournament_id)
         winner = next((p for p, place, _ in info.results if place == 1), None)
-        mention = f"<@{winner}>" if winner is not None and winner > 0 else name_of(self.rt.names, winner)
-        text = tourney_results(self._title(t), mention, self.standings_text(t.tournament_id))
+        names = await self.names_of(t)
+        mention = f"<@{winner}>" if winner is not None and winner > 0 else name_of(names, winner)
+        text = tourney_results(self._title(t), mention, self.standings_text(t.tournament_id, names))
         role_id = t.config.winner_role_id
         if role_id is not None:
             winners = [p for p, place, _ in info.results if place == 1]
@@ -602,6 +607,6 @@ class TourneyCog(PanCog, name="PanTourney"):
             if await give_role(self.rt.bot, t.guild_id, role_id, winners, reason=reason) is None:
                 log.warning("tournament %s: the winner role %s could not be given", t.tournament_id, role_id)
                 text = tourney_winner_role_failed(role_id) + "\n" + text
-        file = await self.standings_image(t.tournament_id, Priority.BOARD)
+        file = await self.standings_image(t.tournament_id, Priority.BOARD, names)
         await self._send(t.channel_id, t.guild_id, text, [winner] if winner and winner > 0 else [], file=file)
         await self.refresh_announcement(t)

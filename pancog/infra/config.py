@@ -83,6 +83,7 @@ class Config:
     bot_hard_budget_ms: float = 500.0  # PAN_BOT_HARD_BUDGET_MS (at most 500)
     tourney_tick_seconds: float = 5.0  # PAN_TOURNEY_TICK
     season_check_seconds: float = 60.0  # PAN_SEASON_CHECK_SECONDS
+    outbox_poll_seconds: float = 30.0  # PAN_OUTBOX_POLL_SECONDS: the slow tick that delivers what a crash left owed
     # the league web pages (pan-web): off unless a port is given
     web_port: int | None = None  # PAN_WEB_PORT: scripts/run starts pan-web beside the bot on this port
     web_host: str = "127.0.0.1"  # PAN_WEB_HOST: the address pan-web listens on (a reverse proxy in front)
@@ -139,6 +140,7 @@ class Config:
             bot_hard_budget_ms=min(500.0, read.number("PAN_BOT_HARD_BUDGET_MS", float, base.bot_hard_budget_ms)),
             tourney_tick_seconds=max(0.05, read.number("PAN_TOURNEY_TICK", float, base.tourney_tick_seconds)),
             season_check_seconds=read.number("PAN_SEASON_CHECK_SECONDS", float, base.season_check_seconds, above=0.0),
+            outbox_poll_seconds=read.number("PAN_OUTBOX_POLL_SECONDS", float, base.outbox_poll_seconds, above=0.0),
             web_port=_port(read, "PAN_WEB_PORT"),
             web_host=read.text("PAN_WEB_HOST", base.web_host),
             web_url=_web_url(read, "PAN_WEB_URL"),

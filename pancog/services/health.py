@@ -58,6 +58,10 @@ class HealthReport:
     def hands_in_progress(self) -> int:
         return sum(1 for t in self.tables if t.in_hand)
 
+    def people(self) -> list[int]:
+        """The players :meth:`summary` names (the ones tables wait on)."""
+        return [t.to_act for t in self.tables[:15] if t.to_act is not None]
+
     def summary(self, *, names: Callable[[int], str] = str, channel: Callable[[int], str] | None = None) -> str:
         """Plain text for operators (fits a Discord message: at most ~1900 characters)."""
         up = int(self.now - self.started_at)

@@ -9,7 +9,6 @@ seed) — a :class:`HandReplay` for :data:`PUBLIC_VIEWER` holds nothing else.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -60,17 +59,11 @@ class WebReader:
     # ------------------------------------------------------------------ names
 
     async def names(self, guild_id: int) -> dict[int, str]:
-        """The display names the bot stored with the guild's tables (each table's ``names``; the latest table's
-        name wins), as plain text for HTML (control and bidirectional characters dropped; Jinja2 escapes it)."""
+        """The display names the bot stored for the guild's members (``member_names``, V9: the last name it saw each
+        use), as plain text for HTML (control and bidirectional characters dropped; Jinja2 escapes it)."""
         async with self.storage.transaction(write=False) as tx:
-            rows = await tx.fetchall("SELECT meta FROM tables WHERE guild_id = ? ORDER BY table_id", (guild_id,))
-        found: dict[int, str] = {}
-        for (meta,) in rows:
-            try:
-                stored = json.loads(str(meta)).get("names", {})
-                found.update({int(k): str(v) for k, v in dict(stored).items()})
-            except (ValueError, TypeError, AttributeError):
-                continue
+            rows = await tx.fetchall("SELECT user_id, name FROM member_names WHERE guild_id = ?", (guild_id,))
+        found = {int(user): str(name) for user, name in rows}
         return {user: image_name_of(found, user) for user in found}
 
     # ------------------------------------------------------------------ the league

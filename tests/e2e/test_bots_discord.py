@@ -169,7 +169,7 @@ async def test_addbot_hint_and_leaderboard(pan_factory: PanFactory, monkeypatch:
     reply = await pan.slash(alice, "pan leaderboard")
     assert not reply.ephemeral
     assert "bot" not in reply.text.lower() and "Computer" not in reply.text
-    assert name_of(pan.rt.names, alice.id) in reply.text
+    assert name_of(pan.rt.names_of(pan.h.guild.id), alice.id) in reply.text
     balances = await pan.rt.ledger.balances([Account.bank(guild, computer_id("easy", 1))])
     assert balances[Account.bank(guild, computer_id("easy", 1))] >= 10_000_000
 

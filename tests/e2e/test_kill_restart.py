@@ -66,7 +66,8 @@ class BotProcess:
         )
         waiter = asyncio.ensure_future(self.fake.identified.wait())
         exited = asyncio.ensure_future(self.process.wait())
-        done, _ = await asyncio.wait({waiter, exited}, timeout=20, return_when=asyncio.FIRST_COMPLETED)
+        # a failure deadline, never a synchronisation: a loaded machine (other suites on 2 cores) can take long
+        done, _ = await asyncio.wait({waiter, exited}, timeout=60, return_when=asyncio.FIRST_COMPLETED)
         exited.cancel()
         if waiter not in done:
             waiter.cancel()

@@ -35,6 +35,7 @@ CHOICE_VALUE_MAX = 100
 ATTACHMENT_DESCRIPTION_MAX = 1024
 MENTION_PARSE = frozenset({"roles", "users", "everyone"})
 MENTION_IDS_MAX = 100
+NONCE_MAX = 25  # a message nonce: an integer, or a string of at most 25 characters
 
 EPHEMERAL = 1 << 6
 IS_COMPONENTS_V2 = 1 << 15
@@ -111,6 +112,19 @@ def check_attachments(attachments: list[dict[str, Any]]) -> list[str]:
             problems.append(
                 f"attachments[{i}].description has {_len(description)} chars > {ATTACHMENT_DESCRIPTION_MAX}"
             )
+    return problems
+
+
+def check_nonce(payload: dict[str, Any]) -> list[str]:
+    """A message create's ``nonce``: an integer or a string of at most 25 characters; ``enforce_nonce`` a boolean."""
+    problems: list[str] = []
+    nonce = payload.get("nonce")
+    if nonce is not None and not isinstance(nonce, int | str):
+        problems.append(f"nonce must be an integer or a string, not {type(nonce).__name__}")
+    elif isinstance(nonce, str) and len(nonce) > NONCE_MAX:
+        problems.append(f"nonce has {len(nonce)} chars > {NONCE_MAX}")
+    if "enforce_nonce" in payload and not isinstance(payload["enforce_nonce"], bool):
+        problems.append("enforce_nonce must be a boolean")
     return problems
 
 

@@ -235,6 +235,7 @@ class FakeMessage:
     interaction_id: int | None = None
     visible_to: int | None = None  # the user who can see an ephemeral message
     allowed_mentions: dict[str, Any] | None = None  # as sent; None: omitted (Discord then parses every mention)
+    nonce: str | None = None  # as sent on create (Discord echoes it in the create response)
     deleted: bool = False
     edits: int = 0
     created_at: float = field(default_factory=time.monotonic)
@@ -325,6 +326,8 @@ class FakeMessage:
             data["guild_id"] = str(self.guild_id)
         if self.interaction_id is not None:
             data["application_id"] = str(author.id)
+        if self.nonce is not None:
+            data["nonce"] = self.nonce
         return data
 
 
@@ -390,6 +393,7 @@ class RestCall:
     files: list[RecordedFile] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
     injected: str | None = None  # "429", "500", ... when a fault was injected
+    deduplicated: bool = False  # a message create whose nonce returned an earlier message (nothing created)
 
     @property
     def content(self) -> str | None:

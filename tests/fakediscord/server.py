@@ -74,6 +74,7 @@ EVENT_FIELDS = frozenset(
     }
 )
 AUTO_ARCHIVE_MINUTES = frozenset({60, 1440, 4320, 10080})
+NONCE_WINDOW = 180.0  # Discord: a repeated nonce (with enforce_nonce) returns the earlier message "for a few minutes"
 IDENTIFY_WINDOW = 5.0  # Discord: one IDENTIFY per rate_limit_key (shard_id % max_concurrency) per 5 s
 INTENT_GUILD_MEMBERS = 1 << 1  # privileged: GUILD_MEMBER_ADD/UPDATE/REMOVE
 INTENT_SCHEDULED_EVENTS = 1 << 16  # GUILD_SCHEDULED_EVENT_*
@@ -108,6 +109,27 @@ class Fault:
     remaining: int
     retry_after: float = 0.05
     is_global: bool = False
+
+
+@dataclass(eq=False)
+class Hold:
+    """One request held by the fake (``fake.hold_next``): before its route runs (``after=False``: Discord never saw
+    it) or after (``after=True``: Discord acted, the answer is not sent yet). A test waits for ``arrived``, does what
+    it wants meanwhile (SIGKILL the bot), then releases it (``release()``). A request held before its route and released
+    with ``drop=True`` is answered 500 without running it (its client died with it)."""
+
+    pattern: str
+    after: bool
+    remaining: int = 1
+    skip: int = 0  # matching calls let through before the held one (hold the 2nd: skip=1)
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    released: asyncio.Event = field(default_factory=asyncio.Event)
+    dropped: bool = False
+    calls: list[RestCall] = field(default_factory=list)
+
+    def release(self, *, drop: bool = False) -> None:
+        self.dropped = drop
+        self.released.set()
 
 
 @dataclass(slots=True)
@@ -252,6 +274,11 @@ class FakeDiscord:
         self.violations: list[str] = []
         self.unhandled: list[str] = []
         self.faults: list[Fault] = []
+        self.holds: list[Hold] = []
+        # Messages created with a nonce and enforce_nonce: (channel, author, nonce) -> (message id, when). Discord
+        # returns the existing message for a repeated nonce within a few minutes instead of creating another.
+        self.nonces: dict[tuple[int, int, str], tuple[int, float]] = {}
+        self.nonce_window = NONCE_WINDOW
         self.gateway_log: list[str] = []  # "identify <sid>", "resume <sid> replayed=3", "invalid <sid>"
         self.identified = asyncio.Event()
         self._sessions: dict[str, _Session] = {}
@@ -376,6 +403,14 @@ class FakeDiscord:
         fault = Fault(pattern=pattern, status=status, remaining=count, retry_after=retry_after, is_global=is_global)
         self.faults.append(fault)
         return fault
+
+    def hold_next(self, pattern: str, *, after: bool = False, count: int = 1, skip: int = 0) -> Hold:
+        """Hold the next ``count`` calls matching ``pattern`` (fnmatch, as ``fail_next``), after letting ``skip`` of
+        them through, until ``hold.release()``: before the route runs, or (``after=True``) after it ran and before
+        the answer goes out."""
+        hold = Hold(pattern=pattern, after=after, remaining=count, skip=skip)
+        self.holds.append(hold)
+        return hold
 
     async def drop_gateway(self, code: int = 4000) -> None:
         """Close every live gateway socket; discord.py resumes and gets the missed events replayed."""
@@ -936,6 +971,14 @@ class FakeDiscord:
             call.status = 401
             return _json({"message": "401: Unauthorized", "code": 0}, status=401)
         req = Request(method, path, template, params, dict(request.query), payload, files, call)
+        hold = self._take_hold(method, template, path)
+        if hold is not None and not hold.after:
+            hold.calls.append(call)
+            hold.arrived.set()
+            await hold.released.wait()
+            if hold.dropped:
+                call.status, call.injected = 500, "dropped"
+                return _json({"message": "500: dropped by the test", "code": 0}, status=500)
         try:
             result = await handler(req)
         except ApiError as exc:
@@ -944,6 +987,10 @@ class FakeDiscord:
             if exc.errors:
                 body["errors"] = exc.errors
             return _json(body, status=exc.status)
+        if hold is not None and hold.after:
+            hold.calls.append(call)
+            hold.arrived.set()
+            await hold.released.wait()
         if result is None:
             call.status = 204
             return web.Response(status=204, headers=_ratelimit_headers(template))
@@ -971,6 +1018,19 @@ class FakeDiscord:
             ):
                 fault.remaining -= 1
                 return fault
+        return None
+
+    def _take_hold(self, method: str, template: str, path: str) -> Hold | None:
+        for hold in self.holds:
+            if hold.remaining > 0 and (
+                fnmatch.fnmatchcase(f"{method} {template}", hold.pattern)
+                or fnmatch.fnmatchcase(f"{method} {path}", hold.pattern)
+            ):
+                if hold.skip > 0:
+                    hold.skip -= 1
+                    return None
+                hold.remaining -= 1
+                return hold
         return None
 
     def _fault_response(self, fault: Fault, template: str) -> web.Response:
@@ -1223,7 +1283,20 @@ class FakeDiscord:
         channel = self._channel(req)
         self._check_send(channel)
         payload = req.payload if isinstance(req.payload, dict) else {}
+        self._violation(req.call, limits.check_nonce(payload))
+        nonce = payload.get("nonce")
+        key = (channel.id, self.bot_user.id, str(nonce)) if nonce is not None and payload.get("enforce_nonce") else None
+        if key is not None:
+            earlier = self.nonces.get(key)
+            if earlier is not None and time.monotonic() - earlier[1] < self.nonce_window:
+                existing = self.messages.get(earlier[0])
+                if existing is not None and not existing.deleted:  # the same message again, nothing created
+                    req.call.deduplicated = True
+                    return existing.to_json(self.bot_user)
         message = await self._new_message(req, channel, flags=(payload.get("flags") or 0) & ~EPHEMERAL)
+        message.nonce = None if nonce is None else str(nonce)
+        if key is not None:
+            self.nonces[key] = (message.id, time.monotonic())
         return message.to_json(self.bot_user)
 
     async def _get_message(self, req: Request) -> Any:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import bot as bot_module
+from pancog.adapter.deliveries import DEFAULT_POLL_SECONDS
 from pancog.adapter.league_cog import DUE_CHECK_SECONDS
 from pancog.adapter.tourney_cog import TICK_SECONDS
 from pancog.infra import memory
@@ -54,6 +55,7 @@ def test_the_defaults_are_the_services_own() -> None:
     )
     assert (config.malloc_arenas, config.malloc_trim_seconds) == (memory.DEFAULT_ARENAS, memory.DEFAULT_TRIM_SECONDS)
     assert (config.tourney_tick_seconds, config.season_check_seconds) == (TICK_SECONDS, DUE_CHECK_SECONDS)
+    assert config.outbox_poll_seconds == DEFAULT_POLL_SECONDS
 
 
 @pytest.mark.parametrize(
@@ -88,6 +90,7 @@ def test_the_defaults_are_the_services_own() -> None:
         ("PAN_BOT_HARD_BUDGET_MS", "900", "bot_hard_budget_ms", 500.0),  # at most the normal budget
         ("PAN_TOURNEY_TICK", "0.001", "tourney_tick_seconds", 0.05),
         ("PAN_SEASON_CHECK_SECONDS", "0.5", "season_check_seconds", 0.5),
+        ("PAN_OUTBOX_POLL_SECONDS", "0.25", "outbox_poll_seconds", 0.25),
         ("PAN_WEB_PORT", "8090", "web_port", 8090),
         ("PAN_WEB_PORT", "8090", "web_address", "http://localhost:8090"),
         ("PAN_WEB_HOST", "0.0.0.0", "web_host", "0.0.0.0"),
@@ -124,6 +127,7 @@ def test_database_url_overrides_the_sqlite_path() -> None:
         ("PAN_BOT_DELAY", "-1", "at least 0"),
         ("PAN_BOT_NEXT_HAND_DELAY", "later", "a number"),
         ("PAN_SEASON_CHECK_SECONDS", "0", "more than 0"),
+        ("PAN_OUTBOX_POLL_SECONDS", "-3", "more than 0"),
         ("PAN_WEB_PORT", "0", "at least 1"),
         ("PAN_WEB_PORT", "70000", "1 to 65535"),
         ("PAN_WEB_URL", "pan.example", "http://"),

@@ -1,6 +1,7 @@
 """A seeded guild for the web tests and the benchmark: a season of hands played through the real table service,
-names stored with the tables (one of them hostile), a shared finished hand, a tournament in registration, an
-archived season, and a table with a hand in progress (the leakage test's oracle knows its cards and its seed)."""
+the players' names stored as the bot stores them (one of them hostile), a shared finished hand, a tournament in
+registration, an archived season, and a table with a hand in progress (the leakage test's oracle knows its cards and
+its seed)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pancog.game.events import CardsDealt
 from pancog.infra.storage.base import Storage
 from pancog.services.league import LeagueService
 from pancog.services.ledger import ChipLedger
+from pancog.services.names import Names
 from pancog.services.store import TableStore
 from pancog.services.tables import Applied, TableConfig, TableService, seeded_deals
 from pancog.services.tournaments.model import TournamentConfig
@@ -57,6 +59,14 @@ class Seeded:
     players: tuple[int, ...] = tuple(NAMES)
 
 
+async def store_names(storage: Storage, users: tuple[int, ...]) -> None:
+    """The players' names, as the bot stores them when it sees them (``member_names``)."""
+    names = Names(storage)
+    for user in users:
+        names.seen(GUILD, user, NAMES[user])
+    await names.flush()
+
+
 async def seed(storage: Storage, *, hands: int = 6, tables: int = 2, seed_no: int = 5) -> Seeded:
     """Fill ``storage`` (open, writable) with the seeded guild."""
     clock = Clock()
@@ -78,7 +88,7 @@ async def seed(storage: Storage, *, hands: int = 6, tables: int = 2, seed_no: in
         for user in users:
             await ledger.grant(GUILD, user, 2000, actor="system", reason="seed")
             await service.join(table, user, buy_in=1000)
-        await store.merge_meta(table, "names", {str(u): NAMES[u] for u in users})
+        await store_names(storage, users)
         await play_hands(service, table, {u: make_player("easy") for u in users}, hands, seed=seed_no + n)
         clock.now += 3600
         table_ids.append(table)
@@ -96,7 +106,7 @@ async def seed(storage: Storage, *, hands: int = 6, tables: int = 2, seed_no: in
     await service.open_table(live_table, guild_id=GUILD, channel_id=live_table, host_id=101, config=TableConfig.build())
     for user in (101, 103):
         await service.join(live_table, user, buy_in=500)
-    await store.merge_meta(live_table, "names", {"101": NAMES[101], "103": NAMES[103]})
+    await store_names(storage, (101, 103))
     oracle = LiveHand(table_id=live_table, hand_no=0, seed=0)
     service.subscribe(oracle)
     applied = await service.start_hand(live_table, 101)

@@ -3,7 +3,8 @@ audit answers, and the moderator-only refusals."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 NEEDS_MODERATOR = "You need the Manage Server permission (or the moderator role) for that."
 
@@ -61,3 +62,30 @@ AUDIT_FOR_MODERATORS = "Only server moderators can run the ledger audit."
 
 def audit_text(summary: str, books: Sequence[str]) -> str:
     return "Ledger audit: " + summary + ("\n" + "\n".join(books) if books else "")
+
+
+# Why an owed side effect (pancog/adapter/effects.py) could not be delivered: kept on the outbox item and shown to
+# moderators (/panadmin season roles, /panadmin status). A clause that follows "still owed: ".
+EFFECT_CANNOT_GIVE_ROLE = "the bot lacks Manage Roles, or its own role is below the one to give"
+EFFECT_NO_SUCH_ROLE = "the role no longer exists"
+EFFECT_NO_SERVER = "the bot is no longer in this server"
+EFFECT_CANNOT_POST = "the bot may not post in <#{channel}>"
+EFFECT_NO_SUCH_CHANNEL = "the channel <#{channel}> no longer exists"
+EFFECT_CANNOT_DM = "the member does not take direct messages from the bot"
+
+
+def effect_no_handler(kind: str) -> str:
+    return f"this version of the bot cannot deliver {kind!r} (a newer one wrote it)"
+
+
+def owed_line(counts: Mapping[Any, int]) -> str:
+    """/panadmin status: the server's Discord side effects still owed (a season's roles, posts) and refused ones."""
+    owed, failed = counts.get("owed", 0), counts.get("failed", 0)
+    if not owed and not failed:
+        return ""
+    parts = []
+    if owed:
+        parts.append(f"{owed} being delivered (retried by itself)")
+    if failed:
+        parts.append(f"{failed} refused by Discord (a season's roles: /panadmin season roles says why and tries again)")
+    return "Owed side effects: " + "; ".join(parts) + "."

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from pancog.adapter.presenters.common import Names, chips, name_of
+from pancog.adapter.safety import TEXT_MAX, shown
 from pancog.services.league import (
     Board,
     Flag,
@@ -16,6 +17,7 @@ from pancog.services.league import (
     Versus,
     display,
 )
+from pancog.services.outbox import OutboxItem
 from renderer.chart import ChartSeries, ChartSnapshot
 
 
@@ -41,7 +43,11 @@ def _league_value(metric: str, value: int, rated: int) -> str:
 
 def league_board(board: Board, names: Names) -> str:
     """The public /pan leaderboard (a league ``Board``): the top ten and the caller's own rank line."""
-    where = f"season {board.season.number} ({board.season.name})" if board.season is not None else "all time"
+    where = (
+        f"season {board.season.number} ({shown(board.season.name, limit=60)})"
+        if board.season is not None
+        else "all time"
+    )
     head = f"**Leaderboard — {LEAGUE_METRIC_NAMES[board.metric]}, {where}**"
     lines = [
         f"{line.rank}. {name_of(names, line.user_id)} — {_league_value(board.metric, line.value, line.rated)}"
@@ -65,17 +71,29 @@ def season_started(season: SeasonRow) -> str:
         )
     else:
         how = "Standings count net chips won in it (everyone's bank is unchanged)."
-    return f"Season {season.number} **{season.name}** has started{ends}. {how} /pan standings shows them."
+    return (
+        f"Season {season.number} **{shown(season.name, limit=60)}** has started{ends}. {how} /pan standings shows them."
+    )
+
+
+def season_people(info: SeasonInfo) -> list[int]:
+    """Everyone :func:`season_standings` names (fetch their names first)."""
+    people = [row.user_id for row in info.standings[:STANDINGS_SHOWN]]
+    people += [p for user, moderator, _, _ in info.exclusions for p in (user, moderator)]
+    return [*people, info.season.champion_id or 0]
+
+
+STANDINGS_SHOWN = 20
 
 
 def season_standings(info: SeasonInfo, names: Names, *, title: str) -> str:
     """Standings of a season (live or archived), with its exclusions and reasons."""
     season = info.season
     state = "running" if season.status == "active" else "ended"
-    lines = [f"**{title} — season {season.number} ({season.name}), {state}**"]
+    lines = [f"**{title} — season {season.number} ({shown(season.name, limit=60)}), {state}**"]
     if season.champion_id is not None:
         lines.append(f"Champion: {name_of(names, season.champion_id)}")
-    for row in info.standings[:20]:
+    for row in info.standings[:STANDINGS_SHOWN]:
         if season.mode == "bank":
             figure = f"{chips(row.chips)} in the season bank ({row.net:+,} won)"
         else:
@@ -84,12 +102,22 @@ def season_standings(info: SeasonInfo, names: Names, *, title: str) -> str:
     if not info.standings:
         lines.append("No hands played in this season yet.")
     for user, moderator, reason, _ in info.exclusions:
-        lines.append(f"Excluded: {name_of(names, user)} by {name_of(names, moderator)}: {reason}")
+        why = shown(reason, limit=TEXT_MAX, fallback="no reason given")
+        lines.append(f"Excluded: {name_of(names, user)} by {name_of(names, moderator)}: {why}")
     return "\n".join(lines)
 
 
-def league_flags(flags: Sequence[Flag], names: Names) -> str:
-    """The private /panadmin flags list: each flag, its figures, and the hands behind it."""
+def flag_people(flags: Sequence[Flag]) -> list[int]:
+    """Everyone :func:`league_flags` names (fetch their names first)."""
+    return [p for flag in flags for p in (flag.first, flag.second)]
+
+
+FLAGS_BUDGET = 1900  # characters of the /panadmin flags answer (Discord's 2,000, with room for the last line)
+
+
+def league_flags(flags: Sequence[Flag], names: Names, *, budget: int = FLAGS_BUDGET) -> str:
+    """The private /panadmin flags list: each flag, its figures, and the hands behind it, strongest first; as many as
+    fit in one message, then how many more there are."""
     what = {
         "flow": "one-sided chip flow from {a} to {b}",
         "together": "{a} and {b} share a table unusually often",
@@ -98,10 +126,19 @@ def league_flags(flags: Sequence[Flag], names: Names) -> str:
     if not flags:
         return "No flags: nothing here looks like chip dumping or soft play."
     lines = ["**Flags** (for a moderator to look at; they change nothing by themselves)"]
-    for flag in flags[:10]:
+    used = len(lines[0])
+    for shown_count, flag in enumerate(flags):
         sentence = what.get(flag.kind, flag.kind).format(a=name_of(names, flag.first), b=name_of(names, flag.second))
         figures = ", ".join(f"{k} {v:g}" for k, v in flag.figures)
-        lines.append(f"• {sentence} — z {flag.score:.1f}; {figures}; hands: {', '.join(flag.hands[:5])}")
+        line = f"• {sentence} — z {flag.score:.1f}; {figures}; hands: {', '.join(flag.hands[:5])}"
+        if used + 1 + len(line) > budget:
+            rest = len(flags) - shown_count
+            lines.append(
+                f"… and {rest} more flag{'s' if rest != 1 else ''} (weaker ones: the list is strongest first)."
+            )
+            break
+        lines.append(line)
+        used += 1 + len(line)
     return "\n".join(lines)
 
 
@@ -125,8 +162,26 @@ def stats_rows(card: PlayerCard) -> tuple[tuple[str, str], ...]:
     return tuple(rows)
 
 
-def excluded_text(who: str) -> str:
-    return f"{who} is left out of this season's standings (the reason is recorded)."
+def stats_subtitle(card: PlayerCard, *, escape: bool = False) -> str:
+    """The /pan stats card's second line: the running season (if any) and the rating. ``escape``: for Discord text
+    (the season's name escaped); the image draws it as typed."""
+    rating = card.rating
+    subtitle = f"rating {display(rating.score, rating.rated)}"
+    if card.season is not None:
+        season = shown(card.season.name, limit=60) if escape else card.season.name
+        subtitle = f"season {card.season.number} ({season}) · " + subtitle
+    return subtitle
+
+
+def stats_message(names: Names, user_id: int, card: PlayerCard, rows: Iterable[tuple[str, str]]) -> str:
+    """PRIVATE: /pan stats — the text twin of the stats card (the name and the season's name escaped)."""
+    lines = [f"**{name_of(names, user_id)}** — {stats_subtitle(card, escape=True)}"]
+    lines += [f"{label}: {value}" for label, value in rows]
+    return "\n".join(lines)
+
+
+def excluded_text(names: Names, user_id: int) -> str:
+    return f"{name_of(names, user_id)} is left out of this season's standings (the reason is recorded)."
 
 
 def included_text(lifted: bool) -> str:
@@ -135,24 +190,53 @@ def included_text(lifted: bool) -> str:
 
 def winner_role_note(role: str, places: int, *, can_manage: bool) -> str:
     if can_manage:
-        return f"The top {places} get the role {role} when the season ends."
+        return f"The top {places} get the role {shown(role, limit=100)} when the season ends."
     return (
-        f"Note: I can't give the role {role} — I need the Manage Roles permission (and my role above it). "
-        "Grant it before the season ends."
+        f"Note: I can't give the role {shown(role, limit=100)} — I need the Manage Roles permission (and my role above "
+        "it). Grant it before the season ends."
     )
 
 
-def winner_roles_failed() -> str:
-    return "I could not give the season's role: I need Manage Roles, and my role must be above it."
+def no_season_role(season_no: int) -> str:
+    return f"Season {season_no} has no winner role (give one with /panadmin season start winner_role:)."
 
 
-def winner_roles_given(count: int) -> str:
-    return f"Season role given to {count} top finisher{'s' if count != 1 else ''}."
+def _listed(people: Sequence[str]) -> str:
+    if len(people) <= 2:
+        return " and ".join(people)
+    return ", ".join(people[:-1]) + " and " + people[-1]
 
 
-def winner_role_reason(season_no: int) -> str:
-    """The audit-log reason of a season role."""
-    return f"Pan season {season_no} top finisher"
+def season_roles_report(role: str | None, items: Sequence[OutboxItem], names: Names) -> str:
+    """PRIVATE (moderators): what became of a season's role grants — who has the role, who left the server, and
+    what is still owed and why. ``role``: the role's name (None when the bot cannot see it)."""
+    role_text = shown(role, limit=100) if role else "the season's role"
+    if not items:
+        return f"Roles: nobody to give {role_text} to (no human finished in the top places)."
+
+    def who(item: OutboxItem) -> str:
+        return name_of(names, int(item.payload.get("user_id", 0)))
+
+    have = [who(i) for i in items if i.status == "done" and i.result in ("granted", "had it")]
+    left = [who(i) for i in items if i.status == "done" and i.result == "left"]
+    failed = [i for i in items if i.status == "failed"]
+    owed = [i for i in items if i.status == "owed"]
+    parts = []
+    if have:
+        parts.append(f"{_listed(have)} {'has' if len(have) == 1 else 'have'} {role_text}")
+    if left:
+        parts.append(f"{_listed(left)} left the server")
+    for reason in dict.fromkeys(i.last_error or "" for i in failed):
+        group = [who(i) for i in failed if (i.last_error or "") == reason]
+        parts.append(f"{len(group)} still owed ({_listed(group)}): {reason or 'refused'}")
+    if owed:
+        error = next((i.last_error for i in owed if i.last_error), None)
+        why = f"; Discord answered {shown(error, limit=TEXT_MAX)}" if error else ""
+        parts.append(f"{len(owed)} still being given ({_listed([who(i) for i in owed])}), retried by itself{why}")
+    text = "Roles: " + "; ".join(parts) + "."
+    if failed:
+        text += " Fix that, then /panadmin season roles tries again."
+    return text
 
 
 # ------------------------------------------------------------------ rating history, match history, head-to-head

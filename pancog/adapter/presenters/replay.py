@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from pancog.adapter.presenters.common import Names, chips, image_name, meld_snapshots, name_of, plain_text, status_pill
 from pancog.adapter.presenters.table import describe_events, outcome_snapshot
+from pancog.adapter.safety import code_block
 from pancog.game.engine import PlayerView
 from pancog.game.events import CardPlucked, OptionTaken
 from pancog.game.state import DrawSource, HandState, Phase, PlayerHand, Seat, Step, TableState
@@ -148,8 +149,9 @@ def step_text(replay: HandReplay, index: int, names: Names) -> str:
     hand = own_hand_snapshot(replay, index)
     if hand is not None:
         parts.append(hand_text(hand))  # "Your hand, 10 cards by suit: …" as in My hand (the e2e privacy check reads it)
-    parts.append(table_text(board_snapshot(replay, index, names)))
-    return "\n".join(parts)[:2000]
+    head = "\n".join(parts)[:1900]
+    twin = table_text(board_snapshot(replay, index, names))  # the image's names, as typed: in a code block
+    return head + "\n" + code_block(twin[: max(0, 1990 - len(head) - 10)])
 
 
 def share_caption(replay: HandReplay, names: Names, sharer: int) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from enum import StrEnum
@@ -431,6 +431,12 @@ class StorageTx(Protocol):
 
     async def execute_batch(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[int]:
         """Run statements in order (one round trip where the backend can); returns each one's changed-row count."""
+        ...
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once this transaction has committed (in the order registered; never if it rolls
+        back). The durable outbox wakes its deliverer this way: an effect written in a transaction is delivered
+        only once its commit is certain. A callback's exception is logged, not raised (the commit stands)."""
         ...
 
 

@@ -6,6 +6,7 @@ here once. Dialect-specific statements (placeholders, locking, error mapping) st
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -31,11 +32,25 @@ __all__ = [
     "audit_facts",
     "journal_insert",
     "load_open_tables",
+    "run_after_commit",
     "snapshot_statements",
     "table_row",
 ]
 
 Fetch = Callable[[str], Awaitable[Sequence[Sequence[Any]]]]
+
+log = logging.getLogger("pan.storage")
+
+
+def run_after_commit(callbacks: Sequence[Callable[[], None]]) -> None:
+    """Call a committed transaction's ``after_commit`` callbacks in order; one that raises is logged and the rest
+    still run (the commit has happened: nothing may undo it or hide it from the caller)."""
+    for callback in callbacks:
+        try:
+            callback()
+        except Exception:
+            log.exception("an after-commit callback failed")
+
 
 # A table's only snapshot (portable, ``?`` placeholders: both backends run these texts).
 PUT_SNAPSHOT = (

@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import functools
 import time
-from collections.abc import AsyncIterator, Coroutine, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -60,6 +60,7 @@ from pancog.infra.storage.common import (
     audit_facts,
     journal_insert,
     load_open_tables,
+    run_after_commit,
     table_row,
 )
 from pancog.infra.storage.migrations import MIGRATIONS_DIR, load_migrations
@@ -155,6 +156,10 @@ class PostgresTx:
         self._conn = conn
         self._known = known_accounts  # accounts known to exist (never deleted); shared, read-only here
         self.created_accounts: set[str] = set()  # added to the shared set only after COMMIT
+        self.committed: list[Callable[[], None]] = []  # after_commit callbacks, run once COMMIT has returned
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        self.committed.append(callback)
 
     async def insert_journal(
         self,
@@ -555,6 +560,7 @@ class PostgresStorage:
                 raise
             await _end(conn, xact.commit(), raise_error=True)
             self._known_accounts.update(tx.created_accounts)
+        run_after_commit(tx.committed)  # the connection is back in the pool: a callback may start a transaction
 
     async def fetch(self, sql: str, *args: Any) -> list[tuple[Any, ...]]:
         """Rows of one read-only query, outside any transaction (operations and tests)."""

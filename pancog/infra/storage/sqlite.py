@@ -46,6 +46,7 @@ from pancog.infra.storage.common import (
     audit_facts,
     journal_insert,
     load_open_tables,
+    run_after_commit,
     table_row,
 )
 from pancog.infra.storage.migrations import MIGRATIONS_DIR, load_migrations
@@ -137,6 +138,10 @@ class SqliteTx:
         self._conn = conn
         self._known = known_accounts  # accounts known to exist (they are never deleted); shared, read-only here
         self.created_accounts: set[str] = set()  # added to the shared set only after COMMIT
+        self.committed: list[Callable[[], None]] = []  # after_commit callbacks, run once COMMIT has returned
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        self.committed.append(callback)
 
     async def insert_journal(
         self,
@@ -593,6 +598,7 @@ class SqliteStorage:
                     await _to_the_end(conn.execute("ROLLBACK"))
                 raise
             self._known_accounts.update(tx.created_accounts)
+        run_after_commit(tx.committed)  # outside the writer lock: a callback may start the next transaction
 
     async def fetch(self, sql: str, *args: Any) -> list[tuple[Any, ...]]:
         """Rows of one read-only query (operations and tests; ``?`` placeholders)."""

@@ -9,6 +9,8 @@ from .flags import Flag, compute_flags
 from .ratings import PROVISIONAL_RESULTS, Rating, display, rate
 from .repo import HistoryRow, SeasonRow, StandingRow, StatsRow, VersusRow
 from .service import (
+    ROLE_GRANT,
+    WINNER_PLACES,
     Board,
     BoardLine,
     LeagueService,
@@ -25,6 +27,8 @@ from .service import (
 
 __all__ = [
     "PROVISIONAL_RESULTS",
+    "ROLE_GRANT",
+    "WINNER_PLACES",
     "Board",
     "BoardLine",
     "Flag",

@@ -33,6 +33,7 @@ from pancog.game.events import HandEnded
 from pancog.game.state import TableState
 from pancog.infra.storage.base import Account, GuildSettings, Posting, Storage, StorageTx
 from pancog.services.ledger import ChipLedger, post_transaction
+from pancog.services.outbox import Outbox
 from pancog.services.tables import Applied, ResultNote, TableConfig, TableService, TableSession
 
 from . import repo
@@ -42,6 +43,8 @@ from .ratings import Rating, rate
 from .repo import STAT_COLUMNS, HistoryRow, SeasonRow, StandingRow, StatsRow, VersusRow
 
 __all__ = [
+    "ROLE_GRANT",
+    "WINNER_PLACES",
     "Board",
     "BoardLine",
     "LeagueService",
@@ -66,6 +69,8 @@ RATINGS_CURSOR = "ratings"
 JOURNALS_CURSOR = "journals"  # the last ledger journal whose result was moved (migration V8)
 MAX_SEASON_DAYS = 366
 MAX_NAME = 60
+WINNER_PLACES = 3  # a season's role goes to the players placed 1..3 (ties share a place)
+ROLE_GRANT = "role.grant"  # the outbox kind the adapter delivers (pancog/adapter/effects.py)
 
 
 class SeasonActive(PanError):
@@ -225,6 +230,7 @@ class LeagueService:
         *,
         clock: Callable[[], float] = time.time,
         rating_batch: int = 500,  # results per drain transaction: bounds how long a drain holds lock_results
+        outbox: Outbox | None = None,  # a season's end owes its winners their role through it
         read_only: bool = False,
     ) -> None:
         self.storage = storage
@@ -232,6 +238,7 @@ class LeagueService:
         # read in Discord, and the background tick) have moved so far.
         self.read_only = read_only
         self.ledger = ledger
+        self.outbox = outbox
         self._clock = clock
         self._rating_batch = rating_batch
         self._tallies: dict[int, HandTally] = {}
@@ -606,7 +613,53 @@ class LeagueService:
                 )
         ended = await repo.get_season(tx, season.guild_id, season.number)
         exclusions = await repo.exclusions(tx, season.guild_id, season.number)
-        return SeasonInfo(season=ended or season, standings=tuple(rows), exclusions=tuple(exclusions))
+        info = SeasonInfo(season=ended or season, standings=tuple(rows), exclusions=tuple(exclusions))
+        await self._owe_roles(tx, info)  # in the ending transaction: owed if and only if the season ended
+        return info
+
+    @staticmethod
+    def role_prefix(guild_id: int, number: int) -> str:
+        """The outbox key prefix of a season's role grants (``season:G:N:role:U`` per winner)."""
+        return f"season:{guild_id}:{number}:role:"
+
+    async def _owe_roles(self, tx: StorageTx, info: SeasonInfo) -> list[str]:
+        """Owe the season's role (if it has one) to each human placed 1..:data:`WINNER_PLACES`, one outbox item per
+        winner keyed ``season:G:N:role:U``: a retried end owes nothing twice. Returns the keys."""
+        season = info.season
+        if self.outbox is None or season.role_id is None:
+            return []
+        keys = []
+        for row in info.standings:
+            if row.place > WINNER_PLACES or not is_human(row.user_id):
+                continue
+            key = self.role_prefix(season.guild_id, season.number) + str(row.user_id)
+            payload = {
+                "role_id": season.role_id,
+                "user_id": row.user_id,
+                "season": season.number,
+                "place": row.place,
+                "reason": f"Pan season {season.number} top finisher",  # the server's audit log
+            }
+            await self.outbox.enqueue(tx, key=key, guild_id=season.guild_id, kind=ROLE_GRANT, payload=payload)
+            keys.append(key)
+        return keys
+
+    async def season_roles(self, guild_id: int, number: int | None = None) -> tuple[SeasonRow, list[str]]:
+        """The outbox keys of an ended season's role grants (``number`` None: the latest ended season), owing them
+        now if the season ended before the outbox existed (or its items were pruned): a moderator's retry always
+        has something to re-drive. Raises :class:`NoSeason` when there is no such ended season."""
+        async with self.storage.transaction() as tx:
+            if number is None:
+                ended = [row for row in await repo.seasons(tx, guild_id) if row.status == "ended"]
+                season = max(ended, key=lambda row: row.number) if ended else None
+            else:
+                season = await repo.get_season(tx, guild_id, number)
+            if season is None or season.status != "ended":
+                raise NoSeason
+            rows = await repo.standings(tx, guild_id, season.number)
+            info = SeasonInfo(season=season, standings=tuple(rows), exclusions=())
+            keys = await self._owe_roles(tx, info)
+        return season, keys
 
     async def season_bank(self, guild_id: int, user_id: int) -> int:
         """A player's season bank in a 'bank' season (issued the season's starting chips on first use, through the

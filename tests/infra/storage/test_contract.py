@@ -141,3 +141,37 @@ def test_a_stored_tables_bank_scope_falls_back_to_its_guild(config: str, scope: 
     guild's banks; only an integer ``bank_scope`` (a league's bank season) names another."""
     row = _table_row(config)
     assert row.bank_scope == scope
+
+
+async def test_after_commit_callbacks_run_once_the_commit_is_done_and_never_on_a_rollback(
+    storage: AnyStorage, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``tx.after_commit(cb)`` (the outbox wakes its deliverer with it): after COMMIT, in order, outside the
+    transaction (a callback may start the next one); never when the transaction rolls back; a callback that raises is
+    logged and the others still run, and the commit stands."""
+    seen: list[str] = []
+
+    class Boom(Exception):
+        pass
+
+    with pytest.raises(Boom):
+        async with storage.transaction() as tx:
+            tx.after_commit(lambda: seen.append("rolled back"))
+            await tx.execute("INSERT INTO league_cursors (name, value) VALUES (?, ?)", ("gone", 1))
+            raise Boom
+    assert seen == []
+
+    def broken() -> None:
+        raise RuntimeError("a listener's bug")
+
+    async with storage.transaction() as tx:
+        await tx.execute("INSERT INTO league_cursors (name, value) VALUES (?, ?)", ("kept", 2))
+        tx.after_commit(lambda: seen.append("first"))
+        tx.after_commit(broken)
+        tx.after_commit(lambda: seen.append("second"))
+        assert seen == []  # not before the commit
+    assert seen == ["first", "second"]
+    assert "an after-commit callback failed" in caplog.text
+    caplog.clear()
+    async with storage.transaction(write=False) as tx:
+        assert await tx.fetchall("SELECT name FROM league_cursors WHERE name IN ('gone', 'kept')") == [("kept",)]

@@ -1,0 +1,149 @@
+"""The built-in kinds of outbox item and their idempotent handlers (see :mod:`pancog.adapter.deliveries`).
+
+==================  ============================================  ==============================================
+kind                payload                                       result
+==================  ============================================  ==============================================
+``role.grant``      ``role_id``, ``user_id``, ``reason``          ``granted`` / ``had it`` / ``left``
+``message.post``    ``channel_id``, ``content``, ``ping`` (ids)   the posted message's id
+``message.dm``      ``user_id``, ``content``                      the DM's message id
+==================  ============================================  ==============================================
+
+Each handler is safe to run twice for one item (a crash between Discord acting and the item being marked done
+delivers it again):
+
+* a role grant reads the member first (``GET /guilds/{g}/members/{u}``, not the cache, which a restart may not
+  have filled) and does nothing for a member who has the role already;
+* a message carries a nonce derived from the item's key with ``enforce_nonce`` (discord.py sends it whenever
+  ``nonce=`` is passed): Discord answers a repeated nonce within a few minutes with the message it created the
+  first time, so a retried post is not posted twice. Its id is the item's result.
+
+A service that needs one of these enqueues it (``Outbox.enqueue(tx, key=…, guild_id=…, kind=ROLE_GRANT,
+payload=…)``); a new kind registers its handler in :func:`register_builtin`'s style with
+``Deliveries.register(kind, handler)``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import discord
+
+from pancog.adapter.deliveries import Deliveries, Permanent
+from pancog.adapter.errors import fitted, pings
+from pancog.adapter.presenters.admin import (
+    EFFECT_CANNOT_DM,
+    EFFECT_CANNOT_GIVE_ROLE,
+    EFFECT_CANNOT_POST,
+    EFFECT_NO_SERVER,
+    EFFECT_NO_SUCH_CHANNEL,
+    EFFECT_NO_SUCH_ROLE,
+)
+from pancog.services.outbox import OutboxItem
+
+__all__ = [
+    "GRANTED",
+    "HAD_IT",
+    "LEFT",
+    "MESSAGE_DM",
+    "MESSAGE_POST",
+    "ROLE_GRANT",
+    "nonce_of",
+    "register_builtin",
+    "send_once",
+]
+
+ROLE_GRANT = "role.grant"
+MESSAGE_POST = "message.post"
+MESSAGE_DM = "message.dm"
+
+GRANTED = "granted"
+HAD_IT = "had it"
+LEFT = "left"
+
+UNKNOWN_MEMBER = 10007
+UNKNOWN_ROLE = 10011
+UNKNOWN_CHANNEL = 10003
+CANNOT_DM = 50007
+
+
+def nonce_of(key: str) -> str:
+    """The message nonce of an outbox key: 20 hex digits of its BLAKE2b hash (Discord allows 25 characters)."""
+    return hashlib.blake2b(key.encode(), digest_size=10).hexdigest()
+
+
+async def send_once(target: discord.abc.Messageable, key: str, content: str, **kwargs: Any) -> discord.Message:
+    """Send ``content`` (fitted to Discord's limits) so that sending it again with the same ``key`` returns the
+    first message instead of posting another (Discord's nonce, enforced). For handlers of new kinds that post."""
+    text, extra = fitted(content, **kwargs)
+    return await target.send(text, nonce=nonce_of(key), **extra)
+
+
+def _int(payload: Any, name: str) -> int:
+    return int(payload[name])
+
+
+class _Handlers:
+    def __init__(self, client: discord.Client) -> None:
+        self.client = client
+
+    def _guild(self, item: OutboxItem) -> discord.Guild:
+        guild = self.client.get_guild(item.guild_id)
+        if guild is None:
+            raise Permanent(EFFECT_NO_SERVER, group=f"guild:{item.guild_id}")
+        return guild
+
+    @staticmethod
+    def role_group(item: OutboxItem) -> str:
+        return f"role:{item.guild_id}:{item.payload.get('role_id')}"
+
+    async def grant_role(self, item: OutboxItem) -> str:
+        guild = self._guild(item)
+        role_id, user_id = _int(item.payload, "role_id"), _int(item.payload, "user_id")
+        group = self.role_group(item)
+        try:
+            member = await guild.fetch_member(user_id)  # fresh: a cached member may predate the last grant
+        except discord.NotFound:
+            return LEFT
+        if any(role.id == role_id for role in member.roles) or role_id in getattr(member, "_roles", ()):
+            return HAD_IT
+        try:
+            await member.add_roles(discord.Object(role_id), reason=str(item.payload.get("reason") or "") or None)
+        except discord.Forbidden as exc:
+            raise Permanent(EFFECT_CANNOT_GIVE_ROLE, group=group) from exc
+        except discord.NotFound as exc:
+            if exc.code == UNKNOWN_MEMBER:
+                return LEFT
+            raise Permanent(EFFECT_NO_SUCH_ROLE, group=group) from exc
+        return GRANTED
+
+    async def post(self, item: OutboxItem) -> str:
+        channel_id = _int(item.payload, "channel_id")
+        channel = self.client.get_partial_messageable(channel_id, guild_id=item.guild_id)
+        ping = [int(u) for u in item.payload.get("ping") or ()]
+        try:
+            message = await send_once(
+                channel, item.key, str(item.payload.get("content") or ""), allowed_mentions=pings(ping)
+            )
+        except discord.Forbidden as exc:
+            raise Permanent(EFFECT_CANNOT_POST.format(channel=channel_id), group=f"channel:{channel_id}") from exc
+        except discord.NotFound as exc:
+            raise Permanent(EFFECT_NO_SUCH_CHANNEL.format(channel=channel_id), group=f"channel:{channel_id}") from exc
+        return str(message.id)
+
+    async def dm(self, item: OutboxItem) -> str:
+        user_id = _int(item.payload, "user_id")
+        try:
+            channel = await self.client.create_dm(discord.Object(id=user_id))
+            message = await send_once(channel, item.key, str(item.payload.get("content") or ""))
+        except (discord.Forbidden, discord.NotFound) as exc:  # 50007: the member takes no DMs from the bot
+            raise Permanent(EFFECT_CANNOT_DM) from exc
+        return str(message.id)
+
+
+def register_builtin(deliveries: Deliveries) -> None:
+    """Register the handlers of :data:`ROLE_GRANT`, :data:`MESSAGE_POST` and :data:`MESSAGE_DM`."""
+    handlers = _Handlers(deliveries.client)
+    deliveries.register(ROLE_GRANT, handlers.grant_role, group=handlers.role_group)
+    deliveries.register(MESSAGE_POST, handlers.post, group=lambda i: f"channel:{i.payload.get('channel_id')}")
+    deliveries.register(MESSAGE_DM, handlers.dm)
