@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from pancog.game import engine
+from pancog.services.bots import computer_name
 from pancog.services.coach import HandReview
 from tests.e2e.conftest import Pan, PanFactory, private_to
 from tests.e2e.privacy import HandRecorder, assert_private
@@ -26,9 +27,9 @@ def fast_bots(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PAN_DEAL_SEED", "8")
 
 
-async def practice_between_hands(pan: Pan, me: FakeUser) -> int:
-    """/pan practice against one computer, the first (seeded) hand sluffed away; returns the person's seat."""
-    await pan.slash(me, "pan practice", opponents=1)
+async def practice_between_hands(pan: Pan, me: FakeUser, opponents: int = 1) -> int:
+    """/pan practice against computers, the first (seeded) hand sluffed away; returns the person's seat."""
+    await pan.slash(me, "pan practice", opponents=opponents)
     seat = pan.session().seat_of(me.id)
     for _ in range(40):
         state = pan.session().state
@@ -126,6 +127,39 @@ async def test_the_coach_names_an_out_card_given(pan_factory: PanFactory) -> Non
     assert pan.session().state.hand is None, "the computer took the 5C and went out"
     (note,) = notes_to(pan, me)
     assert "Your discard 5♣ was the card 🤖 Normal bot 1 went out with." in note.content
+
+
+async def test_the_coach_names_a_force_not_taken(pan_factory: PanFactory) -> None:
+    """Three seats, dealt from the computer before the person: it plucks 4C and melds A♣ 2♣ 3♣ 4♣; the person
+    plucks K♥ and throws it; the computer after him cannot use the 5C it plucks and must throw it, which fits the
+    first computer's rope: the person could force it on him, lets the chance pass, and the note says so."""
+    pan = await pan_factory()
+    me = pan.users[0]
+    seat = await practice_between_hands(pan, me, opponents=2)
+    before = (seat - 1) % 3
+    roper_seat = pan.session().state.seat(before)
+    assert roper_seat is not None
+    roper_name = computer_name(roper_seat.player_id)
+    roper = "AC 2C 3C KD 2D 3H 6H 7S JD 5S"
+    mine = "5D 5H 4S 6C JC KC QH 2S 7D 4H"
+    pan.stack(stacked_shoe([roper, mine, KNOCKER], "4C KH 5C", filler="QD"), first_seat=before)
+    await pan.click(me, pan.board(), "Start")
+    await pan.click(me, pan.board(), "Knock")
+    await pan.slash(me, "draw")
+    await pan.slash(me, "discard", card="KH")
+    for _ in range(60):  # the person throws every card he draws until the hand is over
+        state = pan.session().state
+        if state.hand is None:
+            break
+        assert engine.to_act(state) == seat, state.hand
+        drawn = await pan.slash(me, "draw")
+        assert drawn.text
+        card = engine.observe(pan.session().state, seat).drawn
+        assert card is not None
+        await pan.slash(me, "discard", card=str(card))
+    assert pan.session().state.hand is None
+    (note,) = notes_to(pan, me)
+    assert f"You could have forced 5♣ on {roper_name}: it paid them nothing" in note.content, note.content
 
 
 async def test_my_hand_says_what_going_out_now_collects_at_every_table_but_coaches_only_practice(pan: Pan) -> None:
