@@ -101,6 +101,9 @@ async def test_the_coach_explains_the_top_plays_and_names_a_better_meld(pan_fact
     assert assert_private(pan.h.fake, recorder) >= 2
     await pan.click(me, pan.board(), "Start")  # the next deal: the note is done with
     assert pan.rt.coach is not None and pan.rt.coach.last(pan.session().table_id, me.id) is None
+    late = await pan.rt.coach.review(pan.session(), 2, me.id)  # a review that ends after the next deal
+    assert late is not None and late.misses == review.misses
+    assert pan.rt.coach.last(pan.session().table_id, me.id) is None, "kept for a hand already replaced"
 
 
 def private_to_message(message: FakeMessage, user: FakeUser) -> bool:
