@@ -26,6 +26,7 @@ import discord
 import yarl
 from discord.ext import commands
 
+from pancog.adapter.invite import invite_url
 from pancog.infra import memory
 from pancog.infra.cluster import parse_cluster, shard_range
 from pancog.infra.config import Config, ConfigError
@@ -41,8 +42,8 @@ To get one:
   1. Open https://discord.com/developers/applications and create an application.
   2. Under "Bot", press "Reset Token" and copy the token.
   3. cp .env.example .env   and put the token after DISCORD_TOKEN=
-  4. Invite the bot with the "bot" and "applications.commands" scopes (see docs/admin.md).
-Then run scripts/run again.
+  4. Run scripts/run again: once connected, the bot logs its invite link ("invite me to a server: ...",
+     with its Application ID and every permission it needs; docs/admin.md explains each).
 """
 
 
@@ -87,6 +88,8 @@ class PanBot(commands.Bot):
 
     async def on_ready(self) -> None:
         log.info("ready as %s in %d guild(s)", self.user, len(self.guilds))
+        if self.application_id is not None:  # the link an admin needs, with this application's id filled in
+            log.info("invite me to a server: %s", invite_url(self.application_id))
 
     async def close(self) -> None:
         await self.trimmer.stop()

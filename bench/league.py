@@ -59,6 +59,7 @@ from pancog.services.store import TableStore
 from pancog.services.tables import ResultNote, TableConfig, TableService, seeded_deals
 from tests.services.league import guilds
 from tests.support.league_play import Feeder, engine_session, play_hands
+from tests.support.wiring import wire_league
 
 GUILD = 1
 T = TypeVar("T")
@@ -249,7 +250,7 @@ async def real_digests(tmp: Path, hands: int) -> tuple[list[HandDigest], float, 
         ledger = ChipLedger(storage)
         tables = TableService(ledger, TableStore(storage), dealer=seeded_deals(5))
         league = LeagueService(storage, ledger)
-        league.attach(tables)
+        wire_league(tables, league)
         users = [11, 12, 13]
         await tables.open_table(7, guild_id=GUILD, channel_id=7, host_id=11, config=TableConfig.build())
         for u in users:
@@ -413,7 +414,7 @@ async def service_feeder(seed: int, hands: int) -> list[HandDigest]:
             ledger = ChipLedger(storage)
             tables = TableService(ledger, TableStore(storage), dealer=seeded_deals(seed))
             league = LeagueService(storage, ledger)
-            league.attach(tables)
+            wire_league(tables, league)
             users = (guilds.SOFT, guilds.PARTNER)
             await tables.open_table(1, guild_id=GUILD, channel_id=1, host_id=users[0], config=TableConfig.build())
             for user in users:

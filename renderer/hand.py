@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from PIL import Image
 
 from pancog.game.cards import Card, rank_order_key, suit_order_key
+from pancog.game.words import plural
 
 from . import assets, labels
 from .layout import Box
@@ -208,25 +209,33 @@ def render_hand_png(snapshot: HandSnapshot) -> bytes:
     return assets.to_png(render_hand(snapshot))
 
 
-def hand_text(snapshot: HandSnapshot) -> str:
-    """The hand image as plain text: every card with its position, the drawn card, what melds with it.
+def hand_text(snapshot: HandSnapshot, *, name_drawn: bool = True) -> str:
+    """The hand image as plain text: every card in the order the image shows it, as the table shows cards (suit
+    symbols), the drawn card, and what in the hand melds with it. The image's position numbers are left out: no
+    command takes a position, so in words they are noise. ``name_drawn=False``: the drawn card was just named in
+    the same message ("You plucked 5♦."), so it is not named again.
 
     >>> from pancog.game.cards import parse_card, parse_cards
     >>> snap = HandSnapshot(cards=parse_cards("5S 2C 5H"), drawn=parse_card("5D"), meldable=frozenset({0, 2}))
     >>> print(hand_text(snap))
-    Your hand, 3 cards by suit: 1 2C, 2 5H, 3 5S.
-    Pluck: 5D. Melds with it: 2 5H, 3 5S.
+    Your hand, 3 cards by suit: 2♣ 5♥ 5♠.
+    Pluck: 5♦. Melds with it: 5♥ 5♠.
+    >>> print(hand_text(snap, name_drawn=False))
+    Your hand, 3 cards by suit: 2♣ 5♥ 5♠.
+    Melds with the pluck: 5♥ 5♠.
     """
     order = display_order(snapshot.cards, snapshot.sort)
     n = len(order)
     if n:
-        listed = ", ".join(f"{pos + 1} {snapshot.cards[i]}" for pos, i in enumerate(order))
-        lines = [f"Your hand, {n} card{'s' if n != 1 else ''} by {snapshot.sort}: {listed}."]
+        listed = " ".join(snapshot.cards[i].pretty for i in order)
+        lines = [f"Your hand, {plural(n, 'card')} by {snapshot.sort}: {listed}."]
     else:
         lines = ["Your hand is empty."]
     if snapshot.drawn is not None:
-        line = f"{snapshot.drawn_label.capitalize()}: {snapshot.drawn}."
-        melds = [f"{pos + 1} {snapshot.cards[i]}" for pos, i in enumerate(order) if i in snapshot.meldable]
-        line += f" Melds with it: {', '.join(melds)}." if melds else " Nothing in your hand melds with it."
+        label = snapshot.drawn_label
+        melds = " ".join(snapshot.cards[i].pretty for i in order if i in snapshot.meldable)
+        it = "it" if name_drawn else f"the {label}" if label == "pluck" else "the option card"
+        line = f"{label.capitalize()}: {snapshot.drawn.pretty}. " if name_drawn else ""
+        line += f"Melds with {it}: {melds}." if melds else f"Nothing in your hand melds with {it}."
         lines.append(line)
     return "\n".join(lines)

@@ -59,8 +59,9 @@ def to_play(*, name: str) -> str:
 
 
 def hand_number(*, hand_no: int) -> str:
-    """Follows the table's title in the header."""
-    return f" · hand {hand_no}"
+    """Follows the table's title in the header: the hand on (or the last one played); nothing before the first
+    deal (a new table is no "hand 0")."""
+    return f" · hand {hand_no}" if hand_no else ""
 
 
 def no_cards() -> str:

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
+from pancog.game.words import plural
+
 from . import assets
 from .layout import Box
 from .snapshot import MeldSnapshot, OutcomeSnapshot
@@ -25,6 +27,7 @@ HEAD_SIZE = 30
 SECTION_GAP = 16
 ROBOT = 22
 ITEMS_LEFT = 230  # where a payment's items start, from the left margin
+COLLECTED = "Collected"  # the label of the winner's gross (the payments and tops above it), never a net
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -44,16 +47,16 @@ class OutcomeLayout:
 
 
 def _chips(n: int) -> str:
-    return f"{n:,} chip{'s' if n != 1 else ''}"
+    return plural(n, "chip")
 
 
 def breakdown_lines(snapshot: OutcomeSnapshot) -> tuple[tuple[str, str], ...]:
     """(label, value) rows of the breakdown, shared by the image and the text twin."""
-    rows = [("Conditions on board", f"{snapshot.conditions} units")]
+    rows = [("Conditions on board", plural(snapshot.conditions, "unit"))]
     if snapshot.bust_out:
-        rows.append(("Bust-out", f"{snapshot.bust_out} units"))
-    rows.append(("Going out", f"{snapshot.going_out} units"))
-    rows.append(("Each player pays", f"{snapshot.units_per_payer} units"))
+        rows.append(("Bust-out", plural(snapshot.bust_out, "unit")))
+    rows.append(("Going out", plural(snapshot.going_out, "unit")))
+    rows.append(("Each player pays", plural(snapshot.units_per_payer, "unit")))
     return tuple(rows)
 
 
@@ -168,11 +171,12 @@ def render_outcome(snapshot: OutcomeSnapshot) -> Image.Image:
     im = Image.new("RGB", (lay.width, lay.height), assets.FELT)
     draw = ImageDraw.Draw(im)
     draw.rectangle(lay.header, fill=assets.FELT_DARK)
-    total = f"+{snapshot.total:,} chips"
-    total_w = assets.text_width(total, "bold", HEAD_SIZE)
-    assets.paste_text(im, (WIDTH - MARGIN - total_w, 6), total, "bold", HEAD_SIZE, assets.GOLD)
+    head_net = f"net {net_text(snapshot.winner_net)}"  # the header's figure is the net: never "+4" for a net of 0
+    net_w = assets.text_width(head_net, "bold", HEAD_SIZE)
+    ink = assets.GOLD if snapshot.winner_net > 0 else assets.INK_LIGHT
+    assets.paste_text(im, (WIDTH - MARGIN - net_w, 6), head_net, "bold", HEAD_SIZE, ink)
     suffix = " goes out"
-    room = WIDTH - 3 * MARGIN - total_w - assets.text_width(suffix, "bold", HEAD_SIZE)
+    room = WIDTH - 3 * MARGIN - net_w - assets.text_width(suffix, "bold", HEAD_SIZE)
     head = image_text(snapshot.winner, "bold", HEAD_SIZE, room) + suffix
     assets.paste_text(im, (MARGIN, 6), head, "bold", HEAD_SIZE, assets.INK_LIGHT)
     sub = f"{clean_text(snapshot.title, 'regular')} · hand {snapshot.hand_no} · the winner's board"
@@ -203,7 +207,8 @@ def render_outcome(snapshot: OutcomeSnapshot) -> Image.Image:
         _amount_row(im, box, who, items, f"{chips:,}", assets.GOLD)
     total_y = pb[3] - LINE_H
     draw.line((pb[2] - 160, total_y - 2, pb[2], total_y - 2), fill=assets.INK_MUTED, width=2)
-    assets.paste_text(im, (pb[0], total_y), "Total", "bold", TEXT_SIZE, assets.INK_LIGHT)
+    assets.paste_text(im, (pb[0], total_y), COLLECTED, "bold", TEXT_SIZE, assets.INK_LIGHT)
+    total = _chips(snapshot.total)
     tw = assets.text_width(total, "bold", TEXT_SIZE)
     assets.paste_text(im, (pb[2] - tw, total_y), total, "bold", TEXT_SIZE, assets.GOLD)
     nb = lay.notes_box
@@ -221,7 +226,10 @@ def render_outcome_png(snapshot: OutcomeSnapshot) -> bytes:
 
 def outcome_text(snapshot: OutcomeSnapshot) -> str:
     """The end-of-hand image as plain text."""
-    lines = [f"{snapshot.title}, hand {snapshot.hand_no}: {snapshot.winner} goes out, +{_chips(snapshot.total)}."]
+    lines = [
+        f"{snapshot.title}, hand {snapshot.hand_no}: {snapshot.winner} goes out, net {net_text(snapshot.winner_net)} "
+        f"for the hand (collected {_chips(snapshot.total)})."
+    ]
     melds = []
     for meld in snapshot.melds:
         cards = " ".join(str(c) for c in meld.cards)
@@ -232,7 +240,7 @@ def outcome_text(snapshot: OutcomeSnapshot) -> str:
     )
     paid = [f"{who} {_chips(chips)}" + (f" ({items})" if items else "") for who, items, chips in paid_lines(snapshot)]
     if paid:
-        lines.append("Paid to the winner: " + "; ".join(paid) + f"; total {_chips(snapshot.total)}.")
+        lines.append("Paid to the winner: " + "; ".join(paid) + f"; {COLLECTED.lower()} {_chips(snapshot.total)}.")
     if snapshot.nets:
         lines.append("Net for the hand: " + ", ".join(f"{n.name} {net_text(n.chips)}" for n in snapshot.nets) + ".")
     lines.extend(snapshot.notes)

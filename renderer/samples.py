@@ -133,6 +133,7 @@ def sample_outcome(n_payers: int = 5, *, four_color: bool = False) -> OutcomeSna
         hand_no=42,
         winner="Rosa",
         melds=melds,
+        winner_net=nets[0].chips,
         conditions=7,
         bust_out=2,
         going_out=2,

@@ -149,15 +149,18 @@ class NetSnapshot:
 class OutcomeSnapshot:
     """The end of a hand: the winner's board, how the outs were worked out, and every player's net.
 
-    Units are per payer before the doubles multiplier; `payments` are the chips each player actually paid the
-    winner this hand (conditions, including those made on the going-out turn, outs, going out, bust-out),
-    so `total` is the sum of the items drawn. `nets` are each player's net for the hand.
+    Two different figures, each labelled as what it is: what the winner **collected** (`total`: gross, every chip
+    paid to him this hand — conditions, including those made on the going-out turn, outs, going out, bust-out,
+    refunds — itemised in `payments`, plus the tops he took) and each player's **net** for the hand (`winner_net`
+    and `nets`: collected minus everything paid, antes included). A winner who collected 4 chips and paid 4 is
+    "net 0", never "+4". Units are per payer before the doubles multiplier.
     """
 
     title: str
     hand_no: int
     winner: str
     melds: tuple[MeldSnapshot, ...]
+    winner_net: int = 0  # the winner's net for the hand (chips)
     conditions: int = 0  # units: every condition on the board as it lies (the outs)
     bust_out: int = 0  # units: bust-out bonus (0 = none)
     going_out: int = 0  # units: the going-out payment
@@ -174,7 +177,7 @@ class OutcomeSnapshot:
 
     @property
     def total(self) -> int:
-        """Chips the winner receives: tops plus every payment."""
+        """Chips the winner collected (gross): tops plus every payment."""
         return self.singles_tops + self.doubles_tops + sum(p.chips for p in self.payments)
 
 

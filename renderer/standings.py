@@ -53,7 +53,8 @@ class StandingRow:
 class StandingsSnapshot:
     """A tournament's standings: title, a status line (level, ante), the clock line (time to the next level), the
     field line (entries, players left, prize pool), the rows, how many rows were left out, and the open tables as
-    (table number, players seated)."""
+    (table number, players seated). Before the start (``started`` false) there are no places or chips yet: the
+    image lists ``registered`` instead, the players in the order they registered."""
 
     title: str
     status: str
@@ -63,9 +64,17 @@ class StandingsSnapshot:
     rows: tuple[StandingRow, ...]
     more: int = 0
     tables: tuple[tuple[int, int], ...] = ()
+    started: bool = True
+    registered: tuple[str, ...] = ()
+
+
+NOBODY_REGISTERED = "Nobody has registered yet."
 
 
 def _rows(snap: StandingsSnapshot) -> tuple[tuple[StandingRow, ...], int]:
+    if not snap.started:  # the registered players, numbered in the order they registered
+        listed = tuple(StandingRow(n, name, 0) for n, name in enumerate(snap.registered, 1))
+        return listed[:MAX_ROWS], max(0, len(listed) - MAX_ROWS)
     return snap.rows[:MAX_ROWS], snap.more + max(0, len(snap.rows) - MAX_ROWS)
 
 
@@ -84,7 +93,10 @@ def standings_text(snap: StandingsSnapshot) -> str:
     lines = [f"{snap.title} — {snap.status}"]
     lines += [line for line in (snap.clock, snap.field) if line]
     rows, more = _rows(snap)
-    for row in rows:
+    if not snap.started:
+        lines.append(f"Registered: {len(snap.registered)}" if snap.registered else NOBODY_REGISTERED)
+        lines += [f"{row.place}. {row.name}" for row in rows]
+    for row in rows if snap.started else ():
         table = f" (table {row.table})" if row.table is not None else ""
         lines.append(f"{row.place}. {row.name} — {_amount(snap, row)}{table}")
     if more:
@@ -134,6 +146,24 @@ def render_standings(snap: StandingsSnapshot) -> Image.Image:
     right = WIDTH - PAD
     amount_right = right if snap.finished else right - TABLE_W - 8
     paste_text(im, (PAD, y), "#", "bold", HEAD, MUTED)
+    if not snap.started:  # no chips or tables yet: who is registered
+        heading = f"Registered ({len(snap.registered)})" if snap.registered else NOBODY_REGISTERED
+        paste_text(im, (PAD + PLACE_W + 8, y), heading, "bold", HEAD, MUTED, cache=False)
+        y += HEAD + 10
+        for i, row in enumerate(rows):
+            if i % 2 == 0:
+                im.paste(PANEL, (PAD // 2, y - 5, WIDTH - PAD // 2, y + LINE - 5))
+            place = f"{row.place}."
+            paste_text(im, (PAD + PLACE_W - text_width(place, "bold", ROW), y), place, "bold", ROW, INK)
+            name_x = PAD + PLACE_W + 8
+            name = image_text(row.name, "regular", ROW, right - name_x)
+            paste_text(im, (name_x, y), name, "regular", ROW, INK, cache=False)
+            y += LINE
+        if not rows:
+            y += LINE
+        for line in [f"… and {more} more"] if more else []:
+            paste_text(im, (PAD, y), line, "regular", SMALL, MUTED, cache=False)
+        return im
     paste_text(im, (PAD + PLACE_W + 8, y), "Player", "bold", HEAD, MUTED)
     label = "Prize" if snap.finished else "Chips"
     paste_text(im, (amount_right - text_width(label, "bold", HEAD), y), label, "bold", HEAD, MUTED)

@@ -17,6 +17,8 @@ from dataclasses import dataclass, replace
 
 from PIL import Image, ImageDraw
 
+from pancog.game.words import plural
+
 from . import assets, labels
 from .layout import Box
 from .snapshot import MeldSnapshot, SeatSnapshot, SeatStatus, TableSnapshot
@@ -90,6 +92,12 @@ class TableLayout:
     notes_box: Box | None
     columns: int
     seats: tuple[SeatLayout, ...]
+
+
+def _hand_part(snapshot: TableSnapshot, separator: str) -> str:
+    """The hand number after the title: the hand on (or the last one played); nothing before the first deal (a new
+    table is no "hand 0")."""
+    return f"{separator}hand {snapshot.hand_no}" if snapshot.hand_no else ""
 
 
 def chips_text(chips: int) -> str:
@@ -560,13 +568,13 @@ def render_table_png(snapshot: TableSnapshot) -> bytes:
 def _seat_line(number: int, seat: SeatSnapshot, in_hand: bool) -> str:
     parts = [
         f"Seat {number}: {seat.name}" + (" (computer)" if seat.computer else ""),
-        f"{chips_text(seat.chips)} chips",
+        plural(seat.chips, "chip"),
     ]
     parts.append(seat.status.value)
     if seat.doubles:
         parts.append("doubles")
     if in_hand:
-        parts.append(f"{seat.hand_count} card{'s' if seat.hand_count != 1 else ''} in hand")
+        parts.append(f"{plural(seat.hand_count, 'card')} in hand")
     if seat.is_turn:
         parts.append("to play")
     line = ", ".join(parts) + "."
@@ -581,7 +589,7 @@ def _seat_line(number: int, seat: SeatSnapshot, in_hand: bool) -> str:
 
 def table_text(snapshot: TableSnapshot) -> str:
     """The table image as plain text, one line per fact group and one line per seat."""
-    lines = [f"{snapshot.title}, hand {snapshot.hand_no}."]
+    lines = [f"{snapshot.title}{_hand_part(snapshot, ', ')}."]
     if snapshot.to_act is not None:
         turn = f"{snapshot.seats[snapshot.to_act].name} to play"
         if snapshot.clock_seconds is not None:
@@ -597,7 +605,7 @@ def table_text(snapshot: TableSnapshot) -> str:
         else:
             kind = "the option card" if snapshot.discard_is_option else "on top"
             lines.append(f"Discards: {snapshot.discard_count}, {snapshot.discard} {kind}.")
-        lines.append(f"Stock: {snapshot.stock_count} cards.")
+        lines.append(f"Stock: {plural(snapshot.stock_count, 'card')}.")
     else:
         lines.append("Between hands.")
     lines.append(f"Tops: singles {snapshot.singles_tops}, doubles {snapshot.doubles_tops}.")

@@ -16,6 +16,8 @@ from typing import Any
 
 import discord
 
+from pancog.infra.tasks import Tasks
+
 __all__ = ["ACK_AFTER", "later", "settle"]
 
 log = logging.getLogger("pan.cog")
@@ -36,9 +38,10 @@ class _Pending:
 _PENDING: dict[int, _Pending] = {}
 
 
-def later(interaction: discord.Interaction[Any], *, ephemeral: bool = True, update: bool = False) -> None:
+def later(tasks: Tasks, interaction: discord.Interaction[Any], *, ephemeral: bool = True, update: bool = False) -> None:
     """Defer ``interaction`` in ``ACK_AFTER`` s unless it is answered first (``update``: a component's silent
-    type-6 defer, for an answer that edits the clicked message)."""
+    type-6 defer, for an answer that edits the clicked message). The scheduled defer is one of ``tasks`` (the
+    runtime's), so closing the runtime ends it."""
     if interaction.response.is_done() or interaction.id in _PENDING:
         return
     pending = _Pending()
@@ -58,7 +61,7 @@ def later(interaction: discord.Interaction[Any], *, ephemeral: bool = True, upda
         finally:
             _PENDING.pop(interaction.id, None)
 
-    pending.task = asyncio.create_task(run(), name=f"pan-ack-{interaction.id}")
+    pending.task = tasks.start(run(), name=f"pan-ack-{interaction.id}")
     _PENDING[interaction.id] = pending
 
 

@@ -1,10 +1,11 @@
 """``/panadmin``: the server-admin commands in their own top-level group.
 
-Discord applies ``default_permissions`` to top-level commands only, so these live in a group of their own that
-server members without Manage Server do not see; the runtime check (Manage Server in the channel, or the
-server's moderator role) stays, because admins can override command permissions. Other features add their admin
-subcommands to :attr:`AdminCog.admin` (e.g. ``season``, ``flags``): ``@AdminCog.admin.command(...)`` in a
-subclass, or ``AdminCog.admin.add_command(...)``; the group holds at most 25.
+Discord applies ``default_permissions`` to top-level commands only, so these live in a group of their own
+(:data:`pancog.adapter.groups.PANADMIN`) that server members without Manage Server do not see; the runtime check
+(Manage Server in the channel, or the server's moderator role) stays, because admins can override command
+permissions. Other features add their admin subcommands the same way, from their own cog: a command with
+``extras=IN_ADMIN`` (e.g. the league's ``flags``) or in a subgroup declared in groups.py (``IN_SEASON``); the group
+holds at most 25.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pancog.adapter.base import PRESET_CHOICES, PanCog
 from pancog.adapter.board import Boards
 from pancog.adapter.checks import is_moderator, moderator
 from pancog.adapter.errors import BadOption
+from pancog.adapter.groups import IN_ADMIN
 from pancog.adapter.presenters.admin import (
     AUDIT_FOR_MODERATORS,
     CHANNEL_NEEDED,
@@ -49,19 +51,16 @@ class AdminCog(PanCog, name="PanAdmin"):
         super().__init__(runtime)
         self.boards = boards
 
-    admin = app_commands.Group(
-        name="panadmin",
-        description="Pan card tables: server admin (defaults, chips, status, audit, channels)",
-        guild_only=True,
-        default_permissions=discord.Permissions(manage_guild=True),
-    )
-
     async def _require_moderator(self, interaction: discord.Interaction[Any], refusal: str) -> None:
         self.rt.remember(interaction.guild_id, interaction.user)
         if not await moderator(self.rt.ledger, interaction):
             raise BadOption(refusal)
 
-    @admin.command(name="config", description="Pan server defaults: rules preset, starting chips, daily chips, role")
+    @app_commands.command(
+        name="config",
+        description="Pan server defaults: rules preset, starting chips, daily chips, role",
+        extras=IN_ADMIN,
+    )
     @app_commands.describe(
         preset="Rules preset for new tables",
         starting_chips="Chips a new player starts with",
@@ -118,7 +117,11 @@ class AdminCog(PanCog, name="PanAdmin"):
         )
         await self.respond(interaction, " ".join((text, board_layout_setting(layout=display.board_layout.value))))
 
-    @admin.command(name="grant", description="Pan chips: give (or take, if negative) a member's chips, with a reason")
+    @app_commands.command(
+        name="grant",
+        description="Pan chips: give (or take, if negative) a member's chips, with a reason",
+        extras=IN_ADMIN,
+    )
     @app_commands.describe(user="Who", amount="Chips (negative takes)", reason="Why (kept in the ledger)")
     async def grant(self, interaction: discord.Interaction, user: discord.Member, amount: int, reason: str) -> None:
         rt = await self.defer(interaction)
@@ -135,7 +138,9 @@ class AdminCog(PanCog, name="PanAdmin"):
         bank = await rt.ledger.balance(guild_id, user.id)
         await self.respond(interaction, granted(amount, user.display_name, bank))
 
-    @admin.command(name="status", description="Pan bot status: open tables, players, hands, renders, last errors")
+    @app_commands.command(
+        name="status", description="Pan bot status: open tables, players, hands, renders, last errors", extras=IN_ADMIN
+    )
     async def status(self, interaction: discord.Interaction) -> None:
         rt = await self.defer(interaction)
         await self._require_moderator(interaction, STATUS_FOR_MODERATORS)
@@ -154,7 +159,7 @@ class AdminCog(PanCog, name="PanAdmin"):
         owed = owed_line(await rt.outbox.counts(interaction.guild_id or 0))  # the durable outbox: side effects owed
         await self.respond(interaction, "\n".join(p for p in (head, renders, owed, rest) if p)[:2000])
 
-    @admin.command(name="audit", description="Pan chip ledger audit: every chip accounted for")
+    @app_commands.command(name="audit", description="Pan chip ledger audit: every chip accounted for", extras=IN_ADMIN)
     async def audit(self, interaction: discord.Interaction) -> None:
         rt = await self.defer(interaction)
         await self._require_moderator(interaction, AUDIT_FOR_MODERATORS)
@@ -167,7 +172,9 @@ class AdminCog(PanCog, name="PanAdmin"):
             log.error("ledger audit failed: %s %s", audit.problems[:5], books[:5])
         await self.respond(interaction, audit_text(audit.summary(), books)[:1990])
 
-    @admin.command(name="channels", description="Pan channels: allow Pan only in the channels you pick")
+    @app_commands.command(
+        name="channels", description="Pan channels: allow Pan only in the channels you pick", extras=IN_ADMIN
+    )
     @app_commands.describe(
         action="add or remove a channel, list them, or clear the list (Pan anywhere)",
         where="The channel (for add and remove)",

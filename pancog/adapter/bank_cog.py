@@ -9,11 +9,14 @@ from typing import Literal
 import discord
 from discord import app_commands
 
-from pancog.adapter.base import IN_PAN, PanCog
+from pancog.adapter.base import PanCog
 from pancog.adapter.errors import send_ephemeral
+from pancog.adapter.groups import IN_PAN
 from pancog.adapter.presenters.bank import balance_text, daily_text, leaderboard_text, season_bank_text
 from pancog.adapter.presenters.hand import layout_setting, settings_text
 from pancog.adapter.presenters.league import league_board
+from pancog.adapter.runtime import PanRuntime
+from pancog.adapter.watching import Watching
 from pancog.services.prefs import DmMode, Layout, PingMode, SortOrder
 
 __all__ = ["BankCog"]
@@ -22,22 +25,22 @@ __all__ = ["BankCog"]
 class BankCog(PanCog, name="PanBank"):
     """Chips in the server's bank, server defaults, and each player's settings."""
 
+    def __init__(self, runtime: PanRuntime, watching: Watching) -> None:
+        super().__init__(runtime)
+        self.watching = watching  # /pan settings share_hand, stop_sharing
+
     @app_commands.command(name="balance", description="Your chips in this server", extras=IN_PAN)
     async def balance(self, interaction: discord.Interaction) -> None:
         rt = await self.defer(interaction)
-        guild_id = interaction.guild_id or 0
-        bank = await rt.ledger.ensure_player(guild_id, interaction.user.id)
-        stacks: dict[int, int] = {}  # bank scope -> chips on its tables (the guild's, or a bank season's)
-        for s in rt.tables.tables_of(interaction.user.id):
-            if s.guild_id == guild_id:
-                seat = s.state.seat(s.seat_of(interaction.user.id))
-                stacks[s.bank_scope] = stacks.get(s.bank_scope, 0) + (seat.stack if seat is not None else 0)
-        text = balance_text(bank, stacks.get(guild_id, 0))
+        guild_id, user = interaction.guild_id or 0, interaction.user.id
+        await rt.ledger.ensure_player(guild_id, user)
+        text = balance_text(await rt.ledger.holding(guild_id, user))  # the bank, and chips at the guild's tables
         league = rt.league
         season = await league.active_season(guild_id) if league is not None else None
         if league is not None and season is not None and season.mode == "bank":  # a bank season: its banks are apart
-            held = await league.season_bank(guild_id, interaction.user.id)
-            text += "\n" + season_bank_text(season, held, stacks.get(season.scope_id, 0))
+            await league.season_bank(guild_id, user)  # its starting chips, on first use
+            held = await rt.ledger.holding(guild_id, user, scope_id=season.scope_id)
+            text += "\n" + season_bank_text(season, held)
         await send_ephemeral(interaction, text)
 
     @app_commands.command(name="daily", description="Claim your daily chips", extras=IN_PAN)
@@ -49,7 +52,9 @@ class BankCog(PanCog, name="PanBank"):
         await send_ephemeral(interaction, text)
 
     @app_commands.command(name="leaderboard", description="Top ten of this server, and your own rank", extras=IN_PAN)
-    @app_commands.describe(metric="Ranked by (default: chips)", period="This season or all time (default: all)")
+    @app_commands.describe(
+        metric="Ranked by (default: chips you have, bank + at tables)", period="This season or all time (default: all)"
+    )
     async def leaderboard(
         self,
         interaction: discord.Interaction,
@@ -61,13 +66,15 @@ class BankCog(PanCog, name="PanBank"):
         private = period == "season"
         rt = await self.defer(interaction, ephemeral=private)
         guild_id = interaction.guild_id or 0
-        if rt.league is None:  # no league service: the bank's top ten
-            rows = await rt.ledger.leaderboard(guild_id, 10)
-            names = await rt.names.fetch(guild_id, (user for user, _ in rows))
-            await self.respond(interaction, leaderboard_text(rows, names), ephemeral=False)
+        if rt.league is None:  # no league service: what players have (bank + chips at tables), the top ten
+            held = await rt.ledger.holdings(guild_id, limit=10, caller=interaction.user.id)
+            shown_users = [h.user_id for h in held.lines] + ([held.caller.user_id] if held.caller else [])
+            names = await rt.names.fetch(guild_id, shown_users)
+            await self.respond(interaction, leaderboard_text(held, names), ephemeral=False)
             return
         board = await rt.league.leaderboard(guild_id, metric=metric, period=period, caller=interaction.user.id)
-        names = await rt.names.fetch(guild_id, (line.user_id for line in board.lines))
+        shown_users = [line.user_id for line in board.lines] + ([board.caller.user_id] if board.caller else [])
+        names = await rt.names.fetch(guild_id, shown_users)
         await self.respond(interaction, league_board(board, names), ephemeral=private)
 
     @app_commands.command(
@@ -92,17 +99,23 @@ class BankCog(PanCog, name="PanBank"):
         sort: Literal["suit", "rank"] | None = None,
         four_colour: bool | None = None,
         layout: Literal["wide", "phone"] | None = None,
-        share_hand: discord.Member | None = None,  # watching with consent: replay_cog.share_hand
+        share_hand: discord.Member | None = None,  # watching with consent (adapter/watching.py)
         stop_sharing: bool = False,
     ) -> None:
         rt = await self.defer(interaction)
-        if share_hand is not None or stop_sharing:  # watching with consent
-            if share_hand is not None:
-                rt.remember(interaction.guild_id, share_hand)
-            values = (str(share_hand.id),) if share_hand is not None else ()
-            await rt.handlers["share_hand"](interaction, self.here(interaction).table_id, values)
-            if dms is None and sort is None and four_colour is None and layout is None:
-                return
+        if share_hand is not None:  # watching with consent
+            rt.remember(interaction.guild_id, share_hand)
+            await self.watching.share(interaction, self.here(interaction).table_id, share_hand.id)
+        elif stop_sharing:
+            await self.watching.stop_sharing(interaction, self.here(interaction).table_id)
+        if (
+            (share_hand is not None or stop_sharing)
+            and dms is None
+            and sort is None
+            and four_colour is None
+            and layout is None
+        ):
+            return
         changes: dict[str, object] = {}
         if ping is not None:
             changes["ping"] = PingMode(ping)

@@ -1,7 +1,8 @@
 """The base of every Pan cog: the one way to register a command, a button or a select, and the one error path.
 
-* A command is a method decorated with ``@app_commands.command``. Pass ``extras=IN_PAN`` to put it in the
-  ``/pan`` group (shared by every cog: the composition root creates it); without it the command is top level.
+* A command is a method decorated with ``@app_commands.command``. Pass ``extras=IN_PAN`` (or another group's,
+  :mod:`pancog.adapter.groups`: ``IN_ADMIN``, ``IN_SEASON``, ``IN_TOURNEY``) to put it in that group, declared once
+  and shared by every cog; without ``extras`` the command is top level.
 * A board button or a hand-panel select is answered by a handler this cog lists in :meth:`PanCog.handlers`
   (verb -> method); the verb's slash command calls the same method.
 * Errors of every command go to :meth:`PanCog.cog_app_command_error` (a PanError's message privately, anything
@@ -26,48 +27,49 @@ from pancog.game.rules import PRESETS
 from pancog.infra import logs
 from pancog.services.tables import TableSession
 
-__all__ = ["IN_PAN", "PRESET_CHOICES", "PanCog"]
-
-IN_PAN: dict[str, Any] = {"group": "pan"}
-"""``@app_commands.command(..., extras=IN_PAN)``: a ``/pan`` subcommand."""
+__all__ = ["PRESET_CHOICES", "PanCog", "acknowledge"]
 
 PRESET_CHOICES = [app_commands.Choice(name=name, value=name) for name in PRESETS]
 """The rules presets as the choices of a ``preset`` option."""
 
 
+async def acknowledge(rt: PanRuntime, interaction: discord.Interaction[Any], *, ephemeral: bool = True) -> PanRuntime:
+    """Make sure the interaction is acknowledged in time (a defer is scheduled, and sent only if the answer is not
+    ready in ``ack.ACK_AFTER`` s: :mod:`pancog.adapter.ack`), remember the user's name, load their preferences (DM
+    mode, pings) into the cache."""
+    ack.later(rt.tasks, interaction, ephemeral=ephemeral)
+    rt.seen(interaction)  # the user and the members its options name
+    await rt.settings.get(interaction.user.id)
+    return rt
+
+
 class PanCog(commands.Cog):
-    """Holds the runtime; moves its ``IN_PAN`` commands into the ``/pan`` group; registers its handlers."""
+    """Holds the runtime; puts its commands that name a group (``extras``) in that group while it is loaded; lists
+    the verbs of the buttons and selects it answers."""
 
     def __init__(self, runtime: PanRuntime) -> None:
         self.rt = runtime
         mine = self.__cog_app_commands__
-        self._in_pan = [c for c in mine if isinstance(c, app_commands.Command) and c.extras.get("group") == "pan"]
-        self.__cog_app_commands__ = [c for c in mine if c not in self._in_pan]  # the rest is top level
+        self._grouped = [c for c in mine if isinstance(c, app_commands.Command) and "group" in c.extras]
+        self.__cog_app_commands__ = [c for c in mine if c not in self._grouped]  # the rest is top level
 
     def handlers(self) -> Mapping[str, Handler]:
-        """The buttons and selects this cog answers: verb -> handler (none by default)."""
+        """The buttons and selects this cog answers: verb -> handler (none by default). The composition root puts
+        them in the runtime's one verb table (``extension.verb_table``)."""
         return {}
 
     async def cog_load(self) -> None:
-        for command in self._in_pan:
-            self.rt.group.add_command(command)
-        self.rt.handlers.update(self.handlers())
+        for command in self._grouped:
+            self.rt.groups.add(command)
 
     async def cog_unload(self) -> None:
-        for command in self._in_pan:
-            self.rt.group.remove_command(command.name)
-        for verb in self.handlers():
-            self.rt.handlers.pop(verb, None)
+        for command in self._grouped:
+            self.rt.groups.remove(command)
 
     # -- helpers of every command
     async def defer(self, interaction: discord.Interaction[Any], *, ephemeral: bool = True) -> PanRuntime:
-        """Make sure the interaction is acknowledged in time (a defer is scheduled, and sent only if the answer
-        is not ready in ``ack.ACK_AFTER`` s: :mod:`pancog.adapter.ack`), remember the user's name, load their
-        preferences (DM mode, pings) into the cache."""
-        ack.later(interaction, ephemeral=ephemeral)
-        self.rt.remember(interaction.guild_id, interaction.user)
-        await self.rt.settings.get(interaction.user.id)
-        return self.rt
+        """:func:`acknowledge` the interaction; returns the runtime."""
+        return await acknowledge(self.rt, interaction, ephemeral=ephemeral)
 
     async def respond(
         self, interaction: discord.Interaction[Any], content: str, *, ephemeral: bool = True, **kwargs: Any

@@ -39,11 +39,10 @@ from pancog.adapter.presenters.table import (
     countdown_line,
     describe_events,
     end_text,
-    hand_nets,
     hand_over_title,
+    live_outcome,
     missing_permissions,
     nets_text,
-    outcome_snapshot,
     table_snapshot,
     table_title,
 )
@@ -54,7 +53,7 @@ from pancog.game.events import HandEnded, HandStarted
 from pancog.game.state import Phase
 from pancog.infra import logs
 from pancog.infra.renderq import Priority, RenderJob, RenderQueueClosed
-from pancog.services.tables import Applied, NoTableHere, TableSession
+from pancog.services.tables import Applied, CloseReason, NoTableHere, TableClosed, TableSession
 from renderer import TableSnapshot, outcome_text, render_outcome_png, render_table_png, table_text
 
 __all__ = [
@@ -176,23 +175,28 @@ class Boards:
         self.rt.boards[session.table_id] = board
         return board
 
-    def channel_of(self, table_id: int) -> int | None:
-        """The channel of the table's board (None: no board)."""
-        board = self.rt.boards.get(table_id)
-        return board.session.channel_id if isinstance(board, Board) else None
-
     def names_at(self, table_id: int) -> Mapping[int, str]:
         """The names of the guild of a table's board (empty when it has no board any more)."""
         board = self.rt.boards.get(table_id)
         return self.rt.names_at(board.session) if isinstance(board, Board) else {}
 
     def drop(self, table_id: int) -> None:
+        """Stop the table's board and forget it (the next :meth:`get` makes a new one)."""
         board = self.rt.boards.pop(table_id, None)
         if board is not None:
             board.stop()
-        session = board.session if isinstance(board, Board) else None
-        if session is None or self.rt.tables.find_in_channel(session.channel_id) is not session:
-            self.pings.forget(table_id)  # the table closed: its ping goes too
+
+    def table_closed(self, closed: TableClosed) -> None:
+        """A table closed, for any reason (``TableService.on_close``): its board stops once it has posted the hand
+        summaries it still owes (a tournament table closes right after its last hand; nothing can be posted in a
+        deleted channel), and its turn ping, carriers and players' pace go."""
+        board = self.rt.boards.get(closed.table_id)
+        owes = isinstance(board, Board) and closed.reason is not CloseReason.CHANNEL_DELETED and board.retire()
+        if not owes:
+            self.drop(closed.table_id)
+        self.pings.forget(closed.table_id)
+        self._retries.pop(closed.table_id, None)
+        self._host_told.pop(closed.table_id, None)
 
     def repost(self, session: TableSession, priority: Priority = Priority.BOARD) -> None:
         board = self.get(session)
@@ -310,20 +314,20 @@ class Boards:
         health = self.rt.health
         with logs.context(guild=session.guild_id, table=table_id):
             if isinstance(error, discord.NotFound) and error.code == 10003:  # Unknown Channel
-                self.rt.spawn(self.channel_gone(session.channel_id), name="pan-ops-channel-gone")
+                self.rt.tasks.spawn(self.channel_gone(session.channel_id), name="pan-ops-channel-gone")
                 return
             health.record_error(table_id, board_failed(str(error)))
             if isinstance(error, discord.Forbidden):
                 health.count("board_forbidden")
                 log.warning("missing permissions to post the board in channel %s: %s", session.channel_id, error)
-                self.rt.spawn(self._tell_host_permissions(session, error), name="pan-ops-perms")
+                self.rt.tasks.spawn(self._tell_host_permissions(session, error), name="pan-ops-perms")
                 return
             attempt = self._retries.get(table_id, 0) + 1
             self._retries[table_id] = attempt
             delay = min(MAX_RETRY_DELAY, 0.5 * 2 ** (attempt - 1))
             health.count("board_retries")
             log.warning("board update failed (%s); re-rendering the latest state in %.1fs", error, delay)
-            self.rt.spawn(self._retry(board, delay), name="pan-ops-retry")
+            self.rt.tasks.spawn(self._retry(board, delay), name="pan-ops-retry")
 
     async def _retry(self, board: Board, delay: float) -> None:
         await asyncio.sleep(delay)
@@ -348,12 +352,10 @@ class Boards:
             return
         with logs.context(guild=session.guild_id, table=session.table_id):
             try:
-                returned = await rt.tables.close_system(session.table_id)
+                returned = await rt.tables.close_system(session.table_id, reason=CloseReason.CHANNEL_DELETED)
             except NoTableHere:
                 return
-            self.drop(session.table_id)
             rt.health.count("channels_deleted")
-            rt.health.forget(session.table_id)
             log.warning("channel deleted: table closed, chips returned %s", returned)
             names = await rt.names.fetch(rt.guild_of(session), returned)
             await send_dm(rt.bot, session.host_id, channel_deleted(returned, names))
@@ -379,6 +381,7 @@ class Board:
         self._flushing = False
         self._last_edit = 0.0
         self._stopped = False
+        self._retired = False  # its table closed: it stops once the summaries it owes are posted
         self._priority: Priority | None = None  # the most urgent priority asked for since the last capture
         self._job: RenderJob[bytes] | None = None  # this board's render while it waits in the queue
         self._carrier: discord.Interaction[Any] | None = None  # a Start whose token may carry the next new board
@@ -400,12 +403,22 @@ class Board:
             self.runtime.renders.promote(job, priority)
         self._dirty.set()
         if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._run(), name=f"pan-board-{self.session.table_id}")
+            # its editor waits for changes as long as the board lives: a long-lived task, not work in flight
+            self._task = self.runtime.tasks.start(self._run(), name=f"pan-board-{self.session.table_id}")
 
     def stop(self) -> None:
         self._stopped = True
         if self._task is not None:
             self._task.cancel()
+
+    def retire(self) -> bool:
+        """Its table closed. True if it still owes a hand's summary (or is posting one): it posts it, then stops and
+        leaves the runtime's boards by itself; False if it owes nothing (the caller drops it)."""
+        if self._stopped or not (self.summaries or self._flushing):
+            return False
+        self._retired = True
+        self.kick()
+        return True
 
     async def _run(self) -> None:
         while not self._stopped:
@@ -431,6 +444,11 @@ class Board:
                 self._flushing = False
                 self._job = None
                 self._last_edit = time.monotonic()
+            if self._retired and not self.summaries:
+                self._stopped = True
+                if self.runtime.boards.get(self.session.table_id) is self:
+                    del self.runtime.boards[self.session.table_id]
+                return
 
     async def flush(self) -> None:
         rt = self.runtime
@@ -557,16 +575,20 @@ class Board:
         names = rt.names_at(self.session)
         title = end_text(applied.before if applied.before.hand is not None else applied.state, names, ended)
         embed = discord.Embed(title=hand_over_title(title), colour=discord.Colour.dark_green())
-        nets = hand_nets(applied.state, applied.events)  # the outcome image's figures, from the engine
-        embed.description = nets_text(applied.state, names, nets)
-        snap = outcome_snapshot(
-            applied.before,
-            applied.state,
-            names,
-            applied.events,
-            title=self.boards.title(self.session),
-            four_color=rt.display.cached(abs(self.session.guild_id)).four_color,
-        )
+        result = applied.result  # the hand's chips, from the postings just committed for it
+        if result is None and rt.replays is not None:  # a hand dealt before this process started: from the log
+            result = await rt.replays.result(self.session.table_id, ended.hand_no)
+        snap = None
+        if result is not None:
+            embed.description = nets_text(result, names)
+            snap = live_outcome(
+                result,
+                applied.state,
+                applied.events,
+                names,
+                title=self.boards.title(self.session),
+                four_color=rt.display.cached(abs(self.session.guild_id)).four_color,
+            )
         files: list[discord.File] = []
         if snap is not None:
             png = await rt.renders.render(render_outcome_png, snap, priority=Priority.BOARD)

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import discord
 
 from pancog.adapter.presenters.admin import effect_no_handler
+from pancog.infra.tasks import Tasks
 from pancog.services.outbox import Outbox, OutboxItem
 
 __all__ = ["DEFAULT_POLL_SECONDS", "Deliveries", "Handler", "Permanent"]
@@ -80,6 +81,7 @@ class Deliveries:
         self._kinds: dict[str, _Kind] = {}
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._tasks = Tasks("outbox", logger=log)
         self._delivering = False
         self._attempts: dict[str, int] = {}  # key -> deliveries tried by this process (drive() waits on it)
         self._progress = asyncio.Condition()
@@ -107,14 +109,11 @@ class Deliveries:
 
     def start(self) -> None:
         if self._task is None:
-            self._task = asyncio.create_task(self._run(), name="outbox-deliveries")
+            self._task = self._tasks.start(self._run(), name="outbox-deliveries")
 
     async def stop(self) -> None:
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await self._tasks.cancel(task)
 
     def busy(self) -> bool:
         """Work in flight: a wake not yet served or a delivery pass running (the test harness waits on it)."""

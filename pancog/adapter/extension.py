@@ -1,11 +1,13 @@
 """The discord.py extension and the adapter's one composition root.
 
-``setup(bot)`` opens the storage, builds the services and the :class:`~pancog.adapter.runtime.PanRuntime`, the
-hand side and the board (each a table-service listener), the ``/pan`` group and every cog, starts the turn
-clock and the computer players, and registers the buttons and selects so old messages keep working.
-The configuration comes from the bot (``bot.config``, read once by bot.py): nothing here reads the environment.
-``teardown(bot)`` undoes it. To add a cog: write it (a :class:`~pancog.adapter.base.PanCog`) and add one line
-to :func:`cogs` below.
+``setup(bot)`` opens the storage, builds the services and the :class:`~pancog.adapter.runtime.PanRuntime`, wires
+the services to each other (:func:`open_runtime`: every registration method of a service is called here and nowhere
+else), builds the hand side and the board (each a table-service listener), the ``/pan`` group and every cog, wires
+the table-closed listeners (:func:`on_table_closed`) and the verb table of the buttons and selects
+(:func:`verb_table`), starts the turn clock and the computer players, and registers the buttons and selects so old
+messages keep working. The configuration comes from the bot (``bot.config``, read once by bot.py): nothing here
+reads the environment. ``teardown(bot)`` undoes it. To add a cog: write it (a
+:class:`~pancog.adapter.base.PanCog`) and add one line to :func:`cogs` below.
 
 bot.py loads this module, not the package: unloading an extension purges its submodules from ``sys.modules``,
 and the engine, services and adapter classes must keep one identity across a reload or restart.
@@ -17,8 +19,10 @@ import logging
 import os
 import socket
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol
 
-from discord import app_commands
 from discord.ext import commands
 
 from pancog.adapter.admin_cog import AdminCog
@@ -27,20 +31,22 @@ from pancog.adapter.base import PanCog
 from pancog.adapter.board import BoardButton, Boards
 from pancog.adapter.deliveries import Deliveries
 from pancog.adapter.effects import register_builtin
+from pancog.adapter.groups import CommandGroups
 from pancog.adapter.hand import Hands, PlaySelect
 from pancog.adapter.league_cog import LeagueCog
 from pancog.adapter.ops_cog import OpsCog
 from pancog.adapter.play_cog import PlayCog
 from pancog.adapter.practice_cog import PracticeCog
 from pancog.adapter.replay_cog import REPLAY_ITEMS, ReplayCog
-from pancog.adapter.runtime import PanRuntime, attach, runtime_of
+from pancog.adapter.runtime import Handler, PanRuntime, attach, runtime_of
 from pancog.adapter.table_cog import ConfirmButton, GuideSelect, TableCog
-from pancog.adapter.tourney_cog import TourneyButton, TourneyCog
+from pancog.adapter.tourney_cog import TourneyButton, TourneyCog, TourneyThreads
+from pancog.adapter.watching import WatchButton, Watching
 from pancog.infra import logs
 from pancog.infra.config import Config
 from pancog.infra.renderq import RenderQueue, resolve_mode
 from pancog.infra.storage import ShardSet, storage_for
-from pancog.services.bots import BotDriver, BotSettings
+from pancog.services.bots import BotDriver, BotSettings, verify_seat
 from pancog.services.clock import ClockSettings, TurnClock
 from pancog.services.coach import CoachService
 from pancog.services.health import HealthRegistry
@@ -56,7 +62,7 @@ from pancog.services.tournaments.service import TournamentService
 from pancog.services.watch import WatchService
 from pancog.services.web_access import WebAccess
 
-__all__ = ["cogs", "config_of", "open_runtime", "setup", "teardown"]
+__all__ = ["Parts", "cogs", "config_of", "on_table_closed", "open_runtime", "setup", "teardown", "verb_table"]
 
 log = logging.getLogger("pan.cog")
 
@@ -69,27 +75,56 @@ def config_of(bot: commands.Bot) -> Config:
     return config
 
 
-def cogs(
-    rt: PanRuntime, boards: Boards, hands: Hands, clock: TurnClock, driver: BotDriver, config: Config
-) -> list[PanCog]:
+@dataclass(frozen=True, slots=True)
+class Parts:
+    """What :func:`open_runtime` builds for the rest of the root: the runtime and the parts its cogs are given."""
+
+    rt: PanRuntime
+    clock: TurnClock
+    driver: BotDriver
+    watch: WatchService
+    threads: TourneyThreads  # the tournament tables' threads: the tournament service's channel factory
+
+
+class AnswersComponents(Protocol):
+    """A part that answers buttons or selects: verb -> handler."""
+
+    def handlers(self) -> Mapping[str, Handler]: ...
+
+
+def cogs(parts: Parts, boards: Boards, hands: Hands, watching: Watching, config: Config) -> list[PanCog]:
     """Every cog of the adapter, in load order. A new feature's cog is one more line here."""
+    rt, clock, driver = parts.rt, parts.clock, parts.driver
     found: list[PanCog] = [
         TableCog(rt, boards),
-        BankCog(rt),
-        PlayCog(rt, hands, boards),
+        BankCog(rt, watching),
+        PlayCog(rt, hands, boards, watching),
         OpsCog(rt, boards, clock),
         PracticeCog(rt, boards, driver),
         AdminCog(rt, boards),
         ReplayCog(rt),
-        LeagueCog(rt, boards, due_check_seconds=config.season_check_seconds),
+        LeagueCog(rt, due_check_seconds=config.season_check_seconds),
     ]
     if rt.tournaments is not None:
-        found.append(TourneyCog(rt, rt.tournaments, tick_seconds=config.tourney_tick_seconds))
+        found.append(TourneyCog(rt, rt.tournaments, parts.threads, tick_seconds=config.tourney_tick_seconds))
     return found
 
 
-async def open_runtime(bot: commands.Bot, config: Config) -> tuple[PanRuntime, TurnClock, BotDriver]:
-    """Open the storage and build the services: the runtime, its turn clock and its computer players."""
+def verb_table(*parts: AnswersComponents) -> dict[str, Handler]:
+    """The one verb table of the buttons and selects (their custom_id carries the verb): every part's handlers,
+    each verb answered by exactly one part."""
+    table: dict[str, Handler] = {}
+    for part in parts:
+        for verb, handler in part.handlers().items():
+            if verb in table:
+                raise RuntimeError("two handlers for the component verb " + repr(verb))
+            table[verb] = handler
+    return table
+
+
+async def open_runtime(bot: commands.Bot, config: Config) -> Parts:
+    """Open the storage, build the services and wire them to each other: the runtime, its turn clock, its computer
+    players, and the tournament tables' threads."""
     storage = storage_for(config.database)  # a SQLite path or a DATABASE_URL
     await storage.open()
     ledger = ChipLedger(storage)
@@ -108,7 +143,19 @@ async def open_runtime(bot: commands.Bot, config: Config) -> tuple[PanRuntime, T
     driver = BotDriver(tables, bot_settings)
     outbox = Outbox(storage)
     league = LeagueService(storage, ledger, outbox=outbox)
-    league.attach(tables)  # a hand's result is recorded on its settlement's journal row (drained into the stats)
+    # chip leagues: every hand is followed, and its result recorded on its settlement's journal row (drained into
+    # the stats), in the settlement's transaction
+    tables.subscribe(league.on_applied)
+    tables.set_settlement_hook(league.settlement_note)
+    # computer players: who may sit at a practice table (its host and computer players only), and an away person's
+    # seat on an away_bot table played by the normal level
+    tables.add_seat_guard(verify_seat)
+    tables.set_stand_in(driver.stand_in)
+    watch = WatchService(tables)
+    tables.add_seat_guard(watch.verify_seat)  # a member watching a hand at a table may not sit there
+    threads = TourneyThreads(bot)  # a tournament's tables get threads of its channel
+    tournaments = TournamentService(tables, channel_factory=threads.create)  # its listener runs after the league's
+    clock.keep_seats_of(tournaments)  # a tournament's seats are its own: never stood up, its tables never idle-closed
     rt = PanRuntime(
         bot=bot,
         storage=storage,
@@ -127,35 +174,52 @@ async def open_runtime(bot: commands.Bot, config: Config) -> tuple[PanRuntime, T
             nice=config.render_nice,
         ),
         health=HealthRegistry(tables, clock=clock),
-        group=app_commands.Group(name="pan", description="Panguingue card tables", guild_only=True),
         outbox=outbox,
         deliveries=Deliveries(outbox, bot, poll_seconds=config.outbox_poll_seconds),
         names=Names(storage),
+        groups=CommandGroups(bot.tree),  # /pan, /panadmin, /panadmin season, /tourney: declared in groups.py
         clock=clock,
         bots=driver,
         replays=(replays := ReplayService(store)),
         coach=CoachService(replays),  # practice hands reviewed from their log, through the replays' cache
-        watch=WatchService(tables),
+        watch=watch,
         league=league,
-        tournaments=TournamentService(tables),  # after the bots' driver: its listener runs after theirs
+        tournaments=tournaments,
         web=WebAccess(storage),
         web_address=config.web_address,
     )
     register_builtin(rt.deliveries)  # role grants, channel posts, DMs (pancog/adapter/effects.py)
-    if rt.tournaments is not None:  # a tournament's seats are its own: the clock never stands them up nor closes
-        clock.keeps_seats = rt.tournaments.owns_table
-        clock.plays_for = rt.tournaments.plays_for  # its sluffs of away entries are not their clock expiries
-    return rt, clock, driver
+    return Parts(rt, clock, driver, watch, threads)
+
+
+def on_table_closed(parts: Parts, boards: Boards) -> None:
+    """Whatever keeps something per table lets it go when the table closes, for any reason (host, moderator, idle,
+    deleted channel, season end, tournament): one event, ``TableService.on_close``, in this order."""
+    rt = parts.rt
+    tables = rt.tables
+    tables.on_close(boards.table_closed)  # the board (after the summaries it owes) and the turn ping
+    tables.on_close(parts.clock.table_closed)
+    tables.on_close(parts.driver.table_closed)
+    tables.on_close(rt.health.table_closed)
+    tables.on_close(parts.watch.table_closed)  # its grants end
+    for service in (rt.replays, rt.league):  # its replayed log, the tally of a hand it never finished
+        if service is not None:
+            tables.on_close(service.table_closed)
+    if rt.coach is not None:
+        tables.on_close(rt.coach.table_closed)  # its players' last reviews
 
 
 async def setup(bot: commands.Bot) -> None:
     """The extension entry point (``bot.load_extension("pancog.adapter.extension")``)."""
     config = config_of(bot)
     logs.install(json_lines=config.log_json)
-    rt, clock, driver = await open_runtime(bot, config)
+    parts = await open_runtime(bot, config)
+    rt, clock, driver = parts.rt, parts.clock, parts.driver
     hands = Hands(rt)  # listeners, in this order: hand DMs, the board, then the clock and the computer players
     boards = Boards(rt)
     hands.use_boards(boards)  # a phone player's My hand shows the table over his hand
+    on_table_closed(parts, boards)
+    watching = Watching(rt, parts.watch)
     shards = shard_set_of(bot)
     if shards is not None:  # one process of a cluster: fence off the previous owner, then load only our guilds
         epochs = await rt.store.take_leases(shards, holder=f"{socket.gethostname()}:{os.getpid()}")
@@ -170,24 +234,30 @@ async def setup(bot: commands.Bot) -> None:
         for t in rt.tournaments.tournaments:  # seats and results name their players
             await rt.names.fetch(t.guild_id, (e.player_id for e in t.entries.values()))
     attach(bot, rt)
-    bot.tree.add_command(rt.group)
+    found = cogs(parts, boards, hands, watching, config)
+    rt.handlers.update(verb_table(*found, watching))  # the buttons' and selects' verbs, each to its one handler
     tourney: TourneyCog | None = None
-    for cog in cogs(rt, boards, hands, clock, driver, config):
+    for cog in found:
         await bot.add_cog(cog)
         if isinstance(cog, TourneyCog):
             tourney = cog
+    parts.watch.start()  # hand ends and players leaving end grants
     started = time.perf_counter()
     await clock.start()
-    rt.health.load_seconds = time.perf_counter() - started
+    rt.health.loaded(time.perf_counter() - started)
     log.info("turn clock started for %d open table(s)", len(rt.tables.sessions))
     resumed = driver.start()
     log.info("computer players started; %d open table(s) looked at", resumed)
     if tourney is not None:  # resume after a restart: seats, moves and deals re-derived from the stored rows
         await tourney.resume_all()
         log.info("tournaments resumed: %d", tournaments)
-    bot.add_dynamic_items(BoardButton, PlaySelect, ConfirmButton, GuideSelect, TourneyButton, *REPLAY_ITEMS)
-    rt.spawn(rt.renders.start_workers(), name="render-workers")  # fork the render workers now, not at 1st image
+    bot.add_dynamic_items(*DYNAMIC_ITEMS)
+    rt.tasks.spawn(rt.renders.start_workers(), name="render-workers")  # fork the render workers now, not at 1st image
     rt.deliveries.start()  # what a crash left owed is delivered once the client is ready
+
+
+DYNAMIC_ITEMS = (BoardButton, PlaySelect, ConfirmButton, GuideSelect, TourneyButton, WatchButton, *REPLAY_ITEMS)
+"""The buttons and selects found again from their custom_id (old messages keep working after a restart)."""
 
 
 def shard_set_of(bot: commands.Bot) -> ShardSet | None:
@@ -200,12 +270,14 @@ def shard_set_of(bot: commands.Bot) -> ShardSet | None:
 
 
 async def teardown(bot: commands.Bot) -> None:
-    """Remove the cogs, the /pan group and the buttons, then close the runtime (services, storage)."""
+    """Remove the cogs (each takes its commands out of their groups), the groups and the buttons, then close the
+    runtime (services, storage)."""
     rt = runtime_of(bot)
     for name, cog in list(bot.cogs.items()):
         if isinstance(cog, PanCog):
             await bot.remove_cog(name)
-    bot.tree.remove_command(rt.group.name)
-    bot.remove_dynamic_items(BoardButton, PlaySelect, ConfirmButton, GuideSelect, TourneyButton, *REPLAY_ITEMS)
+    rt.groups.detach()
+    bot.remove_dynamic_items(*DYNAMIC_ITEMS)
+    rt.handlers.clear()
     attach(bot, None)
     await rt.close()

@@ -18,6 +18,7 @@ import hashlib
 import io
 import logging
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import discord
@@ -26,7 +27,7 @@ from pancog.adapter.board import ALT_TEXT_LIMIT, BoardButton, Boards
 from pancog.adapter.errors import PanView, answer, fit_view, send_ephemeral
 from pancog.adapter.pings import PING_CLAIM_WAIT
 from pancog.adapter.presenters.coach import coach_text, out_now_text, review_text
-from pancog.adapter.presenters.common import DONE
+from pancog.adapter.presenters.common import DONE, seat_names
 from pancog.adapter.presenters.hand import (
     DM_CLOSED_NOTICE,
     MENU_OUT_OF_DATE,
@@ -37,6 +38,7 @@ from pancog.adapter.presenters.hand import (
     hand_snapshot,
     next_step,
     not_in_hand,
+    panel_text,
     private_result,
 )
 from pancog.adapter.runtime import PanRuntime, runtime_of
@@ -52,7 +54,8 @@ from pancog.services.bots import ordered_legal
 from pancog.services.coach import coached_plays, out_now
 from pancog.services.prefs import DmMode, Layout
 from pancog.services.tables import Applied, TableSession
-from renderer import HandSnapshot, PanelSnapshot, hand_text, panel_text, render_hand_png, render_panel_png
+from renderer import HandSnapshot, PanelSnapshot, hand_text, render_hand_png, render_panel_png
+from renderer import panel_text as panel_twin
 
 __all__ = ["HandView", "Hands", "PlaySelect", "chosen_play", "offered"]
 
@@ -142,7 +145,7 @@ class Hands:
         for user_id in session.player_ids():
             if coach.coaches(session, user_id):
                 note = self._send_review(session, hand_no, user_id, applied)
-                self.rt.spawn(note, name=f"pan-coach-{session.table_id}")
+                self.rt.tasks.spawn(note, name=f"pan-coach-{session.table_id}")
 
     async def _send_review(self, session: TableSession, hand_no: int, user_id: int, applied: Applied) -> None:
         """PRIVATE: what the person missed in the hand, as an ephemeral followup on his own freshest answered
@@ -183,7 +186,7 @@ class Hands:
         prefs = self.rt.settings.cached(player_id)
         if prefs.dm_closed or prefs.dm_mode is DmMode.OFF:
             return
-        self.rt.spawn(self._send_dm(session, player_id, seat, state, deal), name=f"pan-dm-{player_id}")
+        self.rt.tasks.spawn(self._send_dm(session, player_id, seat, state, deal), name=f"pan-dm-{player_id}")
 
     async def _send_dm(self, session: TableSession, player_id: int, seat: int, state: TableState, deal: bool) -> None:
         rt = self.rt
@@ -232,26 +235,33 @@ class Hands:
         result = ""
         if after is not None:
             to_act = obs.to_act if after.state is state else engine.to_act(after.state)  # a later action landed
-            result = private_result(after.before, after.state, seat, after.events, to_act=to_act)
-        content, file, view = await self._panel(session, user_id, obs)
-        return (f"{result}\n{content}"[:2000] if result else content), file, view
+            result = private_result(
+                after.before,
+                after.state,
+                seat,
+                after.events,
+                to_act=to_act,
+                names=self.rt.names_at(session),
+                step=False,
+            )
+        return await self._panel(session, user_id, obs, result=result)
 
-    async def _panel(self, session: TableSession, user_id: int, obs: Observation) -> Panel:
+    async def _panel(self, session: TableSession, user_id: int, obs: Observation, *, result: str = "") -> Panel:
         seat = obs.seat
         state = session.state
         prefs = await self.rt.settings.get(user_id)
         notice = await self.notice_prefix(user_id)
-        view = HandView(session.table_id, obs, user_id)
+        view = HandView(session.table_id, obs, user_id, seat_names(state, self.rt.names_at(session)))
         if state.hand is None or state.hand.players[seat] is None:
             text = notice + not_in_hand(dealt=state.hand is not None)
             review = self.rt.coach.last(session.table_id, user_id) if self.rt.coach is not None else None
             if state.hand is None and review is not None:  # between hands: the coach's note on the last one
                 text = "\n".join((text, review_text(review, self.rt.names_at(session))))
-            return text[:2000], None, view
+            return (f"{result}\n{text}" if result else text)[:2000], None, view
         snap = hand_snapshot(state, seat, sort=prefs.sort.value, four_color=prefs.four_color, plays=view.plays)
         file = await self._hand_file(session, snap, prefs.layout, prefs.four_color)
-        step = next_step(state, seat, to_act=obs.to_act)
-        content = f"{notice}Hand {state.hand_no}. {hand_text(snap)}" + (f"\n{step}" if step else "")
+        step = next_step(state, seat, to_act=obs.to_act, names=self.rt.names_at(session))
+        content = panel_text(notice=notice, hand_no=state.hand_no, snapshot=snap, step=step, result=result)
         extra = [self._out_now_line(session, seat, obs, view), self._coach_lines(session, user_id, obs, view)]
         content = "\n".join([content, *(line for line in extra if line)])
         return content[:2000], file, view
@@ -277,7 +287,7 @@ class Hands:
         table = self.boards.table_for(session, four_color=four_color)
         panel = PanelSnapshot(table=table, hand=snap)
         png = await self.rt.renders.render(render_panel_png, panel, priority=Priority.URGENT)
-        alt = panel_text(panel)[:ALT_TEXT_LIMIT]
+        alt = panel_twin(panel)[:ALT_TEXT_LIMIT]
         return discord.File(io.BytesIO(png), filename="hand.png", description=alt)
 
     async def show(self, interaction: discord.Interaction[Any], session: TableSession, user_id: int) -> None:
@@ -300,7 +310,9 @@ class Hands:
         text = ""
         if seat is not None:
             to_act = engine.to_act(applied.state)
-            text = private_result(applied.before, applied.state, seat, applied.events, to_act=to_act)
+            text = private_result(
+                applied.before, applied.state, seat, applied.events, to_act=to_act, names=self.rt.names_at(session)
+            )
         notice = await self.notice_prefix(user_id)
         await send_ephemeral(interaction, (notice + (text or DONE))[:2000])
 
@@ -313,13 +325,14 @@ class HandView(PanView):
     keeps the view (selects, options, the state's plays) alive: about 5.5 KiB per panel shown (docs/perf/soak.md).
     """
 
-    def __init__(self, table_id: int, obs: Observation, user_id: int) -> None:
+    def __init__(self, table_id: int, obs: Observation, user_id: int, names: Mapping[int, str] | None = None) -> None:
         super().__init__()
         self.plays = ordered_legal(obs)  # computer players: best first
         menus = offered(obs, user_id, self.plays)
         for kind, entries in menus.items():
             options = [
-                discord.SelectOption(label=action_label(action, pays), value=token) for token, action, pays in entries
+                discord.SelectOption(label=action_label(action, pays, names), value=token)
+                for token, action, pays in entries
             ]
             if options:
                 self.add_item(PlaySelect(table_id, kind, options))

@@ -17,11 +17,10 @@ from typing import Any, Literal
 import discord
 from discord import app_commands
 
-from pancog.adapter.admin import season
-from pancog.adapter.base import IN_PAN, PanCog
-from pancog.adapter.board import Boards
+from pancog.adapter.base import PanCog
 from pancog.adapter.checks import is_moderator
 from pancog.adapter.errors import BadOption, send_ephemeral
+from pancog.adapter.groups import IN_ADMIN, IN_PAN, IN_SEASON
 from pancog.adapter.presenters.admin import NEEDS_MODERATOR
 from pancog.adapter.presenters.common import image_name_of, name_of
 from pancog.adapter.presenters.league import (
@@ -50,7 +49,7 @@ from pancog.adapter.presenters.league import (
 from pancog.adapter.runtime import PanRuntime
 from pancog.infra.renderq import Priority
 from pancog.services.league import WINNER_PLACES, LeagueService, SeasonRow
-from pancog.services.tables import NoTableHere
+from pancog.services.tables import CloseReason, NoTableHere
 from renderer.chart import chart_text, render_chart_png
 from renderer.stats import StatsSnapshot, render_stats_png
 
@@ -58,55 +57,26 @@ __all__ = ["LeagueCog"]
 
 log = logging.getLogger("pan.league")
 
-IN_SEASON: dict[str, Any] = {"group": "panadmin season"}
-IN_ADMIN: dict[str, Any] = {"group": "panadmin"}
 DUE_CHECK_SECONDS = 60.0
 
 
 class LeagueCog(PanCog, name="PanLeague"):
     """Seasons, standings, stats and flags."""
 
-    def __init__(self, runtime: PanRuntime, boards: Boards, *, due_check_seconds: float = DUE_CHECK_SECONDS) -> None:
+    def __init__(self, runtime: PanRuntime, *, due_check_seconds: float = DUE_CHECK_SECONDS) -> None:
         super().__init__(runtime)
-        self.boards = boards  # a bank season's tables close when it ends
         self.due_check_seconds = due_check_seconds  # PAN_SEASON_CHECK_SECONDS
-        mine = self.__cog_app_commands__
-        self._admin = [c for c in mine if isinstance(c, app_commands.Command) and "group" in c.extras]
-        self.__cog_app_commands__ = [c for c in mine if c not in self._admin]
         self._due_task: asyncio.Task[None] | None = None
-
-    def _panadmin(self) -> app_commands.Group | None:
-        """The ``/panadmin`` group on the tree (AdminCog's, loaded before this cog)."""
-        tree = self.rt.bot.tree if isinstance(self.rt.bot, discord.ext.commands.Bot) else None
-        group = tree.get_command("panadmin") if tree is not None else None
-        return group if isinstance(group, app_commands.Group) else None
 
     async def cog_load(self) -> None:
         await super().cog_load()
-        panadmin = self._panadmin()
-        if panadmin is None:
-            raise RuntimeError("the league cog needs /panadmin (AdminCog) loaded first")
-        if panadmin.get_command(season.name) is None:
-            panadmin.add_command(season)
-        for command in self._admin:
-            (season if command.extras["group"] == IN_SEASON["group"] else panadmin).add_command(command)
-        # not rt.spawn: that set is "work in flight" (rt.busy); this loop runs for the bot's life
-        self._due_task = asyncio.create_task(self._end_due_seasons(), name="league-due-seasons")
+        # a loop for the cog's life (not work in flight): PAN_SEASON_CHECK_SECONDS
+        self._due_task = self.rt.tasks.every(self.due_check_seconds, self.tick, name="league-due-seasons")
 
     async def cog_unload(self) -> None:
-        if self._due_task is not None:
-            self._due_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._due_task
-            self._due_task = None
+        await self.rt.tasks.cancel(self._due_task)
+        self._due_task = None
         await super().cog_unload()
-        panadmin = self._panadmin()
-        for command in self._admin:
-            group = season if command.extras["group"] == IN_SEASON["group"] else panadmin
-            if group is not None:
-                group.remove_command(command.name)
-        if panadmin is not None:
-            panadmin.remove_command(season.name)
 
     def league(self) -> LeagueService:
         if self.rt.league is None:
@@ -121,20 +91,12 @@ class LeagueCog(PanCog, name="PanLeague"):
 
     # ------------------------------------------------------------------ background
 
-    async def _end_due_seasons(self) -> None:
-        """Every ``PAN_SEASON_CHECK_SECONDS``: bring the league's tables up to date (``LeagueService.drain``: the hand
-        results settled since the last drain, into stats and ratings — so a later ``/pan stats`` finds little to do)
-        and end each season whose planned end has passed (idempotent: a season already ended by a moderator or
-        another process is skipped)."""
-        while True:
-            await asyncio.sleep(self.due_check_seconds)
-            try:
-                await self.tick()
-            except Exception:  # the next tick retries; the loop lives as long as the bot
-                log.exception("the league's background tick failed")
-
     async def tick(self) -> int:
-        """One round of the background loop: drain the league, then end the due seasons (returns how many)."""
+        """One round of the background loop, every ``PAN_SEASON_CHECK_SECONDS``: bring the league's tables up to
+        date (``LeagueService.drain``: the hand results settled since the last drain, into stats and ratings — so a
+        later ``/pan stats`` finds little to do), then end each season whose planned end has passed (idempotent: a
+        season already ended by a moderator or another process is skipped). Returns how many ended; a failure is
+        logged by the loop and the next round retries."""
         if self.rt.league is not None:
             await self.rt.league.drain()
         return await self.end_due_seasons()
@@ -160,12 +122,10 @@ class LeagueCog(PanCog, name="PanLeague"):
         closed = 0
         for session in [s for s in self.rt.tables.sessions if s.config.bank_scope == scope_id]:
             try:
-                returned = await self.rt.tables.close_system(session.table_id)
+                returned = await self.rt.tables.close_system(session.table_id, reason=CloseReason.SEASON_ENDED)
             except NoTableHere:  # closed meanwhile
                 continue
             closed += 1
-            self.boards.drop(session.table_id)
-            self.rt.health.forget(session.table_id)
             channel = self.rt.bot.get_partial_messageable(session.channel_id, guild_id=session.guild_id)
             names = await self.rt.names.fetch(self.rt.guild_of(session), returned)
             with contextlib.suppress(discord.HTTPException):

@@ -16,9 +16,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from pancog.adapter.base import IN_PAN, PanCog
+from pancog.adapter.base import PanCog
 from pancog.adapter.board import Boards
 from pancog.adapter.errors import send_dm, send_ephemeral
+from pancog.adapter.groups import IN_PAN
 from pancog.adapter.presenters.common import name_of
 from pancog.adapter.presenters.table import MARKED_AWAY, WELCOME_BACK, idle_closed, time_warning
 from pancog.adapter.presenters.tournament import TOURNEY_WELCOME_BACK
@@ -82,23 +83,22 @@ class OpsCog(PanCog, name="PanOps"):
             elif notice.kind == "away":
                 health.count("players_away")
                 if notice.player_id is not None:
-                    self.rt.spawn(send_dm(self.rt.bot, notice.player_id, MARKED_AWAY), name="pan-ops-away")
+                    self.rt.tasks.spawn(send_dm(self.rt.bot, notice.player_id, MARKED_AWAY), name="pan-ops-away")
             elif notice.kind == "stood":
                 health.count("away_stood_up")
             elif notice.kind == "abandoned":
                 health.count("abandoned_hands_fouled")
             elif notice.kind == "idle_closed":
                 health.count("idle_closed")
-                self.rt.spawn(self._announce_idle_close(notice), name="pan-ops-idle")
+                self.rt.tasks.spawn(self._announce_idle_close(notice), name="pan-ops-idle")
             elif notice.kind == "error":
                 health.record_error(notice.table_id, notice.detail)
 
     async def _announce_idle_close(self, notice: ClockNotice) -> None:
-        channel_id = self.boards.channel_of(notice.table_id)
-        names = self.boards.names_at(notice.table_id)
-        self.boards.drop(notice.table_id)
+        channel_id = notice.channel_id  # the table (and its board) is gone: the notice says where it was
         if channel_id is None:
             return
+        names = await self.rt.names.fetch(abs(notice.guild_id), (user for user, _ in notice.cashouts))
         text = idle_closed(notice.cashouts, names)
         try:
             await self.rt.bot.get_partial_messageable(channel_id).send(text[:2000])

@@ -161,8 +161,8 @@ class Pings:
             ping.timer = asyncio.get_running_loop().call_later(grace, self._due, ping)
             return
         human_actor = applied.actor is not None and applied.actor > 0
-        self.rt.spawn(self._unclaimed(ping, PING_CLAIM_WAIT if human_actor else 0.0), name="pan-ping")
-        self.rt.spawn(self._turn_dm(ping), name="pan-turn-dm")
+        self.rt.tasks.spawn(self._unclaimed(ping, PING_CLAIM_WAIT if human_actor else 0.0), name="pan-ping")
+        self.rt.tasks.spawn(self._turn_dm(ping), name="pan-turn-dm")
 
     def _watch_pace(self, applied: Applied) -> None:
         """A slow person's ping goes at once (the acting player's answer carries it: no call of its own); once he
@@ -187,8 +187,8 @@ class Pings:
             return
         del self._pings[ping.table_id]
         self._slow.add((ping.table_id, ping.user_id))
-        self.rt.spawn(self._send_ping(ping), name="pan-ping")
-        self.rt.spawn(self._turn_dm(ping), name="pan-turn-dm")
+        self.rt.tasks.spawn(self._send_ping(ping), name="pan-ping")
+        self.rt.tasks.spawn(self._turn_dm(ping), name="pan-turn-dm")
 
     def pending_pings(self) -> list[TurnPing]:
         """The pings waiting for their grace to end (tests and the bench read it)."""
@@ -321,7 +321,7 @@ class Pings:
             except discord.HTTPException as exc:
                 log.info("could not delete a turn ping: %s", exc)
 
-        self.rt.spawn(delete(), name="pan-ping-delete")
+        self.rt.tasks.spawn(delete(), name="pan-ping-delete")
 
     async def _unclaimed(self, ping: TurnPing, wait: float) -> None:
         """No interaction carried the ping at once (the clock, a computer player, a command that does not carry

@@ -24,8 +24,9 @@ from pancog.adapter.errors import deliver, fit_choices, reusable_file, send_ephe
 from pancog.adapter.hand import Hands, chosen_play
 from pancog.adapter.presenters.common import name_of
 from pancog.adapter.presenters.hand import CHOOSE_A_PLAY, meld_choice, nothing_to
-from pancog.adapter.presenters.table import floor_fouled, outs_text, practice_stranger
+from pancog.adapter.presenters.table import OUTS_NOT_SEATED, floor_fouled, outs_text, practice_stranger
 from pancog.adapter.runtime import Handler, PanRuntime
+from pancog.adapter.watching import Watching
 from pancog.game import engine
 from pancog.game.actions import (
     AcceptSplit,
@@ -108,10 +109,11 @@ BUTTON_ACTIONS: dict[str, tuple[Make, bool]] = {
 class PlayCog(PanCog, name="PanPlay"):
     """Top-level commands for playing a hand. Every reply is private; the board shows the public result."""
 
-    def __init__(self, runtime: PanRuntime, hands: Hands, boards: Boards) -> None:
+    def __init__(self, runtime: PanRuntime, hands: Hands, boards: Boards, watching: Watching) -> None:
         super().__init__(runtime)
         self.hands = hands
         self.boards = boards
+        self.watching = watching  # My hand for a member watching a hand shared with him
 
     def handlers(self) -> Mapping[str, Handler]:
         found: dict[str, Handler] = {"hand": self.button(self.show_hand)}
@@ -156,11 +158,10 @@ class PlayCog(PanCog, name="PanPlay"):
 
     async def show_hand(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
         """/hand and the My hand button (for a member watching a shared hand here: that hand, read-only)."""
-        watch = self.rt.watch  # watching with consent: replay_cog answers the watcher
-        if watch is not None and session.find_seat(interaction.user.id) is None:
-            grants = watch.watching(session.table_id, interaction.user.id)
+        if session.find_seat(interaction.user.id) is None:  # watching with consent: the watcher's view
+            grants = self.watching.watch.watching(session.table_id, interaction.user.id)
             if grants:
-                await self.rt.handlers["watch"](interaction, session.table_id, (str(grants[0].player_id),))
+                await self.watching.show(interaction, session.table_id, grants[0].player_id)
                 return
         self.refuse_strangers(session, interaction.user.id)
         await self.hands.show(interaction, session, interaction.user.id)
@@ -174,7 +175,9 @@ class PlayCog(PanCog, name="PanPlay"):
         (:func:`~pancog.adapter.hand.chosen_play`); anything else is refused before the engine sees it."""
         rt = self.rt
         rt.remember(interaction.guild_id, interaction.user)
-        ack.later(interaction, update=True)  # answered by editing the private panel in place (type 7) below
+        ack.later(
+            self.rt.tasks, interaction, update=True
+        )  # answered by editing the private panel in place (type 7) below
         if not values:
             raise PanError(CHOOSE_A_PLAY)
         user_id = interaction.user.id
@@ -333,10 +336,14 @@ class PlayCog(PanCog, name="PanPlay"):
     @app_commands.guild_only()
     async def outs(self, interaction: discord.Interaction, player: discord.Member | None = None) -> None:
         session = self.here(interaction)
-        who = player or interaction.user
-        seat = self._seat_of_member(interaction, who)
-        value = engine.call_outs(session.state, seat)
-        await send_ephemeral(interaction, outs_text(session.state, self.rt.names_at(session), seat, value))
+        if player is None and session.find_seat(interaction.user.id) is None:
+            raise PanError(OUTS_NOT_SEATED)  # a watcher asking for "his" outs: say how to ask for a player's
+        seat = self._seat_of_member(interaction, player or interaction.user)
+        state = session.state
+        value = engine.call_outs(state, seat)
+        you = player is None or player.id == interaction.user.id
+        text = outs_text(state, self.rt.names_at(session), seat, value, you=you)
+        await send_ephemeral(interaction, text)
 
     def _seat_of_member(self, interaction: discord.Interaction[Any], member: discord.abc.User) -> int:
         seat = seat_of_member(self.here(interaction), member)

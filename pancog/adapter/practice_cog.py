@@ -17,10 +17,11 @@ from typing import Literal
 import discord
 from discord import app_commands
 
-from pancog.adapter.base import IN_PAN, PanCog
+from pancog.adapter.base import PanCog
 from pancog.adapter.board import Board, Boards
 from pancog.adapter.checks import moderator
 from pancog.adapter.errors import answer, send_ephemeral
+from pancog.adapter.groups import IN_PAN
 from pancog.adapter.presenters.hand import HINT_NO_HAND, HINT_NOT_YOUR_MOVE, HINT_REFUSED, hint_text
 from pancog.adapter.presenters.table import computer_seated, practice_opened, practice_title
 from pancog.adapter.runtime import PanRuntime
@@ -28,6 +29,7 @@ from pancog.game.errors import PanError
 from pancog.services.bots import BotDriver, computer_name, hint_allowed, practice_scope, suggest
 from pancog.services.tables import (
     BuyInTooSmall,
+    CloseReason,
     NotHost,
     TableAlreadyOpen,
     TableConfig,
@@ -122,8 +124,7 @@ class PracticeCog(PanCog, name="PanPractice"):
             await self.driver.fill_practice(session.table_id, interaction.user.id, opponents=opponents, level=level)
         except PanError:
             with contextlib.suppress(PanError):
-                await rt.tables.close_system(session.table_id)
-            self.boards.drop(session.table_id)
+                await rt.tables.close_system(session.table_id, reason=CloseReason.REFUSED)
             raise
         finally:
             self._release_board(session, held)

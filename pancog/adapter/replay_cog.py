@@ -1,6 +1,6 @@
-"""``/pan replay`` and ``/pan history``: a private step-through of any hand at this table, a Share button that posts
-the hand publicly as an animated image, and watching with consent (``/pan settings share_hand`` and the watcher's
-read-only view). Thin: parse, call the replay or watch service, present, respond.
+"""``/pan replay`` and ``/pan history``: a private step-through of any hand at this table, and a Share button that
+posts the hand publicly as an animated image (watching a hand with consent: :mod:`.watching`). Thin: parse, call the
+replay service, present, respond.
 
 - The step-through is an ephemeral message: the public board at that step (an image and its text twin), one line
   saying what happened, and the requester's own cards if they were dealt in. Its buttons (⏮ ◀ ▶ ⏭, Share) and its
@@ -9,9 +9,6 @@ read-only view). Thin: parse, call the replay or watch service, present, respond
   Every click rebuilds the replay **for the clicking user** (``pancog/services/replay.py``): no click can show anyone
   another viewer's cards.
 - A jump is honoured only to a step the bot offered in that select (the offer is recomputed from the hand).
-- Sharing a hand: the grant is announced at the table with a button (``pan:w:<table>:<player>``) that shows the
-  player's cards to the member named, read-only, while the grant lasts (``pancog/services/watch.py``), and refuses
-  anyone else privately.
 """
 
 from __future__ import annotations
@@ -25,34 +22,28 @@ import discord
 from discord import app_commands
 
 from pancog.adapter import ack, replay_images
-from pancog.adapter.base import IN_PAN, PanCog
+from pancog.adapter.base import PanCog
+from pancog.adapter.board import ALT_TEXT_LIMIT
 from pancog.adapter.errors import PanView, answer, deliver, send_ephemeral
-from pancog.adapter.presenters.common import name_of
+from pancog.adapter.groups import IN_PAN
 from pancog.adapter.presenters.replay import (
     JUMP_NOT_OFFERED,
     JUMP_PLACEHOLDER,
     SHARE_NOT_OVER,
     SHARED,
-    WATCH_BUTTON,
-    WATCH_STOPPED_PRIVATE,
     jump_options,
     replay_button_label,
     replay_history_text,
+    share_alt_text,
     share_caption,
     step_text,
-    watch_announcement,
-    watch_granted,
-    watch_stopped,
-    watched_hand_text,
 )
 from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
 from pancog.game.errors import PanError
 from pancog.infra.renderq import Priority
 from pancog.services.replay import PUBLIC_VIEWER, HandReplay, ReplayService
-from pancog.services.watch import WatchService
-from renderer import HandSnapshot, render_hand_png
 
-__all__ = ["REPLAY_ITEMS", "ReplayButton", "ReplayCog", "ReplaySelect", "WatchButton"]
+__all__ = ["REPLAY_ITEMS", "ReplayButton", "ReplayCog", "ReplaySelect"]
 
 NAV = {"first": "⏮", "prev": "◀", "next": "▶", "last": "⏭"}
 VERBS = (*NAV, "share", "open")
@@ -77,21 +68,12 @@ class ReplayCog(PanCog, name="PanReplays"):
 
     def __init__(self, runtime: PanRuntime) -> None:
         super().__init__(runtime)
-        if runtime.replays is None or runtime.watch is None:
-            raise RuntimeError("the replay cog needs the replay and watch services in the runtime")
+        if runtime.replays is None:
+            raise RuntimeError("the replay cog needs the replay service in the runtime")
         self.replays: ReplayService = runtime.replays
-        self.watch: WatchService = runtime.watch
 
     def handlers(self) -> Mapping[str, Handler]:
-        return {"replay": self.on_replay, "watch": self.on_watch, "share_hand": self.share_hand}
-
-    async def cog_load(self) -> None:
-        await super().cog_load()
-        self.watch.start()  # hand ends and players leaving end grants; the seat guard keeps watchers off the table
-
-    async def cog_unload(self) -> None:
-        self.watch.stop()
-        await super().cog_unload()
+        return {"replay": self.on_replay}
 
     # ------------------------------------------------------------------ commands
 
@@ -192,54 +174,16 @@ class ReplayCog(PanCog, name="PanReplays"):
             raise NotOver
         caption = share_caption(replay, names, interaction.user.id)
         filename = f"pan-hand-{hand_no}.gif"
-        await deliver(lambda: channel.send(caption, file=discord.File(io.BytesIO(gif), filename=filename)))
+        alt = share_alt_text(replay, names)[:ALT_TEXT_LIMIT]  # the last frame's text twin
+
+        def send() -> Any:
+            return channel.send(caption, file=discord.File(io.BytesIO(gif), filename=filename, description=alt))
+
+        await deliver(send)
         if self.rt.web is not None and interaction.user.id in replay.summary.dealt:
             # a player of the hand shared it: the league web page may show its replay too
             await self.rt.web.share(interaction.guild_id or 0, table_id, hand_no, interaction.user.id)
         await send_ephemeral(interaction, SHARED)
-
-    # ------------------------------------------------------------------ watching with consent
-
-    async def share_hand(self, interaction: discord.Interaction[Any], table_id: int, values: tuple[str, ...]) -> None:
-        """``/pan settings share_hand:@member`` (values: the member's id) or ``stop_sharing:True`` (values: ())."""
-        rt = self.rt
-        player = interaction.user.id
-        channel = interaction.channel
-        if not values:
-            grant = self.watch.revoke(table_id, player)
-            text = watch_stopped(name_of(rt.names_of(interaction.guild_id or 0), player), f"<@{grant.watcher_id}>")
-            if isinstance(channel, discord.abc.Messageable):
-                await deliver(lambda: channel.send(text, allowed_mentions=discord.AllowedMentions.none()))
-            await send_ephemeral(interaction, WATCH_STOPPED_PRIVATE)
-            return
-        watcher = int(values[0])
-        self.watch.grant(table_id, player, watcher)
-        text = watch_announcement(name_of(rt.names_of(interaction.guild_id or 0), player), f"<@{watcher}>")
-        view = PanView()
-        view.add_item(WatchButton(table_id, player))
-        if isinstance(channel, discord.abc.Messageable):
-            mentions = discord.AllowedMentions(users=[discord.Object(id=watcher)], everyone=False, roles=False)
-            await deliver(lambda: channel.send(text, view=view, allowed_mentions=mentions))
-        view.stop()
-        await send_ephemeral(interaction, watch_granted(f"<@{watcher}>"))
-
-    async def on_watch(self, interaction: discord.Interaction[Any], table_id: int, values: tuple[str, ...]) -> None:
-        """The watcher's read-only view of the hand shared with them (anyone else: a private refusal); also what My
-        hand shows a watcher who has no seat here."""
-        if not interaction.response.is_done():
-            await self.defer(interaction)
-        watched = self.watch.watched_hand(table_id, interaction.user.id, int(values[0]))
-        prefs = await self.rt.settings.get(interaction.user.id)
-        snap = HandSnapshot(
-            cards=watched.cards,
-            drawn=watched.drawn,
-            sort="rank" if prefs.sort.value == "rank" else "suit",
-            four_color=prefs.four_color,
-        )
-        png = await self.rt.renders.render(render_hand_png, snap, priority=Priority.URGENT)
-        names = await self.rt.names.fetch(interaction.guild_id or 0, [watched.grant.player_id])
-        text = watched_hand_text(name_of(names, watched.grant.player_id), snap)
-        await answer(interaction, text, file=discord.File(io.BytesIO(png), filename="watched.png"))
 
 
 class ReplayView(PanView):
@@ -309,29 +253,5 @@ class ReplaySelect(
         await runtime_of(interaction.client).dispatch(interaction, self.table_id, "replay", values)
 
 
-class WatchButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"pan:w:(?P<table>\d+):(?P<player>\d+)",
-):
-    def __init__(self, table_id: int, player_id: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=WATCH_BUTTON,
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"pan:w:{table_id}:{player_id}",
-            )
-        )
-        self.table_id, self.player_id = table_id, player_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> WatchButton:
-        return cls(int(match["table"]), int(match["player"]))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await runtime_of(interaction.client).dispatch(interaction, self.table_id, "watch", (str(self.player_id),))
-
-
-REPLAY_ITEMS = (ReplayButton, ReplaySelect, WatchButton)
-"""The dynamic items to register with the bot (old replay and watch buttons keep working after a restart)."""
+REPLAY_ITEMS = (ReplayButton, ReplaySelect)
+"""The dynamic items to register with the bot (old replay buttons keep working after a restart)."""

@@ -2,8 +2,8 @@
 
 It holds the services (storage, ledger, table store, tables, player settings, health, the outbox and its
 deliverer, the display names the bot has seen, and the optional turn clock and computer players), the render queue,
-the ``/pan`` command group, the open boards, and the handlers of the buttons and selects (verb -> the cog method its
-slash command calls too). Nothing is added to it at run time: every field is declared here, so mypy checks each use.
+the command groups, the open boards, and the handlers of the buttons and selects (verb -> the cog method its slash
+command calls too). Nothing is added to it at run time: every field is declared here, so mypy checks each use.
 
 The board (:mod:`.board`) and the hand panel (:mod:`.hand`) sit above this module and take the runtime; the
 buttons and selects find it again from ``interaction.client`` with :func:`runtime_of`.
@@ -11,22 +11,22 @@ buttons and selects find it again from ``interaction.client`` with :func:`runtim
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import weakref
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import discord
-from discord import app_commands
 
 from pancog.adapter.deliveries import Deliveries
 from pancog.adapter.errors import guarded
+from pancog.adapter.groups import CommandGroups
 from pancog.game.errors import PanError
 from pancog.infra.renderq import RenderQueue
 from pancog.infra.storage.base import Storage
+from pancog.infra.tasks import Tasks
 from pancog.services.bots import BotDriver
 from pancog.services.clock import TurnClock
 from pancog.services.coach import CoachService
@@ -74,10 +74,10 @@ class PanRuntime:
     settings: PlayerSettings
     renders: RenderQueue
     health: HealthRegistry
-    group: app_commands.Group
     outbox: Outbox  # Discord side effects owed after a commit (pancog/services/outbox.py)
     deliveries: Deliveries  # ... and their deliverer (pancog/adapter/deliveries.py, kinds in effects.py)
     names: Names  # the display names of the members the bot has seen, per guild (kept across restarts)
+    groups: CommandGroups  # every command group, declared once (groups.py); a cog's commands join theirs at load
     clock: TurnClock | None = None
     bots: BotDriver | None = None
     channels: GuildChannels = field(default_factory=GuildChannels)  # /panadmin channels
@@ -92,7 +92,7 @@ class PanRuntime:
     boards: dict[int, OpenBoard] = field(default_factory=dict)
     handlers: dict[str, Handler] = field(default_factory=dict)
     edit_interval: float = BOARD_EDIT_INTERVAL
-    _tasks: set[asyncio.Task[None]] = field(default_factory=set)
+    tasks: Tasks = field(default_factory=lambda: Tasks("adapter", logger=log))  # every task of the adapter ring
 
     # -- names
     def remember(self, guild_id: int | None, user: discord.abc.User) -> None:
@@ -145,12 +145,7 @@ class PanRuntime:
         self.seen(interaction)
         await guarded(interaction, run, context=f"table {table_id} component {verb}")
 
-    # -- background work
-    def spawn(self, coro: Coroutine[Any, Any, None], *, name: str) -> None:
-        task: asyncio.Task[None] = asyncio.create_task(coro, name=name)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
+    # -- background work (``tasks``: DMs, retries, notices, board editors, scheduled defers, the adapter's loops)
     def in_flight(self) -> dict[str, int]:
         """The bot's in-flight work beyond the handlers discord.py runs, by kind: background tasks (DMs, retries,
         notices), boards with unsent changes, computer players thinking or acting, renders queued or running.
@@ -158,7 +153,7 @@ class PanRuntime:
         silence."""
         bots = self.bots
         return {
-            "tasks": len(self._tasks),
+            "tasks": self.tasks.pending,
             "boards": sum(1 for b in self.boards.values() if b.pending),
             "bots": int(bots is not None and bots.busy()),
             "renders": 0 if self.renders.idle() else 1,
@@ -171,8 +166,8 @@ class PanRuntime:
         return any(self.in_flight().values())
 
     async def close(self) -> None:
-        """Stop the computer players, the clock and tournament steps, the outbox's deliveries, the boards and background
-        tasks, the renders; write the names seen; then close storage."""
+        """Stop the computer players, the clock and tournament steps, the outbox's deliveries, the boards and every
+        background task (each cancelled and awaited), the renders; write the names seen; then close storage."""
         if self.bots is not None:
             await self.bots.stop()
         if self.clock is not None:
@@ -180,14 +175,12 @@ class PanRuntime:
         if self.tournaments is not None:  # its steps write tables and the ledger: stop them before storage closes
             await self.tournaments.stop()
         await self.deliveries.stop()  # an item it was delivering stays owed: the next process delivers it
+        if self.watch is not None:
+            self.watch.stop()
         for board in self.boards.values():
             board.stop()
-        for task in list(self._tasks):
-            task.cancel()
-        for task in list(self._tasks):
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self.renders.shutdown()
+        await self.tasks.close()
+        await self.renders.close()
         try:
             await self.names.close()
         except Exception:  # the names are a convenience: a failed last write must not keep storage open

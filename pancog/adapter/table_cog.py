@@ -12,10 +12,11 @@ import discord
 from discord import app_commands
 
 from pancog.adapter import ack
-from pancog.adapter.base import IN_PAN, PRESET_CHOICES, PanCog
+from pancog.adapter.base import PRESET_CHOICES, PanCog
 from pancog.adapter.board import BoardButton, Boards
 from pancog.adapter.checks import refuse_at_tournament_table, require_host_or_moderator
 from pancog.adapter.errors import PanView, deliver, send_ephemeral
+from pancog.adapter.groups import IN_PAN
 from pancog.adapter.presenters.bank import rebought
 from pancog.adapter.presenters.common import DONE
 from pancog.adapter.presenters.guide import GUIDE, GUIDE_INTRO, GUIDE_PLACEHOLDER, guide_page, rules_top_five
@@ -25,6 +26,7 @@ from pancog.adapter.presenters.table import (
     CONFIRM_CLOSE,
     CONFIRM_LEAVE,
     NOTHING_DONE,
+    confirm_leave_undeclared,
     could_not_sit,
     hand_dealt,
     left_table,
@@ -38,20 +40,27 @@ from pancog.game.rules import describe_rules
 from pancog.game.state import PlayerStatus
 from pancog.services.tables import NoTableHere, TableAlreadyOpen, TableConfig, TableSession, preset_or_default
 
-__all__ = ["ConfirmButton", "ConfirmView", "GuideSelect", "GuideView", "TableCog", "guide_embed", "in_hand"]
+__all__ = ["ConfirmButton", "ConfirmView", "GuideSelect", "GuideView", "TableCog", "guide_embed", "leave_question"]
 
 Answer = tuple[str, str | None]
 """A confirmed choice's answer: the private text replacing the question, and a public message (or None)."""
 
 
-def in_hand(session: TableSession, user_id: int) -> bool:
-    """Whether leaving now costs: the player knocked and is in action (he keeps paying to the hand's end)."""
-    hand = session.state.hand
+def leave_question(session: TableSession, user_id: int) -> str | None:
+    """What leaving now would cost, as the question to confirm it (None: it costs nothing more, leave at once). A
+    player in action keeps paying to the hand's end; one dealt in who has not declared yet goes on top: his ante
+    (and any forfeit) stays in the tops."""
+    state = session.state
+    hand = state.hand
     seat = session.find_seat(user_id)
-    if hand is None or seat is None:
-        return False
-    player = hand.players[seat]
-    return player is not None and player.status is PlayerStatus.IN
+    player = hand.players[seat] if hand is not None and seat is not None else None
+    if player is None:
+        return None
+    if player.status is PlayerStatus.IN:
+        return CONFIRM_LEAVE
+    if player.status is PlayerStatus.UNDECLARED:
+        return confirm_leave_undeclared(state.rules.ante * player.multiplier, state.rules.retire_forfeit_chips)
+    return None
 
 
 def guide_embed(key: str) -> discord.Embed:
@@ -141,7 +150,7 @@ class TableCog(PanCog, name="PanTables"):
 
         async def run(interaction: discord.Interaction[Any], table_id: int, _values: tuple[str, ...]) -> None:
             self.rt.remember(interaction.guild_id, interaction.user)
-            ack.later(interaction, update=True)
+            ack.later(self.rt.tasks, interaction, update=True)
             private, public = await act(interaction, self.rt.tables.get(table_id))
             await ack.settle(interaction)
             if interaction.response.is_done():
@@ -167,7 +176,6 @@ class TableCog(PanCog, name="PanTables"):
         rt = self.rt
         moderator = await require_host_or_moderator(rt.ledger, interaction, session)
         returned = await rt.tables.close(session.table_id, interaction.user.id, moderator=moderator)
-        self.boards.drop(session.table_id)
         return DONE, table_closed(returned, await rt.names.fetch(rt.guild_of(session), returned))
 
     async def text_view(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
@@ -269,10 +277,11 @@ class TableCog(PanCog, name="PanTables"):
         await self.leave_table(interaction, self.here(interaction))
 
     async def leave_table(self, interaction: discord.Interaction[Any], session: TableSession) -> None:
-        """/pan leave and the Leave button (mid-hand, where the player keeps paying: confirm first)."""
+        """/pan leave and the Leave button (during a hand, where leaving costs chips: confirm first)."""
         refuse_at_tournament_table(self.rt, session.table_id)
-        if in_hand(session, interaction.user.id):
-            await self._ask(interaction, session, "leave", CONFIRM_LEAVE)
+        question = leave_question(session, interaction.user.id)
+        if question is not None:
+            await self._ask(interaction, session, "leave", question)
             return
         await self.rt.tables.leave(session.table_id, interaction.user.id)
         gone = session.find_seat(interaction.user.id) is None
@@ -324,7 +333,6 @@ class TableCog(PanCog, name="PanTables"):
             return
         await self.defer(interaction, ephemeral=False)
         returned = await rt.tables.close(session.table_id, interaction.user.id, moderator=moderator)
-        self.boards.drop(session.table_id)
         names = await rt.names.fetch(rt.guild_of(session), returned)
         await self.respond(interaction, table_closed(returned, names), ephemeral=False)
 

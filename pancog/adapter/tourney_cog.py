@@ -3,8 +3,9 @@ Register / Unregister buttons, table threads, mentions and the results message.
 
 The service is :class:`pancog.services.tournaments.service.TournamentService` (``PanRuntime.tournaments``, no discord):
 this cog parses options, calls one service method per command, and turns the service's events into messages.
-:class:`TourneyThreads` is the service's ``channel_factory``: a table's board lives in a public thread of the
-tournament's channel, created by the bot and archived when the table closes or the tournament ends.
+:class:`TourneyThreads` is the service's channel factory (given to it by the composition root): a table's board
+lives in a public thread of the tournament's channel, created by the bot and archived when the table closes or the
+tournament ends.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from discord import app_commands
 from pancog.adapter.base import PanCog
 from pancog.adapter.checks import moderator
 from pancog.adapter.errors import BadOption, fitted, send_ephemeral
+from pancog.adapter.groups import IN_TOURNEY
 from pancog.adapter.presenters.common import image_name_of, name_of
 from pancog.adapter.presenters.tournament import (
     TOURNEY_BAD_NUMBERS,
@@ -75,7 +77,7 @@ from pancog.services.tournaments.service import (
 )
 from renderer.standings import render_standings_png, standings_text
 
-__all__ = ["TICK_SECONDS", "TourneyButton", "TourneyCog", "TourneyThreads", "run_ticks"]
+__all__ = ["TICK_SECONDS", "TourneyButton", "TourneyCog", "TourneyThreads"]
 
 log = logging.getLogger("pan.tourney")
 
@@ -193,27 +195,22 @@ def parse_start(text: str | None, now: float) -> int | None:
     return int(when * 1000)
 
 
-async def run_ticks(service: TournamentService, interval: float = TICK_SECONDS) -> None:
-    """The background task: every tournament's clock (levels, scheduled starts, breaks) advances."""
-    while True:
-        await asyncio.sleep(interval)
-        try:
-            await service.tick()
-        except Exception:
-            log.exception("tournament tick failed")
-
-
 class TourneyCog(PanCog, name="PanTourney"):
     """``/tourney create register unregister info list start pause resume cancel addbots``."""
 
-    group = app_commands.Group(name="tourney", description="Community tournaments", guild_only=True)
-
-    def __init__(self, runtime: PanRuntime, service: TournamentService, *, tick_seconds: float = TICK_SECONDS) -> None:
+    def __init__(
+        self,
+        runtime: PanRuntime,
+        service: TournamentService,
+        threads: TourneyThreads,
+        *,
+        tick_seconds: float = TICK_SECONDS,
+    ) -> None:
+        """``threads``: the tables' threads, which the composition root made the service's channel factory."""
         super().__init__(runtime)
         self.service = service
         self.tick_seconds = tick_seconds  # how often every tournament's clock advances (PAN_TOURNEY_TICK)
-        self.threads = TourneyThreads(runtime.bot)
-        service.channel_factory = self.threads.create  # tables get threads of the tournament's channel
+        self.threads = threads
         self._ticker: asyncio.Task[None] | None = None
         service.subscribe(self.on_event)
 
@@ -236,15 +233,12 @@ class TourneyCog(PanCog, name="PanTourney"):
                 with contextlib.suppress(NoTableHere):
                     self.threads.remember(tt.table_id, self.rt.tables.get(tt.table_id).channel_id)
         await self.service.kick()
-        # not a runtime task: those count as "busy" (tests wait on them); this one runs until the cog unloads
-        self._ticker = asyncio.create_task(run_ticks(self.service, self.tick_seconds), name="tournament-clock")
+        # every tournament's clock (levels, scheduled starts, breaks) advances: a loop until the cog unloads
+        self._ticker = self.rt.tasks.every(self.tick_seconds, self.service.tick, name="tournament-clock")
 
     async def cog_unload(self) -> None:
-        if self._ticker is not None:
-            self._ticker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._ticker
-            self._ticker = None
+        await self.rt.tasks.cancel(self._ticker)
+        self._ticker = None
         await super().cog_unload()
 
     # -- helpers
@@ -318,7 +312,9 @@ class TourneyCog(PanCog, name="PanTourney"):
             log.warning("tournament %s: announcement edit failed: %s", t.tournament_id, exc)
 
     # -- commands
-    @group.command(name="create", description="Announce a tournament in this channel (you host it)")
+    @app_commands.command(
+        name="create", description="Announce a tournament in this channel (you host it)", extras=IN_TOURNEY
+    )
     @app_commands.describe(
         format="Sit & Go (starts when full) or scheduled (multi-table, at a start time)",
         buy_in="Bank chips per entry",
@@ -397,7 +393,9 @@ class TourneyCog(PanCog, name="PanTourney"):
             text += "\n" + tourney_winner_role_note(winner_role.name, can_manage=can)
         await send_ephemeral(interaction, text)
 
-    @group.command(name="register", description="Buy in to a tournament (or re-enter, or register late)")
+    @app_commands.command(
+        name="register", description="Buy in to a tournament (or re-enter, or register late)", extras=IN_TOURNEY
+    )
     @app_commands.describe(tournament="Which tournament (default: the one in this channel)")
     async def register(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
         t = self._pick(interaction, tournament)
@@ -412,7 +410,9 @@ class TourneyCog(PanCog, name="PanTourney"):
         await send_ephemeral(interaction, tourney_registered(self._title(t), t.config.buy_in, bank, running))
         await self.refresh_announcement(t)
 
-    @group.command(name="unregister", description="Take your registration back (before the start)")
+    @app_commands.command(
+        name="unregister", description="Take your registration back (before the start)", extras=IN_TOURNEY
+    )
     @app_commands.describe(tournament="Which tournament (default: the one in this channel)")
     async def unregister(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
         t = self._pick(interaction, tournament)
@@ -425,7 +425,9 @@ class TourneyCog(PanCog, name="PanTourney"):
         await send_ephemeral(interaction, tourney_unregistered(self._title(t), refund))
         await self.refresh_announcement(t)
 
-    @group.command(name="addbots", description="Register computer players (host or moderator)")
+    @app_commands.command(
+        name="addbots", description="Register computer players (host or moderator)", extras=IN_TOURNEY
+    )
     @app_commands.describe(count="How many", level="How well they play")
     async def addbots(
         self,
@@ -456,7 +458,9 @@ class TourneyCog(PanCog, name="PanTourney"):
         await send_ephemeral(interaction, tourney_bots_added(added, self._title(t)))
         await self.refresh_announcement(t)
 
-    @group.command(name="info", description="Standings: places, stacks, level, time to the next level, tables")
+    @app_commands.command(
+        name="info", description="Standings: places, stacks, level, time to the next level, tables", extras=IN_TOURNEY
+    )
     @app_commands.describe(tournament="Which tournament (default: the one in this channel)")
     async def info(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
         t = self._pick(interaction, tournament)
@@ -499,7 +503,7 @@ class TourneyCog(PanCog, name="PanTourney"):
             [(name(p), place, prize) for p, place, prize in info.results],
         )
 
-    @group.command(name="list", description="This server's tournaments")
+    @app_commands.command(name="list", description="This server's tournaments", extras=IN_TOURNEY)
     async def list_(self, interaction: discord.Interaction) -> None:
         await self.defer(interaction)
         rows = [
@@ -527,25 +531,29 @@ class TourneyCog(PanCog, name="PanTourney"):
         await self.refresh_announcement(t)
         return t
 
-    @group.command(name="start", description="Start now if the minimum field is met (host or moderator)")
+    @app_commands.command(
+        name="start", description="Start now if the minimum field is met (host or moderator)", extras=IN_TOURNEY
+    )
     async def start(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
         await self._control(interaction, tournament, "start")
 
-    @group.command(name="pause", description="Pause the level clock (host or moderator)")
+    @app_commands.command(name="pause", description="Pause the level clock (host or moderator)", extras=IN_TOURNEY)
     async def pause(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
         await self._control(interaction, tournament, "pause")
 
-    @group.command(name="resume", description="Resume the level clock (host or moderator)")
+    @app_commands.command(name="resume", description="Resume the level clock (host or moderator)", extras=IN_TOURNEY)
     async def resume(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
         await self._control(interaction, tournament, "resume")
 
-    @group.command(name="cancel", description="Cancel and refund every entry (host or moderator)")
+    @app_commands.command(
+        name="cancel", description="Cancel and refund every entry (host or moderator)", extras=IN_TOURNEY
+    )
     async def cancel(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
         await self._control(interaction, tournament, "cancel")
 
     # -- service events (synchronous; the messages go out on background tasks)
     def on_event(self, event: TournamentEvent) -> None:
-        self.rt.spawn(self._handle(event), name=f"tourney-{type(event).__name__}")
+        self.rt.tasks.spawn(self._handle(event), name=f"tourney-{type(event).__name__}")
 
     async def _handle(self, event: TournamentEvent) -> None:
         try:

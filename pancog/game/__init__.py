@@ -55,12 +55,14 @@ from .actions import (
 )
 from .cards import Card, Rank, Suit, build_shoe, format_cards, parse_cards, sort_hand, take_cards
 from .engine import (
+    DeclarationWindow,
     Observation,
     PlayerView,
     Transition,
     apply,
     call_outs,
     can,
+    declaration_window,
     going_out_pay,
     legal_actions,
     may_act,
@@ -161,6 +163,7 @@ __all__ = [
     "Claim",
     "ClaimMode",
     "Condition",
+    "DeclarationWindow",
     "Declared",
     "DeclineDraw",
     "DeclineSplit",
@@ -248,6 +251,7 @@ __all__ = [
     "call_outs",
     "can",
     "classify",
+    "declaration_window",
     "describe_rules",
     "dump_transcript",
     "format_action",

@@ -180,6 +180,7 @@ class Work:
     solo: bool
     winner: int | None
     end_reason: EndReason | None
+    last_declarer: int | None
 
     def __init__(self, s: TableState, seq: int) -> None:
         self.s = s

@@ -45,7 +45,7 @@ from .state import (
 
 __all__ = ["FORMAT_VERSION", "StateFormatError", "dump_state", "load_state"]
 
-FORMAT_VERSION: Final = 2
+FORMAT_VERSION: Final = 3
 """The layout written by :func:`dump_state`; :func:`load_state` reads only this version."""
 
 

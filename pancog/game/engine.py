@@ -185,7 +185,16 @@ from .melds import (
 )
 from .moves import make_good_cards, meld_plays
 from .observe import Observation, PlayerView, observe
-from .queries import call_outs, legal_actions, may_act, play_value, plays, to_act
+from .queries import (
+    DeclarationWindow,
+    call_outs,
+    declaration_window,
+    legal_actions,
+    may_act,
+    play_value,
+    plays,
+    to_act,
+)
 from .settlement import bust_out_units, out_pay
 from .state import (
     EndReason,
@@ -385,6 +394,8 @@ def _stand(w: Work, a: Stand) -> None:
         w.put(_fast.replace(pl, status=_PLAYER_STATUS_RETIRED))
         w.emit(Declared(seq=w.seq, seat=a.seat, playing=False))
         _charge_forfeit(w, a.seat)
+        if w.phase is _PHASE_DECLARING and w.h is not None and w.h.order[w.declare_pos] == a.seat:
+            w.last_declarer = a.seat  # leaving in his turn to declare is his declaration: it closes the last window
         _cash_out(w, a.seat)
         _advance_declarations(w)
         return
@@ -517,6 +528,7 @@ def _declare(w: Work, seat: int, *, playing: bool) -> None:
         w.emit(Declared(seq=w.seq, seat=seat, playing=playing))
         if not playing:
             _charge_forfeit(w, seat)
+        w.last_declarer = seat  # the previous declarer's window closes; this one's opens
         w.declare_pos += 1
         _advance_declarations(w)
         return
@@ -1191,6 +1203,7 @@ def _apply_timeout(state: TableState, a: Timeout, seq: int) -> Transition:
 __all__ = [
     "ChipsError",
     "DeclarationClosed",
+    "DeclarationWindow",
     "ForceRefused",
     "HandInProgress",
     "MustUse",
@@ -1207,6 +1220,7 @@ __all__ = [
     "apply",
     "call_outs",
     "can",
+    "declaration_window",
     "going_out_pay",
     "legal_actions",
     "may_act",

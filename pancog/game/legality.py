@@ -130,16 +130,16 @@ def declare_refusal(w: Work, seat: int, *, playing: bool) -> Refusal | None:
         return DeclarationClosed, "Your declaration can no longer be changed."
     if pl.status is new:
         return DeclarationClosed, "You have already declared that."
-    if w.phase is _PHASE_DECLARING:
-        if w.declare_pos == 0 or order[w.declare_pos - 1] != seat:
-            return DeclarationClosed, "You can change your declaration only until the next player declares."
-    elif w.phase is _PHASE_PLAYING:
-        if order[-1] != seat or w.draws > 0 or w.make_good is not None:
-            return DeclarationClosed, "The last player can change his declaration only until the first card is drawn."
-    else:
+    if w.phase is not _PHASE_DECLARING and w.phase is not _PHASE_PLAYING:
         return DeclarationClosed, "Your declaration can no longer be changed."
+    if w.last_declarer != seat:
+        return DeclarationClosed, "You can change your declaration only until the next player declares."
+    if w.phase is _PHASE_PLAYING and (w.draws > 0 or w.make_good is not None):
+        return DeclarationClosed, "The last player can change his declaration only until the first card is drawn."
     s = w.seats[seat]
-    if playing and s is not None and s.leaving:
+    if s is None:
+        return DeclarationClosed, "You have left the table."
+    if playing and s.leaving:
         return DeclarationClosed, "You are leaving the table."
     return None
 

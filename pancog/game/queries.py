@@ -7,6 +7,8 @@ to refuse it, and labels each meld play with what the board collects (:mod:`.set
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ._work import (
     _DISCARD_ACTION,
     _DRAW_SOURCE_OPTION,
@@ -17,6 +19,7 @@ from ._work import (
     _PHASE_DECLARING,
     _PHASE_PLAYING,
     _PLAYER_STATUS_IN,
+    _PLAYER_STATUS_RETIRED,
     _PLUCK_ACTION,
     _STEP_DRAW,
     _STEP_DRAWN,
@@ -117,7 +120,7 @@ def plays(state: TableState, seat: int, *, table_actions: bool = False) -> tuple
     rules = state.rules
     phase = h.phase
     # declarations (incl. the change window)
-    if phase is _PHASE_DECLARING or (phase is _PHASE_PLAYING and h.draws == 0 and h.order[-1] == seat):
+    if phase is _PHASE_DECLARING or (phase is _PHASE_PLAYING and h.draws == 0 and h.last_declarer == seat):
         for decl in (Knock(seat=seat), GoOnTop(seat=seat)):
             if declare_refusal(w, seat, playing=isinstance(decl, Knock)) is None:
                 out.append((decl, 0))
@@ -254,3 +257,37 @@ def call_outs(state: TableState, seat: int) -> int:
     if h is None or h.players[seat] is None:
         return 0
     return call_outs_chips(Work(state, state.seq), seat)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeclarationWindow:
+    """A declaration its player may still change (RULES.md §2.5): ``playing`` is what he declared (knocked in, or
+    went on top); ``until`` is the seat whose declaration closes the window, or None when he was the last to declare
+    and it closes with the first card drawn from the stock."""
+
+    playing: bool
+    until: int | None
+
+
+def declaration_window(state: TableState, seat: int) -> DeclarationWindow | None:
+    """``seat``'s declaration while he may still change it (None: he has not declared, or can no longer change).
+
+    >>> from pancog.game import Knock, Rules, Sit, StartHand, apply, initial_state
+    >>> s = initial_state(Rules())
+    >>> for i in range(3):
+    ...     s = apply(s, Sit(seat=i, player_id=i + 1, buy_in=100)).state
+    >>> s = apply(s, StartHand(seed=1, first_seat=0)).state
+    >>> s = apply(s, Knock(seat=0)).state
+    >>> declaration_window(s, 0)
+    DeclarationWindow(playing=True, until=1)
+    >>> declaration_window(apply(s, Knock(seat=1)).state, 0) is None
+    True
+    """
+    h = state.hand
+    pl = h.players[seat] if h is not None and 0 <= seat < len(h.players) else None
+    if h is None or pl is None or pl.status not in (_PLAYER_STATUS_IN, _PLAYER_STATUS_RETIRED):
+        return None
+    if declare_refusal(Work.view(state), seat, playing=pl.status is _PLAYER_STATUS_RETIRED) is not None:
+        return None
+    until = h.order[h.declare_pos] if h.phase is _PHASE_DECLARING else None
+    return DeclarationWindow(playing=pl.status is _PLAYER_STATUS_IN, until=until)

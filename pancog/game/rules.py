@@ -20,6 +20,7 @@ from typing import Final
 
 from .cards import Card, build_shoe, format_cards
 from .errors import RuleViolation
+from .words import plural
 
 
 @functools.lru_cache(maxsize=64)
@@ -272,19 +273,24 @@ def describe_rules(rules: Rules) -> list[str]:
     shoe_size = len(rules.shoe())
     return [
         f"Deck: {rules.deck_count} packs of 40 cards (no 8s, 9s, 10s)"
-        + (f", minus {rules.remove_spade_sets} set(s) of spades" if rules.remove_spade_sets else "")
+        + (f", minus {plural(rules.remove_spade_sets, 'set')} of spades" if rules.remove_spade_sets else "")
         + (f", minus {format_cards(rules.extra_removals)}" if rules.extra_removals else "")
         + (f", plus {format_cards(rules.extra_cards)}" if rules.extra_cards else "")
         + f": {shoe_size} cards.",
-        f"Seats: up to {rules.max_players} players; buy-in at least {rules.min_buyin_chips} chips"
+        f"Seats: up to {rules.max_players} players; buy-in at least {plural(rules.min_buyin_chips, 'chip')}"
         + (f" ({2 * rules.min_buyin_chips} to play doubles)." if rules.allow_doubles else "; no doubles."),
         "Beans game: no ante; pays must be claimed before your discard."
         if rules.beans
-        else f"Ante (tops): {rules.ante_chips} chip(s) a hand; doubles players ante again into the doubles tops.",
-        f"Rake: {rules.rake} chip(s) per player per hand." if rules.rake else "No rake.",
+        else f"Ante (tops): {plural(rules.ante_chips, 'chip')} a hand; doubles players ante again into the doubles "
+        "tops.",
+        f"Rake: {plural(rules.rake, 'chip')} per player per hand." if rules.rake else "No rake.",
         "Start: " + _DESCRIBE[rules.start_mode] + ".",
         "Going on top costs the ante"
-        + (f" plus {rules.retire_forfeit_chips} chip(s) into the tops." if rules.retire_forfeit_chips else " only."),
+        + (
+            f" plus {plural(rules.retire_forfeit_chips, 'chip')} into the tops."
+            if rules.retire_forfeit_chips
+            else " only."
+        ),
         "If nobody plays, the tops "
         + ("carry over to the next hand." if rules.nobody_in is NobodyIn.CARRY_OVER else "are refunded."),
         (
@@ -312,7 +318,8 @@ def describe_rules(rules: Rules) -> list[str]:
         "Borrowing a middle card of a rope (leaving two ropes) is allowed."
         if rules.borrow_split_rope
         else "Only an end card may be borrowed from a rope.",
-        f"Going out pays the tops and the outs plus {rules.going_out_units} unit(s) from every player in the hand."
+        f"Going out pays the tops and the outs plus {plural(rules.going_out_units, 'unit')} from every player in "
+        "the hand."
         if rules.going_out_units
         else "Going out pays the tops and the outs (every condition on the board again), no going-out units.",
         {
@@ -348,8 +355,8 @@ def describe_rules(rules: Rules) -> list[str]:
             if rules.one_left is OneLeft.PLAY_OUT
             else "wins the tops and the outs as his board lies."
         ),
-        f"Turn timer: {rules.turn_timeout_seconds} s; after {rules.abandon_timeouts} timeouts in a hand a player "
-        "may be called foul for abandoning it.",
+        f"Turn timer: {rules.turn_timeout_seconds} s; after {plural(rules.abandon_timeouts, 'timeout')} in a "
+        "hand a player may be called foul for abandoning it.",
         "The bot refuses invalid spreads."
         if rules.enforcement is Enforcement.ENGINE
         else "Players enforce the rules: an invalid spread may be called and must be made good.",

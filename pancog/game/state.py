@@ -163,6 +163,10 @@ class HandState:
     solo: bool = False  # one player left plays out (must use every usable card)
     winner: int | None = None
     end_reason: EndReason | None = None
+    # The seat whose declaration, made in its turn, is the latest (RULES.md §2.5): it may change it until the next
+    # declaration in rotation or, as the last to declare, until the first card is drawn. A player who leaves the
+    # table before his turn to declare goes on top without declaring in rotation, so he never closes a window.
+    last_declarer: int | None = None
 
     def player(self, seat: int) -> PlayerHand:
         p = self.players[seat]

@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pancog.infra.tasks import Tasks
+
 log = logging.getLogger("pan.memory")
 
 M_TRIM_THRESHOLD = -1
@@ -99,6 +101,7 @@ class Trimmer:
     def __init__(self, interval: float = DEFAULT_TRIM_SECONDS) -> None:
         self.interval = interval
         self.trims = 0
+        self._tasks = Tasks("memory", logger=log)
         self._task: asyncio.Task[None] | None = None
 
     @property
@@ -106,15 +109,12 @@ class Trimmer:
         return self.interval > 0 and glibc() is not None
 
     def start(self) -> None:
-        if self.enabled and self._task is None:
-            self._task = asyncio.create_task(self._run(), name="pan-malloc-trim")
+        if self.enabled and self._task is None:  # housekeeping: a failed trim is logged and the next one runs
+            self._task = self._tasks.every(self.interval, self.trim_now, name="pan-malloc-trim")
 
     async def stop(self) -> None:
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        self._task = None
+        await self._tasks.close()
 
     async def trim_now(self) -> None:
         started = time.perf_counter()
@@ -124,11 +124,3 @@ class Trimmer:
         after = rss_kib()
         if before is not None and after is not None:
             log.debug("malloc_trim: RSS %d -> %d KiB in %.1f ms", before, after, (time.perf_counter() - started) * 1000)
-
-    async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self.interval)
-            try:
-                await self.trim_now()
-            except Exception:  # never let housekeeping take the bot down
-                log.exception("malloc_trim failed")

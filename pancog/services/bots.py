@@ -28,7 +28,6 @@ posting of that table (buy-in, cash-out, close) uses ``bank:-G:U`` — a separat
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import logging
 import random
@@ -42,12 +41,14 @@ from pancog.game.engine import Observation
 from pancog.game.errors import PanError
 from pancog.game.state import TableState
 from pancog.infra.storage.base import StorageError
+from pancog.infra.tasks import Tasks
 from pancog.services.tables import (
     DEFAULT_BUYIN_MINIMUMS,
     Applied,
     NoTableHere,
     NotSeated,
     StaleAction,
+    TableClosed,
     TableService,
     TableSession,
 )
@@ -232,7 +233,7 @@ class BotDriver:
         self._sleep = sleep
         self._factory = player_factory or self._default_player
         self._players: dict[Level, Player] = {}
-        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self._tasks = Tasks("computer players", logger=log)  # one driver per table at most (keyed by table id)
         self._passed: dict[int, tuple[int, set[int]]] = {}  # table -> (seq, computer seats that passed at it)
         self._gave_up: dict[int, int] = {}  # table -> seq at which nothing more will be tried
         self._seat_lock = asyncio.Lock()
@@ -253,14 +254,13 @@ class BotDriver:
     # ------------------------------------------------------------------ lifecycle
 
     def start(self) -> int:
-        """Subscribe to the service, install the away stand-in and the practice-seat guard, and resume every open
-        table; returns tables poked."""
+        """Subscribe to the service and resume every open table; returns tables poked. (The away stand-in,
+        :meth:`stand_in`, and the practice-seat guard, :func:`verify_seat`, are the composition root's to register
+        with the table service.)"""
         self._stopping = False
         if not self._subscribed:
             self.tables.subscribe(self._on_applied)
             self._subscribed = True
-        self.tables.stand_in = self.stand_in
-        self.tables.seat_guard = verify_seat
         return self.resume_all()
 
     async def stop(self) -> None:
@@ -268,29 +268,22 @@ class BotDriver:
         if self._subscribed:
             self.tables.unsubscribe(self._on_applied)
             self._subscribed = False
-        if self.tables.stand_in == self.stand_in:
-            self.tables.stand_in = None
-        if self.tables.seat_guard is verify_seat:
-            self.tables.seat_guard = None
-        tasks = list(self._tasks.values())
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self._tasks.clear()
+        await self._tasks.close()
+
+    def table_closed(self, closed: TableClosed) -> None:
+        """A table closed (``TableService.on_close``): its computer players stop at once and what was noted about it
+        goes."""
+        self._tasks.cancel_key(closed.table_id)
+        self._passed.pop(closed.table_id, None)
+        self._gave_up.pop(closed.table_id, None)
 
     def busy(self) -> bool:
         """True while a computer player is thinking or acting somewhere."""
-        return any(not t.done() for t in self._tasks.values())
+        return self._tasks.busy()
 
     async def drain(self) -> None:
         """Wait until no computer player has anything left to do (tests, with a zero delay)."""
-        while True:
-            pending = [t for t in self._tasks.values() if not t.done()]
-            if not pending:
-                return
-            await asyncio.gather(*pending, return_exceptions=True)
+        await self._tasks.drain()
 
     def resume_all(self) -> int:
         count = 0
@@ -305,10 +298,8 @@ class BotDriver:
 
     def poke(self, table_id: int) -> None:
         """Look at ``table_id`` again (a running task re-reads the table after each wait by itself)."""
-        task = self._tasks.get(table_id)
-        if task is not None and not task.done():
-            return
-        self._tasks[table_id] = asyncio.create_task(self._drive(table_id), name=f"pan-bots-{table_id}")
+        if self._tasks.running(table_id) is None:
+            self._tasks.spawn(self._drive(table_id), name=f"pan-bots-{table_id}", key=table_id)
 
     # ------------------------------------------------------------------ seating
 
@@ -401,9 +392,6 @@ class BotDriver:
             log.warning("table %s: computer players stopped: %s", table_id, exc)
         except Exception:  # a bug: logged; the next action at the table looks again, the turn clock covers the rest
             log.exception("table %s: the computer-player driver failed", table_id)
-        finally:
-            if self._tasks.get(table_id) is asyncio.current_task():
-                del self._tasks[table_id]
 
     def _session(self, table_id: int) -> TableSession | None:
         try:

@@ -38,9 +38,9 @@ import heapq
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pancog.game import engine
 from pancog.game.actions import Action, FloorFoul, SetAway, Stand, Timeout
@@ -49,10 +49,19 @@ from pancog.game.events import CashedOut, HandEnded, SeatLeft
 from pancog.game.state import Phase, TableState
 from pancog.infra import logs
 from pancog.infra.storage.base import StorageError
+from pancog.infra.tasks import Tasks
 from pancog.services.store import action_key
-from pancog.services.tables import Applied, NoTableHere, NotSeated, TableService, TableSession
+from pancog.services.tables import (
+    Applied,
+    CloseReason,
+    NoTableHere,
+    NotSeated,
+    TableClosed,
+    TableService,
+    TableSession,
+)
 
-__all__ = ["ClockNotice", "ClockSettings", "NotAway", "TurnClock", "TurnInfo", "unsubscribe"]
+__all__ = ["ClockNotice", "ClockSettings", "NotAway", "SeatKeeper", "TurnClock", "TurnInfo", "unsubscribe"]
 
 log = logging.getLogger("pan.clock")
 
@@ -72,6 +81,20 @@ class NotAway(PanError):
 
     def __init__(self) -> None:
         super().__init__("You are not away; you are already playing at this table.")
+
+
+class SeatKeeper(Protocol):
+    """A service that owns the seats and the life of some tables (the tournaments): the clock still times their turns
+    and marks players away, but never stands an away player up nor closes such a table when idle."""
+
+    def owns_table(self, table_id: int) -> bool:
+        """True for a table whose seats and life are this keeper's."""
+        ...
+
+    def plays_for(self, table_id: int, player_id: int) -> bool:
+        """True while this keeper plays ``player_id``'s turns at ``table_id`` itself (a tournament's away entries,
+        sluffed by its own Timeouts): those Timeouts are not the player's expiries."""
+        ...
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -115,6 +138,8 @@ class ClockNotice:
     seconds_left: float = 0.0
     cashouts: tuple[tuple[int, int], ...] = ()  # idle_closed / stood: (user id, chips returned)
     detail: str = ""
+    channel_id: int | None = None  # idle_closed: the channel the table was in (it is gone from the service)
+    guild_id: int = 0  # idle_closed: the table's guild_id (its players' names are that server's)
 
 
 @dataclass(slots=True, eq=False)
@@ -172,21 +197,35 @@ class TurnClock:
         self._clocks: dict[int, _TableClock] = {}
         self._heap: list[tuple[float, int, int]] = []  # (due, generation, table id)
         self._observers: list[Callable[[ClockNotice], None]] = []
-        self._tasks: set[asyncio.Task[None]] = set()
+        # expiries, follow-ups and meta writes (work in flight), and the scheduler; the database closing under one
+        # at shutdown is expected (logged without a traceback)
+        self._tasks = Tasks("turn clock", logger=log, quiet=(StorageError,))
         self._dirty: set[int] = set()
         self._wake = asyncio.Event()
         self._runner: asyncio.Task[None] | None = None
         self._next_sweep = 0.0
         self._subscribed = False
-        # Tables whose seats and life belong to another service (tournaments): the clock still times
-        # their turns and marks players away, but never stands an away player up nor closes the table when idle.
-        self.keeps_seats: Callable[[int], bool] = lambda _table_id: False
-        # Players another service plays for (a tournament's away entries, sluffed by its own Timeouts): those
-        # Timeouts are not the player's expiries, so they neither count toward away nor set him away again — else
-        # an away set by them could land after he came back (/pan back) and make him away once more.
-        self.plays_for: Callable[[int, int], bool] = lambda _table_id, _player_id: False
+        self._keepers: list[SeatKeeper] = []  # keep_seats_of (the composition root's)
 
     # ------------------------------------------------------------------ wiring
+
+    def keep_seats_of(self, keeper: SeatKeeper) -> None:
+        """Leave the seats and the life of ``keeper``'s tables to it (the tournaments): never stand an away player up
+        there nor close such a table when idle, and do not count the Timeouts it plays for a player as his expiries
+        (else an away set by them could land after he came back with /pan back and make him away once more).
+        Called by the composition root."""
+        self._keepers.append(keeper)
+
+    def _keeps_seats(self, table_id: int) -> bool:
+        return any(keeper.owns_table(table_id) for keeper in self._keepers)
+
+    def _played_for(self, table_id: int, player_id: int) -> bool:
+        return any(keeper.plays_for(table_id, player_id) for keeper in self._keepers)
+
+    def table_closed(self, closed: TableClosed) -> None:
+        """A table closed (``TableService.on_close``): its clock, and any meta write it still owed, go."""
+        self._clocks.pop(closed.table_id, None)
+        self._dirty.discard(closed.table_id)
 
     def observe(self, callback: Callable[[ClockNotice], None]) -> None:
         """Call ``callback(notice)`` for every warning, timeout, away, stand-up and idle close."""
@@ -202,24 +241,23 @@ class TurnClock:
             self._subscribed = True
         await self.resume_all()
         if run and self._runner is None:
-            self._runner = asyncio.create_task(self._run(), name="pan-turn-clock")
+            self._runner = self._tasks.start(self._run(), name="pan-turn-clock")
 
     async def stop(self) -> None:
+        """Stop the scheduler, let the expiries and meta writes in flight finish, write the meta left, and end every
+        task of the clock."""
         if self._subscribed:
             unsubscribe(self.tables, self._on_applied)
             self._subscribed = False
         runner, self._runner = self._runner, None
-        if runner is not None:
-            runner.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await runner
+        await self._tasks.cancel(runner)
         await self.drain()
         await self._flush_meta()
+        await self._tasks.close()
 
     async def drain(self) -> None:
         """Wait for every expiry, follow-up and meta write in flight."""
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        await self._tasks.drain()
 
     async def resume_all(self) -> int:
         """Build a clock for every open table not yet known, from its stored log timestamps and meta."""
@@ -365,7 +403,7 @@ class TurnClock:
         if clock.player_id is not None and clock.seq >= 0:
             pid = clock.player_id
             over = (now - clock.started) * self.settings.time_scale - session.rules.turn_timeout_seconds
-            if isinstance(action, Timeout) and applied.actor is None and not self.plays_for(session.table_id, pid):
+            if isinstance(action, Timeout) and applied.actor is None and not self._played_for(session.table_id, pid):
                 clock.banks[pid] = 0.0
                 clock.streaks[pid] = clock.streaks.get(pid, 0) + 1
                 changed = True
@@ -406,7 +444,7 @@ class TurnClock:
                     player_id=seat.player_id if seat is not None else None,
                 )
             )
-            counts = seat is not None and not self.plays_for(session.table_id, seat.player_id)
+            counts = seat is not None and not self._played_for(session.table_id, seat.player_id)
             if seat is not None and counts and clock.streaks.get(seat.player_id, 0) >= self.settings.away_after:
                 current = state.seat(applied.action.seat)
                 if current is not None and current.player_id == seat.player_id and not current.away:
@@ -542,18 +580,8 @@ class TurnClock:
                 log.exception("turn clock loop failed; continuing")
                 await self._sleep(0.05)
 
-    def _spawn(self, coro: Awaitable[None]) -> None:
-        async def wrapper() -> None:
-            try:
-                await coro
-            except StorageError as exc:  # the database closed under us (shutdown): nothing to do
-                log.warning("turn clock task dropped: %s", exc)
-            except Exception:
-                log.exception("turn clock task failed")
-
-        task = asyncio.ensure_future(wrapper())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        self._tasks.spawn(coro, name="pan-turn-clock-step")
 
     # ------------------------------------------------------------------ what the clock does
 
@@ -625,7 +653,7 @@ class TurnClock:
             self._notify(ClockNotice(kind="away", table_id=table_id, seat=seat, player_id=player_id))
 
     async def _stand_away(self, table_id: int, seat: int, player_id: int) -> None:
-        if self.keeps_seats(table_id):
+        if self._keeps_seats(table_id):
             return
         with logs.context(table=table_id, seat=seat):
             applied = await self._guarded(table_id, seat, player_id, Stand(seat=seat), need_away=True)
@@ -668,18 +696,27 @@ class TurnClock:
             return
         if session.in_hand or session.state.hand is not None or session.state.seq != seq:
             return
-        if self.keeps_seats(table_id):
+        if self._keeps_seats(table_id):
             return
         try:
             with logs.context(guild=session.guild_id, table=table_id):
-                cashouts = await self.tables.close_system(table_id)
+                cashouts = await self.tables.close_system(table_id, reason=CloseReason.IDLE)
                 log.info("idle table closed; returned %s", cashouts)
         except NoTableHere:
             return
         finally:
             self._clocks.pop(table_id, None)
             self._dirty.discard(table_id)
-        self._notify(ClockNotice(kind="idle_closed", table_id=table_id, cashouts=tuple(sorted(cashouts.items()))))
+        returned = tuple(sorted(cashouts.items()))
+        self._notify(
+            ClockNotice(
+                kind="idle_closed",
+                table_id=table_id,
+                cashouts=returned,
+                channel_id=session.channel_id,
+                guild_id=session.guild_id,
+            )
+        )
 
     # ------------------------------------------------------------------ notices and meta
 

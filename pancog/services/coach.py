@@ -26,7 +26,7 @@ from pancog.game.errors import RuleViolation
 from pancog.game.state import Pot, TableState
 from pancog.services.bots import hint_allowed
 from pancog.services.replay import ReplayService
-from pancog.services.tables import TableSession
+from pancog.services.tables import TableClosed, TableSession
 
 __all__ = ["CoachService", "HandReview", "OutNow", "coached_plays", "out_now"]
 
@@ -115,7 +115,7 @@ class CoachService:
 
     def __init__(self, replays: ReplayService) -> None:
         self.replays = replays
-        # (table, person) -> his last hand's review; dropped at the next deal, and bounded for tables closed between
+        # (table, person) -> his last hand's review; dropped at the next deal or the close, and bounded
         self._last: OrderedDict[tuple[int, int], HandReview] = OrderedDict()
 
     @staticmethod
@@ -159,3 +159,7 @@ class CoachService:
         """A new hand was dealt (or the table closed): the last hand's reviews are done with."""
         for key in [k for k in self._last if k[0] == table_id]:
             del self._last[key]
+
+    def table_closed(self, closed: TableClosed) -> None:
+        """A table closed (``TableService.on_close``): its reviews go."""
+        self.forget(closed.table_id)

@@ -14,8 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pancog.game import engine
+from pancog.game.words import plural
 from pancog.services.clock import TurnClock
-from pancog.services.tables import TableService
+from pancog.services.tables import TableClosed, TableService
 
 __all__ = ["HealthRegistry", "HealthReport", "TableHealth"]
 
@@ -91,7 +92,7 @@ class HealthReport:
                 text += f"\n   last error: {t.last_error}"
             lines.append(text)
         if len(self.tables) > 15:
-            lines.append(f"… and {len(self.tables) - 15} more tables")
+            lines.append(f"… and {plural(len(self.tables) - 15, 'more table')}")
         loose = [e for e in self.errors if e[1] is None][-3:]
         for _, _, text in loose:
             lines.append(f"recent error: {text}")
@@ -139,6 +140,14 @@ class HealthRegistry:
 
     def forget(self, table_id: int) -> None:
         self._last_error.pop(table_id, None)
+
+    def table_closed(self, closed: TableClosed) -> None:
+        """A table closed (``TableService.on_close``): its last error is no longer a table's status."""
+        self.forget(closed.table_id)
+
+    def loaded(self, seconds: float) -> None:
+        """How long the start-up took to pick up every open table (shown by /panadmin status)."""
+        self.load_seconds = seconds
 
     def report(self, guild_id: int | None = None) -> HealthReport:
         """The status of every open table (of ``guild_id`` only, if given)."""

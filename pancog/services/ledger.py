@@ -34,6 +34,7 @@ from pancog.infra.storage.base import (
     Storage,
     StorageError,
     StorageTx,
+    config_bank_scope,
     transfer,
 )
 
@@ -43,12 +44,17 @@ __all__ = [
     "AuditReport",
     "ChipLedger",
     "DailyClaim",
+    "Holding",
+    "Holdings",
     "InsufficientChips",
     "InvalidAmount",
     "Posting",
     "Receipt",
     "TableClosed",
+    "held_in",
     "post_transaction",
+    "rank_holdings",
+    "scope_tables",
     "transfer",
 ]
 
@@ -126,6 +132,34 @@ class AuditReport:
         return "\n".join([head, *self.problems])
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Holding:
+    """What one player has in a guild (or a bank season): his bank plus his stacks at the open tables that play from
+    that bank — chips on a table are still his."""
+
+    rank: int  # 1 = has the most; players with the same total share a rank
+    user_id: int
+    bank: int
+    at_tables: int
+
+    @property
+    def total(self) -> int:
+        return self.bank + self.at_tables
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Holdings:
+    """The top of the ranking by what players have, and the asker's own place."""
+
+    lines: tuple[Holding, ...]
+    caller: Holding | None  # the asker's line (also when he is among ``lines``); None if he has no chips there
+
+    @property
+    def caller_outside(self) -> bool:
+        """The asker has a place, and it is not among the shown lines."""
+        return self.caller is not None and all(h.user_id != self.caller.user_id for h in self.lines)
+
+
 def _actor_text(actor: Actor) -> str:
     if isinstance(actor, bool):
         raise TypeError("actor must be a user id or 'system'")
@@ -196,6 +230,70 @@ async def post_transaction(
     except Overdraw as exc:
         raise InsufficientChips(exc.needed, exc.available, exc.account) from exc
     return Receipt(journal_id, key, True, tuple(postings))
+
+
+async def scope_tables(tx: StorageTx, guild_id: int, scope_id: int) -> list[int]:
+    """The open tables of ``guild_id`` that play from the banks of ``scope_id`` (the guild's own, or a bank season's):
+    where a player's chips from those banks may be."""
+    rows = await tx.fetchall("SELECT table_id, config FROM tables WHERE guild_id = ? AND status = 'open'", (guild_id,))
+    return sorted(int(t) for t, config in rows if config_bank_scope(str(config), guild_id) == scope_id)
+
+
+async def held_in(tx: StorageTx, guild_id: int, scope_id: int) -> dict[int, tuple[int, int]]:
+    """Every human's (bank, chips at tables) in the banks of ``scope_id`` and ``guild_id``'s tables that use them."""
+    held, params = _held_query(scope_id, await scope_tables(tx, guild_id, scope_id))
+    rows = await tx.fetchall(
+        f"SELECT user_id, SUM(bank), SUM(stack) FROM ({held}) AS held WHERE user_id >= 0 GROUP BY user_id",  # noqa: S608
+        params,
+    )
+    return {int(u): (int(b), int(t)) for u, b, t in rows}
+
+
+async def rank_holdings(
+    tx: StorageTx,
+    guild_id: int,
+    scope_id: int,
+    *,
+    limit: int = 10,
+    caller: int | None = None,
+    exclude: Sequence[int] = (),
+) -> Holdings:
+    """Players ranked by what they have: their bank in ``scope_id`` (the guild's own banks, or a bank season's) plus
+    their stacks at ``guild_id``'s open tables that play from that bank. Humans only; ``exclude`` leaves players
+    out. The top ``limit`` lines (equal totals share a rank) and the caller's own line (None: no chips there)."""
+    held, params = _held_query(scope_id, await scope_tables(tx, guild_id, scope_id))
+    out = " AND user_id NOT IN (" + ", ".join("?" * len(exclude)) + ")" if exclude else ""
+    # only placeholders and fixed text are interpolated (S608)
+    grouped = f"SELECT user_id, SUM(bank), SUM(stack) FROM ({held}) AS held WHERE user_id >= 0{out} GROUP BY user_id"  # noqa: S608
+    rows = await tx.fetchall(
+        f"{grouped} ORDER BY SUM(bank) + SUM(stack) DESC, user_id LIMIT ?", (*params, *exclude, max(0, limit))
+    )
+    lines: list[Holding] = []
+    for i, (user, bank, stack) in enumerate(rows):
+        total = int(bank) + int(stack)
+        rank = lines[-1].rank if lines and lines[-1].total == total else i + 1
+        lines.append(Holding(rank=rank, user_id=int(user), bank=int(bank), at_tables=int(stack)))
+    mine: Holding | None = None
+    if caller is not None and caller not in exclude:
+        found = await tx.fetchall(f"{grouped} HAVING user_id = ?", (*params, *exclude, caller))
+        if found:
+            bank, stack = int(found[0][1]), int(found[0][2])
+            above = await tx.fetchall(
+                f"SELECT COUNT(*) FROM ({grouped} HAVING SUM(bank) + SUM(stack) > ?) AS above",  # noqa: S608
+                (*params, *exclude, bank + stack),
+            )
+            mine = Holding(rank=int(above[0][0]) + 1, user_id=caller, bank=bank, at_tables=stack)
+    return Holdings(lines=tuple(lines), caller=mine)
+
+
+def _held_query(scope: int, tables: Sequence[int]) -> tuple[str, tuple[int, ...]]:
+    """Rows (user_id, bank, stack): the bank accounts of ``scope`` and the stacks at ``tables`` (portable SQL)."""
+    sql = "SELECT user_id, balance AS bank, 0 AS stack FROM accounts WHERE kind = 'bank' AND scope_id = ?"
+    if not tables:
+        return sql, (scope,)
+    marks = ", ".join("?" * len(tables))
+    sql += f" UNION ALL SELECT user_id, 0, balance FROM accounts WHERE kind = 'stack' AND scope_id IN ({marks})"  # noqa: S608 (placeholders only)
+    return sql, (scope, *tables)
 
 
 def _next_utc_midnight(now: float) -> tuple[str, timedelta]:
@@ -370,9 +468,31 @@ class ChipLedger:
             return await tx.balances(accounts)
 
     async def leaderboard(self, guild_id: int, limit: int = 10) -> list[tuple[int, int]]:
-        """Top ``limit`` (user_id, bank balance) in a guild, computer players (negative ids) excluded."""
+        """Top ``limit`` (user_id, bank balance) bank accounts in a guild, computer players (negative ids) excluded.
+        Banks only: what players *have* (chips at tables included) is :meth:`holdings`, which ``/pan leaderboard``
+        ranks."""
         async with self.storage.transaction(write=False) as tx:
             return await tx.leaderboard(guild_id, max(0, limit))
+
+    async def holdings(
+        self,
+        guild_id: int,
+        *,
+        scope_id: int | None = None,
+        limit: int = 10,
+        caller: int | None = None,
+        exclude: Sequence[int] = (),
+    ) -> Holdings:
+        """Players ranked by what they have (:func:`rank_holdings`), in one read transaction — so bank and stacks
+        are of the same moment (a buy-in moves chips from one to the other and changes no total)."""
+        async with self.storage.transaction(write=False) as tx:
+            return await rank_holdings(
+                tx, guild_id, guild_id if scope_id is None else scope_id, limit=limit, caller=caller, exclude=exclude
+            )
+
+    async def holding(self, guild_id: int, user_id: int, *, scope_id: int | None = None) -> Holding | None:
+        """One player's bank and chips at tables (:meth:`holdings`' line for him), None before his first chips."""
+        return (await self.holdings(guild_id, scope_id=scope_id, limit=0, caller=user_id)).caller
 
     # -- settings --------------------------------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from pancog.infra.storage.base import Storage
+from pancog.infra.tasks import Tasks
 
 __all__ = ["GuildNames", "Names"]
 
@@ -93,6 +94,7 @@ class Names:
         self._pending: dict[Key, str] = {}
         self._flusher: asyncio.TimerHandle | None = None
         self._flushing: asyncio.Task[int] | None = None
+        self._tasks = Tasks("names", logger=log)
         self.writes = 0  # names written (tests and /panadmin status)
 
     # ------------------------------------------------------------------ seeing members
@@ -119,7 +121,7 @@ class Names:
 
     def _start_flush(self) -> None:
         self._flusher = None
-        self._flushing = asyncio.get_running_loop().create_task(self._flush_soon(), name="names-flush")
+        self._flushing = self._tasks.spawn(self._flush_soon(), name="names-flush")
 
     async def _flush_soon(self) -> int:
         try:

@@ -26,12 +26,13 @@ from pancog.game.actions import Action, StartHand
 from pancog.game.cards import Card
 from pancog.game.engine import Observation
 from pancog.game.errors import PanError
-from pancog.game.events import ChipsMoved, Event, HandEnded, HandStarted
+from pancog.game.events import Event, HandEnded, HandStarted
 from pancog.game.notation import dump_transcript, parse_action
 from pancog.game.rules import Rules
 from pancog.game.state import DrawSource, Seat, TableState, initial_state
+from pancog.services.chips import HandChips, HandResult
 from pancog.services.store import TableStore
-from pancog.services.tables import NoTableHere, TableConfig
+from pancog.services.tables import NoTableHere, TableClosed, TableConfig
 
 __all__ = [
     "PUBLIC_VIEWER",
@@ -75,8 +76,10 @@ class HandSummary:
     ended: HandEnded | None  # None: still in progress
     winner_id: int | None
     splitter_ids: tuple[int, ...] = ()
-    winner_chips: int = 0  # chips the winner collected in the settlement that ended the hand
     actions: int = 0  # actions in the hand, the deal included
+    # a finished hand's chips per player (pancog.services.chips: from the same postings mapping the table service
+    # commits): every chip figure shown for the hand comes from here
+    result: HandResult | None = None
 
     @property
     def finished(self) -> bool:
@@ -125,6 +128,11 @@ class HandReplay:
     def hand_no(self) -> int:
         return self.summary.hand_no
 
+    @property
+    def result(self) -> HandResult | None:
+        """The hand's chip result (None while it is in progress)."""
+        return self.summary.result
+
 
 @dataclass(slots=True, kw_only=True)
 class _Hand:
@@ -143,6 +151,11 @@ class TableLog:
     state: TableState  # after ``last_seq``
     last_seq: int = 0
     hands: list[_Hand] = dataclasses.field(default_factory=list)
+    bank_scope: int = 0  # the ledger scope of the table's banks (what its buy-ins and cash-outs post to)
+    chips: HandChips = dataclasses.field(init=False)  # the hands' chips, folded as the log is replayed
+
+    def __post_init__(self) -> None:
+        self.chips = HandChips(self.table_id, self.bank_scope)
 
     def extend(self, rows: Sequence[tuple[int, str, str]]) -> None:
         """Apply the log rows after ``last_seq`` (``(seq, action, events)`` from the store)."""
@@ -153,6 +166,7 @@ class TableLog:
             before = self.state
             transition = engine.apply(before, action)
             after = transition.state
+            result = self.chips.feed(before, transition.events, after)
             if isinstance(action, StartHand):
                 started = next(e for e in transition.events if isinstance(e, HandStarted))
                 dealt = tuple(_player_id(after, s) for s in started.dealt)
@@ -171,7 +185,7 @@ class TableLog:
                 summary = dataclasses.replace(current.summary, last_seq=seq, actions=current.summary.actions + 1)
                 ended = next((e for e in transition.events if isinstance(e, HandEnded)), None)
                 if ended is not None:
-                    summary = _with_result(summary, ended, before, after, transition.events)
+                    summary = _with_result(summary, ended, before, after, result)
                 current.summary = summary
                 current.actions.append((seq, action))
             self.state = after
@@ -190,21 +204,18 @@ def _player_id(state: TableState, seat: int) -> int:
 
 
 def _with_result(
-    summary: HandSummary, ended: HandEnded, before: TableState, after: TableState, events: Sequence[Event]
+    summary: HandSummary, ended: HandEnded, before: TableState, after: TableState, result: HandResult | None
 ) -> HandSummary:
     def who(seat: int) -> int:
         s = before.seat(seat) or after.seat(seat)
         return s.player_id if s is not None else 0
 
-    won = 0
-    if ended.winner is not None:
-        won = sum(e.amount for e in events if isinstance(e, ChipsMoved) and e.payee == ended.winner)
     return dataclasses.replace(
         summary,
         ended=ended,
         winner_id=who(ended.winner) if ended.winner is not None else None,
         splitter_ids=tuple(who(s) for s in ended.splitters),
-        winner_chips=won,
+        result=result,
     )
 
 
@@ -330,6 +341,7 @@ class ReplayService:
                     title=config.title,
                     rules=rules,
                     state=initial_state(rules, table_id=table_id),
+                    bank_scope=row.bank_scope,
                 )
             rows = await self.store.read_log(table_id, cached.last_seq)
             if rows:
@@ -341,10 +353,24 @@ class ReplayService:
                 self._locks.pop(old, None)
             return cached
 
+    def table_closed(self, closed: TableClosed) -> None:
+        """A table closed (``TableService.on_close``): its replayed log leaves the cache (a later replay of one of
+        its hands reads the log again)."""
+        self._cache.pop(closed.table_id, None)
+
     async def history(self, table_id: int, *, limit: int = 10) -> list[HandSummary]:
         """The last ``limit`` hands dealt at the table, oldest first (the last one may be in progress)."""
         log = await self.log(table_id)
         return [h.summary for h in log.hands[-limit:]]
+
+    async def result(self, table_id: int, hand_no: int) -> HandResult | None:
+        """Hand ``hand_no``'s chips per player (None while it is in progress), from the table's log.
+
+        Raises:
+            NoTableHere, HandNotFound.
+        """
+        log = await self.log(table_id)
+        return log.find(hand_no).summary.result
 
     async def transcript(self, table_id: int) -> str:
         """The table's whole log as a replayable transcript (``pancog.game.notation``: rules line, one action a line).

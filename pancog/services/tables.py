@@ -23,8 +23,9 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from pancog.game import engine
@@ -32,23 +33,25 @@ from pancog.game.actions import Action, Rebuy, Sit, Stand, StartHand, Timeout
 from pancog.game.cards import Card
 from pancog.game.codec import StateFormatError, dump_state, load_state
 from pancog.game.errors import PanError, RuleViolation
-from pancog.game.events import BoughtIn, CashedOut, ChipsMoved, Event, HandEnded
+from pancog.game.events import Event, HandEnded
 from pancog.game.notation import format_action, format_event, parse_action
 from pancog.game.rules import PRESET_EDITION, PRESETS, Rules
-from pancog.game.state import Account as EngineAccount
-from pancog.game.state import Phase, Pot, TableState, initial_state
+from pancog.game.state import Phase, TableState, initial_state
 from pancog.infra.storage.base import Account, Posting, StorageTx, StoredTable
+from pancog.services.chips import HandChips, HandResult, engine_postings
 from pancog.services.ledger import ChipLedger
 from pancog.services.store import TableStore
 
 __all__ = [
     "Applied",
     "BuyInTooSmall",
+    "CloseReason",
     "NoTableHere",
     "NotHost",
     "NotSeated",
     "StaleAction",
     "TableAlreadyOpen",
+    "TableClosed",
     "TableConfig",
     "TableService",
     "TableSession",
@@ -222,6 +225,11 @@ class TableSession:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     stacked: list[StartHand] = field(default_factory=list)  # test hook: the next deals
     snapshot_seq: int = 0  # the seq of the table's stored snapshot (0: none)
+    # the hand in progress's chips, folded from the postings committed for it: each hand's HandResult
+    chips: HandChips = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.chips = HandChips(self.table_id, self.bank_scope)
 
     @property
     def rules(self) -> Rules:
@@ -265,6 +273,9 @@ class Applied:
     action: Action
     transition: engine.Transition
     actor: int | None  # the user who asked, or None for the system
+    # the hand's chip result when this action ended a hand (from the postings committed for the hand); None for any
+    # other action, or for a hand whose deal this process did not see (the replay service rebuilds it from the log)
+    result: HandResult | None = None
 
     @property
     def state(self) -> TableState:
@@ -275,12 +286,48 @@ class Applied:
         return self.transition.events
 
 
+class CloseReason(StrEnum):
+    """Why a table closed (every reason publishes the same :class:`TableClosed`)."""
+
+    HOST = "host"  # the host's /pan close
+    MODERATOR = "moderator"  # a moderator's /pan close
+    IDLE = "idle"  # no hand for the idle time (the turn clock)
+    CHANNEL_DELETED = "channel_deleted"  # its channel or thread is gone
+    SEASON_ENDED = "season_ended"  # its bank season ended (chip leagues)
+    REFUSED = "refused"  # opened but could not be filled (a practice table whose seating was refused)
+    TOURNAMENT = "tournament"  # a tournament broke or finished the table
+    SYSTEM = "system"  # any other close without a person
+
+
+@dataclass(frozen=True, slots=True)
+class TableClosed:
+    """A table closed and is gone from the service: its tops were shared and every stack went back to its bank
+    (``cashouts``: user id -> chips returned), in one committed transaction."""
+
+    session: TableSession
+    reason: CloseReason
+    cashouts: Mapping[int, int]
+    actor: int | None  # the host or moderator who closed it, None for the system
+
+    @property
+    def table_id(self) -> int:
+        return self.session.table_id
+
+
 Listener = Callable[[Applied], None]
+CloseListener = Callable[[TableClosed], None]
+"""Told of every closed table, after the close committed (inside the table lock: keep it quick; it must not raise)."""
+StandIn = Callable[[TableSession, Timeout], Action | None]
+"""Computer players: given a system ``Timeout`` about to apply (inside the table lock), the move to play instead, or
+None to keep the timeout."""
+SeatGuard = Callable[[TableSession, int], None]
+"""Who may sit at a table beyond the engine's rules: raises a PanError to refuse ``user_id`` (called first thing in
+:meth:`TableService.join`, before any chip moves)."""
 ResultNote = Callable[[StorageTx], Awaitable[str | None]]
 SettlementHook = Callable[[TableSession, TableState, engine.Transition, str], ResultNote | None]
 """Chip leagues: given an action about to commit (its state before, its transition and its action text),
 optionally a result to record with it: ``note(tx)`` may read and returns the text stored on the action's journal row
-(see :meth:`pancog.services.store.TableStore.commit_action`)."""
+(see :meth:`pancog.services.store.TableStore.commit_action`). Called inside the table lock; must not raise."""
 Dealer = Callable[[TableSession], StartHand]
 
 
@@ -297,52 +344,6 @@ def seeded_deals(seed: int) -> Dealer:
         return StartHand(seed=rng.getrandbits(62))
 
     return deal
-
-
-# --------------------------------------------------------------------------------------------- ledger mapping
-
-
-def _ledger_account(
-    account: EngineAccount, table_id: int, guild_id: int, before: TableState, after: TableState
-) -> Account:
-    if isinstance(account, Pot):
-        if account is Pot.SINGLES:
-            return Account.tops(table_id, "singles")
-        if account is Pot.DOUBLES:
-            return Account.tops(table_id, "doubles")
-        return Account.issued(guild_id)  # the house (rake) takes chips out of play
-    seat = before.seat(account) or after.seat(account)
-    if seat is None:
-        raise LookupError(f"table {table_id}: chips moved for empty seat {account}")
-    return Account.stack(table_id, seat.player_id)
-
-
-def engine_postings(
-    events: Sequence[Event], *, table_id: int, guild_id: int, before: TableState, after: TableState
-) -> list[Posting]:
-    """Ledger postings for the chip events of one transition, netted per account (zero-sum).
-
-    ``ChipsMoved`` between seats and pots -> stack/tops accounts; ``BoughtIn`` bank -> stack;
-    ``CashedOut`` stack -> bank.
-    """
-    net: dict[Account, int] = {}
-
-    def move(payer: Account, payee: Account, amount: int) -> None:
-        net[payer] = net.get(payer, 0) - amount
-        net[payee] = net.get(payee, 0) + amount
-
-    for event in events:
-        if isinstance(event, ChipsMoved) and event.amount:
-            move(
-                _ledger_account(event.payer, table_id, guild_id, before, after),
-                _ledger_account(event.payee, table_id, guild_id, before, after),
-                event.amount,
-            )
-        elif isinstance(event, BoughtIn) and event.amount:
-            move(Account.bank(guild_id, event.player_id), Account.stack(table_id, event.player_id), event.amount)
-        elif isinstance(event, CashedOut) and event.amount:
-            move(Account.stack(table_id, event.player_id), Account.bank(guild_id, event.player_id), event.amount)
-    return [Posting(account, delta) for account, delta in sorted(net.items()) if delta]
 
 
 # --------------------------------------------------------------------------------------------- snapshots
@@ -392,18 +393,47 @@ class TableService:
         self._by_channel: dict[int, int] = {}
         self._listeners: list[Listener] = []
         self._opening: set[int] = set()  # channels whose open_table is writing its row
-        # computer players: set by pancog.services.bots.BotDriver; may replace a system Timeout (an away seat
-        # on an away_bot table) with the normal level's move. Called inside the table lock; None keeps the timeout.
-        self.stand_in: Callable[[TableSession, Timeout], Action | None] | None = None
-        # computer players: who may sit at a table beyond the engine's rules (a practice table admits its
-        # host and computer players only). Called first thing in ``join``, before any chip moves; raises a PanError.
-        self.seat_guard: Callable[[TableSession, int], None] | None = None
-        # replays: more seating checks (a member watching a player's hand may not sit at that table).
-        # Each is called in ``join`` before any chip moves and raises a PanError to refuse.
-        self.seat_guards: list[Callable[[TableSession, int], None]] = []
-        # chip leagues: set by pancog.services.league.LeagueService.attach; records a hand's result in the
-        # same transaction as its settlement. Called inside the table lock, before the commit; must not raise.
-        self.settlement_hook: SettlementHook | None = None
+        # What other services add to this one, each through its registration method below, by the composition root
+        # (pancog/adapter/extension.py) alone.
+        self._stand_in: StandIn | None = None
+        self._seat_guards: list[SeatGuard] = []
+        self._settlement_hook: SettlementHook | None = None
+        self._close_listeners: list[CloseListener] = []
+
+    # ------------------------------------------------------------------ wiring (called by the composition root only)
+
+    def set_stand_in(self, stand_in: StandIn) -> None:
+        """Let ``stand_in`` replace a system ``Timeout`` (the computer players: an away person's seat on an
+        ``away_bot`` table is played by the normal level). One stand-in; called inside the table lock.
+
+        Raises:
+            RuntimeError: a stand-in is already set.
+        """
+        if self._stand_in is not None:
+            raise RuntimeError("the table service already has a stand-in")
+        self._stand_in = stand_in
+
+    def add_seat_guard(self, guard: SeatGuard) -> None:
+        """Check every :meth:`join` with ``guard(session, user_id)`` first (it raises a PanError to refuse), in the
+        order added: e.g. a practice table admits its host and computer players only; a member watching a hand at a
+        table may not sit there."""
+        self._seat_guards.append(guard)
+
+    def set_settlement_hook(self, hook: SettlementHook) -> None:
+        """Record a result with each action that settles a hand, in the same transaction (the chip leagues). One
+        hook: the journal row has one result.
+
+        Raises:
+            RuntimeError: a hook is already set.
+        """
+        if self._settlement_hook is not None:
+            raise RuntimeError("the table service already has a settlement hook")
+        self._settlement_hook = hook
+
+    def on_close(self, listener: CloseListener) -> None:
+        """Tell ``listener`` of every table that closes, whatever the reason (:class:`TableClosed`), in the order
+        added, after the close committed."""
+        self._close_listeners.append(listener)
 
     # ------------------------------------------------------------------ registry
 
@@ -451,25 +481,33 @@ class TableService:
                 session = self._replay(item)
             except _UnusableSnapshot as exc:
                 log.warning("table %s: %s; replaying the whole log", item.table_id, exc)
-                whole = await self.store.read_log(item.table_id, 0)
-                item = dataclasses.replace(item, snapshot=None, actions=tuple(a for _, a, _ in whole), first_seq=1)
-                session = self._replay(item)
+                session = self._replay(await self._whole_log(item))
+            else:
+                hand = session.state.hand
+                if hand is not None and session.chips.hand_no != hand.hand_no:
+                    # the snapshot lies inside the hand in progress (a very long hand): its chips so far are only
+                    # in the actions before the snapshot, so this table is rebuilt from its whole log
+                    whole = self._replay(await self._whole_log(item))
+                    whole.snapshot_seq = session.snapshot_seq
+                    session = whole
             self._tables[session.table_id] = session
             self._by_channel[session.channel_id] = session.table_id
         return len(stored)
 
+    async def _whole_log(self, item: StoredTable) -> StoredTable:
+        whole = await self.store.read_log(item.table_id, 0)
+        return dataclasses.replace(item, snapshot=None, actions=tuple(a for _, a, _ in whole), first_seq=1)
+
     def _replay(self, item: StoredTable) -> TableSession:
-        """The table at its last committed action. Raises :class:`_UnusableSnapshot` (the caller replays all)."""
+        """The table at its last committed action, with the chips of the hand in progress folded from the actions
+        replayed (through the same postings mapping as a commit). Raises :class:`_UnusableSnapshot` (the caller
+        replays all)."""
         row = item.row
         config = TableConfig.from_json(row.config)
         rules = config.rules()
         snap = item.snapshot
         state = initial_state(rules, table_id=row.table_id) if snap is None else _from_snapshot(snap, item, rules)
-        for text in item.actions:
-            state = engine.apply(state, parse_action(text)).state
-        if state.seq != row.last_seq:
-            raise RuntimeError(f"table {row.table_id}: replay reached seq {state.seq}, log says {row.last_seq}")
-        return TableSession(
+        session = TableSession(
             table_id=row.table_id,
             guild_id=row.guild_id,
             channel_id=row.channel_id,
@@ -479,6 +517,15 @@ class TableService:
             board_message_id=row.board_message_id,
             snapshot_seq=item.first_seq - 1 if item.snapshot is not None else 0,
         )
+        for text in item.actions:
+            before = state
+            transition = engine.apply(before, parse_action(text))
+            state = transition.state
+            session.chips.feed(before, transition.events, state)
+        if state.seq != row.last_seq:
+            raise RuntimeError(f"table {row.table_id}: replay reached seq {state.seq}, log says {row.last_seq}")
+        session.state = state
+        return session
 
     async def open_table(
         self, table_id: int, *, guild_id: int, channel_id: int, host_id: int, config: TableConfig
@@ -515,7 +562,8 @@ class TableService:
             self._opening.discard(channel_id)
 
     async def close(self, table_id: int, user_id: int, *, moderator: bool = False) -> dict[int, int]:
-        """Close a table: the tops are shared among the seated players, every stack goes back to its bank.
+        """Close a table: the tops are shared among the seated players, every stack goes back to its bank; the
+        close listeners are told (:meth:`on_close`).
 
         Returns ``{user_id: chips returned}``. Raises :class:`NotHost` unless host or moderator.
         """
@@ -523,15 +571,16 @@ class TableService:
         async with session.lock:
             if user_id != session.host_id and not moderator:
                 raise NotHost
-            return await self._close_locked(session, actor=user_id)
+            reason = CloseReason.HOST if user_id == session.host_id else CloseReason.MODERATOR
+            return await self._close_locked(session, actor=user_id, reason=reason)
 
-    async def close_system(self, table_id: int) -> dict[int, int]:
-        """Close without a permission check (a deleted channel, an idle table)."""
+    async def close_system(self, table_id: int, *, reason: CloseReason = CloseReason.SYSTEM) -> dict[int, int]:
+        """Close without a permission check (a deleted channel, an idle table, ...), for ``reason``."""
         session = self.get(table_id)
         async with session.lock:
-            return await self._close_locked(session, actor=None)
+            return await self._close_locked(session, actor=None, reason=reason)
 
-    async def _close_locked(self, session: TableSession, *, actor: int | None) -> dict[int, int]:
+    async def _close_locked(self, session: TableSession, *, actor: int | None, reason: CloseReason) -> dict[int, int]:
         table_id = session.table_id
         players = session.player_ids()
         postings: list[Posting] = []
@@ -552,6 +601,12 @@ class TableService:
         self._tables.pop(table_id, None)
         if self._by_channel.get(session.channel_id) == table_id:
             del self._by_channel[session.channel_id]
+        closed = TableClosed(session, reason, dict(result.cashouts), actor)
+        for listener in self._close_listeners:
+            try:
+                listener(closed)
+            except Exception:
+                log.exception("table %s: close listener failed", table_id)
         return result.cashouts
 
     async def set_board_message(self, table_id: int, message_id: int | None) -> None:
@@ -586,8 +641,8 @@ class TableService:
             if expect_seq is not None and session.state.seq != expect_seq:
                 raise PanError(f"The table moved on (seq {session.state.seq}, expected {expect_seq}).")
             # computer players: an away seat's timeout played by the normal level (away_bot tables).
-            if isinstance(action, Timeout) and self.stand_in is not None:
-                chosen = self.stand_in(session, action)
+            if isinstance(action, Timeout) and self._stand_in is not None:
+                chosen = self._stand_in(session, action)
                 if chosen is not None:
                     try:
                         return await self._commit(session, chosen, actor=actor)
@@ -604,7 +659,7 @@ class TableService:
         )
         snapshot = self._snapshot_text(session, transition)
         action_text = format_action(action)
-        hook = self.settlement_hook
+        hook = self._settlement_hook
         note = hook(session, before, transition, action_text) if hook is not None else None
         await self.store.commit_action(
             session.table_id,
@@ -620,7 +675,8 @@ class TableService:
         session.state = after  # swap only after the commit
         if snapshot is not None:
             session.snapshot_seq = after.seq
-        applied = Applied(session, before, action, transition, actor)
+        result = session.chips.feed(before, transition.events, after, postings)
+        applied = Applied(session, before, action, transition, actor, result)
         for listener in self._listeners:
             try:
                 listener(applied)
@@ -652,9 +708,7 @@ class TableService:
             BuyInTooSmall, InsufficientChips, RuleViolation (table full, already seated, ...).
         """
         session = self.get(table_id)
-        if self.seat_guard is not None:
-            self.seat_guard(session, user_id)
-        for guard in self.seat_guards:  # e.g. a member watching a player's hand may not sit at that table
+        for guard in self._seat_guards:  # e.g. a practice table is its host's; a watcher may not sit where he watches
             guard(session, user_id)
         bank = await self.ledger.ensure_player(session.bank_scope, user_id)
         rules = session.rules

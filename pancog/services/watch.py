@@ -1,9 +1,10 @@
 """Watching with consent: a player lets one named member see their cards live, for the hand in progress.
 
 A grant is the player's own decision (``/pan settings share_hand:@member``) and is announced at the table. It
-lasts until the hand ends, the player leaves the table or revokes it, whichever comes first; while it lasts the
-watcher cannot sit at that table (a guard in :meth:`pancog.services.tables.TableService.join`) — seeing one player's
-cards must never help a seat. Grants live in memory only: a restart ends them (nobody sees more than before).
+lasts until the hand ends, the player leaves the table or revokes it, or the table closes, whichever comes first;
+while it lasts the watcher cannot sit at that table (:meth:`WatchService.verify_seat`, a seat guard of the table
+service) — seeing one player's cards must never help a seat. Grants live in memory only: a restart ends them
+(nobody sees more than before).
 
 Validity is checked on every read, not only by the table listener, so a missed notification cannot extend a grant:
 :meth:`WatchService.watched_hand` answers only while the granting player is still dealt into the same hand.
@@ -21,7 +22,7 @@ from pancog.game.cards import Card
 from pancog.game.errors import PanError
 from pancog.game.events import HandEnded, SeatLeft
 from pancog.game.state import Phase, PlayerStatus
-from pancog.services.tables import Applied, NoTableHere, TableService, TableSession
+from pancog.services.tables import Applied, NoTableHere, TableClosed, TableService, TableSession
 
 __all__ = [
     "CannotWatchSelf",
@@ -133,17 +134,16 @@ class WatchService:
         self._started = False
 
     def start(self) -> None:
-        """Listen to the tables (hand ends, players leaving) and guard their seats."""
+        """Listen to the tables (hand ends, players leaving). The seat guard (:meth:`verify_seat`) and the end of a
+        closed table's grants (:meth:`table_closed`) are the composition root's to register with the table
+        service."""
         if not self._started:
             self.tables.subscribe(self._on_applied)
-            self.tables.seat_guards.append(self.verify_seat)
             self._started = True
 
     def stop(self) -> None:
         if self._started:
             self.tables.unsubscribe(self._on_applied)
-            if self.verify_seat in self.tables.seat_guards:
-                self.tables.seat_guards.remove(self.verify_seat)
             self._started = False
 
     def on_end(self, listener: EndListener) -> None:
@@ -256,6 +256,13 @@ class WatchService:
         if not _dealt_in(session, seat):
             return GrantEnd.LEFT
         return None
+
+    def table_closed(self, closed: TableClosed) -> None:
+        """A table closed (``TableService.on_close``): every grant at it ends now (``GrantEnd.CLOSED``)."""
+        for key, grant in list(self._grants.items()):
+            if grant.table_id == closed.table_id:
+                del self._grants[key]
+                self._ended(grant, GrantEnd.CLOSED)
 
     def _on_applied(self, applied: Applied) -> None:
         table_id = applied.session.table_id

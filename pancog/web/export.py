@@ -3,8 +3,9 @@
 Built from a :class:`~pancog.services.replay.HandReplay` for the public viewer, so it holds what a stranger saw at
 the table and nothing else: who sat where, every step's public events (engine notation, ``format_event``) and its
 line in words, and the result. A deal's seed never appears (the replay scrubs it), nor does any hand of cards: the
-replay's Share shares the public play only, so no player's own cards are ``shared``. The chips are summed from the
-engine's ``ChipsMoved`` events, the very events the ledger's postings were made from.
+replay's Share shares the public play only, so no player's own cards are ``shared``. The chips are the hand's result,
+the same figures as the table's end-of-hand message and the ledger (docs/architecture.md, "One source of chip
+figures").
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from pancog.adapter.presenters.common import image_name_of, plain_text
 from pancog.adapter.presenters.replay import step_line, summary_line
-from pancog.game.events import ChipsMoved, Event, HandStarted
+from pancog.game.events import Event, HandStarted
 from pancog.game.notation import format_event
 from pancog.services.replay import HandReplay
 from pancog.services.web_access import SharedHand
@@ -27,16 +28,14 @@ VERSION = 1
 
 
 def hand_nets(replay: HandReplay) -> dict[int, int]:
-    """{seat: chips won (+) or lost (-)} over the hand, from its ``ChipsMoved`` events (seat to seat or pot)."""
-    nets: dict[int, int] = {}
-    for step in replay.steps:
-        for e in step.events:
-            if isinstance(e, ChipsMoved):
-                if isinstance(e.payer, int):
-                    nets[e.payer] = nets.get(e.payer, 0) - e.amount
-                if isinstance(e.payee, int):
-                    nets[e.payee] = nets.get(e.payee, 0) + e.amount
-    return nets
+    """{seat: chips won (+) or lost (-)} over the hand: the hand's result (:class:`~pancog.services.chips.HandResult`,
+    the ledger's postings for it), by the seat each player was dealt in; empty while the hand is unfinished."""
+    result = replay.result
+    first = replay.steps[0] if replay.steps else None
+    if result is None or first is None:
+        return {}
+    seat_of = {seat.player_id: index for index, seat in enumerate(first.seats_after) if seat is not None}
+    return {seat_of[user]: net for user, net in result.nets if user in seat_of}
 
 
 def _event(e: Event) -> dict[str, Any]:

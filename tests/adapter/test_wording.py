@@ -13,6 +13,7 @@ from pancog.adapter.presenters.admin import server_config_text
 from pancog.adapter.presenters.bank import balance_text, daily_text
 from pancog.adapter.presenters.hand import settings_text
 from pancog.adapter.presenters.table import hand_dealt, left_table, practice_opened, sat_down, table_closed
+from pancog.services.ledger import Holding
 
 ROOT = Path(__file__).resolve().parents[2]
 PRESENTERS = ROOT / "pancog" / "adapter" / "presenters"
@@ -88,8 +89,10 @@ def test_presenters_keep_the_replies_word_for_word() -> None:
     assert hand_dealt(3) == "Hand 3 dealt. Your hand comes by DM; **My hand** on the board shows it too."
     assert table_closed({}, {}) == "Table closed. Chips back to the bank:\nnone"
     assert table_closed({7: 100}, {7: "Ann"}) == "Table closed. Chips back to the bank:\nAnn: 100 chips"
-    assert balance_text(900, 0) == "Bank: 900 chips."
-    assert balance_text(900, 100) == "Bank: 900 chips. Plus 100 chips on tables."
+    assert balance_text(Holding(rank=1, user_id=7, bank=900, at_tables=0)) == "Bank: 900 chips."
+    assert balance_text(Holding(rank=1, user_id=7, bank=900, at_tables=100)) == (
+        "Bank: 900 chips. Plus 100 chips on tables."
+    )
     assert daily_text(claimed=False, amount=0, bank=5, hours_left=3) == (
         "Already claimed today; next claim in about 3 h. Bank: 5 chips."
     )

@@ -70,7 +70,7 @@ def assert_private(fake: FakeDiscord, recorder: HandRecorder) -> int:
                 assert listing not in text, f"player {player_id}'s dealt hand in public: {text[:200]!r}"
             continue
         for match in HAND_LISTING.finditer(text):
-            shown = {parse_card(tok.split()[-1]) for tok in match.group(1).split(",") if tok.strip()}
+            shown = {parse_card(tok) for tok in match.group(1).split()}
             leaked = sorted(map(str, shown - recorder.held[who]))
             assert not leaked, f"user {who} was shown cards they never held: {leaked}"
             checked += 1

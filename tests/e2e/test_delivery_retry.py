@@ -49,7 +49,7 @@ async def test_followup_500s_beyond_discordpy_retries_are_retried(pan: Pan) -> N
     reply = await pan.slash(a, "draw", timeout=15)
     assert injected(pan, 500) == 6
     assert len(reply.all_messages) == 1, "exactly one answer"
-    assert reply.pngs and "Melds with it" in reply.text, "the hand panel (with its image) arrived intact"
+    assert reply.pngs and "Melds with the pluck" in reply.text, "the hand panel (with its image) arrived intact"
     assert pan.session().state.seq == seq + 1, "the draw was applied once"
     hand = pan.session().state.hand
     assert hand is not None and hand.players[0] is not None

@@ -6,7 +6,25 @@ from __future__ import annotations
 from pancog.adapter.presenters.guide import GUIDE
 from tests.e2e.conftest import Pan, private_to
 
-TERMS = ("knock", "sluff", "valle", "rope", "condition", "tops", "unit", "option card", "outs", "force", "foul")
+TERMS = (
+    "knock",
+    "sluff",
+    "valle",
+    "rope",
+    "condition",
+    "tops",
+    "unit",
+    "option card",
+    "outs",
+    "force",
+    "foul",
+    "pluck",
+    "flat",
+    "doubles",
+    "make good",
+    "hit",
+)
+DEFINED = ("**pluck**", "**flat**", "**doubles**", "**make good**", "**hit**")
 
 
 async def test_the_guide_pages(pan: Pan) -> None:
@@ -26,6 +44,10 @@ async def test_the_guide_pages(pan: Pan) -> None:
         seen += message.text
     for term in TERMS:
         assert term in seen.lower(), term
+    for term in DEFINED:  # defined on the Words page, not only used
+        assert term in seen, term
+    melds = next(text for key, _, text in GUIDE if key == "melds")
+    assert "any three **Aces** or any three **Kings**" in melds  # non-comoquer sets (RULES.md §1.3, §3.2)
     assert "/hint" in seen
 
 

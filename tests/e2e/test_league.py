@@ -30,7 +30,7 @@ async def test_a_season_start_play_end_standings(pan: Pan) -> None:
     reply = await pan.slash(b, "pan leaderboard", metric="net", period="season")
     winner_line = reply.text.splitlines()[1]
     assert winner_line.startswith("1. player1") and "+" in winner_line
-    assert "You: #2" in reply.text and "-" in reply.text.splitlines()[-1]  # the caller's own rank line
+    assert reply.text.splitlines()[-1] == "2. player2 — -5 chips ← you"  # the caller's own place, marked
     reply = await pan.slash(a, "pan standings")
     assert private_to(reply, a) and reply.text.splitlines()[1].startswith("1. player1")
 
@@ -108,3 +108,65 @@ async def test_the_background_tick_drains_the_league(pan: Pan) -> None:
     assert await dealt() == {a.id: 1, b.id: 1}
     reply = await pan.slash(a, "pan stats")
     assert private_to(reply, a) and "Hands dealt" in reply.text and "1 (100% of hands played)" in reply.text
+
+
+async def test_a_bank_season_plays_from_season_banks_and_leaves_the_bank_alone(pan: Pan) -> None:
+    """'bank' mode through the commands: the season start offers it, a table opened in it buys in from the season
+    banks, /pan balance, stats, leaderboard and standings show the season banks, the end closes the season's table
+    (stacks back to the season banks) and then the banks themselves, and the all-time bank never moves."""
+    a, b = pan.users[:2]
+    mod = pan.h.moderator
+    guild = pan.h.guild.id
+    league, ledger = pan.rt.league, pan.rt.ledger
+    assert league is not None
+    all_time = {u.id: await ledger.ensure_player(guild, u.id) for u in (a, b)}
+    assert all_time == {a.id: 1000, b.id: 1000}
+
+    reply = await pan.slash(mod, "panadmin season start", name="Winter", mode="bank", starting_chips=800)
+    assert private_to(reply, mod) and "season bank of 800 chips" in reply.text
+    season = await league.active_season(guild)
+    assert season is not None and season.mode == "bank" and season.scope_id < 0
+    await pan.slash(a, "pan open")  # the host sits with the default buy-in: 5 minimums (100 chips) of his season bank
+    reply = await pan.slash(b, "pan join")
+    assert private_to(reply, b) and "You sat down with 100 chips. Season bank: 700 chips." in reply.text
+    session = pan.session()
+    assert session.guild_id == guild and session.bank_scope == season.scope_id
+    assert {u.id: await league.season_bank(guild, u.id) for u in (a, b)} == {a.id: 700, b.id: 700}
+    reply = await pan.slash(a, "pan balance")
+    assert private_to(reply, a)
+    assert "Bank: 1,000 chips." in reply.text and "Season 1 (Winter) bank: 700 chips. Plus 100 chips" in reply.text
+
+    await play_two(pan)  # player1 goes out
+    assert pan.session().state.hand is None
+    reply = await pan.slash(b, "pan stats", player=a)
+    assert private_to(reply, b) and "Season 1 bank: 700 chips" in reply.text and "Hands dealt: 1" in reply.text
+    reply = await pan.slash(a, "pan leaderboard", metric="chips", period="season")
+    lines = reply.text.splitlines()  # what each has: the season bank and the chips still on the season's table
+    assert private_to(reply, a) and lines[0] == "**Leaderboard — chips (season bank + at tables), season 1 (Winter)**"
+    assert lines[1:] == [
+        "1. player1 — 805 chips (season bank 700 + 105 at tables) ← you",
+        "2. player2 — 795 chips (season bank 700 + 95 at tables)",
+    ]
+    reply = await pan.slash(a, "pan standings")
+    first = reply.text.splitlines()[1]
+    assert first.startswith("1. player1 — 805 chips (season bank 700 + 105 at tables), +5 won"), reply.text
+
+    reply = await pan.slash(mod, "panadmin season end")
+    assert private_to(reply, mod) and "Final standings" in reply.text and "Champion: player1" in reply.text
+    assert pan.rt.tables.find_in_channel(pan.h.channel.id) is None  # the season's table closed first
+    closing = [m.text for m in pan.h.messages() if "The season has ended" in m.text]
+    assert len(closing) == 1 and "player1:" in closing[0] and "player2:" in closing[0]
+    async with pan.rt.storage.transaction(write=False) as tx:
+        standings = await tx.fetchall(
+            "SELECT user_id, chips FROM league_standings WHERE guild_id = ? AND season_no = 1 ORDER BY place", (guild,)
+        )
+    assert [u for u, _ in standings] == [a.id, b.id] and sum(c for _, c in standings) <= 1600
+    assert standings[0][1] > 800 > standings[1][1]  # after the table closed: the hand's winner is up
+    assert {u.id: await ledger.balance(guild, u.id) for u in (a, b)} == all_time  # untouched
+    assert {u.id: await ledger.balance(season.scope_id, u.id) for u in (a, b)} == {a.id: 0, b.id: 0}  # closed
+    assert (await ledger.audit()).ok
+    reply = await pan.slash(a, "pan standings", season=1)
+    assert "ended" in reply.text and "Champion: player1" in reply.text and "in the season bank" in reply.text
+
+    await pan.slash(a, "pan open")  # between seasons: tables play from the ordinary bank again
+    assert pan.session().bank_scope == guild and await ledger.balance(guild, a.id) == 900

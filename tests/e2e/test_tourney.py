@@ -132,6 +132,8 @@ async def test_sit_and_go_three_people_four_computers(pan_factory: PanFactory, m
     done = service.get(tid)
     assert done.status is Status.FINISHED
     assert await service.audit(tid) == []
+    tables = [tt.table_id for tt in done.tables.values()]
+    assert tables and not set(tables) & set(pan.rt.boards)  # the tables closed: their boards went with them
     prizes = {e.player_id: e.prize or 0 for e in done.entries.values()}
     assert sum(prizes.values()) == 7 * 100
     winner = next(e.player_id for e in done.entries.values() if e.place == 1)

@@ -29,7 +29,7 @@ async def test_two_players_by_commands(pan: Pan, hands: HandRecorder) -> None:
         assert private_to(reply, user) and "<@" not in reply.text
     reply = await pan.slash(a, "draw")
     assert private_to(reply, a) and reply.pngs  # the hand panel comes with the pluck
-    assert "Melds with it" in reply.text
+    assert "Melds with the pluck: A♣ 2♣ 3♣." in reply.text
     await pan.slash(a, "meld", cards="AC 2C 3C 4C")  # naming the plucked card too is accepted
     await pan.slash(a, "meld", cards="4D 5D 6D")
     await pan.slash(a, "meld", cards="JH QH KH")

@@ -317,6 +317,7 @@ hand_st = st.builds(
     solo=st.booleans(),
     winner=opt_small,
     end_reason=st.none() | st.sampled_from(EndReason),
+    last_declarer=opt_small,
 )
 seat_st = st.builds(
     Seat, player_id=small, stack=small, doubles=st.booleans(), away=st.booleans(), leaving=st.booleans()

@@ -18,7 +18,7 @@ from pancog.game.state import ForceBack, HandState, Seat, Step, TableState, Turn
 ASSUMED_ORDER = {
     HandState: (
         "hand_no seed first order players phase declare_pos draws stock muck dead option option_from turn suspended "
-        "force_backs make_good split_offer reshuffled solo winner end_reason"
+        "force_backs make_good split_offer reshuffled solo winner end_reason last_declarer"
     ),
     TableState: (
         "rules table_id seats singles_tops doubles_tops house married previous_winner previous_first hand_no hand "

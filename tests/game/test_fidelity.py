@@ -213,7 +213,7 @@ def test_california_pays_the_tops_and_the_outs_without_going_out_units() -> None
     assert Rules.preset_of_edition("classic", 1, {}) == PRESETS["classic"]
     words = describe_rules(Rules())
     assert any("no going-out units" in line for line in words)
-    assert any("plus 2 unit(s)" in line for line in describe_rules(PRESETS["classic"]))
+    assert any("plus 2 units" in line for line in describe_rules(PRESETS["classic"]))
     try:
         Rules.preset_of_edition("california", 99, {})
     except RuleViolation:

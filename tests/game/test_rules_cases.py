@@ -8,7 +8,8 @@ with itself. A case is a transcript in the engine's notation with three addition
   gets ``k:``) and puts the stock in that order (a readable ``start shoe=...``);
 - ``! <action> => <Error>: <regex>`` the action must be refused with that error type (one of
   ``pancog.game.errors``) and a message matching the regex, and change nothing;
-- ``expect stacks=a,b,c singles=n [doubles=n]`` the chips every seat holds (and the pots) there.
+- ``expect stacks=a,b,c singles=n [doubles=n]`` the chips every seat holds (``-``: the seat is empty) and the
+  pots there.
 
 The california preset's going-out units are being changed (RULES.md §0), so every case names the
 options it relies on explicitly.
@@ -54,7 +55,7 @@ def deal_action(line: str) -> StartHand:
 def check_expect(state: TableState, line: str, where: str) -> None:
     fields = dict(item.split("=", 1) for item in line.split()[1:])
     stacks = [s.stack if s is not None else None for s in state.seats]
-    want = [int(x) for x in fields["stacks"].split(",")]
+    want = [None if x == "-" else int(x) for x in fields["stacks"].split(",")]  # "-": an empty seat
     assert stacks[: len(want)] == want, f"{where}: stacks {stacks[: len(want)]}, the rules say {want}"
     if "singles" in fields:
         assert state.singles_tops == int(fields["singles"]), f"{where}: singles tops {state.singles_tops}"
@@ -319,7 +320,8 @@ def test_describe_rules_states_each_preset(name: str) -> None:
     assert len(lines) == 25
     text = "\n".join(lines)
     assert f"{len(rules.shoe())} cards." in text
-    assert "Going out pays the tops and the outs plus 2 unit(s) from every player in the hand." in lines
+    assert "Going out pays the tops and the outs plus 2 units from every player in the hand." in lines
+    assert "Ante (tops): 1 chip a hand; doubles players ante again into the doubles tops." in lines
     assert any(line.startswith("The last two players may split the tops") and "Married" in line for line in lines)
     no_split = game.describe_rules(Rules.preset(name, split_tops=False))
     assert "Splitting the tops is not allowed." in no_split

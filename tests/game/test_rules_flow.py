@@ -41,11 +41,13 @@ from pancog.game import (
     WentOut,
     apply,
     can,
+    declaration_window,
     initial_state,
     legal_actions,
     to_act,
 )
 from pancog.game._work import Work as _Work
+from pancog.game.actions import Stand
 from pancog.game.events import MeldPlayKind
 from pancog.game.rules import ForceMode, FoulRefunds, OddChip, StockExhausted
 from pancog.game.settlement import payout_with as _payout_with
@@ -73,6 +75,55 @@ def test_last_declarer_may_change_until_the_first_pluck() -> None:
         apply(s, GoOnTop(seat=2))
     assert exc.value.code == "declaration_closed"
     assert not can(s, GoOnTop(seat=1))  # not the last declarer
+
+
+def test_declaration_window_says_who_closes_it() -> None:
+    """§2.5: what a declarer may still change, and whose declaration closes it (the panel says "until bob
+    declares"); the last to declare keeps it until the first card is drawn; each window is listed as a legal
+    action exactly while it is open."""
+    s = table([INERT_A, INERT_B, INERT_C], stock=JUNK)
+    assert declaration_window(s, 0) is None  # not declared yet
+    s, _ = run(s, Knock(seat=0))
+    window = declaration_window(s, 0)
+    assert window is not None and window.playing and window.until == 1
+    assert GoOnTop(seat=0) in legal_actions(s, 0) and Knock(seat=0) not in legal_actions(s, 0)
+    s, _ = run(s, GoOnTop(seat=0))
+    window = declaration_window(s, 0)
+    assert window is not None and not window.playing and window.until == 1
+    s, _ = run(s, Knock(seat=0), Knock(seat=1))
+    assert declaration_window(s, 0) is None and GoOnTop(seat=0) not in legal_actions(s, 0)
+    window = declaration_window(s, 1)
+    assert window is not None and window.until == 2
+    s, _ = run(s, GoOnTop(seat=2))
+    window = declaration_window(s, 2)
+    assert window is not None and not window.playing and window.until is None  # the last: until the first pluck
+    assert Knock(seat=2) in legal_actions(s, 2)
+    s, _ = run(s, Pluck(seat=0))
+    assert declaration_window(s, 2) is None and Knock(seat=2) not in legal_actions(s, 2)
+
+
+def test_a_player_who_leaves_before_his_turn_closes_no_window() -> None:
+    """§2.5: the window closes when the next player *declares*; one who left the table before his turn to declare
+    went on top without declaring, so the window stays open until the next one who does."""
+    s = table([INERT_A, INERT_B, INERT_C], stock=JUNK)
+    s, _ = run(s, Stand(seat=1), Knock(seat=0))
+    window = declaration_window(s, 0)
+    assert window is not None and window.until == 2
+    s, ev = run(s, GoOnTop(seat=0))
+    assert [(e.seat, e.playing, e.changed) for e in of_type(ev, Declared)] == [(0, False, True)]
+    s, _ = run(s, Knock(seat=0), Knock(seat=2))
+    assert declaration_window(s, 0) is None
+    window = declaration_window(s, 2)
+    assert window is not None and window.until is None  # seat 2 declared last
+
+
+def test_leaving_in_turn_to_declare_closes_the_window() -> None:
+    """Leaving the table in one's turn to declare is that player's declaration: the previous window closes."""
+    s = table([INERT_A, INERT_B, INERT_C], stock=JUNK)
+    s, _ = run(s, Knock(seat=0), Stand(seat=1))
+    assert declaration_window(s, 0) is None
+    with pytest.raises(RuleViolation, match="only until the next player declares"):
+        apply(s, GoOnTop(seat=0))
 
 
 def test_retire_forfeit_is_charged_and_given_back() -> None:

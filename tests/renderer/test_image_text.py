@@ -13,11 +13,12 @@ from dataclasses import replace
 import pytest
 from PIL import Image, ImageChops
 
-from pancog.adapter.presenters.table import describe_events, hand_nets, outcome_snapshot, table_snapshot
+from pancog.adapter.presenters.table import describe_events, live_outcome, table_snapshot
 from pancog.game import Rules, Sit, StartHand, apply, initial_state, legal_actions, to_act
 from pancog.game.actions import AddToMeld, Borrow, Discard, GoOnTop, Knock, NewMeld
-from pancog.game.events import ChipReason, ChipsMoved, Event, HandEnded, HandStarted
+from pancog.game.events import ChipsMoved, Event, HandEnded, HandStarted
 from pancog.game.state import EndReason, TableState
+from pancog.services.chips import HandChips, HandResult
 from renderer import TableLayout, assets, layout_table, render_outcome, render_table
 from renderer.samples import sample_outcome, sample_table
 from renderer.text import COMPUTER_MARK, MISSING, clean_text, cmap, image_text, missing_glyphs
@@ -154,14 +155,19 @@ def _choose(rng: random.Random, actions: tuple[object, ...]) -> object:
     return rng.choice(discards or rest)
 
 
-def played_hands(n_hands: int, seed: int = 11) -> Iterator[tuple[TableState, TableState, list[Event], list[Event]]]:
-    """(before, after, the last action's events, the whole hand's events) for each hand, from real engine play."""
+def played_hands(
+    n_hands: int, seed: int = 11
+) -> Iterator[tuple[TableState, TableState, list[Event], list[Event], HandResult]]:
+    """(before, after, the last action's events, the whole hand's events, the hand's chip result) for each hand,
+    from real engine play."""
     rng = random.Random(seed)
     s = initial_state(Rules())
     for i in range(5):
         s = apply(s, Sit(player_id=i + 1 if i != 3 else -1001, buy_in=400)).state
+    chips = HandChips(0)
     for k in range(n_hands):
         t = apply(s, StartHand(seed=seed * 100 + k))
+        chips.feed(s, t.events, t.state)
         s, hand_events = t.state, list(t.events)
         while s.hand is not None:
             seat = to_act(s)
@@ -170,8 +176,9 @@ def played_hands(n_hands: int, seed: int = 11) -> Iterator[tuple[TableState, Tab
             t = apply(s, _choose(rng, legal_actions(s, seat)))  # type: ignore[arg-type]
             s = t.state
             hand_events.extend(t.events)
-            if any(isinstance(e, HandEnded) for e in t.events):
-                yield before, s, list(t.events), hand_events
+            result = chips.feed(before, t.events, s)
+            if result is not None:
+                yield before, s, list(t.events), hand_events, result
 
 
 NAMES = {1: HOSTILE["markup"], 2: HOSTILE["rlo"], 3: HOSTILE["emoji"], 5: HOSTILE["zero_width"]}
@@ -182,7 +189,7 @@ def test_every_note_kind_renders_with_glyphs_the_font_has() -> None:
     text: no `**`, and every character drawn is in the font's cmap."""
     kinds: set[str] = set()
     notes: list[str] = []
-    for before, after, events, hand in played_hands(6):
+    for before, after, events, hand, _ in played_hands(6):
         lines = describe_events(before, after, NAMES, hand)
         kinds |= {type(e).__name__ for e in hand}
         notes.extend(lines)
@@ -210,18 +217,19 @@ def test_board_text_is_never_smaller_than_a_card_index() -> None:
 
 
 def test_outcome_totals_equal_the_items_and_nets_match_real_events() -> None:
-    """#14.4: the winner's total is the sum of the itemised payments and tops, each payment is the sum of its
-    items, and each player's net is what the hand's real chip movements add up to for them."""
+    """#14.4: what the winner collected is the sum of the itemised payments and tops (every chip paid to him this
+    hand), each payment is the sum of its items, and each player's net is what the hand's real chip movements add up
+    to for them; the header's figure is the winner's net."""
     checked = 0
-    for before, after, events, hand in played_hands(12, seed=5):
+    for _before, after, events, hand, result in played_hands(12, seed=5):
         ended = next(e for e in events if isinstance(e, HandEnded))
-        snap = outcome_snapshot(before, after, NAMES, events, title="t")
+        snap = live_outcome(result, after, events, NAMES, title="t", four_color=False)
         if ended.reason is not EndReason.OUT:
             continue
         assert snap is not None
         winner = ended.winner
         moves = [e for e in hand if isinstance(e, ChipsMoved)]
-        got = sum(m.amount for m in moves if m.payee == winner and m.reason is not ChipReason.REFUND)
+        got = sum(m.amount for m in moves if m.payee == winner)
         assert snap.total == got
         for p in snap.payments:
             assert p.chips == sum(int(part.rsplit(" ", 1)[1]) for part in p.note.split(", "))
@@ -233,8 +241,10 @@ def test_outcome_totals_equal_the_items_and_nets_match_real_events() -> None:
                 real[m.payer] -= m.amount
             if isinstance(m.payee, int):
                 real[m.payee] += m.amount
-        assert hand_nets(after, events) == real
+        seats = {after.seats[seat].player_id: seat for seat in start.dealt}  # type: ignore[union-attr]
+        assert {seats[user]: net for user, net in result.nets} == real
         assert sorted(n.chips for n in snap.nets) == sorted(real.values())
+        assert snap.winner_net == real[winner]  # type: ignore[index]
         with drawn_texts() as seen:
             render_outcome(snap)
         assert_all_drawable(seen)

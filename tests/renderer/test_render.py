@@ -10,6 +10,7 @@ from __future__ import annotations
 import doctest
 import io
 import os
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -244,19 +245,31 @@ def test_hand_rejects_meldable_outside_the_hand() -> None:
         HandSnapshot(cards=parse_cards("5S 5H"), meldable=frozenset({2}))
 
 
-def test_hand_text_carries_every_card_position_and_mark() -> None:
-    """The twin lists every card with its position, the drawn card and label, and the meldable ones."""
+def test_hand_text_carries_every_card_and_mark() -> None:
+    """The twin lists every card in the image's order, as the table shows cards (suit symbols, no position
+    numbers), the drawn card and its label, and the meldable ones."""
     snap = replace(worst_hand(), meldable=frozenset({0, 3}), drawn_label="option")
     text = hand_text(snap)
     lay = layout_hand(snap)
-    for pos, i in enumerate(lay.order):
-        assert f"{pos + 1} {snap.cards[i]}" in text
-    assert f"Option: {snap.drawn}" in text
+    listing = text.split(": ", 1)[1].split(".", 1)[0]
+    assert listing.split() == [snap.cards[i].pretty for i in lay.order]
+    assert not re.search(r"\d [A2-7JQK][CDHS]\b", text), "no position numbers, no letter suits"
+    assert f"Option: {snap.drawn.pretty}" in text
     melds_part = text.split("Melds with it:")[1]
-    for pos, i in enumerate(lay.order):
-        assert (f"{pos + 1} {snap.cards[i]}" in melds_part) == lay.marked[pos]
+    assert melds_part.split(".")[0].split() == [snap.cards[i].pretty for p, i in enumerate(lay.order) if lay.marked[p]]
     assert "empty" in hand_text(HandSnapshot(cards=()))
     assert "Nothing in your hand melds" in hand_text(replace(snap, meldable=frozenset()))
+
+
+def test_hand_text_names_the_drawn_card_once() -> None:
+    """After "You plucked 5♦." the panel does not name the card again: only what melds with it."""
+    snap = replace(worst_hand(), meldable=frozenset({0}))
+    assert snap.drawn is not None
+    text = hand_text(snap, name_drawn=False)
+    assert snap.drawn.pretty not in text.splitlines()[1] and str(snap.drawn) not in text.splitlines()[1]
+    assert text.splitlines()[1].startswith("Melds with the pluck: ")
+    option = replace(snap, drawn_label="option", meldable=frozenset())
+    assert hand_text(option, name_drawn=False).endswith("Nothing in your hand melds with the option card.")
 
 
 def test_hand_text_doctest() -> None:
@@ -431,7 +444,7 @@ def test_outcome_layout_fits_without_overlap() -> None:
 def test_outcome_text_carries_every_fact() -> None:
     snap = sample_outcome(14)
     text = outcome_text(snap)
-    assert f"{snap.winner} goes out, +{snap.total:,} chips" in text
+    assert f"{snap.winner} goes out, net {snap.winner_net:+,} for the hand (collected {snap.total:,} chips)" in text
     for meld in snap.melds:
         cards = " ".join(str(c) for c in meld.cards)
         assert (f"{cards} ({meld.shown_label})" if meld.shown_label else cards) in text
@@ -443,9 +456,21 @@ def test_outcome_text_carries_every_fact() -> None:
     assert f"bust-out {snap.bust_out} units" in text
     assert f"going out {snap.going_out} units" in text
     assert f"Singles tops {snap.singles_tops} chips" in text
-    assert f"total {snap.total} chips." in text
+    assert f"collected {snap.total} chips." in text
     for note in snap.notes:
         assert note in text
+
+
+def test_outcome_never_shows_a_collection_as_a_win() -> None:
+    """The header and the first line of the text twin give the winner's net; what he collected is labelled
+    "Collected" (a winner who collected 4 chips and paid 4 is "net 0", never "+4 chips")."""
+    snap = OutcomeSnapshot(
+        title="t", hand_no=3, winner="W", melds=(), winner_net=0, payments=(PaymentSnapshot(payer="A", chips=4),)
+    )
+    text = outcome_text(snap)
+    assert text.startswith("t, hand 3: W goes out, net 0 for the hand (collected 4 chips).")
+    assert "+4" not in text and "collected 4 chips." in text
+    render_outcome_png(snap)
 
 
 def test_outcome_total_is_tops_plus_payments() -> None:

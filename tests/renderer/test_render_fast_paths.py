@@ -253,7 +253,7 @@ def _real_notes() -> list[str]:
     from tests.renderer.test_image_text import played_hands
 
     notes: list[str] = []
-    for before, after, _events, hand in played_hands(3):
+    for before, after, _events, hand, _result in played_hands(3):
         notes += describe_events(before, after, HOSTILE_NAMES, hand)
     return [image_text(plain_text(n), "regular", 27, 772) for n in notes]
 

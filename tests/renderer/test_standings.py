@@ -121,3 +121,22 @@ def test_the_snapshot_of_a_running_and_a_finished_tournament() -> None:
     done = tourney_standings(over, names.__getitem__, "Big")
     assert done.finished and done.clock == "" and done.status == "Finished"
     assert [(r.place, r.name, r.chips) for r in done.rows] == [(1, "Cy", 780), (2, "Ana", 420), (3, "Bo", 0)]
+
+
+def test_before_the_start_the_standings_say_who_is_registered() -> None:
+    """No bare headers before the start: the image and its twin list the registered players in registration order,
+    or say that nobody has registered yet."""
+    names = {1: "Ana", 2: "Bo", 3: "Cy"}
+    waiting = info(status=Status.REGISTERING, chips=(), tables=(), entries=3, alive=0, registered=(3, 1, 2))
+    snap = tourney_standings(waiting, names.__getitem__, "Big")
+    assert not snap.started and snap.registered == ("Cy", "Ana", "Bo")
+    text = standings_text(snap)
+    assert "Registered: 3" in text and "1. Cy" in text and "3. Bo" in text and "still in" not in text
+    empty = tourney_standings(replace(waiting, registered=(), entries=0), names.__getitem__, "Big")
+    assert "Nobody has registered yet." in standings_text(empty)
+    listed, nobody, headers = image(snap), image(empty), image(replace(snap, started=True, registered=()))
+    assert listed.height > nobody.height  # a row per registered player
+    assert listed.tobytes() != headers.tobytes() and nobody.tobytes() != headers.tobytes()  # not the bare headers
+    crowd = replace(snap, registered=tuple(f"P{i}" for i in range(MAX_ROWS + 4)))
+    assert "… and 4 more" in standings_text(crowd)
+    assert image(crowd).height > listed.height

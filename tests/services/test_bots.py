@@ -30,6 +30,7 @@ from pancog.services.ledger import ChipLedger
 from pancog.services.store import TableStore
 from pancog.services.tables import Applied, TableConfig, TableService, seeded_deals
 from tests.e2e.scenarios import TWO_SHOE
+from tests.support.wiring import wire_bots
 
 GUILD = 900
 CHANNEL = 901
@@ -112,6 +113,7 @@ async def test_computers_play_a_whole_hand(env: Env) -> None:
     """Three computer seats deal and play a hand to its end through the service; the books balance."""
     await open_table(env)
     driver = BotDriver(env.service, FAST)
+    wire_bots(env.service, driver)
     driver.start()
     for level in ("easy", "normal", "hard"):
         await driver.seat_computer(TABLE, level)
@@ -135,6 +137,7 @@ async def test_play_is_reproducible(tmp_path: Path) -> None:
             env = Env(storage, seed=11)
             await open_table(env)
             driver = BotDriver(env.service, FAST)
+            wire_bots(env.service, driver)
             driver.start()
             await driver.seat_computer(TABLE, "normal")
             await driver.seat_computer(TABLE, "easy")
@@ -150,6 +153,7 @@ async def test_practice_chips_leave_the_real_bank_alone(env: Env) -> None:
     await open_table(env)
     real_before = await env.ledger.ensure_player(GUILD, HUMAN)
     driver = BotDriver(env.service, BotSettings(delay=0.0, next_hand_delay=None))
+    wire_bots(env.service, driver)
     await driver.fill_practice(TABLE, HUMAN, opponents=2, level="easy")
     session = env.service.get(TABLE)
     assert session.state.hand_no == 1 and len(session.player_ids()) == 3
@@ -166,6 +170,7 @@ async def test_computers_absent_from_the_leaderboard(env: Env) -> None:
     """A computer player's bank holds chips but never appears on the leaderboard."""
     await open_table(env, practice=False, guild=GUILD)
     driver = BotDriver(env.service, FAST)
+    wire_bots(env.service, driver)
     bot = await driver.seat_computer(TABLE, "normal")
     await env.ledger.grant(GUILD, bot, 1_000_000, actor="system", reason="test: richest")
     await env.ledger.ensure_player(GUILD, HUMAN)
@@ -183,6 +188,7 @@ async def test_stale_decision_is_recomputed(env: Env) -> None:
     driver = BotDriver(
         env.service, BotSettings(delay=1.0, next_hand_delay=None), sleep=gate, player_factory=lambda _: recording
     )
+    wire_bots(env.service, driver)
     driver.start()
     env.service.stack_next_hand(TABLE, TWO_SHOE, first_seat=1)  # the computer (seat 1) declares first
     await driver.fill_practice(TABLE, HUMAN, opponents=1, level="normal")
@@ -207,6 +213,7 @@ async def test_failing_player_falls_back_to_timeout(env: Env, caplog: pytest.Log
     """An exception in a computer player is logged and its seat plays the timeout move; the table goes on."""
     await open_table(env)
     driver = BotDriver(env.service, FAST, player_factory=lambda _: Recording(fail=True))
+    wire_bots(env.service, driver)
     driver.start()
     env.service.stack_next_hand(TABLE, TWO_SHOE, first_seat=1)
     with caplog.at_level(logging.ERROR, logger="pan.bots"):
@@ -227,6 +234,7 @@ async def test_pending_computer_turn_resumes_after_restart(tmp_path: Path) -> No
         await open_table(env)
         gate = Gate()  # never opens: the computer is still thinking when we "crash"
         driver = BotDriver(env.service, BotSettings(delay=30.0, next_hand_delay=None), sleep=gate)
+        wire_bots(env.service, driver)
         driver.start()
         env.service.stack_next_hand(TABLE, TWO_SHOE, first_seat=1)
         await driver.fill_practice(TABLE, HUMAN, opponents=1, level="normal")
@@ -238,6 +246,7 @@ async def test_pending_computer_turn_resumes_after_restart(tmp_path: Path) -> No
         env = Env(storage)
         assert await env.service.load() == 1
         driver = BotDriver(env.service, FAST)
+        wire_bots(env.service, driver)
         assert driver.start() == 1
         await asyncio.wait_for(driver.drain(), 30)
         state = env.service.get(TABLE).state
@@ -252,6 +261,7 @@ async def test_away_seat_played_by_normal_level(env: Env, away_bot: bool) -> Non
     """On an away_bot table the timeout of an away person becomes the normal level's move; elsewhere it stays."""
     await open_table(env, away_bot=away_bot)
     driver = BotDriver(env.service, FAST)
+    wire_bots(env.service, driver)
     driver.start()
     env.service.stack_next_hand(TABLE, TWO_SHOE, first_seat=0)  # the person declares first
     await driver.fill_practice(TABLE, HUMAN, opponents=1, level="easy")
@@ -269,6 +279,7 @@ async def test_my_hand_order_follows_the_normal_evaluation(env: Env) -> None:
     """ordered_plays keeps every engine play and puts the normal level's best first."""
     await open_table(env)
     driver = BotDriver(env.service, BotSettings(delay=0.0, next_hand_delay=None))
+    wire_bots(env.service, driver)
     env.service.stack_next_hand(TABLE, TWO_SHOE, first_seat=0)
     await driver.fill_practice(TABLE, HUMAN, opponents=1, level="easy")
     state = env.service.get(TABLE).state
@@ -283,6 +294,7 @@ async def test_practice_table_deals_the_next_hand(env: Env) -> None:
     """After a practice hand ends, a computer seat deals the next one (after next_hand_delay) while a person sits."""
     await open_table(env)
     driver = BotDriver(env.service, BotSettings(delay=0.0, next_hand_delay=0.0))
+    wire_bots(env.service, driver)
     driver.start()
     env.service.stack_next_hand(TABLE, TWO_SHOE, first_seat=0)  # the person declares first
     await driver.fill_practice(TABLE, HUMAN, opponents=2, level="normal")
@@ -299,6 +311,7 @@ async def test_no_deal_on_an_ordinary_table(env: Env) -> None:
     """Computer seats never deal at a table that is not a practice table (people press Start there)."""
     await open_table(env, practice=False, guild=GUILD)
     driver = BotDriver(env.service, BotSettings(delay=0.0, next_hand_delay=0.0))
+    wire_bots(env.service, driver)
     driver.start()
     await driver.seat_computer(TABLE, "easy")
     await driver.seat_computer(TABLE, "normal")
@@ -312,6 +325,7 @@ async def test_practice_computers_rebuy_between_hands(env: Env) -> None:
     """On a practice-chip table a computer player below the minimum buys back in before the next deal."""
     await open_table(env)
     driver = BotDriver(env.service, BotSettings(delay=0.0, next_hand_delay=0.0))
+    wire_bots(env.service, driver)
     driver.start()
     minimum = env.service.get(TABLE).rules.min_buyin_chips
     await env.service.join(TABLE, HUMAN, buy_in=minimum)

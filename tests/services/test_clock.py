@@ -260,7 +260,15 @@ async def test_clock_timeouts_of_a_player_another_service_plays_for_are_not_his_
     """A tournament sluffs an away entry's turns with its own Timeouts: they build no streak and never set him away
     (such an away, queued behind the hand, could land after his /pan back). Once he is present again, they count."""
     playing_for: set[int] = {A}
-    env.clock.plays_for = lambda table_id, player_id: table_id == TABLE and player_id in playing_for
+
+    class Keeper:  # what the tournament service is to the clock (a SeatKeeper), keeping no table's seats here
+        def owns_table(self, table_id: int) -> bool:
+            return False
+
+        def plays_for(self, table_id: int, player_id: int) -> bool:
+            return table_id == TABLE and player_id in playing_for
+
+    env.clock.keep_seats_of(Keeper())
     await first_hand_timed_out(env)  # A's turn times out: not counted
     assert env.clock.streak(TABLE, A) == 0
     await deal(env, first=0)

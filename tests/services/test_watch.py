@@ -30,6 +30,7 @@ from pancog.services.watch import (
 )
 from renderer import HandSnapshot
 from tests.services.test_replay import choose
+from tests.support.wiring import wire_watch
 
 GUILD = 800
 TABLE = 801
@@ -42,6 +43,7 @@ class Env:
         self.ledger = ChipLedger(storage)
         self.tables = TableService(self.ledger, TableStore(storage), dealer=seeded_deals(3))
         self.watch = WatchService(self.tables)
+        wire_watch(self.tables, self.watch)  # as the composition root does
         self.watch.start()
         self.ended: list[tuple[int, int, GrantEnd]] = []
         self.watch.on_end(lambda g, why: self.ended.append((g.player_id, g.watcher_id, why)))
@@ -56,7 +58,6 @@ async def env(tmp_path: Path) -> AsyncIterator[Env]:
             await e.tables.join(TABLE, user)
         yield e
         e.watch.stop()
-        assert e.tables.seat_guards == []
         report = await e.ledger.audit()
         assert report.ok, report.summary()
 
@@ -123,6 +124,15 @@ async def test_watch_watcher_cannot_sit_while_it_lasts(env: Env) -> None:
     assert env.tables.get(TABLE).find_seat(WATCHER) is not None
 
 
+async def test_watch_a_closed_tables_grants_end_at_once(env: Env) -> None:
+    """A table closing mid-hand ends its grants then (GrantEnd.CLOSED, told to the listeners), not at the next read."""
+    await env.tables.start_hand(TABLE, A)
+    env.watch.grant(TABLE, A, WATCHER)
+    await env.tables.close(TABLE, A)
+    assert env.ended == [(A, WATCHER, GrantEnd.CLOSED)]
+    assert env.watch.watching(TABLE, WATCHER) == ()
+
+
 async def test_watch_revoke_and_replace(env: Env) -> None:
     """Revoking ends it at once; naming another member replaces the first watcher; revoking nothing is refused."""
     await env.tables.start_hand(TABLE, A)
@@ -184,6 +194,6 @@ def test_watch_wording_names_the_owner_not_you() -> None:
     """The watcher's view says whose hand it is (never "Your hand"); the public announcement names no card."""
     snap = HandSnapshot(cards=parse_cards("5S 2C 5H"))
     text = watched_hand_text("Ana", snap)
-    assert text.startswith("Ana's hand, 3 cards by suit: 1 2C, 2 5H, 3 5S.") and "Your hand" not in text
+    assert text.startswith("Ana's hand, 3 cards by suit: 2♣ 5♥ 5♠.") and "Your hand" not in text
     announcement = watch_announcement("Ana", "<@50>")
     assert "<@50>" in announcement and not re.search(r"\b[A2-7JQK][CDHS♣♦♥♠]", announcement)

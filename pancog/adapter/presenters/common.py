@@ -9,8 +9,10 @@ from collections.abc import Mapping, Sequence
 from pancog.adapter.safety import plain, shown
 from pancog.game.cards import Card, format_cards
 from pancog.game.melds import Meld, meld_value
+from pancog.game.queries import declaration_window
 from pancog.game.rules import Rules
 from pancog.game.state import PlayerStatus, TableState
+from pancog.game.words import plural as plural  # the one count-in-words helper, for every presenter
 from renderer import MeldSnapshot, SeatStatus
 
 SOMETHING_WRONG = "Something went wrong — the table is unchanged."
@@ -51,12 +53,41 @@ def seat_name(state: TableState, names: Names, seat: int | None) -> str:
     return name_of(names, s.player_id)
 
 
+def declaration_note(state: TableState, names: Names, seat: int, *, you: bool) -> str:
+    """The declaration ``seat`` may still change and until when ('' when he cannot): "You knocked — you can still
+    go on top until bob declares." to him (``you``), "alice can still go on top until bob declares." to the table.
+    Only what everyone saw (the declarations and the rotation), so it may be PUBLIC."""
+    window = declaration_window(state, seat)
+    if window is None:
+        return ""
+    change = "go on top" if window.playing else "knock"
+    until = "the first card is drawn" if window.until is None else f"{seat_name(state, names, window.until)} declares"
+    if you:
+        return f"You {'knocked' if window.playing else 'went on top'} — you can still {change} until {until}."
+    return f"{seat_name(state, names, seat)} can still {change} until {until}."
+
+
+def seat_names(state: TableState, names: Names) -> dict[int, str]:
+    """Every occupied seat's player name by seat, plain (a select option's label shows Markdown as typed, so it is
+    not escaped): for the labels that name whom a play aims at."""
+    return {i: image_name_of(names, s.player_id) for i, s in enumerate(state.seats) if s is not None}
+
+
 def cards_text(cards: Sequence[Card]) -> str:
     return format_cards(cards, pretty=True)
 
 
 def chips(n: int) -> str:
-    return f"{n:,} chip{'s' if n != 1 else ''}"
+    return plural(n, "chip")
+
+
+def units(n: int) -> str:
+    return plural(n, "unit")
+
+
+def signed(n: int) -> str:
+    """A net figure: ``+4``, ``-4``, and ``0`` (never ``+0``) — as the end-of-hand image writes it."""
+    return f"{n:+,}" if n else "0"
 
 
 def status_pill(status: PlayerStatus, *, flat: bool) -> SeatStatus:

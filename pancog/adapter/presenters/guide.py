@@ -36,8 +36,9 @@ GUIDE: tuple[tuple[str, str, str], ...] = (
     (
         "melds",
         "Melds and what pays",
-        "A **meld** is a **set** (three or more of one rank: all one suit, or three different suits) or a "
-        "**rope** (three or more of one suit in sequence, e.g. 6♥ 7♥ J♥).\n\n"
+        "A **meld** is a **set** (three or more of one rank: all one suit, or three different suits; any three "
+        "**Aces** or any three **Kings** make a set whatever their suits) or a **rope** (three or more of one suit "
+        "in sequence, e.g. 6♥ 7♥ J♥).\n\n"
         "Some melds are **conditions**: they pay you at once, from every player in the hand. Three **valle** "
         "cards (3s, 5s or 7s) of one suit pay 2 units, other one-suit sets 1, a rope from the Ace or to the King "
         "1; spades pay double. Adding cards to a paying meld can pay again.",
@@ -50,7 +51,14 @@ GUIDE: tuple[tuple[str, str, str], ...] = (
         "**unit**: the table's stake; every pay is a number of units (`/pan open stakes:`).\n"
         "**valle**: the 3s, 5s and 7s, the cards whose sets pay more.\n"
         "**rope**: a run of one suit. **condition**: a meld that pays at once.\n"
+        "**pluck**: the card you draw from the stock; it never goes into your hand: meld it or discard it.\n"
+        "**hit**: using the drawn card in a meld; after a hit you may lay more melds from your hand.\n"
         "**option card**: the previous player's unused pluck; you may take it if it melds at once.\n"
+        "**flat**: all ten cards on the board and none in hand: the next card that fits puts you out.\n"
+        "**doubles**: playing for double (twice the buy-in, a second ante); you pay and collect double against "
+        "other doubles players.\n"
+        "**make good**: where the players enforce the rules, a spread called invalid must be fixed with cards "
+        "from your hand, or your hand is foul.\n"
         "**outs**: what your melds collect when you go out (`/outs`). **bust-out**: conditions made on the "
         "going-out turn are paid twice.\n"
         "**force**: put a card that fits someone's melds on them; they must use it. **foul**: a dead hand that "

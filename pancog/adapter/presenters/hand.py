@@ -4,11 +4,12 @@ player (an ephemeral answer or a DM) unless its docstring says otherwise."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pancog.adapter.presenters.common import cards_text, chips
+from pancog.adapter.presenters.common import Names, cards_text, chips, declaration_note, name_of, units
 from pancog.adapter.safety import shown
+from pancog.game import engine
 from pancog.game.actions import (
     AcceptSplit,
     Action,
@@ -44,7 +45,7 @@ from pancog.game.events import (
 )
 from pancog.game.melds import Meld
 from pancog.game.state import Phase, Step, TableState
-from renderer import HandSnapshot
+from renderer import HandSnapshot, hand_text
 
 DONT_DRAW_AGAIN = "Don't draw again"
 """The double draw's second pluck declined (/pass, the My hand button): [S0] "the right to draw twice"."""
@@ -85,8 +86,13 @@ def hand_snapshot(
     )
 
 
-def action_label(action: Action, pays: int = 0) -> str:
-    """A short label for a legal play (select options, ≤ 100 characters)."""
+def action_label(action: Action, pays: int = 0, seat_names: Mapping[int, str] | None = None) -> str:
+    """A short label for a legal play (select options, ≤ 100 characters). ``seat_names``: the players' names by
+    seat, for the plays aimed at someone (a force, a foul call)."""
+
+    def who(seat: int | None) -> str:
+        return (seat_names or {}).get(seat, f"seat {seat + 1}") if seat is not None else ""
+
     suffix = f" — collects {chips(pays)}" if pays else ""
     match action:
         case NewMeld():
@@ -119,6 +125,7 @@ def action_label(action: Action, pays: int = 0) -> str:
             text = "Go on top (sluff)"
         case Force():
             text = "Force" + (f" {action.card.pretty}" if action.card else "")
+            text += f" on {who(action.target)}" if action.target is not None else ""
         case Claim():
             text = "Claim your pays"
         case OfferSplit():
@@ -128,7 +135,7 @@ def action_label(action: Action, pays: int = 0) -> str:
         case DeclineSplit():
             text = "Decline splitting the tops"
         case FoulCall():
-            text = f"Call seat {action.target + 1} foul"
+            text = f"Call {who(action.target)}'s hand foul"
         case Stand():
             text = "Leave the table"
         case SetAway():
@@ -146,10 +153,18 @@ class PrivateNote:
 
 
 def private_result(
-    before: TableState, after: TableState, seat: int, events: Sequence[Event], *, to_act: int | None
+    before: TableState,
+    after: TableState,
+    seat: int,
+    events: Sequence[Event],
+    *,
+    to_act: int | None,
+    names: Names | None = None,
+    step: bool = True,
 ) -> str:
     """PRIVATE (ephemeral to the actor): the outcome of his own action, with his next step (``to_act``: whose
-    turn it is in ``after``, from the engine)."""
+    turn it is in ``after``, from the engine; ``step=False``: the hand panel that follows says it)."""
+    names = names or {}
     parts: list[str] = []
     for e in events:
         match e:
@@ -158,49 +173,72 @@ def private_result(
             case OptionTaken() if e.seat == seat:
                 parts.append(f"You took the option card {e.card.pretty}; meld it now.")
             case Melded() if e.seat == seat:
-                parts.append(f"Melded{f' — a condition worth {e.units} unit(s)' if e.units else ''}.")
+                parts.append(f"Melded{f' — a condition worth {units(e.units)}' if e.units else ''}.")
             case Discarded() if e.seat == seat:
                 parts.append(f"You discarded {e.card.pretty}.")
             case Declared() if e.seat == seat:
-                parts.append("You knocked: you play this hand." if e.playing else "You went on top for this hand.")
+                parts.append(
+                    declaration_note(after, names, seat, you=True)
+                    or ("You knocked: you play this hand." if e.playing else "You went on top for this hand.")
+                )
             case WentOut() if e.seat == seat:
                 parts.append("You went out!")
             case Forced() if e.caller == seat:
-                parts.append(f"You forced {e.card.pretty}.")
+                target = after.seat(e.target) or before.seat(e.target)
+                on = f" on {name_of(names, target.player_id)}" if target is not None else ""
+                parts.append(f"You forced {e.card.pretty}{on}.")
             case DrawDeclined() if e.seat == seat:
                 parts.append("You did not draw again; your turn is over.")
             case _:
                 pass
-    parts.append(next_step(after, seat, to_act=to_act))
+    following = next_step(after, seat, to_act=to_act, names=names) if step else ""
+    if following not in parts:  # the declaration's window is both what happened and what he can do next
+        parts.append(following)
     return " ".join(p for p in parts if p)
 
 
-def next_step(state: TableState, seat: int, *, to_act: int | None) -> str:
-    """PRIVATE hint: what this player can do now (``to_act``: whose turn it is, from the engine)."""
+def next_step(state: TableState, seat: int, *, to_act: int | None, names: Names | None = None) -> str:
+    """PRIVATE hint: what this player can do now (``to_act``: whose turn it is, from the engine), including a
+    declaration he may still change."""
     hand = state.hand
     if hand is None:
         return "The hand is over." if state.last_hand is not None else ""
+    window = declaration_note(state, names or {}, seat, you=True)
     if to_act != seat:
-        return ""
+        return window
     if hand.phase is Phase.DECLARING:
         return "Your turn to declare: /knock to play, /sluff to go on top."
     t = hand.turn
     if t is None:
-        return ""
+        return window
     if hand.make_good is not None:
         return f"Make meld {hand.make_good[1]} good (see My hand)."
     match t.step:
         case Step.DRAW if t.second_pluck:
             return f"Your first pluck is in the discards: /draw again, or /pass ({DONT_DRAW_AGAIN.lower()})."
         case Step.DRAW:
-            return "Your turn: /draw" + (" or /take the option card." if hand.option is not None else ".")
+            take = engine.can(state, TakeOption(seat=seat))  # the option card must meld at once (§2.7)
+            return "Your turn: /draw" + (" or /take the option card." if take else ".")
         case Step.DRAWN:
             return "Meld the plucked card (/meld, /add, /borrow or My hand) or /discard it."
         case Step.MUST_USE:
             return "You must meld that card now (/meld, /add or My hand)."
         case Step.MELDING:
             return "Meld more, or /discard a card to end your turn."
-    return ""
+    return window
+
+
+def panel_text(*, notice: str, hand_no: int, snapshot: HandSnapshot, step: str, result: str = "") -> str:
+    """PRIVATE: the My hand panel's words: the result of the player's own action (if any), his hand, the card he
+    drew (named once: not again when the result has just named it), and his next step (once)."""
+    drawn = snapshot.drawn
+    named = drawn is not None and drawn.pretty in result
+    text = f"{notice}Hand {hand_no}. {hand_text(snapshot, name_drawn=not named)}"
+    if result:
+        text = f"{result}\n{text}"
+    if step and step not in result:
+        text += f"\n{step}"
+    return text[:2000]
 
 
 def hand_dm_text(guild: str, channel: str, hand_no: int, text_twin: str) -> str:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from pancog.adapter.presenters.common import Names, chips, name_of
+from pancog.adapter.presenters.bank import NO_CHIPS_YET, YOU, held_text
+from pancog.adapter.presenters.common import Names, chips, name_of, plural
 from pancog.adapter.safety import TEXT_MAX, shown
 from pancog.services.league import (
     Board,
+    BoardLine,
     Flag,
     HistoryRow,
     PlayerCard,
@@ -30,36 +32,47 @@ def season_table_closed(returned: Mapping[int, int], names: Names) -> str:
 
 
 NO_LEAGUE = "Leagues are not available on this bot."
-LEAGUE_METRIC_NAMES = {"net": "net chips won", "chips": "chips", "rating": "rating", "wins": "hands won"}
+LEAGUE_METRIC_NAMES = {"net": "net chips won", "chips": "chips won", "rating": "rating", "wins": "hands won"}
 
 
-def _league_value(metric: str, value: int, rated: int) -> str:
-    if metric == "rating":
-        return display(value, rated)
-    if metric == "wins":
-        return f"{value:,} win{'s' if value != 1 else ''}"
-    return f"{value:+,} chips" if metric == "net" else chips(value)
+def _held(board: Board) -> bool:
+    """A board of what players have (bank + chips at tables): chips all time, or a bank season's season banks."""
+    return board.metric == "chips" and (board.season is None or board.season.mode == "bank")
+
+
+def _league_value(board: Board, line: BoardLine) -> str:
+    if line.bank is not None:
+        return held_text(line.value, line.bank, line.at_tables, season=board.season is not None)
+    if board.metric == "rating":
+        return display(line.value, line.rated)
+    if board.metric == "wins":
+        return plural(line.value, "win")
+    return plural(line.value, "chip", sign=True)  # net chips won (also "chips" in a net season: chips won in it)
 
 
 def league_board(board: Board, names: Names) -> str:
-    """The public /pan leaderboard (a league ``Board``): the top ten and the caller's own rank line."""
+    """The public /pan leaderboard (a league ``Board``): the top ten, and the caller's own place when it is not among
+    them (his line is marked when it is)."""
     where = (
         f"season {board.season.number} ({shown(board.season.name, limit=60)})"
         if board.season is not None
         else "all time"
     )
-    head = f"**Leaderboard — {LEAGUE_METRIC_NAMES[board.metric]}, {where}**"
+    what = ("season bank" if board.season is not None else "bank") + " + at tables"
+    metric = f"chips ({what})" if _held(board) else LEAGUE_METRIC_NAMES[board.metric]
+    head = f"**Leaderboard — {metric}, {where}**"
+    me = board.caller
     lines = [
-        f"{line.rank}. {name_of(names, line.user_id)} — {_league_value(board.metric, line.value, line.rated)}"
+        f"{line.rank}. {name_of(names, line.user_id)} — {_league_value(board, line)}"
+        + (YOU if me is not None and line.user_id == me.user_id else "")
         for line in board.lines
     ]
     body = "\n".join(lines) or "Nobody has a figure yet."
-    me = board.caller
     if me is None:
-        tail = "You have no figure here yet."
-    else:
-        tail = f"You: #{me.rank} — {_league_value(board.metric, me.value, me.rated)}"
-    return f"{head}\n{body}\n{tail}"
+        return f"{head}\n{body}\n" + (NO_CHIPS_YET if _held(board) else "You have no figure here yet.")
+    if any(line.user_id == me.user_id for line in board.lines):
+        return f"{head}\n{body}"
+    return f"{head}\n{body}\nYou: #{me.rank} — {_league_value(board, me)}"
 
 
 def season_started(season: SeasonRow) -> str:
@@ -94,10 +107,13 @@ def season_standings(info: SeasonInfo, names: Names, *, title: str) -> str:
     if season.champion_id is not None:
         lines.append(f"Champion: {name_of(names, season.champion_id)}")
     for row in info.standings[:STANDINGS_SHOWN]:
-        if season.mode == "bank":
+        if season.mode == "bank" and row.at_tables:
+            bank = row.chips - row.at_tables
+            figure = f"{held_text(row.chips, bank, row.at_tables, season=True)}, {row.net:+,} won"
+        elif season.mode == "bank":
             figure = f"{chips(row.chips)} in the season bank ({row.net:+,} won)"
         else:
-            figure = f"{row.net:+,} chips"
+            figure = plural(row.net, "chip", sign=True)
         lines.append(f"{row.place}. {name_of(names, row.user_id)} — {figure}, {row.wins} won")
     if not info.standings:
         lines.append("No hands played in this season yet.")
@@ -279,9 +295,9 @@ def match_history_text(rows: tuple[HistoryRow, ...] | list[HistoryRow], who: str
     name (``name_of``)."""
     if not rows:
         return f"{who} has no rated hands yet."
-    lines = [f"**Last {len(rows)} rated result{'s' if len(rows) != 1 else ''} of {who}**"]
+    lines = [f"**Last {plural(len(rows), 'rated result')} of {who}**"]
     for row in rows:
-        chips_part = f", {row.net:+,} chips" if row.kind == "hand" else ""
+        chips_part = f", {plural(row.net, 'chip', sign=True)}" if row.kind == "hand" else ""
         lines.append(
             f"<t:{row.created_at}:d> {result_word(row)}{chips_part} — rating {_change(row.change)} "
             f"to {rating_figure(row.score):.1f}"

@@ -6,14 +6,25 @@ hidden cards. Functions whose output holds the viewer's own cards say PRIVATE.""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from pancog.adapter.presenters.common import Names, chips, image_name, meld_snapshots, name_of, plain_text, status_pill
+from pancog.adapter.presenters.common import (
+    Names,
+    image_name,
+    image_name_of,
+    meld_snapshots,
+    name_of,
+    plain_text,
+    plural,
+    signed,
+    status_pill,
+)
 from pancog.adapter.presenters.table import describe_events, outcome_snapshot
 from pancog.adapter.safety import code_block
 from pancog.game.engine import PlayerView
-from pancog.game.events import CardPlucked, OptionTaken
+from pancog.game.events import CardPlucked, OptionTaken, WentOut
 from pancog.game.state import DrawSource, HandState, Phase, PlayerHand, Seat, Step, TableState
+from pancog.services.chips import HandResult
 from pancog.services.replay import HandReplay, HandSummary, ReplayStep
 from renderer import (
     HandSnapshot,
@@ -23,6 +34,7 @@ from renderer import (
     SeatStatus,
     TableSnapshot,
     hand_text,
+    outcome_text,
     table_text,
 )
 
@@ -101,11 +113,11 @@ def summary_line(summary: HandSummary, names: Names) -> str:
     elif summary.winner_id is not None:
         verb = "went out" if ended.reason.value == "out" else "won"
         result = f"{name_of(names, summary.winner_id)} {verb}"
-        if summary.winner_chips:
-            result += f" (+{chips(summary.winner_chips)})"
+        if summary.result is not None:  # the winner's net for the hand (the ledger's), never what he collected
+            result += f" (net {signed(summary.result.net(summary.winner_id))})"
     else:
         result = "over"
-    return f"{head} — {result} · {len(summary.dealt)} players, {summary.actions} actions"
+    return f"{head} — {result} · {plural(len(summary.dealt), 'player')}, {plural(summary.actions, 'action')}"
 
 
 def replay_history_text(summaries: Sequence[HandSummary], names: Names) -> str:
@@ -140,10 +152,21 @@ def jump_options(replay: HandReplay, names: Names) -> list[tuple[str, str]]:
     return options
 
 
+def nets_line(result: HandResult, name: Callable[[int], str]) -> str:
+    """Every player's net for the hand, biggest win first: "Net for the hand: Ana +4, Bo -4, Cy 0." (``name``: the
+    names for Discord text or for an image's alt text)."""
+    order = {user: i for i, user in enumerate(result.players)}
+    rows = sorted(result.nets, key=lambda kv: (-kv[1], order[kv[0]]))
+    return "Net for the hand: " + ", ".join(f"{name(user)} {signed(n)}" for user, n in rows) + "."
+
+
 def step_text(replay: HandReplay, index: int, names: Names) -> str:
-    """PRIVATE (the requester's step-through): the step's line, the board's text twin and the requester's cards."""
+    """PRIVATE (the requester's step-through): the step's line, the board's text twin and the requester's cards;
+    the last step of a finished hand adds every player's net for the hand."""
     step = replay.steps[index]
     parts = [f"**{step_title(replay, index)}**", step_line(step, names)]
+    if replay.result is not None and index == len(replay.steps) - 1:
+        parts.append(nets_line(replay.result, lambda user: name_of(names, user)))
     if step.board.drawn is not None and step.board.phase is Phase.PLAYING:
         parts.append(f"Card up: {step.board.drawn.pretty}.")
     hand = own_hand_snapshot(replay, index)
@@ -157,6 +180,19 @@ def step_text(replay: HandReplay, index: int, names: Names) -> str:
 def share_caption(replay: HandReplay, names: Names, sharer: int) -> str:
     """PUBLIC: the message carrying the shared animation."""
     return f"{name_of(names, sharer)} shared a replay: {summary_line(replay.summary, names)}."
+
+
+def share_alt_text(replay: HandReplay, names: Names) -> str:
+    """PUBLIC: the shared animation's alt text: the text twin of its last frame (the end-of-hand image), or, for a
+    hand nobody won, its end and every player's net."""
+    outcome = outcome_of(replay, names)
+    if outcome is not None:
+        return outcome_text(outcome)
+    last = replay.steps[-1] if replay.steps else None
+    lines = [plain_text(step_line(last, names))] if last is not None else []
+    if replay.result is not None:
+        lines.append(nets_line(replay.result, lambda user: image_name_of(names, user)))
+    return "\n".join(lines)
 
 
 def _status(view: PlayerView | None, seat: Seat) -> SeatStatus:
@@ -238,12 +274,24 @@ def own_hand_snapshot(
 
 
 def outcome_of(replay: HandReplay, names: Names, *, four_color: bool = False) -> OutcomeSnapshot | None:
-    """The end-of-hand summary (the winner's board and pays), when the hand ended with a winner."""
+    """The end-of-hand image (the winner's board, what he collected, every player's net), when the hand ended with a
+    winner: the same snapshot the table posted when the hand ended, its chip figures from the hand's result."""
     last = replay.steps[-1] if replay.steps else None
-    if last is None or last.ended is None:
+    result = replay.result
+    if last is None or last.ended is None or result is None:
         return None
-    before, after = _public_states(last)
-    return outcome_snapshot(before, after, names, last.events, title=replay_title(replay), four_color=four_color)
+    seat = last.ended.winner
+    view = next((v for v in last.board.players if v.seat == seat), None)
+    went = next((e for e in last.events if isinstance(e, WentOut)), None)
+    return outcome_snapshot(
+        result,
+        names,
+        melds=view.melds if view is not None else (),
+        rules=last.board.rules,
+        went=went,
+        title=replay_title(replay),
+        four_color=four_color,
+    )
 
 
 def replay_title(replay: HandReplay) -> str:

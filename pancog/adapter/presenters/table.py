@@ -12,12 +12,16 @@ from pancog.adapter.presenters.common import (
     Names,
     cards_text,
     chips,
+    declaration_note,
     image_name,
     meld_snapshots,
     name_of,
     plain_text,
+    plural,
     seat_name,
+    signed,
     status_pill,
+    units,
 )
 from pancog.adapter.safety import shown
 from pancog.game.cards import Card
@@ -53,7 +57,10 @@ from pancog.game.events import (
     UpcardTurned,
     WentOut,
 )
-from pancog.game.state import DrawSource, EndReason, HandState, Phase, Pot, Step, TableState
+from pancog.game.melds import Meld
+from pancog.game.rules import Rules
+from pancog.game.state import DrawSource, EndReason, HandState, Phase, PlayerStatus, Pot, Step, TableState
+from pancog.services.chips import HandResult
 from renderer import InPlayHow, NetSnapshot, OutcomeSnapshot, PaymentSnapshot, SeatSnapshot, SeatStatus, TableSnapshot
 
 
@@ -222,7 +229,9 @@ def describe_events(before: TableState, after: TableState, names: Names, events:
             case AwaySet():
                 lines.append(f"{who(e.seat)} is {'away' if e.away else 'back'}.")
             case HandStarted():
-                lines.append(f"Hand {e.hand_no} dealt to {len(e.dealt)} players; {who(e.first)} is first hand.")
+                lines.append(
+                    f"Hand {e.hand_no} dealt to {plural(len(e.dealt), 'player')}; {who(e.first)} is first hand."
+                )
             case UpcardTurned():
                 lines.append(f"The upcard is {e.card.pretty}.")
             case Declared():
@@ -236,7 +245,7 @@ def describe_events(before: TableState, after: TableState, names: Names, events:
                 lines.append(f"{who(e.seat)} took the option card {e.card.pretty}.")
             case Melded():
                 laid = cards_text([*([e.drawn] if e.drawn else []), *e.cards])
-                pays = f", a condition worth {e.units} unit{'s' if e.units != 1 else ''}" if e.units else ""
+                pays = f", a condition worth {units(e.units)}" if e.units else ""
                 kind = {"new": "melded", "add": "added", "split": "added and split", "borrow": "borrowed to meld"}
                 lines.append(f"{who(e.seat)} {kind.get(e.kind.value, 'melded')} {laid}{pays}.")
             case Discarded():
@@ -270,7 +279,7 @@ def describe_events(before: TableState, after: TableState, names: Names, events:
             case DrawDeclined():
                 lines.append(f"{who(e.seat)} did not draw again; the first pluck is the next player's option card.")
             case StockReshuffled():
-                lines.append(f"The stock ran out: {e.count} cards from the discards were reshuffled.")
+                lines.append(f"The stock ran out: {plural(e.count, 'card')} from the discards were reshuffled.")
             case TimedOut():
                 lines.append(f"{who(e.seat)}'s time ran out; the minimal move was played.")
             case WentOut():
@@ -287,96 +296,77 @@ def describe_events(before: TableState, after: TableState, names: Names, events:
     return lines
 
 
-_PAID_TO_WINNER = {ChipReason.OUTS: "outs", ChipReason.GOING_OUT: "going out", ChipReason.BUST_OUT: "bust-out"}
-_NOT_IN_RECEIVED = frozenset(ChipReason) - {ChipReason.CONDITION, ChipReason.ANTE, ChipReason.RAKE}
-
-
-def hand_nets(after: TableState, events: Sequence[Event]) -> dict[int, int]:
-    """Each dealt-in seat's net for the hand that ``events`` (the last action's) ended: chips won minus chips
-    lost, antes and rake included. Conditions paid on earlier turns come from the finished hand's ``received``
-    (the engine keeps them per collector, net of foul refunds); the last action's other movements from its
-    events. Forfeits for going on top (``retire_forfeit_chips``) are not counted."""
-    hand = after.last_hand
-    if hand is None:
-        return {}
-    rules = after.rules
-    nets = {pl.seat: -(rules.ante * pl.multiplier + rules.rake) for pl in hand.players if pl is not None}
-    for pl in hand.players:
-        if pl is None:
-            continue
-        for payer, amount in pl.received:
-            nets[pl.seat] = nets.get(pl.seat, 0) + amount
-            nets[payer] = nets.get(payer, 0) - amount
-    for e in events:
-        if isinstance(e, ChipsMoved) and e.reason in _NOT_IN_RECEIVED:
-            if isinstance(e.payer, int):
-                nets[e.payer] = nets.get(e.payer, 0) - e.amount
-            if isinstance(e.payee, int):
-                nets[e.payee] = nets.get(e.payee, 0) + e.amount
-    return nets
+_ITEM_WORDS = {
+    ChipReason.CONDITION: "conditions",
+    ChipReason.OUTS: "outs",
+    ChipReason.GOING_OUT: "going out",
+    ChipReason.BUST_OUT: "bust-out",
+    ChipReason.REFUND: "refund",
+    ChipReason.FORFEIT_BACK: "forfeit back",
+}
 
 
 def outcome_snapshot(
-    before: TableState,
-    after: TableState,
+    result: HandResult,
     names: Names,
-    events: Sequence[Event],
     *,
+    melds: Sequence[Meld],
+    rules: Rules,
+    went: WentOut | None,
     title: str,
     four_color: bool = False,
 ) -> OutcomeSnapshot | None:
-    """The end-of-hand summary image, when a hand just ended with a winner.
-
-    Each payment is everything that player paid the winner this hand: conditions (those paid on the
-    going-out turn too), outs, going out and bust-out, itemised in its note; the image's total is their sum
-    plus the tops. `hand_nets` gives every player's net for the hand.
+    """The end-of-hand image, when the hand ended with a winner (None otherwise). Every chip figure is the hand's
+    :class:`~pancog.services.chips.HandResult` (the ledger's postings for the hand and the chip events behind them):
+    each payment is everything that player paid the winner this hand, itemised; the tops taken; the winner's net
+    and every player's net. ``melds`` are the winner's board as it lies, ``went`` the going out (for the units).
     """
-    ended = next((e for e in events if isinstance(e, HandEnded)), None)
-    if ended is None or ended.winner is None or after.last_hand is None:
+    winner = result.winner
+    if winner is None:
         return None
-    winner = ended.winner
-    pl = after.last_hand.players[winner]
-    went = next((e for e in events if isinstance(e, WentOut)), None)
-    items: dict[int, dict[str, int]] = {}
-    for payer, amount in pl.received if pl is not None else ():
-        items.setdefault(payer, {})["conditions"] = amount
-    singles = doubles = 0
-    for e in events:
-        if not isinstance(e, ChipsMoved) or e.payee != winner:
+
+    def who(user_id: int) -> tuple[str, bool]:
+        return image_name(names, user_id)
+
+    payments: list[PaymentSnapshot] = []
+    tops = {Pot.SINGLES: 0, Pot.DOUBLES: 0}
+    for payer, items in result.received_from(winner).items():
+        if isinstance(payer, Pot):
+            tops[payer] = tops.get(payer, 0) + sum(items.values())
             continue
-        if e.payer is Pot.SINGLES:
-            singles += e.amount
-        elif e.payer is Pot.DOUBLES:
-            doubles += e.amount
-        elif isinstance(e.payer, int) and e.reason in _PAID_TO_WINNER:
-            paid = items.setdefault(e.payer, {})
-            paid[_PAID_TO_WINNER[e.reason]] = paid.get(_PAID_TO_WINNER[e.reason], 0) + e.amount
-
-    def who(seat: int) -> tuple[str, bool]:
-        s = before.seat(seat) or after.seat(seat)
-        return image_name(names, s.player_id) if s is not None else (f"seat {seat + 1}", False)
-
-    payments = tuple(
-        PaymentSnapshot(
-            payer=who(seat)[0], chips=sum(paid.values()), note=", ".join(f"{k} {v}" for k, v in paid.items() if v)
-        )
-        for seat, paid in items.items()
-        if sum(paid.values())
-    )
-    nets = sorted(hand_nets(after, events).items(), key=lambda kv: (kv[0] != winner, -kv[1], kv[0]))
+        note = ", ".join(f"{_ITEM_WORDS.get(reason, reason.value)} {n}" for reason, n in items.items() if n)
+        payments.append(PaymentSnapshot(payer=who(payer)[0], chips=sum(items.values()), note=note))
+    order = {user: i for i, user in enumerate(result.players)}
+    nets = sorted(result.nets, key=lambda kv: (kv[0] != winner, -kv[1], order.get(kv[0], 0)))
     return OutcomeSnapshot(
         title=title[:80] or "Pan table",
-        hand_no=ended.hand_no,
+        hand_no=result.hand_no,
         winner=who(winner)[0],
-        melds=meld_snapshots(pl.melds, after.rules) if pl is not None else (),
+        melds=meld_snapshots(melds, rules),
+        winner_net=result.net(winner),
         conditions=went.outs_units if went else 0,
         bust_out=went.bust_out_units if went else 0,
-        going_out=after.rules.going_out_units if went else 0,
-        singles_tops=singles,
-        doubles_tops=doubles,
-        payments=payments,
-        nets=tuple(NetSnapshot(name=who(seat)[0], chips=n, computer=who(seat)[1]) for seat, n in nets),
+        going_out=rules.going_out_units if went else 0,
+        singles_tops=tops[Pot.SINGLES],
+        doubles_tops=tops[Pot.DOUBLES],
+        payments=tuple(payments),
+        nets=tuple(NetSnapshot(name=who(user)[0], chips=n, computer=who(user)[1]) for user, n in nets),
         four_color=four_color,
+    )
+
+
+def live_outcome(
+    result: HandResult, after: TableState, events: Sequence[Event], names: Names, *, title: str, four_color: bool
+) -> OutcomeSnapshot | None:
+    """:func:`outcome_snapshot` of a hand that has just ended (the winner's board from the finished hand, the going
+    out from the last action's events)."""
+    ended = next((e for e in events if isinstance(e, HandEnded)), None)
+    hand = after.last_hand
+    winner = hand.players[ended.winner] if hand is not None and ended is not None and ended.winner is not None else None
+    went = next((e for e in events if isinstance(e, WentOut)), None)
+    melds = winner.melds if winner is not None else ()
+    return outcome_snapshot(
+        result, names, melds=melds, rules=after.rules, went=went, title=title, four_color=four_color
     )
 
 
@@ -401,6 +391,9 @@ def board_text(
         head += f"hand {hand.hand_no}, {phase}. {latest}"
         if actor is not None:
             head += f"**{seat_name(state, names, actor)}** to act."
+        if hand.last_declarer is not None:  # a declaration that can still change (RULES.md §2.5): say until when
+            window = declaration_note(state, names, hand.last_declarer, you=False)
+            head += f" {window}" if window else ""
         t = hand.turn
         if t is not None and t.drawn is not None and t.step in (Step.DRAWN, Step.MUST_USE):
             head += f" Card up: {t.drawn.pretty}."
@@ -425,11 +418,12 @@ def board_in_words(lines: Sequence[str], twin: str) -> str:
     return (body + f"```\n{twin[: 1900 - len(body)]}\n```")[:2000]
 
 
-def nets_text(state: TableState, names: Names, nets: Mapping[int, int]) -> str:
-    """PUBLIC (the end-of-hand embed): each player's net for the hand (by seat, from :func:`hand_nets`, the same
-    figures as the outcome image), biggest win first."""
-    rows = sorted(nets.items(), key=lambda item: (-item[1], item[0]))
-    return "\n".join(f"{seat_name(state, names, seat)}: **{n:+,}**" for seat, n in rows) or "No chips changed hands."
+def nets_text(result: HandResult, names: Names) -> str:
+    """PUBLIC (the end-of-hand embed): each player's net for the hand (the hand's result: the same figures as the
+    outcome image, the replay and the ledger), biggest win first."""
+    order = {user: i for i, user in enumerate(result.players)}
+    rows = sorted(result.nets, key=lambda item: (-item[1], order[item[0]]))
+    return "\n".join(f"{name_of(names, user)}: **{signed(n)}**" for user, n in rows) or "No chips changed hands."
 
 
 def hand_over_title(text: str) -> str:
@@ -470,9 +464,24 @@ def turn_dm(channel: str | None) -> str:
     return f"Your turn at the Pan table in #{channel}." if channel else "Your turn at your Pan table."
 
 
-def outs_text(state: TableState, names: Names, seat: int, chips_now: int) -> str:
+OUTS_NOT_SEATED = (
+    "You are not playing at this table, so you have no outs to call. To see what a player's board would collect, "
+    "name them: `/outs player:@name`."
+)
+
+
+def outs_text(state: TableState, names: Names, seat: int, chips_now: int, *, you: bool = False) -> str:
+    """PRIVATE: /outs — what ``seat``'s board would collect on going out now (``you``: the asker's own board)."""
+    who = seat_name(state, names, seat)
+    hand = state.hand
+    if hand is None:
+        return "No hand is in progress, so there are no outs to call."
+    player = hand.players[seat]
+    if player is None or player.status not in (PlayerStatus.IN, PlayerStatus.UNDECLARED):
+        return ("You are" if you else f"{who} is") + " not in action in this hand, so there are no outs to call."
     what = "outs + going-out units" if state.rules.going_out_units else "the outs"
-    return f"{seat_name(state, names, seat)}'s board would collect {chips(chips_now)} on going out now ({what})."
+    board = "Your board" if you else f"{who}'s board"
+    return f"{board} would collect {chips(chips_now)} on going out now ({what})."
 
 
 BOARD_REPOSTED = "The board is posted again below."
@@ -480,6 +489,17 @@ CONFIRM_LEAVE = (
     "Leave during this hand? You keep paying to its end (conditions, the outs, going out) and cannot play it. "
     "You stand up when it ends."
 )
+
+
+def confirm_leave_undeclared(ante: int, forfeit: int) -> str:
+    """PRIVATE: the question before leaving a hand one was dealt into and has not declared yet (he goes on top)."""
+    extra = f" and pay a forfeit of {chips(forfeit)} into them" if forfeit else ""
+    return (
+        f"Leave during this hand? You have not declared yet, so you go on top: you lose your ante ({chips(ante)}, "
+        f"already in the tops){extra}. The rest of your stack goes back to your bank now."
+    )
+
+
 CONFIRM_CLOSE = "Close the table in the middle of a hand? The hand is abandoned and every stack goes back to its bank."
 CONFIRM_BUTTONS = {"leave": ("Leave", "Stay"), "close": ("Close the table", "Keep playing")}
 NOTHING_DONE = "Nothing changed."
@@ -544,7 +564,7 @@ def practice_opened(*, opponents: int, level: str, real_chips: bool, next_hand_d
         else "press Start"
     )
     return (
-        f"Practice table: you against {opponents} {level} computer player{'s' if opponents > 1 else ''}, "
+        f"Practice table: you against {plural(opponents, f'{level} computer player')}, "
         f"playing {chips_used}. Your hand is in your DMs and under **My hand**; `/hint` suggests a play; {after}. "
         "`/pan close` ends the session."
     )

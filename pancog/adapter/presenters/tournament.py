@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from pancog.adapter.presenters.common import chips, plural
 from pancog.services.tournaments.service import TournamentInfo
 from renderer.standings import StandingRow, StandingsSnapshot
 
@@ -29,6 +30,10 @@ _STATUS_WORD = {
     "finished": "finished",
     "cancelled": "cancelled",
 }
+
+
+def _entries(n: int) -> str:
+    return plural(n, "entry", "entries")
 
 
 def tourney_title(title: str, tournament_id: int) -> str:
@@ -59,7 +64,7 @@ def tourney_announcement(
     fee_text = f" (fee {fee})" if fee else ""
     return (
         f"🏆 **{title}** — {kind}, hosted by {host}\n"
-        f"Buy-in {buy_in} chips{fee_text} · {seats} per table{when}\n"
+        f"Buy-in {chips(buy_in)}{fee_text} · {seats} per table{when}\n"
         f"Entries: **{entries}{cap}** · {_STATUS_WORD.get(status, status)}"
     )
 
@@ -70,19 +75,19 @@ def tourney_created(title: str) -> str:
 
 def tourney_registered(title: str, buy_in: int, bank: int, running: bool) -> str:
     seat = " You will be seated at the next table with room." if running else ""
-    return f"You are registered in **{title}** ({buy_in} chips paid; {bank} left in your bank).{seat}"
+    return f"You are registered in **{title}** ({chips(buy_in)} paid; {bank:,} left in your bank).{seat}"
 
 
 def tourney_unregistered(title: str, refund: int) -> str:
-    return f"You are no longer registered in **{title}**; {refund} chips went back to your bank."
+    return f"You are no longer registered in **{title}**; {chips(refund)} went back to your bank."
 
 
 def tourney_bots_added(count: int, title: str) -> str:
-    return f"{count} computer player{'s' if count != 1 else ''} registered in **{title}**."
+    return f"{plural(count, 'computer player')} registered in **{title}**."
 
 
 def tourney_cancelled(title: str, refunds: int) -> str:
-    return f"**{title}** is cancelled; {refunds} entr{'ies' if refunds != 1 else 'y'} refunded to the banks."
+    return f"**{title}** is cancelled; {plural(refunds, 'entry', 'entries')} refunded to the banks."
 
 
 def tourney_table_starts(title: str, table_no: int, mentions: Sequence[str], final: bool) -> str:
@@ -135,7 +140,7 @@ def tourney_info_text(
     if tables and len(tables) <= 3:
         lines.append("Tables: " + "; ".join(f"{no}: {', '.join(names)}" for no, names in tables))
     elif tables:
-        lines.append(f"{len(tables)} tables: " + ", ".join(f"{no} ({len(names)})" for no, names in tables))
+        lines.append(f"{plural(len(tables), 'table')}: " + ", ".join(f"{no} ({len(names)})" for no, names in tables))
     if results:
         lines.append("Standings:")
         shown = [r for n, r in enumerate(results) if n < TOURNEY_ROWS or r[2]]  # every prize winner is listed
@@ -158,10 +163,10 @@ def tourney_standings(info: TournamentInfo, name: Callable[[int], str], title: s
             clock = f"On a break · play resumes in {_clock(info.seconds_to_next_level)}"
         else:
             clock = f"Next level in {_clock(info.seconds_to_next_level)}"
-    field = f"{info.entries} entries · {info.alive} still in · prize pool {info.prize_pool:,}"
+    field = f"{_entries(info.entries)} · {info.alive} still in · prize pool {info.prize_pool:,}"
     finished = bool(info.results)
     if finished:
-        field = f"{info.entries} entries · prize pool {info.prize_pool:,}"
+        field = f"{_entries(info.entries)} · prize pool {info.prize_pool:,}"
         rows = tuple(StandingRow(place or 0, name(p), prize) for p, place, prize in info.results)
     else:
         places: list[StandingRow] = []
@@ -170,7 +175,13 @@ def tourney_standings(info: TournamentInfo, name: Callable[[int], str], title: s
             places.append(StandingRow(shared, name(p), chips, table))
         rows = tuple(places)
     tables = tuple((no, len(players)) for no, players in info.tables)
-    return StandingsSnapshot(title, status, clock, field, finished, rows, tables=tables)
+    started = info.status.value not in ("announced", "registering")
+    if not started:  # no places or chips yet: the field line and who is registered
+        field = f"{_entries(info.entries)} · prize pool {info.prize_pool:,}"
+    registered = tuple(name(p) for p in info.registered) if not started else ()
+    return StandingsSnapshot(
+        title, status, clock, field, finished, rows, tables=tables, started=started, registered=registered
+    )
 
 
 def _fit(text: str, limit: int = 1900) -> str:
@@ -213,4 +224,4 @@ def tourney_list_text(rows: Sequence[tuple[str, str, int, str]]) -> str:
     """PRIVATE: this server's tournaments (title, status, entries, channel mention)."""
     if not rows:
         return "No tournament is announced or running in this server. `/tourney create` starts one."
-    return "\n".join(f"🏆 **{t}** — {_STATUS_WORD.get(s, s)}, {n} entries, in {c}" for t, s, n, c in rows)
+    return "\n".join(f"🏆 **{t}** — {_STATUS_WORD.get(s, s)}, {_entries(n)}, in {c}" for t, s, n, c in rows)

@@ -59,6 +59,7 @@ from pancog.infra.renderq.workers import (
     spawner,
     start_workers,
 )
+from pancog.infra.tasks import Tasks
 
 __all__ = [
     "Priority",
@@ -236,6 +237,7 @@ class RenderQueue:
         self._procs: list[_Worker] = []
         self._chunk = memoryview(bytearray(_READ_CHUNK))
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._tasks = Tasks("render queue", logger=log)
         self._spawning: asyncio.Task[None] | None = None
         self._spawn_failures = 0
         self._fallback: concurrent.futures.ThreadPoolExecutor | None = None
@@ -270,7 +272,7 @@ class RenderQueue:
     def _ensure_spawning(self) -> None:
         if self.ready or self._closed or self._spawning is not None:
             return
-        self._spawning = asyncio.get_running_loop().create_task(self._spawn(), name="render-spawn")
+        self._spawning = self._tasks.start(self._spawn(), name="render-spawn")
 
     async def _spawn(self) -> None:
         missing = self.workers - len(self._procs)
@@ -407,6 +409,11 @@ class RenderQueue:
                 pool.shutdown(wait=False, cancel_futures=True)
         if self._spawning is not None:
             self._spawning.cancel()
+
+    async def close(self) -> None:
+        """:meth:`shutdown`, then wait until the queue's own task (starting the workers) has ended."""
+        self.shutdown()
+        await self._tasks.close()
 
     @property
     def ready(self) -> bool:

@@ -35,6 +35,7 @@ __all__ = [
     "TableNotOpen",
     "TableRow",
     "TopsPot",
+    "config_bank_scope",
     "transfer",
 ]
 
@@ -170,11 +171,16 @@ class TableRow:
     def bank_scope(self) -> int:
         """The ledger scope of the banks this table buys in from and cashes out to: the guild, unless the table
         service's config names another (``bank_scope``: a chip league's bank season)."""
-        try:
-            scope = json.loads(self.config).get("bank_scope") if self.config else None
-        except (ValueError, AttributeError):
-            scope = None
-        return int(scope) if isinstance(scope, int) and not isinstance(scope, bool) else self.guild_id
+        return config_bank_scope(self.config, self.guild_id)
+
+
+def config_bank_scope(config: str, guild_id: int) -> int:
+    """The bank scope a table's config text names (``bank_scope``), else ``guild_id``."""
+    try:
+        scope = json.loads(config).get("bank_scope") if config else None
+    except (ValueError, AttributeError):
+        scope = None
+    return int(scope) if isinstance(scope, int) and not isinstance(scope, bool) else guild_id
 
 
 @dataclass(frozen=True, slots=True)

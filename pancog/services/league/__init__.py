@@ -1,7 +1,8 @@
 """Chip leagues: seasons, standings, ratings, player stats and chip-dumping flags.
 
-Services only (no discord import). The adapter builds one :class:`LeagueService`, calls
-:meth:`LeagueService.attach` on the table service, and calls one method per command (docs/leagues.md).
+Services only (no discord import). The adapter builds one :class:`LeagueService`, registers it with the table
+service (its listener, settlement hook and close listener: the composition root), and calls one method per command
+(docs/leagues.md).
 """
 
 from .digest import HandDigest, HandTally, PlayerLine, TourneyDigest, digests_from_log, rating_match

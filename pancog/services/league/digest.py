@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 
 from pancog.ai.evaluate import made_cards
 from pancog.game import engine
-from pancog.game.events import CardsDealt, ChipReason, ChipsMoved, Declared, Event, HandEnded, HandStarted, Melded
+from pancog.game.events import CardsDealt, ChipReason, Declared, Event, HandEnded, HandStarted, Melded
 from pancog.game.notation import parse_action
 from pancog.game.rules import Rules
 from pancog.game.state import EndReason, TableState, initial_state
+from pancog.services.chips import HandChips, HandResult
 
 __all__ = [
     "RATED_REASONS",
@@ -36,18 +37,6 @@ __all__ = [
     "is_human",
     "rating_match",
 ]
-
-_COLLECTING = frozenset(
-    {
-        ChipReason.CONDITION,
-        ChipReason.OUTS,
-        ChipReason.BUST_OUT,
-        ChipReason.GOING_OUT,
-        ChipReason.TOPS,
-        ChipReason.SPLIT,
-    }
-)
-"""Chip reasons that count towards a player's biggest single collection."""
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"))  # one encoder: json.dumps with options builds one per call
 _json_text = json.encoder.encode_basestring_ascii  # a JSON string literal, exactly as the encoder writes it
@@ -192,37 +181,39 @@ def rating_match(digest: HandDigest | TourneyDigest) -> tuple[list[int], list[in
 
 
 class HandTally:
-    """Folds one table's events into the digest of the hand in progress (feed transitions in seq order)."""
+    """Folds one table's transitions into the digest of the hand in progress (feed transitions in seq order).
 
-    __slots__ = ("_action_gain", "_hand", "_lines", "_seat_user", "hand_no", "table_id")
+    The digest's chip figures (each player's net, condition chips, biggest collection, the chips between players)
+    are the hand's :class:`~pancog.services.chips.HandResult`, folded by :class:`~pancog.services.chips.HandChips`
+    from the same postings mapping the table service commits: ``/pan stats``, standings and leaderboards add up
+    what the ledger holds. The rest (declarations, conditions made, the dealt hand) comes from the events."""
+
+    __slots__ = ("_chips", "_lines", "_seat_user", "_started", "hand_no", "table_id")
 
     def __init__(self, table_id: int) -> None:
         self.table_id = table_id
         self.hand_no: int | None = None  # the hand being tallied (None: none seen start)
         self._seat_user: dict[int, int] = {}
         self._lines: dict[int, PlayerLine] = {}  # by seat
-        self._hand: HandDigest | None = None
-        self._action_gain: dict[int, int] = {}
+        self._started = False
+        self._chips = HandChips(table_id)
 
     def copy(self) -> HandTally:
         other = HandTally(self.table_id)
         other.hand_no = self.hand_no
         other._seat_user = dict(self._seat_user)
         other._lines = {seat: dataclasses.replace(line) for seat, line in self._lines.items()}
-        if self._hand is not None:
-            other._hand = HandDigest(table_id=self._hand.table_id, hand_no=self._hand.hand_no, reason="", winner=None)
-            other._hand.flows = dict(self._hand.flows)
+        other._started = self._started
+        other._chips = self._chips.copy()
         return other
 
-    def feed(self, state: TableState, events: Sequence[Event]) -> HandDigest | None:
-        """Fold one transition (``state`` is the state after it); returns the digest if a hand ended in it."""
+    def feed(self, state: TableState, events: Sequence[Event], before: TableState | None = None) -> HandDigest | None:
+        """Fold one transition (``state`` is the state after it, ``before`` the state before it: by default the same,
+        which holds when nobody sits down or stands up in it); returns the digest if a hand ended in it."""
+        result = self._chips.feed(before if before is not None else state, events, state)
         done: HandDigest | None = None
-        gain = self._action_gain
-        gain.clear()
         for event in events:
-            if isinstance(event, ChipsMoved):
-                self._chips(event, gain)
-            elif isinstance(event, Melded):
+            if isinstance(event, Melded):
                 if event.units > 0 and event.seat in self._lines:
                     self._lines[event.seat].conditions += 1
             elif isinstance(event, Declared):
@@ -236,13 +227,12 @@ class HandTally:
                 if line is not None:  # how good the dealt hand was: the soft-play flag judges on-top decisions by it
                     line.made = made_cards(event.cards)
             elif isinstance(event, HandEnded):
-                self._close_gain(gain)
-                done = self._end(event)
-        self._close_gain(gain)
+                done = self._end(event, result)
         return done
 
     def _start(self, state: TableState, event: HandStarted) -> None:
         self.hand_no = event.hand_no
+        self._started = True
         self._seat_user = {}
         self._lines = {}
         for position, seat in enumerate(event.dealt):  # dealt in rotation from the first to declare
@@ -250,45 +240,27 @@ class HandTally:
             if occupant is not None:
                 self._seat_user[seat] = occupant.player_id
                 self._lines[seat] = PlayerLine(user_id=occupant.player_id, position=position)
-        self._hand = HandDigest(table_id=self.table_id, hand_no=event.hand_no, reason="", winner=None)
 
-    def _chips(self, event: ChipsMoved, gain: dict[int, int]) -> None:
-        payer, payee, amount = event.payer, event.payee, event.amount
-        lines = self._lines
-        if isinstance(payer, int) and payer in lines:
-            lines[payer].net -= amount
-        if isinstance(payee, int) and payee in lines:
-            line = lines[payee]
-            line.net += amount
-            if event.reason is ChipReason.CONDITION:
-                line.condition_chips += amount
-            if event.reason in _COLLECTING:
-                gain[payee] = gain.get(payee, 0) + amount
-        if isinstance(payer, int) and isinstance(payee, int) and self._hand is not None:
-            pair = (self._seat_user.get(payer, 0), self._seat_user.get(payee, 0))
-            self._hand.flows[pair] = self._hand.flows.get(pair, 0) + amount
-
-    def _close_gain(self, gain: dict[int, int]) -> None:
-        for seat, amount in gain.items():
-            line = self._lines[seat]
-            if amount > line.biggest:
-                line.biggest = amount
-        gain.clear()
-
-    def _end(self, event: HandEnded) -> HandDigest | None:
-        hand = self._hand
-        if hand is None or event.hand_no != self.hand_no:
+    def _end(self, event: HandEnded, result: HandResult | None) -> HandDigest | None:
+        started, self._started = self._started, False
+        lines, self._lines = self._lines, {}
+        if not started or result is None or event.hand_no != self.hand_no:
             return None  # the start of this hand was not seen: the caller rebuilds it from the log
         users = self._seat_user
-        hand.reason = event.reason.value
-        hand.winner = users.get(event.winner) if event.winner is not None else None
-        hand.splitters = tuple(sorted(users[s] for s in event.splitters if s in users))
-        for seat, line in self._lines.items():
+        for seat, line in lines.items():
             line.won = seat == event.winner or seat in event.splitters
-        hand.players = [self._lines[s] for s in sorted(self._lines)]
-        self._hand = None
-        self._lines = {}
-        return hand
+            line.net = result.net(line.user_id)
+            line.condition_chips = result.collected(line.user_id, ChipReason.CONDITION)
+            line.biggest = result.biggest(line.user_id)
+        return HandDigest(
+            table_id=self.table_id,
+            hand_no=event.hand_no,
+            reason=event.reason.value,
+            winner=users.get(event.winner) if event.winner is not None else None,
+            splitters=tuple(sorted(users[s] for s in event.splitters if s in users)),
+            players=[lines[s] for s in sorted(lines)],
+            flows=result.between_players(),
+        )
 
 
 def digests_from_log(table_id: int, rules: Rules, actions: Iterable[str]) -> Iterator[tuple[int, HandDigest]]:
@@ -297,8 +269,9 @@ def digests_from_log(table_id: int, rules: Rules, actions: Iterable[str]) -> Ite
     state = initial_state(rules, table_id=table_id)
     tally = HandTally(table_id)
     for position, text in enumerate(actions, start=1):
-        transition = engine.apply(state, parse_action(text))
+        before = state
+        transition = engine.apply(before, parse_action(text))
         state = transition.state
-        digest = tally.feed(state, transition.events)
+        digest = tally.feed(state, transition.events, before)
         if digest is not None:
             yield position, digest

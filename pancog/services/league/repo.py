@@ -68,9 +68,10 @@ class StandingRow:
     place: int
     user_id: int
     net: int
-    chips: int
+    chips: int  # a bank season: the season bank plus chips at its open tables (archived: after they closed)
     score: int
     wins: int
+    at_tables: int = 0  # of ``chips``, those at open tables (live standings only; archived rows have none)
 
 
 _SEASON_COLUMNS = (
@@ -472,27 +473,6 @@ def _source(column: str) -> tuple[str, str, str]:
     if column in STAT_COLUMNS:
         return "league_stats", column, "hands_dealt"
     raise ValueError(f"not a leaderboard column: {column!r}")
-
-
-async def bank_ranked(tx: StorageTx, scope_id: int, limit: int) -> list[tuple[int, int]]:
-    """Top ``limit`` (user, balance) bank accounts of a ledger scope (a guild, or a season's banks), humans only."""
-    rows = await tx.fetchall(
-        "SELECT user_id, balance FROM accounts WHERE kind = 'bank' AND scope_id = ? AND user_id >= 0 "
-        "ORDER BY balance DESC, user_id LIMIT ?",
-        (scope_id, limit),
-    )
-    return [(int(u), int(b)) for u, b in rows]
-
-
-async def bank_rank_of(tx: StorageTx, scope_id: int, user_id: int) -> tuple[int, int] | None:
-    balance = await bank_account(tx, scope_id, user_id)
-    if balance is None:
-        return None
-    above = await tx.fetchall(
-        "SELECT COUNT(*) FROM accounts WHERE kind = 'bank' AND scope_id = ? AND user_id >= 0 AND balance > ?",
-        (scope_id, balance),
-    )
-    return int(above[0][0]) + 1, balance
 
 
 async def bank_account(tx: StorageTx, scope_id: int, user_id: int) -> int | None:

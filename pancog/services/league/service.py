@@ -2,8 +2,9 @@
 
 How a hand reaches the league (see docs/leagues.md):
 
-1. :meth:`LeagueService.attach` subscribes to the table service (a listener folds every committed transition into
-   the table's :class:`~pancog.services.league.digest.HandTally`) and installs the settlement hook.
+1. The composition root subscribes :meth:`LeagueService.on_applied` to the table service (it folds every committed
+   transition into the table's :class:`~pancog.services.league.digest.HandTally`) and registers
+   :meth:`LeagueService.settlement_note` as its settlement hook (and :meth:`LeagueService.table_closed`).
 2. When an action ends a hand, the hook turns the tally plus that action's events into a digest, and its text
    (``"<guild> <season> <digest>"``) is stored **on the settlement's own ledger journal row** (``journals.result``,
    migration V8), inside the transaction that commits the hand's chips: exactly once (a retried commit writes no
@@ -32,9 +33,9 @@ from pancog.game.errors import PanError
 from pancog.game.events import HandEnded
 from pancog.game.state import TableState
 from pancog.infra.storage.base import Account, GuildSettings, Posting, Storage, StorageTx
-from pancog.services.ledger import ChipLedger, post_transaction
+from pancog.services.ledger import ChipLedger, Holding, held_in, post_transaction, rank_holdings
 from pancog.services.outbox import Outbox
-from pancog.services.tables import Applied, ResultNote, TableConfig, TableService, TableSession
+from pancog.services.tables import Applied, ResultNote, TableClosed, TableConfig, TableSession
 
 from . import repo
 from .digest import HandDigest, HandTally, TourneyDigest, decode, digests_from_log, is_human, rating_match
@@ -97,6 +98,9 @@ class BoardLine:
     user_id: int
     value: int  # chips, wins, or a rating score (1000 x (mu - 3 sigma))
     rated: int = 0  # rated results (rating boards: provisional below 10)
+    # a board of what players have (metric chips, on the banks): the bank and the chips at tables in ``value``
+    bank: int | None = None
+    at_tables: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -247,29 +251,34 @@ class LeagueService:
         self._rating_lock = asyncio.Lock()
 
     # ------------------------------------------------------------------ wiring to the table service
+    # The composition root registers these three with the table service (once, before tables are used), so every
+    # hand is recorded from then on: on_applied (subscribe), settlement_note (set_settlement_hook), table_closed
+    # (on_close).
 
-    def attach(self, tables: TableService) -> None:
-        """Record every hand of ``tables`` from now on (call once, before tables are used)."""
-        tables.subscribe(self._on_applied)
-        tables.settlement_hook = self._settlement_hook
-
-    def _on_applied(self, applied: Applied) -> None:
+    def on_applied(self, applied: Applied) -> None:
+        """Follow a table's hand, action by action (its tally becomes the hand's digest at the settlement)."""
         table_id = applied.session.table_id
         tally = self._tallies.get(table_id)
         if tally is None:
             tally = self._tallies[table_id] = HandTally(table_id)
-        tally.feed(applied.state, applied.events)
+        tally.feed(applied.state, applied.events, applied.before)
         if applied.state.hand is None:  # between hands: nothing to remember (the next deal starts a new tally)
             del self._tallies[table_id]
 
-    def _settlement_hook(
+    def table_closed(self, closed: TableClosed) -> None:
+        """A table closed: the tally of a hand it never finished goes."""
+        self._tallies.pop(closed.table_id, None)
+
+    def settlement_note(
         self, session: TableSession, before: TableState, transition: engine.Transition, action_text: str
     ) -> ResultNote | None:
+        """The table service's settlement hook: for an action that ends a hand, the hand's result to store on its
+        journal row in the same transaction (None for any other action)."""
         ended = next((e for e in transition.events if isinstance(e, HandEnded)), None)
         if ended is None:
             return None
         tally = self._tallies.get(session.table_id)
-        digest = tally.copy().feed(transition.state, transition.events) if tally is not None else None
+        digest = tally.copy().feed(transition.state, transition.events, before) if tally is not None else None
         table_id, guild_id, scope, config = session.table_id, session.guild_id, session.bank_scope, session.config
         if digest is not None:
             return self.note(guild_id, digest, scope=scope)
@@ -725,8 +734,11 @@ class LeagueService:
         found = await _ratings_map(tx, season.guild_id, season.number, list(stats))
         scores = {u: Rating(mu, sigma, n).score for u, (mu, sigma, n) in found.items()}
         chips: dict[int, int] = {}
-        if season.mode == "bank":
-            chips = await repo.bank_balances(tx, season.scope_id)
+        at_tables: dict[int, int] = {}
+        if season.mode == "bank":  # what each has: his season bank plus his stacks at the season's open tables
+            held = await held_in(tx, season.guild_id, season.scope_id)
+            chips = {u: bank + stack for u, (bank, stack) in held.items()}
+            at_tables = {u: stack for u, (_, stack) in held.items()}
         users = [u for u in set(stats) | set(chips) if is_human(u) and u not in excluded]
 
         def key(u: int) -> tuple[int, int, int]:
@@ -747,6 +759,7 @@ class LeagueService:
                     chips=chips.get(u, s.net),
                     score=scores.get(u, Rating().score),
                     wins=s.hands_won + s.tourneys_won,
+                    at_tables=at_tables.get(u, 0),
                 )
             )
         return rows
@@ -903,11 +916,10 @@ class LeagueService:
             scope = (
                 (season.scope_id if season is not None and season.mode == "bank" else None) if season_no else guild_id
             )
-            if metric == "chips" and scope is not None:
-                top = [(u, v, 0) for u, v in await repo.bank_ranked(tx, scope, limit + len(excluded))]
-                top = [t for t in top if t[0] not in excluded][:limit]
-                mine = await repo.bank_rank_of(tx, scope, caller) if caller is not None else None
-                me = (mine[0], mine[1], 0) if mine is not None else None
+            if metric == "chips" and scope is not None:  # what players have: bank + chips at the tables
+                held = await rank_holdings(tx, guild_id, scope, limit=limit, caller=caller, exclude=excluded)
+                lines = tuple(_holding_line(h) for h in held.lines)
+                mine_line = _holding_line(held.caller) if held.caller is not None else None
             else:
                 column = {"net": "net", "chips": "net", "wins": "hands_won", "rating": "score"}[metric]
                 top = await repo.ranked(tx, guild_id, season_no, column, limit, excluded)
@@ -916,18 +928,13 @@ class LeagueService:
                     if caller is not None and caller not in excluded
                     else None
                 )
-        lines: list[BoardLine] = []
-        for i, (user, value, rated) in enumerate(top):
-            rank = lines[-1].rank if lines and lines[-1].value == value else i + 1
-            lines.append(BoardLine(rank=rank, user_id=user, value=value, rated=rated))
-        mine_line = (
-            BoardLine(rank=me[0], user_id=caller, value=me[1], rated=me[2])
-            if me is not None and caller is not None
-            else None
-        )
-        return Board(
-            metric=metric, period=period, season=season if season_no else None, lines=tuple(lines), caller=mine_line
-        )
+                lines = _ranked_lines(top)
+                mine_line = (
+                    BoardLine(rank=me[0], user_id=caller, value=me[1], rated=me[2])
+                    if me is not None and caller is not None
+                    else None
+                )
+        return Board(metric=metric, period=period, season=season if season_no else None, lines=lines, caller=mine_line)
 
     # ------------------------------------------------------------------ rebuild
 
@@ -952,6 +959,19 @@ class LeagueService:
 
 
 # ---------------------------------------------------------------------------------------------- helpers
+
+
+def _ranked_lines(top: Sequence[tuple[int, int, int]]) -> tuple[BoardLine, ...]:
+    """(user, value, rated) best first -> board lines, equal values sharing a rank."""
+    lines: list[BoardLine] = []
+    for i, (user, value, rated) in enumerate(top):
+        rank = lines[-1].rank if lines and lines[-1].value == value else i + 1
+        lines.append(BoardLine(rank=rank, user_id=user, value=value, rated=rated))
+    return tuple(lines)
+
+
+def _holding_line(held: Holding) -> BoardLine:
+    return BoardLine(rank=held.rank, user_id=held.user_id, value=held.total, bank=held.bank, at_tables=held.at_tables)
 
 
 def _summed_stats(results: Iterable[tuple[int, int, HandDigest | TourneyDigest]]) -> list[tuple[int, ...]]:

@@ -139,6 +139,7 @@ class TournamentInfo:
     chips: tuple[tuple[int, int, int | None], ...]  # (player id, chips, table no), most chips first
     tables: tuple[tuple[int, tuple[int, ...]], ...]  # (table no, player ids)
     results: tuple[tuple[int, int | None, int], ...]  # (player id, place, prize) once finished
+    registered: tuple[int, ...] = ()  # before the start: the registered players, in the order they registered
 
 
 TournamentEvent = (
@@ -1010,6 +1011,11 @@ class TournamentService:
                 (e.player_id, e.place, e.prize or 0)
                 for e in sorted(t.entries.values(), key=lambda x: (x.place or 10**9, x.entry_id))
                 if e.place is not None
+            ),
+            registered=tuple(
+                e.player_id
+                for e in sorted(t.entries.values(), key=lambda x: x.entry_id)
+                if e.status is EntryStatus.REGISTERED
             ),
         )
 

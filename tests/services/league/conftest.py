@@ -22,6 +22,7 @@ from pancog.services.ledger import ChipLedger
 from pancog.services.store import TableStore
 from pancog.services.tables import TableConfig, TableService, seeded_deals
 from tests.support.pgplugin import with_search_path
+from tests.support.wiring import wire_league
 
 GUILD = 4242
 
@@ -42,7 +43,7 @@ class Env:
         self.store = TableStore(storage, clock=self.clock)
         self.tables = TableService(self.ledger, self.store, dealer=seeded_deals(seed), clock=self.clock)
         self.league = LeagueService(storage, self.ledger, clock=self.clock)
-        self.league.attach(self.tables)
+        wire_league(self.tables, self.league)
         self._next_table = 10_000
 
     async def open_table(self, users: list[int], *, buy_in: int = 400, guild: int = GUILD) -> int:

@@ -14,6 +14,7 @@ from pancog.services.league.digest import decode
 from pancog.services.league.service import stat_rows
 from pancog.services.tables import TableConfig, TableService, seeded_deals
 from tests.support.league_play import play_hands
+from tests.support.wiring import wire_league
 
 from .conftest import GUILD, Env, fresh_storage
 from .test_seasons import hand
@@ -69,7 +70,7 @@ async def test_restart_mid_hand_counts_the_hand_once(env: Env) -> None:
     await env.tables.start_hand(table, USERS[0])
     tables2 = TableService(env.ledger, env.store, dealer=seeded_deals(9), clock=env.clock)
     league2 = LeagueService(env.storage, env.ledger, clock=env.clock)
-    league2.attach(tables2)
+    wire_league(tables2, league2)
     assert await tables2.load() == 1
     env.tables, env.league = tables2, league2
     await finish_hand(env, table, players)
