@@ -15,6 +15,7 @@ from pancog.ai.coach import BetterMeld, Miss, MissedForce, OutCardGiven, PlayFac
 from pancog.game.actions import Action, GoOnTop, Pluck
 from pancog.game.cards import Card
 from pancog.game.state import TableState
+from pancog.game.words import plural
 from pancog.services.coach import HandReview, OutNow
 
 # --------------------------------------------------------------------------------------------- going out now
@@ -71,8 +72,8 @@ def reason_goes_out() -> str:
     return "puts you out"
 
 
-def reason_melds(*, cards: int) -> str:
-    return f"melds {cards} card{'s' if cards != 1 else ''}"
+def reason_melds(*, cards: str) -> str:
+    return f"melds {cards}"
 
 
 def reason_collects(*, amount: str) -> str:
@@ -126,7 +127,7 @@ def reasons(facts: PlayFacts) -> list[str]:
     if facts.goes_out:
         out.append(reason_goes_out())
     if facts.cards_down:
-        out.append(reason_melds(cards=facts.cards_down))
+        out.append(reason_melds(cards=plural(facts.cards_down, "card")))
     if facts.chips:
         out.append(reason_collects(amount=chips(facts.chips)))
     if facts.option_melds:
