@@ -3,6 +3,10 @@
 Only the left strip of each overlapped card shows, so the card index (rank over suit) sits there,
 large. Cards that can meld with the drawn card are lifted and framed in gold, and their position
 number is gold too.
+
+Portrait (`HandSnapshot.layout`, the phone panel's lower part): 480 px wide, medium cards in rows of at most
+`ROW_CARDS` (balanced: 11 cards are 6 and 5), the drawn card apart at the right of the first row; positions run on
+across the rows.
 """
 
 from __future__ import annotations
@@ -15,11 +19,17 @@ from PIL import Image
 from pancog.game.cards import Card, rank_order_key, suit_order_key
 from pancog.game.words import plural
 
-from . import assets
+from . import assets, labels
 from .layout import Box
 from .snapshot import HandSnapshot, HandSort
 
 CARD = assets.LARGE
+PORTRAIT_CARD = assets.MEDIUM
+PORTRAIT_WIDTH = 480  # as the portrait table: the phone panel stacks the two
+ROW_CARDS = 6  # cards per row in portrait: 6 medium cards and the drawn card fit 480 px
+ROW_GAP = 6
+PORTRAIT_STEP = 48  # of a medium card shown when overlapped in portrait: room for two-digit position numbers
+PORTRAIT_LABEL_SIZE = 20
 MARGIN = 12
 LIFT = 18  # how far a meldable card is raised
 GAP = 36  # between the hand and the drawn card
@@ -51,14 +61,21 @@ def display_order(cards: Sequence[Card], sort: HandSort) -> tuple[int, ...]:
     return tuple(sorted(range(len(cards)), key=lambda i: key(cards[i])))
 
 
-def _label_box(centre_x: int, top: int, text: str, fill: assets.RGB, ink: assets.RGB) -> Box:
-    pill = assets.pill(text, fill, ink, LABEL_SIZE)
+def _label_box(centre_x: int, top: int, text: str, fill: assets.RGB, ink: assets.RGB, size: int = LABEL_SIZE) -> Box:
+    pill = assets.pill(text, fill, ink, size)
     left = centre_x - pill.width // 2
     return (left, top, left + pill.width, top + pill.height)
 
 
+def label_size(snapshot: HandSnapshot) -> int:
+    """The font size of the position numbers (and the drawn card's tag)."""
+    return PORTRAIT_LABEL_SIZE if snapshot.layout == "portrait" else LABEL_SIZE
+
+
 def layout_hand(snapshot: HandSnapshot) -> HandLayout:
     """Boxes for every card, label and the drawn card; pure arithmetic, no drawing."""
+    if snapshot.layout == "portrait":
+        return _layout_portrait(snapshot)
     order = display_order(snapshot.cards, snapshot.sort)
     n = len(order)
     w, h, step = CARD.width, CARD.height, CARD.step
@@ -81,7 +98,8 @@ def layout_hand(snapshot: HandSnapshot) -> HandLayout:
     if snapshot.drawn is not None:
         x = hand_right + GAP
         drawn_box = (x, card_top, x + w, card_top + h)
-        drawn_label_box = _label_box(x + w // 2, label_top, snapshot.drawn_label.upper(), assets.GOLD, assets.GOLD_DARK)
+        tag = labels.drawn_tag(label=snapshot.drawn_label)
+        drawn_label_box = _label_box(x + w // 2, label_top, tag, assets.GOLD, assets.GOLD_DARK)
         pad = 10
         drawn_panel = (x - pad, card_top - pad, x + w + pad, label_top + LABEL_HEIGHT + 4)
         right = max(drawn_panel[2], drawn_label_box[2])
@@ -99,29 +117,91 @@ def layout_hand(snapshot: HandSnapshot) -> HandLayout:
     )
 
 
+def _layout_portrait(snapshot: HandSnapshot) -> HandLayout:
+    """Rows of medium cards, at most `ROW_CARDS` a row and balanced; the drawn card right of the first row."""
+    order = display_order(snapshot.cards, snapshot.sort)
+    n = len(order)
+    card = PORTRAIT_CARD
+    w, h, step = card.width, card.height, PORTRAIT_STEP
+    rows = max(1, -(-n // ROW_CARDS))
+    per_row = -(-n // rows) if n else 0
+    row_h = LIFT + h + LABEL_GAP + LABEL_HEIGHT + ROW_GAP
+    marked = tuple(i in snapshot.meldable for i in order)
+    card_boxes: list[Box] = []
+    index_boxes: list[Box] = []
+    label_boxes: list[Box] = []
+    for pos in range(n):
+        row, col = divmod(pos, per_row)
+        x = MARGIN + col * step
+        top = MARGIN + row * row_h + LIFT
+        y = top - (LIFT if marked[pos] else 0)
+        card_boxes.append((x, y, x + w, y + h))
+        last_in_row = col == per_row - 1 or pos == n - 1
+        index_boxes.append((x, y, x + (w if last_in_row else step), y + h))
+        label = str(pos + 1)
+        label_boxes.append(_label_box(x + step // 2, top + h + LABEL_GAP, label, assets.PANEL, assets.INK_LIGHT,
+                                      PORTRAIT_LABEL_SIZE))  # fmt: skip
+    drawn_box = drawn_label_box = drawn_panel = None
+    if snapshot.drawn is not None:
+        top = MARGIN + LIFT
+        x = PORTRAIT_WIDTH - MARGIN - 10 - w
+        drawn_box = (x, top, x + w, top + h)
+        tag = labels.drawn_tag(label=snapshot.drawn_label)
+        label_top = top + h + LABEL_GAP
+        drawn_label_box = _label_box(x + w // 2, label_top, tag, assets.GOLD, assets.GOLD_DARK, PORTRAIT_LABEL_SIZE)
+        drawn_panel = (x - 10, top - 10, x + w + 10, label_top + LABEL_HEIGHT + 4)
+    return HandLayout(
+        width=PORTRAIT_WIDTH,
+        height=MARGIN + rows * row_h - ROW_GAP + MARGIN,
+        order=order,
+        card_boxes=tuple(card_boxes),
+        index_boxes=tuple(index_boxes),
+        label_boxes=tuple(label_boxes),
+        marked=marked,
+        drawn_box=drawn_box,
+        drawn_label_box=drawn_label_box,
+        drawn_panel=drawn_panel,
+    )
+
+
 def render_hand(snapshot: HandSnapshot) -> Image.Image:
     """The hand as an RGB image (see `render_hand_png`)."""
     lay = layout_hand(snapshot)
     im = Image.new("RGB", (lay.width, lay.height), assets.FELT)
+    draw_hand(im, snapshot, lay, (0, 0))
+    return im
+
+
+def draw_hand(im: Image.Image, snapshot: HandSnapshot, lay: HandLayout, origin: tuple[int, int]) -> None:
+    """Draw the hand laid out as ``lay`` on ``im`` with its top-left corner at ``origin`` (the phone panel draws
+    it under the table)."""
+    ox, oy = origin
+    card = PORTRAIT_CARD if snapshot.layout == "portrait" else CARD
+    size = label_size(snapshot)
     if not lay.order:
-        assets.paste_text(im, (MARGIN + 8, MARGIN + LIFT + CARD.height // 2 - 14), "No cards", "bold", 26,
-                          assets.INK_MUTED)  # fmt: skip
+        assets.paste_text(im, (ox + MARGIN + 8, oy + MARGIN + LIFT + card.height // 2 - 14), labels.no_cards(),
+                          "bold", 26, assets.INK_MUTED)  # fmt: skip
     if lay.drawn_panel is not None:
         p = lay.drawn_panel  # as draw.rounded_rectangle(p, radius=14) would cover it, right/bottom edges included
         panel = assets.rounded_box((p[2] - p[0] + 1, p[3] - p[1] + 1), 14, assets.FELT_DARK, assets.FELT)
-        assets.paste_rgba(im, panel, p[:2])
+        assets.paste_rgba(im, panel, (ox + p[0], oy + p[1]))
     for pos, idx in enumerate(lay.order):
-        assets.paste_card(im, snapshot.cards[idx], lay.card_boxes[pos][:2], CARD, snapshot.four_color, lay.marked[pos])
+        box = lay.card_boxes[pos]
+        assets.paste_card(
+            im, snapshot.cards[idx], (ox + box[0], oy + box[1]), card, snapshot.four_color, lay.marked[pos]
+        )
         if lay.marked[pos]:
-            pill = assets.pill(str(pos + 1), assets.GOLD, assets.GOLD_DARK, LABEL_SIZE)
+            pill = assets.pill(str(pos + 1), assets.GOLD, assets.GOLD_DARK, size)
         else:
-            pill = assets.pill(str(pos + 1), assets.PANEL, assets.INK_LIGHT, LABEL_SIZE)
-        assets.paste_rgba(im, pill, lay.label_boxes[pos][:2])
+            pill = assets.pill(str(pos + 1), assets.PANEL, assets.INK_LIGHT, size)
+        label = lay.label_boxes[pos]
+        assets.paste_rgba(im, pill, (ox + label[0], oy + label[1]))
     if snapshot.drawn is not None and lay.drawn_box is not None and lay.drawn_label_box is not None:
-        assets.paste_card(im, snapshot.drawn, lay.drawn_box[:2], CARD, snapshot.four_color)
-        pill = assets.pill(snapshot.drawn_label.upper(), assets.GOLD, assets.GOLD_DARK, LABEL_SIZE)
-        assets.paste_rgba(im, pill, lay.drawn_label_box[:2])
-    return im
+        box = lay.drawn_box
+        assets.paste_card(im, snapshot.drawn, (ox + box[0], oy + box[1]), card, snapshot.four_color)
+        pill = assets.pill(labels.drawn_tag(label=snapshot.drawn_label), assets.GOLD, assets.GOLD_DARK, size)
+        label = lay.drawn_label_box
+        assets.paste_rgba(im, pill, (ox + label[0], oy + label[1]))
 
 
 def render_hand_png(snapshot: HandSnapshot) -> bytes:

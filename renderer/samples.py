@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from pancog.game.cards import parse_cards
@@ -13,6 +14,7 @@ from .snapshot import (
     MeldSnapshot,
     NetSnapshot,
     OutcomeSnapshot,
+    PanelSnapshot,
     PaymentSnapshot,
     SeatSnapshot,
     SeatStatus,
@@ -190,6 +192,11 @@ def worst_table() -> TableSnapshot:
     )
 
 
+def sample_panel(n_seats: int = 3, n_melds: int = 7, n_cards: int = 11) -> PanelSnapshot:
+    """The phone panel: a table in play with the viewer's hand (a pluck waiting, three cards that meld with it)."""
+    return PanelSnapshot(table=sample_table(n_seats, n_melds), hand=sample_hand(n_cards))
+
+
 _STANDING_NAMES = (*NAMES[:5], "⚙ Hard 1", "Tío Beto")
 
 
@@ -230,7 +237,15 @@ def sample_chart() -> ChartSnapshot:
 
 def main(out_dir: str = "/tmp/pan-samples") -> None:  # noqa: S108 - a preview folder, not a secret
     """Write sample PNGs and their text twins to ``out_dir`` (for looking at by eye)."""
-    from . import outcome_text, render_hand_png, render_outcome_png, render_table_png, table_text
+    from . import (
+        outcome_text,
+        panel_text,
+        render_hand_png,
+        render_outcome_png,
+        render_panel_png,
+        render_table_png,
+        table_text,
+    )
     from .hand import hand_text
 
     out = Path(out_dir)
@@ -243,6 +258,9 @@ def main(out_dir: str = "/tmp/pan-samples") -> None:  # noqa: S108 - a preview f
         "table15_worst": (render_table_png(worst_table()), table_text(worst_table())),
         "table3": (render_table_png(sample_table(3, 7)), table_text(sample_table(3, 7))),
         "outcome": (render_outcome_png(sample_outcome()), outcome_text(sample_outcome())),
+        "table8_portrait": (render_table_png(replace(sample_table(), layout="portrait")), table_text(sample_table())),
+        "hand11_portrait": (render_hand_png(replace(sample_hand(11), layout="portrait")), hand_text(sample_hand(11))),
+        "panel": (render_panel_png(sample_panel()), panel_text(sample_panel())),
     }
     for name, (png, text) in items.items():
         (out / f"{name}.png").write_bytes(png)

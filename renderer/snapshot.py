@@ -25,6 +25,10 @@ from pancog.game.cards import ALL_CARDS, Card
 HandSort = Literal["suit", "rank"]
 DrawnLabel = Literal["pluck", "option"]
 InPlayHow = Literal["plucked", "taken", "forced"]
+Layout = Literal["landscape", "portrait"]
+"""How an image is laid out: ``landscape`` (800 px wide, the public board's default) or ``portrait`` (480 px wide,
+one column, for phones: the same cards and text at 480 px are 1.67x larger when a phone shows the image ~360 px
+wide). See docs/rendering.md, "The phone layout"."""
 
 MAX_SEATS = 15
 
@@ -51,6 +55,7 @@ class HandSnapshot:
     sort: HandSort = "suit"
     meldable: frozenset[int] = frozenset()  # 0-based indexes into `cards` that can meld with `drawn`
     four_color: bool = False
+    layout: Layout = "landscape"  # portrait: rows of medium cards, 480 px wide (the phone panel's lower part)
 
     def __post_init__(self) -> None:
         bad = [i for i in self.meldable if not 0 <= i < len(self.cards)]
@@ -113,6 +118,7 @@ class TableSnapshot:
     doubles_tops: int = 0
     notes: tuple[str, ...] = ()  # recent happenings, plain text, newest last (the last 2 are drawn, 3 in the twin)
     four_color: bool = False
+    layout: Layout = "landscape"  # portrait: 480 px wide, one column of seats (phones)
 
     def __post_init__(self) -> None:
         if len(self.seats) > MAX_SEATS:
@@ -175,6 +181,15 @@ class OutcomeSnapshot:
         return self.singles_tops + self.doubles_tops + sum(p.chips for p in self.payments)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PanelSnapshot:
+    """The phone panel: the table in portrait with the viewer's own hand under it, as one image (PRIVATE to the
+    viewer). One image, because Discord lays two images of one message side by side, each half as wide."""
+
+    table: TableSnapshot
+    hand: HandSnapshot
+
+
 # --------------------------------------------------------------------------- pickling (render worker processes)
 # Every board and hand crosses to a render process pickled (pancog/infra/renderq/); the bot's event loop pays for
 # that. A slotted dataclass pickles through Python-level __getstate__/__setstate__ calls, one pair per object
@@ -210,6 +225,7 @@ def _reduce_snapshot(obj: Any) -> tuple[Callable[..., Any], tuple[object, ...]]:
 _T = TypeVar("_T")
 _SNAPSHOTS: tuple[type, ...] = (
     HandSnapshot, MeldSnapshot, SeatSnapshot, TableSnapshot, PaymentSnapshot, NetSnapshot, OutcomeSnapshot,
+    PanelSnapshot,
 )  # fmt: skip
 _INIT_FIELDS: dict[type, tuple[str, ...]] = {c: tuple(f.name for f in fields(c) if f.init) for c in _SNAPSHOTS}
 copyreg.pickle(Card, _reduce_card)

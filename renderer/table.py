@@ -2,10 +2,13 @@
 in play and who holds it, tops), the latest notes, and one panel per seat (name, chips, status, cards held,
 numbered melds with values).
 
-Up to 4 seats use one column of wide panels; more use two columns. Meld cards are index-only mini
-cards overlapped like a hand, each meld led by its number (what /add and /borrow take) and, when it pays,
-carrying a gold value tag (``+4``). No text is smaller than those cards' index (`TEXT_SIZE`), so the board
-reads at a phone's 400 px; every user-chosen string goes through `renderer.text.image_text`.
+Landscape (800 px, the default): up to 4 seats use one column of wide panels; more use two columns. Portrait
+(`TableSnapshot.layout`, 480 px, for phones): the header on two rows, the card in play's holder and the tops under
+the piles, one column of seats; the same card and text sizes on a narrower image, so a phone showing it ~360 px
+wide shows them 1.67x as large (docs/rendering.md, "The phone layout"). Meld cards are index-only mini cards
+overlapped like a hand, each meld led by its number (what /add and /borrow take) and, when it pays, carrying a gold
+value tag (``+4``). No text is smaller than those cards' index (`TEXT_SIZE`); every user-chosen string goes through
+`renderer.text.image_text`, every word of the image's own comes from `renderer.labels`.
 """
 
 from __future__ import annotations
@@ -16,12 +19,13 @@ from PIL import Image, ImageDraw
 
 from pancog.game.words import plural
 
-from . import assets
+from . import assets, labels
 from .layout import Box
 from .snapshot import MeldSnapshot, SeatSnapshot, SeatStatus, TableSnapshot
 from .text import clean_text, image_text
 
 WIDTH = 800
+PORTRAIT_WIDTH = 480  # a phone shows an image ~360 px wide: everything drawn at 480 shows at 3/4 of its size
 MARGIN = 14
 TEXT_SIZE = assets.MINI_INDEX_SIZE  # every text on the board: no smaller than a card's index
 HEADER_H = 50
@@ -48,7 +52,6 @@ TWIN_NOTES = 3
 PANEL_CACHE_PX = 150_000  # seat panels up to this many pixels are cached (`assets.rounded_box`, 32 kept)
 
 _ACTIVE = {SeatStatus.IN, SeatStatus.FOULED}
-_IN_PLAY_CAPTION = {"plucked": "plucked by", "taken": "taken by", "forced": "forced on"}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -77,6 +80,9 @@ class TableLayout:
     width: int
     height: int
     header: Box
+    portrait: bool  # the phone layout: two header rows, the holder and the tops on rows under the piles
+    tops_in_row: bool  # the tops on one row (between hands, and always in portrait) rather than a column
+    tops_inline: bool  # ... with their caption on the same row (else the caption is above the row)
     stock_box: Box | None  # None between hands (nor discards, nor card in play)
     discard_box: Box | None
     in_play_box: Box | None  # the card in play
@@ -226,6 +232,8 @@ def _with_panel_height(seat: SeatLayout, height: int) -> SeatLayout:
 
 def layout_table(snapshot: TableSnapshot) -> TableLayout:
     """Boxes for the header, centre (stock, discards, card in play, tops, notes) and every seat panel."""
+    if snapshot.layout == "portrait":
+        return _layout_portrait(snapshot)
     header = (0, 0, WIDTH, HEADER_H)
     card_top = CENTRE_TOP + CAPTION_H
     if snapshot.in_hand:  # a column at the right of the piles
@@ -236,25 +244,60 @@ def layout_table(snapshot: TableSnapshot) -> TableLayout:
     in_play_name = ""
     centre_bottom = tops_box[3]
     if snapshot.in_hand:
-        stock_box = (MARGIN, card_top, MARGIN + PILE.width, card_top + PILE.height)
-        dx = stock_box[2] + PILE_GAP
-        discard_box = (dx, card_top, dx + PILE.width, card_top + PILE.height)
-        if snapshot.in_play is not None:
-            px = dx + DISCARD_SLOT_W
-            in_play_box = (px, card_top, px + PILE.width, card_top + PILE.height)
+        stock_box, discard_box, in_play_box = _piles(snapshot, card_top)
+        if in_play_box is not None:
             tx = in_play_box[2] + 12
             in_play_text_box = (tx, card_top, tops_box[0] - 12, card_top + 2 * NOTE_H)
             in_play_name = image_text(snapshot.in_play_by, "cond", TEXT_SIZE, in_play_text_box[2] - tx)
         centre_bottom = max(centre_bottom, card_top + PILE.height)
-    notes = snapshot.notes[-MAX_NOTES:]
-    notes_box = None
-    y = centre_bottom + 8
-    if notes:
-        notes_box = (MARGIN, y, WIDTH - MARGIN, y + NOTE_H * len(notes))
-        y = notes_box[3] + 4
+    notes_box, y = _notes_box(snapshot, centre_bottom + 8, WIDTH)
     columns = 1 if len(snapshot.seats) <= 4 else 2
-    panel_w = (WIDTH - 2 * MARGIN - (columns - 1) * SEAT_GAP) // columns
+    seats, y = _layout_seats(snapshot, y, WIDTH, columns)
+    return TableLayout(
+        width=WIDTH,
+        height=y - SEAT_GAP + MARGIN,
+        header=header,
+        portrait=False,
+        tops_in_row=not snapshot.in_hand,
+        tops_inline=not snapshot.in_hand,
+        stock_box=stock_box,
+        discard_box=discard_box,
+        in_play_box=in_play_box,
+        in_play_text_box=in_play_text_box,
+        in_play_name=in_play_name,
+        tops_box=tops_box,
+        notes_box=notes_box,
+        columns=columns,
+        seats=seats,
+    )
+
+
+def _piles(snapshot: TableSnapshot, card_top: int) -> tuple[Box, Box, Box | None]:
+    """The stock, the discard pile and (if any) the card in play, left to right under their captions."""
+    stock_box = (MARGIN, card_top, MARGIN + PILE.width, card_top + PILE.height)
+    dx = stock_box[2] + PILE_GAP
+    discard_box = (dx, card_top, dx + PILE.width, card_top + PILE.height)
+    in_play_box = None
+    if snapshot.in_play is not None:
+        px = dx + DISCARD_SLOT_W
+        in_play_box = (px, card_top, px + PILE.width, card_top + PILE.height)
+    return stock_box, discard_box, in_play_box
+
+
+def _notes_box(snapshot: TableSnapshot, top: int, width: int) -> tuple[Box | None, int]:
+    """The latest notes' box (None without notes) and where the seats start."""
+    notes = snapshot.notes[-MAX_NOTES:]
+    if not notes:
+        return None, top
+    box = (MARGIN, top, width - MARGIN, top + NOTE_H * len(notes))
+    return box, box[3] + 4
+
+
+def _layout_seats(snapshot: TableSnapshot, top: int, width: int, columns: int) -> tuple[tuple[SeatLayout, ...], int]:
+    """Seat panels in rows of ``columns`` from ``top``; returns them and the y after the last row's gap."""
+    panel_w = (width - 2 * MARGIN - (columns - 1) * SEAT_GAP) // columns
     seats: list[SeatLayout] = []
+    y = top
     for row_start in range(0, len(snapshot.seats), columns):
         row = snapshot.seats[row_start : row_start + columns]
         laid = [
@@ -264,10 +307,56 @@ def layout_table(snapshot: TableSnapshot) -> TableLayout:
         row_h = max(h for _, h in laid)
         seats.extend(_with_panel_height(s, row_h) for s, _ in laid)
         y += row_h + SEAT_GAP
+    return tuple(seats), y
+
+
+def _tops_texts(snapshot: TableSnapshot) -> tuple[str, str]:
+    return labels.singles(chips=str(snapshot.singles_tops)), labels.doubles(chips=str(snapshot.doubles_tops))
+
+
+def _tops_gap(portrait: bool) -> int:
+    """Pixels between the tops' entries on one row (closer in portrait)."""
+    return 16 if portrait else 28
+
+
+def _tops_row_width(snapshot: TableSnapshot) -> int:
+    """Pixels the portrait tops take on one row (as `_draw_centre` lays them): the caption, then a chip and its
+    text each."""
+    gap = _tops_gap(True)
+    width = assets.text_width(labels.tops(), "cond", TEXT_SIZE) + gap
+    return width + sum(32 + assets.text_width(t, "bold", TEXT_SIZE) + gap for t in _tops_texts(snapshot)) - gap
+
+
+def _layout_portrait(snapshot: TableSnapshot) -> TableLayout:
+    """The phone layout: 480 px, the header on two rows when someone is to play (title and hand; whose turn and
+    the clock), the piles on one row with the holder of the card in play on a line under them, the tops on one
+    row, the notes, then one column of seats."""
+    width = PORTRAIT_WIDTH
+    two_rows = snapshot.to_act is not None or snapshot.clock_seconds is not None
+    header = (0, 0, width, 2 * HEADER_H if two_rows else HEADER_H)
+    centre_top = header[3] + 8
+    stock_box = discard_box = in_play_box = in_play_text_box = None
+    in_play_name = ""
+    y = centre_top
+    if snapshot.in_hand:
+        stock_box, discard_box, in_play_box = _piles(snapshot, centre_top + CAPTION_H)
+        y = stock_box[3] + 6
+        if in_play_box is not None:
+            in_play_text_box = (MARGIN, y, width - MARGIN, y + NOTE_H)
+            lead = assets.text_width(labels.in_play_by(how=snapshot.in_play_how) + " ", "cond", TEXT_SIZE)
+            in_play_name = image_text(snapshot.in_play_by, "cond", TEXT_SIZE, max(0, width - 2 * MARGIN - lead))
+            y = in_play_text_box[3] + 4
+    inline = _tops_row_width(snapshot) <= width - 2 * MARGIN  # else the caption above the row
+    tops_box = (MARGIN, y, width - MARGIN, y + CAPTION_H + (0 if inline else 40))
+    notes_box, y = _notes_box(snapshot, tops_box[3] + 8, width)
+    seats, y = _layout_seats(snapshot, y, width, 1)
     return TableLayout(
-        width=WIDTH,
+        width=width,
         height=y - SEAT_GAP + MARGIN,
         header=header,
+        portrait=True,
+        tops_in_row=True,
+        tops_inline=inline,
         stock_box=stock_box,
         discard_box=discard_box,
         in_play_box=in_play_box,
@@ -275,39 +364,75 @@ def layout_table(snapshot: TableSnapshot) -> TableLayout:
         in_play_name=in_play_name,
         tops_box=tops_box,
         notes_box=notes_box,
-        columns=columns,
-        seats=tuple(seats),
+        columns=1,
+        seats=seats,
     )
+
+
+def _clock_pill(seconds: int) -> Image.Image:
+    urgent = seconds <= 10
+    fill = assets.CLOCK_URGENT if urgent else assets.GOLD
+    ink = assets.WHITE if urgent else assets.GOLD_DARK
+    return assets.pill(clock_text(seconds), fill, ink, TEXT_SIZE)
+
+
+def _turn_text(snapshot: TableSnapshot, room: int) -> str:
+    """``<name> to play``, the name cut so the whole fits ``room`` pixels ('' when nobody is to play)."""
+    if snapshot.to_act is None:
+        return ""
+    frame_w = assets.text_width(labels.to_play(name=""), "cond", TEXT_SIZE)
+    name = image_text(snapshot.seats[snapshot.to_act].name, "cond", TEXT_SIZE, max(0, room - frame_w))
+    return labels.to_play(name=name)
+
+
+def _title_text(snapshot: TableSnapshot, room: int) -> str:
+    """The table's title (cut to fit ``room`` pixels with the hand number) and the hand number."""
+    hand = labels.hand_number(hand_no=snapshot.hand_no)
+    title_room = room - assets.text_width(hand, "cond", TEXT_SIZE)
+    return image_text(snapshot.title, "cond", TEXT_SIZE, max(0, title_room)) + hand
 
 
 def _draw_header(im: Image.Image, draw: ImageDraw.ImageDraw, snapshot: TableSnapshot, lay: TableLayout) -> None:
     draw.rectangle(lay.header, fill=assets.FELT_DARK)
-    x_right = WIDTH - MARGIN
+    if lay.portrait:
+        _draw_header_portrait(im, snapshot, lay)
+        return
+    x_right = lay.width - MARGIN
     pen_y = (HEADER_H - TEXT_SIZE) // 2 - 3
     if snapshot.clock_seconds is not None:
-        urgent = snapshot.clock_seconds <= 10
-        fill = assets.CLOCK_URGENT if urgent else assets.GOLD
-        ink = assets.WHITE if urgent else assets.GOLD_DARK
-        clock = assets.pill(clock_text(snapshot.clock_seconds), fill, ink, TEXT_SIZE)
+        clock = _clock_pill(snapshot.clock_seconds)
         x_right -= clock.width
         assets.paste_rgba(im, clock, (x_right, (HEADER_H - clock.height) // 2))
         x_right -= 10
     right_w = 0
-    if snapshot.to_act is not None:
-        suffix = " to play"
-        suffix_w = assets.text_width(suffix, "cond", TEXT_SIZE)
-        name = image_text(snapshot.seats[snapshot.to_act].name, "cond", TEXT_SIZE, 380 - suffix_w)
-        right = name + suffix
+    right = _turn_text(snapshot, 380)
+    if right:
         right_w = assets.text_width(right, "cond", TEXT_SIZE)
         assets.paste_text(im, (x_right - right_w, pen_y), right, "cond", TEXT_SIZE, assets.GOLD)
-    hand = _hand_part(snapshot, " · ")
-    room = x_right - right_w - 20 - MARGIN - assets.text_width(hand, "cond", TEXT_SIZE)
-    left = image_text(snapshot.title, "cond", TEXT_SIZE, max(0, room)) + hand
+    left = _title_text(snapshot, x_right - right_w - 20 - MARGIN)
     assets.paste_text(im, (MARGIN, pen_y), left, "cond", TEXT_SIZE, assets.INK_LIGHT)
 
 
-def _caption(im: Image.Image, x: int, text: str, colour: assets.RGB) -> None:
-    assets.paste_text(im, (x, CENTRE_TOP), text, "cond", TEXT_SIZE, colour)
+def _draw_header_portrait(im: Image.Image, snapshot: TableSnapshot, lay: TableLayout) -> None:
+    """Title and hand on the first row; whose turn (left) and the clock (right) on the second."""
+    pen_y = (HEADER_H - TEXT_SIZE) // 2 - 3
+    left = _title_text(snapshot, lay.width - 2 * MARGIN)
+    assets.paste_text(im, (MARGIN, pen_y), left, "cond", TEXT_SIZE, assets.INK_LIGHT)
+    if lay.header[3] <= HEADER_H:
+        return
+    x_right = lay.width - MARGIN
+    if snapshot.clock_seconds is not None:
+        clock = _clock_pill(snapshot.clock_seconds)
+        x_right -= clock.width
+        assets.paste_rgba(im, clock, (x_right, HEADER_H + (HEADER_H - clock.height) // 2))
+        x_right -= 12
+    turn = _turn_text(snapshot, x_right - MARGIN)
+    if turn:
+        assets.paste_text(im, (MARGIN, HEADER_H + pen_y), turn, "cond", TEXT_SIZE, assets.GOLD)
+
+
+def _caption(im: Image.Image, x: int, y: int, text: str, colour: assets.RGB) -> None:
+    assets.paste_text(im, (x, y), text, "cond", TEXT_SIZE, colour)
 
 
 def _draw_piles(im: Image.Image, draw: ImageDraw.ImageDraw, snapshot: TableSnapshot, lay: TableLayout) -> None:
@@ -315,13 +440,15 @@ def _draw_piles(im: Image.Image, draw: ImageDraw.ImageDraw, snapshot: TableSnaps
     if lay.stock_box is None or lay.discard_box is None:
         return
     sb = lay.stock_box
-    _caption(im, sb[0], "Stock", assets.INK_MUTED)
+    caption_y = sb[1] - CAPTION_H
+    _caption(im, sb[0], caption_y, labels.stock(), assets.INK_MUTED)
     assets.back_sprite(PILE).paste(im, sb[:2])
     count = assets.pill(str(snapshot.stock_count), assets.CARD_WHITE, assets.STOCK_INK, TEXT_SIZE)
     assets.paste_rgba(im, count, ((sb[0] + sb[2] - count.width) // 2, (sb[1] + sb[3] - count.height) // 2))
     db = lay.discard_box
     option = snapshot.discard_is_option and snapshot.discard is not None
-    _caption(im, db[0], "Option" if option else "Discards", assets.GOLD if option else assets.INK_MUTED)
+    caption, colour = (labels.option(), assets.GOLD) if option else (labels.discards(), assets.INK_MUTED)
+    _caption(im, db[0], caption_y, caption, colour)
     if snapshot.discard is None:
         draw.rounded_rectangle(db, radius=8, outline=assets.INK_MUTED, width=2)
     else:
@@ -331,28 +458,32 @@ def _draw_piles(im: Image.Image, draw: ImageDraw.ImageDraw, snapshot: TableSnaps
         assets.paste_card(im, snapshot.discard, db[:2], PILE, snapshot.four_color, option)
     if lay.in_play_box is not None and lay.in_play_text_box is not None and snapshot.in_play is not None:
         ib, tb = lay.in_play_box, lay.in_play_text_box
-        _caption(im, ib[0], "In play", assets.GOLD)
+        _caption(im, ib[0], caption_y, labels.in_play(), assets.GOLD)
         assets.paste_card(im, snapshot.in_play, ib[:2], PILE, snapshot.four_color, True)
-        assets.paste_text(im, (tb[0], tb[1]), _IN_PLAY_CAPTION[snapshot.in_play_how], "cond", TEXT_SIZE,
-                          assets.INK_MUTED)  # fmt: skip
-        assets.paste_text(im, (tb[0], tb[1] + NOTE_H), lay.in_play_name, "cond", TEXT_SIZE, assets.INK_LIGHT)
+        how = labels.in_play_by(how=snapshot.in_play_how)
+        assets.paste_text(im, (tb[0], tb[1]), how, "cond", TEXT_SIZE, assets.INK_MUTED)
+        if lay.portrait:  # one line under the piles: "plucked by <name>"
+            name_x = tb[0] + assets.text_width(how + " ", "cond", TEXT_SIZE)
+            assets.paste_text(im, (name_x, tb[1]), lay.in_play_name, "cond", TEXT_SIZE, assets.INK_LIGHT)
+        else:
+            assets.paste_text(im, (tb[0], tb[1] + NOTE_H), lay.in_play_name, "cond", TEXT_SIZE, assets.INK_LIGHT)
 
 
 def _draw_centre(im: Image.Image, draw: ImageDraw.ImageDraw, snapshot: TableSnapshot, lay: TableLayout) -> None:
     _draw_piles(im, draw, snapshot, lay)
     tb = lay.tops_box
-    _caption(im, tb[0], "Tops", assets.INK_MUTED)
+    _caption(im, tb[0], tb[1], labels.tops(), assets.INK_MUTED)
     x, y = tb[0], tb[1] + CAPTION_H
-    if not snapshot.in_hand:
-        x, y = tb[0] + assets.text_width("Tops", "cond", TEXT_SIZE) + 20, tb[1]
-    for label, value in (("singles", snapshot.singles_tops), ("doubles", snapshot.doubles_tops)):
-        text = f"{value} {label}"
+    gap = _tops_gap(lay.portrait)
+    if lay.tops_inline:
+        x, y = tb[0] + assets.text_width(labels.tops(), "cond", TEXT_SIZE) + (gap if lay.portrait else 20), tb[1]
+    for text in _tops_texts(snapshot):
         draw.ellipse((x, y + 6, x + 24, y + 30), fill=assets.GOLD, outline=assets.GOLD_DARK, width=2)
         assets.paste_text(im, (x + 32, y), text, "bold", TEXT_SIZE, assets.INK_LIGHT)
-        if snapshot.in_hand:
-            y += 40
+        if lay.tops_in_row:
+            x += 32 + assets.text_width(text, "bold", TEXT_SIZE) + gap
         else:
-            x += 32 + assets.text_width(text, "bold", TEXT_SIZE) + 28
+            y += 40
     nb = lay.notes_box
     if nb is None:
         return
@@ -416,12 +547,17 @@ def render_table(snapshot: TableSnapshot) -> Image.Image:
     """The table as an RGB image (see `render_table_png`)."""
     lay = layout_table(snapshot)
     im = Image.new("RGB", (lay.width, lay.height), assets.FELT)
+    draw_table(im, snapshot, lay)
+    return im
+
+
+def draw_table(im: Image.Image, snapshot: TableSnapshot, lay: TableLayout) -> None:
+    """Draw the table laid out as ``lay`` on the felt of ``im`` (at its top-left corner)."""
     draw = ImageDraw.Draw(im)
     _draw_header(im, draw, snapshot, lay)
     _draw_centre(im, draw, snapshot, lay)
     for seat, seat_lay in zip(snapshot.seats, lay.seats, strict=True):
         _draw_seat(im, draw, seat, seat_lay, snapshot.four_color)
-    return im
 
 
 def render_table_png(snapshot: TableSnapshot) -> bytes:
@@ -462,7 +598,7 @@ def table_text(snapshot: TableSnapshot) -> str:
     if snapshot.in_hand:
         if snapshot.in_play is not None:
             lines.append(
-                f"In play: {snapshot.in_play}, {_IN_PLAY_CAPTION[snapshot.in_play_how]} {snapshot.in_play_by}."
+                f"In play: {snapshot.in_play}, {labels.in_play_by(how=snapshot.in_play_how)} {snapshot.in_play_by}."
             )
         if snapshot.discard is None:
             lines.append("Discards: none.")

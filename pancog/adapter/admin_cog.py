@@ -28,6 +28,7 @@ from pancog.adapter.presenters.admin import (
     PING_AFTER_RANGE,
     STATUS_FOR_MODERATORS,
     audit_text,
+    board_layout_setting,
     channels_text,
     owed_line,
     server_config_text,
@@ -35,7 +36,7 @@ from pancog.adapter.presenters.admin import (
 from pancog.adapter.presenters.bank import AMOUNT_NOT_ZERO, granted
 from pancog.adapter.presenters.common import name_of
 from pancog.adapter.runtime import PanRuntime
-from pancog.services.prefs import PING_AFTER_MAX
+from pancog.services.prefs import PING_AFTER_MAX, Layout
 from pancog.services.tables import preset_or_default
 
 __all__ = ["AdminCog"]
@@ -67,6 +68,7 @@ class AdminCog(PanCog, name="PanAdmin"):
         moderator_role="Role that may close tables and grant chips",
         four_colour="Four-colour deck (clubs green, diamonds blue) on the public board and end-of-hand image",
         ping_after="Seconds a player may take to act before the turn ping mentions them (0: ping at once)",
+        board_layout="The public board: wide (default) or phone (tall, one column, for servers playing on phones)",
     )
     @app_commands.choices(preset=PRESET_CHOICES)
     async def config(
@@ -78,6 +80,7 @@ class AdminCog(PanCog, name="PanAdmin"):
         moderator_role: discord.Role | None = None,
         four_colour: bool | None = None,
         ping_after: app_commands.Range[float, 0.0, PING_AFTER_MAX] | None = None,
+        board_layout: Literal["wide", "phone"] | None = None,
     ) -> None:
         rt = await self.defer(interaction)
         guild_id = interaction.guild_id or 0
@@ -96,6 +99,9 @@ class AdminCog(PanCog, name="PanAdmin"):
         display = await rt.display.get(guild_id)
         if four_colour is not None:
             display = await rt.display.set_four_color(guild_id, four_colour)
+        if board_layout is not None:
+            display = await rt.display.set_board_layout(guild_id, Layout(board_layout))
+        if four_colour is not None or board_layout is not None:
             for session in rt.tables.sessions:  # the boards show it from their next edit
                 if session.guild_id == guild_id:
                     self.boards.get(session).kick()
@@ -109,7 +115,7 @@ class AdminCog(PanCog, name="PanAdmin"):
             four_color=display.four_color,
             ping_after=display.ping_after,
         )
-        await self.respond(interaction, text)
+        await self.respond(interaction, " ".join((text, board_layout_setting(layout=display.board_layout.value))))
 
     @app_commands.command(
         name="grant",

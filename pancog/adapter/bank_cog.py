@@ -13,11 +13,11 @@ from pancog.adapter.base import PanCog
 from pancog.adapter.errors import send_ephemeral
 from pancog.adapter.groups import IN_PAN
 from pancog.adapter.presenters.bank import balance_text, daily_text, leaderboard_text, season_bank_text
-from pancog.adapter.presenters.hand import settings_text
+from pancog.adapter.presenters.hand import layout_setting, settings_text
 from pancog.adapter.presenters.league import league_board
 from pancog.adapter.runtime import PanRuntime
 from pancog.adapter.watching import Watching
-from pancog.services.prefs import DmMode, PingMode, SortOrder
+from pancog.services.prefs import DmMode, Layout, PingMode, SortOrder
 
 __all__ = ["BankCog"]
 
@@ -79,7 +79,7 @@ class BankCog(PanCog, name="PanBank"):
 
     @app_commands.command(
         name="settings",
-        description="Your Pan settings: turn pings, hand DMs, sort order, four-colour deck",
+        description="Your Pan settings: turn pings, hand DMs, sort order, four-colour deck, phone layout",
         extras=IN_PAN,
     )
     @app_commands.describe(
@@ -87,6 +87,7 @@ class BankCog(PanCog, name="PanBank"):
         dms="DMs: your hand at every change, a note at every turn, your hand at the deal only, or off",
         sort="Sort your hand by suit or by rank",
         four_colour="Four-colour deck (clubs green, diamonds blue)",
+        layout="phone: My hand shows the table over your hand in one tall image; wide: the usual images",
         share_hand="Let this member see your cards until this hand ends (announced at the table)",
         stop_sharing="Stop sharing your cards now",
     )
@@ -97,6 +98,7 @@ class BankCog(PanCog, name="PanBank"):
         dms: Literal["every", "turn", "deal", "off"] | None = None,
         sort: Literal["suit", "rank"] | None = None,
         four_colour: bool | None = None,
+        layout: Literal["wide", "phone"] | None = None,
         share_hand: discord.Member | None = None,  # watching with consent (adapter/watching.py)
         stop_sharing: bool = False,
     ) -> None:
@@ -106,7 +108,13 @@ class BankCog(PanCog, name="PanBank"):
             await self.watching.share(interaction, self.here(interaction).table_id, share_hand.id)
         elif stop_sharing:
             await self.watching.stop_sharing(interaction, self.here(interaction).table_id)
-        if (share_hand is not None or stop_sharing) and dms is None and sort is None and four_colour is None:
+        if (
+            (share_hand is not None or stop_sharing)
+            and dms is None
+            and sort is None
+            and four_colour is None
+            and layout is None
+        ):
             return
         changes: dict[str, object] = {}
         if ping is not None:
@@ -117,6 +125,8 @@ class BankCog(PanCog, name="PanBank"):
             changes["sort"] = SortOrder(sort)
         if four_colour is not None:
             changes["four_color"] = four_colour
+        if layout is not None:
+            changes["layout"] = Layout(layout)
         prefs = await rt.settings.update(interaction.user.id, **changes)
         text = settings_text(
             ping=prefs.ping.value,
@@ -125,4 +135,4 @@ class BankCog(PanCog, name="PanBank"):
             sort=prefs.sort.value,
             four_color=prefs.four_color,
         )
-        await send_ephemeral(interaction, text)
+        await send_ephemeral(interaction, " ".join((text, layout_setting(layout=prefs.layout.value))))

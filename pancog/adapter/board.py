@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import dataclasses
 import io
 import logging
 import re
@@ -53,7 +54,7 @@ from pancog.game.state import Phase, TableState
 from pancog.infra import logs
 from pancog.infra.renderq import Priority, RenderJob, RenderQueueClosed
 from pancog.services.tables import Applied, CloseReason, NoTableHere, TableClosed, TableSession
-from renderer import outcome_text, render_outcome_png, render_table_png, table_text
+from renderer import TableSnapshot, outcome_text, render_outcome_png, render_table_png, table_text
 
 __all__ = [
     "Board",
@@ -276,9 +277,10 @@ class Boards:
                 on_capture()
             state, notes = session.state, lines()
             title = self.title(session)
-            four_color = rt.display.cached(session.guild_id).four_color  # the server's choice
+            display = rt.display.cached(session.guild_id)  # the server's choices: colours, layout
             names = rt.names_at(session)  # its players' names were fetched when they sat down
-            snap = table_snapshot(state, names, title=title, notes=notes[-3:], four_color=four_color)
+            snap = table_snapshot(state, names, title=title, notes=notes[-3:], four_color=display.four_color)
+            snap = dataclasses.replace(snap, layout=display.board_layout.renderer_layout)
             text = board_text(
                 state,
                 names,
@@ -297,6 +299,15 @@ class Boards:
         twin = table_text(captured["snap"])  # the alt text screen readers read; all of it behind Text view
         file = discord.File(io.BytesIO(png), filename="table.png", description=twin[:ALT_TEXT_LIMIT])
         return BoardPost(captured["text"][:2000], file, captured["view"], captured["state"])
+
+    def table_for(self, session: TableSession, *, four_color: bool) -> TableSnapshot:
+        """The board as it is now (its latest lines for notes), for one player's private image (the phone panel):
+        in that player's colours."""
+        board = self.rt.boards.get(session.table_id)
+        lines = list(board.lines) if isinstance(board, Board) else []
+        title = self.title(session)
+        names = self.rt.names_at(session)
+        return table_snapshot(session.state, names, title=title, notes=lines[-3:], four_color=four_color)
 
     def text_view(self, session: TableSession) -> str:
         """PRIVATE: the board in words (the Text view button): recent events and the image's text twin."""

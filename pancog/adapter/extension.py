@@ -50,6 +50,7 @@ from pancog.infra.renderq import RenderQueue, resolve_mode
 from pancog.infra.storage import ShardSet, storage_for
 from pancog.services.bots import BotDriver, BotSettings, verify_seat
 from pancog.services.clock import ClockSettings, TurnClock
+from pancog.services.coach import CoachService
 from pancog.services.health import HealthRegistry
 from pancog.services.knowledge import KnowledgeService
 from pancog.services.league import LeagueService
@@ -186,6 +187,7 @@ async def open_runtime(bot: commands.Bot, config: Config) -> Parts:
         clock=clock,
         bots=driver,
         replays=replays,
+        coach=CoachService(replays),  # practice hands reviewed from their log, through the replays' cache
         watch=watch,
         reveals=reveals,
         knowledge=knowledge_service(watch, reveals, replays),  # what each audience may know: the edge asks it
@@ -211,6 +213,8 @@ def on_table_closed(parts: Parts, boards: Boards) -> None:
     for service in (rt.replays, rt.league):  # its replayed log, the tally of a hand it never finished
         if service is not None:
             tables.on_close(service.table_closed)
+    if rt.coach is not None:
+        tables.on_close(rt.coach.table_closed)  # its players' last reviews
 
 
 async def setup(bot: commands.Bot) -> None:
@@ -221,6 +225,7 @@ async def setup(bot: commands.Bot) -> None:
     rt, clock, driver = parts.rt, parts.clock, parts.driver
     hands = Hands(rt)  # listeners, in this order: hand DMs, the board, then the clock and the computer players
     boards = Boards(rt)
+    hands.use_boards(boards)  # a phone player's My hand shows the table over his hand
     on_table_closed(parts, boards)
     watching = Watching(rt, parts.watch)
     shards = shard_set_of(bot)

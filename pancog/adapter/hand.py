@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import logging
@@ -23,8 +24,10 @@ from typing import Any
 import discord
 
 from pancog.adapter import edge
-from pancog.adapter.board import BoardButton
+from pancog.adapter.board import ALT_TEXT_LIMIT, BoardButton, Boards
 from pancog.adapter.errors import PanView, answer, fit_view, send_ephemeral
+from pancog.adapter.pings import PING_CLAIM_WAIT
+from pancog.adapter.presenters.coach import coach_text, out_now_text, review_text
 from pancog.adapter.presenters.common import DONE, seat_names
 from pancog.adapter.presenters.hand import (
     DM_CLOSED_NOTICE,
@@ -44,14 +47,16 @@ from pancog.game import engine
 from pancog.game.actions import Action, DeclineDraw, Discard
 from pancog.game.engine import Observation
 from pancog.game.errors import PanError
-from pancog.game.events import CardsDealt, Discarded, HandStarted, Melded, OptionTaken
+from pancog.game.events import CardsDealt, Discarded, HandEnded, HandStarted, Melded, OptionTaken
 from pancog.game.notation import format_action
 from pancog.game.state import TableState
 from pancog.infra.renderq import Priority, RenderQueueClosed
 from pancog.services.bots import ordered_legal
-from pancog.services.prefs import DmMode
+from pancog.services.coach import coached_plays, out_now
+from pancog.services.prefs import DmMode, Layout
 from pancog.services.tables import Applied, TableSession
-from renderer import hand_text, render_hand_png
+from renderer import HandSnapshot, PanelSnapshot, hand_text, render_hand_png, render_panel_png
+from renderer import panel_text as panel_twin
 
 __all__ = ["HandView", "Hands", "PlaySelect", "chosen_play", "offered"]
 
@@ -111,7 +116,12 @@ class Hands:
 
     def __init__(self, runtime: PanRuntime) -> None:
         self.rt = runtime
+        self.boards: Boards | None = None  # the public boards, for a phone player's panel (the table over his hand)
         runtime.tables.subscribe(self.on_applied)
+
+    def use_boards(self, boards: Boards) -> None:
+        """The boards the phone panel takes its table from (built after this listener: DMs go first)."""
+        self.boards = boards
 
     # -- the service listener (synchronous, inside the table lock)
     def on_applied(self, applied: Applied) -> None:
@@ -121,8 +131,43 @@ class Hands:
                 seat = applied.state.seat(e.seat)
                 if seat is not None:
                     self.send_dm(session, seat.player_id, e.seat, applied.state, deal=True)
+            elif isinstance(e, HandStarted) and self.rt.coach is not None:
+                self.rt.coach.forget(session.table_id)
+            elif isinstance(e, HandEnded):
+                self._coach_after(session, e.hand_no, applied)
         if applied.actor is not None and not any(isinstance(e, HandStarted) for e in applied.events):
             self._dm_changes(applied)
+
+    # -- the practice coach's note after a hand
+    def _coach_after(self, session: TableSession, hand_no: int, applied: Applied) -> None:
+        coach = self.rt.coach
+        if coach is None:
+            return
+        for user_id in session.player_ids():
+            if coach.coaches(session, user_id):
+                note = self._send_review(session, hand_no, user_id, applied)
+                self.rt.tasks.spawn(note, name=f"pan-coach-{session.table_id}")
+
+    async def _send_review(self, session: TableSession, hand_no: int, user_id: int, applied: Applied) -> None:
+        """PRIVATE: what the person missed in the hand, as an ephemeral followup on his own freshest answered
+        interaction at the table (no call counted against the global limit). Without one (or with nothing missed)
+        it waits on his My hand panel until the next deal."""
+        coach = self.rt.coach
+        if coach is None:
+            return
+        try:
+            review = await coach.review(session, hand_no, user_id)
+        except PanError:
+            return  # the table closed meanwhile
+        if review is None or not review.misses or self.boards is None:
+            return
+        carrier = await self.boards.pings.carrier(session.table_id, applied=applied, wait=PING_CLAIM_WAIT)
+        if carrier is None or carrier.interaction.user.id != user_id:
+            return
+        try:
+            await carrier.interaction.followup.send(review_text(review, self.rt.names_at(session)), ephemeral=True)
+        except discord.HTTPException as exc:
+            log.info("could not send the coach's note on interaction %s: %s", carrier.interaction.id, exc)
 
     def _dm_changes(self, applied: Applied) -> None:
         session = applied.session
@@ -150,6 +195,7 @@ class Hands:
         if prefs.dm_closed or prefs.dm_mode is DmMode.OFF:
             return
         snap = hand_snapshot(state, seat, sort=prefs.sort.value, four_color=prefs.four_color)
+        snap = dataclasses.replace(snap, layout=prefs.layout.renderer_layout)
         try:
             png = await rt.renders.render(render_hand_png, snap, priority=Priority.DM)
         except RenderQueueClosed:
@@ -209,12 +255,41 @@ class Hands:
         view = HandView(session.table_id, obs, user_id, seat_names(state, self.rt.names_at(session)))
         if state.hand is None or state.hand.players[seat] is None:
             text = notice + not_in_hand(dealt=state.hand is not None)
+            review = self.rt.coach.last(session.table_id, user_id) if self.rt.coach is not None else None
+            if state.hand is None and review is not None:  # between hands: the coach's note on the last one
+                text = "\n".join((text, review_text(review, self.rt.names_at(session))))
             return (f"{result}\n{text}" if result else text)[:2000], None, view
         snap = hand_snapshot(state, seat, sort=prefs.sort.value, four_color=prefs.four_color, plays=view.plays)
-        png = await self.rt.renders.render(render_hand_png, snap, priority=Priority.URGENT)
+        file = await self._hand_file(session, snap, prefs.layout, prefs.four_color)
         step = next_step(state, seat, to_act=obs.to_act, names=self.rt.names_at(session))
         content = panel_text(notice=notice, hand_no=state.hand_no, snapshot=snap, step=step, result=result)
-        return content, discord.File(io.BytesIO(png), filename="hand.png"), view
+        extra = [self._out_now_line(session, seat, obs, view), self._coach_lines(session, user_id, obs, view)]
+        content = "\n".join([content, *(line for line in extra if line)])
+        return content[:2000], file, view
+
+    def _out_now_line(self, session: TableSession, seat: int, obs: Observation, view: HandView) -> str:
+        """What the player would collect by going out now (every table; '' when he is not in action)."""
+        state = session.state
+        out = out_now(state, seat, view.plays if obs.seq == state.seq else ())
+        return out_now_text(state, self.rt.names_at(session), out) if out is not None else ""
+
+    def _coach_lines(self, session: TableSession, user_id: int, obs: Observation, view: HandView) -> str:
+        """Practice tables: why the top plays of the menu rank where they do."""
+        return coach_text(coached_plays(session, user_id, obs, view.plays), view.plays)
+
+    async def _hand_file(
+        self, session: TableSession, snap: HandSnapshot, layout: Layout, four_color: bool
+    ) -> discord.File:
+        """The panel's image: the hand strip, or for a phone player the table (portrait) over his hand, in one
+        image whose alt text is both twins (Discord lays two images of a message side by side, half as wide)."""
+        if layout is not Layout.PHONE or self.boards is None:
+            png = await self.rt.renders.render(render_hand_png, snap, priority=Priority.URGENT)
+            return discord.File(io.BytesIO(png), filename="hand.png")
+        table = self.boards.table_for(session, four_color=four_color)
+        panel = PanelSnapshot(table=table, hand=snap)
+        png = await self.rt.renders.render(render_panel_png, panel, priority=Priority.URGENT)
+        alt = panel_twin(panel)[:ALT_TEXT_LIMIT]
+        return discord.File(io.BytesIO(png), filename="hand.png", description=alt)
 
     async def show(self, interaction: discord.Interaction[Any], session: TableSession, user_id: int) -> None:
         """Answer privately with the panel."""

@@ -29,6 +29,7 @@ from pancog.infra.storage.base import Storage
 from pancog.infra.tasks import Tasks
 from pancog.services.bots import BotDriver
 from pancog.services.clock import TurnClock
+from pancog.services.coach import CoachService
 from pancog.services.health import HealthRegistry
 from pancog.services.knowledge import KnowledgeService
 from pancog.services.league import LeagueService
@@ -84,6 +85,7 @@ class PanRuntime:
     channels: GuildChannels = field(default_factory=GuildChannels)  # /panadmin channels
     display: GuildDisplaySettings = field(default_factory=GuildDisplaySettings)  # /panadmin config four_colour
     replays: ReplayService | None = None  # hand history and replays
+    coach: CoachService | None = None  # practice tables: what the person missed in each hand
     watch: WatchService | None = None  # watching a hand with consent
     reveals: RevealService | None = None  # consents to reveal a finished hand's whole deal to its players
     knowledge: KnowledgeService = field(default_factory=KnowledgeService)  # what an audience may know (the edge)

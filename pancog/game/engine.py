@@ -129,6 +129,7 @@ from .events import (
     BoughtIn,
     CardsDealt,
     CashedOut,
+    ChipsMoved,
     Declared,
     DrawDeclined,
     Event,
@@ -228,6 +229,36 @@ def apply(state: TableState, action: Action) -> Transition:
     w = Work(state, seq)
     _dispatch(w, action)
     return Transition(w.freeze(), tuple(w.events))
+
+
+def going_out_pay(state: TableState, seat: int, play: Action | None = None) -> tuple[ChipsMoved, ...]:
+    """The chips ``seat`` would be paid by going out now, as the settlement would post them to it, computed on a
+    scratch copy (nothing changes). Empty when ``seat`` is not in action in a hand being played.
+
+    With ``play`` (a legal meld play that empties the hand): what applying it pays ``seat`` — the play's
+    conditions, the bust-out, the outs, the going-out units and the tops. Empty if the play does not go out.
+    Without: going out with the board as it lies (there is no play, so no play's conditions and no bust-out):
+    what is still unclaimed, the outs and the going-out units from every payer, at each pair's rate and capped by
+    his stack, then the tops (``_settle``, the settlement of a real going out).
+
+    Raises:
+        RuleViolation: if ``play`` is not legal now.
+    """
+    h = state.hand
+    if h is None or h.phase is not _PHASE_PLAYING or not 0 <= seat < len(h.players):
+        return ()
+    pl = h.players[seat]
+    if pl is None or pl.status is not _PLAYER_STATUS_IN:
+        return ()
+    if play is not None:
+        events = apply(state, play).events
+        if not any(isinstance(e, WentOut) and e.seat == seat for e in events):
+            return ()
+    else:
+        w = Work(state, state.seq + 1)
+        _settle(w, seat, going_out=True)
+        events = tuple(w.events)
+    return tuple(e for e in events if isinstance(e, ChipsMoved) and e.payee == seat)
 
 
 def verify(state: TableState, action: Action) -> None:
@@ -1190,6 +1221,7 @@ __all__ = [
     "call_outs",
     "can",
     "declaration_window",
+    "going_out_pay",
     "legal_actions",
     "may_act",
     "observe",

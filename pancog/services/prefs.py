@@ -1,5 +1,5 @@
 """Per-player preferences: hand DMs (every change / every turn / at the deal / off), turn pings (turn / off),
-sort order, four-colour deck,
+sort order, four-colour deck, the layout of the player's images (wide, or phone: portrait),
 and the remembered "DMs closed" flag (a refused DM is never retried). No discord imports.
 
 Stored as one JSON text per player through :class:`PlayerSettingsStore` (a small key-value protocol);
@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Protocol
+from typing import Literal, Protocol
 
 from pancog.infra.storage.base import Storage
 
@@ -36,6 +36,19 @@ class SortOrder(StrEnum):
     RANK = "rank"
 
 
+class Layout(StrEnum):
+    """How a player's private images are laid out. Discord tells a bot nothing of the client's platform (an
+    interaction carries no platform; only the privileged presence intent says whether a member is online on a
+    phone at all), so this is the player's own choice (``/pan settings layout``)."""
+
+    WIDE = "wide"  # the landscape board and hand strip (default)
+    PHONE = "phone"  # My hand: one portrait image, the table over the hand (renderer.panel); hand DMs in portrait
+
+    @property
+    def renderer_layout(self) -> Literal["landscape", "portrait"]:
+        return "portrait" if self is Layout.PHONE else "landscape"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlayerPrefs:
     dm_mode: DmMode = DmMode.DEAL
@@ -44,6 +57,7 @@ class PlayerPrefs:
     ping: PingMode = PingMode.TURN
     dm_closed: bool = False  # a DM was refused (50007): never try again
     notice_pending: bool = False  # tell the player once, privately, to use My hand
+    layout: Layout = Layout.WIDE
 
     def to_json(self) -> str:
         return json.dumps(
@@ -54,6 +68,7 @@ class PlayerPrefs:
                 "ping": self.ping.value,
                 "dm_closed": self.dm_closed,
                 "notice_pending": self.notice_pending,
+                "layout": self.layout.value,
             }
         )
 
@@ -67,7 +82,13 @@ class PlayerPrefs:
             ping=PingMode(data.get("ping", "turn")),
             dm_closed=bool(data.get("dm_closed", False)),
             notice_pending=bool(data.get("notice_pending", False)),
+            layout=_layout(data.get("layout")),
         )
+
+
+def _layout(value: object) -> Layout:
+    """A stored layout, or the default for anything else (a value written by a later version is not an error)."""
+    return Layout(value) if isinstance(value, str) and value in tuple(Layout) else Layout.WIDE
 
 
 class PlayerSettingsStore(Protocol):
@@ -218,14 +239,18 @@ PING_AFTER_MAX = 60.0
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GuildDisplayPrefs:
     """A server's choices for its public channel: the four-colour deck (diamonds blue, clubs green) on the public
-    board and the end-of-hand image (each player's own hand keeps `PlayerPrefs.four_color`), and
-    how long the turn ping waits for the player to act."""
+    board and the end-of-hand image (each player's own hand keeps `PlayerPrefs.four_color`), the public board's
+    layout (wide, or phone: portrait, for servers that play mostly on phones; each player's own images keep
+    `PlayerPrefs.layout`), and how long the turn ping waits for the player to act."""
 
     four_color: bool = False
     ping_after: float = PING_AFTER_DEFAULT  # seconds a person may take before the turn ping goes out (0: at once)
+    board_layout: Layout = Layout.WIDE
 
     def to_json(self) -> str:
-        return json.dumps({"four_color": self.four_color, "ping_after": self.ping_after})
+        return json.dumps(
+            {"four_color": self.four_color, "ping_after": self.ping_after, "board_layout": self.board_layout.value}
+        )
 
     @classmethod
     def from_json(cls, text: str) -> GuildDisplayPrefs:
@@ -235,6 +260,7 @@ class GuildDisplayPrefs:
         return cls(
             four_color=bool(data.get("four_color", False)),
             ping_after=PING_AFTER_DEFAULT if ping_after is None else ping_after,
+            board_layout=_layout(data.get("board_layout")),
         )
 
 
@@ -277,6 +303,9 @@ class GuildDisplaySettings:
 
     async def set_four_color(self, guild_id: int, on: bool) -> GuildDisplayPrefs:
         return await self._save(guild_id, dataclasses.replace(await self.get(guild_id), four_color=on))
+
+    async def set_board_layout(self, guild_id: int, layout: Layout) -> GuildDisplayPrefs:
+        return await self._save(guild_id, dataclasses.replace(await self.get(guild_id), board_layout=layout))
 
     async def set_ping_after(self, guild_id: int, seconds: float) -> GuildDisplayPrefs:
         if not 0 <= seconds <= PING_AFTER_MAX:

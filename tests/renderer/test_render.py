@@ -43,11 +43,13 @@ from renderer import (
 )
 from renderer.chart import render_chart
 from renderer.layout import Box, first_overlap, inside, overlaps
+from renderer.panel import render_panel
 from renderer.samples import (
     sample_chart,
     sample_final_standings,
     sample_hand,
     sample_outcome,
+    sample_panel,
     sample_standings,
     sample_table,
     worst_hand,
@@ -65,6 +67,13 @@ MAX_BYTES = 300 * 1024
 # --------------------------------------------------------------------------- golden images
 
 
+def between_hands() -> TableSnapshot:
+    """Five seats after a hand: no turn, no card in play, no clock."""
+    snap = sample_table(5, 9)
+    seats = tuple(replace(s, is_turn=False) for s in snap.seats)
+    return replace(snap, seats=seats, in_hand=False, to_act=None, in_play=None, clock_seconds=None)
+
+
 GOLDEN_CASES = {
     "hand_10_pluck": lambda: render_hand(sample_hand()),
     "hand_11_option_rank_four": lambda: render_hand(
@@ -75,18 +84,13 @@ GOLDEN_CASES = {
         replace(sample_table(3, 7), in_play=None, discard=None, discard_count=0, clock_seconds=None, notes=())
     ),
     "table_3_option": lambda: render_table(replace(sample_table(3, 7), in_play=None, discard_is_option=True)),
-    "table_5_between_hands": lambda: render_table(
-        replace(
-            sample_table(5, 9),
-            seats=tuple(replace(s, is_turn=False) for s in sample_table(5, 9).seats),
-            in_hand=False,
-            to_act=None,
-            in_play=None,
-            clock_seconds=None,
-        )
-    ),
+    "table_5_between_hands": lambda: render_table(between_hands()),
     "table_8_30": lambda: render_table(sample_table(8, 30)),
     "table_15_four": lambda: render_table(sample_table(15, 40, four_color=True)),
+    "table_8_30_portrait": lambda: render_table(replace(sample_table(8, 30), layout="portrait")),
+    "table_5_between_hands_portrait": lambda: render_table(replace(between_hands(), layout="portrait")),
+    "hand_11_portrait": lambda: render_hand(replace(sample_hand(11), layout="portrait")),
+    "panel_3_11": lambda: render_panel(sample_panel()),
     "outcome_5": lambda: render_outcome(sample_outcome(5)),
     "outcome_14": lambda: render_outcome(sample_outcome(14)),
     "standings_running": lambda: render_standings(sample_standings()),

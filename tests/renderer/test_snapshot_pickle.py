@@ -14,10 +14,19 @@ import pytest
 
 from pancog.game.cards import ALL_CARDS, Card
 from renderer import render_table_png
-from renderer.samples import sample_hand, sample_outcome, sample_table, worst_hand, worst_table
+from renderer.samples import sample_hand, sample_outcome, sample_panel, sample_table, worst_hand, worst_table
 from renderer.snapshot import _INIT_FIELDS, HandSnapshot, TableSnapshot, rebuild
 
-SNAPSHOTS = [sample_hand(10), worst_hand(), sample_table(2, 6), sample_table(8, 30), worst_table(), sample_outcome(14)]
+SNAPSHOTS = [
+    sample_hand(10),
+    worst_hand(),
+    sample_table(2, 6),
+    sample_table(8, 30),
+    worst_table(),
+    sample_outcome(14),
+    sample_panel(),  # the phone panel (a table and a hand, both portrait once drawn)
+    replace(sample_table(3, 7), layout="portrait"),
+]
 
 
 @pytest.mark.parametrize("snap", SNAPSHOTS, ids=lambda s: type(s).__name__)

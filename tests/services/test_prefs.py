@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from pancog.services.prefs import PING_AFTER_DEFAULT, GuildDisplayPrefs, GuildDisplaySettings, MemoryGuildDisplayStore
+from pancog.services.prefs import (
+    PING_AFTER_DEFAULT,
+    GuildDisplayPrefs,
+    GuildDisplaySettings,
+    Layout,
+    MemoryGuildDisplayStore,
+    MemoryPrefsStore,
+    PlayerPrefs,
+    PlayerSettings,
+    SortOrder,
+)
 
 
 async def test_four_colour_is_off_by_default_and_kept_per_server() -> None:
@@ -40,3 +50,26 @@ async def test_ping_after_is_kept_per_server_and_refuses_out_of_range() -> None:
     assert settings.cached(1).ping_after == 0.0
     assert GuildDisplayPrefs.from_json('{"ping_after": -3}').ping_after == PING_AFTER_DEFAULT  # a bad row: default
     assert GuildDisplayPrefs.from_json('{"ping_after": "x"}').ping_after == PING_AFTER_DEFAULT
+
+
+async def test_layouts_are_kept_per_player_and_per_server() -> None:
+    """The phone layout: a player's own images (``/pan settings layout``) and a server's public board
+    (``/panadmin config board_layout``) are kept apart, survive a restart, and an unknown stored value reads as
+    the default."""
+    players = MemoryPrefsStore()
+    settings = PlayerSettings(players)
+    assert (await settings.get(7)).layout is Layout.WIDE
+    await settings.update(7, layout=Layout.PHONE)
+    await settings.update(7, sort=SortOrder.RANK)  # one setting does not reset the other
+    again = await PlayerSettings(players).get(7)
+    assert again.layout is Layout.PHONE and again.sort is SortOrder.RANK
+    assert (await settings.get(8)).layout is Layout.WIDE
+    assert PlayerPrefs.from_json('{"layout": "hologram"}').layout is Layout.WIDE
+    assert Layout.PHONE.renderer_layout == "portrait" and Layout.WIDE.renderer_layout == "landscape"
+    store = MemoryGuildDisplayStore()
+    guilds = GuildDisplaySettings(store)
+    await guilds.set_four_color(1, True)
+    await guilds.set_board_layout(1, Layout.PHONE)
+    assert (await GuildDisplaySettings(store).get(1)) == GuildDisplayPrefs(four_color=True, board_layout=Layout.PHONE)
+    assert guilds.cached(2).board_layout is Layout.WIDE
+    assert GuildDisplayPrefs.from_json('{"board_layout": 3}').board_layout is Layout.WIDE

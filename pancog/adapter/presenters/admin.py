@@ -28,6 +28,13 @@ def server_config_text(
     )
 
 
+def board_layout_setting(*, layout: str) -> str:
+    """PRIVATE: /panadmin config — the public board's layout (follows `server_config_text`)."""
+    if layout == "phone":
+        return "Public board: phone layout (tall, one column; wide screens show it narrow)."
+    return "Public board: wide layout (players can choose the phone layout for themselves in /pan settings)."
+
+
 PING_AFTER_RANGE = "ping_after is a number of seconds from 0 (ping at once) to 60."
 CHANNEL_NEEDED = "Pick the channel to add or remove."
 

@@ -253,6 +253,13 @@ def settings_text(*, ping: str, dm_mode: str, dm_closed: bool, sort: str, four_c
     return f"Turn pings: {pings}. DMs: {dm_mode}{closed}. Sort: {sort}. Four-colour: {'on' if four_color else 'off'}."
 
 
+def layout_setting(*, layout: str) -> str:
+    """PRIVATE: /pan settings — how the player's own images are laid out (follows `settings_text`)."""
+    if layout == "phone":
+        return "Layout: phone (My hand shows the table over your hand in one tall image; hand DMs in rows)."
+    return "Layout: wide."
+
+
 def meld_choice(meld: Meld) -> str:
     """An autocomplete choice for one of the player's melds (≤ 100 characters)."""
     return f"{meld.id}: {cards_text(meld.cards)}"[:100]
