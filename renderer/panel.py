@@ -63,6 +63,13 @@ def render_panel(snapshot: PanelSnapshot) -> Image.Image:
     pen_y = band[1] + (BAND_H - TEXT_SIZE) // 2 - 3
     assets.paste_text(im, (MARGIN, pen_y), labels.your_hand(), "cond", TEXT_SIZE, assets.GOLD)
     draw_hand(im, hand, lay.hand, lay.hand_origin)
+    shown = im.info.get(assets.CARDS_KEY, [])
+    if hand.drawn is not None and table.in_play == hand.drawn and shown.count(hand.drawn) > 1:
+        # the card in play on the table is the one the hand shows as drawn: one card, shown twice (the record counts
+        # the cards an image gives away, so it lists it once)
+        shown.reverse()
+        shown.remove(hand.drawn)
+        shown.reverse()
     return im
 
 

@@ -165,7 +165,8 @@ class Hands:
         if carrier is None or carrier.interaction.user.id != user_id:
             return
         try:
-            await carrier.interaction.followup.send(review_text(review, self.rt.names_at(session)), ephemeral=True)
+            text = review_text(review, self.rt.names_at(session))
+            await edge.followup(carrier.interaction, text, ephemeral=True, about=edge.about(session))
         except discord.HTTPException as exc:
             log.info("could not send the coach's note on interaction %s: %s", carrier.interaction.id, exc)
 

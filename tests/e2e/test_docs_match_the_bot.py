@@ -23,7 +23,8 @@ from tests.fakediscord.harness import Harness
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = (*sorted((ROOT / "docs").rglob("*.md")), ROOT / "README.md")
-NOT_COMMANDS = {"proc", "tmp", "api", "identity", "constructors"}  # file-system paths and words after a slash
+# file-system and HTTP paths, and words after a slash
+NOT_COMMANDS = {"proc", "tmp", "api", "identity", "constructors", "metrics", "healthz"}
 ELLIPSIS = {"…", "..."}
 SPAN = re.compile(r"`([^`\n]+(?:\n[^`\n]+)?)`")  # a code span (it may wrap onto a second line)
 FENCE = re.compile(r"```.*?```", re.S)
