@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from pancog.game.words import plural
+from pancog.game.i18n import N_, tr
+from pancog.game.i18n import counted as plural
 
 from . import assets
 from .layout import Box
@@ -27,7 +28,7 @@ HEAD_SIZE = 30
 SECTION_GAP = 16
 ROBOT = 22
 ITEMS_LEFT = 230  # where a payment's items start, from the left margin
-COLLECTED = "Collected"  # the label of the winner's gross (the payments and tops above it), never a net
+COLLECTED = N_("Collected")  # the label of the winner's gross (the payments and tops above it), never a net
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -52,11 +53,11 @@ def _chips(n: int) -> str:
 
 def breakdown_lines(snapshot: OutcomeSnapshot) -> tuple[tuple[str, str], ...]:
     """(label, value) rows of the breakdown, shared by the image and the text twin."""
-    rows = [("Conditions on board", plural(snapshot.conditions, "unit"))]
+    rows = [(tr("Conditions on board"), plural(snapshot.conditions, "unit"))]
     if snapshot.bust_out:
-        rows.append(("Bust-out", plural(snapshot.bust_out, "unit")))
-    rows.append(("Going out", plural(snapshot.going_out, "unit")))
-    rows.append(("Each player pays", plural(snapshot.units_per_payer, "unit")))
+        rows.append((tr("Bust-out"), plural(snapshot.bust_out, "unit")))
+    rows.append((tr("Going out"), plural(snapshot.going_out, "unit")))
+    rows.append((tr("Each player pays"), plural(snapshot.units_per_payer, "unit")))
     return tuple(rows)
 
 
@@ -64,9 +65,9 @@ def paid_lines(snapshot: OutcomeSnapshot) -> tuple[tuple[str, str, int], ...]:
     """(who or what, its items, chips) for each payment and each tops taken: they add up to `total`."""
     rows = [(p.payer, p.note, p.chips) for p in snapshot.payments]
     if snapshot.singles_tops:
-        rows.append(("Singles tops", "", snapshot.singles_tops))
+        rows.append((tr("Singles tops"), "", snapshot.singles_tops))
     if snapshot.doubles_tops:
-        rows.append(("Doubles tops", "", snapshot.doubles_tops))
+        rows.append((tr("Doubles tops"), "", snapshot.doubles_tops))
     return tuple(rows)
 
 
@@ -227,21 +228,28 @@ def render_outcome_png(snapshot: OutcomeSnapshot) -> bytes:
 def outcome_text(snapshot: OutcomeSnapshot) -> str:
     """The end-of-hand image as plain text."""
     lines = [
-        f"{snapshot.title}, hand {snapshot.hand_no}: {snapshot.winner} goes out, net {net_text(snapshot.winner_net)} "
-        f"for the hand (collected {_chips(snapshot.total)})."
+        tr(
+            "{title}, hand {n}: {name} goes out, net {net} for the hand (collected {chips}).",
+            title=snapshot.title,
+            n=snapshot.hand_no,
+            name=snapshot.winner,
+            net=net_text(snapshot.winner_net),
+            chips=_chips(snapshot.total),
+        )
     ]
     melds = []
     for meld in snapshot.melds:
         cards = " ".join(str(c) for c in meld.cards)
         melds.append(f"{cards} ({meld.shown_label})" if meld.shown_label else cards)
-    lines.append("Board: " + ("; ".join(melds) if melds else "no melds") + ".")
-    lines.append(
-        "Outs per player: " + ", ".join(f"{label.lower()} {value}" for label, value in breakdown_lines(snapshot)) + "."
-    )
+    lines.append(tr("Board: {melds}.", melds="; ".join(melds) if melds else tr("no melds")))
+    outs = ", ".join(f"{label.lower()} {value}" for label, value in breakdown_lines(snapshot))
+    lines.append(tr("Outs per player: {outs}.", outs=outs))
     paid = [f"{who} {_chips(chips)}" + (f" ({items})" if items else "") for who, items, chips in paid_lines(snapshot)]
     if paid:
-        lines.append("Paid to the winner: " + "; ".join(paid) + f"; {COLLECTED.lower()} {_chips(snapshot.total)}.")
+        collected = f"{tr(COLLECTED).lower()} {_chips(snapshot.total)}"
+        lines.append(tr("Paid to the winner: {paid}; {collected}.", paid="; ".join(paid), collected=collected))
     if snapshot.nets:
-        lines.append("Net for the hand: " + ", ".join(f"{n.name} {net_text(n.chips)}" for n in snapshot.nets) + ".")
+        nets = ", ".join(f"{n.name} {net_text(n.chips)}" for n in snapshot.nets)
+        lines.append(tr("Net for the hand: {nets}.", nets=nets))
     lines.extend(snapshot.notes)
     return "\n".join(lines)

@@ -302,7 +302,8 @@ class Boards:
         if on_queued is not None:
             on_queued(job)
         png = await job
-        twin = table_text(captured["snap"])  # the alt text screen readers read; all of it behind Text view
+        with i18n.speaking(language.for_guild(rt, session.guild_id)):  # the alt text of a public image
+            twin = table_text(captured["snap"])  # the alt text screen readers read; all of it behind Text view
         file = discord.File(io.BytesIO(png), filename="table.png", description=twin[:ALT_TEXT_LIMIT])
         return BoardPost(captured["text"][:2000], file, captured["view"], captured["state"])
 

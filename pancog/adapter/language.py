@@ -20,7 +20,24 @@ import discord
 from pancog.game import i18n
 from pancog.services.prefs import GuildDisplaySettings, PlayerSettings
 
-__all__ = ["enter", "for_guild", "for_user"]
+__all__ = ["LANGUAGE_CHOICES", "enter", "for_guild", "for_user", "name_of"]
+
+AUTO = "auto"
+LANGUAGE_CHOICES = [
+    discord.app_commands.Choice(name="Discord's language / el idioma de Discord", value=AUTO),
+    *(discord.app_commands.Choice(name=name, value=code) for code, name in i18n.LANGUAGES.items()),
+]
+"""A ``language`` option's choices (``auto``: follow Discord's locale, or the server's setting)."""
+
+
+def name_of(code: str) -> str:
+    """A language's own name (``Español``) for the settings' answers."""
+    return i18n.LANGUAGES.get(code, i18n.LANGUAGES[i18n.DEFAULT])
+
+
+def chosen(value: str) -> str:
+    """The stored setting for a ``language`` option's value ("" for ``auto``)."""
+    return "" if value == AUTO else value
 
 
 class PanRuntime(Protocol):

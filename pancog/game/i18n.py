@@ -22,11 +22,14 @@ from contextvars import ContextVar, Token
 from functools import cache
 from pathlib import Path
 
+from pancog.game.words import plural
+
 __all__ = [
     "DEFAULT",
     "LANGUAGES",
     "N_",
     "catalog",
+    "counted",
     "current",
     "fields_of",
     "from_discord",
@@ -93,6 +96,28 @@ def trn(singular: str, plural: str, n: int, /, **fields: object) -> str:
     so its two forms agree."""
     text = catalog(_language.get()).ngettext(singular, plural, abs(n))
     return text.format(**({"n": f"{n:,}"} | fields))
+
+
+def counted(n: int, word: str, many: str = "", *, sign: bool = False) -> str:
+    """``n`` with its noun in the current language (:func:`pancog.game.words.plural` in English: the nouns Pan
+    counts have catalog entries; any other noun stays English)."""
+    number = f"{n:+,}" if sign else f"{n:,}"
+    match word:
+        case "chip":
+            return trn("{n} chip", "{n} chips", n, n=number)
+        case "unit":
+            return trn("{n} unit", "{n} units", n, n=number)
+        case "card":
+            return trn("{n} card", "{n} cards", n, n=number)
+        case "player":
+            return trn("{n} player", "{n} players", n, n=number)
+        case "hand":
+            return trn("{n} hand", "{n} hands", n, n=number)
+        case "entry":
+            return trn("{n} entry", "{n} entries", n, n=number)
+        case "win":
+            return trn("{n} win", "{n} wins", n, n=number)
+    return plural(n, word, many, sign=sign)
 
 
 def N_(msgid: str, /) -> str:  # noqa: N802 - gettext's name for a marker, known to extractors

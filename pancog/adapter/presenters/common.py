@@ -8,12 +8,11 @@ from collections.abc import Mapping, Sequence
 
 from pancog.adapter.safety import plain, shown
 from pancog.game.cards import Card, format_cards
-from pancog.game.i18n import N_, tr, trn
+from pancog.game.i18n import N_, counted, tr
 from pancog.game.melds import Meld, meld_value
 from pancog.game.queries import declaration_window
 from pancog.game.rules import Rules
 from pancog.game.state import PlayerStatus, TableState
-from pancog.game.words import plural as english_plural
 from renderer import MeldSnapshot, SeatStatus
 
 SOMETHING_WRONG = N_("Something went wrong — the table is unchanged.")
@@ -96,25 +95,8 @@ def cards_text(cards: Sequence[Card]) -> str:
 
 
 def plural(n: int, word: str, many: str = "", *, sign: bool = False) -> str:
-    """``n`` with its noun, in the language of the task (:func:`pancog.game.words.plural` for English; the nouns
-    Pan counts have catalog entries, anything else stays English)."""
-    number = f"{n:+,}" if sign else f"{n:,}"
-    match word:
-        case "chip":
-            return trn("{n} chip", "{n} chips", n, n=number)
-        case "unit":
-            return trn("{n} unit", "{n} units", n, n=number)
-        case "card":
-            return trn("{n} card", "{n} cards", n, n=number)
-        case "player":
-            return trn("{n} player", "{n} players", n, n=number)
-        case "hand":
-            return trn("{n} hand", "{n} hands", n, n=number)
-        case "entry":
-            return trn("{n} entry", "{n} entries", n, n=number)
-        case "win":
-            return trn("{n} win", "{n} wins", n, n=number)
-    return english_plural(n, word, many, sign=sign)
+    """``n`` with its noun, in the language of the task (:func:`pancog.game.i18n.counted`)."""
+    return counted(n, word, many, sign=sign)
 
 
 def chips(n: int) -> str:
