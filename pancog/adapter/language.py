@@ -93,3 +93,32 @@ async def enter(rt: PanRuntime, interaction: discord.Interaction[Any]) -> str:
     lang = for_user(rt, interaction.user.id, guild_id, client=client)
     i18n.speak(lang)
     return lang
+
+
+class CommandTranslator(discord.app_commands.Translator):
+    """The slash commands' descriptions and their options' in Discord's Spanish locales (``es-ES``, ``es-419``),
+    from the same catalogs (context ``command``). Command and option names stay as they are in every language:
+    what players type, the guide and the docs name one command the same everywhere. Tagalog, which Discord does
+    not offer as a client language, cannot be reached here."""
+
+    async def translate(
+        self,
+        string: discord.app_commands.locale_str,
+        locale: discord.Locale,
+        context: discord.app_commands.TranslationContextTypes,
+    ) -> str | None:
+        described = (
+            discord.app_commands.TranslationContextLocation.command_description,
+            discord.app_commands.TranslationContextLocation.group_description,
+            discord.app_commands.TranslationContextLocation.parameter_description,
+        )
+        lang = _locale(locale)
+        if context.location not in described or lang is None or lang == i18n.DEFAULT:
+            return None
+        said = i18n.catalog(lang).pgettext(COMMAND_CONTEXT, string.message)
+        return said if said != string.message else None
+
+
+COMMAND_LANGUAGES = ("es",)  # Pan's languages that are Discord client languages (but English, the source)
+COMMAND_CONTEXT = "command"
+"""The catalogs' context of the slash commands' descriptions (extracted from tests/e2e/command_tree.json)."""

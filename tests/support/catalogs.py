@@ -5,6 +5,7 @@ catalog tests (Babel is a development dependency: the bot itself reads ``.mo`` f
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
@@ -12,6 +13,7 @@ from babel.messages.extract import extract_from_file
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
+from pancog.adapter.language import COMMAND_CONTEXT
 from pancog.game.i18n import DEFAULT, LANGUAGES, LOCALE_DIR, po_path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,7 +34,29 @@ def template() -> Catalog:
             where = str(path.relative_to(ROOT))
             for lineno, message, comments, _context in extract_from_file("python", path, keywords=KEYWORDS):
                 catalog.add(message, locations=[(where, lineno)], auto_comments=comments)
+    for description in command_descriptions():
+        catalog.add(description, locations=[("tests/e2e/command_tree.json", 0)], context=COMMAND_CONTEXT)
     return catalog
+
+
+COMMAND_TREE = ROOT / "tests" / "e2e" / "command_tree.json"
+
+
+def command_descriptions() -> list[str]:
+    """The slash commands' and their options' descriptions, as the recorded command tree has them."""
+    found: dict[str, None] = {}
+
+    def walk(node: object) -> None:
+        if isinstance(node, list):
+            for item in node:
+                walk(item)
+        elif isinstance(node, dict):
+            if node.get("description"):
+                found[str(node["description"])] = None
+            walk(node.get("options") or [])
+
+    walk(json.loads(COMMAND_TREE.read_text(encoding="utf-8")))
+    return list(found)
 
 
 def read(lang: str) -> Catalog:
