@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from PIL import Image
 
 from pancog.game.cards import Card, rank_order_key, suit_order_key
-from pancog.game.i18n import tr, trn
+from pancog.game.i18n import speaking, tr, trn
 
 from . import assets, labels
 from .layout import Box
@@ -206,7 +206,8 @@ def draw_hand(im: Image.Image, snapshot: HandSnapshot, lay: HandLayout, origin: 
 
 def render_hand_png(snapshot: HandSnapshot) -> bytes:
     """PNG bytes of the player's hand (position numbers 1..n under the cards, drawn card apart)."""
-    return assets.to_png(render_hand(snapshot))
+    with speaking(snapshot.lang):  # a render worker does not share the task's language: the snapshot carries it
+        return assets.to_png(render_hand(snapshot))
 
 
 def hand_text(snapshot: HandSnapshot, *, name_drawn: bool = True) -> str:
@@ -224,6 +225,11 @@ def hand_text(snapshot: HandSnapshot, *, name_drawn: bool = True) -> str:
     Your hand, 3 cards by suit: 2♣ 5♥ 5♠.
     Melds with the pluck: 5♥ 5♠.
     """
+    with speaking(snapshot.lang):
+        return _hand_text(snapshot, name_drawn=name_drawn)
+
+
+def _hand_text(snapshot: HandSnapshot, *, name_drawn: bool) -> str:
     order = display_order(snapshot.cards, snapshot.sort)
     n = len(order)
     if n:

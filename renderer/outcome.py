@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from pancog.game.i18n import N_, tr
+from pancog.game.i18n import N_, speaking, tr
 from pancog.game.i18n import counted as plural
 
 from . import assets
@@ -172,15 +172,17 @@ def render_outcome(snapshot: OutcomeSnapshot) -> Image.Image:
     im = Image.new("RGB", (lay.width, lay.height), assets.FELT)
     draw = ImageDraw.Draw(im)
     draw.rectangle(lay.header, fill=assets.FELT_DARK)
-    head_net = f"net {net_text(snapshot.winner_net)}"  # the header's figure is the net: never "+4" for a net of 0
+    head_net = tr(
+        "net {net}", net=net_text(snapshot.winner_net)
+    )  # the header's figure is the net: never "+4" for a net of 0
     net_w = assets.text_width(head_net, "bold", HEAD_SIZE)
     ink = assets.GOLD if snapshot.winner_net > 0 else assets.INK_LIGHT
     assets.paste_text(im, (WIDTH - MARGIN - net_w, 6), head_net, "bold", HEAD_SIZE, ink)
-    suffix = " goes out"
+    suffix = " " + tr("goes out")
     room = WIDTH - 3 * MARGIN - net_w - assets.text_width(suffix, "bold", HEAD_SIZE)
     head = image_text(snapshot.winner, "bold", HEAD_SIZE, room) + suffix
     assets.paste_text(im, (MARGIN, 6), head, "bold", HEAD_SIZE, assets.INK_LIGHT)
-    sub = f"{clean_text(snapshot.title, 'regular')} · hand {snapshot.hand_no} · the winner's board"
+    sub = f"{clean_text(snapshot.title, 'regular')} · " + tr("hand {n} · the winner's board", n=snapshot.hand_no)
     assets.paste_text(im, (MARGIN, 42), assets.fit_text(sub, "regular", CAPTION_SIZE, WIDTH - 2 * MARGIN), "regular",
                       CAPTION_SIZE, assets.INK_MUTED, cache=False)  # fmt: skip
     for meld, boxes, tag_box in zip(snapshot.melds, lay.card_boxes, lay.tag_boxes, strict=True):
@@ -198,17 +200,17 @@ def render_outcome(snapshot: OutcomeSnapshot) -> Image.Image:
         vw = assets.text_width(value, "bold", TEXT_SIZE)
         assets.paste_text(im, (bb[2] - vw, y), value, "bold", TEXT_SIZE, assets.GOLD if strong else assets.INK_LIGHT)
     if lay.net_boxes:
-        assets.paste_text(im, lay.nets_box[:2], "NET FOR THE HAND", "bold", CAPTION_SIZE, assets.INK_MUTED)
+        assets.paste_text(im, lay.nets_box[:2], tr("NET FOR THE HAND"), "bold", CAPTION_SIZE, assets.INK_MUTED)
     for net, box in zip(snapshot.nets, lay.net_boxes, strict=True):
         ink = assets.GOLD if net.chips > 0 else assets.INK_MUTED
         _amount_row(im, box, net.name, "", net_text(net.chips), ink, computer=net.computer)
     pb = lay.paid_box
-    assets.paste_text(im, pb[:2], "PAID TO THE WINNER", "bold", CAPTION_SIZE, assets.INK_MUTED)
+    assets.paste_text(im, pb[:2], tr("PAID TO THE WINNER"), "bold", CAPTION_SIZE, assets.INK_MUTED)
     for (who, items, chips), box in zip(paid_lines(snapshot), lay.payment_boxes, strict=True):
         _amount_row(im, box, who, items, f"{chips:,}", assets.GOLD)
     total_y = pb[3] - LINE_H
     draw.line((pb[2] - 160, total_y - 2, pb[2], total_y - 2), fill=assets.INK_MUTED, width=2)
-    assets.paste_text(im, (pb[0], total_y), COLLECTED, "bold", TEXT_SIZE, assets.INK_LIGHT)
+    assets.paste_text(im, (pb[0], total_y), tr(COLLECTED), "bold", TEXT_SIZE, assets.INK_LIGHT)
     total = _chips(snapshot.total)
     tw = assets.text_width(total, "bold", TEXT_SIZE)
     assets.paste_text(im, (pb[2] - tw, total_y), total, "bold", TEXT_SIZE, assets.GOLD)
@@ -222,11 +224,17 @@ def render_outcome(snapshot: OutcomeSnapshot) -> Image.Image:
 
 def render_outcome_png(snapshot: OutcomeSnapshot) -> bytes:
     """PNG bytes of the end-of-hand image."""
-    return assets.to_png(render_outcome(snapshot))
+    with speaking(snapshot.lang):  # a render worker does not share the task's language: the snapshot carries it
+        return assets.to_png(render_outcome(snapshot))
 
 
 def outcome_text(snapshot: OutcomeSnapshot) -> str:
-    """The end-of-hand image as plain text."""
+    """The end-of-hand image as plain text (in the snapshot's language)."""
+    with speaking(snapshot.lang):
+        return _outcome_text(snapshot)
+
+
+def _outcome_text(snapshot: OutcomeSnapshot) -> str:
     lines = [
         tr(
             "{title}, hand {n}: {name} goes out, net {net} for the hand (collected {chips}).",

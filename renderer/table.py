@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from PIL import Image, ImageDraw
 
-from pancog.game.i18n import N_, tr
+from pancog.game.i18n import N_, speaking, tr
 from pancog.game.i18n import counted as plural
 
 from . import assets, labels
@@ -563,7 +563,8 @@ def draw_table(im: Image.Image, snapshot: TableSnapshot, lay: TableLayout) -> No
 
 def render_table_png(snapshot: TableSnapshot) -> bytes:
     """PNG bytes of the public table image."""
-    return assets.to_png(render_table(snapshot))
+    with speaking(snapshot.lang):  # a render worker does not share the task's language: the snapshot carries it
+        return assets.to_png(render_table(snapshot))
 
 
 def _seat_line(number: int, seat: SeatSnapshot, in_hand: bool) -> str:
@@ -600,7 +601,12 @@ def _status_words(status: SeatStatus) -> str:
 
 
 def table_text(snapshot: TableSnapshot) -> str:
-    """The table image as plain text, one line per fact group and one line per seat."""
+    """The table image as plain text, one line per fact group and one line per seat (in the snapshot's language)."""
+    with speaking(snapshot.lang):
+        return _table_text(snapshot)
+
+
+def _table_text(snapshot: TableSnapshot) -> str:
     lines = [f"{snapshot.title}{_hand_part(snapshot, ', ')}."]
     if snapshot.to_act is not None:
         name = snapshot.seats[snapshot.to_act].name

@@ -43,7 +43,7 @@ from pancog.game.events import (
     OptionTaken,
     WentOut,
 )
-from pancog.game.i18n import N_, tr
+from pancog.game.i18n import N_, current, tr
 from pancog.game.melds import Meld
 from pancog.game.state import Phase, Step, TableState
 from renderer import HandSnapshot, hand_text
@@ -84,6 +84,7 @@ def hand_snapshot(
         drawn_label="option" if label == "option" else "pluck",
         sort="rank" if sort == "rank" else "suit",
         four_color=four_color,
+        lang=current(),
     )
 
 

@@ -57,7 +57,7 @@ from pancog.game.events import (
     UpcardTurned,
     WentOut,
 )
-from pancog.game.i18n import N_, tr, trn
+from pancog.game.i18n import N_, current, tr, trn
 from pancog.game.melds import Meld
 from pancog.game.rules import Rules
 from pancog.game.state import DrawSource, EndReason, HandState, Phase, PlayerStatus, Pot, Step, TableState
@@ -134,6 +134,7 @@ def table_snapshot(
         doubles_tops=state.doubles_tops,
         notes=tuple(plain_text(n) for n in notes[-3:]),
         four_color=four_color,
+        lang=current(),
     )
 
 
@@ -444,6 +445,7 @@ def outcome_snapshot(
         payments=tuple(payments),
         nets=tuple(NetSnapshot(name=who(user)[0], chips=n, computer=who(user)[1]) for user, n in nets),
         four_color=four_color,
+        lang=current(),
     )
 
 
