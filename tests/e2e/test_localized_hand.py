@@ -65,6 +65,7 @@ async def whole_hand(pan: Pan, a: FakeUser, b: FakeUser, readers: list[Reader]) 
     await step(a, "pan start")
     await step(a, "knock")
     await step(b, "knock")
+    await step(b, "draw")  # not his turn: refused, in his language
     await step(a, "draw")
     await step(a, "meld", cards="AC 2C 3C 4C")
     await step(a, "meld", cards="4D 5D 6D")
@@ -105,6 +106,7 @@ async def test_a_spanish_table_plays_a_whole_hand_in_spanish(pan: Pan) -> None:
     await whole_hand(pan, a, b, readers)
     assert any("salió" in text for text in readers[0].all())  # ¡Saliste! / **player1** salió
     assert any("Tu mano" in dm.text for dm in pan.h.dms(b))
+    assert any(m.text == "No es tu turno." for m in pan.h.ephemerals(b))  # the engine's refusal
     check(readers, "es")
 
 
@@ -118,6 +120,7 @@ async def test_a_tagalog_table_plays_a_whole_hand_in_tagalog(pan: Pan) -> None:
     await whole_hand(pan, a, b, readers)
     assert any("Nakalabas" in text for text in readers[0].all())
     assert any("Baraha mo" in dm.text for dm in pan.h.dms(a))
+    assert any(m.text == "Hindi pa ikaw ang titira." for m in pan.h.ephemerals(b))
     check(readers, "tl")
 
 
