@@ -100,11 +100,13 @@ class TableConfig:
         stakes: int | None = None,
         seats: int | None = None,
         turn_seconds: int | None = None,
+        retire_forfeit: int | None = None,
         title: str = "",
         practice: bool = False,
         away_bot: bool = False,
     ) -> TableConfig:
-        """A config; ``stakes`` sets the ante (chips per unit) and the 20-unit minimum buy-in.
+        """A config; ``stakes`` sets the ante (chips per unit) and the 20-unit minimum buy-in; ``retire_forfeit`` is
+        the chips beyond the ante a player pays into the tops to go on top (RULES G6: the ante only, or 2 chips).
 
         Raises:
             RuleViolation: unknown preset or an invalid value.
@@ -118,6 +120,8 @@ class TableConfig:
             overrides["max_players"] = seats
         if turn_seconds is not None:
             overrides["turn_timeout_seconds"] = turn_seconds
+        if retire_forfeit is not None:
+            overrides["retire_forfeit_chips"] = retire_forfeit
         config = cls(
             preset=name,
             overrides=tuple(sorted(overrides.items())),
