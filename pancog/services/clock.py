@@ -70,9 +70,9 @@ Sleep = Callable[[float], Awaitable[None]]
 
 
 def unsubscribe(tables: TableService, listener: Callable[[Applied], None]) -> None:
-    """Stop a ``TableService.subscribe`` listener (the service has no public unsubscribe yet)."""
-    with contextlib.suppress(ValueError):
-        tables._listeners.remove(listener)
+    """Stop a ``TableService.subscribe`` listener (kept for callers of this module; the service's own
+    :meth:`TableService.unsubscribe` does it)."""
+    tables.unsubscribe(listener)
 
 
 class TurnClock(ClockSteps):
@@ -137,7 +137,7 @@ class TurnClock(ClockSteps):
         """Stop the scheduler, let the expiries and meta writes in flight finish, write the meta left, and end every
         task of the clock."""
         if self._subscribed:
-            unsubscribe(self.tables, self._on_applied)
+            self.tables.unsubscribe(self._on_applied)
             self._subscribed = False
         runner, self._runner = self._runner, None
         await self._tasks.cancel(runner)
