@@ -5,10 +5,12 @@ The environment is read once, here, into :class:`pancog.infra.config.Config` (ev
 meaning: docs/operations.md, "Environment variables"; the ones an admin sets: .env.example). A bad value stops the
 bot before it connects, with a message naming the variable.
 
-Arguments (a cluster, see docs/operations.md "Running a cluster"; scripts/cluster starts them):
+Arguments (a cluster, see docs/operations.md "Running a cluster" and "Deploying on several hosts"):
   --shards N           connect N shards (discord.py AutoShardedBot); alone: all N in this process.
-  --cluster k/M        with --shards: this process is k of M and runs the contiguous shard range
-                       pancog.infra.cluster.shard_range(k, M, N); it leases those shards' tables in the database.
+  --cluster k/M        this process is k of M and runs shards k, k+M, k+2M, … of N (N: --shards, else PAN_SHARDS,
+                       else M). On PostgreSQL it claims those shards' leases first (waiting, as a standby, while a
+                       live process holds them), heart-beats, and on SIGTERM hands them over cleanly
+                       (pancog/infra/coord.py). ``pod/M``: k is the ordinal of the StatefulSet pod (POD_NAME).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import argparse
 import asyncio
 import faulthandler
 import logging
+import signal
 import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -30,7 +33,9 @@ from pancog.adapter.invite import invite_url
 from pancog.infra import memory
 from pancog.infra.cluster import parse_cluster, shard_range
 from pancog.infra.config import Config, ConfigError
+from pancog.infra.coord import ClusterMember, MemberTiming, holder_for
 from pancog.infra.rest import RestTrace
+from pancog.infra.storage import ShardSet, storage_for
 
 log = logging.getLogger("pan.bot")
 
@@ -81,9 +86,16 @@ class PanBot(commands.Bot):
         self.db_path = config.database  # a SQLite file or a DATABASE_URL
         self.test_guild_id = config.test_guild_id
         self.trimmer = memory.Trimmer(config.malloc_trim_seconds)
+        self.member: ClusterMember | None = None  # a cluster process's membership (PostgreSQL only)
+        self.exit_code = 0
+        self._draining = False
+
+    async def join_cluster(self) -> None:
+        """Hook for a cluster process: claim the shard leases before anything loads (see PanShardedBot)."""
 
     async def setup_hook(self) -> None:
         self.trimmer.start()
+        await self.join_cluster()
         # The extension is pancog.adapter.extension, not the package: unloading an extension purges its submodules from
         # sys.modules, and the engine, services and views must keep one identity across a reload or restart.
         await self.load_extension(EXTENSION)
@@ -99,9 +111,34 @@ class PanBot(commands.Bot):
         if self.application_id is not None:  # the link an admin needs, with this application's id filled in
             log.info("invite me to a server: %s", invite_url(self.application_id))
 
+    async def drain(self, timeout: float = 10.0) -> None:
+        """Stop taking actions and finish those in flight, before the leases go (SIGTERM, see :meth:`close`):
+        disconnect the gateway (Discord then sends this process no new interaction), then wait until every
+        interaction handler discord.py started has returned (at most ``timeout`` seconds)."""
+        if self._draining:
+            return
+        self._draining = True
+        if self.member is not None:
+            await self.member.draining()
+        started = time.monotonic()
+        await self.disconnect_gateway()
+        deadline = started + timeout
+        while in_flight() and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        log.info("drained in %.2f s (%d interaction(s) still running)", time.monotonic() - started, len(in_flight()))
+
+    async def disconnect_gateway(self) -> None:
+        if self.ws is not None:
+            await self.ws.close(code=1000)
+
     async def close(self) -> None:
+        member = self.member
+        if member is not None and not member.lost and not self.is_closed():
+            await self.drain()
         await self.trimmer.stop()
-        await super().close()
+        await super().close()  # unloads the extension: the services stop and storage closes (the last write)
+        if member is not None:
+            await member.release()  # a waiting successor takes the leases now
 
 
 IDENTIFY_WINDOW = 5.0  # Discord: one IDENTIFY per rate-limit bucket (shard_id % max_concurrency) per 5 s
@@ -136,14 +173,69 @@ class IdentifyPacer:
         return delay
 
 
+INTERACTION_TASKS = ("CommandTree-invoker", "discord-ui-view-dispatch", "discord-ui-modal", "discord.py: interaction")
+"""Names of the tasks discord.py runs an interaction's handler in (slash commands, components, modals)."""
+
+
+def in_flight() -> list[asyncio.Task[object]]:
+    """The interaction handlers still running in this event loop."""
+    return [t for t in asyncio.all_tasks() if not t.done() and t.get_name().startswith(INTERACTION_TASKS)]
+
+
 class PanShardedBot(PanBot, commands.AutoShardedBot):
     """PanBot over several shards (``shard_ids`` of ``shard_count``), one process of a cluster."""
 
-    def __init__(self, *, shard_ids: Sequence[int], shard_count: int, **options: object) -> None:
+    def __init__(
+        self, *, shard_ids: Sequence[int], shard_count: int, cluster: str | None = None, **options: object
+    ) -> None:
         super().__init__(shard_ids=list(shard_ids), shard_count=shard_count, **options)  # type: ignore[arg-type]
         self.pacer: IdentifyPacer | None = None
+        self.cluster = cluster  # "k/M" when started with --cluster
+        self.max_concurrency: int | None = None
+
+    async def join_cluster(self) -> None:
+        """On PostgreSQL, a ``--cluster`` process claims its shards' leases before the extension loads a table or a
+        shard connects: it waits while a live process holds any of them (it is the standby), then heart-beats."""
+        config = self.config
+        if self.cluster is None or not config.database_url or self.shard_ids is None or self.shard_count is None:
+            return
+        storage = storage_for(config.database_url, min_size=1, max_size=1)
+        await storage.open()  # migrates: the lease and member tables exist before the claim
+        await storage.close()
+        member = ClusterMember(
+            config.database_url,
+            ShardSet(self.shard_count, tuple(self.shard_ids)),
+            self.cluster,
+            holder=holder_for(config.host_name),
+            timing=MemberTiming(heartbeat=config.heartbeat_seconds, stale_after=config.heartbeat_timeout),
+            on_lost=self._leases_lost,
+        )
+        await member.open()
+        self.member = member
+        await member.claim()
+        member.start()
+
+    def _leases_lost(self, reason: str) -> None:
+        """Another process serves our shards now: stop at once (no drain: our writes are refused anyway) and exit
+        75, so the supervisor starts this process again, as a standby."""
+        log.warning("leaving the cluster: %s", reason)
+        self.exit_code = 75
+        self.loop.create_task(self.close(), name="pan-leases-lost")
+
+    async def disconnect_gateway(self) -> None:
+        await asyncio.gather(*(shard.disconnect() for shard in self.shards.values()), return_exceptions=True)
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        if self.member is not None:  # the queue across hosts: Discord counts IDENTIFYs per bot, not per process
+            if self.max_concurrency is None:
+                try:
+                    self.max_concurrency = (await self.fetch_session_start_limits()).max_concurrency
+                except (discord.HTTPException, discord.GatewayNotFound, KeyError, TypeError):
+                    self.max_concurrency = 1
+            waited = await self.member.identify_turn(shard_id or 0, self.max_concurrency)
+            if waited:
+                log.info("shard %s waited %.1f s in the identify queue", shard_id, waited)
+            return
         if self.pacer is None:
             try:
                 limits = await self.fetch_session_start_limits()
@@ -158,15 +250,16 @@ class PanShardedBot(PanBot, commands.AutoShardedBot):
             )
 
 
-def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    """``--shards N [--cluster k/M]`` → namespace with ``shard_count`` and ``shard_ids`` (None: unsharded)."""
+def parse_args(argv: Sequence[str], shards_default: int | None = None) -> argparse.Namespace:
+    """``--shards N [--cluster k/M]`` → namespace with ``shard_count`` and ``shard_ids`` (None: unsharded).
+    ``--cluster`` alone: N is ``shards_default`` (PAN_SHARDS), else M (one shard per process)."""
     parser = argparse.ArgumentParser(prog="bot.py", description="The Panguingue bot (environment: see .env.example).")
     parser.add_argument("--shards", type=int, default=None, help="total shard count N")
     parser.add_argument("--cluster", default=None, help="k/M: this process runs the k-th of M shard ranges")
     args = parser.parse_args(list(argv))
     args.shard_count, args.shard_ids = None, None
     if args.cluster is not None and args.shards is None:
-        parser.error("--cluster needs --shards")
+        args.shards = shards_default if shards_default is not None else _cluster_or_exit(parser, args.cluster)[1]
     if args.shards is not None:
         if args.shards < 1:
             parser.error("--shards must be at least 1")
@@ -191,6 +284,7 @@ def build_bot(
     *,
     shard_count: int | None = None,
     shard_ids: Sequence[int] | None = None,
+    cluster: str | None = None,
 ) -> PanBot:
     if "://" not in config.database:  # a SQLite file, not a database URL
         Path(config.database).parent.mkdir(parents=True, exist_ok=True)
@@ -202,6 +296,7 @@ def build_bot(
             config=config,
             shard_count=shard_count,
             shard_ids=list(shard_ids) if shard_ids is not None else list(range(shard_count)),
+            cluster=cluster,
             **options,
         )
     return PanBot(config=config, **options)
@@ -229,7 +324,6 @@ def configure_switch_interval(ms: float) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
         from dotenv import load_dotenv
     except ImportError:  # pragma: no cover - python-dotenv is in requirements.txt
@@ -241,6 +335,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"Bad setting: {exc} (see docs/operations.md, Environment variables).", file=sys.stderr)  # noqa: T201
         return 2
+    args = parse_args(sys.argv[1:] if argv is None else argv, shards_default=config.shards)
     configure_allocator(config)  # before any thread starts: the arena cap applies only to threads started later
     configure_switch_interval(config.gil_switch_ms)
     logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
@@ -250,11 +345,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(SETUP_HELP, file=sys.stderr)  # noqa: T201
         return 2
     apply_endpoint_overrides(config.discord_api_base, config.discord_gateway_url)
-    bot = build_bot(config, shard_count=args.shard_count, shard_ids=args.shard_ids)
+    cluster = None if args.cluster is None else "{}/{}".format(*parse_cluster(args.cluster))
+    bot = build_bot(config, shard_count=args.shard_count, shard_ids=args.shard_ids, cluster=cluster)
 
     async def runner() -> None:
+        stopping: list[asyncio.Task[None]] = []
+
+        def on_sigterm() -> None:  # a rolling restart: drain, hand the leases over, exit 0
+            log.info("SIGTERM: stopping (drain, then hand the shard leases over)")
+            stopping.append(asyncio.get_running_loop().create_task(bot.close(), name="pan-sigterm"))
+
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, on_sigterm)
         async with bot:
             await bot.start(token)
+        for task in stopping:
+            await task
 
     try:
         asyncio.run(runner())
@@ -263,7 +368,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 3
     except KeyboardInterrupt:
         pass
-    return 0
+    return bot.exit_code
 
 
 if __name__ == "__main__":

@@ -218,7 +218,12 @@ async def setup(bot: commands.Bot) -> None:
     watching = Watching(rt, parts.watch)
     shards = shard_set_of(bot)
     if shards is not None:  # one process of a cluster: fence off the previous owner, then load only our guilds
-        epochs = await rt.store.take_leases(shards, holder=f"{socket.gethostname()}:{os.getpid()}")
+        member = getattr(bot, "member", None)  # bot.py --cluster on PostgreSQL claimed them already (waiting its turn)
+        if member is not None and member.epochs:
+            epochs = dict(member.epochs)
+            rt.store.use_leases(shards, epochs)
+        else:
+            epochs = await rt.store.take_leases(shards, holder=f"{socket.gethostname()}:{os.getpid()}")
         log.info("shard leases taken: %s of %d", epochs, shards.count)
         rt.outbox.set_owner(shards.owns)  # this process delivers the side effects of its own guilds only
     await rt.tables.load()
