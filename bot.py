@@ -88,7 +88,10 @@ class PanBot(commands.Bot):
         self.trimmer = memory.Trimmer(config.malloc_trim_seconds)
         self.member: ClusterMember | None = None  # a cluster process's membership (PostgreSQL only)
         self.exit_code = 0
+        self.serving = False  # the extension is loaded and the commands synced: there is something to drain
+        self.stop_requested = asyncio.Event()
         self._draining = False
+        self._closing: asyncio.Future[None] | None = None
 
     async def join_cluster(self) -> None:
         """Hook for a cluster process: claim the shard leases before anything loads (see PanShardedBot)."""
@@ -96,6 +99,9 @@ class PanBot(commands.Bot):
     async def setup_hook(self) -> None:
         self.trimmer.start()
         await self.join_cluster()
+        if self.stop_requested.is_set():  # SIGTERM while it waited as a standby: it never served
+            await self.close()
+            return
         # The extension is pancog.adapter.extension, not the package: unloading an extension purges its submodules from
         # sys.modules, and the engine, services and views must keep one identity across a reload or restart.
         await self.load_extension(EXTENSION)
@@ -105,6 +111,17 @@ class PanBot(commands.Bot):
             await self.tree.sync(guild=guild)
         else:
             await self.tree.sync()
+        self.serving = True
+        if self.stop_requested.is_set():  # SIGTERM during the start-up: stop now that it can stop cleanly
+            await self.close()
+
+    def request_stop(self) -> asyncio.Task[None] | None:
+        """SIGTERM: close (drain, hand the leases over) now if serving; else once the start-up reaches a point where
+        it can (a standby stops waiting at once). Returns the closing task, if one was started."""
+        self.stop_requested.set()
+        if self.serving:
+            return asyncio.get_running_loop().create_task(self.close(), name="pan-stop")
+        return None
 
     async def on_ready(self) -> None:
         log.info("ready as %s in %d guild(s)", self.user, len(self.guilds))
@@ -132,8 +149,15 @@ class PanBot(commands.Bot):
             await self.ws.close(code=1000)
 
     async def close(self) -> None:
+        """Stop once, whoever asks (SIGTERM, lost leases, the ``async with`` exit): every caller waits for the same
+        shutdown to finish, so the process never exits half-way through handing its leases over."""
+        if self._closing is None:
+            self._closing = asyncio.ensure_future(self._shutdown())
+        await asyncio.shield(self._closing)
+
+    async def _shutdown(self) -> None:
         member = self.member
-        if member is not None and not member.lost and not self.is_closed():
+        if member is not None and not member.lost and self.serving:
             await self.drain()
         await self.trimmer.stop()
         await super().close()  # unloads the extension: the services stop and storage closes (the last write)
@@ -212,8 +236,8 @@ class PanShardedBot(PanBot, commands.AutoShardedBot):
         )
         await member.open()
         self.member = member
-        await member.claim()
-        member.start()
+        if await member.claim(stop=self.stop_requested):
+            member.start()
 
     def _leases_lost(self, reason: str) -> None:
         """Another process serves our shards now: stop at once (no drain: our writes are refused anyway) and exit
@@ -227,6 +251,12 @@ class PanShardedBot(PanBot, commands.AutoShardedBot):
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         if self.member is not None:  # the queue across hosts: Discord counts IDENTIFYs per bot, not per process
+            # A reconnect after a freeze (SIGSTOP, a paused VM) asks the database first: if another process took
+            # our shards meanwhile, this process is closing and must not identify them again.
+            if not initial and (self.member.lost or not await self.member.beat()):
+                # discord.py ends a shard's reconnect quietly on CancelledError (whether the shard's worker or the
+                # client's connect loop runs it); close() is under way
+                raise asyncio.CancelledError
             if self.max_concurrency is None:
                 try:
                     self.max_concurrency = (await self.fetch_session_start_limits()).max_concurrency
@@ -248,6 +278,13 @@ class PanShardedBot(PanBot, commands.AutoShardedBot):
             log.info(
                 "shard %s waited %.1f s to identify (max_concurrency %d)", shard_id, waited, self.pacer.max_concurrency
             )
+
+
+def dump_tasks() -> None:
+    """Every asyncio task's stack on stderr (SIGUSR1): what a process that does not stop is waiting for."""
+    for task in asyncio.all_tasks():
+        print(f"--- task {task.get_name()}", file=sys.stderr)  # noqa: T201
+        task.print_stack(limit=12, file=sys.stderr)
 
 
 def parse_args(argv: Sequence[str], shards_default: int | None = None) -> argparse.Namespace:
@@ -349,17 +386,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     bot = build_bot(config, shard_count=args.shard_count, shard_ids=args.shard_ids, cluster=cluster)
 
     async def runner() -> None:
+        loop = asyncio.get_running_loop()
         stopping: list[asyncio.Task[None]] = []
-
-        def on_sigterm() -> None:  # a rolling restart: drain, hand the leases over, exit 0
-            log.info("SIGTERM: stopping (drain, then hand the shard leases over)")
-            stopping.append(asyncio.get_running_loop().create_task(bot.close(), name="pan-sigterm"))
-
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, on_sigterm)
         async with bot:
-            await bot.start(token)
-        for task in stopping:
-            await task
+            start = loop.create_task(bot.start(token), name="pan-start")
+
+            def on_sigterm() -> None:  # a rolling restart: drain, hand the leases over, exit 0
+                log.info("SIGTERM: stopping (drain, then hand the shard leases over)")
+                task = bot.request_stop()
+                if task is not None:
+                    stopping.append(task)
+
+            loop.add_signal_handler(signal.SIGTERM, on_sigterm)
+            loop.add_signal_handler(signal.SIGUSR1, dump_tasks)  # where is a stuck process waiting?
+            await start
+            for task in stopping:
+                await task
 
     try:
         asyncio.run(runner())

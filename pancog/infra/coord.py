@@ -122,19 +122,27 @@ class ClusterMember:
         return self._conn
 
     # ------------------------------------------------------------------ leases
-    async def claim(self) -> dict[int, int]:
-        """Take this process's shard leases, waiting while a live process holds any of them. Returns the epochs."""
+    async def claim(self, stop: asyncio.Event | None = None) -> bool:
+        """Take this process's shard leases, waiting while a live process holds any of them (``epochs`` set).
+        False when ``stop`` was set first (the process is stopping while it waited)."""
         waiting_logged = False
-        while True:
+        while stop is None or not stop.is_set():
             self._released.clear()
             busy = await self.try_claim()
             if busy is None:
-                return self.epochs
+                return True
             if not waiting_logged:
                 log.info("shards %s held by live %s: waiting as a standby", list(self.shards.ids), busy)
                 waiting_logged = True
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._released.wait(), self.timing.poll)
+            wakers = [asyncio.ensure_future(self._released.wait())]
+            if stop is not None:
+                wakers.append(asyncio.ensure_future(stop.wait()))
+            try:
+                await asyncio.wait(wakers, timeout=self.timing.poll, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for waker in wakers:
+                    waker.cancel()
+        return False
 
     async def try_claim(self) -> str | None:
         """One attempt: None when the leases are now ours (``epochs`` set), else the live holder in the way."""
