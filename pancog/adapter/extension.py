@@ -33,7 +33,7 @@ from pancog.adapter.deliveries import Deliveries
 from pancog.adapter.effects import register_builtin
 from pancog.adapter.groups import CommandGroups
 from pancog.adapter.hand import Hands, PlaySelect
-from pancog.adapter.league_cog import LeagueCog
+from pancog.adapter.league_cog import SEASON_ENDED_EVENT, LeagueCog
 from pancog.adapter.observe import open_budget, open_metrics
 from pancog.adapter.ops_cog import OpsCog
 from pancog.adapter.play_cog import PlayCog
@@ -238,10 +238,13 @@ async def setup(bot: commands.Bot) -> None:
     found = cogs(parts, boards, hands, watching, config)
     rt.handlers.update(verb_table(*found, watching))  # the buttons' and selects' verbs, each to its one handler
     tourney: TourneyCog | None = None
+    member = getattr(bot, "member", None)  # a cluster process: events from the others (pancog/infra/coord.py)
     for cog in found:
         await bot.add_cog(cog)
         if isinstance(cog, TourneyCog):
             tourney = cog
+        if isinstance(cog, LeagueCog) and member is not None:
+            member.subscribe(SEASON_ENDED_EVENT, cog.season_ended)
     parts.watch.start()  # hand ends and players leaving end grants
     started = time.perf_counter()
     await clock.start()
