@@ -287,7 +287,9 @@ def dump_tasks() -> None:
         task.print_stack(limit=12, file=sys.stderr)
 
 
-def parse_args(argv: Sequence[str], shards_default: int | None = None) -> argparse.Namespace:
+def parse_args(
+    argv: Sequence[str], shards_default: int | None = None, pod_name: str | None = None
+) -> argparse.Namespace:
     """``--shards N [--cluster k/M]`` → namespace with ``shard_count`` and ``shard_ids`` (None: unsharded).
     ``--cluster`` alone: N is ``shards_default`` (PAN_SHARDS), else M (one shard per process)."""
     parser = argparse.ArgumentParser(prog="bot.py", description="The Panguingue bot (environment: see .env.example).")
@@ -296,12 +298,14 @@ def parse_args(argv: Sequence[str], shards_default: int | None = None) -> argpar
     args = parser.parse_args(list(argv))
     args.shard_count, args.shard_ids = None, None
     if args.cluster is not None and args.shards is None:
-        args.shards = shards_default if shards_default is not None else _cluster_or_exit(parser, args.cluster)[1]
+        args.shards = (
+            shards_default if shards_default is not None else _cluster_or_exit(parser, args.cluster, pod_name)[1]
+        )
     if args.shards is not None:
         if args.shards < 1:
             parser.error("--shards must be at least 1")
         args.shard_count = args.shards
-        index, count = (0, 1) if args.cluster is None else _cluster_or_exit(parser, args.cluster)
+        index, count = (0, 1) if args.cluster is None else _cluster_or_exit(parser, args.cluster, pod_name)
         try:
             args.shard_ids = shard_range(index, count, args.shards)
         except ValueError as exc:
@@ -309,9 +313,9 @@ def parse_args(argv: Sequence[str], shards_default: int | None = None) -> argpar
     return args
 
 
-def _cluster_or_exit(parser: argparse.ArgumentParser, text: str) -> tuple[int, int]:
+def _cluster_or_exit(parser: argparse.ArgumentParser, text: str, pod_name: str | None) -> tuple[int, int]:
     try:
-        return parse_cluster(text)
+        return parse_cluster(text, pod_name)
     except ValueError as exc:
         parser.error(str(exc))
 
@@ -372,7 +376,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"Bad setting: {exc} (see docs/operations.md, Environment variables).", file=sys.stderr)  # noqa: T201
         return 2
-    args = parse_args(sys.argv[1:] if argv is None else argv, shards_default=config.shards)
+    args = parse_args(sys.argv[1:] if argv is None else argv, shards_default=config.shards, pod_name=config.pod_name)
     configure_allocator(config)  # before any thread starts: the arena cap applies only to threads started later
     configure_switch_interval(config.gil_switch_ms)
     logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
@@ -382,7 +386,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(SETUP_HELP, file=sys.stderr)  # noqa: T201
         return 2
     apply_endpoint_overrides(config.discord_api_base, config.discord_gateway_url)
-    cluster = None if args.cluster is None else "{}/{}".format(*parse_cluster(args.cluster))
+    cluster = None if args.cluster is None else "{}/{}".format(*parse_cluster(args.cluster, config.pod_name))
     bot = build_bot(config, shard_count=args.shard_count, shard_ids=args.shard_ids, cluster=cluster)
 
     async def runner() -> None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import logging
-import os
 import signal
 import subprocess
 import sys
@@ -63,14 +62,12 @@ def pod_ordinal(name: str) -> int:
     return int(tail)
 
 
-def parse_cluster(text: str, env: Mapping[str, str] | None = None) -> tuple[int, int]:
-    """``"k/M"`` → ``(k, M)`` with 0 <= k < M. ``"pod/M"``: k is the StatefulSet ordinal of ``POD_NAME`` (else
-    ``HOSTNAME``, which Kubernetes sets to the pod name)."""
+def parse_cluster(text: str, pod_name: str | None = None) -> tuple[int, int]:
+    """``"k/M"`` → ``(k, M)`` with 0 <= k < M. ``"pod/M"``: k is the StatefulSet ordinal of ``pod_name``
+    (``Config.pod_name``: ``POD_NAME``, else ``HOSTNAME``, which Kubernetes sets to the pod name)."""
     left, sep, right = text.partition("/")
     if left == "pod":
-        env = os.environ if env is None else env
-        name = env.get("POD_NAME") or env.get("HOSTNAME") or ""
-        left = str(pod_ordinal(name))
+        left = str(pod_ordinal(pod_name or ""))
     try:
         index, count = int(left), int(right)
     except ValueError:

@@ -70,6 +70,7 @@ class Config:
     heartbeat_seconds: float = 2.0  # PAN_HEARTBEAT_SECONDS
     heartbeat_timeout: float = 10.0  # PAN_HEARTBEAT_TIMEOUT
     host_name: str | None = None  # PAN_HOST_NAME: this host in lease holders (default: the hostname)
+    pod_name: str | None = None  # POD_NAME, else HOSTNAME: bot.py --cluster pod/M takes k from its -<ordinal>
     shards: int | None = None  # PAN_SHARDS: the total shard count when bot.py --cluster is given without --shards
     # logs
     log_level: str = "INFO"  # PAN_LOG_LEVEL
@@ -138,6 +139,7 @@ class Config:
             heartbeat_seconds=read.number("PAN_HEARTBEAT_SECONDS", float, base.heartbeat_seconds, above=0.0),
             heartbeat_timeout=read.number("PAN_HEARTBEAT_TIMEOUT", float, base.heartbeat_timeout, above=0.0),
             host_name=read.optional("PAN_HOST_NAME", str),
+            pod_name=read.optional("POD_NAME", str) or read.optional("HOSTNAME", str),
             shards=read.optional("PAN_SHARDS", int, at_least=1),
             log_level=read.choice("PAN_LOG_LEVEL", base.log_level, LOG_LEVELS, upper=True),
             log_json=read.choice("PAN_LOG_JSON", "0", ("0", "1")) == "1",

@@ -109,12 +109,22 @@ class ClusterMember:
     _last_beat: float = 0.0  # time.monotonic() of the last heartbeat the database took
     _lost: bool = False
     _closed: bool = False
+    _state: str = "serving"  # what the heartbeat writes: 'draining' once shutdown has begun
 
     async def open(self) -> None:
         self._conn = await asyncpg.connect(self.url, server_settings={"synchronous_commit": "off"})
-        self._listener = await asyncpg.connect(self.url)
-        await self._listener.add_listener(RELEASE_CHANNEL, self._on_release)
-        await self._listener.add_listener(EVENTS_CHANNEL, self._on_event)
+        await self._listen()
+
+    async def _listen(self) -> None:
+        """A connection of its own for LISTEN (its notifications arrive between statements, so it runs none)."""
+        try:
+            listener = await asyncpg.connect(self.url)
+            await listener.add_listener(RELEASE_CHANNEL, self._on_release)
+            await listener.add_listener(EVENTS_CHANNEL, self._on_event)
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            log.warning("cannot listen for cluster events (%s); retrying at the next heartbeat", exc)
+            return
+        self._listener = listener
 
     def _connection(self) -> asyncpg.Connection[asyncpg.Record]:
         if self._conn is None:
@@ -225,7 +235,7 @@ class ClusterMember:
             async with self._lock:
                 conn = self._connection()
                 async with conn.transaction():
-                    await self._upsert(conn, "serving")
+                    await self._upsert(conn, self._state)
                     rows = await conn.fetch(
                         "SELECT shard_id, epoch FROM shard_leases "
                         "WHERE shard_count = $1 AND shard_id = ANY($2::bigint[])",
@@ -239,6 +249,8 @@ class ClusterMember:
             if silent > self.timing.stale_after:
                 self._lose(f"no heartbeat for {silent:.1f} s: presumed dead by the others")
             return not self._lost
+        if self._listener is None or self._listener.is_closed():  # the database restarted: listen again
+            await self._listen()
         current = {int(r["shard_id"]): int(r["epoch"]) for r in rows}
         moved = {s: (e, current.get(s)) for s, e in self.epochs.items() if current.get(s) != e}
         if moved:
@@ -277,6 +289,7 @@ class ClusterMember:
         """Mark the row draining (shutdown has begun; shown to operators): it is still alive until :meth:`release`."""
         with contextlib.suppress(OSError, asyncpg.PostgresError, asyncpg.InterfaceError, RuntimeError):
             async with self._lock:
+                self._state = "draining"
                 await self._connection().execute(
                     "UPDATE cluster_members SET state = 'draining' WHERE holder = $1", self.holder
                 )

@@ -22,12 +22,14 @@ def test_shard_sets_cover_every_shard_once_and_are_strided(processes: int, shard
 
 
 def test_a_pod_ordinal_names_its_cluster_index() -> None:
-    assert parse_cluster("pod/4", {"POD_NAME": "pan-3"}) == (3, 4)
-    assert parse_cluster("pod/4", {"HOSTNAME": "pan-bot-0"}) == (0, 4)
+    assert parse_cluster("pod/4", "pan-3") == (3, 4)
+    assert parse_cluster("pod/4", "pan-bot-0") == (0, 4)
     with pytest.raises(ValueError, match="ordinal"):
-        parse_cluster("pod/4", {"POD_NAME": "pan"})
+        parse_cluster("pod/4", "pan")
+    with pytest.raises(ValueError, match="ordinal"):
+        parse_cluster("pod/4", None)
     with pytest.raises(ValueError, match="k/M"):
-        parse_cluster("pod/2", {"POD_NAME": "pan-2"})
+        parse_cluster("pod/2", "pan-2")
 
 
 def test_bad_cluster_arguments_are_refused() -> None:
