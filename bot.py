@@ -155,6 +155,12 @@ class PanBot(commands.Bot):
             self._closing = asyncio.ensure_future(self._shutdown())
         await asyncio.shield(self._closing)
 
+    async def stopped(self) -> None:
+        """Wait for a shutdown under way to finish (discord.py's ``async with`` exit skips ``close`` once the client
+        is closed, which happens before the leases are released)."""
+        if self._closing is not None:
+            await asyncio.shield(self._closing)
+
     async def _shutdown(self) -> None:
         member = self.member
         if member is not None and not member.lost and self.serving:
@@ -406,6 +412,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             await start
             for task in stopping:
                 await task
+        await bot.stopped()
 
     try:
         asyncio.run(runner())

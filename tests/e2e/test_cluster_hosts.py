@@ -47,7 +47,7 @@ HEARTBEAT, TIMEOUT = 0.5, 3.0  # PAN_HEARTBEAT_SECONDS / PAN_HEARTBEAT_TIMEOUT, 
 LIMIT = 50
 MOVE_TIMEOUT = 4.0  # a move unanswered this long failed (its process is dead or hung): the player moves again
 PLAYER_MOVES = (Knock, Pluck, TakeOption, NewMeld, AddToMeld, Borrow, Discard)
-ROUNDS = 6  # rounds of moves (one per table) played between events
+ROUNDS = 4  # rounds of moves (one per table) played between events
 ROLL_PAUSE = 15.0  # the most a table may wait during a rolling restart
 TAKEOVER_PAUSE = 40.0  # a kill or a hang: the heartbeat timeout + a poll + start-up, on a loaded 2-core machine
 
