@@ -515,8 +515,9 @@ class Board:
     ) -> discord.Message:
         carrier = self._carrier
         if carrier is not None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._carrier_ready.wait(), pings.PING_CLAIM_WAIT)
+            with contextlib.suppress(TimeoutError):  # asyncio.timeout: wait_for can drop a cancel on 3.11
+                async with asyncio.timeout(pings.PING_CLAIM_WAIT):
+                    await self._carrier_ready.wait()
             carrier, self._carrier = self._carrier, None
         expires: float | None = None
         if carrier is None:  # a deal no Start asked for (a practice table's next hand): the freshest token there

@@ -133,8 +133,11 @@ class Deliveries:
             finally:
                 self._delivering = False
             wait = await self._until_next()
+            # asyncio.timeout, not wait_for: on 3.11 wait_for drops a cancel that lands as the wake fires, and this
+            # loop then outlives its stop() (a hang at shutdown)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), wait)
+                async with asyncio.timeout(wait):
+                    await self._wake.wait()
 
     async def _until_next(self) -> float:
         """Seconds until the next tick: the slow poll, or sooner when a retry falls due."""

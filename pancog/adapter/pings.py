@@ -266,8 +266,9 @@ class Pings:
             if (found is not None and found.applied is applied) or left <= 0:
                 break
             event = self._carrier_added.setdefault(table_id, asyncio.Event())
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(event.wait(), left)
+            with contextlib.suppress(TimeoutError):  # asyncio.timeout: wait_for can drop a cancel on 3.11
+                async with asyncio.timeout(left):
+                    await event.wait()
         found = self._carriers.get(table_id)
         if found is None or not found.valid or found.interaction.is_expired():
             return None

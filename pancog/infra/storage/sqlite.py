@@ -452,10 +452,10 @@ async def _to_the_end(aw: Awaitable[Any]) -> Any:
         except asyncio.CancelledError:
             if future.cancelled():
                 raise
+            cancelled = True  # before the check below: a cancel that lands as the statement ends is still owed
             if future.done():
                 result = future.result()
                 break
-            cancelled = True
     if cancelled:
         raise asyncio.CancelledError
     return result

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from pancog.infra.storage import Account, Posting, storage_for, transfer
+from pancog.infra.storage.sqlite import _to_the_end
 from pancog.services.ledger import ChipLedger, InsufficientChips
 from pancog.services.store import TableStore
 from tests.support.storage import GUILD, AnyStorage
@@ -174,3 +175,17 @@ async def test_cancellation_at_random_moments_never_splits_a_transfer(
     assert len(committed) >= sum(not isinstance(o, BaseException) for o in outcomes)
     receipt = await ledger.transact(transfer(bank(1), bank(2), 1), key="after", reason="still works")
     assert receipt.created
+
+
+async def test_a_cancel_that_lands_as_a_statement_ends_is_still_raised() -> None:
+    """The caller of a shielded BEGIN/COMMIT is cancelled in the same loop turn the statement finishes: the cancel is
+    raised after it (it was swallowed once, and a delivery loop then outlived its stop() and hung the shutdown)."""
+    loop = asyncio.get_running_loop()
+    statement: asyncio.Future[int] = loop.create_future()
+    caller = asyncio.ensure_future(_to_the_end(statement))
+    await asyncio.sleep(0)  # the caller waits on the shield
+    statement.set_result(1)
+    caller.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await caller
+    assert statement.result() == 1  # the statement itself ran to its end
