@@ -36,6 +36,7 @@ from pancog.infra.config import Config, ConfigError
 from pancog.infra.coord import ClusterMember, MemberTiming, holder_for
 from pancog.infra.rest import RestTrace
 from pancog.infra.storage import ShardSet, storage_for
+from pancog.infra.tasks import Tasks
 
 log = logging.getLogger("pan.bot")
 
@@ -92,6 +93,7 @@ class PanBot(commands.Bot):
         self.stop_requested = asyncio.Event()
         self._draining = False
         self._closing: asyncio.Future[None] | None = None
+        self.tasks = Tasks("pan-bot", logger=log)  # the client's run and its one shutdown
 
     async def join_cluster(self) -> None:
         """Hook for a cluster process: claim the shard leases before anything loads (see PanShardedBot)."""
@@ -120,7 +122,7 @@ class PanBot(commands.Bot):
         it can (a standby stops waiting at once). Returns the closing task, if one was started."""
         self.stop_requested.set()
         if self.serving:
-            return asyncio.get_running_loop().create_task(self.close(), name="pan-stop")
+            return self.tasks.spawn(self.close(), name="pan-stop")
         return None
 
     async def on_ready(self) -> None:
@@ -152,7 +154,7 @@ class PanBot(commands.Bot):
         """Stop once, whoever asks (SIGTERM, lost leases, the ``async with`` exit): every caller waits for the same
         shutdown to finish, so the process never exits half-way through handing its leases over."""
         if self._closing is None:
-            self._closing = asyncio.ensure_future(self._shutdown())
+            self._closing = self.tasks.spawn(self._shutdown(), name="pan-shutdown")
         await asyncio.shield(self._closing)
 
     async def stopped(self) -> None:
@@ -250,7 +252,7 @@ class PanShardedBot(PanBot, commands.AutoShardedBot):
         75, so the supervisor starts this process again, as a standby."""
         log.warning("leaving the cluster: %s", reason)
         self.exit_code = 75
-        self.loop.create_task(self.close(), name="pan-leases-lost")
+        self.tasks.spawn(self.close(), name="pan-leases-lost")
 
     async def disconnect_gateway(self) -> None:
         await asyncio.gather(*(shard.disconnect() for shard in self.shards.values()), return_exceptions=True)
@@ -303,17 +305,16 @@ def parse_args(
     parser.add_argument("--cluster", default=None, help="k/M: this process runs the k-th of M shard ranges")
     args = parser.parse_args(list(argv))
     args.shard_count, args.shard_ids = None, None
-    if args.cluster is not None and args.shards is None:
-        args.shards = (
-            shards_default if shards_default is not None else _cluster_or_exit(parser, args.cluster, pod_name)[1]
-        )
-    if args.shards is not None:
-        if args.shards < 1:
+    shards: int | None = args.shards
+    if args.cluster is not None and shards is None:
+        shards = shards_default if shards_default is not None else _cluster_or_exit(parser, args.cluster, pod_name)[1]
+    if shards is not None:
+        if shards < 1:
             parser.error("--shards must be at least 1")
-        args.shard_count = args.shards
+        args.shard_count = shards
         index, count = (0, 1) if args.cluster is None else _cluster_or_exit(parser, args.cluster, pod_name)
         try:
-            args.shard_ids = shard_range(index, count, args.shards)
+            args.shard_ids = shard_range(index, count, shards)
         except ValueError as exc:
             parser.error(str(exc))
     return args
@@ -399,7 +400,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         loop = asyncio.get_running_loop()
         stopping: list[asyncio.Task[None]] = []
         async with bot:
-            start = loop.create_task(bot.start(token), name="pan-start")
+            start = bot.tasks.spawn(bot.start(token), name="pan-start")
 
             def on_sigterm() -> None:  # a rolling restart: drain, hand the leases over, exit 0
                 log.info("SIGTERM: stopping (drain, then hand the shard leases over)")

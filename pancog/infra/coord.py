@@ -144,14 +144,9 @@ class ClusterMember:
             if not waiting_logged:
                 log.info("shards %s held by live %s: waiting as a standby", list(self.shards.ids), busy)
                 waiting_logged = True
-            wakers = [asyncio.ensure_future(self._released.wait())]
-            if stop is not None:
-                wakers.append(asyncio.ensure_future(stop.wait()))
-            try:
-                await asyncio.wait(wakers, timeout=self.timing.poll, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                for waker in wakers:
-                    waker.cancel()
+            deadline = time.monotonic() + self.timing.poll  # or sooner: a release (NOTIFY) or a stop
+            while time.monotonic() < deadline and not self._released.is_set() and not (stop and stop.is_set()):
+                await asyncio.sleep(0.05)
         return False
 
     async def try_claim(self) -> str | None:
