@@ -5,10 +5,12 @@ The environment is read once, here, into :class:`pancog.infra.config.Config` (ev
 meaning: docs/operations.md, "Environment variables"; the ones an admin sets: .env.example). A bad value stops the
 bot before it connects, with a message naming the variable.
 
-Arguments (a cluster, see docs/operations.md "Running a cluster"; scripts/cluster starts them):
+Arguments (a cluster, see docs/operations.md "Running a cluster" and "Deploying on several hosts"):
   --shards N           connect N shards (discord.py AutoShardedBot); alone: all N in this process.
-  --cluster k/M        with --shards: this process is k of M and runs the contiguous shard range
-                       pancog.infra.cluster.shard_range(k, M, N); it leases those shards' tables in the database.
+  --cluster k/M        this process is k of M and runs shards k, k+M, k+2M, … of N (N: --shards, else PAN_SHARDS,
+                       else M). On PostgreSQL it claims those shards' leases first (waiting, as a standby, while a
+                       live process holds them), heart-beats, and on SIGTERM hands them over cleanly
+                       (pancog/infra/coord.py). ``pod/M``: k is the ordinal of the StatefulSet pod (POD_NAME).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import argparse
 import asyncio
 import faulthandler
 import logging
+import signal
 import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -30,7 +33,10 @@ from pancog.adapter.invite import invite_url
 from pancog.infra import memory
 from pancog.infra.cluster import parse_cluster, shard_range
 from pancog.infra.config import Config, ConfigError
+from pancog.infra.coord import ClusterMember, MemberTiming, holder_for
 from pancog.infra.rest import RestTrace
+from pancog.infra.storage import ShardSet, storage_for
+from pancog.infra.tasks import Tasks
 
 log = logging.getLogger("pan.bot")
 
@@ -81,9 +87,23 @@ class PanBot(commands.Bot):
         self.db_path = config.database  # a SQLite file or a DATABASE_URL
         self.test_guild_id = config.test_guild_id
         self.trimmer = memory.Trimmer(config.malloc_trim_seconds)
+        self.member: ClusterMember | None = None  # a cluster process's membership (PostgreSQL only)
+        self.exit_code = 0
+        self.serving = False  # the extension is loaded and the commands synced: there is something to drain
+        self.stop_requested = asyncio.Event()
+        self._draining = False
+        self._closing: asyncio.Future[None] | None = None
+        self.tasks = Tasks("pan-bot", logger=log)  # the client's run and its one shutdown
+
+    async def join_cluster(self) -> None:
+        """Hook for a cluster process: claim the shard leases before anything loads (see PanShardedBot)."""
 
     async def setup_hook(self) -> None:
         self.trimmer.start()
+        await self.join_cluster()
+        if self.stop_requested.is_set():  # SIGTERM while it waited as a standby: it never served
+            await self.close()
+            return
         # The extension is pancog.adapter.extension, not the package: unloading an extension purges its submodules from
         # sys.modules, and the engine, services and views must keep one identity across a reload or restart.
         await self.load_extension(EXTENSION)
@@ -93,15 +113,64 @@ class PanBot(commands.Bot):
             await self.tree.sync(guild=guild)
         else:
             await self.tree.sync()
+        self.serving = True
+        if self.stop_requested.is_set():  # SIGTERM during the start-up: stop now that it can stop cleanly
+            await self.close()
+
+    def request_stop(self) -> asyncio.Task[None] | None:
+        """SIGTERM: close (drain, hand the leases over) now if serving; else once the start-up reaches a point where
+        it can (a standby stops waiting at once). Returns the closing task, if one was started."""
+        self.stop_requested.set()
+        if self.serving:
+            return self.tasks.spawn(self.close(), name="pan-stop")
+        return None
 
     async def on_ready(self) -> None:
         log.info("ready as %s in %d guild(s)", self.user, len(self.guilds))
         if self.application_id is not None:  # the link an admin needs, with this application's id filled in
             log.info("invite me to a server: %s", invite_url(self.application_id))
 
+    async def drain(self, timeout: float = 10.0) -> None:
+        """Stop taking actions and finish those in flight, before the leases go (SIGTERM, see :meth:`close`):
+        disconnect the gateway (Discord then sends this process no new interaction), then wait until every
+        interaction handler discord.py started has returned (at most ``timeout`` seconds)."""
+        if self._draining:
+            return
+        self._draining = True
+        if self.member is not None:
+            await self.member.draining()
+        started = time.monotonic()
+        await self.disconnect_gateway()
+        deadline = started + timeout
+        while in_flight() and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        log.info("drained in %.2f s (%d interaction(s) still running)", time.monotonic() - started, len(in_flight()))
+
+    async def disconnect_gateway(self) -> None:
+        if self.ws is not None:
+            await self.ws.close(code=1000)
+
     async def close(self) -> None:
+        """Stop once, whoever asks (SIGTERM, lost leases, the ``async with`` exit): every caller waits for the same
+        shutdown to finish, so the process never exits half-way through handing its leases over."""
+        if self._closing is None:
+            self._closing = self.tasks.spawn(self._shutdown(), name="pan-shutdown")
+        await asyncio.shield(self._closing)
+
+    async def stopped(self) -> None:
+        """Wait for a shutdown under way to finish (discord.py's ``async with`` exit skips ``close`` once the client
+        is closed, which happens before the leases are released)."""
+        if self._closing is not None:
+            await asyncio.shield(self._closing)
+
+    async def _shutdown(self) -> None:
+        member = self.member
+        if member is not None and not member.lost and self.serving:
+            await self.drain()
         await self.trimmer.stop()
-        await super().close()
+        await super().close()  # unloads the extension: the services stop and storage closes (the last write)
+        if member is not None:
+            await member.release()  # a waiting successor takes the leases now
 
 
 IDENTIFY_WINDOW = 5.0  # Discord: one IDENTIFY per rate-limit bucket (shard_id % max_concurrency) per 5 s
@@ -136,14 +205,75 @@ class IdentifyPacer:
         return delay
 
 
+INTERACTION_TASKS = ("CommandTree-invoker", "discord-ui-view-dispatch", "discord-ui-modal", "discord.py: interaction")
+"""Names of the tasks discord.py runs an interaction's handler in (slash commands, components, modals)."""
+
+
+def in_flight() -> list[asyncio.Task[object]]:
+    """The interaction handlers still running in this event loop."""
+    return [t for t in asyncio.all_tasks() if not t.done() and t.get_name().startswith(INTERACTION_TASKS)]
+
+
 class PanShardedBot(PanBot, commands.AutoShardedBot):
     """PanBot over several shards (``shard_ids`` of ``shard_count``), one process of a cluster."""
 
-    def __init__(self, *, shard_ids: Sequence[int], shard_count: int, **options: object) -> None:
+    def __init__(
+        self, *, shard_ids: Sequence[int], shard_count: int, cluster: str | None = None, **options: object
+    ) -> None:
         super().__init__(shard_ids=list(shard_ids), shard_count=shard_count, **options)  # type: ignore[arg-type]
         self.pacer: IdentifyPacer | None = None
+        self.cluster = cluster  # "k/M" when started with --cluster
+        self.max_concurrency: int | None = None
+
+    async def join_cluster(self) -> None:
+        """On PostgreSQL, a ``--cluster`` process claims its shards' leases before the extension loads a table or a
+        shard connects: it waits while a live process holds any of them (it is the standby), then heart-beats."""
+        config = self.config
+        if self.cluster is None or not config.database_url or self.shard_ids is None or self.shard_count is None:
+            return
+        storage = storage_for(config.database_url, min_size=1, max_size=1)
+        await storage.open()  # migrates: the lease and member tables exist before the claim
+        await storage.close()
+        member = ClusterMember(
+            config.database_url,
+            ShardSet(self.shard_count, tuple(self.shard_ids)),
+            self.cluster,
+            holder=holder_for(config.host_name),
+            timing=MemberTiming(heartbeat=config.heartbeat_seconds, stale_after=config.heartbeat_timeout),
+            on_lost=self._leases_lost,
+        )
+        await member.open()
+        self.member = member
+        if await member.claim(stop=self.stop_requested):
+            member.start()
+
+    def _leases_lost(self, reason: str) -> None:
+        """Another process serves our shards now: stop at once (no drain: our writes are refused anyway) and exit
+        75, so the supervisor starts this process again, as a standby."""
+        log.warning("leaving the cluster: %s", reason)
+        self.exit_code = 75
+        self.tasks.spawn(self.close(), name="pan-leases-lost")
+
+    async def disconnect_gateway(self) -> None:
+        await asyncio.gather(*(shard.disconnect() for shard in self.shards.values()), return_exceptions=True)
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        if self.member is not None:  # the queue across hosts: Discord counts IDENTIFYs per bot, not per process
+            # A reconnect after a freeze (SIGSTOP, a paused VM) asks the database first: if another process took
+            # our shards meanwhile, this process is closing and must not identify them again.
+            if not initial and (self.member.lost or not await self.member.beat()):
+                # discord.py ends a shard's reconnect quietly on CancelledError (whether the shard's worker or the
+                # client's connect loop runs it); close() is under way
+                raise asyncio.CancelledError
+            if self.max_concurrency is None:
+                try:
+                    self.max_concurrency = (await self.fetch_session_start_limits()).max_concurrency
+                except (discord.HTTPException, discord.GatewayNotFound, KeyError, TypeError):
+                    self.max_concurrency = 1
+            waited = await self.member.identify_turn(shard_id or 0, self.max_concurrency)
+            if waited:
+                log.info("shard %s waited %.1f s in the identify queue", shard_id, waited)
+            return
         if self.pacer is None:
             try:
                 limits = await self.fetch_session_start_limits()
@@ -158,30 +288,41 @@ class PanShardedBot(PanBot, commands.AutoShardedBot):
             )
 
 
-def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    """``--shards N [--cluster k/M]`` → namespace with ``shard_count`` and ``shard_ids`` (None: unsharded)."""
+def dump_tasks() -> None:
+    """Every asyncio task's stack on stderr (SIGUSR1): what a process that does not stop is waiting for."""
+    for task in asyncio.all_tasks():
+        print(f"--- task {task.get_name()}", file=sys.stderr)  # noqa: T201
+        task.print_stack(limit=12, file=sys.stderr)
+
+
+def parse_args(
+    argv: Sequence[str], shards_default: int | None = None, pod_name: str | None = None
+) -> argparse.Namespace:
+    """``--shards N [--cluster k/M]`` → namespace with ``shard_count`` and ``shard_ids`` (None: unsharded).
+    ``--cluster`` alone: N is ``shards_default`` (PAN_SHARDS), else M (one shard per process)."""
     parser = argparse.ArgumentParser(prog="bot.py", description="The Panguingue bot (environment: see .env.example).")
     parser.add_argument("--shards", type=int, default=None, help="total shard count N")
     parser.add_argument("--cluster", default=None, help="k/M: this process runs the k-th of M shard ranges")
     args = parser.parse_args(list(argv))
     args.shard_count, args.shard_ids = None, None
-    if args.cluster is not None and args.shards is None:
-        parser.error("--cluster needs --shards")
-    if args.shards is not None:
-        if args.shards < 1:
+    shards: int | None = args.shards
+    if args.cluster is not None and shards is None:
+        shards = shards_default if shards_default is not None else _cluster_or_exit(parser, args.cluster, pod_name)[1]
+    if shards is not None:
+        if shards < 1:
             parser.error("--shards must be at least 1")
-        args.shard_count = args.shards
-        index, count = (0, 1) if args.cluster is None else _cluster_or_exit(parser, args.cluster)
+        args.shard_count = shards
+        index, count = (0, 1) if args.cluster is None else _cluster_or_exit(parser, args.cluster, pod_name)
         try:
-            args.shard_ids = shard_range(index, count, args.shards)
+            args.shard_ids = shard_range(index, count, shards)
         except ValueError as exc:
             parser.error(str(exc))
     return args
 
 
-def _cluster_or_exit(parser: argparse.ArgumentParser, text: str) -> tuple[int, int]:
+def _cluster_or_exit(parser: argparse.ArgumentParser, text: str, pod_name: str | None) -> tuple[int, int]:
     try:
-        return parse_cluster(text)
+        return parse_cluster(text, pod_name)
     except ValueError as exc:
         parser.error(str(exc))
 
@@ -191,6 +332,7 @@ def build_bot(
     *,
     shard_count: int | None = None,
     shard_ids: Sequence[int] | None = None,
+    cluster: str | None = None,
 ) -> PanBot:
     if "://" not in config.database:  # a SQLite file, not a database URL
         Path(config.database).parent.mkdir(parents=True, exist_ok=True)
@@ -202,6 +344,7 @@ def build_bot(
             config=config,
             shard_count=shard_count,
             shard_ids=list(shard_ids) if shard_ids is not None else list(range(shard_count)),
+            cluster=cluster,
             **options,
         )
     return PanBot(config=config, **options)
@@ -229,7 +372,6 @@ def configure_switch_interval(ms: float) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
         from dotenv import load_dotenv
     except ImportError:  # pragma: no cover - python-dotenv is in requirements.txt
@@ -241,6 +383,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"Bad setting: {exc} (see docs/operations.md, Environment variables).", file=sys.stderr)  # noqa: T201
         return 2
+    args = parse_args(sys.argv[1:] if argv is None else argv, shards_default=config.shards, pod_name=config.pod_name)
     configure_allocator(config)  # before any thread starts: the arena cap applies only to threads started later
     configure_switch_interval(config.gil_switch_ms)
     logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
@@ -250,11 +393,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(SETUP_HELP, file=sys.stderr)  # noqa: T201
         return 2
     apply_endpoint_overrides(config.discord_api_base, config.discord_gateway_url)
-    bot = build_bot(config, shard_count=args.shard_count, shard_ids=args.shard_ids)
+    cluster = None if args.cluster is None else "{}/{}".format(*parse_cluster(args.cluster, config.pod_name))
+    bot = build_bot(config, shard_count=args.shard_count, shard_ids=args.shard_ids, cluster=cluster)
 
     async def runner() -> None:
+        loop = asyncio.get_running_loop()
+        stopping: list[asyncio.Task[None]] = []
         async with bot:
-            await bot.start(token)
+            start = bot.tasks.spawn(bot.start(token), name="pan-start")
+
+            def on_sigterm() -> None:  # a rolling restart: drain, hand the leases over, exit 0
+                log.info("SIGTERM: stopping (drain, then hand the shard leases over)")
+                task = bot.request_stop()
+                if task is not None:
+                    stopping.append(task)
+
+            loop.add_signal_handler(signal.SIGTERM, on_sigterm)
+            loop.add_signal_handler(signal.SIGUSR1, dump_tasks)  # where is a stuck process waiting?
+            await start
+            for task in stopping:
+                await task
+        await bot.stopped()
 
     try:
         asyncio.run(runner())
@@ -263,7 +422,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 3
     except KeyboardInterrupt:
         pass
-    return 0
+    return bot.exit_code
 
 
 if __name__ == "__main__":

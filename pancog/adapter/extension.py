@@ -34,7 +34,7 @@ from pancog.adapter.deliveries import Deliveries
 from pancog.adapter.effects import register_builtin
 from pancog.adapter.groups import CommandGroups
 from pancog.adapter.hand import Hands, PlaySelect
-from pancog.adapter.league_cog import LeagueCog
+from pancog.adapter.league_cog import SEASON_ENDED_EVENT, LeagueCog
 from pancog.adapter.observe import open_budget, open_metrics
 from pancog.adapter.ops_cog import OpsCog
 from pancog.adapter.play_cog import PlayCog
@@ -230,7 +230,12 @@ async def setup(bot: commands.Bot) -> None:
     watching = Watching(rt, parts.watch)
     shards = shard_set_of(bot)
     if shards is not None:  # one process of a cluster: fence off the previous owner, then load only our guilds
-        epochs = await rt.store.take_leases(shards, holder=f"{socket.gethostname()}:{os.getpid()}")
+        member = getattr(bot, "member", None)  # bot.py --cluster on PostgreSQL claimed them already (waiting its turn)
+        if member is not None and member.epochs:
+            epochs = dict(member.epochs)
+            rt.store.use_leases(shards, epochs)
+        else:
+            epochs = await rt.store.take_leases(shards, holder=f"{socket.gethostname()}:{os.getpid()}")
         log.info("shard leases taken: %s of %d", epochs, shards.count)
         rt.outbox.set_owner(shards.owns)  # this process delivers the side effects of its own guilds only
     await rt.tables.load()
@@ -251,10 +256,13 @@ async def setup(bot: commands.Bot) -> None:
 
     edge.attach(bot, edge.Guard(rt.knowledge, rt.tables, names_at))  # every payload is checked from here on
     tourney: TourneyCog | None = None
+    member = getattr(bot, "member", None)  # a cluster process: events from the others (pancog/infra/coord.py)
     for cog in found:
         await bot.add_cog(cog)
         if isinstance(cog, TourneyCog):
             tourney = cog
+        if isinstance(cog, LeagueCog) and member is not None:
+            member.subscribe(SEASON_ENDED_EVENT, cog.season_ended)
     parts.watch.start()  # hand ends and players leaving end grants
     started = time.perf_counter()
     await clock.start()

@@ -59,6 +59,9 @@ __all__ = ["LeagueCog"]
 
 log = logging.getLogger("pan.league")
 
+SEASON_ENDED_EVENT = "season_ended"
+"""The cluster event (pancog/infra/coord.py) a season end sends every process: ``{"guild_id", "scope_id"}``."""
+
 DUE_CHECK_SECONDS = 60.0
 
 
@@ -108,14 +111,45 @@ class LeagueCog(PanCog, name="PanLeague"):
         if league is None:
             return 0
         ended = 0
+        shards = self.rt.store.shards  # None: one process, every guild is ours
         for row in await league.due_seasons():
+            if shards is not None and not shards.owns(row.guild_id):
+                # In a cluster only the guild's own process ends its season: it holds the season's tables and must
+                # close them (stacks back to the season banks) before the banks close.
+                continue
             try:
                 await self.close_season_tables(row.scope_id)
                 await league.end_season(row.guild_id)  # owes the winners' role: the deliverer grants it
                 ended += 1
             except Exception:  # one guild's failure must not stop the others; the next tick retries
                 log.exception("ending the due season %s of guild %s failed", row.number, row.guild_id)
+                continue
+            await self.announce_season_end(row.guild_id, row.scope_id if row.mode == "bank" else None)
         return ended
+
+    async def announce_season_end(self, guild_id: int, scope_id: int | None) -> None:
+        """Tell every process of a cluster (this one too) that the season of ``guild_id`` ended: each forgets its
+        cached season and closes any table it still has on the season's banks (one opened while the season was
+        ending). A single process has nobody to tell and does the same at once."""
+        member = getattr(self.rt.bot, "member", None)
+        data = {"guild_id": guild_id, "scope_id": scope_id}
+        if member is None:
+            await self.season_ended(data)
+            return
+        try:
+            await member.publish(SEASON_ENDED_EVENT, data)
+        except Exception:  # the season has ended; a straggler table is closed by hand or at its idle time
+            log.exception("announcing the end of the season of guild %s failed", guild_id)
+
+    async def season_ended(self, data: dict[str, Any]) -> None:
+        """The handler of :data:`SEASON_ENDED_EVENT`, in every process."""
+        guild_id, scope_id = int(data["guild_id"]), data.get("scope_id")
+        if self.rt.league is not None:
+            self.rt.league.forget_season(guild_id)
+        if scope_id is not None:
+            closed = await self.close_season_tables(int(scope_id))
+            if closed:
+                log.info("closed %d table(s) of the ended season of guild %s", closed, guild_id)
 
     async def close_season_tables(self, scope_id: int) -> int:
         """Close every open table that plays from the season banks of ``scope_id`` (a bank season about to end), so
@@ -244,6 +278,7 @@ class LeagueCog(PanCog, name="PanLeague"):
         if running is not None and running.mode == "bank":  # its tables close first: stacks back to the season banks
             await self.close_season_tables(running.scope_id)
         info = await league.end_season(guild_id)  # owes the winners' role, in the same transaction
+        await self.announce_season_end(guild_id, info.season.scope_id if info.season.mode == "bank" else None)
         names = await rt.names.fetch(guild_id, season_people(info))
         text = season_standings(info, names, title="Final standings")
         _, keys = await league.season_roles(guild_id, info.season.number)

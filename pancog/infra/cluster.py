@@ -1,4 +1,4 @@
-"""The cluster launcher: M bot processes, each owning a contiguous range of N shards, restarted if they die.
+"""The one-host cluster launcher: M bot processes, process k owning shards k, k+M, …, restarted if they die.
 
 ``python -m pancog.infra.cluster --shards 4 --processes 2`` (or ``scripts/cluster``) runs
 ``python bot.py --shards 4 --cluster k/2`` for k = 0..M-1 and supervises them:
@@ -26,7 +26,7 @@ from pathlib import Path
 
 from pancog.infra.config import Config, ConfigError, environment
 
-__all__ = ["Launcher", "ProcessSpec", "main", "parse_cluster", "shard_range"]
+__all__ = ["Launcher", "ProcessSpec", "main", "parse_cluster", "pod_ordinal", "shard_range"]
 
 log = logging.getLogger("pan.cluster")
 
@@ -38,21 +38,36 @@ STOP_GRACE = 10.0
 
 
 def shard_range(index: int, processes: int, shards: int) -> list[int]:
-    """The contiguous shard ids of process ``index`` of ``processes`` (every shard in exactly one range).
+    """The shard ids of process ``index`` of ``processes``: ``k, k+M, k+2M, …`` (every shard in exactly one set).
+
+    Strided rather than contiguous: with M = the gateway's ``max_concurrency`` (or a divisor of it) each process's
+    shards share one IDENTIFY bucket and different processes never do, and adding shards keeps every process's share
+    even.
 
     >>> [shard_range(k, 3, 8) for k in range(3)]
-    [[0, 1], [2, 3, 4], [5, 6, 7]]
+    [[0, 3, 6], [1, 4, 7], [2, 5]]
     """
     if not 0 <= index < processes:
         raise ValueError(f"process index {index} is not in 0..{processes - 1}")
     if shards < processes:
         raise ValueError(f"{shards} shards cannot be split over {processes} processes")
-    return list(range(index * shards // processes, (index + 1) * shards // processes))
+    return list(range(index, shards, processes))
 
 
-def parse_cluster(text: str) -> tuple[int, int]:
-    """``"k/M"`` → ``(k, M)`` with 0 <= k < M."""
+def pod_ordinal(name: str) -> int:
+    """The ordinal of a StatefulSet pod from its name (``pan-3`` → 3: Kubernetes names pods ``<set>-<ordinal>``)."""
+    _, dash, tail = name.rpartition("-")
+    if not dash or not tail.isdigit():
+        raise ValueError(f"--cluster pod/M: the pod name {name!r} does not end in -<ordinal> (set POD_NAME)")
+    return int(tail)
+
+
+def parse_cluster(text: str, pod_name: str | None = None) -> tuple[int, int]:
+    """``"k/M"`` → ``(k, M)`` with 0 <= k < M. ``"pod/M"``: k is the StatefulSet ordinal of ``pod_name``
+    (``Config.pod_name``: ``POD_NAME``, else ``HOSTNAME``, which Kubernetes sets to the pod name)."""
     left, sep, right = text.partition("/")
+    if left == "pod":
+        left = str(pod_ordinal(pod_name or ""))
     try:
         index, count = int(left), int(right)
     except ValueError:

@@ -65,6 +65,13 @@ class Config:
     # storage
     db_path: str = DEFAULT_DB_PATH  # PAN_DB_PATH
     database_url: str | None = None  # DATABASE_URL: a postgresql:// URL, overrides PAN_DB_PATH
+    # a cluster process's membership (pancog/infra/coord.py): heartbeat period, and the silence after which its
+    # shard leases are free for a waiting process; the host's name in lease holders
+    heartbeat_seconds: float = 2.0  # PAN_HEARTBEAT_SECONDS
+    heartbeat_timeout: float = 10.0  # PAN_HEARTBEAT_TIMEOUT
+    host_name: str | None = None  # PAN_HOST_NAME: this host in lease holders (default: the hostname)
+    pod_name: str | None = None  # POD_NAME, else HOSTNAME: bot.py --cluster pod/M takes k from its -<ordinal>
+    shards: int | None = None  # PAN_SHARDS: the total shard count when bot.py --cluster is given without --shards
     # logs
     log_level: str = "INFO"  # PAN_LOG_LEVEL
     log_json: bool = False  # PAN_LOG_JSON=1
@@ -129,6 +136,11 @@ class Config:
             rest_global_rate=read.number("PAN_REST_GLOBAL_RATE", float, base.rest_global_rate, at_least=0.0),
             db_path=read.text("PAN_DB_PATH", DEFAULT_DB_PATH),
             database_url=read.optional("DATABASE_URL", str),
+            heartbeat_seconds=read.number("PAN_HEARTBEAT_SECONDS", float, base.heartbeat_seconds, above=0.0),
+            heartbeat_timeout=read.number("PAN_HEARTBEAT_TIMEOUT", float, base.heartbeat_timeout, above=0.0),
+            host_name=read.optional("PAN_HOST_NAME", str),
+            pod_name=read.optional("POD_NAME", str) or read.optional("HOSTNAME", str),
+            shards=read.optional("PAN_SHARDS", int, at_least=1),
             log_level=read.choice("PAN_LOG_LEVEL", base.log_level, LOG_LEVELS, upper=True),
             log_json=read.choice("PAN_LOG_JSON", "0", ("0", "1")) == "1",
             metrics_port=_port(read, "PAN_METRICS_PORT", lowest=0),  # 0: any free port (tests)

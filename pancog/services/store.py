@@ -88,6 +88,11 @@ class TableStore:
         self.shards, self.epochs = shards, dict(epochs)
         return epochs
 
+    def use_leases(self, shards: ShardSet, epochs: dict[int, int]) -> None:
+        """Leases taken elsewhere (the cluster member's claim, which waits for a live holder to go): check these
+        epochs from now on, exactly as after :meth:`take_leases`."""
+        self.shards, self.epochs = shards, dict(epochs)
+
     def _lease_check(self, table_id: int) -> LeaseCheck | None:
         """The lease a write to ``table_id`` must find, for the write to check in its own statement
         (``append_action(lease=…)``: no round trip of its own); None when :meth:`_fence` must read

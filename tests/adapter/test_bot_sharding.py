@@ -13,17 +13,21 @@ from pancog.infra.config import Config
 from pancog.infra.storage import ShardSet
 
 
-def test_cluster_arguments_pick_a_contiguous_shard_range() -> None:
+def test_cluster_arguments_pick_every_mth_shard() -> None:
     args = parse_args(["--shards", "4", "--cluster", "1/2"])
-    assert (args.shard_count, args.shard_ids) == (4, [2, 3])
+    assert (args.shard_count, args.shard_ids) == (4, [1, 3])
     assert parse_args(["--shards", "3"]).shard_ids == [0, 1, 2]
     assert parse_args([]).shard_count is None
+    # the unit of deployment needs no --shards: PAN_SHARDS, else one shard per process
+    assert parse_args(["--cluster", "1/2"]).shard_ids == [1]
+    assert parse_args(["--cluster", "1/2"], shards_default=8).shard_ids == [1, 3, 5, 7]
+    assert parse_args(["--cluster", "pod/4"], shards_default=8, pod_name="pan-2").shard_ids == [2, 6]
 
 
 @pytest.mark.parametrize(
     "argv",
     [
-        ["--cluster", "0/2"],
+        ["--cluster", "pod/2"],
         ["--shards", "4", "--cluster", "2/2"],
         ["--shards", "1", "--cluster", "0/2"],
         ["--shards", "0"],

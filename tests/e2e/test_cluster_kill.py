@@ -97,7 +97,7 @@ def cluster_launcher(
 
 
 async def kill_mid_move(fake: FakeDiscord, launcher: Launcher, move: Awaitable[object]) -> None:
-    """SIGKILL the second process (shards 2 and 3) while ``move`` (a command sent with ``settle=False``) is in
+    """SIGKILL the second process (shards 1 and 3, strided) while ``move`` (a command sent with ``settle=False``) is in
     flight — committed or not, the player moves again — then wait until the launcher restarted it and every shard is
     connected again."""
     victim = launcher.specs[1]
@@ -111,7 +111,7 @@ async def kill_mid_move(fake: FakeDiscord, launcher: Launcher, move: Awaitable[o
     for interaction in fake.interactions.values():
         if not interaction.settled:
             interaction.abandoned = True
-    await wait_gone(fake, {2, 3})
+    await wait_gone(fake, {1, 3})
     await wait_connected(fake, launcher)
 
 
@@ -158,10 +158,10 @@ async def test_a_killed_cluster_process_is_restarted_and_every_hand_finishes(tmp
         starts = [(await harness.slash(host, "pan start", channel=channel)).text for channel, (host, _) in tables]
         states, _ = await read_tables(storage)
         assert all(states[c.id].hand is not None for c, _ in tables), starts  # every table dealt before the answer
-        victim = launcher.specs[1]  # shards 2 and 3
+        victim = launcher.specs[1]  # shards 1 and 3
         assert victim.process is not None
         victim_pid = victim.process.pid
-        victim_channels = {c.id for c, _ in tables if shard_of(c.guild_id or 0, SHARDS) in (2, 3)}
+        victim_channels = {c.id for c, _ in tables if shard_of(c.guild_id or 0, SHARDS) in (1, 3)}
         moves = kills = 0
         while True:
             states, problems = await read_tables(storage)
@@ -195,7 +195,7 @@ async def test_a_killed_cluster_process_is_restarted_and_every_hand_finishes(tmp
         assert all(end == (True, 1, True) for end in ends.values()), ends
         async with storage.transaction() as tx:  # the lease check locks the row: a write transaction
             epochs = {s: await tx.shard_lease_epoch(SHARDS, s) for s in range(SHARDS)}
-        assert epochs == {0: 1, 1: 1, 2: 2, 3: 2}, "the restarted process took its shards' leases again"
+        assert epochs == {0: 1, 1: 2, 2: 1, 3: 2}, "the restarted process took its shards' leases again"
         for channel, (host, _guest) in tables:
             reply = await harness.slash(host, "panadmin audit", channel=channel)
             assert reply.text.startswith("Ledger audit: OK"), reply.text

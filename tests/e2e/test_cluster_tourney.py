@@ -85,8 +85,11 @@ async def test_practice_and_tournaments_survive_a_killed_cluster_process(tmp_pat
     fake = FakeDiscord(shards=SHARDS)
     harness = Harness(fake, members=2)
     first_host, player = harness.users
+    # process 1 runs shards 1 and 3 (strided): the second guild is on shard 1
     first = fake.add_guild("first process", channels=("tourney",), members=[first_host], shard=0)
-    second = fake.add_guild("second process", channels=("pan", "tourney"), members=[player], shard=2)
+    second = fake.add_guild(
+        "second process", channels=("pan", "tourney"), members=[player], shard=1
+    )  # process 1 runs shards 1 and 3 (strided)
     practice_channel, second_tourney = second.channels
     (first_tourney,) = first.channels
     await fake.start()
@@ -113,7 +116,7 @@ async def test_practice_and_tournaments_survive_a_killed_cluster_process(tmp_pat
         assert any(m.ephemeral and "practice chips" in m.text for m in reply.all_messages), reply.text
         await start_tournament(harness, player, second_tourney)
         await start_tournament(harness, first_host, first_tourney)
-        victim = launcher.specs[1]  # shards 2 and 3: the second guild
+        victim = launcher.specs[1]  # shards 1 and 3: the second guild
         assert victim.process is not None
         victim_pid = victim.process.pid
         moves = kills = 0

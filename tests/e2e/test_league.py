@@ -171,3 +171,74 @@ async def test_a_bank_season_plays_from_season_banks_and_leaves_the_bank_alone(p
 
     await pan.slash(a, "pan open")  # between seasons: tables play from the ordinary bank again
     assert pan.session().bank_scope == BankScope.guild(guild) and await ledger.balance(guild, a.id) == 900
+
+
+async def test_in_a_cluster_only_the_guilds_own_process_ends_its_due_season(pan: Pan) -> None:
+    """Every process runs the due-season check over every guild; one that does not own the guild's shard must leave
+    the season alone (its tables are elsewhere and must close before the banks do); the owner closes the season's
+    table, then ends the season."""
+    from pancog.infra.storage import ShardSet
+
+    league = pan.rt.league
+    assert league is not None
+    a, b = pan.users[:2]
+    guild = pan.h.guild.id
+    await pan.slash(pan.h.moderator, "panadmin season start", name="Due", length=1, mode="bank", starting_chips=800)
+    await pan.slash(a, "pan open")
+    await pan.slash(b, "pan join")
+    table = pan.session()
+    own = ShardSet(4, (0,)).shard_of(guild)
+    cog = pan.h.bot.get_cog("PanLeague")
+    league._clock = lambda: 10**12  # far past the planned end
+    store = pan.rt.store
+    try:
+        store.shards = ShardSet(4, tuple(s for s in range(4) if s != own))  # a process of the other shards
+        assert await cog.end_due_seasons() == 0  # type: ignore[union-attr]
+        assert [s.status for s in await league.seasons(guild)] == ["active"]
+        assert pan.rt.tables.get(table.table_id) is table  # its table plays on
+        store.shards = ShardSet(4, (own,))  # the guild's own process
+        store.epochs = {own: await _lease(pan, own)}
+        assert await cog.end_due_seasons() == 1  # type: ignore[union-attr]
+    finally:
+        store.shards, store.epochs = None, {}
+    assert [s.status for s in await league.seasons(guild)] == ["ended"]
+    assert table.table_id not in {s.table_id for s in pan.rt.tables.sessions}
+    audit = await pan.slash(pan.h.moderator, "panadmin audit")
+    assert audit.text.startswith("Ledger audit: OK"), audit.text
+
+
+async def _lease(pan: Pan, shard: int) -> int:
+    """Take shard ``shard``'s lease (of 4) for this in-process bot, as a cluster process would; its epoch."""
+    from pancog.infra.storage import ShardSet
+
+    async with pan.rt.storage.transaction() as tx:
+        epochs = await tx.take_shard_leases(ShardSet(4, (shard,)), "test", 0.0)
+    return epochs[shard]
+
+
+async def test_the_season_end_event_closes_the_seasons_tables_a_process_still_has(pan: Pan) -> None:
+    """The handler every process runs when a season-end event arrives (pancog/infra/coord.py delivers it): it forgets
+    the cached season and closes its open tables on that season's banks, stacks back to the season banks."""
+    league = pan.rt.league
+    assert league is not None
+    a, b = pan.users[:2]
+    guild = pan.h.guild.id
+    await pan.slash(pan.h.moderator, "panadmin season start", name="Gone", mode="bank", starting_chips=800)
+    season = await league.active_season(guild)
+    assert season is not None
+    await pan.slash(a, "pan open")
+    await pan.slash(b, "pan join")
+    table = pan.session()
+    cog = pan.h.bot.get_cog("PanLeague")
+    await cog.season_ended({"guild_id": guild, "scope_id": season.scope_id + 1})  # type: ignore[union-attr]
+    assert pan.rt.tables.get(table.table_id) is table  # another scope's end: not this table
+    await cog.season_ended({"guild_id": guild, "scope_id": season.scope_id})  # type: ignore[union-attr]
+    await pan.h.idle()
+    assert table.table_id not in {s.table_id for s in pan.rt.tables.sessions}
+    assert "season" in pan.h.last_message(table_channel(pan, table)).text.lower()
+    audit = await pan.slash(pan.h.moderator, "panadmin audit")
+    assert audit.text.startswith("Ledger audit: OK"), audit.text
+
+
+def table_channel(pan: Pan, table: object) -> object:
+    return next(c for c in pan.h.guild.channels if c.id == table.channel_id)  # type: ignore[attr-defined]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import fnmatch
 import hashlib
 import json
@@ -18,7 +19,7 @@ import re
 import secrets
 import time
 import zlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -434,6 +435,20 @@ class FakeDiscord:
         ``gateway_outage`` is set back to False."""
         self.gateway_outage = True
         await self.drop_gateway()
+
+    async def end_sessions(self, shards: Collection[int], code: int = 4009) -> None:
+        """Close and end every live session of ``shards``, as Discord does to a connection that stopped sending
+        heartbeats (a hung process): its events go nowhere until a process identifies those shards again."""
+        for session in list(self._sessions.values()):
+            if session.ended or session.shard[0] not in shards:
+                continue
+            session.ended = True
+            conn, session.conn = session.conn, None
+            self.gateway_log.append(f"ended {session.id} shard={session.shard[0]} code={code}")
+            if conn is not None:
+                conn.session = None
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(conn.ws.close(code=code), 1.0)
 
     async def invalidate_sessions(self) -> None:
         """Send op 9 (d=false): the client forgets its session and identifies again."""

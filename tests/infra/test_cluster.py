@@ -14,12 +14,22 @@ from pancog.infra.cluster import Launcher, parse_cluster, shard_range
 
 
 @pytest.mark.parametrize(("processes", "shards"), [(1, 1), (2, 4), (3, 8), (4, 4), (3, 10)])
-def test_shard_ranges_cover_every_shard_once_and_are_contiguous(processes: int, shards: int) -> None:
+def test_shard_sets_cover_every_shard_once_and_are_strided(processes: int, shards: int) -> None:
     ranges = [shard_range(k, processes, shards) for k in range(processes)]
-    flat = [s for r in ranges for s in r]
-    assert flat == list(range(shards))
-    assert all(r == list(range(r[0], r[-1] + 1)) and r for r in ranges)
+    assert sorted(s for r in ranges for s in r) == list(range(shards))
+    assert all(r and all(s % processes == k for s in r) for k, r in enumerate(ranges))  # k, k+M, k+2M, ...
     assert max(map(len, ranges)) - min(map(len, ranges)) <= 1
+
+
+def test_a_pod_ordinal_names_its_cluster_index() -> None:
+    assert parse_cluster("pod/4", "pan-3") == (3, 4)
+    assert parse_cluster("pod/4", "pan-bot-0") == (0, 4)
+    with pytest.raises(ValueError, match="ordinal"):
+        parse_cluster("pod/4", "pan")
+    with pytest.raises(ValueError, match="ordinal"):
+        parse_cluster("pod/4", None)
+    with pytest.raises(ValueError, match="k/M"):
+        parse_cluster("pod/2", "pan-2")
 
 
 def test_bad_cluster_arguments_are_refused() -> None:

@@ -20,7 +20,7 @@ from pancog.infra.config import DEFAULT_DB_PATH, Config, ConfigError, default_re
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "pancog" / "infra" / "config.py"
-VARIABLE = re.compile(r"^(PAN|DISCORD|DATABASE|TEST)_[A-Z_]+$")
+VARIABLE = re.compile(r"^(PAN|DISCORD|DATABASE|TEST|POD)_[A-Z_]+$")  # POD_NAME: Kubernetes
 
 
 def variables_read() -> set[str]:

@@ -692,6 +692,10 @@ class LeagueService:
             season = await repo.active_season(tx, guild_id)
         return season.bank_scope if season is not None and season.mode == "bank" else BankScope.guild(guild_id)
 
+    def forget_season(self, guild_id: int) -> None:
+        """Drop the cached running season of ``guild_id`` (another process ended or started one)."""
+        self._seasons.pop(guild_id, None)
+
     async def due_seasons(self) -> list[SeasonRow]:
         """Running seasons whose planned end has passed (the adapter's loop ends or rolls them over)."""
         async with self.storage.transaction(write=False) as tx:
