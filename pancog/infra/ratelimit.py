@@ -178,7 +178,7 @@ class GlobalBucket:
             count = min(wanted, self.max_batch)
             try:
                 grant = await self.source.take(count, self.interval, self.burst)
-            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError) as exc:
                 # Without the database nobody can be sure of the budget: wait rather than risk a global 429 storm.
                 self.figures.failures += 1
                 log.warning("the shared REST budget is unreachable (%s); retrying in %.2f s", exc, backoff)

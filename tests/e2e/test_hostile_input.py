@@ -91,6 +91,8 @@ def answered_well(pan: Pan, reply: Reply, user: FakeUser, calls_before: int) -> 
 def option_value(spec: dict[str, Any], text: str, pan: Pan) -> Any:
     """A hostile value for one option of a synced command (within what Discord itself lets through)."""
     if spec.get("choices"):
+        if spec.get("name") == "language":  # the last choice is Tagalog: the checks below read English replies
+            return spec["choices"][0]["value"]
         return spec["choices"][-1]["value"]
     kind = spec["type"]
     if kind == 3:
