@@ -44,11 +44,14 @@ from pancog.adapter.presenters.tournament import (
     tourney_bots_added,
     tourney_cancelled,
     tourney_created,
+    tourney_final_table,
     tourney_info_text,
+    tourney_knockout,
     tourney_list_text,
-    tourney_moved,
+    tourney_plain_title,
     tourney_registered,
     tourney_results,
+    tourney_seated,
     tourney_standings,
     tourney_table_starts,
     tourney_thread_name,
@@ -68,7 +71,9 @@ from pancog.services.tables import NoTableHere, NotHost
 from pancog.services.tournaments.errors import BadTournamentOption, NoSuchTournament
 from pancog.services.tournaments.model import Format, Status, Tournament, TournamentConfig
 from pancog.services.tournaments.service import (
-    PlayerMoved,
+    LevelUp,
+    PlayerOut,
+    PlayerSeated,
     TableOpened,
     TournamentCancelled,
     TournamentEvent,
@@ -98,7 +103,7 @@ class TourneyThreads:
         self.archived: set[int] = set()
 
     async def create(self, t: Tournament, table_no: int) -> int:
-        title = tourney_title(t.config.title, t.tournament_id)
+        title = tourney_plain_title(t.config.title, t.tournament_id)
         final = t.tables[table_no].final if table_no in t.tables else False
         name = tourney_thread_name(title, table_no, final)
         thread_id = await edge.start_thread(self.bot, t.channel_id, name=name, reason="tournament table")
@@ -476,7 +481,9 @@ class TourneyCog(PanCog, name="PanTourney"):
     async def standings_image(self, tid: int, priority: Priority, names: Mapping[int, str]) -> discord.File:
         """The standings PNG (rendered on the render queue) with its text twin as the alt text."""
         t = self.service.get(tid)
-        snap = tourney_standings(self.service.info(tid), lambda p: image_name_of(names, p), self._title(t))
+        snap = tourney_standings(
+            self.service.info(tid), lambda p: image_name_of(names, p), tourney_plain_title(t.config.title, tid)
+        )
         png = await self.rt.renders.render(render_standings_png, snap, priority=priority)
         return discord.File(io.BytesIO(png), filename="standings.png", description=standings_text(snap))
 
@@ -563,8 +570,12 @@ class TourneyCog(PanCog, name="PanTourney"):
         try:
             if isinstance(event, TableOpened):
                 await self._table_opened(t, event)
-            elif isinstance(event, PlayerMoved):
-                await self._moved(t, event)
+            elif isinstance(event, PlayerSeated):
+                await self._seated(t, event)
+            elif isinstance(event, PlayerOut):
+                await self._knocked_out(t, event)
+            elif isinstance(event, LevelUp):  # late registration may have closed: Register goes
+                await self.refresh_announcement(t)
             elif isinstance(event, TournamentFinished):
                 await self._finished(t)
             elif isinstance(event, TournamentStarted | TournamentCancelled):
@@ -595,12 +606,32 @@ class TourneyCog(PanCog, name="PanTourney"):
         mentions = [f"<@{p}>" if p > 0 else name_of(self.rt.names_of(t.guild_id), p) for p in event.player_ids]
         text = tourney_table_starts(self._title(t), event.table_no, mentions, event.final)
         await self._send(self._channel_of_table(t, event.table_no), t.guild_id, text, humans)
+        if event.final:  # the whole field hears of it, in the tournament's channel (nobody pinged there)
+            await self._send(t.channel_id, t.guild_id, tourney_final_table(self._title(t), mentions), [])
 
-    async def _moved(self, t: Tournament, event: PlayerMoved) -> None:
-        if event.player_id <= 0:
-            return
-        text = tourney_moved(f"<@{event.player_id}>", event.from_table, event.to_table)
-        await self._send(self._channel_of_table(t, event.to_table), t.guild_id, text, [event.player_id])
+    def _mention(self, t: Tournament, player_id: int) -> str:
+        return f"<@{player_id}>" if player_id > 0 else name_of(self.rt.names_of(t.guild_id), player_id)
+
+    async def _seated(self, t: Tournament, event: PlayerSeated) -> None:
+        """Every late seat and every move: the player is told (and pinged) where they sit, in that table's thread."""
+        tt = t.tables.get(event.table_no)
+        final = tt.final if tt is not None else False
+        text = tourney_seated(self._mention(t, event.player_id), event.table_no, event.seat, final, event.moved)
+        users = [event.player_id] if event.player_id > 0 else []
+        await self._send(self._channel_of_table(t, event.table_no), t.guild_id, text, users)
+
+    async def _knocked_out(self, t: Tournament, event: PlayerOut) -> None:
+        """The knock-out line, in the player's table thread and the tournament's channel, pinging only that player."""
+        entry = t.entries.get(event.entry_id)
+        text = tourney_knockout(
+            self._mention(t, event.player_id), self._title(t), event.place, event.prize, event.can_reenter
+        )
+        users = [event.player_id] if event.player_id > 0 else []
+        table_no = entry.table_no if entry is not None else None
+        where = self._channel_of_table(t, table_no) if table_no is not None else t.channel_id
+        if where != t.channel_id and where not in self.threads.archived:
+            await self._send(where, t.guild_id, text, users)
+        await self._send(t.channel_id, t.guild_id, text, users)
 
     async def _finished(self, t: Tournament) -> None:
         info = self.service.info(t.tournament_id)
@@ -611,7 +642,7 @@ class TourneyCog(PanCog, name="PanTourney"):
         role_id = t.config.winner_role_id
         if role_id is not None:
             winners = [p for p, place, _ in info.results if place == 1]
-            reason = tourney_winner_role_reason(self._title(t))
+            reason = tourney_winner_role_reason(tourney_plain_title(t.config.title, t.tournament_id))
             if await give_role(self.rt.bot, t.guild_id, role_id, winners, reason=reason) is None:
                 log.warning("tournament %s: the winner role %s could not be given", t.tournament_id, role_id)
                 text = tourney_winner_role_failed(role_id) + "\n" + text

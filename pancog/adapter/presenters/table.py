@@ -201,8 +201,11 @@ def _chip_lines(state: TableState, names: Names, moves: Sequence[ChipsMoved]) ->
     return lines
 
 
-def describe_events(before: TableState, after: TableState, names: Names, events: Sequence[Event]) -> list[str]:
-    """PUBLIC lines for the board: what happened, in plain words. Private events are skipped."""
+def describe_events(
+    before: TableState, after: TableState, names: Names, events: Sequence[Event], *, tournament: bool = False
+) -> list[str]:
+    """PUBLIC lines for the board: what happened, in plain words. Private events are skipped. At a tournament
+    table nobody takes chips to a bank (its chips stay the tournament's; a knock-out is announced on its own)."""
     lines: list[str] = []
     moves: list[ChipsMoved] = []
 
@@ -224,7 +227,7 @@ def describe_events(before: TableState, after: TableState, names: Names, events:
                 )
             case SeatLeft():
                 lines.append(f"{name_of(names, e.player_id)} left the table.")
-            case CashedOut():
+            case CashedOut() if not tournament:
                 lines.append(f"{name_of(names, e.player_id)} took {chips(e.amount)} back to the bank.")
             case AwaySet():
                 lines.append(f"{who(e.seat)} is {'away' if e.away else 'back'}.")
@@ -371,10 +374,18 @@ def live_outcome(
 
 
 def board_text(
-    state: TableState, names: Names, *, title: str, lines: Sequence[str], host_id: int, practice: bool = False
+    state: TableState,
+    names: Names,
+    *,
+    title: str,
+    lines: Sequence[str],
+    host_id: int,
+    practice: bool = False,
+    tournament: str | None = None,
 ) -> str:
     """PUBLIC: the board's one line: the table, what happened last, whose turn it is. The rest
-    (recent events, seats, melds) is in the image, its alt text and the Text view button."""
+    (recent events, seats, melds) is in the image, its alt text and the Text view button. ``tournament``: a
+    tournament table's level line (the tournament deals there: nobody joins or presses Start)."""
     head = f"**{shown(title, limit=80)}** — "
     hand = state.hand
     seated = sum(1 for s in state.seats if s is not None)
@@ -382,6 +393,8 @@ def board_text(
     if hand is None:
         nxt = "hand 1" if state.hand_no == 0 else f"hand {state.hand_no + 1}"
         todo = "Press **Start** to deal it." if practice else "Join, then press **Start**."
+        if tournament is not None:
+            todo = "The tournament deals it."
         head += f"{latest}{seated} seated, waiting to deal {nxt}. {todo}"
     else:
         from pancog.game import engine
@@ -398,6 +411,8 @@ def board_text(
         if t is not None and t.drawn is not None and t.step in (Step.DRAWN, Step.MUST_USE):
             head += f" Card up: {t.drawn.pretty}."
     head += f" Tops: {state.singles_tops}" + (f" + {state.doubles_tops} doubles" if state.doubles_tops else "") + "."
+    if tournament is not None:
+        head += f"\n{tournament}"
     return head[:1900]
 
 

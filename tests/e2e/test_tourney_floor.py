@@ -1,0 +1,121 @@
+"""What players and hosts see around a tournament's tables, through the fake Discord: the level on the board, the
+knock-outs, where a late entrant sits, the final table, the escaped title, the results after a kill."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+
+from pancog.adapter.safety import shown
+from pancog.services.tournaments.model import Status
+from tests.e2e.conftest import Pan, PanFactory, private_to
+from tests.e2e.test_tourney import public, wait_until_over
+from tests.fakediscord.models import FakeMessage
+
+
+@pytest.fixture(autouse=True)
+def fast(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PAN_BOT_DELAY", "0")
+    monkeypatch.setenv("PAN_CLOCK_SCALE", "300")
+    monkeypatch.setenv("PAN_TIME_BANK_SECONDS", "0")
+    monkeypatch.setenv("PAN_TOURNEY_TICK", "0.1")
+    monkeypatch.setenv("PAN_DEAL_SEED", "15")
+
+
+def threads_of(pan: Pan) -> list[int]:
+    channel = pan.h.channel
+    return [c.id for c in pan.h.guild.channels if c.is_thread and c.parent_id == channel.id and c != pan.h.thread]
+
+
+def boards_in(pan: Pan, channel_id: int) -> list[FakeMessage]:
+    return [m for m in public(pan, channel_id) if m.attachments and m.attachments[0].filename == "table.png"]
+
+
+async def until(pan: Pan, check, timeout: float = 60.0) -> None:  # type: ignore[no-untyped-def]
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not check():
+        assert loop.time() < deadline
+        await asyncio.sleep(0.05)
+    await pan.settle()
+
+
+async def test_a_tournament_board_shows_the_level_and_no_join_start_leave(pan_factory: PanFactory) -> None:
+    """The board of a tournament table says the level, the ante, the time to the next level and the players left
+    with their average stack; it offers no Join, Start or Leave and never says "Join, then press Start"."""
+    pan = await pan_factory()
+    host, ana, _, _ = pan.users
+    service = pan.rt.tournaments
+    assert service is not None
+    await pan.slash(host, "tourney create", seats=3, buy_in=100, antes="10,20,40,80,160,320", title="Board SnG")
+    await pan.slash(host, "tourney register")
+    await pan.slash(ana, "tourney register")
+    (t,) = service.tournaments
+    await pan.slash(host, "tourney addbots", count=1, level="easy")
+    await until(pan, lambda: bool(threads_of(pan)) and bool(boards_in(pan, threads_of(pan)[0])))
+    (thread,) = threads_of(pan)
+    board = boards_in(pan, thread)[-1]
+    content = pan.h.fake.messages[board.id].content
+    assert re.search(r"🏆 Level \d+ · ante \d+ · next level <t:\d+:R> · [23] players left, average stack \d+", content)
+    assert "Join" not in content and "press **Start**" not in content
+    labels = {b.get("label") for b in pan.h.fake.messages[board.id].buttons}
+    assert not labels & {"Join", "Start", "Leave"}, labels
+    await pan.slash(host, "tourney resume")
+    await wait_until_over(pan, t.tournament_id)
+    for m in public(pan, thread):  # nobody takes chips "back to the bank" in a tournament
+        assert "back to the bank" not in m.content
+
+
+async def test_every_knock_out_is_announced_pinging_only_that_player(pan_factory: PanFactory) -> None:
+    """A 4-player Sit & Go: three knock-out lines with their places (and the prize in the money), each in the table's
+    thread and the tournament's channel, each pinging only the player who is out."""
+    pan = await pan_factory()
+    host, ana, bo, _ = pan.users
+    service = pan.rt.tournaments
+    assert service is not None
+    await pan.slash(host, "tourney create", seats=4, buy_in=100, antes="10,20,40,80,160,320,640", level_minutes=0.05)
+    for user in (host, ana, bo):
+        await pan.slash(user, "tourney register")
+    (t,) = service.tournaments
+    await pan.slash(host, "tourney addbots", count=1, level="easy")
+    await wait_until_over(pan, t.tournament_id)
+    done = service.get(t.tournament_id)
+    lines = [m for m in public(pan, pan.h.channel.id) if " is out of " in m.content]
+    assert len(lines) == 3, [m.content for m in lines]
+    suffix = {2: "nd", 3: "rd", 4: "th"}
+    for e in done.entries.values():
+        if e.place == 1:
+            continue
+        assert e.place is not None
+        who = f"<@{e.player_id}>" if e.player_id > 0 else None
+        (line,) = [
+            m
+            for m in lines
+            if (who is None or who in m.content) and f"in {e.place}{suffix[e.place]} place" in m.content
+        ][:1]
+        users = [int(u) for u in line.allowed_mentions["users"]]
+        assert users == ([e.player_id] if e.player_id > 0 else []), (line.content, users)
+        assert (f"winning {e.prize}" in line.content) == bool(e.prize)
+    (thread,) = threads_of(pan)
+    assert len([m for m in public(pan, thread) if " is out of " in m.content]) >= 2
+
+
+async def test_the_title_is_escaped_and_a_long_one_refused_with_nothing_stored(pan_factory: PanFactory) -> None:
+    """A title's Markdown and mentions render as typed; 2,000 characters are refused privately, nothing stored."""
+    pan = await pan_factory()
+    host = pan.users[0]
+    service = pan.rt.tournaments
+    assert service is not None
+    reply = await pan.slash(host, "tourney create", title="x" * 2000)
+    assert private_to(reply, host) and "Something went wrong" not in reply.text and "60" in reply.text, reply.text
+    assert service.tournaments == ()
+    assert not [m for m in public(pan, pan.h.channel.id) if "🏆" in m.content]
+    hostile = "<@&515151> @everyone **bold** ||x||"
+    await pan.slash(host, "tourney create", title=hostile)
+    (announcement,) = [m for m in public(pan, pan.h.channel.id) if "🏆" in m.content]
+    assert shown(hostile, limit=60) in announcement.content and hostile not in announcement.content
+    assert announcement.allowed_mentions.get("parse", []) == []
+    (t,) = service.tournaments
+    assert t.status is Status.REGISTERING or t.status is Status.ANNOUNCED
