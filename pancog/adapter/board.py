@@ -454,6 +454,14 @@ class Board:
         self.kick()
         return True
 
+    async def finished(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` seconds) until a retired board has posted what it owed and stopped: a closed
+        tournament table's thread is archived only after its last hand's summary is in it (a post into an archived
+        thread reopens it)."""
+        task = self._task
+        if task is not None and not task.done() and self._retired:
+            await asyncio.wait({task}, timeout=timeout)
+
     async def _run(self) -> None:
         while not self._stopped:
             await self._dirty.wait()

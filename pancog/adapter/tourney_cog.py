@@ -90,6 +90,9 @@ log = logging.getLogger("pan.tourney")
 TICK_SECONDS = 5.0
 """How often the background task advances every tournament's clock (levels, scheduled starts, breaks)."""
 
+ARCHIVE_WAIT_SECONDS = 30.0
+"""How long a closed table's thread waits for its board's last summary before it is archived anyway."""
+
 _LEVELS = {"easy": Level.EASY, "normal": Level.NORMAL, "hard": Level.HARD}
 
 
@@ -113,13 +116,26 @@ class TourneyThreads:
     def remember(self, table_id: int, channel_id: int) -> None:
         self.threads.setdefault(table_id, channel_id)
 
-    async def archive_closed(self, t: Tournament) -> None:
-        """Archive (and lock) the thread of every closed table of the tournament, once."""
+    async def archive_closed(self, t: Tournament, rt: PanRuntime) -> None:
+        """Archive (and lock) the thread of every closed table of the tournament, once: only once the table service
+        has closed that table too (until then its board may still be edited: an edit in an archived thread is
+        refused) and its board has posted the last hand's summary (a post there would reopen the thread)."""
         for tt in t.tables.values():
             if tt.status != "closed" and t.status not in (Status.FINISHED, Status.CANCELLED):
                 continue
             thread = self.threads.get(tt.table_id)
             if thread is None or thread in self.archived or thread == t.channel_id:
+                continue
+            try:
+                rt.tables.get(tt.table_id)
+            except NoTableHere:
+                pass
+            else:
+                continue  # still open (its last hand, a final-table draw after a restart): a later event archives it
+            board = rt.boards.get(tt.table_id)
+            if board is not None:
+                await board.finished(timeout=ARCHIVE_WAIT_SECONDS)
+            if thread in self.archived:
                 continue
             self.archived.add(thread)
             try:
@@ -580,7 +596,7 @@ class TourneyCog(PanCog, name="PanTourney"):
                 await self._finished(t)
             elif isinstance(event, TournamentStarted | TournamentCancelled):
                 await self.refresh_announcement(t)
-            await self.threads.archive_closed(t)
+            await self.threads.archive_closed(t, self.rt)
         except discord.HTTPException as exc:
             log.warning("tournament %s: %s message failed: %s", t.tournament_id, type(event).__name__, exc)
 

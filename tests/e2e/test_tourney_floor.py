@@ -42,9 +42,12 @@ async def until(pan: Pan, check, timeout: float = 60.0) -> None:  # type: ignore
     await pan.settle()
 
 
-async def test_a_tournament_board_shows_the_level_and_no_join_start_leave(pan_factory: PanFactory) -> None:
+async def test_a_tournament_board_shows_the_level_and_no_join_start_leave(
+    pan_factory: PanFactory, caplog: pytest.LogCaptureFixture
+) -> None:
     """The board of a tournament table says the level, the ante, the time to the next level and the players left
-    with their average stack; it offers no Join, Start or Leave and never says "Join, then press Start"."""
+    with their average stack; it offers no Join, Start or Leave and never says "Join, then press Start". At the end
+    its thread is archived after the last hand's summary: nothing is posted or edited there afterwards."""
     pan = await pan_factory()
     host, ana, _, _ = pan.users
     service = pan.rt.tournaments
@@ -66,9 +69,16 @@ async def test_a_tournament_board_shows_the_level_and_no_join_start_leave(pan_fa
     await wait_until_over(pan, t.tournament_id)
     for m in public(pan, thread):  # nobody takes chips "back to the bank" in a tournament
         assert "back to the bank" not in m.content
+    await asyncio.sleep(1.5)  # a late board edit or summary would come now
+    await pan.settle()
+    assert pan.h.fake.channels[thread].archived and pan.h.fake.channels[thread].locked
+    assert not pan.h.fake.reopened and "Thread is archived" not in caplog.text
+    assert any("over" in m.content.lower() or m.embeds for m in public(pan, thread)[-3:])
 
 
-async def test_every_knock_out_is_announced_pinging_only_that_player(pan_factory: PanFactory) -> None:
+async def test_every_knock_out_is_announced_pinging_only_that_player(
+    pan_factory: PanFactory, caplog: pytest.LogCaptureFixture
+) -> None:
     """A 4-player Sit & Go: three knock-out lines with their places (and the prize in the money), each in the table's
     thread and the tournament's channel, each pinging only the player who is out."""
     pan = await pan_factory()
@@ -100,6 +110,10 @@ async def test_every_knock_out_is_announced_pinging_only_that_player(pan_factory
         assert (f"winning {e.prize}" in line.content) == bool(e.prize)
     (thread,) = threads_of(pan)
     assert len([m for m in public(pan, thread) if " is out of " in m.content]) >= 2
+    await asyncio.sleep(1.5)  # a late board edit or summary would come now: never into the archived thread
+    await pan.settle()
+    assert pan.h.fake.channels[thread].archived and pan.h.fake.channels[thread].locked
+    assert not pan.h.fake.reopened and "Thread is archived" not in caplog.text
 
 
 async def test_the_title_is_escaped_and_a_long_one_refused_with_nothing_stored(pan_factory: PanFactory) -> None:
