@@ -26,6 +26,8 @@ from discord import app_commands
 from pancog.adapter import edge
 from pancog.adapter.base import PanCog
 from pancog.adapter.checks import moderator
+from pancog.adapter.deliveries import Permanent
+from pancog.adapter.effects import send_once
 from pancog.adapter.errors import BadOption, send_ephemeral
 from pancog.adapter.groups import IN_TOURNEY
 from pancog.adapter.presenters.common import image_name_of, name_of
@@ -67,6 +69,7 @@ from pancog.ai import Level
 from pancog.game.errors import PanError
 from pancog.infra.renderq import Priority
 from pancog.services.bots import computer_id
+from pancog.services.outbox import OutboxItem
 from pancog.services.tables import NoTableHere, NotHost
 from pancog.services.tournaments.errors import BadTournamentOption, NoSuchTournament
 from pancog.services.tournaments.model import Format, Status, Tournament, TournamentConfig
@@ -590,12 +593,8 @@ class TourneyCog(PanCog, name="PanTourney"):
                 await self._seated(t, event)
             elif isinstance(event, PlayerOut):
                 await self._knocked_out(t, event)
-            elif isinstance(event, LevelUp):  # late registration may have closed: Register goes
-                await self.refresh_announcement(t)
-            elif isinstance(event, TournamentFinished):
-                await self._finished(t)
-            elif isinstance(event, TournamentStarted | TournamentCancelled):
-                await self.refresh_announcement(t)
+            elif isinstance(event, LevelUp | TournamentFinished | TournamentStarted | TournamentCancelled):
+                await self.refresh_announcement(t)  # a level up may close late registration: Register goes
             await self.threads.archive_closed(t, self.rt)
         except discord.HTTPException as exc:
             log.warning("tournament %s: %s message failed: %s", t.tournament_id, type(event).__name__, exc)
@@ -649,7 +648,17 @@ class TourneyCog(PanCog, name="PanTourney"):
             await self._send(where, t.guild_id, text, users)
         await self._send(t.channel_id, t.guild_id, text, users)
 
-    async def _finished(self, t: Tournament) -> None:
+    async def deliver_results(self, item: OutboxItem) -> str:
+        """The outbox handler of a finished tournament's results post (owed in the commit that paid the prizes): the
+        winner role, then the results with the final standings image, posted once (the key's nonce). After a restart
+        the finished tournament is read from storage."""
+        try:
+            t = await self.service.finished(int(item.payload["tournament_id"]))
+        except NoSuchTournament as exc:
+            raise Permanent(str(exc)) from exc
+        return str(await self._finished(t, item.key))
+
+    async def _finished(self, t: Tournament, key: str) -> int:
         info = self.service.info(t.tournament_id)
         winner = next((p for p, place, _ in info.results if place == 1), None)
         names = await self.names_of(t)
@@ -663,5 +672,11 @@ class TourneyCog(PanCog, name="PanTourney"):
                 log.warning("tournament %s: the winner role %s could not be given", t.tournament_id, role_id)
                 text = tourney_winner_role_failed(role_id) + "\n" + text
         file = await self.standings_image(t.tournament_id, Priority.BOARD, names)
-        await self._send(t.channel_id, t.guild_id, text, [winner] if winner and winner > 0 else [], file=file)
-        await self.refresh_announcement(t)
+        channel = self.rt.bot.get_partial_messageable(t.channel_id, guild_id=t.guild_id)
+        users = [winner] if winner and winner > 0 else []
+        mentions = discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(u) for u in users])
+        try:
+            message = await send_once(self.rt.bot, channel, key, text, allowed_mentions=mentions, file=file)
+        except (discord.Forbidden, discord.NotFound) as exc:
+            raise Permanent(str(exc)) from exc
+        return message.id

@@ -133,3 +133,46 @@ async def test_the_title_is_escaped_and_a_long_one_refused_with_nothing_stored(p
     assert announcement.allowed_mentions.get("parse", []) == []
     (t,) = service.tournaments
     assert t.status is Status.REGISTERING or t.status is Status.ANNOUNCED
+
+
+async def test_results_are_posted_after_a_kill_right_after_the_end(
+    pan_factory: PanFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The process dies right after the end is stored (nothing told to Discord: no event handled, no delivery):
+    after the restart the results are posted, once, with the winner pinged, and the prizes were paid once."""
+    from pancog.adapter.tourney_cog import TourneyCog
+    from pancog.services.tournaments.service import TournamentFinished
+
+    pan = await pan_factory()
+    host, ana, _, _ = pan.users
+    service = pan.rt.tournaments
+    assert service is not None
+    await pan.slash(host, "tourney create", seats=3, buy_in=100, antes="10,20,40,80,160,320,640", title="Kill SnG")
+    await pan.slash(host, "tourney register")
+    await pan.slash(ana, "tourney register")
+    (t,) = service.tournaments
+    tid = t.tournament_id
+    original = TourneyCog._handle
+
+    async def dies_at_the_end(self: TourneyCog, event: object) -> None:  # the kill: nothing after the commit runs
+        if not isinstance(event, TournamentFinished):
+            await original(self, event)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(TourneyCog, "_handle", dies_at_the_end)
+    await pan.rt.deliveries.stop()  # nothing owed is delivered before the "kill"
+    await pan.slash(host, "tourney addbots", count=1, level="easy")
+    await wait_until_over(pan, tid)
+    assert not [m for m in public(pan, pan.h.channel.id) if "is over" in m.content]
+    done = service.get(tid)
+    winner = next(e.player_id for e in done.entries.values() if e.place == 1)
+    banks = {u.id: await pan.rt.ledger.balance(pan.h.guild.id, u.id) for u in (host, ana)}
+    monkeypatch.setattr(TourneyCog, "_handle", original)
+    await pan.h.restart()
+    await until(pan, lambda: bool([m for m in public(pan, pan.h.channel.id) if "is over" in m.content]), 30)
+    await asyncio.sleep(0.5)
+    results = [m for m in public(pan, pan.h.channel.id) if "is over" in m.content]
+    assert len(results) == 1 and "Kill SnG" in results[0].content
+    assert [int(u) for u in results[0].allowed_mentions["users"]] == ([winner] if winner > 0 else [])
+    assert results[0].attachments and results[0].attachments[0].filename == "standings.png"
+    for u in (host, ana):  # paid once: the restart paid nothing again
+        assert await pan.rt.ledger.balance(pan.h.guild.id, u.id) == banks[u.id]

@@ -21,7 +21,7 @@ from pancog.services.tables import NoTableHere, TableConfig, TableSession
 from . import rules
 from .balancer import BalanceTable, plan
 from .clock import Clock
-from .core import ChannelFactory, Core
+from .core import RESULTS_POST, ChannelFactory, Core
 from .events import PlayerMoved, PlayerOut, PlayerSeated, TableOpened, TournamentFinished, TournamentStarted
 from .model import Entry, EntryStatus, Status, Tournament, TTable
 
@@ -366,7 +366,9 @@ class Floor:
             e.place, e.tied, e.prize = f.place, f.tied, result.prizes.get(f.entry_id, 0)
         draft.t.status = Status.FINISHED
         draft.t.finished_ms = self.core.now_ms()
-        await self.core.commit(draft, [(rules.payout_legs(t, result.prizes), "payouts", "tournament prizes")])
+        results = (f"tny:{t.tournament_id}:results", RESULTS_POST, {"tournament_id": t.tournament_id})
+        payouts = (rules.payout_legs(t, result.prizes), "payouts", "tournament prizes")
+        await self.core.commit(draft, [payouts], [results])
         self.core.emit(TournamentFinished(t.tournament_id, result.finishes, dict(result.prizes)))
 
     # ------------------------------------------------------------------ away players
