@@ -176,3 +176,45 @@ async def test_results_are_posted_after_a_kill_right_after_the_end(
     assert results[0].attachments and results[0].attachments[0].filename == "standings.png"
     for u in (host, ana):  # paid once: the restart paid nothing again
         assert await pan.rt.ledger.balance(pan.h.guild.id, u.id) == banks[u.id]
+
+
+async def test_a_late_entrant_is_told_where_they_sit_and_register_goes_when_registration_closes(
+    pan_factory: PanFactory,
+) -> None:
+    """A scheduled event started early: a late registration is told (pinged, in the table's thread) "you are at
+    table N, seat S"; once late registration closes (level 2), the announcement loses its Register button."""
+    pan = await pan_factory()
+    host, ana, bo, _ = pan.users
+    service = pan.rt.tournaments
+    assert service is not None
+    await pan.slash(
+        host,
+        "tourney create",
+        format="scheduled",
+        start="+60",
+        seats=4,
+        buy_in=100,
+        late_levels=1,
+        level_minutes=0.1,
+        antes="10,20,40,80,160,320,640,1280",
+        starting_stack=2000,
+        title="Late MTT",
+    )
+    (t,) = service.tournaments
+    announcement = next(m for m in public(pan, pan.h.channel.id) if "Late MTT" in m.content)
+    await pan.slash(host, "tourney register")
+    await pan.slash(ana, "tourney register")
+    await pan.slash(host, "tourney addbots", count=1, level="easy")
+    reply = await pan.slash(host, "tourney start")
+    assert private_to(reply, host)
+    await until(pan, lambda: bool(threads_of(pan)))
+    reply = await pan.slash(bo, "tourney register")  # late: the table has room
+    assert private_to(reply, bo) and "registered" in reply.text
+    await until(pan, lambda: any(f"<@{bo.id}>, you are at" in m.content for m in public(pan, threads_of(pan)[0])))
+    (told,) = [m for m in public(pan, threads_of(pan)[0]) if f"<@{bo.id}>, you are at" in m.content]
+    assert re.search(r"you are at table 1, seat \d", told.content)
+    assert [int(u) for u in told.allowed_mentions["users"]] == [bo.id]
+    assert "Register" in [b.get("label") for b in pan.h.fake.messages[announcement.id].buttons]
+    await until(pan, lambda: not service.registration_open(service.get(t.tournament_id)), 60)
+    await until(pan, lambda: "Register" not in [b.get("label") for b in pan.h.fake.messages[announcement.id].buttons])
+    await pan.slash(host, "tourney cancel")
