@@ -218,3 +218,27 @@ async def test_a_late_entrant_is_told_where_they_sit_and_register_goes_when_regi
     await until(pan, lambda: not service.registration_open(service.get(t.tournament_id)), 60)
     await until(pan, lambda: "Register" not in [b.get("label") for b in pan.h.fake.messages[announcement.id].buttons])
     await pan.slash(host, "tourney cancel")
+
+
+async def test_tournament_seats_keep_their_names_after_a_restart(pan_factory: PanFactory) -> None:
+    """After a restart in the middle of a Sit & Go, the board names its people (stored names), not "Player 1234"."""
+    pan = await pan_factory()
+    host, ana, _, _ = pan.users
+    service = pan.rt.tournaments
+    assert service is not None
+    await pan.slash(host, "tourney create", seats=3, buy_in=100, antes="10,20,40,80,160,320,640", title="Names SnG")
+    await pan.slash(host, "tourney register")
+    await pan.slash(ana, "tourney register")
+    await pan.slash(host, "tourney addbots", count=1, level="easy")
+    await until(pan, lambda: bool(threads_of(pan)) and bool(boards_in(pan, threads_of(pan)[0])))
+    await pan.slash(host, "tourney pause")
+    await pan.h.restart()
+    await pan.slash(host, "tourney resume")
+    (thread,) = threads_of(pan)
+    before = {m.id for m in boards_in(pan, thread)}
+    await until(pan, lambda: any(m.id not in before or m.edits for m in boards_in(pan, thread)), 30)
+    board = pan.h.fake.messages[boards_in(pan, thread)[-1].id]
+    alt = board.attachments[0].description or ""
+    for user in (host, ana):
+        assert user.name in alt, alt
+    assert "Player " not in alt
