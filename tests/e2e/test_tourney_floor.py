@@ -232,6 +232,8 @@ async def test_tournament_seats_keep_their_names_after_a_restart(pan_factory: Pa
     await pan.slash(host, "tourney addbots", count=1, level="easy")
     await until(pan, lambda: bool(threads_of(pan)) and bool(boards_in(pan, threads_of(pan)[0])))
     await pan.slash(host, "tourney pause")
+    # restarted between hands (no turn ping in flight: a ping sent while the old client closes is another matter)
+    await until(pan, lambda: not pan.rt.tables.in_channel(threads_of(pan)[0]).in_hand, 60)
     await pan.h.restart()
     await pan.slash(host, "tourney resume")
     (thread,) = threads_of(pan)
