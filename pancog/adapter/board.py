@@ -46,6 +46,7 @@ from pancog.adapter.presenters.table import (
     table_snapshot,
     table_title,
 )
+from pancog.adapter.presenters.tournament import tourney_board_line
 from pancog.adapter.runtime import PanRuntime, runtime_of
 from pancog.game import engine, i18n
 from pancog.game.actions import AcceptSplit, Force, FoulCall, OfferSplit
@@ -54,6 +55,7 @@ from pancog.game.i18n import N_, tr
 from pancog.game.state import Phase, TableState
 from pancog.infra import logs
 from pancog.infra.renderq import Priority, RenderJob, RenderQueueClosed
+from pancog.infra.storage.base import ScopeKind
 from pancog.services.tables import Applied, CloseReason, NoTableHere, TableClosed, TableSession
 from renderer import TableSnapshot, outcome_text, render_outcome_png, render_table_png, table_text
 
@@ -94,7 +96,10 @@ def board_verbs(session: TableSession) -> list[str]:
     """The buttons that fit the moment (from the engine's legal actions, never re-deriving the rules)."""
     state = session.state
     hand = state.hand
+    tournament = session.bank_scope.kind is ScopeKind.TOURNAMENT  # seats and deals belong to the tournament
     if hand is None:
+        if tournament:
+            return ["text"]
         if session.config.practice:  # only the practice player sits here; nobody else can join
             return ["start", "leave", "text"]
         return ["join", "leave", "start", "text"]
@@ -122,7 +127,7 @@ def board_verbs(session: TableSession) -> list[str]:
     verbs += [v for v in ("force", "foul", "split") if v in extra]
     if len(hand.in_action()) == 2 and "split" not in verbs and state.rules.split_tops and hand.phase is Phase.PLAYING:
         verbs.append("split")
-    verbs += ["leave", "text"]
+    verbs += ["text"] if tournament else ["leave", "text"]
     return verbs
 
 
@@ -232,8 +237,9 @@ class Boards:
             board.lines.clear()
             board.new_post = True
         names = self.rt.names_at(applied.session)
+        tournament = applied.session.bank_scope.kind is ScopeKind.TOURNAMENT
         with i18n.speaking(language.for_guild(self.rt, applied.session.guild_id)):  # public lines: the server's
-            board.lines.extend(describe_events(applied.before, applied.state, names, events))
+            board.lines.extend(describe_events(applied.before, applied.state, names, events, tournament=tournament))
             if any(isinstance(e, HandEnded) for e in events):
                 board.summaries.append(applied)
             board.kick()
@@ -244,6 +250,22 @@ class Boards:
         channel = self.rt.bot.get_channel(session.channel_id)
         name = getattr(channel, "name", None)
         return session.config.title or table_title(name)
+
+    def tournament_line(self, session: TableSession) -> str | None:
+        """A tournament table's line: its level, ante, time to the next level, players left and average stack
+        (None at any other table)."""
+        service = self.rt.tournaments
+        if session.bank_scope.kind is not ScopeKind.TOURNAMENT or service is None:
+            return None
+        tid = service.tournament_of_table(session.table_id)
+        if tid is None:
+            return None
+        info = service.info(tid)
+        next_at = (
+            None if info.paused or info.status.value != "running" else int(time.time() + info.seconds_to_next_level)
+        )
+        total = sum(c for _, c, _ in info.chips)
+        return tourney_board_line(info.level, info.ante, next_at, info.on_break, info.alive, total)
 
     def clock_line(self, session: TableSession) -> str:
         """The board's countdown: Discord renders ``<t:..:R>`` live, so no edit is needed while it runs."""
@@ -294,6 +316,7 @@ class Boards:
                 lines=notes,
                 host_id=session.host_id,
                 practice=session.config.practice,
+                tournament=self.tournament_line(session),
             )
             captured.update(snap=snap, text=text + self.clock_line(session), view=TableView(session), state=state)
             return snap
@@ -437,6 +460,14 @@ class Board:
         self._retired = True
         self.kick()
         return True
+
+    async def finished(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` seconds) until a retired board has posted what it owed and stopped: a closed
+        tournament table's thread is archived only after its last hand's summary is in it (a post into an archived
+        thread reopens it)."""
+        task = self._task
+        if task is not None and not task.done() and self._retired:
+            await asyncio.wait({task}, timeout=timeout)
 
     async def _run(self) -> None:
         while not self._stopped:

@@ -62,7 +62,7 @@ from pancog.services.replay import ReplayService
 from pancog.services.reveals import RevealService
 from pancog.services.store import TableStore
 from pancog.services.tables import TableService, TableSession, random_deal, seeded_deals
-from pancog.services.tournaments.service import TournamentService
+from pancog.services.tournaments.service import RESULTS_POST, TournamentService
 from pancog.services.watch import WatchService
 from pancog.services.web_access import WebAccess
 
@@ -158,7 +158,9 @@ async def open_runtime(bot: commands.Bot, config: Config) -> Parts:
     watch = WatchService(tables)
     tables.add_seat_guard(watch.verify_seat)  # a member watching a hand at a table may not sit there
     threads = TourneyThreads(bot)  # a tournament's tables get threads of its channel
-    tournaments = TournamentService(tables, channel_factory=threads.create)  # its listener runs after the league's
+    tournaments = TournamentService(
+        tables, channel_factory=threads.create, outbox=outbox
+    )  # its listener runs after the league's
     clock.keep_seats_of(tournaments)  # a tournament's seats are its own: never stood up, its tables never idle-closed
     replays = ReplayService(store)
     reveals = RevealService(store, replays)
@@ -270,6 +272,8 @@ async def setup(bot: commands.Bot) -> None:
     log.info("turn clock started for %d open table(s)", len(rt.tables.sessions))
     resumed = driver.start()
     log.info("computer players started; %d open table(s) looked at", resumed)
+    if tourney is not None:  # the results post a finish owes (in its transaction), delivered once the client is ready
+        rt.deliveries.register(RESULTS_POST, tourney.deliver_results, group=lambda i: f"tourney:{i.guild_id}")
     if tourney is not None:  # resume after a restart: seats, moves and deals re-derived from the stored rows
         await tourney.resume_all()
         log.info("tournaments resumed: %d", tournaments)

@@ -57,12 +57,15 @@ Handler = Callable[[discord.Interaction[Any], int, tuple[str, ...]], Awaitable[N
 
 
 class OpenBoard(Protocol):
-    """What the runtime needs of a board (:class:`pancog.adapter.board.Board`): is an edit on its way, stop it."""
+    """What the runtime needs of a board (:class:`pancog.adapter.board.Board`): is an edit on its way, stop it, wait
+    for a retired one to post what it owes."""
 
     @property
     def pending(self) -> bool: ...
 
     def stop(self) -> None: ...
+
+    async def finished(self, timeout: float) -> None: ...
 
 
 @dataclass(eq=False, kw_only=True)

@@ -26,6 +26,8 @@ from discord import app_commands
 from pancog.adapter import edge
 from pancog.adapter.base import PanCog
 from pancog.adapter.checks import moderator
+from pancog.adapter.deliveries import Permanent
+from pancog.adapter.effects import send_once
 from pancog.adapter.errors import BadOption, send_ephemeral
 from pancog.adapter.groups import IN_TOURNEY
 from pancog.adapter.presenters.common import image_name_of, name_of
@@ -44,11 +46,14 @@ from pancog.adapter.presenters.tournament import (
     tourney_bots_added,
     tourney_cancelled,
     tourney_created,
+    tourney_final_table,
     tourney_info_text,
+    tourney_knockout,
     tourney_list_text,
-    tourney_moved,
+    tourney_plain_title,
     tourney_registered,
     tourney_results,
+    tourney_seated,
     tourney_standings,
     tourney_table_starts,
     tourney_thread_name,
@@ -64,11 +69,14 @@ from pancog.ai import Level
 from pancog.game.errors import PanError
 from pancog.infra.renderq import Priority
 from pancog.services.bots import computer_id
+from pancog.services.outbox import OutboxItem
 from pancog.services.tables import NoTableHere, NotHost
 from pancog.services.tournaments.errors import BadTournamentOption, NoSuchTournament
 from pancog.services.tournaments.model import Format, Status, Tournament, TournamentConfig
 from pancog.services.tournaments.service import (
-    PlayerMoved,
+    LevelUp,
+    PlayerOut,
+    PlayerSeated,
     TableOpened,
     TournamentCancelled,
     TournamentEvent,
@@ -85,6 +93,9 @@ log = logging.getLogger("pan.tourney")
 TICK_SECONDS = 5.0
 """How often the background task advances every tournament's clock (levels, scheduled starts, breaks)."""
 
+ARCHIVE_WAIT_SECONDS = 30.0
+"""How long a closed table's thread waits for its board's last summary before it is archived anyway."""
+
 _LEVELS = {"easy": Level.EASY, "normal": Level.NORMAL, "hard": Level.HARD}
 
 
@@ -98,7 +109,7 @@ class TourneyThreads:
         self.archived: set[int] = set()
 
     async def create(self, t: Tournament, table_no: int) -> int:
-        title = tourney_title(t.config.title, t.tournament_id)
+        title = tourney_plain_title(t.config.title, t.tournament_id)
         final = t.tables[table_no].final if table_no in t.tables else False
         name = tourney_thread_name(title, table_no, final)
         thread_id = await edge.start_thread(self.bot, t.channel_id, name=name, reason="tournament table")
@@ -108,13 +119,26 @@ class TourneyThreads:
     def remember(self, table_id: int, channel_id: int) -> None:
         self.threads.setdefault(table_id, channel_id)
 
-    async def archive_closed(self, t: Tournament) -> None:
-        """Archive (and lock) the thread of every closed table of the tournament, once."""
+    async def archive_closed(self, t: Tournament, rt: PanRuntime) -> None:
+        """Archive (and lock) the thread of every closed table of the tournament, once: only once the table service
+        has closed that table too (until then its board may still be edited: an edit in an archived thread is
+        refused) and its board has posted the last hand's summary (a post there would reopen the thread)."""
         for tt in t.tables.values():
             if tt.status != "closed" and t.status not in (Status.FINISHED, Status.CANCELLED):
                 continue
             thread = self.threads.get(tt.table_id)
             if thread is None or thread in self.archived or thread == t.channel_id:
+                continue
+            try:
+                rt.tables.get(tt.table_id)
+            except NoTableHere:
+                pass
+            else:
+                continue  # still open (its last hand, a final-table draw after a restart): a later event archives it
+            board = rt.boards.get(tt.table_id)
+            if board is not None:
+                await board.finished(timeout=ARCHIVE_WAIT_SECONDS)
+            if thread in self.archived:
                 continue
             self.archived.add(thread)
             try:
@@ -476,7 +500,9 @@ class TourneyCog(PanCog, name="PanTourney"):
     async def standings_image(self, tid: int, priority: Priority, names: Mapping[int, str]) -> discord.File:
         """The standings PNG (rendered on the render queue) with its text twin as the alt text."""
         t = self.service.get(tid)
-        snap = tourney_standings(self.service.info(tid), lambda p: image_name_of(names, p), self._title(t))
+        snap = tourney_standings(
+            self.service.info(tid), lambda p: image_name_of(names, p), tourney_plain_title(t.config.title, tid)
+        )
         png = await self.rt.renders.render(render_standings_png, snap, priority=priority)
         return discord.File(io.BytesIO(png), filename="standings.png", description=standings_text(snap))
 
@@ -563,13 +589,13 @@ class TourneyCog(PanCog, name="PanTourney"):
         try:
             if isinstance(event, TableOpened):
                 await self._table_opened(t, event)
-            elif isinstance(event, PlayerMoved):
-                await self._moved(t, event)
-            elif isinstance(event, TournamentFinished):
-                await self._finished(t)
-            elif isinstance(event, TournamentStarted | TournamentCancelled):
-                await self.refresh_announcement(t)
-            await self.threads.archive_closed(t)
+            elif isinstance(event, PlayerSeated):
+                await self._seated(t, event)
+            elif isinstance(event, PlayerOut):
+                await self._knocked_out(t, event)
+            elif isinstance(event, LevelUp | TournamentFinished | TournamentStarted | TournamentCancelled):
+                await self.refresh_announcement(t)  # a level up may close late registration: Register goes
+            await self.threads.archive_closed(t, self.rt)
         except discord.HTTPException as exc:
             log.warning("tournament %s: %s message failed: %s", t.tournament_id, type(event).__name__, exc)
 
@@ -595,14 +621,44 @@ class TourneyCog(PanCog, name="PanTourney"):
         mentions = [f"<@{p}>" if p > 0 else name_of(self.rt.names_of(t.guild_id), p) for p in event.player_ids]
         text = tourney_table_starts(self._title(t), event.table_no, mentions, event.final)
         await self._send(self._channel_of_table(t, event.table_no), t.guild_id, text, humans)
+        if event.final:  # the whole field hears of it, in the tournament's channel (nobody pinged there)
+            await self._send(t.channel_id, t.guild_id, tourney_final_table(self._title(t), mentions), [])
 
-    async def _moved(self, t: Tournament, event: PlayerMoved) -> None:
-        if event.player_id <= 0:
-            return
-        text = tourney_moved(f"<@{event.player_id}>", event.from_table, event.to_table)
-        await self._send(self._channel_of_table(t, event.to_table), t.guild_id, text, [event.player_id])
+    def _mention(self, t: Tournament, player_id: int) -> str:
+        return f"<@{player_id}>" if player_id > 0 else name_of(self.rt.names_of(t.guild_id), player_id)
 
-    async def _finished(self, t: Tournament) -> None:
+    async def _seated(self, t: Tournament, event: PlayerSeated) -> None:
+        """Every late seat and every move: the player is told (and pinged) where they sit, in that table's thread."""
+        tt = t.tables.get(event.table_no)
+        final = tt.final if tt is not None else False
+        text = tourney_seated(self._mention(t, event.player_id), event.table_no, event.seat, final, event.moved)
+        users = [event.player_id] if event.player_id > 0 else []
+        await self._send(self._channel_of_table(t, event.table_no), t.guild_id, text, users)
+
+    async def _knocked_out(self, t: Tournament, event: PlayerOut) -> None:
+        """The knock-out line, in the player's table thread and the tournament's channel, pinging only that player."""
+        entry = t.entries.get(event.entry_id)
+        text = tourney_knockout(
+            self._mention(t, event.player_id), self._title(t), event.place, event.prize, event.can_reenter
+        )
+        users = [event.player_id] if event.player_id > 0 else []
+        table_no = entry.table_no if entry is not None else None
+        where = self._channel_of_table(t, table_no) if table_no is not None else t.channel_id
+        if where != t.channel_id and where not in self.threads.archived:
+            await self._send(where, t.guild_id, text, users)
+        await self._send(t.channel_id, t.guild_id, text, users)
+
+    async def deliver_results(self, item: OutboxItem) -> str:
+        """The outbox handler of a finished tournament's results post (owed in the commit that paid the prizes): the
+        winner role, then the results with the final standings image, posted once (the key's nonce). After a restart
+        the finished tournament is read from storage."""
+        try:
+            t = await self.service.finished(int(item.payload["tournament_id"]))
+        except NoSuchTournament as exc:
+            raise Permanent(str(exc)) from exc
+        return str(await self._finished(t, item.key))
+
+    async def _finished(self, t: Tournament, key: str) -> int:
         info = self.service.info(t.tournament_id)
         winner = next((p for p, place, _ in info.results if place == 1), None)
         names = await self.names_of(t)
@@ -611,10 +667,16 @@ class TourneyCog(PanCog, name="PanTourney"):
         role_id = t.config.winner_role_id
         if role_id is not None:
             winners = [p for p, place, _ in info.results if place == 1]
-            reason = tourney_winner_role_reason(self._title(t))
+            reason = tourney_winner_role_reason(tourney_plain_title(t.config.title, t.tournament_id))
             if await give_role(self.rt.bot, t.guild_id, role_id, winners, reason=reason) is None:
                 log.warning("tournament %s: the winner role %s could not be given", t.tournament_id, role_id)
                 text = tourney_winner_role_failed(role_id) + "\n" + text
         file = await self.standings_image(t.tournament_id, Priority.BOARD, names)
-        await self._send(t.channel_id, t.guild_id, text, [winner] if winner and winner > 0 else [], file=file)
-        await self.refresh_announcement(t)
+        channel = self.rt.bot.get_partial_messageable(t.channel_id, guild_id=t.guild_id)
+        users = [winner] if winner and winner > 0 else []
+        mentions = discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(u) for u in users])
+        try:
+            message = await send_once(self.rt.bot, channel, key, text, allowed_mentions=mentions, file=file)
+        except (discord.Forbidden, discord.NotFound) as exc:
+            raise Permanent(str(exc)) from exc
+        return message.id

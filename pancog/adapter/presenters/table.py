@@ -238,8 +238,11 @@ def _reason_words(reason: ChipReason) -> str:
     return reason.value
 
 
-def describe_events(before: TableState, after: TableState, names: Names, events: Sequence[Event]) -> list[str]:
-    """PUBLIC lines for the board: what happened, in plain words. Private events are skipped."""
+def describe_events(
+    before: TableState, after: TableState, names: Names, events: Sequence[Event], *, tournament: bool = False
+) -> list[str]:
+    """PUBLIC lines for the board: what happened, in plain words. Private events are skipped. At a tournament
+    table nobody takes chips to a bank (its chips stay the tournament's; a knock-out is announced on its own)."""
     lines: list[str] = []
     moves: list[ChipsMoved] = []
 
@@ -256,7 +259,7 @@ def describe_events(before: TableState, after: TableState, names: Names, events:
                 lines.append(_sat_line(name_of(names, e.player_id), s.stack if s is not None else None, e.doubles))
             case SeatLeft():
                 lines.append(tr("{name} left the table.", name=name_of(names, e.player_id)))
-            case CashedOut():
+            case CashedOut() if not tournament:
                 lines.append(
                     tr("{name} took {chips} back to the bank.", name=name_of(names, e.player_id), chips=chips(e.amount))
                 )
@@ -465,16 +468,26 @@ def live_outcome(
 
 
 def board_text(
-    state: TableState, names: Names, *, title: str, lines: Sequence[str], host_id: int, practice: bool = False
+    state: TableState,
+    names: Names,
+    *,
+    title: str,
+    lines: Sequence[str],
+    host_id: int,
+    practice: bool = False,
+    tournament: str | None = None,
 ) -> str:
     """PUBLIC: the board's one line: the table, what happened last, whose turn it is. The rest
-    (recent events, seats, melds) is in the image, its alt text and the Text view button."""
+    (recent events, seats, melds) is in the image, its alt text and the Text view button. ``tournament``: a
+    tournament table's level line (the tournament deals there: nobody joins or presses Start)."""
     head = f"**{shown(title, limit=80)}** — "
     hand = state.hand
     seated = sum(1 for s in state.seats if s is not None)
     latest = f"{headline(lines)} " if lines else ""
     if hand is None:
         todo = tr("Press **Start** to deal it.") if practice else tr("Join, then press **Start**.")
+        if tournament is not None:
+            todo = tr("The tournament deals it.")
         waiting = tr("{seated} seated, waiting to deal hand {n}.", seated=seated, n=state.hand_no + 1)
         head += f"{latest}{waiting} {todo}"
     else:
@@ -497,6 +510,8 @@ def board_text(
         head += " " + tr("Tops: {singles} + {doubles} doubles.", singles=state.singles_tops, doubles=state.doubles_tops)
     else:
         head += " " + tr("Tops: {singles}.", singles=state.singles_tops)
+    if tournament is not None:
+        head += f"\n{tournament}"
     return head[:1900]
 
 

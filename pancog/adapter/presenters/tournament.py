@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from pancog.adapter.presenters.common import chips, plural
+from pancog.adapter.safety import plain, shown
+from pancog.services.tournaments.model import TITLE_MAX
 from pancog.services.tournaments.service import TournamentInfo
 from renderer.standings import StandingRow, StandingsSnapshot
 
@@ -36,8 +38,15 @@ def _entries(n: int) -> str:
     return plural(n, "entry", "entries")
 
 
+def tourney_plain_title(title: str, tournament_id: int) -> str:
+    """The title as plain text (control characters dropped): for thread names, images and audit-log reasons, where
+    Markdown does not render."""
+    return plain(title, limit=TITLE_MAX) or f"Tournament {tournament_id % 10_000:04d}"
+
+
 def tourney_title(title: str, tournament_id: int) -> str:
-    return title or f"Tournament {tournament_id % 10_000:04d}"
+    """The title for a message: the host's text with its Markdown and mentions escaped (it renders as typed)."""
+    return shown(title, limit=TITLE_MAX) if plain(title) else tourney_plain_title(title, tournament_id)
 
 
 def _clock(seconds: float) -> str:
@@ -69,6 +78,18 @@ def tourney_announcement(
     )
 
 
+def tourney_board_line(level: int, ante: int, next_at: int | None, on_break: bool, alive: int, chips_total: int) -> str:
+    """PUBLIC, under a tournament table's board: the level in force, its ante, when the next level comes (a Discord
+    timestamp: it counts down without an edit), the players left and their average stack."""
+    when = (
+        ""
+        if next_at is None
+        else (f" · play resumes <t:{next_at}:R>" if on_break else f" · next level <t:{next_at}:R>")
+    )
+    average = chips_total // alive if alive else 0
+    return f"🏆 Level {level} · ante {ante:,}{when} · {plural(alive, 'player')} left, average stack {average:,}"
+
+
 def tourney_created(title: str) -> str:
     return f"**{title}** is announced in this channel. Players register with the button or `/tourney register`."
 
@@ -96,9 +117,29 @@ def tourney_table_starts(title: str, table_no: int, mentions: Sequence[str], fin
     return f"🏆 {which} of **{title}** starts: {' '.join(mentions)}"
 
 
-def tourney_moved(mention: str, from_table: int | None, to_table: int) -> str:
-    origin = f" from table {from_table}" if from_table is not None else ""
-    return f"🏆 {mention}, you move here{origin} to table {to_table} (balancing)."
+def tourney_seated(mention: str, table_no: int, seat: int, final: bool, moved: bool) -> str:
+    """PUBLIC, in the table's thread: a late entry, re-entry or moved player told where they sit (pinged)."""
+    where = "the final table" if final else f"table {table_no}"
+    why = " (balancing)" if moved else ""
+    return f"🏆 {mention}, you are at {where}, seat {seat + 1}{why}."
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def tourney_knockout(mention: str, title: str, place: int, prize: int, can_reenter: bool) -> str:
+    """PUBLIC, in the table's thread and the tournament's channel: a player is out (only they are pinged)."""
+    where = f" in {_ordinal(place)} place" if place else ""
+    money = f", winning {chips(prize)}" if prize else ""
+    again = " They may re-enter while registration is open." if can_reenter else ""
+    return f"🏆 {mention} is out of **{title}**{where}{money}.{again}"
+
+
+def tourney_final_table(title: str, mentions: Sequence[str]) -> str:
+    """PUBLIC, in the tournament's channel: the final table is drawn."""
+    return f"🏆 The final table of **{title}** is drawn: {' '.join(mentions)}"
 
 
 def tourney_thread_name(title: str, table_no: int, final: bool) -> str:

@@ -17,12 +17,13 @@ import contextlib
 import dataclasses
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import Any
 
 from pancog.infra.storage.base import Posting, StorageTx
 from pancog.infra.tasks import Tasks
 from pancog.services.ledger import ChipLedger, post_transaction
+from pancog.services.outbox import Outbox
 from pancog.services.tables import TableService
 
 from .errors import NoSuchTournament
@@ -30,7 +31,7 @@ from .events import TournamentEvent
 from .model import Entry, Tournament, TTable
 from .repository import TournamentRepository
 
-__all__ = ["ChannelFactory", "Core", "Draft", "Post"]
+__all__ = ["RESULTS_POST", "ChannelFactory", "Core", "Draft", "Effect", "Post"]
 
 log = logging.getLogger("pan.tournaments")
 
@@ -38,6 +39,12 @@ ChannelFactory = Callable[[Tournament, int], Awaitable[int]]
 """The adapter's table channels: ``factory(t, table_no)`` creates the channel (a thread) of a new table, its id."""
 
 Post = tuple[Sequence[Posting], str, str]
+Effect = tuple[str, str, Mapping[str, Any]]
+"""A Discord side effect owed by a step: (outbox key, kind, payload), enqueued in the step's transaction."""
+
+RESULTS_POST = "tourney.results"
+"""The outbox kind of a tournament's results post (payload ``tournament_id``): owed in the transaction that pays the
+prizes, so a process killed right after that commit still posts them after its restart (the adapter delivers it)."""
 """Postings of a step, their idempotency key's tail (``tny:<T>:<tail>``) and the journal's reason."""
 
 _ENTRY_FIELDS = tuple(f.name for f in dataclasses.fields(Entry))
@@ -101,9 +108,15 @@ class Core:
     """The registry in memory and the commit path every room uses."""
 
     def __init__(
-        self, tables: TableService, repository: TournamentRepository, clock: Callable[[], float] = time.time
+        self,
+        tables: TableService,
+        repository: TournamentRepository,
+        clock: Callable[[], float] = time.time,
+        *,
+        outbox: Outbox | None = None,
     ) -> None:
         self.tables = tables
+        self.outbox = outbox
         self.ledger: ChipLedger = tables.ledger
         self.storage = tables.ledger.storage
         self.store = tables.store
@@ -178,18 +191,21 @@ class Core:
                 tx, postings, key=f"tny:{t.tournament_id}:{key}", reason=reason, actor="system", now=self.clock()
             )
 
-    async def commit(self, draft: Draft, posts: Sequence[Post] = ()) -> None:
+    async def commit(self, draft: Draft, posts: Sequence[Post] = (), effects: Sequence[Effect] = ()) -> None:
         """Store the draft (the tournament's row, its changed entries and tables) with ``posts`` in one transaction,
         then swap it into memory. Raises what the transaction raised, with memory unchanged."""
         # Shielded: once the transaction runs, it and the swap finish together even if the caller is cancelled (a
         # COMMIT that reached the database is always in memory too).
-        await asyncio.shield(self._commit(draft, posts))
+        await asyncio.shield(self._commit(draft, posts, effects))
 
-    async def _commit(self, draft: Draft, posts: Sequence[Post]) -> None:
+    async def _commit(self, draft: Draft, posts: Sequence[Post], effects: Sequence[Effect]) -> None:
         t = draft.t
         async with self.transaction(t) as tx:
             for post in posts:
                 await self.post(tx, t, post)
+            for key, kind, payload in effects:
+                if self.outbox is not None:
+                    await self.outbox.enqueue(tx, key=key, guild_id=t.guild_id, kind=kind, payload=payload)
             await self.repo.put_tournament(tx, t)
             for entry in draft.changed_entries.values():
                 await self.repo.put_entry(tx, t.tournament_id, entry)

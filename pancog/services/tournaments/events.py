@@ -12,6 +12,7 @@ __all__ = [
     "LevelUp",
     "PlayerMoved",
     "PlayerOut",
+    "PlayerSeated",
     "TableOpened",
     "TournamentCancelled",
     "TournamentEvent",
@@ -44,11 +45,25 @@ class PlayerMoved:
 
 
 @dataclass(frozen=True, slots=True)
+class PlayerSeated:
+    """A player took a seat at a table that was already open: a late entry, a re-entry or a balancing move (the
+    players of a table that opens are in its :class:`TableOpened`)."""
+
+    tournament_id: int
+    player_id: int
+    table_no: int
+    seat: int  # 0-based
+    moved: bool  # from another table (else a new entry)
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerOut:
     tournament_id: int
     player_id: int
     entry_id: int
     can_reenter: bool
+    place: int = 0  # the place it finishes in as things stand (late entries may still push it down); 0: unknown
+    prize: int = 0  # that place's prize once the field is final (registration closed), else 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,5 +111,12 @@ class TournamentInfo:
 
 
 TournamentEvent = (
-    TournamentStarted | TableOpened | PlayerMoved | PlayerOut | LevelUp | TournamentFinished | TournamentCancelled
+    TournamentStarted
+    | TableOpened
+    | PlayerMoved
+    | PlayerSeated
+    | PlayerOut
+    | LevelUp
+    | TournamentFinished
+    | TournamentCancelled
 )

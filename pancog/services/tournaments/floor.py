@@ -21,8 +21,8 @@ from pancog.services.tables import NoTableHere, TableConfig, TableSession
 from . import rules
 from .balancer import BalanceTable, plan
 from .clock import Clock
-from .core import ChannelFactory, Core
-from .events import PlayerMoved, PlayerOut, TableOpened, TournamentFinished, TournamentStarted
+from .core import RESULTS_POST, ChannelFactory, Core
+from .events import PlayerMoved, PlayerOut, PlayerSeated, TableOpened, TournamentFinished, TournamentStarted
 from .model import Entry, EntryStatus, Status, Tournament, TTable
 
 __all__ = ["Floor", "NotServedHere"]
@@ -139,7 +139,7 @@ class Floor:
         config = TableConfig(
             preset=cfg.preset,
             overrides=tuple(sorted(overrides.items())),
-            title=f"{cfg.title or 'Tournament'} table {tt.table_no}",
+            title=f"{cfg.title or 'Tournament'} {'final table' if tt.final else f'table {tt.table_no}'}",
         )
         session = await self.tables.open_table(
             tt.table_id,
@@ -152,6 +152,13 @@ class Floor:
         players = tuple(e.player_id for e in t.alive() if e.table_no == tt.table_no)
         self.core.emit(TableOpened(t.tournament_id, tt.table_no, tt.table_id, players, tt.final))
         return session
+
+    def is_open(self, table_id: int) -> bool:
+        try:
+            self.tables.get(table_id)
+        except NoTableHere:
+            return False
+        return True
 
     def idle_tables(self, t: Tournament) -> list[tuple[TTable, TableSession]]:
         """The tournament's open tables that are open here and between hands, with their table service's table."""
@@ -200,6 +207,7 @@ class Floor:
                 if src.in_hand:
                     continue  # moves wait for the hand (the balancer never plans this; a restart might)
                 await self.tables.system_act(here.table_id, Stand(seat=src.seat_of(e.player_id)))
+            was_open = self.is_open(target.table_id)
             session = await self.session(t, target)
             held = await self._issue_chips(t, e, first=e.moves == 0 and here is None)
             state = session.state
@@ -211,6 +219,9 @@ class Floor:
             if held > 0:
                 seat = rules.free_seat(t, e, free)
                 await self.tables.system_act(target.table_id, Sit(player_id=e.player_id, buy_in=held, seat=seat))
+                if was_open:  # a table that opens names its players itself (TableOpened)
+                    sat = session.seat_of(e.player_id)
+                    self.core.emit(PlayerSeated(t.tournament_id, e.player_id, target.table_no, sat, here is not None))
 
     async def _issue_chips(self, t: Tournament, e: Entry, *, first: bool) -> int:
         """Issue the entry's starting stack on its first seat (once: keyed by the entry); its chips in the bank."""
@@ -254,10 +265,14 @@ class Floor:
                 seat_now = session.state.seats[seat]
                 # not dealt the last hand (seated after its deal): the stack now is the stack at its start
                 busted.start_stack = tt.hand_stacks.get(e.entry_id, seat_now.stack if seat_now is not None else 0)
+                busted.end_stack = seat_now.stack if seat_now is not None else 0
             await self.core.commit(draft)
-            for e, _ in out:
-                again = self.clock.registration_open(t) and len(t.entries_of(e.player_id)) < t.config.entries_per_player
-                self.core.emit(PlayerOut(t.tournament_id, e.player_id, e.entry_id, again))
+            open_ = self.clock.registration_open(t)
+            for entry_id, place in rules.knockout_places(t, [e.entry_id for e, _ in out]).items():
+                player = t.entries[entry_id].player_id
+                again = open_ and len(t.entries_of(player)) < t.config.entries_per_player
+                prize = 0 if open_ else rules.place_prize(t, place)
+                self.core.emit(PlayerOut(t.tournament_id, player, entry_id, again, place, prize))
         await self.clear_out(t)
 
     async def clear_out(self, t: Tournament) -> None:
@@ -351,7 +366,9 @@ class Floor:
             e.place, e.tied, e.prize = f.place, f.tied, result.prizes.get(f.entry_id, 0)
         draft.t.status = Status.FINISHED
         draft.t.finished_ms = self.core.now_ms()
-        await self.core.commit(draft, [(rules.payout_legs(t, result.prizes), "payouts", "tournament prizes")])
+        results = (f"tny:{t.tournament_id}:results", RESULTS_POST, {"tournament_id": t.tournament_id})
+        payouts = (rules.payout_legs(t, result.prizes), "payouts", "tournament prizes")
+        await self.core.commit(draft, [payouts], [results])
         self.core.emit(TournamentFinished(t.tournament_id, result.finishes, dict(result.prizes)))
 
     # ------------------------------------------------------------------ away players

@@ -16,6 +16,7 @@ __all__ = [
     "DEFAULT_LEVEL_MINUTES",
     "DEFAULT_SNG_LEVEL_MINUTES",
     "DEFAULT_STACK",
+    "TITLE_MAX",
     "Entry",
     "EntryStatus",
     "Format",
@@ -54,6 +55,10 @@ class EntryStatus(StrEnum):
     REFUNDED = "refunded"
 
 
+TITLE_MAX = 60
+"""The longest tournament title (it heads the announcement, every table's thread name and the results)."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TournamentConfig:
     format: Format = Format.SNG
@@ -78,6 +83,8 @@ class TournamentConfig:
 
     def __post_init__(self) -> None:
         self.schedule()  # validates the antes
+        if len(self.title) > TITLE_MAX:  # checked here, not only by the slash option: nothing stored, nothing posted
+            raise BadTournamentOption(f"A tournament's title has at most {TITLE_MAX} characters.")
         if self.buy_in < 0 or not 0 <= self.fee <= self.buy_in:
             raise BadTournamentOption("The buy-in cannot be negative and the fee is part of it.")
         low = 2 if self.format is Format.SNG else 4
@@ -179,6 +186,7 @@ class Entry:
     moves: int = 0
     bust_group: int | None = None
     start_stack: int | None = None
+    end_stack: int | None = None  # what the knock-out hand left it (ranks same-hand busts before start_stack)
     place: int | None = None
     tied: int | None = None
     prize: int | None = None

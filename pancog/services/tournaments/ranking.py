@@ -1,7 +1,8 @@
 """Final standings from the elimination log (pure, stdlib only).
 
-Entries knocked out in the same hand are ranked by their stacks at the start of that hand (more chips =
-better place); equal stacks share the places they cover. Eliminations are recorded in order; places are
+Entries knocked out in the same hand are ranked by the stacks that hand left them (less than the next ante, or 0),
+then by their stacks at the start of that hand (more chips = better place); entries equal on both share the places
+they cover. Eliminations are recorded in order; places are
 only fixed at the end (late entries may still join after an early bust).
 """
 
@@ -20,6 +21,7 @@ class Bust:
     entry_id: int
     group: int
     start_stack: int
+    end_stack: int = 0  # what the hand left it: ranks before start_stack
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,9 +39,9 @@ def standings(survivors: Sequence[tuple[int, int]], busts: Sequence[Bust]) -> li
     out: list[Finish] = []
     place = 1
 
-    def add_group(items: list[tuple[int, int]]) -> None:
+    def add_group(items: list[tuple[int, tuple[int, int]]]) -> None:
         nonlocal place
-        items.sort(key=lambda x: (-x[1], x[0]))
+        items.sort(key=lambda x: ((-x[1][0], -x[1][1]), x[0]))
         i = 0
         while i < len(items):
             j = i
@@ -50,14 +52,14 @@ def standings(survivors: Sequence[tuple[int, int]], busts: Sequence[Bust]) -> li
             place += j - i
             i = j
 
-    add_group(list(survivors))
-    groups: dict[int, list[tuple[int, int]]] = {}
+    add_group([(entry, (chips, 0)) for entry, chips in survivors])
+    groups: dict[int, list[tuple[int, tuple[int, int]]]] = {}
     order: list[int] = []
     for bust in busts:
         if bust.group not in groups:
             groups[bust.group] = []
             order.append(bust.group)
-        groups[bust.group].append((bust.entry_id, bust.start_stack))
+        groups[bust.group].append((bust.entry_id, (bust.end_stack, bust.start_stack)))
     for group in reversed(order):
         add_group(groups[group])
     return out

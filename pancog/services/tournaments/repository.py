@@ -23,7 +23,7 @@ _T_COLS = (
 )
 _E_COLS = (
     "tournament_id, entry_id, player_id, entry_no, status, table_no, moves, bust_group, start_stack, place, tied, "
-    "prize, away, created_ms"
+    "prize, away, created_ms, end_stack"
 )
 _TT_COLS = "tournament_id, table_no, table_id, status, final, hand_stacks, channel_id"
 
@@ -71,7 +71,7 @@ class TournamentRepository:
 
     async def put_entry(self, tx: StorageTx, tournament_id: int, e: Entry) -> None:
         await tx.execute(
-            f"INSERT INTO tournament_entries ({_E_COLS}) VALUES ({_ph(14)}) "  # noqa: S608
+            f"INSERT INTO tournament_entries ({_E_COLS}) VALUES ({_ph(15)}) "  # noqa: S608
             "ON CONFLICT (tournament_id, entry_id) DO UPDATE SET " + _excluded(_E_COLS, {"tournament_id", "entry_id"}),
             (
                 tournament_id,
@@ -88,6 +88,7 @@ class TournamentRepository:
                 e.prize,
                 int(e.away),
                 e.created_ms,
+                e.end_stack,
             ),
         )
 
@@ -160,6 +161,7 @@ class TournamentRepository:
                     prize=r[11],
                     away=bool(r[12]),
                     created_ms=int(r[13]),
+                    end_stack=r[14],
                 )
         for r in await tx.fetchall(f"SELECT {_TT_COLS} FROM tournament_tables ORDER BY table_no"):  # noqa: S608
             t = found.get(int(r[0]))

@@ -176,7 +176,7 @@ def results(t: Tournament, survivors: Sequence[tuple[int, int]]) -> Result:
     """Rank the field — ``survivors`` (entry id, chips) first, then the busts by hand (later = better) and by their
     stack at that hand's start — and share the prize pool by place, ties splitting the places they cover."""
     busts = [
-        Bust(e.entry_id, e.bust_group or 0, e.start_stack or 0)
+        Bust(e.entry_id, e.bust_group or 0, e.start_stack or 0, e.end_stack or 0)
         for e in sorted(t.entries.values(), key=lambda x: (x.bust_group or 0, x.entry_id))
         if e.status is EntryStatus.OUT
     ]
@@ -190,6 +190,26 @@ def results(t: Tournament, survivors: Sequence[tuple[int, int]]) -> Result:
     amounts = share_ties(place_prizes, groups)
     won = {f.entry_id: amount for f, amount in zip(finishes, amounts, strict=True) if amount}
     return Result(tuple(finishes), won)
+
+
+def knockout_places(t: Tournament, entry_ids: Sequence[int]) -> dict[int, int]:
+    """The places of entries put out by one hand (after it is stored), as things stand: below everyone still in,
+    ranked by what the hand left them, then by their start (equal on both share the better place)."""
+    alive = len(t.alive())
+    keyed = sorted(entry_ids, key=lambda i: (-(t.entries[i].end_stack or 0), -(t.entries[i].start_stack or 0)))
+    places: dict[int, int] = {}
+    for n, entry_id in enumerate(keyed):
+        e = t.entries[entry_id]
+        prev = t.entries[keyed[n - 1]] if n else None
+        same = prev is not None and (prev.end_stack, prev.start_stack) == (e.end_stack, e.start_stack)
+        places[entry_id] = places[keyed[n - 1]] if same else alive + n + 1
+    return places
+
+
+def place_prize(t: Tournament, place: int) -> int:
+    """The published prize of ``place`` with the field as it is (0 outside the money)."""
+    table = prizes(prize_pool(t), t.paid_entries, t.config.payouts or None)
+    return table[place - 1] if 0 < place <= len(table) else 0
 
 
 def payout_legs(t: Tournament, won: dict[int, int]) -> list[Posting]:

@@ -35,16 +35,18 @@ from collections.abc import Awaitable, Callable
 from pancog.game.actions import SetAway
 from pancog.game.events import HandEnded
 from pancog.infra.storage.base import Account, AccountKind, ShardLeaseLost
+from pancog.services.outbox import Outbox
 from pancog.services.tables import Applied, NoTableHere, NotHost, TableService
 
 from . import rules
 from .clock import Clock
-from .core import ChannelFactory, Core
-from .errors import TournamentStateError
+from .core import RESULTS_POST, ChannelFactory, Core
+from .errors import NoSuchTournament, TournamentStateError
 from .events import (
     LevelUp,
     PlayerMoved,
     PlayerOut,
+    PlayerSeated,
     TableOpened,
     TournamentCancelled,
     TournamentEvent,
@@ -59,10 +61,12 @@ from .registry import Registry
 from .repository import TournamentRepository
 
 __all__ = [
+    "RESULTS_POST",
     "ChannelFactory",
     "LevelUp",
     "PlayerMoved",
     "PlayerOut",
+    "PlayerSeated",
     "TableOpened",
     "TournamentCancelled",
     "TournamentEvent",
@@ -86,14 +90,16 @@ class TournamentService:
         repository: TournamentRepository | None = None,
         clock: Callable[[], float] = time.time,
         channel_factory: ChannelFactory | None = None,
+        outbox: Outbox | None = None,
     ) -> None:
         """``channel_factory(t, table_no)`` creates the channel a new table is played in (the adapter: a thread of the
         tournament's channel, given by the composition root) and returns its id; without one a table's channel is
-        its own id (tests)."""
+        its own id (tests). ``outbox``: where the results post is owed, in the transaction that pays the prizes
+        (kind :data:`RESULTS_POST`); without one nothing is owed (service tests)."""
         self.tables = tables
         self.ledger = tables.ledger
         self.repo = repository or TournamentRepository()
-        self._core = Core(tables, self.repo, clock)
+        self._core = Core(tables, self.repo, clock, outbox=outbox)
         self._clock = Clock(self._core)
         self._floor = Floor(self._core, self._clock, channel_factory)
         self._registry = Registry(self._core, self._clock, self._floor)
@@ -150,6 +156,20 @@ class TournamentService:
         """Read every tournament that is not over (after ``TableService.load``) — in a cluster only those of the
         guilds on this process's shards — then call :meth:`kick`."""
         return await self._registry.load(self.tables.store.shards)
+
+    async def finished(self, tournament_id: int) -> Tournament:
+        """A tournament, read from storage if it is not in memory (a finished one is not loaded at start-up: the
+        results post a restart still owes reads it here)."""
+        with contextlib.suppress(NoSuchTournament):
+            return self._core.get(tournament_id)
+        async with self.ledger.storage.transaction(write=False) as tx:
+            found = await self.repo.load(tx, active_only=False, tournament_id=tournament_id)
+        if not found:
+            raise NoSuchTournament
+        (t,) = found
+        if t.tournament_id not in self._core.tournaments:
+            self._core.add(t)
+        return self._core.get(tournament_id)
 
     async def kick(self) -> None:
         """Resume: re-derive every running tournament's next steps (seats, moves, deals) and start due ones. A

@@ -21,7 +21,7 @@ from pancog.infra.storage.base import GuildSettings, Posting
 from pancog.services.ledger import ChipLedger
 from pancog.services.store import TableStore
 from pancog.services.tables import TableConfig
-from pancog.services.tournaments.model import Entry, EntryStatus, Status, Tournament, TournamentConfig
+from pancog.services.tournaments.model import Status, Tournament, TournamentConfig
 from pancog.services.tournaments.repository import TournamentRepository
 from tests.support.storage import database_errors, raw_execute
 
@@ -76,11 +76,12 @@ async def build_v8(database: str) -> None:
         )
         async with v8.transaction() as tx:
             await repo.put_tournament(tx, t)
-            for n, user in enumerate((ANN, BOB), start=1):
-                entry = Entry(
-                    entry_id=n, player_id=user, entry_no=1, status=EntryStatus.ALIVE, created_ms=3, table_no=1
+            for n, user in enumerate((ANN, BOB), start=1):  # the V8 row (no later column such as V14's end_stack)
+                await tx.execute(
+                    "INSERT INTO tournament_entries (tournament_id, entry_id, player_id, entry_no, status, table_no, "
+                    "moves, away, created_ms) VALUES (?, ?, ?, 1, 'alive', 1, 0, 0, 3)",
+                    (T, n, user),
                 )
-                await repo.put_entry(tx, T, entry)
             await tx.execute(
                 "INSERT INTO tournament_tables (tournament_id, table_no, table_id, status, final, hand_stacks) "
                 "VALUES (?, 1, ?, 'open', 0, '{}')",

@@ -298,3 +298,14 @@ def test_seven_to_nine_places_continue_the_published_curve() -> None:
     assert firsts == sorted(firsts, reverse=True) and len(set(firsts)) == 9
     assert firsts[-1] > 25_000
     assert prizes(100_000, _field_paying(10))[0] < firsts[-1]
+
+
+def test_same_hand_busts_rank_by_what_that_hand_left_them() -> None:
+    """Two players put out by one hand with equal starts (30 = 30) but left 44 and 16 by it are 2nd and 3rd, not a
+    shared place; equal on what is left, the bigger start is better; equal on both, they share."""
+    result = standings([(1, 500)], [Bust(2, 1, 30, 16), Bust(3, 1, 30, 44)])
+    assert [(f.entry_id, f.place, f.tied) for f in result] == [(1, 1, 1), (3, 2, 1), (2, 3, 1)]
+    result = standings([(1, 500)], [Bust(2, 1, 90, 0), Bust(3, 1, 40, 0)])
+    assert [(f.entry_id, f.place) for f in result] == [(1, 1), (2, 2), (3, 3)]
+    result = standings([(1, 500)], [Bust(2, 1, 40, 0), Bust(3, 1, 40, 0)])
+    assert [(f.entry_id, f.place, f.tied) for f in result] == [(1, 1, 1), (2, 2, 2), (3, 2, 2)]

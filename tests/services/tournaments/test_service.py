@@ -105,13 +105,14 @@ def bot(n: int) -> int:
 
 
 def check_ranking(t) -> None:
-    """Same hand: more chips at its start = better place; equal stacks share; a later bust always ranks better."""
+    """Same hand: more chips left by it (then at its start) = better place; equal on both share; a later bust always
+    ranks better."""
     out = [e for e in t.entries.values() if e.status is EntryStatus.OUT]
     for a in out:
         for b in out:
-            if a.bust_group == b.bust_group and a.start_stack > b.start_stack:
+            if a.bust_group == b.bust_group and (a.end_stack, a.start_stack) > (b.end_stack, b.start_stack):
                 assert a.place < b.place
-            if a.bust_group == b.bust_group and a.start_stack == b.start_stack:
+            if a.bust_group == b.bust_group and (a.end_stack, a.start_stack) == (b.end_stack, b.start_stack):
                 assert (a.place, a.tied) == (b.place, b.tied)
             if a.bust_group > b.bust_group:
                 assert a.place < b.place
