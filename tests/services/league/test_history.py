@@ -124,7 +124,7 @@ async def test_v11_refolds_the_ratings_with_their_history(backend: str, server_u
         async with storage_for(target, target_version=8) as v8:
             league = LeagueService(v8, ChipLedger(v8), clock=Clock())
             # V8's fold: the ratings are written, the history table does not exist yet
-            from pancog.services.league import service as league_service
+            from pancog.services.league import recording as league_service
 
             original = repo.put_history
 
