@@ -33,6 +33,7 @@ from pancog.services.tables import TableConfig, TableService, seeded_deals
 from pancog.web.app import make_app
 from pancog.web.reader import WebReader
 from tests.support.league_play import play_hands
+from tests.support.wiring import wire_league
 from tests.web.seed import GUILD, Seeded, seed
 
 FIRST_TABLE = 500_000
@@ -43,7 +44,7 @@ async def _open_tables(path: Path, tables: int) -> None:
     async with SqliteStorage(path, synchronous="NORMAL") as storage:
         ledger = ChipLedger(storage)
         service = TableService(ledger, TableStore(storage), dealer=seeded_deals(99))
-        LeagueService(storage, ledger).attach(service)
+        wire_league(service, LeagueService(storage, ledger))
         for user in USERS:
             await ledger.grant(GUILD, user, 10**7, actor="system", reason="bench")
         for n in range(tables):
@@ -62,7 +63,7 @@ async def _play(
     async with SqliteStorage(path, synchronous="NORMAL") as storage:
         ledger = ChipLedger(storage)
         service = TableService(ledger, TableStore(storage), dealer=seeded_deals(7))
-        LeagueService(storage, ledger).attach(service)
+        wire_league(service, LeagueService(storage, ledger))
         await service.load()
 
         def count(applied: object) -> None:

@@ -31,6 +31,7 @@ from pancog.adapter.presenters.league import (
     flag_people,
     included_text,
     league_flags,
+    league_settings_text,
     match_history_text,
     no_season_role,
     rating_chart,
@@ -297,6 +298,32 @@ class LeagueCog(PanCog, name="PanLeague"):
         else:
             token = await rt.web.turn_on(guild_id, interaction.user.id)
         await send_ephemeral(interaction, web_on_text(f"{rt.web_address}/g/{token}/"))
+
+    # ------------------------------------------------------------------ /panadmin league
+
+    @app_commands.command(
+        name="league",
+        description="League settings: when a rating is established, who the season board lists",
+        extras=IN_ADMIN,
+    )
+    @app_commands.describe(
+        established="Rated results before a rating is established (shown without '?'; default 30)",
+        active_days="The season leaderboard lists players with a result within this many days (default 14)",
+    )
+    async def league_settings(
+        self,
+        interaction: discord.Interaction,
+        established: app_commands.Range[int, 0, 1000] | None = None,
+        active_days: app_commands.Range[int, 1, 366] | None = None,
+    ) -> None:
+        await self.defer(interaction)
+        guild_id = await self._moderator(interaction)
+        league = self.league()
+        if established is None and active_days is None:
+            settings = await league.league_settings(guild_id)
+        else:
+            settings = await league.configure(guild_id, established=established, active_days=active_days)
+        await send_ephemeral(interaction, league_settings_text(settings))
 
     # ------------------------------------------------------------------ /panadmin flags
 

@@ -29,9 +29,15 @@ async def test_a_season_start_play_end_standings(pan: Pan) -> None:
     assert "Hands dealt: 1" in reply.text and "Went out: 1" in reply.text and "season 1 (Autumn)" in reply.text
     assert reply.files and reply.files[0][0] == "stats.png" and reply.files[0][1].startswith(b"\x89PNG")
     reply = await pan.slash(b, "pan leaderboard", metric="net", period="season")
+    assert reply.text.splitlines()[1] == "No eligible players yet."  # one rated hand: nobody is established (30)
+    assert reply.text.splitlines()[-1] == "You are not listed yet: you need 29 more rated results."
+    reply = await pan.slash(b, "panadmin league", established=1)
+    assert private_to(reply, b) and "established after 1 rated result " in reply.text
+    reply = await pan.slash(b, "pan leaderboard", metric="net", period="season")
     winner_line = reply.text.splitlines()[1]
     assert winner_line.startswith("1. player1") and "+" in winner_line
-    assert reply.text.splitlines()[-1] == "2. player2 — -5 chips ← you"  # the caller's own place, marked
+    assert reply.text.splitlines()[2] == "2. player2 — -5 chips ← you"  # the caller's own place, marked
+    assert reply.text.splitlines()[3].startswith("-# Listed: players with 1 rated result or more")
     reply = await pan.slash(a, "pan standings")
     assert private_to(reply, a) and reply.text.splitlines()[1].startswith("1. player1")
 
@@ -123,6 +129,8 @@ async def test_a_bank_season_plays_from_season_banks_and_leaves_the_bank_alone(p
     all_time = {u.id: await ledger.ensure_player(guild, u.id) for u in (a, b)}
     assert all_time == {a.id: 1000, b.id: 1000}
 
+    reply = await pan.slash(mod, "panadmin league", established=0)  # the season board lists who played lately
+    assert private_to(reply, mod) and "established after 0 rated results" in reply.text
     reply = await pan.slash(mod, "panadmin season start", name="Winter", mode="bank", starting_chips=800)
     assert private_to(reply, mod) and "season bank of 800 chips" in reply.text
     season = await league.active_season(guild)
@@ -147,6 +155,7 @@ async def test_a_bank_season_plays_from_season_banks_and_leaves_the_bank_alone(p
     assert lines[1:] == [
         "1. player1 — 805 chips (season bank 700 + 105 at tables) ← you",
         "2. player2 — 795 chips (season bank 700 + 95 at tables)",
+        "-# Listed: players with 0 rated results or more who played in the last 14 days.",
     ]
     reply = await pan.slash(a, "pan standings")
     first = reply.text.splitlines()[1]

@@ -25,6 +25,7 @@ from .service import (
     SeasonInputError,
     Versus,
 )
+from .settings import LeagueSettings
 
 __all__ = [
     "PROVISIONAL_RESULTS",
@@ -37,6 +38,7 @@ __all__ = [
     "HandTally",
     "HistoryRow",
     "LeagueService",
+    "LeagueSettings",
     "Metric",
     "NoSeason",
     "Period",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
 
 from pancog.infra.storage.base import BankScope, StorageTx
 from pancog.services.ledger import Holding, rank_holdings
@@ -25,6 +26,7 @@ from .model import (
 )
 from .recording import Recording
 from .repo import HistoryRow, StatsRow
+from .settings import LeagueSettings, eligible_users, get_settings, last_played, put_settings
 
 
 class Boards(Recording):
@@ -43,6 +45,7 @@ class Boards(Recording):
         await self.drain()
         async with self.storage.transaction(write=False) as tx:
             season = await repo.active_season(tx, guild_id)
+            established = (await get_settings(tx, guild_id)).established
             all_time = await repo.get_stats(tx, guild_id, 0, user_id) or StatsRow(user_id=user_id)
             season_stats = await repo.get_stats(tx, guild_id, season.number, user_id) if season is not None else None
             rating = (await _ratings_map(tx, guild_id, 0, [user_id])).get(user_id)
@@ -63,6 +66,7 @@ class Boards(Recording):
             rating=_rating(rating),
             season_rating=_rating(season_rating) if season is not None else None,
             season_bank=season_bank,
+            established=established,
         )
 
     async def rating_history(self, guild_id: int, user_id: int, *, recent: int = 20) -> RatingHistory:
@@ -71,6 +75,7 @@ class Boards(Recording):
         await self.drain()
         async with self.storage.transaction(write=False) as tx:
             season = await repo.active_season(tx, guild_id)
+            established = (await get_settings(tx, guild_id)).established
             rows = await repo.history(tx, guild_id, user_id, rated_only=True)
             rating = _rating((await _ratings_map(tx, guild_id, 0, [user_id])).get(user_id))
             season_rating = None
@@ -93,6 +98,7 @@ class Boards(Recording):
             rating=rating,
             season_rating=season_rating,
             recent=tuple(reversed(rows[-recent:])) if recent else (),
+            established=established,
         )
 
     async def versus(self, guild_id: int, user_id: int, other_id: int) -> Versus:
@@ -131,24 +137,29 @@ class Boards(Recording):
         period: Period = "all",
         caller: int | None = None,
         limit: int = 10,
+        page: int = 1,
     ) -> Board:
-        """The top ``limit`` and the caller's own line.
+        """Page ``page`` of ``limit`` lines and the caller's own line.
 
         ``net`` chips won, ``wins`` hands won + tournaments won, ``rating`` the conservative rating, ``chips`` the bank
-        (the season banks in a 'bank' season; in a 'net' season, chips won in it). ``season`` leaves out excluded
-        players.
+        (the season banks in a 'bank' season; in a 'net' season, chips won in it). ``season`` lists the eligible
+        players only (established and active: :mod:`.settings`) and leaves out excluded players; ranks are places
+        among those listed.
 
         Raises:
             NoSeason: ``period='season'`` and no season is running.
-            SeasonInputError: an unknown metric or period.
+            SeasonInputError: an unknown metric or period, or a page below 1.
         """
         if metric not in ("net", "chips", "rating", "wins") or period not in ("season", "all"):
             raise SeasonInputError("Pick a metric (net, chips, rating, wins) and a period (season, all).")
+        if page < 1:
+            raise SeasonInputError("Pages start at 1.")
         await self.drain()
         async with self.storage.transaction(write=False) as tx:
             season = await repo.active_season(tx, guild_id)
             if period == "season" and season is None:
                 raise NoSeason
+            settings = await get_settings(tx, guild_id)
             season_no = season.number if period == "season" and season is not None else 0
             excluded = [u for u, _, _, _ in await repo.exclusions(tx, guild_id, season_no)] if season_no else []
             scope = (
@@ -157,24 +168,64 @@ class Boards(Recording):
                 else BankScope.guild(guild_id)
             )
             if metric == "chips" and scope is not None:  # what players have: bank + chips at the tables
-                held = await rank_holdings(tx, guild_id, scope, limit=limit, caller=caller, exclude=excluded)
-                lines = tuple(_holding_line(h) for h in held.lines)
-                mine_line = _holding_line(held.caller) if held.caller is not None else None
+                held = await rank_holdings(tx, guild_id, scope, limit=_EVERYONE, caller=caller, exclude=excluded)
+                every = [_holding_line(h) for h in held.lines]
             else:
                 column = {"net": "net", "chips": "net", "wins": "hands_won", "rating": "score"}[metric]
-                top = await repo.ranked(tx, guild_id, season_no, column, limit, excluded)
-                me = (
-                    await repo.rank_of(tx, guild_id, season_no, column, caller, excluded)
-                    if caller is not None and caller not in excluded
-                    else None
-                )
-                lines = _ranked_lines(top)
-                mine_line = (
-                    BoardLine(rank=me[0], user_id=caller, value=me[1], rated=me[2])
-                    if me is not None and caller is not None
-                    else None
-                )
-        return Board(metric=metric, period=period, season=season if season_no else None, lines=lines, caller=mine_line)
+                every = list(_ranked_lines(await repo.ranked(tx, guild_id, season_no, column, _EVERYONE, excluded)))
+            ineligible: tuple[int, int | None, bool] | None = None
+            if season_no:  # a season board lists the eligible players only, placed among themselves
+                eligible = await eligible_users(tx, guild_id, settings, self._clock())
+                every = _reranked([line for line in every if line.user_id in eligible])
+                if caller is not None and caller not in eligible and caller not in excluded:
+                    rated, last = await last_played(tx, guild_id, caller)
+                    active = last is not None and last >= self._clock() - settings.active_days * 86_400
+                    ineligible = (rated, last, active)
+        pages = max(1, -(-len(every) // limit))
+        mine = next((line for line in every if line.user_id == caller), None)
+        return Board(
+            metric=metric,
+            period=period,
+            season=season if season_no else None,
+            lines=tuple(every[(page - 1) * limit : page * limit]),
+            caller=mine,
+            page=page,
+            pages=pages,
+            established=settings.established,
+            ineligible=ineligible,
+            active_days=settings.active_days,
+        )
+
+    # ------------------------------------------------------------------ league settings
+
+    async def league_settings(self, guild_id: int) -> LeagueSettings:
+        async with self.storage.transaction(write=False) as tx:
+            return await get_settings(tx, guild_id)
+
+    async def configure(
+        self, guild_id: int, *, established: int | None = None, active_days: int | None = None
+    ) -> LeagueSettings:
+        """Change the guild's league settings (``/panadmin league``); None keeps one. Returns them.
+
+        Raises:
+            SeasonInputError: a figure out of range (nothing changes).
+        """
+        async with self.storage.transaction() as tx:
+            settings = (await get_settings(tx, guild_id)).changed(established=established, active_days=active_days)
+            await put_settings(tx, guild_id, settings)
+        return settings
+
+
+_EVERYONE = 1_000_000  # a board reads every line, then pages (a guild's players, not its hands)
+
+
+def _reranked(lines: Sequence[BoardLine]) -> list[BoardLine]:
+    """Lines best first, placed again among themselves (equal values share a place)."""
+    out: list[BoardLine] = []
+    for i, line in enumerate(lines):
+        rank = out[-1].rank if out and out[-1].value == line.value else i + 1
+        out.append(replace(line, rank=rank))
+    return out
 
 
 def _ranked_lines(top: Sequence[tuple[int, int, int]]) -> tuple[BoardLine, ...]:

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pancog.game.errors import PanError
 
-from .ratings import Rating
+from .ratings import PROVISIONAL_RESULTS, Rating
 from .repo import HistoryRow, SeasonRow, StandingRow, StatsRow, VersusRow
 
 log = logging.getLogger("pan.league")
@@ -48,7 +48,7 @@ class BoardLine:
     rank: int
     user_id: int
     value: int  # chips, wins, or a rating score (1000 x (mu - 3 sigma))
-    rated: int = 0  # rated results (rating boards: provisional below 10)
+    rated: int = 0  # rated results (a rating shows "?" below the guild's ``established``)
     # a board of what players have (metric chips, on the banks): the bank and the chips at tables in ``value``
     bank: int | None = None
     at_tables: int = 0
@@ -61,6 +61,13 @@ class Board:
     season: SeasonRow | None
     lines: tuple[BoardLine, ...]
     caller: BoardLine | None  # the caller's own line (also when outside the top), None if he has no figure
+    page: int = 1
+    pages: int = 1  # pages of ``limit`` lines (at least 1)
+    established: int = PROVISIONAL_RESULTS  # the guild's: ratings with fewer rated results show "?"
+    # a season board lists the eligible players only (settings.py); when the caller is not one of them:
+    # (his all-time rated results, when he last played or None, whether that is recent enough), else None
+    ineligible: tuple[int, int | None, bool] | None = None
+    active_days: int = 14
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -74,6 +81,7 @@ class PlayerCard:
     rating: Rating
     season_rating: Rating | None
     season_bank: int | None = None  # chips in the season bank ('bank' season; the starting chips before first use)
+    established: int = PROVISIONAL_RESULTS  # the guild's: a rating with fewer rated results shows "?"
 
     @property
     def going_out_rate(self) -> float:
@@ -94,6 +102,7 @@ class RatingHistory:
     rating: Rating
     season_rating: Rating | None
     recent: tuple[HistoryRow, ...]  # the last rated results, newest first (result, net, rating change)
+    established: int = PROVISIONAL_RESULTS
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
