@@ -180,3 +180,31 @@ async def test_a_bank_season_plays_from_season_banks_and_leaves_the_bank_alone(p
 
     await pan.slash(a, "pan open")  # between seasons: tables play from the ordinary bank again
     assert pan.session().bank_scope == BankScope.guild(guild) and await ledger.balance(guild, a.id) == 900
+
+
+async def test_a_series_of_tournaments_best_results_count(pan: Pan) -> None:
+    """A moderator makes a series (points per place, best 1 counts) and lists two tournaments; their results, as
+    the tournament service records them, make the standings a player reads with /pan standings series:."""
+    a, b = pan.users[:2]
+    mod = pan.h.moderator
+    league = pan.rt.league
+    assert league is not None
+    guild = pan.h.guild.id
+    reply = await pan.slash(mod, "panadmin series", name="Cup", points="10,6")
+    assert private_to(reply, mod) and "Give both points: and best:" in reply.text
+    reply = await pan.slash(a, "pan standings", series="Cup")
+    assert private_to(reply, a) and "No such series" in reply.text
+    reply = await pan.slash(mod, "panadmin series", name="Cup", points="10,6", best=1, add_tourney=501)
+    assert private_to(reply, mod) and "Series saved.\nTournament listed." in reply.text
+    assert "No finished events yet." in reply.text
+    await pan.slash(mod, "panadmin series", name="Cup", add_tourney=502)
+    await league.record_tournament(guild, 501, [(a.id, 1), (b.id, 2)])
+    await league.record_tournament(guild, 502, [(b.id, 1), (a.id, 2)])
+    reply = await pan.slash(b, "pan standings", series="Cup")
+    assert private_to(reply, b)
+    assert reply.text.splitlines() == [
+        "**Series Cup — best 1 of 2 events** (2 finished)",
+        "1. player1 — 10 points (10 from 2 events)",
+        "1. player2 — 10 points (10 from 2 events)",
+        "-# Points by place: 10, 6",
+    ]

@@ -17,6 +17,7 @@ from pancog.services.league import (
     RatingHistory,
     SeasonInfo,
     SeasonRow,
+    SeriesStandings,
     Versus,
     display,
 )
@@ -86,6 +87,38 @@ def league_board(board: Board, names: Names) -> str:
     if any(line.user_id == me.user_id for line in board.lines):
         return f"{head}\n{body}"
     return f"{head}\n{body}\nYou: #{me.rank} — {_league_value(board, me)}"
+
+
+SERIES_SHOWN = 25
+SERIES_NEEDS_BOTH = "Give both points: and best: to make a series or change its points."
+
+
+def series_standings_text(table: SeriesStandings, names: Names) -> str:
+    """PRIVATE: a series' standings (``/pan standings series:``): best N of M, each player's counted points."""
+    series = table.series
+    head = (
+        f"**Series {shown(series.name, limit=40)} — best {series.best} of {plural(table.events, 'event')}** "
+        f"({table.finished} finished)"
+    )
+    lines = [
+        f"{line.place}. {name_of(names, line.user_id)} — {plural(line.total, 'point')}"
+        f" ({'+'.join(map(str, line.counted))} from {plural(line.played, 'event')})"
+        for line in table.lines[:SERIES_SHOWN]
+    ]
+    if len(table.lines) > SERIES_SHOWN:
+        lines.append(f"… and {plural(len(table.lines) - SERIES_SHOWN, 'more player')}")
+    points = ", ".join(map(str, series.points[:10])) + (" …" if len(series.points) > 10 else "")
+    return "\n".join([head, *(lines or ["No finished events yet."]), f"-# Points by place: {points}"])
+
+
+def series_admin_text(table: SeriesStandings, names: Names, *, made: bool, added: bool | None) -> str:
+    """PRIVATE, to a moderator: what ``/panadmin series`` did, and the series as it stands."""
+    said = []
+    if made:
+        said.append("Series saved.")
+    if added is not None:
+        said.append("Tournament listed." if added else "That tournament was already listed.")
+    return "\n".join([*said, series_standings_text(table, names)])
 
 
 def league_settings_text(settings: LeagueSettings) -> str:

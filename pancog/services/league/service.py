@@ -4,7 +4,7 @@ imports.
 The work lives in rooms, each with one job: :mod:`.recording` (results in from the table service and tournaments, the
 drain into stats and ratings, the rebuild; how a hand reaches the league is told there), :mod:`.seasons` (start, end,
 roll over, standings, season roles, exclusions), :mod:`.boards` (leaderboards, cards, histories, head-to-heads,
-flags); :mod:`.model` holds their values and errors.
+flags), :mod:`.series` (series of tournaments, best N of M); :mod:`.model` holds their values and errors.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from .model import (
 )
 from .recording import stat_rows
 from .seasons import Seasons
+from .series import NoSeries, Series, SeriesLine, SeriesRoom, SeriesStandings, parse_points
 
 __all__ = [
     "ROLE_GRANT",
@@ -36,17 +37,22 @@ __all__ = [
     "LeagueService",
     "Metric",
     "NoSeason",
+    "NoSeries",
     "Period",
     "PlayerCard",
     "RatingHistory",
     "SeasonActive",
     "SeasonInfo",
     "SeasonInputError",
+    "Series",
+    "SeriesLine",
+    "SeriesStandings",
     "Versus",
+    "parse_points",
     "stat_rows",
 ]
 
 
-class LeagueService(Seasons, Boards):
+class LeagueService(Seasons, Boards, SeriesRoom):
     """The front the adapter uses: one object, its rooms (:mod:`.recording`, :mod:`.seasons`, :mod:`.boards`)
     share the storage, the caches and the drain."""
