@@ -66,7 +66,7 @@ class GroupSpec:
 
 PAN = GroupSpec("pan", "Panguingue card tables")
 PANADMIN = GroupSpec("panadmin", "Pan card tables: server admin (defaults, chips, status, audit, channels)", admin=True)
-SEASON = GroupSpec("panadmin season", "League seasons: start, end, info")
+SEASON = GroupSpec("panadmin season", "League seasons: start, end, roles, info")
 TOURNEY = GroupSpec("tourney", "Community tournaments")
 GROUPS: tuple[GroupSpec, ...] = (PAN, PANADMIN, SEASON, TOURNEY)
 """Every group of the bot."""

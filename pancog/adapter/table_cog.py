@@ -194,6 +194,7 @@ class TableCog(PanCog, name="PanTables"):
         stakes="Chips per unit: the ante and every pay (buy-in is 20 units)",
         seats="Most players at the table (2-15)",
         turn_seconds="Seconds per turn",
+        retire_forfeit="Chips beyond the ante paid into the tops to go on top (default 0: the ante only)",
         away_bot="A computer player (normal level) plays the seat of a player marked away",
     )
     @app_commands.choices(preset=PRESET_CHOICES)
@@ -204,6 +205,7 @@ class TableCog(PanCog, name="PanTables"):
         stakes: app_commands.Range[int, 1, 100] | None = None,
         seats: app_commands.Range[int, 2, 15] | None = None,
         turn_seconds: app_commands.Range[int, 10, 600] | None = None,
+        retire_forfeit: app_commands.Range[int, 0, 20] | None = None,
         away_bot: bool = False,
     ) -> None:
         rt = self.rt
@@ -212,7 +214,12 @@ class TableCog(PanCog, name="PanTables"):
             raise TableAlreadyOpen  # checked before the public defer, so the refusal stays private
         default = preset_or_default((await rt.ledger.settings(guild_id)).preset)
         config = TableConfig.build(
-            preset or default, stakes=stakes, seats=seats, turn_seconds=turn_seconds, away_bot=away_bot
+            preset or default,
+            stakes=stakes,
+            seats=seats,
+            turn_seconds=turn_seconds,
+            retire_forfeit=retire_forfeit,
+            away_bot=away_bot,
         )
         # chip leagues: a bank season's tables play from the season banks
         scope = await rt.league.table_scope(guild_id) if rt.league is not None else None
