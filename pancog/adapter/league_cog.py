@@ -29,6 +29,7 @@ from pancog.adapter.presenters.league import (
     SERIES_NEEDS_BOTH,
     SERIES_SHOWN,
     WEB_NOT_RUNNING,
+    divisions_text,
     excluded_text,
     flag_people,
     included_text,
@@ -106,6 +107,8 @@ class LeagueCog(PanCog, name="PanLeague"):
         logged by the loop and the next round retries."""
         if self.rt.league is not None:
             await self.rt.league.drain()
+            for guild_id in await self.rt.league.division_guilds():  # roles owed through the outbox
+                await self.rt.league.sync_divisions(guild_id)
         return await self.end_due_seasons()
 
     async def end_due_seasons(self) -> int:
@@ -371,6 +374,46 @@ class LeagueCog(PanCog, name="PanLeague"):
         table = await league.series_standings(guild_id, name)
         names = await rt.names.fetch(guild_id, [line.user_id for line in table.lines[:SERIES_SHOWN]])
         await send_ephemeral(interaction, series_admin_text(table, names, made=made is not None, added=added))
+
+    # ------------------------------------------------------------------ /panadmin division
+
+    @app_commands.command(
+        name="division",
+        description="League divisions: a rating band or the top N, with an optional role",
+        extras=IN_ADMIN,
+    )
+    @app_commands.describe(
+        name="The division's name (an existing one is replaced)",
+        min_rating="A rating band: established players rated at least this",
+        top="A top-N split: the N best-rated established players",
+        role="A role its players hold while in it (the bot needs Manage Roles)",
+        remove="Remove this division",
+    )
+    async def division(
+        self,
+        interaction: discord.Interaction,
+        name: app_commands.Range[str, 1, 30] | None = None,
+        min_rating: app_commands.Range[float, -1000.0, 1000.0] | None = None,
+        top: app_commands.Range[int, 1, 10_000] | None = None,
+        role: discord.Role | None = None,
+        remove: bool = False,
+    ) -> None:
+        await self.defer(interaction)
+        guild_id = await self._moderator(interaction)
+        league = self.league()
+        if name is None:
+            settings = await league.league_settings(guild_id)
+        else:
+            settings = await league.set_division(
+                guild_id,
+                name,
+                min_rating=min_rating,
+                top=top,
+                role_id=role.id if role is not None else None,
+                remove=remove,
+            )
+            await league.sync_divisions(guild_id)  # roles follow at once (through the outbox)
+        await send_ephemeral(interaction, divisions_text(settings))
 
     # ------------------------------------------------------------------ /panadmin flags
 

@@ -121,6 +121,18 @@ def series_admin_text(table: SeriesStandings, names: Names, *, made: bool, added
     return "\n".join([*said, series_standings_text(table, names)])
 
 
+def divisions_text(settings: LeagueSettings) -> str:
+    """PRIVATE, to a moderator: the guild's divisions, best first (``/panadmin division``)."""
+    lines = ["**Divisions** (established players; the first that takes a player is his)"]
+    for d in settings.divisions:
+        rule = f"the top {d.top}" if d.top is not None else f"rated {(d.floor or 0) / 1000:.1f} or more"
+        role = f", role <@&{d.role_id}>" if d.role_id is not None else ""
+        lines.append(f"- {shown(d.name, limit=30)}: {rule}{role}")
+    if not settings.divisions:
+        lines.append("None yet. Add one with /panadmin division name: min_rating: (or top:) role:.")
+    return "\n".join(lines)
+
+
 def league_settings_text(settings: LeagueSettings) -> str:
     """PRIVATE, to a moderator: the guild's league settings (``/panadmin league``)."""
     return (

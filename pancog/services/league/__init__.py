@@ -11,6 +11,7 @@ from .ratings import PROVISIONAL_RESULTS, Rating, display, rate
 from .repo import HistoryRow, SeasonRow, StandingRow, StatsRow, VersusRow
 from .service import (
     ROLE_GRANT,
+    ROLE_REMOVE,
     WINNER_PLACES,
     Board,
     BoardLine,
@@ -30,14 +31,16 @@ from .service import (
     Versus,
     parse_points,
 )
-from .settings import LeagueSettings
+from .settings import Division, LeagueSettings
 
 __all__ = [
     "PROVISIONAL_RESULTS",
     "ROLE_GRANT",
+    "ROLE_REMOVE",
     "WINNER_PLACES",
     "Board",
     "BoardLine",
+    "Division",
     "Flag",
     "HandDigest",
     "HandTally",

@@ -8,6 +8,7 @@ without a row has the defaults.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from pancog.infra.storage.base import StorageTx
@@ -15,7 +16,7 @@ from pancog.infra.storage.base import StorageTx
 from .model import SeasonInputError
 from .ratings import PROVISIONAL_RESULTS
 
-__all__ = ["ACTIVE_DAYS", "LeagueSettings", "eligible_users", "get_settings", "last_played", "put_settings"]
+__all__ = ["ACTIVE_DAYS", "Division", "LeagueSettings", "eligible_users", "get_settings", "last_played", "put_settings"]
 
 ACTIVE_DAYS = 14
 MAX_ESTABLISHED = 1000
@@ -23,9 +24,32 @@ MAX_ACTIVE_DAYS = 366
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Division:
+    """A division: the players ranked ``top`` or better by all-time rating (a top-N split), or with a rating of at
+    least ``floor`` (x 1000, as stored); ``role_id`` a role its players hold while in it."""
+
+    name: str
+    floor: int | None = None
+    top: int | None = None
+    role_id: int | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {"name": self.name, "floor": self.floor, "top": self.top, "role": self.role_id}
+
+    @staticmethod
+    def from_json(data: dict[str, object]) -> Division:
+        def num(key: str) -> int | None:
+            value = data.get(key)
+            return int(str(value)) if value is not None else None
+
+        return Division(name=str(data["name"]), floor=num("floor"), top=num("top"), role_id=num("role"))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class LeagueSettings:
     established: int = PROVISIONAL_RESULTS
     active_days: int = ACTIVE_DAYS
+    divisions: tuple[Division, ...] = ()  # best first
 
     def changed(self, *, established: int | None = None, active_days: int | None = None) -> LeagueSettings:
         """These settings with the given ones changed.
@@ -40,25 +64,31 @@ class LeagueSettings:
         return LeagueSettings(
             established=self.established if established is None else established,
             active_days=self.active_days if active_days is None else active_days,
+            divisions=self.divisions,
         )
 
 
 async def get_settings(tx: StorageTx, guild_id: int) -> LeagueSettings:
     rows = await tx.fetchall(
-        "SELECT established, active_days FROM league_settings WHERE guild_id = ?",
+        "SELECT established, active_days, divisions FROM league_settings WHERE guild_id = ?",
         (guild_id,),
     )
     if not rows:
         return LeagueSettings()
-    established, active_days = rows[0]
-    return LeagueSettings(established=int(established), active_days=int(active_days))
+    established, active_days, divisions = rows[0]
+    return LeagueSettings(
+        established=int(established),
+        active_days=int(active_days),
+        divisions=tuple(Division.from_json(d) for d in json.loads(str(divisions) or "[]")),
+    )
 
 
 async def put_settings(tx: StorageTx, guild_id: int, settings: LeagueSettings) -> None:
     await tx.execute(
-        "INSERT INTO league_settings (guild_id, established, active_days) VALUES (?, ?, ?) "
-        "ON CONFLICT (guild_id) DO UPDATE SET established = excluded.established, active_days = excluded.active_days",
-        (guild_id, settings.established, settings.active_days),
+        "INSERT INTO league_settings (guild_id, established, active_days, divisions) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (guild_id) DO UPDATE SET established = excluded.established, active_days = excluded.active_days, "
+        "divisions = excluded.divisions",
+        (guild_id, settings.established, settings.active_days, json.dumps([d.to_json() for d in settings.divisions])),
     )
 
 

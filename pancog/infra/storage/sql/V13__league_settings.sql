@@ -4,7 +4,18 @@
 CREATE TABLE league_settings (
     guild_id     BIGINT PRIMARY KEY,
     established  INTEGER NOT NULL,   -- rated results before a rating is established (shown without "?")
-    active_days  INTEGER NOT NULL    -- the season leaderboard lists players with a result within this many days
+    active_days  INTEGER NOT NULL,   -- the season leaderboard lists players with a result within this many days
+    divisions    TEXT NOT NULL       -- JSON list of divisions, best first (pancog/services/league/divisions.py)
+);
+
+-- Each established player's division as last kept in step (roles owed through the outbox on a change); ``changes``
+-- numbers his changes, so each change's outbox keys are new and a retried one is the same.
+CREATE TABLE league_divisions (
+    guild_id  BIGINT NOT NULL,
+    user_id   BIGINT NOT NULL,
+    division  TEXT NOT NULL,        -- '' : none (no longer established, or the divisions changed)
+    changes   INTEGER NOT NULL,
+    PRIMARY KEY (guild_id, user_id)
 );
 
 -- Series ("best 8 of 12 events", pancog/services/league/series.py): a named set of tournaments of a guild, points per
