@@ -115,44 +115,36 @@ class _Handlers:
         return f"role:{item.guild_id}:{item.payload.get('role_id')}"
 
     async def grant_role(self, item: OutboxItem) -> str:
-        guild = self._guild(item)
-        role_id, user_id = _int(item.payload, "role_id"), _int(item.payload, "user_id")
-        group = self.role_group(item)
-        try:
-            member = await guild.fetch_member(user_id)  # fresh: a cached member may predate the last grant
-        except discord.NotFound:
-            return LEFT
-        if any(role.id == role_id for role in member.roles) or role_id in getattr(member, "_roles", ()):
-            return HAD_IT
-        try:
-            await member.add_roles(discord.Object(role_id), reason=str(item.payload.get("reason") or "") or None)
-        except discord.Forbidden as exc:
-            raise Permanent(EFFECT_CANNOT_GIVE_ROLE, group=group) from exc
-        except discord.NotFound as exc:
-            if exc.code == UNKNOWN_MEMBER:
-                return LEFT
-            raise Permanent(EFFECT_NO_SUCH_ROLE, group=group) from exc
-        return GRANTED
+        return await self._change_role(item, give=True)
 
     async def remove_role(self, item: OutboxItem) -> str:
+        return await self._change_role(item, give=False)
+
+    async def _change_role(self, item: OutboxItem, *, give: bool) -> str:
+        """Give (or take away) the item's role, reading the member first: nothing to do is a result, not a call."""
         guild = self._guild(item)
         role_id, user_id = _int(item.payload, "role_id"), _int(item.payload, "user_id")
         group = self.role_group(item)
         try:
-            member = await guild.fetch_member(user_id)  # fresh, as for a grant
+            member = await guild.fetch_member(user_id)  # fresh: a cached member may predate the last change
         except discord.NotFound:
             return LEFT
-        if not any(role.id == role_id for role in member.roles) and role_id not in getattr(member, "_roles", ()):
-            return HAD_NOT
+        has = any(role.id == role_id for role in member.roles) or role_id in getattr(member, "_roles", ())
+        if has == give:
+            return HAD_IT if give else HAD_NOT
+        reason = str(item.payload.get("reason") or "") or None
         try:
-            await member.remove_roles(discord.Object(role_id), reason=str(item.payload.get("reason") or "") or None)
+            if give:
+                await member.add_roles(discord.Object(role_id), reason=reason)
+            else:
+                await member.remove_roles(discord.Object(role_id), reason=reason)
         except discord.Forbidden as exc:
             raise Permanent(EFFECT_CANNOT_GIVE_ROLE, group=group) from exc
         except discord.NotFound as exc:
             if exc.code == UNKNOWN_MEMBER:
                 return LEFT
             raise Permanent(EFFECT_NO_SUCH_ROLE, group=group) from exc
-        return REMOVED
+        return GRANTED if give else REMOVED
 
     async def post(self, item: OutboxItem) -> str:
         channel_id = _int(item.payload, "channel_id")
