@@ -31,6 +31,8 @@ async def test_a_season_start_play_end_standings(pan: Pan) -> None:
     reply = await pan.slash(b, "pan leaderboard", metric="net", period="season")
     assert reply.text.splitlines()[1] == "No eligible players yet."  # one rated hand: nobody is established (30)
     assert reply.text.splitlines()[-1] == "You are not listed yet: you need 29 more rated results."
+    reply = await pan.slash(b, "pan leaderboard", metric="rating")
+    assert all("?" in line for line in reply.text.splitlines()[1:3]), reply.text  # one rated hand: "3.4?"
     reply = await pan.slash(b, "panadmin league", established=1)
     assert private_to(reply, b) and "established after 1 rated result " in reply.text
     reply = await pan.slash(b, "pan leaderboard", metric="net", period="season")
@@ -38,6 +40,8 @@ async def test_a_season_start_play_end_standings(pan: Pan) -> None:
     assert winner_line.startswith("1. player1") and "+" in winner_line
     assert reply.text.splitlines()[2] == "2. player2 — -5 chips ← you"  # the caller's own place, marked
     assert reply.text.splitlines()[3].startswith("-# Listed: players with 1 rated result or more")
+    reply = await pan.slash(b, "pan leaderboard", metric="rating")
+    assert not any("?" in line for line in reply.text.splitlines()[1:3]), reply.text  # established after one
     reply = await pan.slash(a, "pan standings")
     assert private_to(reply, a) and reply.text.splitlines()[1].startswith("1. player1")
 
