@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 import discord
 
-from pancog.adapter import edge, pings
+from pancog.adapter import edge, language, pings
 from pancog.adapter.errors import PanView, reusable_file, send_dm
 from pancog.adapter.pings import Pings
 from pancog.adapter.presenters.admin import board_failed
@@ -47,9 +47,10 @@ from pancog.adapter.presenters.table import (
     table_title,
 )
 from pancog.adapter.runtime import PanRuntime, runtime_of
-from pancog.game import engine
+from pancog.game import engine, i18n
 from pancog.game.actions import AcceptSplit, Force, FoulCall, OfferSplit
 from pancog.game.events import HandEnded, HandStarted
+from pancog.game.i18n import N_, tr
 from pancog.game.state import Phase, TableState
 from pancog.infra import logs
 from pancog.infra.renderq import Priority, RenderJob, RenderQueueClosed
@@ -72,20 +73,20 @@ MAX_RETRY_DELAY = 30.0
 
 # The board's buttons: label and style by verb. What each does is the handler a cog registers for the verb.
 BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
-    "join": ("Join", discord.ButtonStyle.success),
-    "leave": ("Leave", discord.ButtonStyle.secondary),
-    "start": ("Start", discord.ButtonStyle.primary),
-    "knock": ("Knock", discord.ButtonStyle.success),
-    "sluff": ("Sluff", discord.ButtonStyle.secondary),
-    "draw": ("Draw", discord.ButtonStyle.primary),
+    "join": (N_("Join"), discord.ButtonStyle.success),
+    "leave": (N_("Leave"), discord.ButtonStyle.secondary),
+    "start": (N_("Start"), discord.ButtonStyle.primary),
+    "knock": (N_("Knock"), discord.ButtonStyle.success),
+    "sluff": (N_("Sluff"), discord.ButtonStyle.secondary),
+    "draw": (N_("Draw"), discord.ButtonStyle.primary),
     "nodraw": (DONT_DRAW_AGAIN, discord.ButtonStyle.secondary),  # in My hand, on the double draw
-    "take": ("Take", discord.ButtonStyle.success),
-    "hand": ("My hand", discord.ButtonStyle.primary),
-    "force": ("Force", discord.ButtonStyle.danger),
-    "foul": ("Foul", discord.ButtonStyle.danger),
-    "split": ("Split", discord.ButtonStyle.secondary),
-    "text": ("Text view", discord.ButtonStyle.secondary),  # the board in words, privately
-    "rules": ("All rules", discord.ButtonStyle.secondary),  # under /pan rules, not on the board
+    "take": (N_("Take"), discord.ButtonStyle.success),
+    "hand": (N_("My hand"), discord.ButtonStyle.primary),
+    "force": (N_("Force"), discord.ButtonStyle.danger),
+    "foul": (N_("Foul"), discord.ButtonStyle.danger),
+    "split": (N_("Split"), discord.ButtonStyle.secondary),
+    "text": (N_("Text view"), discord.ButtonStyle.secondary),  # the board in words, privately
+    "rules": (N_("All rules"), discord.ButtonStyle.secondary),  # under /pan rules, not on the board
 }
 
 
@@ -150,7 +151,7 @@ class BoardButton(
 ):
     def __init__(self, table_id: int, verb: str) -> None:
         label, style = BUTTONS[verb]
-        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"pan:t:{table_id}:{verb}"))
+        super().__init__(discord.ui.Button(label=tr(label), style=style, custom_id=f"pan:t:{table_id}:{verb}"))
         self.table_id = table_id
         self.verb = verb
 
@@ -231,11 +232,12 @@ class Boards:
             board.lines.clear()
             board.new_post = True
         names = self.rt.names_at(applied.session)
-        board.lines.extend(describe_events(applied.before, applied.state, names, events))
-        if any(isinstance(e, HandEnded) for e in events):
-            board.summaries.append(applied)
-        board.kick()
-        self.pings.turn_moved(applied)
+        with i18n.speaking(language.for_guild(self.rt, applied.session.guild_id)):  # public lines: the server's
+            board.lines.extend(describe_events(applied.before, applied.state, names, events))
+            if any(isinstance(e, HandEnded) for e in events):
+                board.summaries.append(applied)
+            board.kick()
+            self.pings.turn_moved(applied)
 
     # -- renders
     def title(self, session: TableSession) -> str:
@@ -273,6 +275,10 @@ class Boards:
         rt = self.rt
 
         def capture() -> Any:
+            with i18n.speaking(language.for_guild(rt, session.guild_id)):  # a public post: the server's language
+                return _capture()
+
+        def _capture() -> Any:
             if on_capture is not None:
                 on_capture()
             state, notes = session.state, lines()
@@ -296,7 +302,8 @@ class Boards:
         if on_queued is not None:
             on_queued(job)
         png = await job
-        twin = table_text(captured["snap"])  # the alt text screen readers read; all of it behind Text view
+        with i18n.speaking(language.for_guild(rt, session.guild_id)):  # the alt text of a public image
+            twin = table_text(captured["snap"])  # the alt text screen readers read; all of it behind Text view
         file = discord.File(io.BytesIO(png), filename="table.png", description=twin[:ALT_TEXT_LIMIT])
         return BoardPost(captured["text"][:2000], file, captured["view"], captured["state"])
 
@@ -590,6 +597,10 @@ class Board:
             self._dirty.clear()
 
     async def _post_summary(self, channel: discord.PartialMessageable, applied: Applied) -> None:
+        with i18n.speaking(language.for_guild(self.runtime, self.session.guild_id)):  # public: the server's language
+            await self._summary(channel, applied)
+
+    async def _summary(self, channel: discord.PartialMessageable, applied: Applied) -> None:
         """One embed per hand's end: how it ended, each player's net for the hand, the outcome image
         (its text twin as the alt text)."""
         rt = self.runtime
