@@ -21,7 +21,7 @@ from pancog.adapter import edge
 from pancog.adapter.base import PanCog
 from pancog.adapter.checks import is_moderator
 from pancog.adapter.errors import BadOption, send_ephemeral
-from pancog.adapter.groups import IN_ADMIN, IN_PAN, IN_SEASON
+from pancog.adapter.groups import IN_ADMIN, IN_ANYWHERE, IN_PAN, IN_SEASON
 from pancog.adapter.presenters.admin import NEEDS_MODERATOR
 from pancog.adapter.presenters.common import image_name_of, name_of
 from pancog.adapter.presenters.league import (
@@ -150,9 +150,21 @@ class LeagueCog(PanCog, name="PanLeague"):
     @app_commands.command(name="stats", description="A player's league stats (image card and text)", extras=IN_PAN)
     @app_commands.describe(player="Whose stats (default: yours)")
     async def stats(self, interaction: discord.Interaction, player: discord.Member | None = None) -> None:
+        await self.show_stats(interaction, player or interaction.user)
+
+    @app_commands.command(
+        name="stats",
+        description="Your Pan stats here (outside servers: your tables outside servers)",
+        extras=IN_ANYWHERE,
+    )
+    async def stats_anywhere(self, interaction: discord.Interaction) -> None:
+        await self.show_stats(interaction, interaction.user)
+
+    async def show_stats(self, interaction: discord.Interaction, who: discord.User | discord.Member) -> None:
+        """The stats card of ``who`` in the interaction's server; outside every server the bot is in, at the
+        tables outside servers (the user-installed practice tables: guild 0)."""
         rt = await self.defer(interaction)  # private: a refusal after a public defer would be public
-        who = player or interaction.user
-        guild_id = interaction.guild_id or 0
+        guild_id = self.home_guild(interaction)
         card = await self.league().player_card(guild_id, who.id)
         names = await rt.names.fetch(guild_id, [who.id])
         snap = StatsSnapshot(image_name_of(names, who.id), stats_subtitle(card), stats_rows(card))  # drawn as typed

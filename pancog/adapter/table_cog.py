@@ -15,7 +15,7 @@ from pancog.adapter.base import PRESET_CHOICES, PanCog
 from pancog.adapter.board import BoardButton, Boards
 from pancog.adapter.checks import refuse_at_tournament_table, require_host_or_moderator
 from pancog.adapter.errors import PanView, deliver, send_ephemeral
-from pancog.adapter.groups import IN_PAN
+from pancog.adapter.groups import IN_ANYWHERE, IN_PAN
 from pancog.adapter.presenters.bank import rebought
 from pancog.adapter.presenters.common import DONE
 from pancog.adapter.presenters.guide import GUIDE, GUIDE_INTRO, GUIDE_PLACEHOLDER, guide_page, rules_top_five
@@ -184,9 +184,18 @@ class TableCog(PanCog, name="PanTables"):
         name="help", description="The Pan guide: a first hand, the words, where help is", extras=IN_PAN
     )
     async def help_(self, interaction: discord.Interaction) -> None:
+        await self.guide(interaction)
+
+    async def guide(self, interaction: discord.Interaction) -> None:
         view = GuideView("start")
         await edge.respond(interaction, GUIDE_INTRO, about=edge.STATIC, embed=guide_embed("start"), view=view)
         view.stop()
+
+    @app_commands.command(
+        name="guide", description="The Pan rules guide: a first hand, the words (DMs too)", extras=IN_ANYWHERE
+    )
+    async def guide_anywhere(self, interaction: discord.Interaction) -> None:
+        await self.guide(interaction)
 
     @app_commands.command(name="open", description="Open a Pan table in this channel or thread", extras=IN_PAN)
     @app_commands.describe(
