@@ -74,7 +74,7 @@ class PanCog(commands.Cog):
     async def respond(
         self,
         interaction: discord.Interaction[Any],
-        content: str,
+        content: str | None,
         *,
         ephemeral: bool = True,
         about: edge.About | None = None,

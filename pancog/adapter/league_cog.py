@@ -22,6 +22,7 @@ from pancog.adapter.base import PanCog
 from pancog.adapter.checks import is_moderator
 from pancog.adapter.errors import BadOption, send_ephemeral
 from pancog.adapter.groups import IN_ADMIN, IN_ANYWHERE, IN_PAN, IN_SEASON
+from pancog.adapter.layouts import card_layout
 from pancog.adapter.presenters.admin import NEEDS_MODERATOR
 from pancog.adapter.presenters.common import image_name_of, name_of
 from pancog.adapter.presenters.league import (
@@ -170,7 +171,10 @@ class LeagueCog(PanCog, name="PanLeague"):
         snap = StatsSnapshot(image_name_of(names, who.id), stats_subtitle(card), stats_rows(card))  # drawn as typed
         png = await rt.renders.render(render_stats_png, snap, priority=Priority.URGENT)
         text = stats_message(names, who.id, card, snap.rows)  # the text twin escapes it
-        await self.respond(interaction, text, file=discord.File(io.BytesIO(png), filename="stats.png"), ephemeral=True)
+        layout = card_layout(text, "stats.png")  # V2: the card's words read with images off, then the card
+        await self.respond(
+            interaction, None, file=discord.File(io.BytesIO(png), filename="stats.png"), view=layout, ephemeral=True
+        )
 
     @app_commands.command(
         name="rating", description="A player's rating over time and last 20 rated hands", extras=IN_PAN

@@ -15,6 +15,7 @@ from pancog.adapter.base import PRESET_CHOICES, PanCog
 from pancog.adapter.board import BoardButton, Boards
 from pancog.adapter.checks import refuse_at_tournament_table, require_host_or_moderator
 from pancog.adapter.errors import PanView, deliver, send_ephemeral
+from pancog.adapter.forms import OpenForm, OpenValues
 from pancog.adapter.groups import IN_ANYWHERE, IN_PAN
 from pancog.adapter.presenters.bank import rebought
 from pancog.adapter.presenters.common import DONE
@@ -204,6 +205,7 @@ class TableCog(PanCog, name="PanTables"):
         seats="Most players at the table (2-15)",
         turn_seconds="Seconds per turn",
         away_bot="A computer player (normal level) plays the seat of a player marked away",
+        form="Fill in a form instead of options (preset, stakes, seats, seconds per turn, away bot)",
     )
     @app_commands.choices(preset=PRESET_CHOICES)
     async def open_(
@@ -214,11 +216,35 @@ class TableCog(PanCog, name="PanTables"):
         seats: app_commands.Range[int, 2, 15] | None = None,
         turn_seconds: app_commands.Range[int, 10, 600] | None = None,
         away_bot: bool = False,
+        form: bool = False,
+    ) -> None:
+        rt = self.rt
+        if rt.tables.find_in_channel(interaction.channel_id or 0) is not None:
+            raise TableAlreadyOpen  # checked before the public defer, so the refusal stays private
+        if form:  # the modal is the answer; its submit opens the table as the options would
+            default = preset_or_default((await rt.ledger.settings(interaction.guild_id or 0)).preset)
+            await edge.modal(interaction, OpenForm(default, self._open_from_form), about=edge.STATIC)
+            return
+        await self.open_here(interaction, preset, stakes, seats, turn_seconds, away_bot)
+
+    async def _open_from_form(self, interaction: discord.Interaction[Any], values: OpenValues) -> None:
+        if self.rt.tables.find_in_channel(interaction.channel_id or 0) is not None:
+            raise TableAlreadyOpen  # opened by someone else while the form was filled in
+        await self.open_here(
+            interaction, values.preset, values.stakes, values.seats, values.turn_seconds, values.away_bot
+        )
+
+    async def open_here(
+        self,
+        interaction: discord.Interaction[Any],
+        preset: str | None,
+        stakes: int | None,
+        seats: int | None,
+        turn_seconds: int | None,
+        away_bot: bool,
     ) -> None:
         rt = self.rt
         guild_id = interaction.guild_id or 0
-        if rt.tables.find_in_channel(interaction.channel_id or 0) is not None:
-            raise TableAlreadyOpen  # checked before the public defer, so the refusal stays private
         default = preset_or_default((await rt.ledger.settings(guild_id)).preset)
         config = TableConfig.build(
             preset or default, stakes=stakes, seats=seats, turn_seconds=turn_seconds, away_bot=away_bot
@@ -236,9 +262,9 @@ class TableCog(PanCog, name="PanTables"):
         )
         board = self.boards.get(session)
         board.new_post = False
-        content, file, view, shown = await self.boards.payload(session, [])
+        _words, file, view, shown = await self.boards.payload(session, [])  # the words are in the V2 layout
         about = edge.about(session, state=shown)
-        message = await self.respond(interaction, content, ephemeral=False, about=about, file=file, view=view)
+        message = await self.respond(interaction, None, ephemeral=False, about=about, file=file, view=view)
         if message is not None:
             await rt.tables.set_board_message(session.table_id, message.id)
             board.adopt(interaction, message.id)  # edited through this token while it is valid

@@ -27,7 +27,9 @@ from pancog.adapter import edge
 from pancog.adapter.base import PanCog
 from pancog.adapter.checks import moderator
 from pancog.adapter.errors import BadOption, send_ephemeral
+from pancog.adapter.forms import TourneyForm, TourneyValues
 from pancog.adapter.groups import IN_TOURNEY
+from pancog.adapter.layouts import card_layout
 from pancog.adapter.presenters.common import image_name_of, name_of
 from pancog.adapter.presenters.tournament import (
     TOURNEY_BAD_NUMBERS,
@@ -329,6 +331,7 @@ class TourneyCog(PanCog, name="PanTourney"):
         title="A name for the tournament",
         starting_stack="Tournament chips each entry starts with",
         winner_role="Moderators: a role the winner gets when it ends (the bot needs Manage Roles)",
+        form="Fill in a form instead (format, buy-in, seats, start, name; the rest as published)",
     )
     async def create(
         self,
@@ -347,6 +350,39 @@ class TourneyCog(PanCog, name="PanTourney"):
         fee: app_commands.Range[int, 0] = 0,
         title: app_commands.Range[str, 1, 60] | None = None,
         starting_stack: app_commands.Range[int, 1] | None = None,
+        winner_role: discord.Role | None = None,
+        form: bool = False,
+    ) -> None:
+        if form:  # the modal is the answer; its submit creates the tournament as these options would
+            await edge.modal(interaction, TourneyForm(self._create_from_form), about=edge.STATIC)
+            return
+        await self.create_here(
+            interaction, format, buy_in, seats, start, antes, level_minutes, payouts, reentries, late_levels,
+            computers, min_entries, fee, title, starting_stack, winner_role,
+        )  # fmt: skip
+
+    async def _create_from_form(self, interaction: discord.Interaction[Any], values: TourneyValues) -> None:
+        await self.create_here(
+            interaction, values.format, values.buy_in, values.seats, values.start, title=values.title
+        )
+
+    async def create_here(
+        self,
+        interaction: discord.Interaction[Any],
+        format: Literal["sng", "scheduled"] = "sng",
+        buy_in: int = 100,
+        seats: int = 7,
+        start: str | None = None,
+        antes: str | None = None,
+        level_minutes: float | None = None,
+        payouts: str | None = None,
+        reentries: int = 0,
+        late_levels: int = 0,
+        computers: bool = True,
+        min_entries: int = 2,
+        fee: int = 0,
+        title: str | None = None,
+        starting_stack: int | None = None,
         winner_role: discord.Role | None = None,
     ) -> None:
         # Everything is validated before the (private) defer's work, so a refusal changes nothing.
@@ -467,7 +503,8 @@ class TourneyCog(PanCog, name="PanTourney"):
         await self.defer(interaction)
         names = await self.names_of(t)
         file = await self.standings_image(t.tournament_id, Priority.URGENT, names)
-        await send_ephemeral(interaction, self.standings_text(t.tournament_id, names), file=file)
+        layout = card_layout(self.standings_text(t.tournament_id, names), "standings.png")  # V2: words, then image
+        await self.respond(interaction, None, file=file, view=layout)
 
     async def names_of(self, t: Tournament) -> dict[int, str]:
         """The names of every entry of ``t`` (stored names: they survive a restart)."""
