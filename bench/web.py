@@ -39,11 +39,18 @@ FIRST_TABLE = 500_000
 USERS = (201, 202, 203, 204, 205, 206)
 
 
+def _follow(service: TableService, league: LeagueService) -> None:
+    """The league follows the tables as the bot's composition root wires it (its hands recorded, its results noted)."""
+    service.subscribe(league.on_applied)
+    service.set_settlement_hook(league.settlement_note)
+    service.on_close(league.table_closed)
+
+
 async def _open_tables(path: Path, tables: int) -> None:
     async with SqliteStorage(path, synchronous="NORMAL") as storage:
         ledger = ChipLedger(storage)
         service = TableService(ledger, TableStore(storage), dealer=seeded_deals(99))
-        LeagueService(storage, ledger).attach(service)
+        _follow(service, LeagueService(storage, ledger))
         for user in USERS:
             await ledger.grant(GUILD, user, 10**7, actor="system", reason="bench")
         for n in range(tables):
@@ -62,7 +69,7 @@ async def _play(
     async with SqliteStorage(path, synchronous="NORMAL") as storage:
         ledger = ChipLedger(storage)
         service = TableService(ledger, TableStore(storage), dealer=seeded_deals(7))
-        LeagueService(storage, ledger).attach(service)
+        _follow(service, LeagueService(storage, ledger))
         await service.load()
 
         def count(applied: object) -> None:

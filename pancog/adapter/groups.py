@@ -85,7 +85,7 @@ class GroupSpec:
 
 PAN = GroupSpec("pan", "Panguingue card tables")
 PANADMIN = GroupSpec("panadmin", "Pan card tables: server admin (defaults, chips, status, audit, channels)", admin=True)
-SEASON = GroupSpec("panadmin season", "League seasons: start, end, info")
+SEASON = GroupSpec("panadmin season", "League seasons: start, end, roles, info")
 TOURNEY = GroupSpec("tourney", "Community tournaments")
 ANYWHERE = GroupSpec(
     "mypan", "Pan anywhere, also in DMs: practice against the computer, your stats, replays, rules", anywhere=True

@@ -204,6 +204,7 @@ class TableCog(PanCog, name="PanTables"):
         stakes="Chips per unit: the ante and every pay (buy-in is 20 units)",
         seats="Most players at the table (2-15)",
         turn_seconds="Seconds per turn",
+        retire_forfeit="Chips beyond the ante paid into the tops to go on top (default 0: the ante only)",
         away_bot="A computer player (normal level) plays the seat of a player marked away",
         form="Fill in a form instead of options (preset, stakes, seats, seconds per turn, away bot)",
     )
@@ -215,6 +216,7 @@ class TableCog(PanCog, name="PanTables"):
         stakes: app_commands.Range[int, 1, 100] | None = None,
         seats: app_commands.Range[int, 2, 15] | None = None,
         turn_seconds: app_commands.Range[int, 10, 600] | None = None,
+        retire_forfeit: app_commands.Range[int, 0, 20] | None = None,
         away_bot: bool = False,
         form: bool = False,
     ) -> None:
@@ -225,13 +227,13 @@ class TableCog(PanCog, name="PanTables"):
             default = preset_or_default((await rt.ledger.settings(interaction.guild_id or 0)).preset)
             await edge.modal(interaction, OpenForm(default, self._open_from_form), about=edge.STATIC)
             return
-        await self.open_here(interaction, preset, stakes, seats, turn_seconds, away_bot)
+        await self.open_here(interaction, preset, stakes, seats, turn_seconds, retire_forfeit, away_bot)
 
     async def _open_from_form(self, interaction: discord.Interaction[Any], values: OpenValues) -> None:
         if self.rt.tables.find_in_channel(interaction.channel_id or 0) is not None:
             raise TableAlreadyOpen  # opened by someone else while the form was filled in
         await self.open_here(
-            interaction, values.preset, values.stakes, values.seats, values.turn_seconds, values.away_bot
+            interaction, values.preset, values.stakes, values.seats, values.turn_seconds, None, values.away_bot
         )
 
     async def open_here(
@@ -241,13 +243,19 @@ class TableCog(PanCog, name="PanTables"):
         stakes: int | None,
         seats: int | None,
         turn_seconds: int | None,
+        retire_forfeit: int | None,
         away_bot: bool,
     ) -> None:
         rt = self.rt
         guild_id = interaction.guild_id or 0
         default = preset_or_default((await rt.ledger.settings(guild_id)).preset)
         config = TableConfig.build(
-            preset or default, stakes=stakes, seats=seats, turn_seconds=turn_seconds, away_bot=away_bot
+            preset or default,
+            stakes=stakes,
+            seats=seats,
+            turn_seconds=turn_seconds,
+            retire_forfeit=retire_forfeit,
+            away_bot=away_bot,
         )
         # chip leagues: a bank season's tables play from the season banks
         scope = await rt.league.table_scope(guild_id) if rt.league is not None else None

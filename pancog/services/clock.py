@@ -28,6 +28,10 @@ action whose events include ``HandEnded`` (or the table's creation, if no hand w
 
 Time: ``now`` and ``sleep`` are injectable; ``time_scale`` divides every duration (tests run a 60 s turn in
 a fraction of a second while timestamps stay wall-clock, so restarts stay consistent).
+
+Rooms: this module schedules (decisions, deadlines, the run loop, resuming after a restart, ``/pan back``);
+:mod:`pancog.services.clock_steps` acts when a deadline passes (timeout, away, stand-up, idle close) and writes the
+meta; :mod:`pancog.services.clock_values` holds the values. The public names are all importable from here.
 """
 
 from __future__ import annotations
@@ -38,24 +42,20 @@ import heapq
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from collections.abc import Awaitable, Callable
 
 from pancog.game import engine
-from pancog.game.actions import Action, FloorFoul, SetAway, Stand, Timeout
-from pancog.game.errors import PanError
-from pancog.game.events import CashedOut, HandEnded, SeatLeft
-from pancog.game.state import Phase, TableState
-from pancog.infra import logs
+from pancog.game.actions import SetAway, Timeout
+from pancog.game.events import HandEnded, SeatLeft
+from pancog.game.state import TableState
 from pancog.infra.storage.base import StorageError
 from pancog.infra.tasks import Tasks
+from pancog.services.clock_steps import ClockSteps
+from pancog.services.clock_values import ClockNotice, ClockSettings, NotAway, SeatKeeper, TableClock, TurnInfo
 from pancog.services.store import action_key
 from pancog.services.tables import (
     Applied,
-    CloseReason,
     NoTableHere,
-    NotSeated,
     TableClosed,
     TableService,
     TableSession,
@@ -67,119 +67,15 @@ log = logging.getLogger("pan.clock")
 
 Now = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
-NoticeKind = Literal["warning", "timeout", "away", "stood", "back", "abandoned", "idle_closed", "error"]
 
 
 def unsubscribe(tables: TableService, listener: Callable[[Applied], None]) -> None:
-    """Stop a ``TableService.subscribe`` listener (the service has no public unsubscribe yet)."""
-    with contextlib.suppress(ValueError):
-        tables._listeners.remove(listener)
+    """Stop a ``TableService.subscribe`` listener (kept for callers of this module; the service's own
+    :meth:`TableService.unsubscribe` does it)."""
+    tables.unsubscribe(listener)
 
 
-class NotAway(PanError):
-    code = "not_away"
-
-    def __init__(self) -> None:
-        super().__init__("You are not away; you are already playing at this table.")
-
-
-class SeatKeeper(Protocol):
-    """A service that owns the seats and the life of some tables (the tournaments): the clock still times their turns
-    and marks players away, but never stands an away player up nor closes such a table when idle."""
-
-    def owns_table(self, table_id: int) -> bool:
-        """True for a table whose seats and life are this keeper's."""
-        ...
-
-    def plays_for(self, table_id: int, player_id: int) -> bool:
-        """True while this keeper plays ``player_id``'s turns at ``table_id`` itself (a tournament's away entries,
-        sluffed by its own Timeouts): those Timeouts are not the player's expiries."""
-        ...
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ClockSettings:
-    """Durations are in nominal seconds; real waits are divided by ``time_scale``."""
-
-    time_bank_seconds: float = 120.0
-    warning_seconds: float = 15.0
-    away_after: int = 2
-    idle_close_seconds: float = 1800.0
-    sweep_seconds: float = 60.0  # how often tables opened without an action are picked up
-    time_scale: float = 1.0
-
-    def __post_init__(self) -> None:
-        if self.time_scale <= 0 or self.away_after < 1 or self.time_bank_seconds < 0:
-            raise ValueError(f"invalid clock settings: {self}")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TurnInfo:
-    """The decision a table waits for, for the board: ``deadline`` and ``warn_at`` are epoch seconds."""
-
-    table_id: int
-    seat: int
-    player_id: int
-    started: float
-    deadline: float
-    warn_at: float
-    bank_left: float  # nominal seconds of the player's bank not yet spent (before this decision)
-    away: bool
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ClockNotice:
-    """Something the clock did or warns about, for the adapter to show (the board, a message)."""
-
-    kind: NoticeKind
-    table_id: int
-    seat: int | None = None
-    player_id: int | None = None
-    seconds_left: float = 0.0
-    cashouts: tuple[tuple[int, int], ...] = ()  # idle_closed / stood: (user id, chips returned)
-    detail: str = ""
-    channel_id: int | None = None  # idle_closed: the channel the table was in (it is gone from the service)
-    guild_id: int = 0  # idle_closed: the table's guild_id (its players' names are that server's)
-
-
-@dataclass(slots=True, eq=False)
-class _TableClock:
-    table_id: int
-    seq: int = -1  # the seq the current decision started at
-    started: float = 0.0
-    seat: int | None = None
-    player_id: int | None = None
-    in_hand: bool = False
-    away: bool = False  # the player to act is away: his turn times out at once
-    warned: bool = False
-    generation: int = 0
-    banks: dict[int, float] = field(default_factory=dict)  # player id -> nominal seconds left
-    streaks: dict[int, int] = field(default_factory=dict)  # player id -> expiries in a row
-    auto_away: set[int] = field(default_factory=set)  # players the clock set away (stood up at hand end)
-    idle_since: float = 0.0  # when the table last became handless (its last hand ended, or it opened)
-    idle_hand: int = -1  # the hand count at idle_since (-1: unknown; 0: no hand dealt yet, idle since opening)
-
-    def meta(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "banks": {str(k): round(v, 3) for k, v in sorted(self.banks.items())},
-            "streaks": {str(k): v for k, v in sorted(self.streaks.items()) if v},
-            "away": sorted(self.auto_away),
-        }
-        if self.idle_hand > 0:  # idle since the end of hand ``idle_hand`` (hand 0: the table's creation time)
-            data["idle_since"] = round(self.idle_since, 3)
-            data["idle_hand"] = self.idle_hand
-        return data
-
-    def load_meta(self, data: dict[str, Any]) -> None:
-        self.banks = {int(k): float(v) for k, v in dict(data.get("banks", {})).items()}
-        self.streaks = {int(k): int(v) for k, v in dict(data.get("streaks", {})).items()}
-        self.auto_away = {int(p) for p in data.get("away", [])}
-        if "idle_since" in data and "idle_hand" in data:
-            self.idle_since = float(data["idle_since"])
-            self.idle_hand = int(data["idle_hand"])
-
-
-class TurnClock:
+class TurnClock(ClockSteps):
     """One scheduler for every table's turn clock, time banks, away players and idle closing."""
 
     def __init__(
@@ -194,7 +90,7 @@ class TurnClock:
         self.settings = settings or ClockSettings()
         self._now = now
         self._sleep = sleep
-        self._clocks: dict[int, _TableClock] = {}
+        self._clocks: dict[int, TableClock] = {}
         self._heap: list[tuple[float, int, int]] = []  # (due, generation, table id)
         self._observers: list[Callable[[ClockNotice], None]] = []
         # expiries, follow-ups and meta writes (work in flight), and the scheduler; the database closing under one
@@ -215,12 +111,6 @@ class TurnClock:
         (else an away set by them could land after he came back with /pan back and make him away once more).
         Called by the composition root."""
         self._keepers.append(keeper)
-
-    def _keeps_seats(self, table_id: int) -> bool:
-        return any(keeper.owns_table(table_id) for keeper in self._keepers)
-
-    def _played_for(self, table_id: int, player_id: int) -> bool:
-        return any(keeper.plays_for(table_id, player_id) for keeper in self._keepers)
 
     def table_closed(self, closed: TableClosed) -> None:
         """A table closed (``TableService.on_close``): its clock, and any meta write it still owed, go."""
@@ -247,7 +137,7 @@ class TurnClock:
         """Stop the scheduler, let the expiries and meta writes in flight finish, write the meta left, and end every
         task of the clock."""
         if self._subscribed:
-            unsubscribe(self.tables, self._on_applied)
+            self.tables.unsubscribe(self._on_applied)
             self._subscribed = False
         runner, self._runner = self._runner, None
         await self._tasks.cancel(runner)
@@ -278,7 +168,7 @@ class TurnClock:
                 record = await tx.find_journal(action_key(session.table_id, seq))
             if record is not None:
                 last = record.created_at
-        clock = _TableClock(session.table_id)
+        clock = TableClock(session.table_id)
         if row is not None:
             with contextlib.suppress(ValueError, TypeError, AttributeError):
                 clock.load_meta(dict(json.loads(row.meta or "{}").get("clock", {})))
@@ -394,7 +284,7 @@ class TurnClock:
         clock = self._clocks.get(session.table_id)
         if clock is None:
             hands = applied.before.hand_no  # a table the clock has not met yet (opened since the last sweep)
-            clock = self._clocks[session.table_id] = _TableClock(session.table_id, idle_since=now, idle_hand=hands)
+            clock = self._clocks[session.table_id] = TableClock(session.table_id, idle_since=now, idle_hand=hands)
             if hands == 0:
                 self._spawn(self._opened_at(session.table_id))  # idle since opening, not since this action
         action = applied.action
@@ -431,7 +321,7 @@ class TurnClock:
         self._new_decision(clock, applied.state, now)
         self._follow_up(session, clock, applied, ended)
 
-    def _follow_up(self, session: TableSession, clock: _TableClock, applied: Applied, ended: bool) -> None:
+    def _follow_up(self, session: TableSession, clock: TableClock, applied: Applied, ended: bool) -> None:
         """Queue the away/stand actions this transition calls for (they run after the lock is released)."""
         state = applied.state
         if isinstance(applied.action, Timeout) and applied.actor is None:
@@ -454,7 +344,7 @@ class TurnClock:
                 if seat is not None and seat.away and seat.player_id in clock.auto_away:
                     self._spawn(self._stand_away(session.table_id, index, seat.player_id))
 
-    def _new_decision(self, clock: _TableClock, state: TableState, started: float) -> None:
+    def _new_decision(self, clock: TableClock, state: TableState, started: float) -> None:
         clock.seq = state.seq
         clock.started = started
         clock.in_hand = state.hand is not None
@@ -467,7 +357,7 @@ class TurnClock:
 
     # ------------------------------------------------------------------ scheduling
 
-    def _deadlines(self, clock: _TableClock) -> tuple[float, float]:
+    def _deadlines(self, clock: TableClock) -> tuple[float, float]:
         """(deadline, warn_at) of the current decision, or of the idle close between hands."""
         s = self.settings
         if clock.player_id is None:
@@ -487,7 +377,7 @@ class TurnClock:
         except NoTableHere:
             return 0.0
 
-    def _schedule(self, clock: _TableClock) -> None:
+    def _schedule(self, clock: TableClock) -> None:
         clock.generation += 1
         deadline, warn_at = self._deadlines(clock)
         due = deadline if clock.warned or clock.player_id is None else warn_at
@@ -530,7 +420,7 @@ class TurnClock:
             await self.drain()
         return handled
 
-    def _handle_due(self, clock: _TableClock, now: float) -> None:
+    def _handle_due(self, clock: TableClock, now: float) -> None:
         deadline, _ = self._deadlines(clock)
         if clock.player_id is None:
             self._spawn(self._close_idle(clock.table_id, clock.seq))
@@ -579,169 +469,3 @@ class TurnClock:
             except Exception:  # the clock must outlive any single failure
                 log.exception("turn clock loop failed; continuing")
                 await self._sleep(0.05)
-
-    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
-        self._tasks.spawn(coro, name="pan-turn-clock-step")
-
-    # ------------------------------------------------------------------ what the clock does
-
-    async def _expire(self, table_id: int, seat: int, seq: int) -> None:
-        """Time out ``seat`` if the table is still at ``seq`` (a duplicate or late expiry is refused, harmlessly).
-
-        When every player still in action is away, nobody can end the hand by playing: the floor fouls the
-        abandoned hand instead (RULES §6.5 b: the player still pays to the end), so the hand ends.
-        """
-        with logs.context(table=table_id, seat=seat):
-            try:
-                if self._abandoned(table_id, seat):
-                    await self.tables.system_act(table_id, FloorFoul(target=seat), expect_seq=seq)
-                    log.info("every player in the hand is away: the abandoned hand is fouled")
-                    self._notify(ClockNotice(kind="abandoned", table_id=table_id, seat=seat))
-                    return
-                await self.tables.system_act(table_id, Timeout(seat=seat), expect_seq=seq)
-                log.info("turn clock expired: timeout applied")
-            except NoTableHere:
-                return
-            except PanError as exc:
-                if self._still(table_id, seq):
-                    await self._unstick(table_id, seat, seq, exc)
-
-    def _abandoned(self, table_id: int, seat: int) -> bool:
-        """In play, ``seat`` and every other player still in action are away."""
-        state = self.tables.get(table_id).state
-        hand = state.hand
-        if hand is None or hand.phase is not Phase.PLAYING:
-            return False
-        playing = hand.in_action()
-        return seat in playing and all((s := state.seat(i)) is not None and s.away for i in playing)
-
-    def _still(self, table_id: int, seq: int) -> bool:
-        try:
-            return self.tables.get(table_id).state.seq == seq
-        except NoTableHere:
-            return False
-
-    async def _unstick(self, table_id: int, seat: int, seq: int, error: PanError) -> None:
-        """The engine refused the timeout at the same seq (an engine gap): stand the player up (he keeps paying,
-        RULES §6.5), else have the floor foul his hand, so the table never waits on him."""
-        log.warning("timeout refused at seq %s (%s); standing the player up so the table does not stall", seq, error)
-        self._notify(ClockNotice(kind="error", table_id=table_id, seat=seat, detail=f"timeout refused: {error}"))
-        for action in (Stand(seat=seat), FloorFoul(target=seat)):
-            try:
-                await self.tables.system_act(table_id, action, expect_seq=seq)
-                return
-            except NoTableHere:
-                return
-            except PanError as exc:
-                if not self._still(table_id, seq):
-                    return
-                log.warning("%s refused too: %s", type(action).__name__, exc)
-        log.error("table %s is stuck at seq %s: no timeout, stand-up or floor foul applies", table_id, seq)
-
-    async def _set_away(self, table_id: int, seat: int, player_id: int) -> None:
-        with logs.context(table=table_id, seat=seat):
-            applied = await self._guarded(table_id, seat, player_id, SetAway(seat=seat, away=True))
-            if applied is None:
-                return
-            clock = self._clocks.get(table_id)
-            if clock is not None:
-                clock.auto_away.add(player_id)
-                self._mark_dirty(clock)
-                if applied.state.hand is None:  # no hand to finish: stand up now
-                    self._spawn(self._stand_away(table_id, seat, player_id))
-            log.info("player %s is away after %s expiries", player_id, self.settings.away_after)
-            self._notify(ClockNotice(kind="away", table_id=table_id, seat=seat, player_id=player_id))
-
-    async def _stand_away(self, table_id: int, seat: int, player_id: int) -> None:
-        if self._keeps_seats(table_id):
-            return
-        with logs.context(table=table_id, seat=seat):
-            applied = await self._guarded(table_id, seat, player_id, Stand(seat=seat), need_away=True)
-            if applied is None:
-                return
-            cashouts = tuple((e.player_id, e.amount) for e in applied.events if isinstance(e, CashedOut))
-            log.info("away player %s stood up", player_id)
-            self._notify(
-                ClockNotice(kind="stood", table_id=table_id, seat=seat, player_id=player_id, cashouts=cashouts)
-            )
-
-    async def _guarded(
-        self, table_id: int, seat: int, player_id: int, action: Action, *, need_away: bool = False
-    ) -> Applied | None:
-        """Apply ``action`` if ``seat`` still holds ``player_id`` (and is away, with ``need_away``)."""
-        try:
-            session = self.tables.get(table_id)
-        except NoTableHere:
-            return None
-        current = session.state.seat(seat)
-        if current is None or current.player_id != player_id or (need_away and not current.away):
-            return None
-        seq = session.state.seq
-        try:
-            return await self.tables.system_act(table_id, action, expect_seq=seq)
-        except (NoTableHere, NotSeated):
-            return None
-        except PanError as exc:
-            if self._still(table_id, seq):
-                log.warning("%s refused: %s", type(action).__name__, exc)
-                return None
-            # the table moved on between our check and the lock: look again
-            return await self._guarded(table_id, seat, player_id, action, need_away=need_away)
-
-    async def _close_idle(self, table_id: int, seq: int) -> None:
-        try:
-            session = self.tables.get(table_id)
-        except NoTableHere:
-            self._clocks.pop(table_id, None)
-            return
-        if session.in_hand or session.state.hand is not None or session.state.seq != seq:
-            return
-        if self._keeps_seats(table_id):
-            return
-        try:
-            with logs.context(guild=session.guild_id, table=table_id):
-                cashouts = await self.tables.close_system(table_id, reason=CloseReason.IDLE)
-                log.info("idle table closed; returned %s", cashouts)
-        except NoTableHere:
-            return
-        finally:
-            self._clocks.pop(table_id, None)
-            self._dirty.discard(table_id)
-        returned = tuple(sorted(cashouts.items()))
-        self._notify(
-            ClockNotice(
-                kind="idle_closed",
-                table_id=table_id,
-                cashouts=returned,
-                channel_id=session.channel_id,
-                guild_id=session.guild_id,
-            )
-        )
-
-    # ------------------------------------------------------------------ notices and meta
-
-    def _notify(self, notice: ClockNotice) -> None:
-        for callback in self._observers:
-            try:
-                callback(notice)
-            except Exception:
-                log.exception("clock observer failed on %s", notice.kind)
-
-    def _mark_dirty(self, clock: _TableClock) -> None:
-        if clock.table_id not in self._dirty:
-            self._dirty.add(clock.table_id)
-            self._spawn(self._flush_meta())
-
-    async def _flush_meta(self) -> None:
-        while self._dirty:
-            table_id = self._dirty.pop()
-            clock = self._clocks.get(table_id)
-            if clock is None:
-                continue
-            await self._write_meta(table_id, clock.meta())
-
-    async def _write_meta(self, table_id: int, data: dict[str, Any]) -> None:
-        try:
-            await self.tables.store.merge_meta(table_id, "clock", data)
-        except (PanError, StorageError):
-            return  # closed meanwhile, or shutting down (the bank spending of one turn is forgotten)

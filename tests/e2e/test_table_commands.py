@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pancog.game import engine
 from pancog.services.prefs import DmMode
 from tests.e2e.conftest import Pan, private_to
 from tests.e2e.scenarios import TWO_SHOE
@@ -60,6 +61,29 @@ async def test_commands_config_and_settings(pan: Pan) -> None:
     assert "DMs: off" in reply.text
     prefs = await pan.rt.settings.get(b.id)
     assert prefs.dm_mode is DmMode.OFF and prefs.four_color
+
+
+async def test_commands_open_with_a_retire_forfeit(pan: Pan) -> None:
+    """/pan open retire_forfeit:2 — /pan rules says so, and a player who goes on top pays the ante plus 2 chips into
+    the tops (the ledger's tops account after the declarations)."""
+    a, b, c = await pan.seat(3, retire_forfeit=2)
+    assert pan.session().rules.retire_forfeit_chips == 2
+    reply = await pan.slash(b, "pan rules")
+    assert reply.message is not None
+    full = await pan.click(b, reply.message, "All rules")
+    assert "Going on top costs the ante plus 2 chips into the tops." in full.text
+    await pan.slash(a, "pan start")
+    seats = pan.session().state.seats
+    first = seats[engine.to_act(pan.session().state)]
+    assert first is not None
+    order = sorted((a, b, c), key=lambda u: u.id != first.player_id)
+    await pan.slash(order[0], "sluff")
+    for user in order[1:]:
+        await pan.slash(user, "knock")
+    async with pan.rt.storage.transaction(write=False) as tx:
+        balances = await tx.table_balances(pan.session().table_id)
+    tops = sum(v for k, v in balances.items() if k.kind == "tops")
+    assert tops == 3 * 1 + 2  # three antes (1 chip each) and the forfeit
 
 
 async def test_commands_history_close_and_outs(pan: Pan, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,6 +4,7 @@ clear error for a bad value, documented in docs/operations.md, and read by no ot
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from pathlib import Path
 from typing import Any
@@ -173,6 +174,43 @@ def test_every_variable_is_documented_and_every_documented_one_is_read() -> None
     internal = {"PAN_CLUSTER_INDEX"}  # set by the cluster launcher for its bots, documented, read by nothing
     assert read <= set(documented), f"undocumented: {sorted(read - set(documented))}"
     assert set(documented) - internal <= read, f"documented but never read: {sorted(set(documented) - read)}"
+
+
+def field_variables() -> dict[str, set[str]]:
+    """``Config.from_env``'s keywords: field -> the environment variables its value expression reads."""
+    tree = ast.parse(CONFIG.read_text(encoding="utf-8"))
+    from_env = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "from_env")
+    build = next(
+        n
+        for n in ast.walk(from_env)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "cls" and n.keywords
+    )
+    return {
+        str(k.arg): {
+            n.value
+            for n in ast.walk(k.value)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and VARIABLE.match(n.value)
+        }
+        for k in build.keywords
+    }
+
+
+def test_every_config_field_is_read_from_a_documented_variable() -> None:
+    fields = {f.name for f in dataclasses.fields(Config)}
+    read = field_variables()
+    assert set(read) == fields, f"fields from_env does not fill: {sorted(fields - set(read))}"
+    documented = _operations_table()
+    for name, variables in read.items():
+        assert len(variables) == 1, f"{name} reads {sorted(variables)}"
+        (variable,) = variables
+        assert variable in documented, f"{name}: {variable} is not in docs/operations.md"
+
+
+def test_the_field_scan_sees_what_each_field_reads() -> None:
+    read = field_variables()
+    assert read["render_mode"] == {"PAN_RENDER_MODE"}
+    assert read["web_port"] == {"PAN_WEB_PORT"}
+    assert read["database_url"] == {"DATABASE_URL"}
 
 
 def test_env_example_names_only_real_variables() -> None:

@@ -21,6 +21,7 @@ from pancog.services.tournaments.service import TournamentService
 from pancog.services.web_access import WebAccess
 from tests.services.league.conftest import Clock
 from tests.support.league_play import play_hands
+from tests.support.wiring import wire_league
 
 GUILD = 4242
 OTHER_GUILD = 4343
@@ -74,7 +75,7 @@ async def seed(storage: Storage, *, hands: int = 6, tables: int = 2, seed_no: in
     store = TableStore(storage, clock=clock)
     service = TableService(ledger, store, dealer=seeded_deals(seed_no), clock=clock)
     league = LeagueService(storage, ledger, clock=clock)
-    league.attach(service)
+    wire_league(service, league)
     web = WebAccess(storage, clock=clock)
     await league.start_season(GUILD, "Autumn")
     await league.end_season(GUILD)  # an archived season (empty)

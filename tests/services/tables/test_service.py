@@ -221,6 +221,16 @@ async def test_tables_config_overrides() -> None:
         TableConfig.build("nonsense")
 
 
+async def test_tables_config_retire_forfeit() -> None:
+    """The retire forfeit (RULES G6) is the chips beyond the ante paid to go on top; unset keeps the preset's."""
+    assert TableConfig.build().rules().retire_forfeit_chips == 0
+    config = TableConfig.build(stakes=3, retire_forfeit=2)
+    assert (config.rules().retire_forfeit_chips, config.rules().ante_chips) == (2, 3)
+    assert TableConfig.from_json(config.to_json()).rules().retire_forfeit_chips == 2
+    with pytest.raises(RuleViolation):
+        TableConfig.build(retire_forfeit=-1)
+
+
 async def test_tables_seeded_deals_reproduce(env: Env) -> None:
     """PAN_DEAL_SEED-style dealers give the same hands in a fresh process (the seed is in the log too)."""
     from pancog.services.tables import seeded_deals
