@@ -8,7 +8,6 @@ the command's options run (the ``submit`` callback), so both ways open the same 
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -42,9 +41,8 @@ from pancog.adapter.safety import shown
 from pancog.game.errors import PanError
 from pancog.game.rules import PRESETS
 
-__all__ = ["FormRefused", "OpenForm", "OpenValues", "TourneyForm", "TourneyValues", "whole_number"]
+__all__ = ["FormRefused", "OpenForm", "OpenValues", "PanForm", "TourneyForm", "TourneyValues", "whole_number"]
 
-log = logging.getLogger("pan.forms")
 
 NUMBER_INPUT_MAX = 4  # "600" and a little room: a longer text is no number in range anyway
 
@@ -92,7 +90,16 @@ def _number_input(
     )
 
 
-class OpenForm(discord.ui.Modal):
+class PanForm(discord.ui.Modal):
+    """Base of the setup forms: an error in a submit (a refused value) becomes one private reply."""
+
+    async def on_error(  # type: ignore[override]  # discord.py 2.7's Modal.on_error takes no item
+        self, interaction: discord.Interaction[Any], error: Exception, /
+    ) -> None:
+        await report(interaction, error, context=f"the form {self.title!r}")
+
+
+class OpenForm(PanForm):
     """``/pan open form:True``: preset (a radio group, the server's default chosen), stakes, seats and seconds per
     turn (blank: the default), and the away bot (a checkbox)."""
 
@@ -132,11 +139,6 @@ class OpenForm(discord.ui.Modal):
     async def on_submit(self, interaction: discord.Interaction[Any], /) -> None:
         await self._submit(interaction, self.values())
 
-    async def on_error(  # type: ignore[override]  # discord.py 2.7's Modal.on_error takes no item
-        self, interaction: discord.Interaction[Any], error: Exception, /
-    ) -> None:
-        await report(interaction, error, context="the /pan open form")
-
 
 @dataclass(frozen=True, slots=True)
 class TourneyValues:
@@ -149,7 +151,7 @@ class TourneyValues:
     title: str | None
 
 
-class TourneyForm(discord.ui.Modal):
+class TourneyForm(PanForm):
     """``/tourney create form:True``: the format (a radio group), buy-in and seats (blank: 100 and 7), the start
     (checked by the command like its option) and a name."""
 
@@ -199,8 +201,3 @@ class TourneyForm(discord.ui.Modal):
 
     async def on_submit(self, interaction: discord.Interaction[Any], /) -> None:
         await self._submit(interaction, self.values())
-
-    async def on_error(  # type: ignore[override]  # discord.py 2.7's Modal.on_error takes no item
-        self, interaction: discord.Interaction[Any], error: Exception, /
-    ) -> None:
-        await report(interaction, error, context="the /tourney create form")
