@@ -68,6 +68,10 @@ async def test_practice_posts_one_board_per_hand(pan_factory: PanFactory) -> Non
     await pan.click(me, pan.board(), "Start")
     posts = board_posts(pan)
     assert len(posts) == 2 and "hand 2" in posts[-1].text
+    # the old board keeps its words and image (a V2 message cannot lose every component) but nothing to click
+    old = posts[0].seen()
+    assert posts[0].v2 and "Hand 1 is over" in old.text and [i.name for i in old.images] == ["table.png"]
+    assert old.buttons == [] and posts[-1].seen().buttons
 
 
 async def test_second_person_cannot_join_a_practice_table_by_command(pan_factory: PanFactory) -> None:
