@@ -434,7 +434,7 @@ class Board:
         self._carrier: discord.Interaction[Any] | None = None  # a Start whose token may carry the next new board
         self._carrier_ready = asyncio.Event()
         self._token: tuple[discord.Interaction[Any], int, float] | None = None  # (token, its board, expiry)
-        self._shown: tuple[str, TableView] | None = None  # the words and layout of the board this process last sent
+        self._shown: tuple[str, TableView, TableState] | None = None  # the last board sent: words, layout, table
 
     @property
     def pending(self) -> bool:
@@ -515,7 +515,7 @@ class Board:
         )
         message_id = self.session.board_message_id
         about = edge.about(self.session, state=shown)
-        previous, self._shown = self._shown, (content, view)
+        previous, self._shown = self._shown, (content, view, shown)
         if self.new_post or message_id is None:
             old_token = self._token_for(message_id)
             message = await self._post_new(channel, file, view, about)
@@ -608,12 +608,13 @@ class Board:
         channel: discord.PartialMessageable,
         message_id: int,
         token: discord.Interaction[Any] | None,
-        shown: tuple[str, TableView] | None,
+        shown: tuple[str, TableView, TableState] | None,
     ) -> None:
         """An old board loses its buttons once a new one is posted: one board to click. A V2 message keeps its
         words and image (its layout again, without the buttons); a board this process did not post (before a
         restart) is told apart by a line of its own (its words are not known here)."""
-        about = edge.about(self.session)
+        # checked against the table as that board was drawn (its words and alt text are of that moment)
+        about = edge.about(self.session, state=shown[2]) if shown is not None else edge.about(self.session)
         text, alt = (shown[0], shown[1].alt) if shown is not None else (OLD_BOARD, "")
         view = TableView(self.session.table_id, [], text, alt)
         try:

@@ -154,12 +154,10 @@ class TourneyButton(
         await runtime_of(interaction.client).dispatch(interaction, self.tournament_id, "tny_" + self.verb, ())
 
 
-def announcement_view(tournament_id: int, open_: bool) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
-    if open_:
-        view.add_item(TourneyButton(tournament_id, "register"))
-        view.add_item(TourneyButton(tournament_id, "unregister"))
-    return view
+def announcement_view(tournament_id: int, open_: bool, text: str) -> discord.ui.LayoutView:
+    """The lobby as a Components V2 message: its words, and Register / Unregister while registration is open."""
+    buttons = [TourneyButton(tournament_id, "register"), TourneyButton(tournament_id, "unregister")] if open_ else []
+    return card_layout(text, buttons=buttons)
 
 
 def parse_numbers(text: str | None) -> tuple[int, ...]:
@@ -277,7 +275,7 @@ class TourneyCog(PanCog, name="PanTourney"):
     async def _is_mod(self, interaction: discord.Interaction[Any]) -> bool:
         return await moderator(self.rt.ledger, interaction)
 
-    def _announcement(self, t: Tournament) -> tuple[str, discord.ui.View]:
+    def _announcement(self, t: Tournament) -> tuple[str, discord.ui.LayoutView]:
         cfg = t.config
         host = f"<@{t.host_id}>"
         text = tourney_announcement(
@@ -292,7 +290,7 @@ class TourneyCog(PanCog, name="PanTourney"):
             t.status.value,
             host,
         )
-        return text, announcement_view(t.tournament_id, self.service.registration_open(t))
+        return text, announcement_view(t.tournament_id, self.service.registration_open(t), text)
 
     @staticmethod
     def _registered(t: Tournament) -> int:
@@ -302,12 +300,12 @@ class TourneyCog(PanCog, name="PanTourney"):
         if t.announcement is None:  # stored (migration V7): found again after a restart
             return
         channel_id, message_id = t.announcement
-        text, view = self._announcement(t)
+        _text, view = self._announcement(t)  # the words are in the V2 layout
         channel = self.rt.bot.get_partial_messageable(channel_id, guild_id=t.guild_id)
         try:
             message = channel.get_partial_message(message_id)
             none = discord.AllowedMentions.none()
-            await edge.edit(self.rt.bot, message, about=edge.STATIC, content=text, view=view, allowed_mentions=none)
+            await edge.edit(self.rt.bot, message, about=edge.STATIC, content=None, view=view, allowed_mentions=none)
         except discord.HTTPException as exc:
             log.warning("tournament %s: announcement edit failed: %s", t.tournament_id, exc)
 
@@ -417,10 +415,10 @@ class TourneyCog(PanCog, name="PanTourney"):
             host_id=interaction.user.id,
             config=config,
         )
-        text, view = self._announcement(t)
+        _text, view = self._announcement(t)  # the words are in the V2 layout
         channel = self.rt.bot.get_partial_messageable(t.channel_id, guild_id=t.guild_id)
         none = discord.AllowedMentions.none()
-        message = await edge.post(self.rt.bot, channel, text, about=edge.STATIC, view=view, allowed_mentions=none)
+        message = await edge.post(self.rt.bot, channel, about=edge.STATIC, view=view, allowed_mentions=none)
         if message is not None:
             await self.service.remember_announcement(t.tournament_id, message.channel.id, message.id)
         text = tourney_created(self._title(t))
