@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from PIL import Image
 
 from pancog.game.cards import Card, rank_order_key, suit_order_key
-from pancog.game.words import plural
+from pancog.game.i18n import speaking, tr, trn
 
 from . import assets, labels
 from .layout import Box
@@ -206,7 +206,8 @@ def draw_hand(im: Image.Image, snapshot: HandSnapshot, lay: HandLayout, origin: 
 
 def render_hand_png(snapshot: HandSnapshot) -> bytes:
     """PNG bytes of the player's hand (position numbers 1..n under the cards, drawn card apart)."""
-    return assets.to_png(render_hand(snapshot))
+    with speaking(snapshot.lang):  # a render worker does not share the task's language: the snapshot carries it
+        return assets.to_png(render_hand(snapshot))
 
 
 def hand_text(snapshot: HandSnapshot, *, name_drawn: bool = True) -> str:
@@ -224,18 +225,41 @@ def hand_text(snapshot: HandSnapshot, *, name_drawn: bool = True) -> str:
     Your hand, 3 cards by suit: 2♣ 5♥ 5♠.
     Melds with the pluck: 5♥ 5♠.
     """
+    with speaking(snapshot.lang):
+        return _hand_text(snapshot, name_drawn=name_drawn)
+
+
+def _hand_text(snapshot: HandSnapshot, *, name_drawn: bool) -> str:
     order = display_order(snapshot.cards, snapshot.sort)
     n = len(order)
     if n:
         listed = " ".join(snapshot.cards[i].pretty for i in order)
-        lines = [f"Your hand, {plural(n, 'card')} by {snapshot.sort}: {listed}."]
+        count = trn("{n} card", "{n} cards", n)
+        if snapshot.sort == "rank":
+            lines = [tr("Your hand, {count} by rank: {cards}.", count=count, cards=listed)]
+        else:
+            lines = [tr("Your hand, {count} by suit: {cards}.", count=count, cards=listed)]
     else:
-        lines = ["Your hand is empty."]
+        lines = [tr("Your hand is empty.")]
     if snapshot.drawn is not None:
-        label = snapshot.drawn_label
+        pluck = snapshot.drawn_label == "pluck"
         melds = " ".join(snapshot.cards[i].pretty for i in order if i in snapshot.meldable)
-        it = "it" if name_drawn else f"the {label}" if label == "pluck" else "the option card"
-        line = f"{label.capitalize()}: {snapshot.drawn.pretty}. " if name_drawn else ""
-        line += f"Melds with {it}: {melds}." if melds else f"Nothing in your hand melds with {it}."
+        line = ""
+        if name_drawn:
+            line = (tr("Pluck: {card}.") if pluck else tr("Option: {card}.")).format(card=snapshot.drawn.pretty) + " "
+        if name_drawn:
+            line += tr("Melds with it: {cards}.", cards=melds) if melds else tr("Nothing in your hand melds with it.")
+        elif pluck:
+            line += (
+                tr("Melds with the pluck: {cards}.", cards=melds)
+                if melds
+                else tr("Nothing in your hand melds with the pluck.")
+            )
+        else:
+            line += (
+                tr("Melds with the option card: {cards}.", cards=melds)
+                if melds
+                else tr("Nothing in your hand melds with the option card.")
+            )
         lines.append(line)
     return "\n".join(lines)

@@ -10,70 +10,76 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pancog.game.i18n import tr
+
 InPlayHow = Literal["plucked", "taken", "forced"]
 
 
 def stock() -> str:
     """The stock pile's caption."""
-    return "Stock"
+    return tr("Stock")
 
 
 def discards() -> str:
     """The discard pile's caption."""
-    return "Discards"
+    return tr("Discards")
 
 
 def option() -> str:
     """The discard pile's caption when its top card is the option card for the player to act."""
-    return "Option"
+    return tr("Option")
 
 
 def in_play() -> str:
     """The caption of the card just plucked, taken or forced (face up for everyone)."""
-    return "In play"
+    return tr("In play")
 
 
 def in_play_by(*, how: InPlayHow) -> str:
     """What precedes the name of the player holding the card in play."""
-    return {"plucked": "plucked by", "taken": "taken by", "forced": "forced on"}[how]
+    if how == "taken":
+        return tr("taken by")
+    if how == "forced":
+        return tr("forced on")
+    return tr("plucked by")
 
 
 def tops() -> str:
     """The tops' caption."""
-    return "Tops"
+    return tr("Tops")
 
 
 def singles(*, chips: str) -> str:
     """The singles tops with their chips (already formatted)."""
-    return f"{chips} singles"
+    return tr("{chips} singles", chips=chips)
 
 
 def doubles(*, chips: str) -> str:
     """The doubles tops with their chips (already formatted)."""
-    return f"{chips} doubles"
+    return tr("{chips} doubles", chips=chips)
 
 
 def to_play(*, name: str) -> str:
     """Whose turn it is, in the header (``name`` is already cut to fit)."""
-    return f"{name} to play"
+    return tr("{name} to play", name=name)
 
 
 def hand_number(*, hand_no: int) -> str:
     """Follows the table's title in the header: the hand on (or the last one played); nothing before the first
     deal (a new table is no "hand 0")."""
-    return f" · hand {hand_no}" if hand_no else ""
+    return " · " + tr("hand {n}", n=hand_no) if hand_no else ""
 
 
 def no_cards() -> str:
     """An empty hand."""
-    return "No cards"
+    return tr("No cards")
 
 
 def drawn_tag(*, label: Literal["pluck", "option"]) -> str:
     """The tag under the drawn card: a pluck from the stock, or the option card."""
-    return {"pluck": "PLUCK", "option": "OPTION"}[label]
+    return tr("PLUCK") if label == "pluck" else tr("OPTION")
 
 
 def your_hand() -> str:
     """The phone panel's band between the table and the player's own hand."""
-    return "Your hand"
+    return tr("Your hand")

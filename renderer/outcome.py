@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from pancog.game.words import plural
+from pancog.game.i18n import N_, speaking, tr
+from pancog.game.i18n import counted as plural
 
 from . import assets
 from .layout import Box
@@ -27,7 +28,7 @@ HEAD_SIZE = 30
 SECTION_GAP = 16
 ROBOT = 22
 ITEMS_LEFT = 230  # where a payment's items start, from the left margin
-COLLECTED = "Collected"  # the label of the winner's gross (the payments and tops above it), never a net
+COLLECTED = N_("Collected")  # the label of the winner's gross (the payments and tops above it), never a net
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -52,11 +53,11 @@ def _chips(n: int) -> str:
 
 def breakdown_lines(snapshot: OutcomeSnapshot) -> tuple[tuple[str, str], ...]:
     """(label, value) rows of the breakdown, shared by the image and the text twin."""
-    rows = [("Conditions on board", plural(snapshot.conditions, "unit"))]
+    rows = [(tr("Conditions on board"), plural(snapshot.conditions, "unit"))]
     if snapshot.bust_out:
-        rows.append(("Bust-out", plural(snapshot.bust_out, "unit")))
-    rows.append(("Going out", plural(snapshot.going_out, "unit")))
-    rows.append(("Each player pays", plural(snapshot.units_per_payer, "unit")))
+        rows.append((tr("Bust-out"), plural(snapshot.bust_out, "unit")))
+    rows.append((tr("Going out"), plural(snapshot.going_out, "unit")))
+    rows.append((tr("Each player pays"), plural(snapshot.units_per_payer, "unit")))
     return tuple(rows)
 
 
@@ -64,9 +65,9 @@ def paid_lines(snapshot: OutcomeSnapshot) -> tuple[tuple[str, str, int], ...]:
     """(who or what, its items, chips) for each payment and each tops taken: they add up to `total`."""
     rows = [(p.payer, p.note, p.chips) for p in snapshot.payments]
     if snapshot.singles_tops:
-        rows.append(("Singles tops", "", snapshot.singles_tops))
+        rows.append((tr("Singles tops"), "", snapshot.singles_tops))
     if snapshot.doubles_tops:
-        rows.append(("Doubles tops", "", snapshot.doubles_tops))
+        rows.append((tr("Doubles tops"), "", snapshot.doubles_tops))
     return tuple(rows)
 
 
@@ -171,15 +172,17 @@ def render_outcome(snapshot: OutcomeSnapshot) -> Image.Image:
     im = Image.new("RGB", (lay.width, lay.height), assets.FELT)
     draw = ImageDraw.Draw(im)
     draw.rectangle(lay.header, fill=assets.FELT_DARK)
-    head_net = f"net {net_text(snapshot.winner_net)}"  # the header's figure is the net: never "+4" for a net of 0
+    head_net = tr(
+        "net {net}", net=net_text(snapshot.winner_net)
+    )  # the header's figure is the net: never "+4" for a net of 0
     net_w = assets.text_width(head_net, "bold", HEAD_SIZE)
     ink = assets.GOLD if snapshot.winner_net > 0 else assets.INK_LIGHT
     assets.paste_text(im, (WIDTH - MARGIN - net_w, 6), head_net, "bold", HEAD_SIZE, ink)
-    suffix = " goes out"
+    suffix = " " + tr("goes out")
     room = WIDTH - 3 * MARGIN - net_w - assets.text_width(suffix, "bold", HEAD_SIZE)
     head = image_text(snapshot.winner, "bold", HEAD_SIZE, room) + suffix
     assets.paste_text(im, (MARGIN, 6), head, "bold", HEAD_SIZE, assets.INK_LIGHT)
-    sub = f"{clean_text(snapshot.title, 'regular')} · hand {snapshot.hand_no} · the winner's board"
+    sub = f"{clean_text(snapshot.title, 'regular')} · " + tr("hand {n} · the winner's board", n=snapshot.hand_no)
     assets.paste_text(im, (MARGIN, 42), assets.fit_text(sub, "regular", CAPTION_SIZE, WIDTH - 2 * MARGIN), "regular",
                       CAPTION_SIZE, assets.INK_MUTED, cache=False)  # fmt: skip
     for meld, boxes, tag_box in zip(snapshot.melds, lay.card_boxes, lay.tag_boxes, strict=True):
@@ -197,17 +200,17 @@ def render_outcome(snapshot: OutcomeSnapshot) -> Image.Image:
         vw = assets.text_width(value, "bold", TEXT_SIZE)
         assets.paste_text(im, (bb[2] - vw, y), value, "bold", TEXT_SIZE, assets.GOLD if strong else assets.INK_LIGHT)
     if lay.net_boxes:
-        assets.paste_text(im, lay.nets_box[:2], "NET FOR THE HAND", "bold", CAPTION_SIZE, assets.INK_MUTED)
+        assets.paste_text(im, lay.nets_box[:2], tr("NET FOR THE HAND"), "bold", CAPTION_SIZE, assets.INK_MUTED)
     for net, box in zip(snapshot.nets, lay.net_boxes, strict=True):
         ink = assets.GOLD if net.chips > 0 else assets.INK_MUTED
         _amount_row(im, box, net.name, "", net_text(net.chips), ink, computer=net.computer)
     pb = lay.paid_box
-    assets.paste_text(im, pb[:2], "PAID TO THE WINNER", "bold", CAPTION_SIZE, assets.INK_MUTED)
+    assets.paste_text(im, pb[:2], tr("PAID TO THE WINNER"), "bold", CAPTION_SIZE, assets.INK_MUTED)
     for (who, items, chips), box in zip(paid_lines(snapshot), lay.payment_boxes, strict=True):
         _amount_row(im, box, who, items, f"{chips:,}", assets.GOLD)
     total_y = pb[3] - LINE_H
     draw.line((pb[2] - 160, total_y - 2, pb[2], total_y - 2), fill=assets.INK_MUTED, width=2)
-    assets.paste_text(im, (pb[0], total_y), COLLECTED, "bold", TEXT_SIZE, assets.INK_LIGHT)
+    assets.paste_text(im, (pb[0], total_y), tr(COLLECTED), "bold", TEXT_SIZE, assets.INK_LIGHT)
     total = _chips(snapshot.total)
     tw = assets.text_width(total, "bold", TEXT_SIZE)
     assets.paste_text(im, (pb[2] - tw, total_y), total, "bold", TEXT_SIZE, assets.GOLD)
@@ -221,27 +224,40 @@ def render_outcome(snapshot: OutcomeSnapshot) -> Image.Image:
 
 def render_outcome_png(snapshot: OutcomeSnapshot) -> bytes:
     """PNG bytes of the end-of-hand image."""
-    return assets.to_png(render_outcome(snapshot))
+    with speaking(snapshot.lang):  # a render worker does not share the task's language: the snapshot carries it
+        return assets.to_png(render_outcome(snapshot))
 
 
 def outcome_text(snapshot: OutcomeSnapshot) -> str:
-    """The end-of-hand image as plain text."""
+    """The end-of-hand image as plain text (in the snapshot's language)."""
+    with speaking(snapshot.lang):
+        return _outcome_text(snapshot)
+
+
+def _outcome_text(snapshot: OutcomeSnapshot) -> str:
     lines = [
-        f"{snapshot.title}, hand {snapshot.hand_no}: {snapshot.winner} goes out, net {net_text(snapshot.winner_net)} "
-        f"for the hand (collected {_chips(snapshot.total)})."
+        tr(
+            "{title}, hand {n}: {name} goes out, net {net} for the hand (collected {chips}).",
+            title=snapshot.title,
+            n=snapshot.hand_no,
+            name=snapshot.winner,
+            net=net_text(snapshot.winner_net),
+            chips=_chips(snapshot.total),
+        )
     ]
     melds = []
     for meld in snapshot.melds:
         cards = " ".join(str(c) for c in meld.cards)
         melds.append(f"{cards} ({meld.shown_label})" if meld.shown_label else cards)
-    lines.append("Board: " + ("; ".join(melds) if melds else "no melds") + ".")
-    lines.append(
-        "Outs per player: " + ", ".join(f"{label.lower()} {value}" for label, value in breakdown_lines(snapshot)) + "."
-    )
+    lines.append(tr("Board: {melds}.", melds="; ".join(melds) if melds else tr("no melds")))
+    outs = ", ".join(f"{label.lower()} {value}" for label, value in breakdown_lines(snapshot))
+    lines.append(tr("Outs per player: {outs}.", outs=outs))
     paid = [f"{who} {_chips(chips)}" + (f" ({items})" if items else "") for who, items, chips in paid_lines(snapshot)]
     if paid:
-        lines.append("Paid to the winner: " + "; ".join(paid) + f"; {COLLECTED.lower()} {_chips(snapshot.total)}.")
+        collected = f"{tr(COLLECTED).lower()} {_chips(snapshot.total)}"
+        lines.append(tr("Paid to the winner: {paid}; {collected}.", paid="; ".join(paid), collected=collected))
     if snapshot.nets:
-        lines.append("Net for the hand: " + ", ".join(f"{n.name} {net_text(n.chips)}" for n in snapshot.nets) + ".")
+        nets = ", ".join(f"{n.name} {net_text(n.chips)}" for n in snapshot.nets)
+        lines.append(tr("Net for the hand: {nets}.", nets=nets))
     lines.extend(snapshot.notes)
     return "\n".join(lines)

@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 
 from PIL import Image
 
+from pancog.game.i18n import speaking
+
 from . import assets, labels
 from .hand import HandLayout, draw_hand, hand_text, layout_hand
 from .layout import Box
@@ -75,7 +77,8 @@ def render_panel(snapshot: PanelSnapshot) -> Image.Image:
 
 def render_panel_png(snapshot: PanelSnapshot) -> bytes:
     """PNG bytes of the phone panel."""
-    return assets.to_png(render_panel(snapshot))
+    with speaking(snapshot.table.lang):  # a render worker does not share the task's language: the snapshot carries it
+        return assets.to_png(render_panel(snapshot))
 
 
 def panel_text(snapshot: PanelSnapshot) -> str:

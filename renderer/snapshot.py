@@ -56,6 +56,7 @@ class HandSnapshot:
     meldable: frozenset[int] = frozenset()  # 0-based indexes into `cards` that can meld with `drawn`
     four_color: bool = False
     layout: Layout = "landscape"  # portrait: rows of medium cards, 480 px wide (the phone panel's lower part)
+    lang: str = "en"  # the language of the image's words (pancog.game.i18n): a render worker does not share the task's
 
     def __post_init__(self) -> None:
         bad = [i for i in self.meldable if not 0 <= i < len(self.cards)]
@@ -119,6 +120,7 @@ class TableSnapshot:
     notes: tuple[str, ...] = ()  # recent happenings, plain text, newest last (the last 2 are drawn, 3 in the twin)
     four_color: bool = False
     layout: Layout = "landscape"  # portrait: 480 px wide, one column of seats (phones)
+    lang: str = "en"  # the language of the image's words and its text twin
 
     def __post_init__(self) -> None:
         if len(self.seats) > MAX_SEATS:
@@ -170,6 +172,7 @@ class OutcomeSnapshot:
     nets: tuple[NetSnapshot, ...] = ()
     notes: tuple[str, ...] = field(default=())
     four_color: bool = False
+    lang: str = "en"  # the language of the image's words and its text twin
 
     @property
     def units_per_payer(self) -> int:

@@ -17,7 +17,8 @@ from dataclasses import dataclass, replace
 
 from PIL import Image, ImageDraw
 
-from pancog.game.words import plural
+from pancog.game.i18n import N_, speaking, tr
+from pancog.game.i18n import counted as plural
 
 from . import assets, labels
 from .layout import Box
@@ -97,7 +98,7 @@ class TableLayout:
 def _hand_part(snapshot: TableSnapshot, separator: str) -> str:
     """The hand number after the title: the hand on (or the last one played); nothing before the first deal (a new
     table is no "hand 0")."""
-    return f"{separator}hand {snapshot.hand_no}" if snapshot.hand_no else ""
+    return separator + tr("hand {n}", n=snapshot.hand_no) if snapshot.hand_no else ""
 
 
 def chips_text(chips: int) -> str:
@@ -562,55 +563,83 @@ def draw_table(im: Image.Image, snapshot: TableSnapshot, lay: TableLayout) -> No
 
 def render_table_png(snapshot: TableSnapshot) -> bytes:
     """PNG bytes of the public table image."""
-    return assets.to_png(render_table(snapshot))
+    with speaking(snapshot.lang):  # a render worker does not share the task's language: the snapshot carries it
+        return assets.to_png(render_table(snapshot))
 
 
 def _seat_line(number: int, seat: SeatSnapshot, in_hand: bool) -> str:
-    parts = [
-        f"Seat {number}: {seat.name}" + (" (computer)" if seat.computer else ""),
-        plural(seat.chips, "chip"),
-    ]
-    parts.append(seat.status.value)
+    who = tr("Seat {number}: {name}", number=number, name=seat.name)
+    parts = [who + " " + tr("(computer)") if seat.computer else who, plural(seat.chips, "chip")]
+    parts.append(_status_words(seat.status))
     if seat.doubles:
-        parts.append("doubles")
+        parts.append(tr("doubles"))
     if in_hand:
-        parts.append(f"{plural(seat.hand_count, 'card')} in hand")
+        parts.append(tr("{cards} in hand", cards=plural(seat.hand_count, "card")))
     if seat.is_turn:
-        parts.append("to play")
+        parts.append(tr("to play"))
     line = ", ".join(parts) + "."
     if seat.melds:
         melds = []
         for meld in seat.melds:
             cards = " ".join(str(c) for c in meld.cards)
             melds.append(f"{meld.index}: {cards}" + (f" ({meld.shown_label})" if meld.shown_label else ""))
-        line += " Melds: " + "; ".join(melds) + "."
+        line += " " + tr("Melds: {melds}.", melds="; ".join(melds))
     return line
 
 
+def _status_words(status: SeatStatus) -> str:
+    words = {
+        SeatStatus.IN: N_("in"),
+        SeatStatus.ON_TOP: N_("on top"),
+        SeatStatus.FOULED: N_("fouled"),
+        SeatStatus.BUSTED: N_("busted"),
+        SeatStatus.FLAT: N_("flat"),
+        SeatStatus.AWAY: N_("away"),
+        SeatStatus.WAITING: N_("waiting"),
+    }
+    return tr(words.get(status, status.value))
+
+
 def table_text(snapshot: TableSnapshot) -> str:
-    """The table image as plain text, one line per fact group and one line per seat."""
+    """The table image as plain text, one line per fact group and one line per seat (in the snapshot's language)."""
+    with speaking(snapshot.lang):
+        return _table_text(snapshot)
+
+
+def _table_text(snapshot: TableSnapshot) -> str:
     lines = [f"{snapshot.title}{_hand_part(snapshot, ', ')}."]
     if snapshot.to_act is not None:
-        turn = f"{snapshot.seats[snapshot.to_act].name} to play"
+        name = snapshot.seats[snapshot.to_act].name
         if snapshot.clock_seconds is not None:
-            turn += f", {clock_text(snapshot.clock_seconds)} left"
-        lines.append(turn + ".")
+            lines.append(tr("{name} to play, {clock} left.", name=name, clock=clock_text(snapshot.clock_seconds)))
+        else:
+            lines.append(tr("{name} to play.", name=name))
     if snapshot.in_hand:
         if snapshot.in_play is not None:
             lines.append(
-                f"In play: {snapshot.in_play}, {labels.in_play_by(how=snapshot.in_play_how)} {snapshot.in_play_by}."
+                tr(
+                    "In play: {card}, {how} {name}.",
+                    card=snapshot.in_play,
+                    how=labels.in_play_by(how=snapshot.in_play_how),
+                    name=snapshot.in_play_by,
+                )
             )
         if snapshot.discard is None:
-            lines.append("Discards: none.")
+            lines.append(tr("Discards: none."))
+        elif snapshot.discard_is_option:
+            lines.append(
+                tr("Discards: {count}, {card} the option card.", count=snapshot.discard_count, card=snapshot.discard)
+            )
         else:
-            kind = "the option card" if snapshot.discard_is_option else "on top"
-            lines.append(f"Discards: {snapshot.discard_count}, {snapshot.discard} {kind}.")
-        lines.append(f"Stock: {plural(snapshot.stock_count, 'card')}.")
+            lines.append(tr("Discards: {count}, {card} on top.", count=snapshot.discard_count, card=snapshot.discard))
+        lines.append(tr("Stock: {cards}.", cards=plural(snapshot.stock_count, "card")))
     else:
-        lines.append("Between hands.")
-    lines.append(f"Tops: singles {snapshot.singles_tops}, doubles {snapshot.doubles_tops}.")
+        lines.append(tr("Between hands."))
+    lines.append(
+        tr("Tops: singles {singles}, doubles {doubles}.", singles=snapshot.singles_tops, doubles=snapshot.doubles_tops)
+    )
     lines.extend(_seat_line(i + 1, seat, snapshot.in_hand) for i, seat in enumerate(snapshot.seats))
     notes = snapshot.notes[-TWIN_NOTES:]
     if notes:
-        lines.append("Latest: " + " ".join(n if n.endswith(".") else n + "." for n in notes))
+        lines.append(tr("Latest:") + " " + " ".join(n if n.endswith(".") else n + "." for n in notes))
     return "\n".join(lines)

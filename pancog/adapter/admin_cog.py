@@ -16,6 +16,7 @@ from typing import Any, Literal
 import discord
 from discord import app_commands
 
+from pancog.adapter import language as languages
 from pancog.adapter.base import PRESET_CHOICES, PanCog
 from pancog.adapter.board import Boards
 from pancog.adapter.checks import is_moderator, moderator
@@ -32,6 +33,7 @@ from pancog.adapter.presenters.admin import (
     channels_text,
     owed_line,
     server_config_text,
+    server_language_setting,
 )
 from pancog.adapter.presenters.bank import AMOUNT_NOT_ZERO, granted
 from pancog.adapter.presenters.common import name_of
@@ -69,8 +71,9 @@ class AdminCog(PanCog, name="PanAdmin"):
         four_colour="Four-colour deck (clubs green, diamonds blue) on the public board and end-of-hand image",
         ping_after="Seconds a player may take to act before the turn ping mentions them (0: ping at once)",
         board_layout="The public board: wide (default) or phone (tall, one column, for servers playing on phones)",
+        language="The language of public posts and of players who chose none (Tagalog, or the server's locale)",
     )
-    @app_commands.choices(preset=PRESET_CHOICES)
+    @app_commands.choices(preset=PRESET_CHOICES, language=languages.LANGUAGE_CHOICES)
     async def config(
         self,
         interaction: discord.Interaction,
@@ -81,6 +84,7 @@ class AdminCog(PanCog, name="PanAdmin"):
         four_colour: bool | None = None,
         ping_after: app_commands.Range[float, 0.0, PING_AFTER_MAX] | None = None,
         board_layout: Literal["wide", "phone"] | None = None,
+        language: str | None = None,
     ) -> None:
         rt = await self.defer(interaction)
         guild_id = interaction.guild_id or 0
@@ -101,7 +105,10 @@ class AdminCog(PanCog, name="PanAdmin"):
             display = await rt.display.set_four_color(guild_id, four_colour)
         if board_layout is not None:
             display = await rt.display.set_board_layout(guild_id, Layout(board_layout))
-        if four_colour is not None or board_layout is not None:
+        if language is not None:
+            display = await rt.display.set_language(guild_id, languages.chosen(language))
+            await languages.enter(rt, interaction)  # the answer too, unless the moderator chose his own
+        if four_colour is not None or board_layout is not None or language is not None:
             for session in rt.tables.sessions:  # the boards show it from their next edit
                 if session.guild_id == guild_id:
                     self.boards.get(session).kick()
@@ -115,7 +122,9 @@ class AdminCog(PanCog, name="PanAdmin"):
             four_color=display.four_color,
             ping_after=display.ping_after,
         )
-        await self.respond(interaction, " ".join((text, board_layout_setting(layout=display.board_layout.value))))
+        lang = languages.name_of(languages.for_guild(rt, guild_id))
+        own = server_language_setting(language=lang, own=bool(display.language))
+        await self.respond(interaction, " ".join((text, board_layout_setting(layout=display.board_layout.value), own)))
 
     @app_commands.command(
         name="grant",

@@ -9,12 +9,13 @@ from typing import Literal
 import discord
 from discord import app_commands
 
+from pancog.adapter import language as languages
 from pancog.adapter.base import PanCog
 from pancog.adapter.errors import send_ephemeral
 from pancog.adapter.groups import IN_PAN
 from pancog.adapter.layouts import card_layout
 from pancog.adapter.presenters.bank import balance_text, daily_text, leaderboard_text, season_bank_text
-from pancog.adapter.presenters.hand import layout_setting, settings_text
+from pancog.adapter.presenters.hand import language_setting, layout_setting, settings_text
 from pancog.adapter.presenters.league import league_board
 from pancog.adapter.runtime import PanRuntime
 from pancog.adapter.watching import Watching
@@ -80,7 +81,7 @@ class BankCog(PanCog, name="PanBank"):
 
     @app_commands.command(
         name="settings",
-        description="Your Pan settings: turn pings, hand DMs, sort order, four-colour deck, phone layout",
+        description="Your Pan settings: turn pings, hand DMs, sort order, four-colour deck, phone layout, language",
         extras=IN_PAN,
     )
     @app_commands.describe(
@@ -89,9 +90,11 @@ class BankCog(PanCog, name="PanBank"):
         sort="Sort your hand by suit or by rank",
         four_colour="Four-colour deck (clubs green, diamonds blue)",
         layout="phone: My hand shows the table over your hand in one tall image; wide: the usual images",
+        language="The language Pan writes to you in (Tagalog, or your Discord's language)",
         share_hand="Let this member see your cards until this hand ends (announced at the table)",
         stop_sharing="Stop sharing your cards now",
     )
+    @app_commands.choices(language=languages.LANGUAGE_CHOICES)
     async def settings(
         self,
         interaction: discord.Interaction,
@@ -100,6 +103,7 @@ class BankCog(PanCog, name="PanBank"):
         sort: Literal["suit", "rank"] | None = None,
         four_colour: bool | None = None,
         layout: Literal["wide", "phone"] | None = None,
+        language: str | None = None,
         share_hand: discord.Member | None = None,  # watching with consent (adapter/watching.py)
         stop_sharing: bool = False,
     ) -> None:
@@ -115,6 +119,7 @@ class BankCog(PanCog, name="PanBank"):
             and sort is None
             and four_colour is None
             and layout is None
+            and language is None
         ):
             return
         changes: dict[str, object] = {}
@@ -128,7 +133,10 @@ class BankCog(PanCog, name="PanBank"):
             changes["four_color"] = four_colour
         if layout is not None:
             changes["layout"] = Layout(layout)
+        if language is not None:
+            changes["language"] = languages.chosen(language)
         prefs = await rt.settings.update(interaction.user.id, **changes)
+        lang = await languages.enter(rt, interaction)  # the answer is in the language just chosen
         text = settings_text(
             ping=prefs.ping.value,
             dm_mode=prefs.dm_mode.value,
@@ -136,4 +144,5 @@ class BankCog(PanCog, name="PanBank"):
             sort=prefs.sort.value,
             four_color=prefs.four_color,
         )
-        await send_ephemeral(interaction, " ".join((text, layout_setting(layout=prefs.layout.value))))
+        own = language_setting(language=languages.name_of(lang), own=bool(prefs.language))
+        await send_ephemeral(interaction, " ".join((text, layout_setting(layout=prefs.layout.value), own)))

@@ -19,7 +19,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from pancog.adapter import ack, edge
+from pancog.adapter import ack, edge, language
 from pancog.adapter.errors import deliver, report, reusable_file
 from pancog.adapter.presenters.admin import pan_not_here
 from pancog.adapter.runtime import Handler, PanRuntime
@@ -122,6 +122,7 @@ class PanCog(commands.Cog):
         session = self.rt.tables.find_in_channel(interaction.channel_id or 0)
         logs.bind(guild=interaction.guild_id, table=session.table_id if session is not None else None)
         self.rt.seen(interaction)  # the user's and the resolved members' display names, kept across restarts
+        await language.enter(self.rt, interaction)  # answers in the caller's language
         guild_id = self.home_guild(interaction)  # a server without the bot has no Pan settings of its own
         if guild_id:
             await self.rt.display.get(guild_id)  # the server's image settings, cached for the boards

@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 import discord
 
-from pancog.adapter import edge, pings
+from pancog.adapter import edge, language, pings
 from pancog.adapter.errors import report, reusable_file, send_dm
 from pancog.adapter.pings import Pings
 from pancog.adapter.presenters.admin import board_failed
@@ -48,9 +48,10 @@ from pancog.adapter.presenters.table import (
     table_title,
 )
 from pancog.adapter.runtime import PanRuntime, runtime_of
-from pancog.game import engine
+from pancog.game import engine, i18n
 from pancog.game.actions import AcceptSplit, Force, FoulCall, OfferSplit
 from pancog.game.events import HandEnded, HandStarted
+from pancog.game.i18n import N_, tr
 from pancog.game.state import Phase, TableState
 from pancog.infra import logs
 from pancog.infra.renderq import Priority, RenderJob, RenderQueueClosed
@@ -75,20 +76,20 @@ ROW_SIZE = 5  # buttons in an action row, as Discord allows
 
 # The board's buttons: label and style by verb. What each does is the handler a cog registers for the verb.
 BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
-    "join": ("Join", discord.ButtonStyle.success),
-    "leave": ("Leave", discord.ButtonStyle.secondary),
-    "start": ("Start", discord.ButtonStyle.primary),
-    "knock": ("Knock", discord.ButtonStyle.success),
-    "sluff": ("Sluff", discord.ButtonStyle.secondary),
-    "draw": ("Draw", discord.ButtonStyle.primary),
+    "join": (N_("Join"), discord.ButtonStyle.success),
+    "leave": (N_("Leave"), discord.ButtonStyle.secondary),
+    "start": (N_("Start"), discord.ButtonStyle.primary),
+    "knock": (N_("Knock"), discord.ButtonStyle.success),
+    "sluff": (N_("Sluff"), discord.ButtonStyle.secondary),
+    "draw": (N_("Draw"), discord.ButtonStyle.primary),
     "nodraw": (DONT_DRAW_AGAIN, discord.ButtonStyle.secondary),  # in My hand, on the double draw
-    "take": ("Take", discord.ButtonStyle.success),
-    "hand": ("My hand", discord.ButtonStyle.primary),
-    "force": ("Force", discord.ButtonStyle.danger),
-    "foul": ("Foul", discord.ButtonStyle.danger),
-    "split": ("Split", discord.ButtonStyle.secondary),
-    "text": ("Text view", discord.ButtonStyle.secondary),  # the board in words, privately
-    "rules": ("All rules", discord.ButtonStyle.secondary),  # under /pan rules, not on the board
+    "take": (N_("Take"), discord.ButtonStyle.success),
+    "hand": (N_("My hand"), discord.ButtonStyle.primary),
+    "force": (N_("Force"), discord.ButtonStyle.danger),
+    "foul": (N_("Foul"), discord.ButtonStyle.danger),
+    "split": (N_("Split"), discord.ButtonStyle.secondary),
+    "text": (N_("Text view"), discord.ButtonStyle.secondary),  # the board in words, privately
+    "rules": (N_("All rules"), discord.ButtonStyle.secondary),  # under /pan rules, not on the board
 }
 
 
@@ -183,7 +184,7 @@ class BoardButton(
 ):
     def __init__(self, table_id: int, verb: str) -> None:
         label, style = BUTTONS[verb]
-        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"pan:t:{table_id}:{verb}"))
+        super().__init__(discord.ui.Button(label=tr(label), style=style, custom_id=f"pan:t:{table_id}:{verb}"))
         self.table_id = table_id
         self.verb = verb
 
@@ -264,11 +265,12 @@ class Boards:
             board.lines.clear()
             board.new_post = True
         names = self.rt.names_at(applied.session)
-        board.lines.extend(describe_events(applied.before, applied.state, names, events))
-        if any(isinstance(e, HandEnded) for e in events):
-            board.summaries.append(applied)
-        board.kick()
-        self.pings.turn_moved(applied)
+        with i18n.speaking(language.for_guild(self.rt, applied.session.guild_id)):  # public lines: the server's
+            board.lines.extend(describe_events(applied.before, applied.state, names, events))
+            if any(isinstance(e, HandEnded) for e in events):
+                board.summaries.append(applied)
+            board.kick()
+            self.pings.turn_moved(applied)
 
     # -- renders
     def title(self, session: TableSession) -> str:
@@ -306,6 +308,10 @@ class Boards:
         rt = self.rt
 
         def capture() -> Any:
+            with i18n.speaking(language.for_guild(rt, session.guild_id)):  # a public post: the server's language
+                return _capture()
+
+        def _capture() -> Any:
             if on_capture is not None:
                 on_capture()
             state, notes = session.state, lines()
@@ -330,10 +336,11 @@ class Boards:
         if on_queued is not None:
             on_queued(job)
         png = await job
-        twin = table_text(captured["snap"])[:ALT_TEXT_LIMIT]  # the alt text screen readers read; all behind Text view
-        file = discord.File(io.BytesIO(png), filename="table.png", description=twin)
         text = captured["text"][:BOARD_TEXT_LIMIT]
-        view = TableView(session.table_id, captured["verbs"], text, twin)
+        with i18n.speaking(language.for_guild(rt, session.guild_id)):  # the alt text and buttons of a public post
+            twin = table_text(captured["snap"])[:ALT_TEXT_LIMIT]  # what screen readers read; all behind Text view
+            view = TableView(session.table_id, captured["verbs"], text, twin)
+        file = discord.File(io.BytesIO(png), filename="table.png", description=twin)
         return BoardPost(text, file, view, captured["state"])
 
     def table_for(self, session: TableSession, *, four_color: bool) -> TableSnapshot:
@@ -637,6 +644,10 @@ class Board:
             self._dirty.clear()
 
     async def _post_summary(self, channel: discord.PartialMessageable, applied: Applied) -> None:
+        with i18n.speaking(language.for_guild(self.runtime, self.session.guild_id)):  # public: the server's language
+            await self._summary(channel, applied)
+
+    async def _summary(self, channel: discord.PartialMessageable, applied: Applied) -> None:
         """One Components V2 message per hand's end: how it ended, each player's net for the hand, the outcome
         image (its text twin as the alt text)."""
         rt = self.runtime

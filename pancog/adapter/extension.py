@@ -25,7 +25,7 @@ from typing import Protocol
 
 from discord.ext import commands
 
-from pancog.adapter import edge
+from pancog.adapter import edge, language
 from pancog.adapter.admin_cog import AdminCog
 from pancog.adapter.bank_cog import BankCog
 from pancog.adapter.base import PanCog
@@ -242,6 +242,7 @@ async def setup(bot: commands.Bot) -> None:
         for t in rt.tournaments.tournaments:  # seats and results name their players
             await rt.names.fetch(t.guild_id, (e.player_id for e in t.entries.values()))
     attach(bot, rt)
+    await bot.tree.set_translator(language.CommandTranslator())  # descriptions in Discord's Spanish locales
     found = cogs(parts, boards, hands, watching, config)
     rt.handlers.update(verb_table(*found, watching))  # the buttons' and selects' verbs, each to its one handler
 
@@ -303,6 +304,7 @@ async def teardown(bot: commands.Bot) -> None:
         if isinstance(cog, PanCog):
             await bot.remove_cog(name)
     rt.groups.detach()
+    await bot.tree.set_translator(None)
     bot.remove_dynamic_items(*DYNAMIC_ITEMS)
     rt.handlers.clear()
     attach(bot, None)

@@ -23,7 +23,7 @@ from typing import Any
 
 import discord
 
-from pancog.adapter import edge
+from pancog.adapter import edge, language
 from pancog.adapter.board import ALT_TEXT_LIMIT, BoardButton, Boards
 from pancog.adapter.errors import PanView, answer, fit_view, send_ephemeral
 from pancog.adapter.pings import PING_CLAIM_WAIT
@@ -43,7 +43,7 @@ from pancog.adapter.presenters.hand import (
     private_result,
 )
 from pancog.adapter.runtime import PanRuntime, runtime_of
-from pancog.game import engine
+from pancog.game import engine, i18n
 from pancog.game.actions import Action, DeclineDraw, Discard
 from pancog.game.engine import Observation
 from pancog.game.errors import PanError
@@ -195,6 +195,7 @@ class Hands:
         prefs = await rt.settings.get(player_id)
         if prefs.dm_closed or prefs.dm_mode is DmMode.OFF:
             return
+        i18n.speak(language.for_user(rt, player_id, session.guild_id))  # this DM task speaks to its reader
         snap = hand_snapshot(state, seat, sort=prefs.sort.value, four_color=prefs.four_color)
         snap = dataclasses.replace(snap, layout=prefs.layout.renderer_layout)
         try:

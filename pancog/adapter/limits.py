@@ -15,6 +15,8 @@ from typing import Any, TypeVar
 import discord
 from discord import app_commands
 
+from pancog.game.i18n import tr
+
 log = logging.getLogger("pan.cog")
 
 C = TypeVar("C", str, int, float)
@@ -122,6 +124,8 @@ def fit_file(file: discord.File, size_limit: int = FILE_SIZE_MAX) -> discord.Fil
 
 def fitted(content: str | None, **kwargs: Any) -> tuple[str | None, dict[str, Any]]:
     """``content`` and the send/edit keyword arguments (embed(s), view, file(s)) within Discord's limits."""
+    if content:  # a fixed sentence (a presenter's constant) in the language this task speaks
+        content = tr(content)
     out = dict(kwargs)
     if "embed" in out and out["embed"] is not None:
         out["embed"] = fit_embed(out["embed"])[0]

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 import discord
 
+from pancog.adapter import language
 from pancog.adapter.deliveries import Deliveries
 from pancog.adapter.errors import guarded
 from pancog.adapter.groups import CommandGroups
@@ -138,6 +139,7 @@ class PanRuntime:
         """Run the handler of a button or select; every error becomes one private reply."""
 
         async def run() -> None:
+            await language.enter(self, interaction)  # answers in the clicker's language
             handler = self.handlers.get(verb)
             if handler is None:
                 raise RuntimeError("no handler for the component verb " + repr(verb))

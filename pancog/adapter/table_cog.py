@@ -36,6 +36,7 @@ from pancog.adapter.presenters.table import (
 )
 from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
 from pancog.game.errors import PanError
+from pancog.game.i18n import tr
 from pancog.game.rules import describe_rules
 from pancog.game.state import PlayerStatus
 from pancog.services.ledger import ScopeKind
@@ -80,8 +81,8 @@ class GuideView(PanView):
 
 class GuideSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"pan:guide"):
     def __init__(self, current: str = "start") -> None:
-        options = [discord.SelectOption(label=title, value=key, default=key == current) for key, title, _ in GUIDE]
-        super().__init__(discord.ui.Select(custom_id="pan:guide", placeholder=GUIDE_PLACEHOLDER, options=options))
+        options = [discord.SelectOption(label=tr(title), value=key, default=key == current) for key, title, _ in GUIDE]
+        super().__init__(discord.ui.Select(custom_id="pan:guide", placeholder=tr(GUIDE_PLACEHOLDER), options=options))
 
     @classmethod
     async def from_custom_id(

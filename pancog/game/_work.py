@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from pancog.game.i18n import N_
+
 from . import _fast
 from .actions import Discard, FoulCause, Pluck
 from .cards import Card, Rank
@@ -223,17 +225,17 @@ class Work:
     def seat(self, i: int) -> Seat:
         s = self.seats[i] if 0 <= i < len(self.seats) else None
         if s is None:
-            raise SeatError("That seat is empty.")
+            raise SeatError(N_("That seat is empty."))
         return s
 
     def require_hand(self) -> None:
         if self.h is None:
-            raise NoHandInProgress("No hand is in progress.")
+            raise NoHandInProgress(N_("No hand is in progress."))
 
     def p(self, i: int) -> PlayerHand:
         pl = self.players[i] if 0 <= i < len(self.players) else None
         if pl is None:
-            raise SeatError("That player is not in this hand.")
+            raise SeatError(N_("That player is not in this hand."))
         return pl
 
     def put(self, pl: PlayerHand) -> None:

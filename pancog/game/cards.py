@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 from operator import attrgetter
 
+from pancog.game.i18n import N_
+
 from .errors import CardsNotInHand, NotationError
 
 
@@ -183,12 +185,12 @@ def parse_card(text: str) -> Card:
     if not token:
         raise NotationError(f"No card given. Write cards {EXAMPLES[0]}.")
     if token in ("JOKER", "JK", "JKR", "X", "*", "W") or "JOKER" in token:
-        raise NotationError("Pan is played without jokers or wild cards.")
+        raise NotationError(N_("Pan is played without jokers or wild cards."))
     if len(token) < 2:
         raise NotationError(f"'{excerpt(text)}' is not a card. Write a rank and a suit, {EXAMPLES[1]}.")
     rank_part, suit_part = token[:-1], token[-1]
     if rank_part in ("8", "9", "10", "T"):
-        raise NotationError("Pan decks have no 8s, 9s or 10s.")
+        raise NotationError(N_("Pan decks have no 8s, 9s or 10s."))
     rank = _RANK_PARSE.get(rank_part)
     suit = _SUIT_PARSE.get(suit_part)
     if rank is None:

@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, assert_never
 
+from pancog.game.i18n import N_
+
 from . import _fast
 from ._work import (
     _CARD_PLUCKED,
@@ -330,7 +332,7 @@ def _dispatch_match(w: Work, action: Action) -> None:
         case DeclineSplit():
             _decline_split(w, action)
         case Timeout():
-            raise RuleViolation("A timeout cannot be nested.")
+            raise RuleViolation(N_("A timeout cannot be nested."))
         case _:
             assert_never(action)
 
@@ -343,20 +345,20 @@ def _dispatch_match(w: Work, action: Action) -> None:
 def _sit(w: Work, a: Sit) -> None:
     r = w.rules
     if any(s is not None and s.player_id == a.player_id for s in w.seats):
-        raise SeatError("You are already seated at this table.")
+        raise SeatError(N_("You are already seated at this table."))
     if a.doubles and not r.allow_doubles:
-        raise SeatError("This table does not allow doubles.")
+        raise SeatError(N_("This table does not allow doubles."))
     need = r.min_buyin_chips * (2 if a.doubles else 1)
     if a.buy_in < need:
         raise ChipsError(f"The buy-in is at least {need} chips.")
     if a.seat is not None:
         if not 0 <= a.seat < len(w.seats) or not slot_free(w, a.seat):
-            raise SeatError("That seat is taken.")
+            raise SeatError(N_("That seat is taken."))
         slot = a.seat
     else:
         free = [i for i in range(len(w.seats)) if slot_free(w, i)]
         if not free:
-            raise SeatError("The table is full.")
+            raise SeatError(N_("The table is full."))
         slot = free[0]
     w.seats[slot] = Seat(player_id=a.player_id, stack=a.buy_in, doubles=a.doubles)
     w.emit(SeatTaken(seq=w.seq, seat=slot, player_id=a.player_id, doubles=a.doubles))
@@ -366,9 +368,9 @@ def _sit(w: Work, a: Sit) -> None:
 def _rebuy(w: Work, a: Rebuy) -> None:
     s = w.seat(a.seat)
     if a.amount <= 0:
-        raise ChipsError("Rebuy a positive number of chips.")
+        raise ChipsError(N_("Rebuy a positive number of chips."))
     if w.h is not None and w.players[a.seat] is not None:
-        raise HandInProgress("You can add chips only between hands (table stakes).")
+        raise HandInProgress(N_("You can add chips only between hands (table stakes)."))
     w.seats[a.seat] = _fast.replace(s, stack=s.stack + a.amount)
     w.emit(BoughtIn(seq=w.seq, seat=a.seat, player_id=s.player_id, amount=a.amount))
 
@@ -417,9 +419,9 @@ def _set_away(w: Work, a: SetAway) -> None:
 
 def _set_stakes(w: Work, a: SetStakes) -> None:
     if w.h is not None:
-        raise HandInProgress("The stakes can change only between hands.")
+        raise HandInProgress(N_("The stakes can change only between hands."))
     if a.ante_chips < 1:
-        raise ChipsError("The ante must be at least one chip.")
+        raise ChipsError(N_("The ante must be at least one chip."))
     w.rules = dataclasses.replace(w.rules, ante_chips=a.ante_chips)
 
 
@@ -431,15 +433,15 @@ def _set_stakes(w: Work, a: SetStakes) -> None:
 def _start_hand(w: Work, a: StartHand) -> None:
     r = w.rules
     if w.h is not None:
-        raise HandInProgress("A hand is already in progress.")
+        raise HandInProgress(N_("A hand is already in progress."))
     cost = r.ante + r.rake
     eligible = [i for i, s in enumerate(w.seats) if s is not None and not s.away and not s.leaving and s.stack > cost]
     if len(eligible) < 2:
-        raise SeatError("At least two players with chips must be seated and present to deal.")
+        raise SeatError(N_("At least two players with chips must be seated and present to deal."))
     n = len(w.seats)
     if a.first_seat is not None:
         if a.first_seat not in eligible:
-            raise SeatError("That seat cannot be first hand.")
+            raise SeatError(N_("That seat cannot be first hand."))
         first = a.first_seat
     elif w.previous_winner is not None and w.previous_winner in eligible:
         first = w.previous_winner
@@ -459,10 +461,10 @@ def _start_hand(w: Work, a: StartHand) -> None:
         shoe = list(r.shoe())
         random.Random(a.seed).shuffle(shoe)
     else:
-        raise RuleViolation("Dealing needs a seed or a stacked shoe.")
+        raise RuleViolation(N_("Dealing needs a seed or a stacked shoe."))
     need = 10 * len(order) + (1 if r.start_mode is _START_MODE_UPCARD else 0)
     if len(shoe) < need:
-        raise RuleViolation("The shoe is too small to deal this hand.")
+        raise RuleViolation(N_("The shoe is too small to deal this hand."))
     w.hand_no += 1
     mults = {
         i: (2 if w.seat(i).doubles and r.allow_doubles and w.seat(i).stack > 2 * r.ante + r.rake else 1) for i in order
@@ -666,7 +668,7 @@ def _meld_play(w: Work, a: NewMeld | AddToMeld | Borrow) -> None:
     pl = w.p(a.seat)
     hand, melds, coll, changed, kind = resolve_play(w.rules, pl, drawn, a)
     if not hand and any(not m.valid for m in melds):
-        raise IllegalMeld("You cannot go out with a spread that is not valid.")
+        raise IllegalMeld(N_("You cannot go out with a spread that is not valid."))
     w.put(_fast.replace(pl, hand=hand, melds=melds, next_meld_id=next_meld_id(melds, pl.next_meld_id)))
     new_t = _fast.replace(
         t,
@@ -696,11 +698,11 @@ def _make_good(w: Work, a: MakeGood) -> None:
     hand = take_cards(pl.hand, a.cards)
     cards = (*m.cards, *a.cards)
     if not (is_valid_set(cards) or is_valid_run(cards)):
-        raise IllegalMeld("Those cards do not make the spread a valid meld.")
+        raise IllegalMeld(N_("Those cards do not make the spread a valid meld."))
     new, coll = fresh_collection(make_meld(m.id, cards, w.rules), w.rules)
     melds = tuple(new if x.id == m.id else x for x in pl.melds)
     if not hand and any(not x.valid for x in melds):
-        raise IllegalMeld("You cannot go out with a spread that is not valid.")
+        raise IllegalMeld(N_("You cannot go out with a spread that is not valid."))
     w.put(_fast.replace(pl, hand=hand, melds=melds))
     w.make_good = None
     w.emit(
@@ -906,7 +908,7 @@ def _foul_call(w: Work, a: FoulCall) -> None:
 def _floor_foul(w: Work, a: FloorFoul) -> None:
     w.require_hand()
     if w.phase is not _PHASE_PLAYING or w.status(a.target) is not _PLAYER_STATUS_IN:
-        raise NoCause("That player is not in action.")
+        raise NoCause(N_("That player is not in action."))
     w.emit(FoulCalled(seq=w.seq, caller=None, target=a.target, cause=None))
     _foul(w, a.target)
 
@@ -1167,14 +1169,14 @@ def _timeout_step(state: TableState, seat: int) -> Action:
         for play in meld_plays(seat, pl.hand, pl.melds, t.drawn, state.rules):
             if can(state, play):
                 return play
-        raise RuleViolation("No legal play for the timeout.")
+        raise RuleViolation(N_("No legal play for the timeout."))
     pl = h.player(seat)
     return Discard(seat=seat, card=pl.hand[0])
 
 
 def _apply_timeout(state: TableState, a: Timeout, seq: int) -> Transition:
     if to_act(state) != a.seat or state.hand is None:
-        raise NotYourTurn("It is not that player's turn.")
+        raise NotYourTurn(N_("It is not that player's turn."))
     hand_no = state.hand.hand_no
     w = Work(state, seq)
     if w.phase is _PHASE_PLAYING:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import assert_never
 
+from pancog.game.i18n import N_
+
 from ._work import (
     _ENFORCEMENT_PLAYERS,
     _MELD_PLAY_KIND_ADD,
@@ -68,7 +70,7 @@ def resolve_play(
                 raise IllegalMeld(f"Meld {a.meld} is not valid yet: make it good first.")
             added = (*a.cards, *extra)
             if not added:
-                raise IllegalMeld("Add at least one card.")
+                raise IllegalMeld(N_("Add at least one card."))
             if a.split is None:
                 grown, coll = extend(old, added, rules)
                 melds[idx] = grown
@@ -80,20 +82,20 @@ def resolve_play(
                 combined[c] = combined.get(c, 0) + 1
             piece_b = _counts(a.split)
             if any(n > combined.get(c, 0) for c, n in piece_b.items()):
-                raise IllegalMeld("The split part must be made of the meld's cards and the added cards.")
+                raise IllegalMeld(N_("The split part must be made of the meld's cards and the added cards."))
             rest = {c: n - piece_b.get(c, 0) for c, n in combined.items()}
             piece_a = tuple(c for c, n in rest.items() for _ in range(n))  # range(n) is empty for n <= 0
             if not piece_b or not piece_a:
-                raise IllegalMeld("A split must leave two melds.")
+                raise IllegalMeld(N_("A split must leave two melds."))
             if {c: n for c, n in rest.items() if n > 0} == old_counts or piece_b == old_counts:
-                raise IllegalMeld("A split must change the meld: that is a new meld, not a split.")
+                raise IllegalMeld(N_("A split must change the meld: that is a new meld, not a split."))
             pieces, coll = remake(old, [(old.id, piece_a), (next_id, tuple(a.split))], rules)
             melds[idx] = pieces[0]
             melds.append(pieces[1])
             return hand, tuple(melds), coll, tuple(pieces), _MELD_PLAY_KIND_SPLIT
         case Borrow():
             if not a.taken:
-                raise IllegalMeld("Name the cards you borrow.")
+                raise IllegalMeld(N_("Name the cards you borrow."))
             per: dict[int, list[Card]] = {}
             for mid, card in a.taken:
                 per.setdefault(mid, []).append(card)

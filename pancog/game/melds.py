@@ -21,6 +21,8 @@ from enum import StrEnum
 from operator import attrgetter
 from typing import Final
 
+from pancog.game.i18n import N_
+
 from . import _fast
 from .cards import Card, Rank, Suit, format_cards
 from .errors import IllegalMeld
@@ -144,7 +146,7 @@ def classify(cards: Sequence[Card]) -> MeldKind:
     if kind is not None:
         return kind
     if len(cards) < 3:
-        raise IllegalMeld("A meld needs at least three cards.")
+        raise IllegalMeld(N_("A meld needs at least three cards."))
     listed = format_cards(cards)
     ranks = {c.rank for c in cards}
     if len(ranks) == 1:
@@ -327,7 +329,7 @@ def extend(meld: Meld, cards: Sequence[Card], rules: Rules) -> tuple[Meld, Colle
         IllegalMeld: if the cards cannot join the meld.
     """
     if not cards:
-        raise IllegalMeld("Add at least one card.")
+        raise IllegalMeld(N_("Add at least one card."))
     result = added_cards(meld, cards)
     if result is None:
         raise IllegalMeld(f"{format_cards(cards)} cannot be added to meld {meld.id} ({format_cards(meld.cards)}).")
@@ -362,7 +364,9 @@ def remake(old: Meld, pieces: Sequence[tuple[int, tuple[Card, ...]]], rules: Rul
     fresh_pieces = [make_meld(meld_id, cards, rules) for meld_id, cards in pieces]
     if any(fresh.kind is not old.kind for fresh in fresh_pieces):
         # a rope cut into a rope and a set (or the reverse) is a borrow: the legal menu lists it as one
-        raise IllegalMeld("A split leaves two melds of the same kind; to start a set with a rope's card, borrow it.")
+        raise IllegalMeld(
+            N_("A split leaves two melds of the same kind; to start a set with a rope's card, borrow it.")
+        )
     if old.kind is _MELD_KIND_RUN:
         for fresh in fresh_pieces:
             has_ace = any(c.rank is _RANK_ACE for c in fresh.cards)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pancog.game.i18n import N_
+
 from ._work import (
     _DISCARD_ACTION,
     _DRAW_SOURCE_OPTION,
@@ -239,7 +241,7 @@ def play_value(state: TableState, action: NewMeld | AddToMeld | Borrow) -> int:
     """
     h = state.hand
     if h is None or h.turn is None or h.turn.seat != action.seat:
-        raise NotYourTurn("It is not your turn.")
+        raise NotYourTurn(N_("It is not your turn."))
     w = Work(state, state.seq)
     _h, _m, coll, _c, _k = resolve_play(state.rules, w.p(action.seat), waiting_card(h.turn), action)
     return collects(w, action.seat, coll.total)

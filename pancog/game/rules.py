@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
+from pancog.game.i18n import N_
+
 from .cards import Card, build_shoe, format_cards
 from .errors import RuleViolation
 from .words import plural
@@ -164,19 +166,19 @@ class Rules:
 
     def __post_init__(self) -> None:
         if not 2 <= self.max_players <= 15:
-            raise RuleViolation("A table seats 2 to 15 players.")
+            raise RuleViolation(N_("A table seats 2 to 15 players."))
         if self.deck_count < 1:
-            raise RuleViolation("The shoe needs at least one pack.")
+            raise RuleViolation(N_("The shoe needs at least one pack."))
         if self.ante_chips < 0 or self.rake < 0 or self.min_buyin_chips < 1:
-            raise RuleViolation("Antes, rake and buy-ins cannot be negative.")
+            raise RuleViolation(N_("Antes, rake and buy-ins cannot be negative."))
         if self.going_out_units < 0 or self.retire_forfeit_chips < 0 or self.unsuited_valle_increment < 0:
-            raise RuleViolation("Payments cannot be negative.")
+            raise RuleViolation(N_("Payments cannot be negative."))
         if self.abandon_timeouts < 1 or self.turn_timeout_seconds < 1:
-            raise RuleViolation("Timeouts must be positive.")
+            raise RuleViolation(N_("Timeouts must be positive."))
         try:
             _shoe(self.deck_count, self.remove_spade_sets, self.extra_removals, self.extra_cards)
         except ValueError as exc:
-            raise RuleViolation("The deck options remove more cards than the packs hold.") from exc
+            raise RuleViolation(N_("The deck options remove more cards than the packs hold.")) from exc
 
     @property
     def ante(self) -> int:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal, Protocol
 
+from pancog.game.i18n import LANGUAGES
 from pancog.infra.storage.base import Storage
 
 
@@ -58,6 +59,7 @@ class PlayerPrefs:
     dm_closed: bool = False  # a DM was refused (50007): never try again
     notice_pending: bool = False  # tell the player once, privately, to use My hand
     layout: Layout = Layout.WIDE
+    language: str = ""  # Pan's language for this player ("en", "es", "tl"); "" = his Discord client's, or the server's
 
     def to_json(self) -> str:
         return json.dumps(
@@ -69,6 +71,7 @@ class PlayerPrefs:
                 "dm_closed": self.dm_closed,
                 "notice_pending": self.notice_pending,
                 "layout": self.layout.value,
+                "language": self.language,
             }
         )
 
@@ -83,12 +86,18 @@ class PlayerPrefs:
             dm_closed=bool(data.get("dm_closed", False)),
             notice_pending=bool(data.get("notice_pending", False)),
             layout=_layout(data.get("layout")),
+            language=_language(data.get("language")),
         )
 
 
 def _layout(value: object) -> Layout:
     """A stored layout, or the default for anything else (a value written by a later version is not an error)."""
     return Layout(value) if isinstance(value, str) and value in tuple(Layout) else Layout.WIDE
+
+
+def _language(value: object) -> str:
+    """A stored language code, or "" (choose from Discord's locale) for anything Pan does not speak."""
+    return value if isinstance(value, str) and value in LANGUAGES else ""
 
 
 class PlayerSettingsStore(Protocol):
@@ -246,10 +255,16 @@ class GuildDisplayPrefs:
     four_color: bool = False
     ping_after: float = PING_AFTER_DEFAULT  # seconds a person may take before the turn ping goes out (0: at once)
     board_layout: Layout = Layout.WIDE
+    language: str = ""  # the server's language for public posts and players without one ("" = Discord's guild locale)
 
     def to_json(self) -> str:
         return json.dumps(
-            {"four_color": self.four_color, "ping_after": self.ping_after, "board_layout": self.board_layout.value}
+            {
+                "four_color": self.four_color,
+                "ping_after": self.ping_after,
+                "board_layout": self.board_layout.value,
+                "language": self.language,
+            }
         )
 
     @classmethod
@@ -261,6 +276,7 @@ class GuildDisplayPrefs:
             four_color=bool(data.get("four_color", False)),
             ping_after=PING_AFTER_DEFAULT if ping_after is None else ping_after,
             board_layout=_layout(data.get("board_layout")),
+            language=_language(data.get("language")),
         )
 
 
@@ -306,6 +322,9 @@ class GuildDisplaySettings:
 
     async def set_board_layout(self, guild_id: int, layout: Layout) -> GuildDisplayPrefs:
         return await self._save(guild_id, dataclasses.replace(await self.get(guild_id), board_layout=layout))
+
+    async def set_language(self, guild_id: int, language: str) -> GuildDisplayPrefs:
+        return await self._save(guild_id, dataclasses.replace(await self.get(guild_id), language=_language(language)))
 
     async def set_ping_after(self, guild_id: int, seconds: float) -> GuildDisplayPrefs:
         if not 0 <= seconds <= PING_AFTER_MAX:

@@ -22,7 +22,7 @@ ADAPTERS = tuple(  # every module of the adapter ring, in any subfolder, but the
     for path in sorted((ROOT / "pancog" / "adapter").rglob("*.py"))
     if PRESENTERS not in path.parents
 )
-REPLIES = {"send_message", "send", "send_ephemeral", "PanError", "BadOption"}
+REPLIES = {"send_message", "send", "send_ephemeral", "PanError", "BadOption", "tr", "trn"}  # and a catalog's sentences
 SENTENCE = re.compile(r"[A-Za-z]{2,}[,:;]? [A-Za-z]{2,}")  # two words in a row: prose, not an id or a filename
 NOT_WORDING = {"context", "what", "filename", "name", "description", "thread_name_prefix"}  # logs, files, commands
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pancog.game.i18n import tr
+
 NEEDS_MODERATOR = "You need the Manage Server permission (or the moderator role) for that."
 
 
@@ -33,6 +35,13 @@ def board_layout_setting(*, layout: str) -> str:
     if layout == "phone":
         return "Public board: phone layout (tall, one column; wide screens show it narrow)."
     return "Public board: wide layout (players can choose the phone layout for themselves in /pan settings)."
+
+
+def server_language_setting(*, language: str, own: bool) -> str:
+    """PRIVATE: /panadmin config — the language of the server's public posts (follows `board_layout_setting`)."""
+    if own:
+        return tr("Language: {language} (players may choose their own in /pan settings).", language=language)
+    return tr("Language: {language} (from the server's Discord locale).", language=language)
 
 
 PING_AFTER_RANGE = "ping_after is a number of seconds from 0 (ping at once) to 60."

@@ -14,8 +14,9 @@ from pancog.adapter.presenters.hand import action_label
 from pancog.ai.coach import BetterMeld, Miss, MissedForce, OutCardGiven, PlayFacts
 from pancog.game.actions import Action, GoOnTop, Pluck
 from pancog.game.cards import Card
+from pancog.game.i18n import counted as plural
+from pancog.game.i18n import tr
 from pancog.game.state import TableState
-from pancog.game.words import plural
 from pancog.services.coach import HandReview, OutNow
 
 # --------------------------------------------------------------------------------------------- going out now
@@ -28,17 +29,17 @@ def payment_item(*, name: str, amount: str) -> str:
 
 def tops_item(*, amount: str) -> str:
     """The tops and what they hold."""
-    return f"the tops {amount}"
+    return tr("the tops {amount}", amount=amount)
 
 
 def collect_if_out_now(*, total: str, items: str) -> str:
     """PRIVATE: what the player would collect by going out with the board as it lies."""
-    return f"If you went out now: {total} ({items})."
+    return tr("If you went out now: {total} ({items}).", total=total, items=items)
 
 
 def collect_going_out(*, play: str, total: str, items: str) -> str:
     """PRIVATE: what the player's going-out play collects."""
-    return f"Going out now ({play}) collects {total} ({items})."
+    return tr("Going out now ({play}) collects {total} ({items}).", play=play, total=total, items=items)
 
 
 def out_now_text(state: TableState, names: Names, out: OutNow) -> str:
@@ -60,60 +61,60 @@ def out_now_text(state: TableState, names: Names, out: OutNow) -> str:
 
 def coach_heading() -> str:
     """PRIVATE: before the reasons on a practice table's My hand."""
-    return "**Coach**: why the top plays rank where they do"
+    return tr("**Coach**: why the top plays rank where they do")
 
 
 def coach_line(*, rank: int, play: str, reasons: str) -> str:
     """One of the top plays and its reasons."""
-    return f"{rank}. {play} — {reasons}."
+    return tr("{rank}. {play} — {reasons}.", rank=rank, play=play, reasons=reasons)
 
 
 def reason_goes_out() -> str:
-    return "puts you out"
+    return tr("puts you out")
 
 
 def reason_melds(*, cards: str) -> str:
-    return f"melds {cards}"
+    return tr("melds {cards}", cards=cards)
 
 
 def reason_collects(*, amount: str) -> str:
-    return f"collects {amount} now"
+    return tr("collects {amount} now", amount=amount)
 
 
 def reason_hits_after(*, percent: int) -> str:
-    return f"then {percent}% of the unseen cards would be a hit for you"
+    return tr("then {percent}% of the unseen cards would be a hit for you", percent=percent)
 
 
 def reason_knock(*, percent: int) -> str:
-    return f"about {percent}% of the unseen cards would give you a hit"
+    return tr("about {percent}% of the unseen cards would give you a hit", percent=percent)
 
 
 def reason_sluff() -> str:
-    return "you lose only your ante"
+    return tr("you lose only your ante")
 
 
 def reason_option() -> str:
-    return "the option card melds at once and counts as your hit"
+    return tr("the option card melds at once and counts as your hit")
 
 
 def reason_pluck() -> str:
-    return "a fresh card off the stock"
+    return tr("a fresh card off the stock")
 
 
 def reason_dead_card() -> str:
-    return "the card melds with nothing you hold"
+    return tr("the card melds with nothing you hold")
 
 
 def reason_feeds_next() -> str:
-    return "but it fits the next player's board"
+    return tr("but it fits the next player's board")
 
 
 def reason_forced_back() -> str:
-    return "but it fits your own board, so it can be forced back on you"
+    return tr("but it fits your own board, so it can be forced back on you")
 
 
 def reason_none() -> str:
-    return "keeps your hand as it is"
+    return tr("keeps your hand as it is")
 
 
 def _percent(x: float) -> int:
@@ -166,28 +167,41 @@ def coach_text(facts: Sequence[PlayFacts], plays: Sequence[tuple[Action, int]]) 
 
 def review_heading(*, hand_no: int) -> str:
     """PRIVATE: the coach's note after a practice hand."""
-    return f"**Coach, hand {hand_no}**"
+    return tr("**Coach, hand {hand_no}**", hand_no=hand_no)
 
 
 def nothing_missed(*, hand_no: int) -> str:
     """PRIVATE: the coach found nothing to say about a practice hand."""
-    return f"**Coach, hand {hand_no}**: nothing missed."
+    return tr("**Coach, hand {hand_no}**: nothing missed.", hand_no=hand_no)
 
 
 def missed_going_out(*, turn: int, better: str, played: str) -> str:
-    return f"Turn {turn}: {better} would have put you out; you played {played}."
+    return tr(
+        "Turn {turn}: {better} would have put you out; you played {played}.", turn=turn, better=better, played=played
+    )
 
 
 def missed_better_meld(*, turn: int, better: str, better_amount: str, played: str, played_amount: str) -> str:
-    return f"Turn {turn}: {better} would have collected {better_amount}; you played {played} ({played_amount})."
+    return tr(
+        "Turn {turn}: {better} would have collected {better_amount}; you played {played} ({played_amount}).",
+        turn=turn,
+        better=better,
+        better_amount=better_amount,
+        played=played,
+        played_amount=played_amount,
+    )
 
 
 def missed_force(*, card: str, target: str) -> str:
-    return f"You could have forced {card} on {target}: it paid them nothing and broke up their hand."
+    return tr(
+        "You could have forced {card} on {target}: it paid them nothing and broke up their hand.",
+        card=card,
+        target=target,
+    )
 
 
 def gave_out_card(*, card: str, taker: str) -> str:
-    return f"Your discard {card} was the card {taker} went out with."
+    return tr("Your discard {card} was the card {taker} went out with.", card=card, taker=taker)
 
 
 def _card(card: Card) -> str:

@@ -8,15 +8,16 @@ from collections.abc import Mapping, Sequence
 
 from pancog.adapter.safety import plain, shown
 from pancog.game.cards import Card, format_cards
+from pancog.game.i18n import N_, counted, tr
 from pancog.game.melds import Meld, meld_value
 from pancog.game.queries import declaration_window
 from pancog.game.rules import Rules
 from pancog.game.state import PlayerStatus, TableState
-from pancog.game.words import plural as plural  # the one count-in-words helper, for every presenter
 from renderer import MeldSnapshot, SeatStatus
 
-SOMETHING_WRONG = "Something went wrong — the table is unchanged."
-WITHHELD = (
+SOMETHING_WRONG = N_("Something went wrong — the table is unchanged.")
+"""Constants are English message ids: the edge (``limits.fitted``) says them in the task's language."""
+WITHHELD = N_(
     "That answer was held back: it would have shown something that is not yours to see. The problem is logged; "
     "the game itself is not affected."
 )
@@ -28,13 +29,13 @@ def _default_name(player_id: int) -> str:
         from pancog.services.bots import computer_name
 
         return computer_name(player_id)
-    return f"Player {player_id % 10000}"
+    return tr("Player {number}", number=player_id % 10000)
 
 
 def name_of(names: Names, player_id: int | None) -> str:
     """A player's name for Discord text: escaped (Markdown and mentions), capped, never empty."""
     if player_id is None:
-        return "the floor"
+        return tr("the floor")
     default = _default_name(player_id)
     return shown(names.get(player_id) or default, fallback=default)
 
@@ -43,17 +44,17 @@ def image_name_of(names: Names, player_id: int | None) -> str:
     """A player's name for images: no control or bidirectional characters, capped, never empty (no escaping: the
     renderer draws it as it is)."""
     if player_id is None:
-        return "the floor"
+        return tr("the floor")
     default = _default_name(player_id)
     return plain(names.get(player_id) or default) or default
 
 
 def seat_name(state: TableState, names: Names, seat: int | None) -> str:
     if seat is None:
-        return "nobody"
+        return tr("nobody")
     s = state.seat(seat)
     if s is None:
-        return f"seat {seat + 1}"
+        return tr("seat {number}", number=seat + 1)
     return name_of(names, s.player_id)
 
 
@@ -64,11 +65,23 @@ def declaration_note(state: TableState, names: Names, seat: int, *, you: bool) -
     window = declaration_window(state, seat)
     if window is None:
         return ""
-    change = "go on top" if window.playing else "knock"
-    until = "the first card is drawn" if window.until is None else f"{seat_name(state, names, window.until)} declares"
+    if window.until is None:
+        if you:
+            if window.playing:
+                return tr("You knocked — you can still go on top until the first card is drawn.")
+            return tr("You went on top — you can still knock until the first card is drawn.")
+        if window.playing:
+            return tr("{name} can still go on top until the first card is drawn.", name=seat_name(state, names, seat))
+        return tr("{name} can still knock until the first card is drawn.", name=seat_name(state, names, seat))
+    until = seat_name(state, names, window.until)
     if you:
-        return f"You {'knocked' if window.playing else 'went on top'} — you can still {change} until {until}."
-    return f"{seat_name(state, names, seat)} can still {change} until {until}."
+        if window.playing:
+            return tr("You knocked — you can still go on top until {next} declares.", next=until)
+        return tr("You went on top — you can still knock until {next} declares.", next=until)
+    name = seat_name(state, names, seat)
+    if window.playing:
+        return tr("{name} can still go on top until {next} declares.", name=name, next=until)
+    return tr("{name} can still knock until {next} declares.", name=name, next=until)
 
 
 def seat_names(state: TableState, names: Names) -> dict[int, str]:
@@ -79,6 +92,11 @@ def seat_names(state: TableState, names: Names) -> dict[int, str]:
 
 def cards_text(cards: Sequence[Card]) -> str:
     return format_cards(cards, pretty=True)
+
+
+def plural(n: int, word: str, many: str = "", *, sign: bool = False) -> str:
+    """``n`` with its noun, in the language of the task (:func:`pancog.game.i18n.counted`)."""
+    return counted(n, word, many, sign=sign)
 
 
 def chips(n: int) -> str:
@@ -135,4 +153,4 @@ def image_name(names: Names, player_id: int) -> tuple[str, bool]:
     return name, False
 
 
-DONE = "Done."
+DONE = N_("Done.")  # said in the task's language by the edge, as every constant here

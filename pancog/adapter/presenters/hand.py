@@ -43,13 +43,14 @@ from pancog.game.events import (
     OptionTaken,
     WentOut,
 )
+from pancog.game.i18n import N_, current, tr
 from pancog.game.melds import Meld
 from pancog.game.state import Phase, Step, TableState
 from renderer import HandSnapshot, hand_text
 
-DONT_DRAW_AGAIN = "Don't draw again"
+DONT_DRAW_AGAIN = N_("Don't draw again")
 """The double draw's second pluck declined (/pass, the My hand button): [S0] "the right to draw twice"."""
-DM_CLOSED_NOTICE = (
+DM_CLOSED_NOTICE = N_(
     "I couldn't DM you your hand (your DMs are closed to this server), so I won't try again. "
     "Use the **My hand** button on the table or `/hand` to see your cards."
 )
@@ -83,6 +84,7 @@ def hand_snapshot(
         drawn_label="option" if label == "option" else "pluck",
         sort="rank" if sort == "rank" else "suit",
         four_color=four_color,
+        lang=current(),
     )
 
 
@@ -91,55 +93,63 @@ def action_label(action: Action, pays: int = 0, seat_names: Mapping[int, str] | 
     seat, for the plays aimed at someone (a force, a foul call)."""
 
     def who(seat: int | None) -> str:
-        return (seat_names or {}).get(seat, f"seat {seat + 1}") if seat is not None else ""
+        if seat is None:
+            return ""
+        return (seat_names or {}).get(seat) or tr("seat {number}", number=seat + 1)
 
-    suffix = f" — collects {chips(pays)}" if pays else ""
+    suffix = " — " + tr("collects {chips}", chips=chips(pays)) if pays else ""
     match action:
         case NewMeld():
-            text = f"Meld {cards_text(action.cards)}" if action.cards else "Meld"
-            text += " with the drawn card" if action.cards else ""
+            text = (
+                tr("Meld {cards} with the drawn card", cards=cards_text(action.cards)) if action.cards else tr("Meld")
+            )
         case AddToMeld():
             text = (
-                f"Add {cards_text(action.cards)} to meld {action.meld}"
+                tr("Add {cards} to meld {meld}", cards=cards_text(action.cards), meld=action.meld)
                 if action.cards
-                else f"Lay off on meld {action.meld}"
+                else tr("Lay off on meld {meld}", meld=action.meld)
             )
             if action.split:
-                text += f", split off {cards_text(action.split)}"
+                text += ", " + tr("split off {cards}", cards=cards_text(action.split))
         case Borrow():
-            taken = ", ".join(f"{c.pretty} from meld {m}" for m, c in action.taken)
-            text = f"Meld {cards_text(action.cards)} borrowing {taken}"
+            taken = ", ".join(tr("{card} from meld {meld}", card=c.pretty, meld=m) for m, c in action.taken)
+            text = tr("Meld {cards} borrowing {taken}", cards=cards_text(action.cards), taken=taken)
         case MakeGood():
-            text = f"Make meld {action.meld} good with {cards_text(action.cards)}"
+            text = tr("Make meld {meld} good with {cards}", meld=action.meld, cards=cards_text(action.cards))
         case Discard():
-            text = "Discard the drawn card" if action.card is None else f"Discard {action.card.pretty}"
+            text = (
+                tr("Discard the drawn card") if action.card is None else tr("Discard {card}", card=action.card.pretty)
+            )
         case Pluck():
-            text = "Draw from the stock"
+            text = tr("Draw from the stock")
         case DeclineDraw():
-            text = DONT_DRAW_AGAIN + " (end your turn; your first pluck is the next player's option card)"
+            text = tr(DONT_DRAW_AGAIN) + " " + tr("(end your turn; your first pluck is the next player's option card)")
         case TakeOption():
-            text = "Take the option card"
+            text = tr("Take the option card")
         case Knock():
-            text = "Knock (play this hand)"
+            text = tr("Knock (play this hand)")
         case GoOnTop():
-            text = "Go on top (sluff)"
+            text = tr("Go on top (sluff)")
         case Force():
-            text = "Force" + (f" {action.card.pretty}" if action.card else "")
-            text += f" on {who(action.target)}" if action.target is not None else ""
+            card = action.card.pretty if action.card else ""
+            if action.target is not None:
+                text = tr("Force {card} on {name}", card=card, name=who(action.target)).replace("  ", " ")
+            else:
+                text = tr("Force {card}", card=card).strip()
         case Claim():
-            text = "Claim your pays"
+            text = tr("Claim your pays")
         case OfferSplit():
-            text = "Offer to split the tops"
+            text = tr("Offer to split the tops")
         case AcceptSplit():
-            text = "Accept splitting the tops"
+            text = tr("Accept splitting the tops")
         case DeclineSplit():
-            text = "Decline splitting the tops"
+            text = tr("Decline splitting the tops")
         case FoulCall():
-            text = f"Call {who(action.target)}'s hand foul"
+            text = tr("Call {name}'s hand foul", name=who(action.target))
         case Stand():
-            text = "Leave the table"
+            text = tr("Leave the table")
         case SetAway():
-            text = "Sit out" if action.away else "Come back"
+            text = tr("Sit out") if action.away else tr("Come back")
         case _:
             text = type(action).__name__
     return (text + suffix)[:100]
@@ -169,26 +179,32 @@ def private_result(
     for e in events:
         match e:
             case CardPlucked() if e.seat == seat:
-                parts.append(f"You plucked {e.card.pretty}.")
+                parts.append(tr("You plucked {card}.", card=e.card.pretty))
             case OptionTaken() if e.seat == seat:
-                parts.append(f"You took the option card {e.card.pretty}; meld it now.")
+                parts.append(tr("You took the option card {card}; meld it now.", card=e.card.pretty))
             case Melded() if e.seat == seat:
-                parts.append(f"Melded{f' — a condition worth {units(e.units)}' if e.units else ''}.")
+                parts.append(
+                    tr("Melded — a condition worth {units}.", units=units(e.units)) if e.units else tr("Melded.")
+                )
             case Discarded() if e.seat == seat:
-                parts.append(f"You discarded {e.card.pretty}.")
+                parts.append(tr("You discarded {card}.", card=e.card.pretty))
             case Declared() if e.seat == seat:
                 parts.append(
                     declaration_note(after, names, seat, you=True)
-                    or ("You knocked: you play this hand." if e.playing else "You went on top for this hand.")
+                    or (tr("You knocked: you play this hand.") if e.playing else tr("You went on top for this hand."))
                 )
             case WentOut() if e.seat == seat:
-                parts.append("You went out!")
+                parts.append(tr("You went out!"))
             case Forced() if e.caller == seat:
                 target = after.seat(e.target) or before.seat(e.target)
-                on = f" on {name_of(names, target.player_id)}" if target is not None else ""
-                parts.append(f"You forced {e.card.pretty}{on}.")
+                if target is not None:
+                    parts.append(
+                        tr("You forced {card} on {name}.", card=e.card.pretty, name=name_of(names, target.player_id))
+                    )
+                else:
+                    parts.append(tr("You forced {card}.", card=e.card.pretty))
             case DrawDeclined() if e.seat == seat:
-                parts.append("You did not draw again; your turn is over.")
+                parts.append(tr("You did not draw again; your turn is over."))
             case _:
                 pass
     following = next_step(after, seat, to_act=to_act, names=names) if step else ""
@@ -202,29 +218,29 @@ def next_step(state: TableState, seat: int, *, to_act: int | None, names: Names 
     declaration he may still change."""
     hand = state.hand
     if hand is None:
-        return "The hand is over." if state.last_hand is not None else ""
+        return tr("The hand is over.") if state.last_hand is not None else ""
     window = declaration_note(state, names or {}, seat, you=True)
     if to_act != seat:
         return window
     if hand.phase is Phase.DECLARING:
-        return "Your turn to declare: /knock to play, /sluff to go on top."
+        return tr("Your turn to declare: /knock to play, /sluff to go on top.")
     t = hand.turn
     if t is None:
         return window
     if hand.make_good is not None:
-        return f"Make meld {hand.make_good[1]} good (see My hand)."
+        return tr("Make meld {meld} good (see My hand).", meld=hand.make_good[1])
     match t.step:
         case Step.DRAW if t.second_pluck:
-            return f"Your first pluck is in the discards: /draw again, or /pass ({DONT_DRAW_AGAIN.lower()})."
+            return tr("Your first pluck is in the discards: /draw again, or /pass (don't draw again).")
         case Step.DRAW:
             take = engine.can(state, TakeOption(seat=seat))  # the option card must meld at once (§2.7)
-            return "Your turn: /draw" + (" or /take the option card." if take else ".")
+            return tr("Your turn: /draw or /take the option card.") if take else tr("Your turn: /draw.")
         case Step.DRAWN:
-            return "Meld the plucked card (/meld, /add, /borrow or My hand) or /discard it."
+            return tr("Meld the plucked card (/meld, /add, /borrow or My hand) or /discard it.")
         case Step.MUST_USE:
-            return "You must meld that card now (/meld, /add or My hand)."
+            return tr("You must meld that card now (/meld, /add or My hand).")
         case Step.MELDING:
-            return "Meld more, or /discard a card to end your turn."
+            return tr("Meld more, or /discard a card to end your turn.")
     return window
 
 
@@ -233,7 +249,7 @@ def panel_text(*, notice: str, hand_no: int, snapshot: HandSnapshot, step: str, 
     drew (named once: not again when the result has just named it), and his next step (once)."""
     drawn = snapshot.drawn
     named = drawn is not None and drawn.pretty in result
-    text = f"{notice}Hand {hand_no}. {hand_text(snapshot, name_drawn=not named)}"
+    text = notice + tr("Hand {n}.", n=hand_no) + f" {hand_text(snapshot, name_drawn=not named)}"
     if result:
         text = f"{result}\n{text}"
     if step and step not in result:
@@ -243,21 +259,41 @@ def panel_text(*, notice: str, hand_no: int, snapshot: HandSnapshot, step: str, 
 
 def hand_dm_text(guild: str, channel: str, hand_no: int, text_twin: str) -> str:
     """PRIVATE (DM): the deal."""
-    return f"**{shown(guild, limit=100)}** · #{shown(channel, limit=100)} · hand {hand_no}\n{text_twin}"
+    where = f"**{shown(guild, limit=100)}** · #{shown(channel, limit=100)} · "
+    return where + tr("hand {n}", n=hand_no) + f"\n{text_twin}"
 
 
 def settings_text(*, ping: str, dm_mode: str, dm_closed: bool, sort: str, four_color: bool) -> str:
     """PRIVATE: /pan settings — the player's preferences after the change."""
-    closed = " (your DMs are closed: use My hand)" if dm_closed else ""
-    pings = "a mention in the channel at your turn" if ping == "turn" else "off"
-    return f"Turn pings: {pings}. DMs: {dm_mode}{closed}. Sort: {sort}. Four-colour: {'on' if four_color else 'off'}."
+    closed = " " + tr("(your DMs are closed: use My hand)") if dm_closed else ""
+    pings = tr("a mention in the channel at your turn") if ping == "turn" else tr("off")
+    return tr(
+        "Turn pings: {pings}. DMs: {dms}. Sort: {sort}. Four-colour: {four_colour}.",
+        pings=pings,
+        dms=_setting_word(dm_mode) + closed,
+        sort=_setting_word(sort),
+        four_colour=tr("on") if four_color else tr("off"),
+    )
+
+
+def _setting_word(value: str) -> str:
+    words = {"every": tr("every"), "turn": tr("turn"), "deal": tr("deal"), "off": tr("off")}
+    words |= {"suit": tr("suit"), "rank": tr("rank")}
+    return words.get(value, value)
 
 
 def layout_setting(*, layout: str) -> str:
     """PRIVATE: /pan settings — how the player's own images are laid out (follows `settings_text`)."""
     if layout == "phone":
-        return "Layout: phone (My hand shows the table over your hand in one tall image; hand DMs in rows)."
-    return "Layout: wide."
+        return tr("Layout: phone (My hand shows the table over your hand in one tall image; hand DMs in rows).")
+    return tr("Layout: wide.")
+
+
+def language_setting(*, language: str, own: bool) -> str:
+    """PRIVATE: /pan settings — the language Pan writes to the player in (``own``: he chose it)."""
+    if own:
+        return tr("Language: {language}.", language=language)
+    return tr("Language: {language} (from Discord or the server).", language=language)
 
 
 def meld_choice(meld: Meld) -> str:
@@ -265,12 +301,12 @@ def meld_choice(meld: Meld) -> str:
     return f"{meld.id}: {cards_text(meld.cards)}"[:100]
 
 
-HINT_REFUSED = (
+HINT_REFUSED = N_(
     "Hints are only for practice tables (/pan practice) where everyone else is a computer player; "
     "at this table it would be coaching."
 )
-HINT_NO_HAND = "No hand in progress."
-HINT_NOT_YOUR_MOVE = "Nothing to suggest: it is not your move."
+HINT_NO_HAND = N_("No hand in progress.")
+HINT_NOT_YOUR_MOVE = N_("Nothing to suggest: it is not your move.")
 
 
 def hint_text(sentence: str) -> str:
@@ -278,20 +314,25 @@ def hint_text(sentence: str) -> str:
     return f"💡 {sentence}"[:2000]
 
 
-SELECT_PLACEHOLDERS = {"play": "Play: meld, draw, declare…", "discard": "Discard a card"}
-CHOOSE_A_PLAY = "Choose a play."
-MENU_OUT_OF_DATE = "That menu is out of date — open My hand again."
+SELECT_PLACEHOLDERS = {"play": N_("Play: meld, draw, declare…"), "discard": N_("Discard a card")}
+CHOOSE_A_PLAY = N_("Choose a play.")
+MENU_OUT_OF_DATE = N_("That menu is out of date — open My hand again.")
 
 
 def nothing_to(what: str) -> str:
-    return f"There is nothing you can {what} now."
+    """PRIVATE refusal: no legal play of that kind (``what``: "force", "call foul", else any)."""
+    if what == "force":
+        return tr("There is nothing you can force now.")
+    if what == "call foul":
+        return tr("There is nothing you can call foul now.")
+    return tr("There is nothing you can do that now.")
 
 
 def hand_now(text_twin: str) -> str:
-    return "Your hand now: " + text_twin
+    return tr("Your hand now:") + " " + text_twin
 
 
 def not_in_hand(*, dealt: bool) -> str:
-    return "You are not in a hand right now." + (
-        " Wait for the next deal." if dealt else " Press Start on the board to deal."
-    )
+    if dealt:
+        return tr("You are not in a hand right now. Wait for the next deal.")
+    return tr("You are not in a hand right now. Press Start on the board to deal.")

@@ -57,6 +57,7 @@ from pancog.game.events import (
     UpcardTurned,
     WentOut,
 )
+from pancog.game.i18n import N_, current, tr, trn
 from pancog.game.melds import Meld
 from pancog.game.rules import Rules
 from pancog.game.state import DrawSource, EndReason, HandState, Phase, PlayerStatus, Pot, Step, TableState
@@ -81,7 +82,7 @@ def _in_play(state: TableState, names: Names) -> tuple[Card | None, str, InPlayH
     if t is None or t.drawn is None or t.step not in (Step.DRAWN, Step.MUST_USE):
         return None, "", "plucked"
     s = state.seat(t.seat)
-    who = image_name(names, s.player_id)[0] if s is not None else f"seat {t.seat + 1}"
+    who = image_name(names, s.player_id)[0] if s is not None else tr("seat {number}", number=t.seat + 1)
     how: InPlayHow = (
         "taken" if t.source is DrawSource.OPTION else "forced" if t.source is DrawSource.FORCED else "plucked"
     )
@@ -117,7 +118,7 @@ def table_snapshot(
         )
     in_play, by, how = _in_play(state, names)
     return TableSnapshot(
-        title=title[:80] or "Pan table",
+        title=title[:80] or tr("Pan table"),
         hand_no=state.hand_no,
         seats=tuple(seats),
         to_act=index_of.get(to_act) if to_act is not None else None,
@@ -133,6 +134,7 @@ def table_snapshot(
         doubles_tops=state.doubles_tops,
         notes=tuple(plain_text(n) for n in notes[-3:]),
         four_color=four_color,
+        lang=current(),
     )
 
 
@@ -143,30 +145,43 @@ def _to_act(state: TableState) -> int | None:
 
 
 def _cause_text(cause: object) -> str:
-    return {"invalid_meld": "an invalid spread", "abandoned": "abandoning the hand"}.get(str(cause), str(cause))
+    if str(cause) == "invalid_meld":
+        return tr("an invalid spread")
+    if str(cause) == "abandoned":
+        return tr("abandoning the hand")
+    return str(cause)
 
 
 def end_text(state: TableState, names: Names, e: HandEnded) -> str:
     who = seat_name(state, names, e.winner)
+    n = e.hand_no
     match e.reason:
         case EndReason.OUT:
-            return f"Hand {e.hand_no} is over: **{who}** went out."
+            return tr("Hand {n} is over: **{name}** went out.", n=n, name=who)
         case EndReason.LONE:
-            return f"Hand {e.hand_no} is over: everyone else went on top, **{who}** takes the tops."
+            return tr("Hand {n} is over: everyone else went on top, **{name}** takes the tops.", n=n, name=who)
         case EndReason.NOBODY:
-            return f"Hand {e.hand_no} is over: nobody played; the tops carry over."
+            return tr("Hand {n} is over: nobody played; the tops carry over.", n=n)
         case EndReason.SPLIT:
-            pair = " and ".join(seat_name(state, names, s) for s in e.splitters)
-            return f"Hand {e.hand_no} is over: {pair} split the tops."
+            first, second = (seat_name(state, names, s) for s in (*e.splitters, None, None)[:2])
+            return tr("Hand {n} is over: {first} and {second} split the tops.", n=n, first=first, second=second)
         case EndReason.SETTLED:
-            return f"Hand {e.hand_no} is over: **{who}** is the last player in action and is paid as the board lies."
+            return tr(
+                "Hand {n} is over: **{name}** is the last player in action and is paid as the board lies.",
+                n=n,
+                name=who,
+            )
         case EndReason.VOID:
-            return f"Hand {e.hand_no} is void: the stock ran out. Pays made stand; the tops carry over."
-    return f"Hand {e.hand_no} is over."
+            return tr("Hand {n} is void: the stock ran out. Pays made stand; the tops carry over.", n=n)
+    return tr("Hand {n} is over.", n=n)
+
+
+def _pot_name(pot: str) -> str:
+    return tr("the doubles tops") if pot == Pot.DOUBLES.value else tr("the singles tops")
 
 
 def _account_name(state: TableState, names: Names, account: int | Pot) -> str:
-    return f"the {account.value} tops" if isinstance(account, Pot) else seat_name(state, names, account)
+    return _pot_name(account.value) if isinstance(account, Pot) else seat_name(state, names, account)
 
 
 def _chip_lines(state: TableState, names: Names, moves: Sequence[ChipsMoved]) -> list[str]:
@@ -179,26 +194,48 @@ def _chip_lines(state: TableState, names: Names, moves: Sequence[ChipsMoved]) ->
     for (payee, reason), items in groups.items():
         total = sum(m.amount for m in items)
         if reason is ChipReason.ANTE:
-            lines.append(f"Antes: {chips(total)} into the {payee} tops.")
+            lines.append(tr("Antes: {chips} into {tops}.", chips=chips(total), tops=_pot_name(payee)))
             continue
         if reason is ChipReason.RAKE:
             continue
-        payee_name = f"the {payee} tops" if not payee.isdigit() else seat_name(state, names, int(payee))
+        payee_name = _pot_name(payee) if not payee.isdigit() else seat_name(state, names, int(payee))
         payers = ", ".join(f"{_account_name(state, names, m.payer)} {m.amount}" for m in items)
-        what = {
-            ChipReason.CONDITION: "for conditions",
-            ChipReason.OUTS: "for the outs",
-            ChipReason.GOING_OUT: "for going out",
-            ChipReason.BUST_OUT: "bust-out bonus",
-            ChipReason.TOPS: "the tops",
-            ChipReason.SPLIT: "a share of the split tops",
-            ChipReason.REFUND: "refunds from a foul hand",
-            ChipReason.TOPS_REFUND: "tops refunded",
-            ChipReason.FORFEIT: "forfeit",
-            ChipReason.FORFEIT_BACK: "forfeit returned",
-        }.get(reason, reason.value)
-        lines.append(f"{payee_name} receives {chips(total)} — {what} ({payers}).")
+        what = _reason_words(reason)
+        lines.append(
+            tr(
+                "{payee} receives {chips} — {what} ({payers}).",
+                payee=payee_name,
+                chips=chips(total),
+                what=what,
+                payers=payers,
+            )
+        )
     return lines
+
+
+def _reason_words(reason: ChipReason) -> str:
+    match reason:
+        case ChipReason.CONDITION:
+            return tr("for conditions")
+        case ChipReason.OUTS:
+            return tr("for the outs")
+        case ChipReason.GOING_OUT:
+            return tr("for going out")
+        case ChipReason.BUST_OUT:
+            return tr("bust-out bonus")
+        case ChipReason.TOPS:
+            return tr("the tops")
+        case ChipReason.SPLIT:
+            return tr("a share of the split tops")
+        case ChipReason.REFUND:
+            return tr("refunds from a foul hand")
+        case ChipReason.TOPS_REFUND:
+            return tr("tops refunded")
+        case ChipReason.FORFEIT:
+            return tr("forfeit")
+        case ChipReason.FORFEIT_BACK:
+            return tr("forfeit returned")
+    return reason.value
 
 
 def describe_events(before: TableState, after: TableState, names: Names, events: Sequence[Event]) -> list[str]:
@@ -208,7 +245,7 @@ def describe_events(before: TableState, after: TableState, names: Names, events:
 
     def who(seat: int) -> str:
         s = before.seat(seat) or after.seat(seat)
-        return name_of(names, s.player_id) if s is not None else f"seat {seat + 1}"
+        return name_of(names, s.player_id) if s is not None else tr("seat {number}", number=seat + 1)
 
     for e in events:
         if e.private_to is not None:
@@ -216,74 +253,103 @@ def describe_events(before: TableState, after: TableState, names: Names, events:
         match e:
             case SeatTaken():
                 s = after.seat(e.seat)
-                lines.append(
-                    f"{name_of(names, e.player_id)} sat down"
-                    + (f" with {chips(s.stack)}" if s is not None else "")
-                    + (", playing doubles" if e.doubles else "")
-                    + "."
-                )
+                lines.append(_sat_line(name_of(names, e.player_id), s.stack if s is not None else None, e.doubles))
             case SeatLeft():
-                lines.append(f"{name_of(names, e.player_id)} left the table.")
+                lines.append(tr("{name} left the table.", name=name_of(names, e.player_id)))
             case CashedOut():
-                lines.append(f"{name_of(names, e.player_id)} took {chips(e.amount)} back to the bank.")
+                lines.append(
+                    tr("{name} took {chips} back to the bank.", name=name_of(names, e.player_id), chips=chips(e.amount))
+                )
             case AwaySet():
-                lines.append(f"{who(e.seat)} is {'away' if e.away else 'back'}.")
+                lines.append(
+                    tr("{name} is away.", name=who(e.seat)) if e.away else tr("{name} is back.", name=who(e.seat))
+                )
             case HandStarted():
                 lines.append(
-                    f"Hand {e.hand_no} dealt to {plural(len(e.dealt), 'player')}; {who(e.first)} is first hand."
+                    tr(
+                        "Hand {n} dealt to {players}; {name} is first hand.",
+                        n=e.hand_no,
+                        players=plural(len(e.dealt), "player"),
+                        name=who(e.first),
+                    )
                 )
             case UpcardTurned():
-                lines.append(f"The upcard is {e.card.pretty}.")
+                lines.append(tr("The upcard is {card}.", card=e.card.pretty))
             case Declared():
-                verb = "knocked — plays" if e.playing else "went on top"
-                lines.append(f"{who(e.seat)} {verb}{' (changed)' if e.changed else ''}.")
+                if e.playing:
+                    line = tr("{name} knocked — plays (changed).") if e.changed else tr("{name} knocked — plays.")
+                else:
+                    line = tr("{name} went on top (changed).") if e.changed else tr("{name} went on top.")
+                lines.append(line.format(name=who(e.seat)))
             case PlayStarted():
-                lines.append(f"Play starts: {who(e.seat)} draws first.")
+                lines.append(tr("Play starts: {name} draws first.", name=who(e.seat)))
             case CardPlucked():
-                lines.append(f"{who(e.seat)} plucked {e.card.pretty}.")
+                lines.append(tr("{name} plucked {card}.", name=who(e.seat), card=e.card.pretty))
             case OptionTaken():
-                lines.append(f"{who(e.seat)} took the option card {e.card.pretty}.")
+                lines.append(tr("{name} took the option card {card}.", name=who(e.seat), card=e.card.pretty))
             case Melded():
                 laid = cards_text([*([e.drawn] if e.drawn else []), *e.cards])
-                pays = f", a condition worth {units(e.units)}" if e.units else ""
-                kind = {"new": "melded", "add": "added", "split": "added and split", "borrow": "borrowed to meld"}
-                lines.append(f"{who(e.seat)} {kind.get(e.kind.value, 'melded')} {laid}{pays}.")
+                line = _meld_line(e.kind.value).format(name=who(e.seat), cards=laid)
+                if e.units:
+                    line = tr("{play}, a condition worth {units}.", play=line, units=units(e.units))
+                else:
+                    line += "."
+                lines.append(line)
             case Discarded():
-                lines.append(f"{who(e.seat)} discarded {e.card.pretty}.")
+                lines.append(tr("{name} discarded {card}.", name=who(e.seat), card=e.card.pretty))
             case Forced():
-                where = "back on" if e.back else "on"
-                lines.append(f"{who(e.caller)} forced {e.card.pretty} {where} {who(e.target)}.")
+                forced = (
+                    tr("{name} forced {card} back on {target}.") if e.back else tr("{name} forced {card} on {target}.")
+                )
+                lines.append(forced.format(name=who(e.caller), card=e.card.pretty, target=who(e.target)))
             case PluckVoided():
-                lines.append(f"{who(e.seat)}'s pluck {e.card.pretty} is dead.")
+                lines.append(tr("{name}'s pluck {card} is dead.", name=who(e.seat), card=e.card.pretty))
             case FoulCalled():
-                caller = "The floor" if e.caller is None else who(e.caller)
-                cause = f" for {_cause_text(e.cause)}" if e.cause is not None else ""
-                lines.append(f"{caller} called {who(e.target)}'s hand foul{cause}.")
+                caller = tr("The floor") if e.caller is None else who(e.caller)
+                if e.cause is not None:
+                    lines.append(
+                        tr(
+                            "{caller} called {name}'s hand foul for {cause}.",
+                            caller=caller,
+                            name=who(e.target),
+                            cause=_cause_text(e.cause),
+                        )
+                    )
+                else:
+                    lines.append(tr("{caller} called {name}'s hand foul.", caller=caller, name=who(e.target)))
             case MakeGoodDemanded():
-                lines.append(f"{who(e.seat)} must make meld {e.meld} good.")
+                lines.append(tr("{name} must make meld {meld} good.", name=who(e.seat), meld=e.meld))
             case HandFouled():
-                lines.append(f"{who(e.seat)}'s hand is foul: dead for this hand, and still pays.")
+                lines.append(tr("{name}'s hand is foul: dead for this hand, and still pays.", name=who(e.seat)))
             case PlayerQuit():
-                lines.append(f"{who(e.seat)} left the hand (still pays to the end of it).")
+                lines.append(tr("{name} left the hand (still pays to the end of it).", name=who(e.seat)))
             case PlayerBusted():
-                lines.append(f"{who(e.seat)} is out of chips — busted.")
+                lines.append(tr("{name} is out of chips — busted.", name=who(e.seat)))
             case SplitOffered():
-                lines.append(f"{who(e.seat)} offers to split the tops.")
+                lines.append(tr("{name} offers to split the tops.", name=who(e.seat)))
             case SplitDeclined():
-                lines.append(f"{who(e.seat)} declined to split the tops.")
+                lines.append(tr("{name} declined to split the tops.", name=who(e.seat)))
             case MarriedSplitOffered():
                 lines.append(
-                    f"{who(e.seat)} and {who(e.partner)} are married splitters and the last two in action: the split "
-                    f"is offered automatically. {who(e.partner)} may accept or decline; {who(e.seat)} may withdraw it."
+                    tr(
+                        "{name} and {partner} are married splitters and the last two in action: the split is offered "
+                        "automatically. {partner} may accept or decline; {name} may withdraw it.",
+                        name=who(e.seat),
+                        partner=who(e.partner),
+                    )
                 )
             case DrawDeclined():
-                lines.append(f"{who(e.seat)} did not draw again; the first pluck is the next player's option card.")
+                lines.append(
+                    tr("{name} did not draw again; the first pluck is the next player's option card.", name=who(e.seat))
+                )
             case StockReshuffled():
-                lines.append(f"The stock ran out: {plural(e.count, 'card')} from the discards were reshuffled.")
+                lines.append(
+                    tr("The stock ran out: {cards} from the discards were reshuffled.", cards=plural(e.count, "card"))
+                )
             case TimedOut():
-                lines.append(f"{who(e.seat)}'s time ran out; the minimal move was played.")
+                lines.append(tr("{name}'s time ran out; the minimal move was played.", name=who(e.seat)))
             case WentOut():
-                lines.append(f"**{who(e.seat)} went out!**")
+                lines.append(tr("**{name} went out!**", name=who(e.seat)))
             case HandEnded():
                 lines.extend(_chip_lines(after, names, moves))
                 moves = []
@@ -296,14 +362,41 @@ def describe_events(before: TableState, after: TableState, names: Names, events:
     return lines
 
 
-_ITEM_WORDS = {
-    ChipReason.CONDITION: "conditions",
-    ChipReason.OUTS: "outs",
-    ChipReason.GOING_OUT: "going out",
-    ChipReason.BUST_OUT: "bust-out",
-    ChipReason.REFUND: "refund",
-    ChipReason.FORFEIT_BACK: "forfeit back",
-}
+def _sat_line(name: str, stack: int | None, doubles: bool) -> str:
+    if stack is None:
+        return tr("{name} sat down, playing doubles.", name=name) if doubles else tr("{name} sat down.", name=name)
+    if doubles:
+        return tr("{name} sat down with {chips}, playing doubles.", name=name, chips=chips(stack))
+    return tr("{name} sat down with {chips}.", name=name, chips=chips(stack))
+
+
+def _meld_line(kind: str) -> str:
+    """A meld's public line without its end: ``{name}`` and ``{cards}`` still to fill."""
+    match kind:
+        case "add":
+            return tr("{name} added {cards}")
+        case "split":
+            return tr("{name} added and split {cards}")
+        case "borrow":
+            return tr("{name} borrowed to meld {cards}")
+    return tr("{name} melded {cards}")
+
+
+def _item_words(reason: ChipReason) -> str:
+    match reason:
+        case ChipReason.CONDITION:
+            return tr("conditions")
+        case ChipReason.OUTS:
+            return tr("outs")
+        case ChipReason.GOING_OUT:
+            return tr("going out")
+        case ChipReason.BUST_OUT:
+            return tr("bust-out")
+        case ChipReason.REFUND:
+            return tr("refund")
+        case ChipReason.FORFEIT_BACK:
+            return tr("forfeit back")
+    return reason.value
 
 
 def outcome_snapshot(
@@ -334,12 +427,12 @@ def outcome_snapshot(
         if isinstance(payer, Pot):
             tops[payer] = tops.get(payer, 0) + sum(items.values())
             continue
-        note = ", ".join(f"{_ITEM_WORDS.get(reason, reason.value)} {n}" for reason, n in items.items() if n)
+        note = ", ".join(f"{_item_words(reason)} {n}" for reason, n in items.items() if n)
         payments.append(PaymentSnapshot(payer=who(payer)[0], chips=sum(items.values()), note=note))
     order = {user: i for i, user in enumerate(result.players)}
     nets = sorted(result.nets, key=lambda kv: (kv[0] != winner, -kv[1], order.get(kv[0], 0)))
     return OutcomeSnapshot(
-        title=title[:80] or "Pan table",
+        title=title[:80] or tr("Pan table"),
         hand_no=result.hand_no,
         winner=who(winner)[0],
         melds=meld_snapshots(melds, rules),
@@ -352,6 +445,7 @@ def outcome_snapshot(
         payments=tuple(payments),
         nets=tuple(NetSnapshot(name=who(user)[0], chips=n, computer=who(user)[1]) for user, n in nets),
         four_color=four_color,
+        lang=current(),
     )
 
 
@@ -380,29 +474,36 @@ def board_text(
     seated = sum(1 for s in state.seats if s is not None)
     latest = f"{headline(lines)} " if lines else ""
     if hand is None:
-        nxt = "hand 1" if state.hand_no == 0 else f"hand {state.hand_no + 1}"
-        todo = "Press **Start** to deal it." if practice else "Join, then press **Start**."
-        head += f"{latest}{seated} seated, waiting to deal {nxt}. {todo}"
+        todo = tr("Press **Start** to deal it.") if practice else tr("Join, then press **Start**.")
+        waiting = tr("{seated} seated, waiting to deal hand {n}.", seated=seated, n=state.hand_no + 1)
+        head += f"{latest}{waiting} {todo}"
     else:
         from pancog.game import engine
 
         actor = engine.to_act(state)
-        phase = "declaring" if hand.phase is Phase.DECLARING else "playing"
-        head += f"hand {hand.hand_no}, {phase}. {latest}"
+        if hand.phase is Phase.DECLARING:
+            head += tr("hand {n}, declaring.", n=hand.hand_no) + f" {latest}"
+        else:
+            head += tr("hand {n}, playing.", n=hand.hand_no) + f" {latest}"
         if actor is not None:
-            head += f"**{seat_name(state, names, actor)}** to act."
+            head += tr("**{name}** to act.", name=seat_name(state, names, actor))
         if hand.last_declarer is not None:  # a declaration that can still change (RULES.md §2.5): say until when
             window = declaration_note(state, names, hand.last_declarer, you=False)
             head += f" {window}" if window else ""
         t = hand.turn
         if t is not None and t.drawn is not None and t.step in (Step.DRAWN, Step.MUST_USE):
-            head += f" Card up: {t.drawn.pretty}."
-    head += f" Tops: {state.singles_tops}" + (f" + {state.doubles_tops} doubles" if state.doubles_tops else "") + "."
+            head += " " + tr("Card up: {card}.", card=t.drawn.pretty)
+    if state.doubles_tops:
+        head += " " + tr("Tops: {singles} + {doubles} doubles.", singles=state.singles_tops, doubles=state.doubles_tops)
+    else:
+        head += " " + tr("Tops: {singles}.", singles=state.singles_tops)
     return head[:1900]
 
 
 def _is_chip_line(line: str) -> bool:
-    return line.startswith("Antes:") or " receives " in line
+    antes = tr("Antes: {chips} into {tops}.").split("{")[0]
+    receives = tr("{payee} receives {chips} — {what} ({payers}).").split("{chips}")[0].split("}")[-1]
+    return line.startswith(antes) or receives in line
 
 
 def headline(lines: Sequence[str]) -> str:
@@ -414,7 +515,7 @@ def headline(lines: Sequence[str]) -> str:
 def board_in_words(lines: Sequence[str], twin: str) -> str:
     """PRIVATE (the Text view button): the board in words: the recent events and the image's text twin."""
     recent = "\n".join(f"• {line}" for line in lines[-12:])
-    body = f"**Recent**\n{recent}\n" if recent else ""
+    body = f"**{tr('Recent')}**\n{recent}\n" if recent else ""
     return (body + f"```\n{twin[: 1900 - len(body)]}\n```")[:2000]
 
 
@@ -423,7 +524,7 @@ def nets_text(result: HandResult, names: Names) -> str:
     outcome image, the replay and the ledger), biggest win first."""
     order = {user: i for i, user in enumerate(result.players)}
     rows = sorted(result.nets, key=lambda item: (-item[1], order[item[0]]))
-    return "\n".join(f"{name_of(names, user)}: **{signed(n)}**" for user, n in rows) or "No chips changed hands."
+    return "\n".join(f"{name_of(names, user)}: **{signed(n)}**" for user, n in rows) or tr("No chips changed hands.")
 
 
 def hand_over_title(text: str) -> str:
@@ -433,7 +534,7 @@ def hand_over_title(text: str) -> str:
 
 def practice_stranger(host: str) -> str:
     """PRIVATE refusal: someone not seated tried to play at a practice table."""
-    return f"This is {host}'s practice table. Start your own with /pan practice."
+    return tr("This is {host}'s practice table. Start your own with /pan practice.", host=host)
 
 
 def seats_text(state: TableState, names: Names) -> str:
@@ -443,28 +544,32 @@ def seats_text(state: TableState, names: Names) -> str:
             continue
         tags = [chips(s.stack)]
         if s.doubles:
-            tags.append("doubles")
+            tags.append(tr("doubles"))
         if s.away:
-            tags.append("away")
+            tags.append(tr("away"))
         if s.leaving:
-            tags.append("leaving")
+            tags.append(tr("leaving"))
         rows.append(f"{i + 1}. {name_of(names, s.player_id)} — {', '.join(tags)}")
-    return "\n".join(rows) or "No one is seated."
+    return "\n".join(rows) or tr("No one is seated.")
 
 
 def turn_ping(user_id: int, what: str, *, declaring: bool) -> str:
     """PUBLIC: the short line that mentions the person to act. ``what``: the last public line of
     what happened (never a card still in a hand)."""
-    todo = "your turn to declare: /knock or /sluff." if declaring else "your turn: /draw, /take or My hand."
+    todo = tr("your turn to declare: /knock or /sluff.") if declaring else tr("your turn: /draw, /take or My hand.")
     return f"{what} <@{user_id}>, {todo}".strip()[:2000]
 
 
 def turn_dm(channel: str | None) -> str:
     """PRIVATE (DM, "every turn"): it is the player's turn."""
-    return f"Your turn at the Pan table in #{channel}." if channel else "Your turn at your Pan table."
+    return (
+        tr("Your turn at the Pan table in #{channel}.", channel=channel)
+        if channel
+        else tr("Your turn at your Pan table.")
+    )
 
 
-OUTS_NOT_SEATED = (
+OUTS_NOT_SEATED = N_(
     "You are not playing at this table, so you have no outs to call. To see what a player's board would collect, "
     "name them: `/outs player:@name`."
 )
@@ -475,17 +580,22 @@ def outs_text(state: TableState, names: Names, seat: int, chips_now: int, *, you
     who = seat_name(state, names, seat)
     hand = state.hand
     if hand is None:
-        return "No hand is in progress, so there are no outs to call."
+        return tr("No hand is in progress, so there are no outs to call.")
     player = hand.players[seat]
     if player is None or player.status not in (PlayerStatus.IN, PlayerStatus.UNDECLARED):
-        return ("You are" if you else f"{who} is") + " not in action in this hand, so there are no outs to call."
-    what = "outs + going-out units" if state.rules.going_out_units else "the outs"
-    board = "Your board" if you else f"{who}'s board"
-    return f"{board} would collect {chips(chips_now)} on going out now ({what})."
+        if you:
+            return tr("You are not in action in this hand, so there are no outs to call.")
+        return tr("{name} is not in action in this hand, so there are no outs to call.", name=who)
+    what = tr("outs + going-out units") if state.rules.going_out_units else tr("the outs")
+    if you:
+        return tr("Your board would collect {chips} on going out now ({what}).", chips=chips(chips_now), what=what)
+    return tr(
+        "{name}'s board would collect {chips} on going out now ({what}).", name=who, chips=chips(chips_now), what=what
+    )
 
 
-BOARD_REPOSTED = "The board is posted again below."
-CONFIRM_LEAVE = (
+BOARD_REPOSTED = N_("The board is posted again below.")
+CONFIRM_LEAVE = N_(
     "Leave during this hand? You keep paying to its end (conditions, the outs, going out) and cannot play it. "
     "You stand up when it ends."
 )
@@ -493,130 +603,160 @@ CONFIRM_LEAVE = (
 
 def confirm_leave_undeclared(ante: int, forfeit: int) -> str:
     """PRIVATE: the question before leaving a hand one was dealt into and has not declared yet (he goes on top)."""
-    extra = f" and pay a forfeit of {chips(forfeit)} into them" if forfeit else ""
-    return (
-        f"Leave during this hand? You have not declared yet, so you go on top: you lose your ante ({chips(ante)}, "
-        f"already in the tops){extra}. The rest of your stack goes back to your bank now."
+    if forfeit:
+        return tr(
+            "Leave during this hand? You have not declared yet, so you go on top: you lose your ante ({ante}, already "
+            "in the tops) and pay a forfeit of {forfeit} into them. The rest of your stack goes back to your bank now.",
+            ante=chips(ante),
+            forfeit=chips(forfeit),
+        )
+    return tr(
+        "Leave during this hand? You have not declared yet, so you go on top: you lose your ante ({ante}, already "
+        "in the tops). The rest of your stack goes back to your bank now.",
+        ante=chips(ante),
     )
 
 
-CONFIRM_CLOSE = "Close the table in the middle of a hand? The hand is abandoned and every stack goes back to its bank."
-CONFIRM_BUTTONS = {"leave": ("Leave", "Stay"), "close": ("Close the table", "Keep playing")}
-NOTHING_DONE = "Nothing changed."
+CONFIRM_CLOSE = N_(
+    "Close the table in the middle of a hand? The hand is abandoned and every stack goes back to its bank."
+)
+CONFIRM_BUTTONS = {"leave": (N_("Leave"), N_("Stay")), "close": (N_("Close the table"), N_("Keep playing"))}
+NOTHING_DONE = N_("Nothing changed.")
 
 
 def could_not_sit(reason: str) -> str:
     """PRIVATE: /pan open opened the table but could not seat its host."""
-    return f"You could not sit down: {reason}"
+    return tr("You could not sit down: {reason}", reason=reason)
 
 
 def sat_down(stack: int, *, doubles: bool = False, bank: int | None = None, season: bool = False) -> str:
     """PRIVATE: the answer to /pan join (with the bank left; ``season``: a bank season's table) or the Join button."""
-    text = f"You sat down with {chips(stack)}{' (doubles)' if doubles else ''}."
-    return text if bank is None else f"{text} {'Season bank' if season else 'Bank'}: {chips(bank)}."
+    text = (
+        tr("You sat down with {chips} (doubles).", chips=chips(stack))
+        if doubles
+        else tr("You sat down with {chips}.", chips=chips(stack))
+    )
+    if bank is None:
+        return text
+    left = tr("Season bank: {chips}.", chips=chips(bank)) if season else tr("Bank: {chips}.", chips=chips(bank))
+    return f"{text} {left}"
 
 
 def left_table(gone: bool) -> str:
     """PRIVATE: the answer to /pan leave (``gone``: stood up now; else at the end of the hand)."""
     if gone:
-        return "You left; your stack is back in your bank."
-    return "You will leave when this hand ends (you still pay until then)."
+        return tr("You left; your stack is back in your bank.")
+    return tr("You will leave when this hand ends (you still pay until then).")
 
 
 def hand_dealt(hand_no: int) -> str:
     """PRIVATE: the answer to /pan start."""
-    return f"Hand {hand_no} dealt. Your hand comes by DM; **My hand** on the board shows it too."
+    return tr("Hand {n} dealt. Your hand comes by DM; **My hand** on the board shows it too.", n=hand_no)
 
 
 def table_closed(returned: Mapping[int, int], names: Names) -> str:
     """PUBLIC: /pan close, with what went back to each bank."""
     lines = [f"{name_of(names, u)}: {chips(n)}" for u, n in returned.items()]
-    return "Table closed. Chips back to the bank:\n" + ("\n".join(lines) or "none")
+    return tr("Table closed. Chips back to the bank:") + "\n" + ("\n".join(lines) or tr("none"))
 
 
 def rules_text(preset: str, lines: Sequence[str]) -> str:
     """PRIVATE: /pan rules — the table's house rules, one bullet each (≤ 2000 characters)."""
     text = "\n".join(f"• {line}" for line in lines)
-    return f"**{preset} rules**\n{text}"[:2000]
+    return (tr("**{preset} rules**", preset=preset) + f"\n{text}")[:2000]
 
 
 def floor_fouled(who: str) -> str:
     """PRIVATE: a moderator who is not seated made the floor's foul call."""
-    return f"The floor called {shown(who)}'s hand foul."
+    return tr("The floor called {name}'s hand foul.", name=shown(who))
 
 
 def not_seated_here(who: str) -> str:
     """PRIVATE refusal: the member named in a command has no seat at this table."""
-    return f"{shown(who)} is not seated at this table."
+    return tr("{name} is not seated at this table.", name=shown(who))
 
 
 def practice_title(player: str) -> str:
     """The title of a practice table (board and images)."""
-    return f"Practice: {player} vs the computer"
+    return tr("Practice: {player} vs the computer", player=player)
 
 
 def practice_opened(*, opponents: int, level: str, real_chips: bool, next_hand_delay: float | None) -> str:
     """PRIVATE: the answer to /pan practice once everyone is seated and the first hand dealt."""
-    chips_used = "chips from your bank" if real_chips else "practice chips (your bank is untouched)"
+    chips_used = tr("chips from your bank") if real_chips else tr("practice chips (your bank is untouched)")
     after = (
-        f"the next hand is dealt {next_hand_delay:g} s after each hand ends"
+        tr("the next hand is dealt {seconds} s after each hand ends", seconds=f"{next_hand_delay:g}")
         if next_hand_delay is not None
-        else "press Start"
+        else tr("press Start")
     )
-    return (
-        f"Practice table: you against {plural(opponents, f'{level} computer player')}, "
-        f"playing {chips_used}. Your hand is in your DMs and under **My hand**; `/hint` suggests a play; {after}. "
-        "`/pan close` ends the session."
+    return tr(
+        "Practice table: you against {opponents}, playing {chips}. Your hand is in your DMs and under "
+        "**My hand**; `/hint` suggests a play; {after}. `/pan close` ends the session.",
+        opponents=trn("{n} {level} computer player", "{n} {level} computer players", opponents, level=level),
+        chips=chips_used,
+        after=after,
     )
 
 
 def computer_seated(name: str, stack: int) -> str:
     """PRIVATE: the answer to /pan addbot."""
-    return f"{name} sat down with {chips(stack)}. It plays through the same commands as everyone, at a human pace."
+    return tr(
+        "{name} sat down with {chips}. It plays through the same commands as everyone, at a human pace.",
+        name=name,
+        chips=chips(stack),
+    )
 
 
 def table_title(channel_name: str | None) -> str:
     """A table's title when its host gave none."""
-    return f"Pan at #{channel_name}" if channel_name else "Pan table"
+    return tr("Pan at #{channel}", channel=channel_name) if channel_name else tr("Pan table")
 
 
 def countdown_line(name: str, deadline: int) -> str:
     """The board's countdown line (Discord renders ``<t:..:R>`` live)."""
-    return f" ⏱ {name} to play · time runs out <t:{deadline}:R>"
+    return " ⏱ " + tr("{name} to play · time runs out {when}", name=name, when=f"<t:{deadline}:R>")
 
 
 def missing_permissions(where: str, error: str) -> str:
-    return (
-        f"I can't post the Pan table in {where}: Discord says I am missing permissions ({error}). "
+    return tr(
+        "I can't post the Pan table in {where}: Discord says I am missing permissions ({error}). "
         "Please give me View Channel, Send Messages, Attach Files and Embed Links there "
         "(and Send Messages in Threads for a thread). The game is saved; the board comes back "
-        "with the next move once I can post."
+        "with the next move once I can post.",
+        where=where,
+        error=error,
     )
 
 
 def _cashouts(returned: Iterable[tuple[int, int]], names: Names) -> str:
-    return "\n".join(f"{name_of(names, u)}: {chips(n)}" for u, n in returned) or "none"
+    return "\n".join(f"{name_of(names, u)}: {chips(n)}" for u, n in returned) or tr("none")
 
 
 def channel_deleted(returned: Mapping[int, int], names: Names) -> str:
-    return "Your Pan table's channel was deleted, so the table is closed. Chips back to the bank:\n" + _cashouts(
-        returned.items(), names
+    return (
+        tr("Your Pan table's channel was deleted, so the table is closed. Chips back to the bank:")
+        + "\n"
+        + _cashouts(returned.items(), names)
     )
 
 
-WELCOME_BACK = "Welcome back: you will be dealt in from the next hand."
-MARKED_AWAY = (
+WELCOME_BACK = N_("Welcome back: you will be dealt in from the next hand.")
+MARKED_AWAY = N_(
     "Your time ran out twice in a row at a Pan table, so you are marked **away**: you will not be dealt in, "
     "and you will be stood up (stack back to your bank) when this hand ends. Use `/pan back` there to stay."
 )
 
 
 def time_warning(name: str, seconds_left: float) -> str:
-    return f"⏰ {name}: {int(seconds_left)} s left to play."
+    return "⏰ " + tr("{name}: {seconds} s left to play.", name=name, seconds=int(seconds_left))
 
 
 def idle_closed(cashouts: Iterable[tuple[int, int]], names: Names) -> str:
-    return "This table closed after 30 minutes without a hand. Chips back to the bank:\n" + _cashouts(cashouts, names)
+    return (
+        tr("This table closed after 30 minutes without a hand. Chips back to the bank:")
+        + "\n"
+        + _cashouts(cashouts, names)
+    )
 
 
 OLD_BOARD = "An earlier board: the table's board is the newest one below."
