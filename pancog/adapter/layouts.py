@@ -12,7 +12,7 @@ import discord
 
 from pancog.adapter.limits import cut
 
-__all__ = ["V2_TEXT_MAX", "card_layout"]
+__all__ = ["V2_TEXT_MAX", "card_layout", "notice"]
 
 V2_TEXT_MAX = 4000  # all text displays of one message together, as Discord limits them
 
@@ -38,3 +38,14 @@ def card_layout(
         box.add_item(row)
     layout.add_item(box)
     return layout
+
+
+def notice(
+    text: str, file: discord.File | None = None, *, buttons: Sequence[discord.ui.Item[Any]] = ()
+) -> discord.ui.LayoutView:
+    """A public post as Components V2: ``text`` (mentions in it notify as in content, within the message's
+    ``allowed_mentions``), then the image ``file`` carries (sent with the message; its own description is the
+    alt text), then ``buttons``."""
+    if file is None:
+        return card_layout(text, buttons=buttons)
+    return card_layout(text, file.filename, alt=file.description, buttons=buttons)

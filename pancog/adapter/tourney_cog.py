@@ -31,7 +31,7 @@ from pancog.adapter.effects import send_once
 from pancog.adapter.errors import BadOption, send_ephemeral
 from pancog.adapter.forms import TourneyForm, TourneyValues
 from pancog.adapter.groups import IN_TOURNEY
-from pancog.adapter.layouts import card_layout
+from pancog.adapter.layouts import card_layout, notice
 from pancog.adapter.presenters.common import image_name_of, name_of
 from pancog.adapter.presenters.tournament import (
     TOURNEY_BAD_NUMBERS,
@@ -648,8 +648,9 @@ class TourneyCog(PanCog, name="PanTourney"):
     ) -> None:
         channel = self.rt.bot.get_partial_messageable(channel_id, guild_id=guild_id)
         mentions = discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(u) for u in users])
-        extra = {"file": file} if file is not None else {}
-        await edge.post(self.rt.bot, channel, text, about=edge.STATIC, allowed_mentions=mentions, **extra)
+        extra: dict[str, Any] = {"file": file} if file is not None else {}
+        view = notice(text, file)  # the mentions in its text display notify, as in content
+        await edge.post(self.rt.bot, channel, about=edge.STATIC, view=view, allowed_mentions=mentions, **extra)
 
     async def _table_opened(self, t: Tournament, event: TableOpened) -> None:
         humans = [p for p in event.player_ids if p > 0]
@@ -711,7 +712,8 @@ class TourneyCog(PanCog, name="PanTourney"):
         users = [winner] if winner and winner > 0 else []
         mentions = discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(u) for u in users])
         try:
-            message = await send_once(self.rt.bot, channel, key, text, allowed_mentions=mentions, file=file)
+            view = notice(text, file)  # the standings image under the words
+            message = await send_once(self.rt.bot, channel, key, None, view=view, allowed_mentions=mentions, file=file)
         except (discord.Forbidden, discord.NotFound) as exc:
             raise Permanent(str(exc)) from exc
         return message.id
