@@ -22,7 +22,7 @@ from pancog.adapter.base import PanCog
 from pancog.adapter.checks import is_moderator
 from pancog.adapter.errors import BadOption, send_ephemeral
 from pancog.adapter.groups import IN_ADMIN, IN_ANYWHERE, IN_PAN, IN_SEASON
-from pancog.adapter.layouts import card_layout
+from pancog.adapter.layouts import card_layout, notice
 from pancog.adapter.presenters.admin import NEEDS_MODERATOR
 from pancog.adapter.presenters.common import image_name_of, name_of
 from pancog.adapter.presenters.league import (
@@ -175,7 +175,8 @@ class LeagueCog(PanCog, name="PanLeague"):
             channel = self.rt.bot.get_partial_messageable(session.channel_id, guild_id=session.guild_id)
             names = await self.rt.names.fetch(self.rt.guild_of(session), returned)
             with contextlib.suppress(discord.HTTPException):
-                await edge.post(self.rt.bot, channel, season_table_closed(returned, names), about=edge.STATIC)
+                view = notice(season_table_closed(returned, names))
+                await edge.post(self.rt.bot, channel, about=edge.STATIC, view=view)
         return closed
 
     async def roles_report(self, guild: discord.Guild | None, season: SeasonRow, keys: list[str]) -> str | None:
