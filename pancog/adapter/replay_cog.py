@@ -27,6 +27,7 @@ from pancog.adapter.board import ALT_TEXT_LIMIT
 from pancog.adapter.checks import moderator
 from pancog.adapter.errors import PanView, answer, deliver, send_ephemeral
 from pancog.adapter.groups import IN_ANYWHERE, IN_PAN
+from pancog.adapter.layouts import notice
 from pancog.adapter.presenters.common import WITHHELD, name_of
 from pancog.adapter.presenters.replay import (
     JUMP_NOT_OFFERED,
@@ -200,7 +201,8 @@ class ReplayCog(PanCog, name="PanReplays"):
         if isinstance(channel, discord.abc.Messageable):
             public = reveal_announcement(name_of(names, interaction.user.id), hand, waiting)
             none = discord.AllowedMentions.none()
-            await deliver(lambda: edge.post(rt.bot, channel, public, about=edge.STATIC, allowed_mentions=none))
+            view = notice(public)
+            await deliver(lambda: edge.post(rt.bot, channel, about=edge.STATIC, view=view, allowed_mentions=none))
         await send_ephemeral(interaction, reveal_answer(hand, waiting), about=edge.about(session))
 
     async def names_in(self, interaction: discord.Interaction[Any], replay: HandReplay) -> dict[int, str]:
@@ -275,7 +277,7 @@ class ReplayCog(PanCog, name="PanReplays"):
 
         def send() -> Any:
             file = discord.File(io.BytesIO(gif), filename=filename, description=alt)
-            return edge.post(self.rt.bot, channel, caption, about=about, file=file)
+            return edge.post(self.rt.bot, channel, about=about, file=file, view=notice(caption, file))
 
         posted = await deliver(send)
         if posted is None:

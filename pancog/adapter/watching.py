@@ -22,7 +22,8 @@ import discord
 
 from pancog.adapter import edge
 from pancog.adapter.base import acknowledge
-from pancog.adapter.errors import PanView, answer, deliver, send_ephemeral
+from pancog.adapter.errors import answer, deliver, send_ephemeral
+from pancog.adapter.layouts import notice
 from pancog.adapter.presenters.common import name_of
 from pancog.adapter.presenters.replay import (
     WATCH_BUTTON,
@@ -62,14 +63,11 @@ class Watching:
         player = interaction.user.id
         self.watch.grant(table_id, player, watcher)
         text = watch_announcement(name_of(rt.names_of(interaction.guild_id or 0), player), f"<@{watcher}>")
-        view = PanView()
-        view.add_item(WatchButton(table_id, player))
+        view = notice(text, buttons=[WatchButton(table_id, player)])  # the button opens the watcher's view
         channel = interaction.channel
         if isinstance(channel, discord.abc.Messageable):
             mentions = discord.AllowedMentions(users=[discord.Object(id=watcher)], everyone=False, roles=False)
-            await deliver(
-                lambda: edge.post(rt.bot, channel, text, about=edge.STATIC, view=view, allowed_mentions=mentions)
-            )
+            await deliver(lambda: edge.post(rt.bot, channel, about=edge.STATIC, view=view, allowed_mentions=mentions))
         view.stop()
         await send_ephemeral(interaction, watch_granted(f"<@{watcher}>"))
 
@@ -82,7 +80,8 @@ class Watching:
         channel = interaction.channel
         if isinstance(channel, discord.abc.Messageable):
             none = discord.AllowedMentions.none()
-            await deliver(lambda: edge.post(rt.bot, channel, text, about=edge.STATIC, allowed_mentions=none))
+            view = notice(text)
+            await deliver(lambda: edge.post(rt.bot, channel, about=edge.STATIC, view=view, allowed_mentions=none))
         await send_ephemeral(interaction, WATCH_STOPPED_PRIVATE)
 
     async def show(self, interaction: discord.Interaction[Any], table_id: int, player_id: int) -> None:
