@@ -193,7 +193,7 @@ async def test_a_late_entrant_is_told_where_they_sit_and_register_goes_when_regi
         seats=4,
         buy_in=100,
         late_levels=1,
-        level_minutes=0.1,
+        level_minutes=0.25,  # 15 s: the late registration below comes in level 1 even on a loaded machine
         antes="10,20,40,80,160,320,640,1280",
         starting_stack=2000,
         title="Late MTT",
