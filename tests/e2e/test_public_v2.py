@@ -18,7 +18,8 @@ from tests.e2e.conftest import Pan
 from tests.e2e.public_posts import classic_posts, ping_line
 from tests.e2e.scenarios import TWO_SHOE
 from tests.e2e.test_table_commands import play_two
-from tests.e2e.test_tourney import public, wait_until_over
+from tests.e2e.test_tourney import public
+from tests.e2e.test_tourney_floor import play_sit_and_go
 from tests.fakediscord.models import FakeMessage
 
 
@@ -93,15 +94,7 @@ def quick_tourney(monkeypatch: pytest.MonkeyPatch) -> None:
 async def test_a_tournament_posts_only_v2(quick_tourney: None, pan: Pan) -> None:
     """A sit-and-go to its end: its announcement, the table's start, each knock-out and the results (with the
     standings image) are V2 messages; the mentions they carry are the only ones ``allowed_mentions`` lets notify."""
-    host, ana, bo, _ = pan.users
-    service = pan.rt.tournaments
-    assert service is not None
-    await pan.slash(host, "tourney create", seats=4, buy_in=100, antes="10,20,40,80,160,320,640", level_minutes=0.05)
-    for user in (host, ana, bo):
-        await pan.slash(user, "tourney register")
-    (t,) = service.tournaments
-    await pan.slash(host, "tourney addbots", count=1, level="easy")
-    await wait_until_over(pan, t.tournament_id)
+    await play_sit_and_go(pan)
     await asyncio.sleep(0.5)
     await pan.settle()
 
