@@ -10,7 +10,7 @@ from typing import Any
 
 import discord
 
-from pancog.adapter.limits import cut
+from pancog.adapter.limits import cut, fit_file
 
 __all__ = ["V2_TEXT_MAX", "card_layout", "notice"]
 
@@ -45,7 +45,8 @@ def notice(
 ) -> discord.ui.LayoutView:
     """A public post as Components V2: ``text`` (mentions in it notify as in content, within the message's
     ``allowed_mentions``), then the image ``file`` carries (sent with the message; its own description is the
-    alt text), then ``buttons``."""
-    if file is None:
+    alt text; a file over Discord's size is left out of the layout, as the send leaves it out), then ``buttons``."""
+    shown = fit_file(file) if file is not None else None  # alt text within 1,024; an image too large is not sent
+    if shown is None:
         return card_layout(text, buttons=buttons)
-    return card_layout(text, file.filename, alt=file.description, buttons=buttons)
+    return card_layout(text, shown.filename, alt=shown.description, buttons=buttons)
