@@ -1,5 +1,6 @@
-"""``layouts.notice``: a public post's words, its image and buttons as one Components V2 layout, within Discord's
-limits (tests/fakediscord/components.py checks the same limits on every message a test sends)."""
+"""Components V2 layouts the adapter builds: ``layouts.notice`` (a public post's words, its image and buttons,
+within Discord's limits, which tests/fakediscord/components.py checks on every message a test sends) and the
+edge's withheld V2 edit."""
 
 from __future__ import annotations
 
@@ -7,8 +8,11 @@ import io
 
 import discord
 
+from pancog.adapter import edge
 from pancog.adapter.layouts import notice
 from pancog.adapter.limits import FILE_SIZE_MAX
+from pancog.adapter.presenters.common import WITHHELD
+from pancog.game.i18n import speaking, tr
 from tests.fakediscord import components
 
 
@@ -37,3 +41,13 @@ def test_notice_leaves_out_an_image_too_large_to_send() -> None:
     """The send drops a file over Discord's size (logged): a gallery pointing at it would be refused."""
     layout = notice("Shared hand", _png(size=FILE_SIZE_MAX + 1))
     assert _seen(layout).images == [] and _seen(layout).texts == ["Shared hand"]
+
+
+def test_a_withheld_v2_edit_says_the_safe_sentence_in_the_users_language() -> None:
+    """A V2 message cannot go back to content: the edge's safe sentence becomes its text display, translated like
+    the content it replaces (a constant is translated when it is sent)."""
+    with speaking("es"):
+        content, kwargs = edge._withheld_edit({"view": discord.ui.LayoutView()})
+        spanish = tr(WITHHELD)
+    assert content is None and spanish != WITHHELD
+    assert _seen(kwargs["view"]).texts == [spanish]
