@@ -11,6 +11,7 @@ from typing import Any
 import discord
 
 from pancog.adapter.limits import cut, fit_file
+from pancog.game.i18n import tr
 
 __all__ = ["V2_TEXT_MAX", "card_layout", "notice"]
 
@@ -46,6 +47,7 @@ def notice(
     """A public post as Components V2: ``text`` (mentions in it notify as in content, within the message's
     ``allowed_mentions``), then the image ``file`` carries (sent with the message; its own description is the
     alt text; a file over Discord's size is left out of the layout, as the send leaves it out), then ``buttons``."""
+    text = tr(text)  # a fixed sentence (a presenter's constant) in this task's language, as content is (fitted)
     shown = fit_file(file) if file is not None else None  # alt text within 1,024; an image too large is not sent
     if shown is None:
         return card_layout(text, buttons=buttons)

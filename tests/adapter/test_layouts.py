@@ -51,3 +51,10 @@ def test_a_withheld_v2_edit_says_the_safe_sentence_in_the_users_language() -> No
         spanish = tr(WITHHELD)
     assert content is None and spanish != WITHHELD
     assert _seen(kwargs["view"]).texts == [spanish]
+
+
+def test_notice_says_a_constant_in_the_tasks_language() -> None:
+    """A presenter's constant posted as a notice is translated when sent, as content is."""
+    with speaking("es"):
+        spanish = tr(WITHHELD)
+        assert _seen(notice(WITHHELD)).texts == [spanish] != [WITHHELD]
