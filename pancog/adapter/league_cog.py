@@ -26,9 +26,11 @@ from pancog.adapter.layouts import card_layout
 from pancog.adapter.presenters.admin import NEEDS_MODERATOR
 from pancog.adapter.presenters.common import image_name_of, name_of
 from pancog.adapter.presenters.league import (
+    FINAL_STANDINGS_TITLE,
     NO_LEAGUE,
     SERIES_NEEDS_BOTH,
     SERIES_SHOWN,
+    STANDINGS_TITLE,
     WEB_NOT_RUNNING,
     divisions_text,
     excluded_text,
@@ -270,7 +272,7 @@ class LeagueCog(PanCog, name="PanLeague"):
             return
         info = await self.league().season_info(interaction.guild_id or 0, season)
         names = await rt.names.fetch(info.season.guild_id, season_people(info))
-        await send_ephemeral(interaction, season_standings(info, names, title="Standings"))
+        await send_ephemeral(interaction, season_standings(info, names, title=STANDINGS_TITLE))
 
     # ------------------------------------------------------------------ /panadmin season
 
@@ -315,7 +317,7 @@ class LeagueCog(PanCog, name="PanLeague"):
         info = await league.end_season(guild_id)  # owes the winners' role, in the same transaction
         await self.announce_season_end(guild_id, info.season.scope_id if info.season.mode == "bank" else None)
         names = await rt.names.fetch(guild_id, season_people(info))
-        text = season_standings(info, names, title="Final standings")
+        text = season_standings(info, names, title=FINAL_STANDINGS_TITLE)
         _, keys = await league.season_roles(guild_id, info.season.number)
         report = await self.roles_report(interaction.guild, info.season, keys)
         if report is not None:
