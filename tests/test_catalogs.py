@@ -12,7 +12,7 @@ import pytest
 
 from pancog.adapter.language import COMMAND_CONTEXT, COMMAND_LANGUAGES
 from pancog.game import i18n
-from tests.support.catalogs import TRANSLATED, command_descriptions, compiled, read, template
+from tests.support.catalogs import TRANSLATED, compiled, read, template
 
 
 def english_ids(lang: str = "es") -> list[str | tuple[str, ...]]:
@@ -24,10 +24,12 @@ def english_ids(lang: str = "es") -> list[str | tuple[str, ...]]:
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_every_marked_sentence_is_translated(lang: str) -> None:
     catalog = read(lang)
-    commands = set(command_descriptions())
     missing = []
-    for msgid in english_ids(lang):
-        message = catalog.get(msgid, context=COMMAND_CONTEXT if msgid in commands else None)
+    for wanted in template():  # a sentence may also be a command description: each is looked up in its context
+        msgid = wanted.id
+        if not msgid or (wanted.context == COMMAND_CONTEXT and lang not in COMMAND_LANGUAGES):
+            continue
+        message = catalog.get(msgid, context=wanted.context)
         forms = message.string if message is not None else None
         done = (isinstance(forms, tuple) and all(forms)) or (isinstance(forms, str) and bool(forms))
         if message is None or message.fuzzy or not done:

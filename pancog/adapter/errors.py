@@ -205,8 +205,10 @@ def user_message(error: BaseException) -> str | None:
     if isinstance(error, app_commands.CommandInvokeError):
         error = error.original
     if isinstance(error, NotationError):  # it quotes what the player typed: shown, never obeyed
-        return shown(error.message, limit=CONTENT_MAX)
-    if isinstance(error, PanError | BadOption):
+        return shown(error.said(), limit=CONTENT_MAX)
+    if isinstance(error, PanError):
+        return error.said()  # in the reader's language
+    if isinstance(error, BadOption):
         return error.message
     if isinstance(error, app_commands.MissingPermissions):
         return NEEDS_MODERATOR

@@ -213,13 +213,15 @@ class Rules:
         """
         base = PRESETS.get(name)
         if base is None:
-            raise RuleViolation(f"Unknown rules preset '{name}'. Presets: {', '.join(PRESETS)}.")
+            raise RuleViolation(
+                N_("Unknown rules preset '{name}'. Presets: {presets}."), name=name, presets=", ".join(PRESETS)
+            )
         if not 1 <= edition <= PRESET_EDITION:
-            raise RuleViolation(f"Unknown rules edition {edition}.")
+            raise RuleViolation(N_("Unknown rules edition {edition}."), edition=edition)
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(overrides) - names)
         if unknown:
-            raise RuleViolation(f"Unknown table option {unknown[0]}.")
+            raise RuleViolation(N_("Unknown table option {option}."), option=unknown[0])
         earlier: dict[str, object] = {}
         for older in range(PRESET_EDITION - 1, edition - 1, -1):  # the newest change first, older ones over it
             earlier.update(EARLIER_EDITIONS.get(older, {}).get(name, {}))
