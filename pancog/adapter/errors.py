@@ -33,6 +33,7 @@ from pancog.adapter.presenters.admin import NEEDS_MODERATOR
 from pancog.adapter.presenters.common import SOMETHING_WRONG
 from pancog.adapter.safety import shown
 from pancog.game.errors import NotationError, PanError
+from pancog.game.i18n import N_, tr
 
 __all__ = [
     "BadOption",
@@ -57,6 +58,7 @@ __all__ = [
 ]
 
 log = logging.getLogger("pan.cog")
+CANNOT_USE_HERE = N_("You can't use that here.")
 
 
 class BadOption(app_commands.AppCommandError):
@@ -213,7 +215,7 @@ def user_message(error: BaseException) -> str | None:
     if isinstance(error, app_commands.MissingPermissions):
         return NEEDS_MODERATOR
     if isinstance(error, app_commands.CheckFailure | app_commands.TransformerError):
-        return str(error) or "You can't use that here."
+        return str(error) or tr(CANNOT_USE_HERE)
     return None
 
 
