@@ -97,7 +97,7 @@ async def beyond_a_hand(pan: Pan, readers: list[Reader]) -> dict[str, str]:
     said["rating board"] = await step(a, "pan leaderboard", metric="rating")
     said["replay"] = await step(a, "pan replay", hand=1)
     said["rules"] = await step(b, "pan rules")
-    said["guide"] = await step(a, "pan guide")
+    said["guide"] = await step(a, "pan help")
     # hostile input, refused privately in the player's language (a series that is not there, a hostile title)
     said["no series"] = await step(b, "pan standings", series="<@&1> **x** @everyone")
     said["long title"] = await step(a, "tourney create", channel=lobby, title="x" * 2000)
