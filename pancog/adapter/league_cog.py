@@ -17,7 +17,7 @@ from typing import Any, Literal
 import discord
 from discord import app_commands
 
-from pancog.adapter import edge
+from pancog.adapter import edge, language
 from pancog.adapter.base import PanCog
 from pancog.adapter.checks import is_moderator
 from pancog.adapter.errors import BadOption, send_ephemeral
@@ -57,6 +57,7 @@ from pancog.adapter.presenters.league import (
     winner_role_note,
 )
 from pancog.adapter.runtime import PanRuntime
+from pancog.game import i18n
 from pancog.infra.renderq import Priority
 from pancog.services.league import WINNER_PLACES, LeagueService, SeasonRow, parse_points
 from pancog.services.ledger import BankScope
@@ -177,7 +178,9 @@ class LeagueCog(PanCog, name="PanLeague"):
             channel = self.rt.bot.get_partial_messageable(session.channel_id, guild_id=session.guild_id)
             names = await self.rt.names.fetch(self.rt.guild_of(session), returned)
             with contextlib.suppress(discord.HTTPException):
-                await edge.post(self.rt.bot, channel, season_table_closed(returned, names), about=edge.STATIC)
+                with i18n.speaking(language.for_guild(self.rt, session.guild_id)):  # public: the server's language
+                    text = season_table_closed(returned, names)
+                await edge.post(self.rt.bot, channel, text, about=edge.STATIC)
         return closed
 
     async def roles_report(self, guild: discord.Guild | None, season: SeasonRow, keys: list[str]) -> str | None:
