@@ -108,6 +108,7 @@ class TournamentInfo:
     tables: tuple[tuple[int, tuple[int, ...]], ...]  # (table no, player ids)
     results: tuple[tuple[int, int | None, int], ...]  # (player id, place, prize) once finished
     registered: tuple[int, ...] = ()  # before the start: the registered players, in the order they registered
+    hand_for_hand: tuple[int, ...] | None = None  # on the bubble: the tables the others wait for (None: not)
 
 
 TournamentEvent = (

@@ -20,6 +20,7 @@ from pancog.services.tables import NoTableHere, TableConfig, TableSession
 
 from . import rules
 from .balancer import BalanceTable, plan
+from .bubble import on_bubble
 from .clock import Clock
 from .core import RESULTS_POST, ChannelFactory, Core
 from .events import PlayerMoved, PlayerOut, PlayerSeated, TableOpened, TournamentFinished, TournamentStarted
@@ -234,10 +235,15 @@ class Floor:
             return (await tx.balances([chips]))[chips]
 
     async def eliminate(self, t: Tournament) -> None:
-        """Entries at idle tables that cannot cover the ante are out (ranked later by their start-of-hand stack)."""
+        """Entries at idle tables that cannot cover the ante are out (ranked later by their start-of-hand stack).
+
+        Each table's busts form one group (one hand) — except hand-for-hand on the bubble, where the busts wait until
+        every table has finished its hand and then form one group together (different tables share the place)."""
         ante = self.clock.now(t).ante
+        bubble = on_bubble(t, registration_open=self.clock.registration_open(t))
+        found: list[list[tuple[Entry, TTable, int | None]]] = []
         for tt, session in self.idle_tables(t):
-            out: list[tuple[Entry, int]] = []
+            out: list[tuple[Entry, TTable, int | None]] = []
             for e in t.alive():
                 seat = session.find_seat(e.player_id) if e.table_no == tt.table_no else None
                 s = session.state.seats[seat] if seat is not None else None
@@ -253,27 +259,53 @@ class Floor:
                         away.entry(e.entry_id).away = True
                         await self.core.commit(away)
                 if s.stack <= ante:
-                    out.append((e, seat))
-            if not out:
-                continue
-            draft = self.core.draft(t)
-            draft.t.bust_groups += 1
-            for e, seat in out:
-                busted = draft.entry(e.entry_id)
-                busted.status = EntryStatus.OUT
-                busted.bust_group = draft.t.bust_groups
-                seat_now = session.state.seats[seat]
-                # not dealt the last hand (seated after its deal): the stack now is the stack at its start
-                busted.start_stack = tt.hand_stacks.get(e.entry_id, seat_now.stack if seat_now is not None else 0)
-                busted.end_stack = seat_now.stack if seat_now is not None else 0
-            await self.core.commit(draft)
-            open_ = self.clock.registration_open(t)
-            for entry_id, place in rules.knockout_places(t, [e.entry_id for e, _ in out]).items():
-                player = t.entries[entry_id].player_id
-                again = open_ and len(t.entries_of(player)) < t.config.entries_per_player
-                prize = 0 if open_ else rules.place_prize(t, place)
-                self.core.emit(PlayerOut(t.tournament_id, player, entry_id, again, place, prize))
+                    now = session.state.seats[seat]
+                    out.append((e, tt, now.stack if now is not None else 0))
+            if out:
+                found.append(out)
+        if bubble and self.hands_in_progress(t):
+            found = []  # the round is not over: its busts are put out together once every table has finished
+        elif bubble and found:
+            found = [[bust for group in found for bust in group]]
+        for out in found:
+            await self._knock_out(t, out)
         await self.clear_out(t)
+
+    async def _knock_out(self, t: Tournament, out: list[tuple[Entry, TTable, int | None]]) -> None:
+        """Put out the entries of one hand (or one hand-for-hand round): one bust group, then the knock-out lines."""
+        draft = self.core.draft(t)
+        draft.t.bust_groups += 1
+        for e, tt, stack_now in out:
+            busted = draft.entry(e.entry_id)
+            busted.status = EntryStatus.OUT
+            busted.bust_group = draft.t.bust_groups
+            # not dealt the last hand (seated after its deal): the stack now is the stack at its start
+            busted.start_stack = tt.hand_stacks.get(e.entry_id, stack_now or 0)
+            busted.end_stack = stack_now or 0
+        await self.core.commit(draft)
+        open_ = self.clock.registration_open(t)
+        places = rules.knockout_places(t, [e.entry_id for e, _, _ in out])
+        won = rules.knockout_prizes(t, places)
+        for entry_id, (place, _tied) in places.items():
+            player = t.entries[entry_id].player_id
+            again = open_ and len(t.entries_of(player)) < t.config.entries_per_player
+            prize = 0 if open_ else won[entry_id]
+            self.core.emit(PlayerOut(t.tournament_id, player, entry_id, again, place, prize))
+
+    def hands_in_progress(self, t: Tournament) -> list[int]:
+        """The open tables (numbers) still playing a hand."""
+        busy = []
+        for tt in t.open_tables():
+            with contextlib.suppress(NoTableHere):
+                if self.tables.get(tt.table_id).in_hand:
+                    busy.append(tt.table_no)
+        return busy
+
+    def hand_for_hand(self, t: Tournament) -> tuple[int, ...] | None:
+        """None unless the tournament plays hand-for-hand; else the tables the others wait for (empty: none)."""
+        if t.status is not Status.RUNNING or not on_bubble(t, registration_open=self.clock.registration_open(t)):
+            return None
+        return tuple(self.hands_in_progress(t))
 
     async def clear_out(self, t: Tournament) -> None:
         """Entries that are out leave their table (between hands); what is left of their chips (less than an ante)
@@ -325,6 +357,8 @@ class Floor:
         now = self.clock.may_deal(t)
         if now is None:
             return
+        if self.hand_for_hand(t):
+            return  # hand-for-hand: no table deals before every table has finished its hand
         ante = now.ante
         for tt, session in self.idle_tables(t):
             if session.rules.ante_chips != ante:

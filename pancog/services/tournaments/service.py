@@ -150,6 +150,11 @@ class TournamentService:
     def registration_open(self, t: Tournament) -> bool:
         return self._clock.registration_open(t)
 
+    def hand_for_hand(self, tournament_id: int) -> tuple[int, ...] | None:
+        """None unless the tournament plays hand-for-hand on the bubble; else the tables (numbers) still playing the
+        round's hand, which every other table waits for (empty: the next round is about to be dealt)."""
+        return self._floor.hand_for_hand(self.get(tournament_id))
+
     # ------------------------------------------------------------------ life cycle
 
     async def load(self) -> int:
@@ -400,6 +405,7 @@ class TournamentService:
                 for e in sorted(t.entries.values(), key=lambda x: x.entry_id)
                 if e.status is EntryStatus.REGISTERED
             ),
+            hand_for_hand=self._floor.hand_for_hand(t),
         )
 
     def standings_now(self, tournament_id: int) -> list[tuple[int, int, int | None]]:
