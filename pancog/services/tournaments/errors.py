@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from pancog.game.errors import PanError
+from pancog.game.i18n import N_
 
 __all__ = [
     "AlreadyRegistered",
+    "BadDeal",
     "BadSchedule",
     "BadTournamentOption",
+    "DealAlreadyAccepted",
+    "NoDeal",
     "NoSuchTournament",
+    "NotInDeal",
     "NotRegistered",
     "NotTournamentHost",
     "RegistrationClosed",
@@ -76,3 +81,30 @@ class TournamentNotRunning(TournamentStateError):
 
     def __init__(self) -> None:
         super().__init__("The tournament is not running.")
+
+
+class BadDeal(PanError):
+    """A deal that cannot be proposed now (not at the final table, one pending, a part left to play for too big)."""
+
+    code = "bad_deal"
+
+
+class NoDeal(PanError):
+    code = "no_deal"
+
+    def __init__(self) -> None:
+        super().__init__(N_("There is no deal waiting for an answer in this tournament."))
+
+
+class NotInDeal(PanError):
+    code = "not_in_deal"
+
+    def __init__(self) -> None:
+        super().__init__(N_("Only the players left at the final table answer this deal."))
+
+
+class DealAlreadyAccepted(PanError):
+    code = "deal_already_accepted"
+
+    def __init__(self) -> None:
+        super().__init__(N_("You have already accepted this deal."))

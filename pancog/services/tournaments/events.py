@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .deal_events import DealAccepted, DealDeclined, DealDone, DealProposed
 from .model import Format, Status
 from .ranking import Finish
 
@@ -120,4 +121,8 @@ TournamentEvent = (
     | LevelUp
     | TournamentFinished
     | TournamentCancelled
+    | DealProposed
+    | DealAccepted
+    | DealDeclined
+    | DealDone
 )

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Sequence
+from typing import Protocol
 
 from pancog.game import engine
 from pancog.game.actions import SetAway, SetStakes, Sit, Stand, StartHand, Timeout
@@ -22,9 +24,21 @@ from . import rules
 from .balancer import BalanceTable, plan
 from .bubble import on_bubble
 from .clock import Clock
-from .core import RESULTS_POST, ChannelFactory, Core
+from .core import RESULTS_POST, ChannelFactory, Core, Rows
 from .events import PlayerMoved, PlayerOut, PlayerSeated, TableOpened, TournamentFinished, TournamentStarted
 from .model import Entry, EntryStatus, Status, Tournament, TTable
+from .ranking import Finish
+
+
+class Deals(Protocol):
+    """What the floor asks the final-table deals (:class:`~.deal.DealDesk`)."""
+
+    async def hold(self, t: Tournament) -> bool: ...
+
+    def at_finish(
+        self, t: Tournament, won: dict[int, int], finishes: Sequence[Finish]
+    ) -> tuple[dict[int, int], dict[int, int], list[Rows]]: ...
+
 
 __all__ = ["Floor", "NotServedHere"]
 
@@ -44,6 +58,7 @@ class Floor:
         self.tables = core.tables
         self.channels = channels  # where a new table is played (None: its own id)
         self._returning: set[tuple[int, int]] = set()  # (tournament, player) back from away, not yet stored
+        self.desk: Deals | None = None  # final-table deals (:meth:`keep_deals`): a proposal holds the next deal
 
     # ------------------------------------------------------------------ the start
 
@@ -101,7 +116,13 @@ class Floor:
                 self.core.emit(PlayerMoved(t.tournament_id, t.entries[m.entry_id].player_id, m.from_table, m.to_table))
         if not result.final_table and result.waiting and len(t.open_tables()) > 1 and len(t.alive()) <= t.config.seats:
             return  # the final table waits for the last hands in progress
+        if self.desk is not None and await self.desk.hold(t):
+            return  # a deal is proposed: no new hand until it is answered
         await self.deal_idle(t)
+
+    def keep_deals(self, desk: Deals) -> None:
+        """The final-table deals this floor asks before each deal and at the finish (the service's own)."""
+        self.desk = desk
 
     def picture(self, t: Tournament) -> list[BalanceTable]:
         out = []
@@ -393,17 +414,21 @@ class Floor:
     async def finish(self, t: Tournament) -> None:
         """Rank the field, close the tables, pay the prizes from escrow (one journal) and end the tournament."""
         result = rules.results(t, [(e.entry_id, self.chips_of(t, e.player_id)) for e in t.alive()])
+        won, now = dict(result.prizes), dict(result.prizes)
+        rows: list[Rows] = []
+        if self.desk is not None:  # a final-table deal replaces the top places' prizes (some perhaps paid already)
+            won, now, rows = self.desk.at_finish(t, won, result.finishes)
         await self.close_tables(t)
         draft = self.core.draft(t)
         for f in result.finishes:
             e = draft.entry(f.entry_id)
-            e.place, e.tied, e.prize = f.place, f.tied, result.prizes.get(f.entry_id, 0)
+            e.place, e.tied, e.prize = f.place, f.tied, won.get(f.entry_id, 0)
         draft.t.status = Status.FINISHED
         draft.t.finished_ms = self.core.now_ms()
         results = (f"tny:{t.tournament_id}:results", RESULTS_POST, {"tournament_id": t.tournament_id})
-        payouts = (rules.payout_legs(t, result.prizes), "payouts", "tournament prizes")
-        await self.core.commit(draft, [payouts], [results])
-        self.core.emit(TournamentFinished(t.tournament_id, result.finishes, dict(result.prizes)))
+        payouts = (rules.payout_legs(t, {k: v for k, v in now.items() if v}), "payouts", "tournament prizes")
+        await self.core.commit(draft, [payouts], [results], rows)
+        self.core.emit(TournamentFinished(t.tournament_id, result.finishes, {k: v for k, v in won.items() if v}))
 
     # ------------------------------------------------------------------ away players
 

@@ -41,6 +41,7 @@ from pancog.services.tables import Applied, NoTableHere, NotHost, TableService
 from . import rules
 from .clock import Clock
 from .core import RESULTS_POST, ChannelFactory, Core
+from .deal import Deal, DealDesk
 from .errors import NoSuchTournament, TournamentStateError
 from .events import (
     LevelUp,
@@ -103,6 +104,8 @@ class TournamentService:
         self._clock = Clock(self._core)
         self._floor = Floor(self._core, self._clock, channel_factory)
         self._registry = Registry(self._core, self._clock, self._floor)
+        self._desk = DealDesk(self._core, self._floor)
+        self._floor.keep_deals(self._desk)
         tables.subscribe(self._on_applied)
 
     # ------------------------------------------------------------------ listeners and the clock
@@ -160,7 +163,10 @@ class TournamentService:
     async def load(self) -> int:
         """Read every tournament that is not over (after ``TableService.load``) — in a cluster only those of the
         guilds on this process's shards — then call :meth:`kick`."""
-        return await self._registry.load(self.tables.store.shards)
+        found = await self._registry.load(self.tables.store.shards)
+        async with self.ledger.storage.transaction(write=False) as tx:
+            await self._desk.load(tx, list(self._core.tournaments))
+        return found
 
     async def finished(self, tournament_id: int) -> Tournament:
         """A tournament, read from storage if it is not in memory (a finished one is not loaded at start-up: the
@@ -309,6 +315,38 @@ class TournamentService:
         await self.set_away(self._core.by_table[table_id], player_id, False)
         return True
 
+    # ------------------------------------------------------------------ final-table deals
+
+    def deal(self, tournament_id: int) -> Deal | None:
+        """The tournament's deal (asked, proposed or made), if any."""
+        return self._desk.deals.get(tournament_id)
+
+    async def propose_deal(
+        self, tournament_id: int, user_id: int, kind: str, keep: int = 0, *, moderator: bool = False
+    ) -> Deal:
+        """A chip chop (``chip``) or ICM (``icm``) split of the prizes still to be won, ``keep`` chips left to play
+        for: proposed now between hands, else when the hand in progress ends (no new hand until it is answered).
+
+        Raises:
+            BadDeal, NotTournamentHost (neither a player left, the host nor a moderator).
+        """
+        t = self.get(tournament_id)
+        async with self._core.lock(tournament_id):
+            return await self._desk.propose(t, user_id, kind, keep, moderator=moderator)
+
+    async def accept_deal(self, tournament_id: int, player_id: int) -> Deal:
+        """Accept the proposed deal; the last acceptance pays it (and ends the tournament, unless a part is left to
+        play for). Raises NoDeal, NotInDeal (a bystander), DealAlreadyAccepted (a second click)."""
+        t = self.get(tournament_id)
+        async with self._core.lock(tournament_id):
+            return await self._desk.accept(t, player_id)
+
+    async def decline_deal(self, tournament_id: int, user_id: int, *, moderator: bool = False) -> None:
+        """Decline (withdraw) the deal not yet made: play goes on. Raises NoDeal, NotInDeal."""
+        t = self.get(tournament_id)
+        async with self._core.lock(tournament_id):
+            await self._desk.decline(t, user_id, moderator=moderator)
+
     # ------------------------------------------------------------------ the table loop
 
     def _on_applied(self, applied: Applied) -> None:
@@ -353,6 +391,7 @@ class TournamentService:
             for tt in t.tables.values():
                 table_chips += sum((await tx.table_balances(tt.table_id)).values())
             payout = await tx.find_journal(f"tny:{t.tournament_id}:payouts")
+            dealt = await tx.find_journal(f"tny:{t.tournament_id}:deal")  # a deal that left a part to play for
         held = sum(b for a, b in bal.items() if a.kind is AccountKind.BANK) + table_chips
         if held + bal[Account.issued(chips)] != 0:
             problems.append(f"tournament chips not conserved: {held} held, {-bal[Account.issued(chips)]} issued")
@@ -361,7 +400,7 @@ class TournamentService:
         if t.status is Status.FINISHED:
             pool = rules.prize_pool(t)
             paid = sum(e.prize or 0 for e in t.entries.values())
-            out = -sum(p.delta for p in payout.postings if p.account == escrow) if payout is not None else 0
+            out = sum(-p.delta for j in (payout, dealt) if j is not None for p in j.postings if p.account == escrow)
             if paid != pool or out != pool:
                 problems.append(f"payouts {paid} (ledger {out}) differ from the prize pool {pool}")
         for tt in t.open_tables():
