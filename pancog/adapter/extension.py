@@ -42,8 +42,9 @@ from pancog.adapter.practice_cog import PracticeCog
 from pancog.adapter.replay_cog import REPLAY_ITEMS, ReplayCog
 from pancog.adapter.runtime import Handler, PanRuntime, attach, runtime_of
 from pancog.adapter.table_cog import ConfirmButton, GuideSelect, TableCog
+from pancog.adapter.tourney_buttons import CheckInButton
 from pancog.adapter.tourney_cog import TourneyButton, TourneyCog, TourneyThreads
-from pancog.adapter.tourney_deal_cog import DealButton, TourneyDealCog
+from pancog.adapter.tourney_play_cog import DealButton, TourneyPlayCog
 from pancog.adapter.watching import WatchButton, Watching
 from pancog.infra import logs
 from pancog.infra.config import Config
@@ -112,7 +113,7 @@ def cogs(parts: Parts, boards: Boards, hands: Hands, watching: Watching, config:
     ]
     if rt.tournaments is not None:
         tourney = TourneyCog(rt, rt.tournaments, parts.threads, tick_seconds=config.tourney_tick_seconds)
-        found += [tourney, TourneyDealCog(rt, rt.tournaments, tourney)]
+        found += [tourney, TourneyPlayCog(rt, rt.tournaments, tourney)]
     return found
 
 
@@ -304,6 +305,7 @@ DYNAMIC_ITEMS = (
     GuideSelect,
     TourneyButton,
     DealButton,
+    CheckInButton,
     WatchButton,
     *REPLAY_ITEMS,
 )

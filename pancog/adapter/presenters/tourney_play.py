@@ -11,6 +11,8 @@ from pancog.game.i18n import N_, tr, trn
 __all__ = [
     "DEAL_ACCEPT",
     "DEAL_DECLINE",
+    "checked_in_now",
+    "checkin_line",
     "deal_accepted",
     "deal_asked",
     "deal_declined",
@@ -92,3 +94,16 @@ def deal_you_declined() -> str:
 
 DEAL_ACCEPT = N_("Accept the deal")
 DEAL_DECLINE = N_("Decline")
+
+
+def checkin_line(opens_at: int) -> str:
+    """PUBLIC, on a scheduled tournament's announcement: when check-in opens (a Discord timestamp)."""
+    return tr(
+        "✅ Check-in opens <t:{at}:R>: registered players who have not checked in at the start are unregistered and "
+        "refunded.",
+        at=opens_at,
+    )
+
+
+def checked_in_now(title: str) -> str:
+    return tr("You are checked in for **{title}**.", title=title)

@@ -39,6 +39,7 @@ from pancog.services.outbox import Outbox
 from pancog.services.tables import Applied, NoTableHere, NotHost, TableService
 
 from . import rules
+from .checkin import CheckIn
 from .clock import Clock
 from .core import RESULTS_POST, ChannelFactory, Core
 from .deal import Deal, DealDesk
@@ -105,6 +106,7 @@ class TournamentService:
         self._floor = Floor(self._core, self._clock, channel_factory)
         self._registry = Registry(self._core, self._clock, self._floor)
         self._desk = DealDesk(self._core, self._floor)
+        self._checkin = CheckIn(self._core)
         self._floor.keep_deals(self._desk)
         tables.subscribe(self._on_applied)
 
@@ -166,6 +168,7 @@ class TournamentService:
         found = await self._registry.load(self.tables.store.shards)
         async with self.ledger.storage.transaction(write=False) as tx:
             await self._desk.load(tx, list(self._core.tournaments))
+            await self._checkin.load(tx, list(self._core.tournaments))
         return found
 
     async def finished(self, tournament_id: int) -> Tournament:
@@ -200,6 +203,8 @@ class TournamentService:
             await self._step(t, self._tick_one)
 
     async def _tick_one(self, t: Tournament) -> None:
+        if self._clock.due(t) is not None:  # the start time: who did not check in is refunded first
+            await self._checkin.drop_no_shows(t)
         due = self._clock.due(t)
         if due == "start":
             await self._floor.start(t)
@@ -279,6 +284,9 @@ class TournamentService:
                 raise TournamentStateError("Only a tournament taking registrations can start.")
             if len([e for e in t.entries.values() if e.status is EntryStatus.REGISTERED]) < t.config.min_entries:
                 raise TournamentStateError(f"At least {t.config.min_entries} entries are needed to start.")
+            await self._checkin.drop_no_shows(t)
+            if len([e for e in t.entries.values() if e.status is EntryStatus.REGISTERED]) < 2:
+                raise TournamentStateError("Fewer than two players checked in: the tournament cannot start.")
             await self._floor.start(t)
 
     async def pause(self, tournament_id: int, user_id: int, *, moderator: bool = False) -> None:
@@ -346,6 +354,26 @@ class TournamentService:
         t = self.get(tournament_id)
         async with self._core.lock(tournament_id):
             await self._desk.decline(t, user_id, moderator=moderator)
+
+    # ------------------------------------------------------------------ check-in
+
+    def checkin_window(self, tournament_id: int) -> tuple[int, int] | None:
+        """(opens, closes) of the tournament's check-in in epoch ms; None when it has none."""
+        return self._checkin.window(self.get(tournament_id))
+
+    def checked_in(self, tournament_id: int, player_id: int) -> bool:
+        return self._checkin.checked_in(self.get(tournament_id), player_id)
+
+    async def check_in(self, tournament_id: int, player_id: int) -> None:
+        """A registered player checks in during the last ``checkin_minutes`` before the start; at the start the
+        registered people who did not are unregistered and refunded (one journal).
+
+        Raises:
+            RegistrationClosed (no check-in here, not open yet, over, already checked in), NotRegistered.
+        """
+        t = self.get(tournament_id)
+        async with self._core.lock(tournament_id):
+            await self._checkin.check_in(t, player_id)
 
     # ------------------------------------------------------------------ the table loop
 

@@ -84,9 +84,10 @@ async def three_handed(env: Env, buy_in: int = 100) -> None:
 
 
 async def test_every_player_left_accepts_once_then_the_deal_pays_and_ends_the_tournament(storage) -> None:
-    """An ICM deal asked for before the players are seated is proposed once they are (on their stacks); no hand is dealt while it waits; the computer
-    player accepts at once; a bystander and a second click are refused with nothing stored; the last acceptance pays
-    the amounts from escrow in one journal and ends the tournament; the audit balances at every step."""
+    """An ICM deal asked for before the players are seated is proposed once they are (on their stacks); no hand is
+    dealt while it waits; the computer player accepts at once; a bystander and a second click are refused with nothing
+    stored; the last acceptance pays the amounts from escrow in one journal and ends the tournament; the audit balances
+    at every step."""
     env = Env(storage, hand_seconds=30)
     await three_handed(env)
     t = env.service.get(T_ID)

@@ -11,3 +11,12 @@ CREATE TABLE tournament_deals (
     stacks        TEXT NOT NULL,  -- JSON: entry id -> tournament chips when the amounts were computed
     accepted      TEXT NOT NULL   -- JSON: the player ids who accepted
 );
+
+-- Check-in: who checked in for a scheduled tournament's start (TournamentConfig.checkin_minutes); at the start the
+-- registered players not listed here are unregistered and refunded. Owned by pancog/services/tournaments/checkin.py.
+CREATE TABLE tournament_checkins (
+    tournament_id BIGINT NOT NULL REFERENCES tournaments (tournament_id),
+    player_id     BIGINT NOT NULL,
+    checked_ms    BIGINT NOT NULL,
+    PRIMARY KEY (tournament_id, player_id)
+);

@@ -23,6 +23,7 @@ from pancog.adapter.presenters.common import name_of
 from pancog.adapter.presenters.tourney_play import (
     DEAL_ACCEPT,
     DEAL_DECLINE,
+    checked_in_now,
     deal_accepted,
     deal_asked,
     deal_declined,
@@ -40,7 +41,7 @@ from pancog.services.tournaments.errors import NoSuchTournament
 from pancog.services.tournaments.model import Tournament
 from pancog.services.tournaments.service import TournamentEvent, TournamentService
 
-__all__ = ["DealButton", "TourneyDealCog"]
+__all__ = ["DealButton", "TourneyPlayCog"]
 
 log = logging.getLogger("pan.tourney")
 
@@ -73,7 +74,7 @@ class DealButton(
         await runtime_of(interaction.client).dispatch(interaction, self.tournament_id, "tnd_" + self.verb, ())
 
 
-class TourneyDealCog(PanCog, name="PanTourneyDeal"):
+class TourneyPlayCog(PanCog, name="PanTourneyPlay"):
     """``/tourney deal`` and the deal's buttons and posts."""
 
     def __init__(self, runtime: PanRuntime, service: TournamentService, tourney: TourneyCog) -> None:
@@ -94,7 +95,26 @@ class TourneyDealCog(PanCog, name="PanTourneyDeal"):
             await self.service.decline_deal(tid, interaction.user.id, moderator=moderator)
             await send_ephemeral(interaction, deal_you_declined())
 
-        return {"tnd_accept": accept, "tnd_decline": decline}
+        async def checkin(interaction: discord.Interaction[Any], tid: int, _values: tuple[str, ...]) -> None:
+            await self.defer(interaction)
+            await self._check_in(interaction, tid)
+
+        return {"tnd_accept": accept, "tnd_decline": decline, "tnc_checkin": checkin}
+
+    async def _check_in(self, interaction: discord.Interaction[Any], tid: int) -> None:
+        await self.service.check_in(tid, interaction.user.id)
+        await send_ephemeral(interaction, checked_in_now(self.tourney._title(self.service.get(tid))))
+
+    @app_commands.command(
+        name="checkin",
+        description="Check in for a scheduled tournament (its last minutes before the start)",
+        extras=IN_TOURNEY,
+    )
+    @app_commands.describe(tournament="Which tournament (default: the one in this channel)")
+    async def checkin(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
+        t = self.tourney._pick(interaction, tournament)
+        await self.defer(interaction)
+        await self._check_in(interaction, t.tournament_id)
 
     @app_commands.command(
         name="deal",
