@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pancog.game.errors import PanError
-from pancog.game.i18n import N_
+from pancog.game.i18n import N_, tr
 
 __all__ = [
     "AlreadyRegistered",
+    "AlreadySeated",
     "BadDeal",
     "BadSchedule",
     "BadTournamentOption",
@@ -108,3 +109,19 @@ class DealAlreadyAccepted(PanError):
 
     def __init__(self) -> None:
         super().__init__(N_("You have already accepted this deal."))
+
+
+class AlreadySeated(PanError):
+    """A registration while the player still sits at a table of the same event (an entry put out whose seat is not
+    cleared yet): a second entry would sit twice and the first one's chips would follow it."""
+
+    code = "already_seated"
+
+    def __init__(self, table_no: int) -> None:
+        super().__init__(
+            tr(
+                "You are still seated at table {table} of this tournament: register again once you have left it.",
+                table=table_no,
+            )
+        )
+        self.table_no = table_no
