@@ -244,18 +244,19 @@ def test_target_tables_is_ceil():
 
 
 def test_pure_parts_import_only_the_stdlib():
-    """levels, payouts, balancer, ranking and errors import only the stdlib, each other and pancog.game.errors."""
+    """levels, payouts, balancer, ranking, bubble, chop and errors import only the stdlib, each other and
+    pancog.game.errors / pancog.game.i18n (stdlib only: the catalog markers of the refusals)."""
     import ast
     import sys
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[3] / "pancog" / "services" / "tournaments"
-    for name in ("levels", "payouts", "balancer", "ranking", "errors"):
+    for name in ("levels", "payouts", "balancer", "ranking", "bubble", "chop", "errors"):
         tree = ast.parse((root / f"{name}.py").read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 assert node.module.split(".")[0] in sys.stdlib_module_names | {"__future__"} or (
-                    node.module == "pancog.game.errors"
+                    node.module in ("pancog.game.errors", "pancog.game.i18n")
                 ), f"{name} imports {node.module}"
             elif isinstance(node, ast.Import):
                 assert all(a.name.split(".")[0] in sys.stdlib_module_names for a in node.names), name
