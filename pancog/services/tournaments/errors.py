@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pancog.game.errors import PanError
-from pancog.game.i18n import N_, tr
+from pancog.game.i18n import N_
 
 __all__ = [
     "AlreadyRegistered",
@@ -36,21 +36,21 @@ class NoSuchTournament(PanError):
     code = "no_tournament"
 
     def __init__(self) -> None:
-        super().__init__("There is no such tournament.")
+        super().__init__(N_("There is no such tournament."))
 
 
 class AlreadyRegistered(PanError):
     code = "already_registered"
 
     def __init__(self) -> None:
-        super().__init__("You are already registered in this tournament.")
+        super().__init__(N_("You are already registered in this tournament."))
 
 
 class NotRegistered(PanError):
     code = "not_registered"
 
     def __init__(self) -> None:
-        super().__init__("You are not registered in this tournament.")
+        super().__init__(N_("You are not registered in this tournament."))
 
 
 class RegistrationClosed(PanError):
@@ -61,14 +61,14 @@ class TournamentFull(PanError):
     code = "tournament_full"
 
     def __init__(self) -> None:
-        super().__init__("This tournament is full.")
+        super().__init__(N_("This tournament is full."))
 
 
 class NotTournamentHost(PanError):
     code = "not_tournament_host"
 
     def __init__(self) -> None:
-        super().__init__("Only the tournament's host or a server moderator can do that.")
+        super().__init__(N_("Only the tournament's host or a server moderator can do that."))
 
 
 class TournamentStateError(PanError):
@@ -81,7 +81,7 @@ class TournamentNotRunning(TournamentStateError):
     code = "tournament_not_running"
 
     def __init__(self) -> None:
-        super().__init__("The tournament is not running.")
+        super().__init__(N_("The tournament is not running."))
 
 
 class BadDeal(PanError):
@@ -119,9 +119,7 @@ class AlreadySeated(PanError):
 
     def __init__(self, table_no: int) -> None:
         super().__init__(
-            tr(
-                "You are still seated at table {table} of this tournament: register again once you have left it.",
-                table=table_no,
-            )
+            N_("You are still seated at table {table} of this tournament: register again once you have left it."),
+            table=table_no,
         )
         self.table_no = table_no

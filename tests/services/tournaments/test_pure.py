@@ -244,8 +244,8 @@ def test_target_tables_is_ceil():
 
 
 def test_pure_parts_import_only_the_stdlib():
-    """levels, payouts, balancer, ranking, bubble, chop and errors import only the stdlib, each other and
-    pancog.game.errors / pancog.game.i18n (stdlib only: the catalog markers of the refusals)."""
+    """levels, payouts, balancer, ranking, bubble, chop and errors import only the stdlib, each other,
+    pancog.game.errors and pancog.game.i18n (the marker of their refusals' sentences: stdlib only too)."""
     import ast
     import sys
     from pathlib import Path
