@@ -48,6 +48,7 @@ from pancog.adapter.presenters.table import (
     table_title,
 )
 from pancog.adapter.presenters.tournament import tourney_board_line
+from pancog.adapter.presenters.tourney_play import hand_for_hand_line
 from pancog.adapter.runtime import PanRuntime, runtime_of
 from pancog.game import engine, i18n
 from pancog.game.actions import AcceptSplit, Force, FoulCall, OfferSplit
@@ -298,7 +299,11 @@ class Boards:
             None if info.paused or info.status.value != "running" else int(time.time() + info.seconds_to_next_level)
         )
         total = sum(c for _, c, _ in info.chips)
-        return tourney_board_line(info.level, info.ante, next_at, info.on_break, info.alive, total)
+        line = tourney_board_line(info.level, info.ante, next_at, info.on_break, info.alive, total)
+        if info.hand_for_hand is not None:  # on the bubble: which other tables this one waits for
+            own = {tt.table_no for tt in service.get(tid).tables.values() if tt.table_id == session.table_id}
+            line += "\n" + hand_for_hand_line([n for n in info.hand_for_hand if n not in own])
+        return line
 
     def clock_line(self, session: TableSession) -> str:
         """The board's countdown: Discord renders ``<t:..:R>`` live, so no edit is needed while it runs."""

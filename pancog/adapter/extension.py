@@ -42,7 +42,9 @@ from pancog.adapter.practice_cog import PracticeCog
 from pancog.adapter.replay_cog import REPLAY_ITEMS, ReplayCog
 from pancog.adapter.runtime import Handler, PanRuntime, attach, runtime_of
 from pancog.adapter.table_cog import ConfirmButton, GuideSelect, TableCog
+from pancog.adapter.tourney_buttons import CheckInButton
 from pancog.adapter.tourney_cog import TourneyButton, TourneyCog, TourneyThreads
+from pancog.adapter.tourney_play_cog import DealButton, TourneyPlayCog
 from pancog.adapter.watching import WatchButton, Watching
 from pancog.infra import logs
 from pancog.infra.config import Config
@@ -110,7 +112,8 @@ def cogs(parts: Parts, boards: Boards, hands: Hands, watching: Watching, config:
         LeagueCog(rt, due_check_seconds=config.season_check_seconds),
     ]
     if rt.tournaments is not None:
-        found.append(TourneyCog(rt, rt.tournaments, parts.threads, tick_seconds=config.tourney_tick_seconds))
+        tourney = TourneyCog(rt, rt.tournaments, parts.threads, tick_seconds=config.tourney_tick_seconds)
+        found += [tourney, TourneyPlayCog(rt, rt.tournaments, tourney)]
     return found
 
 
@@ -295,7 +298,17 @@ def knowledge_service(watch: WatchService, reveals: RevealService, replays: Repl
     return KnowledgeService(watching=watching, revealed=reveals.revealed_to, past=replays.past_hands)
 
 
-DYNAMIC_ITEMS = (BoardButton, PlaySelect, ConfirmButton, GuideSelect, TourneyButton, WatchButton, *REPLAY_ITEMS)
+DYNAMIC_ITEMS = (
+    BoardButton,
+    PlaySelect,
+    ConfirmButton,
+    GuideSelect,
+    TourneyButton,
+    DealButton,
+    CheckInButton,
+    WatchButton,
+    *REPLAY_ITEMS,
+)
 """The buttons and selects found again from their custom_id (old messages keep working after a restart)."""
 
 

@@ -67,8 +67,10 @@ from pancog.adapter.presenters.tournament import (
     tourney_winner_role_note,
     tourney_winner_role_reason,
 )
+from pancog.adapter.presenters.tourney_play import checkin_line
 from pancog.adapter.roles import give_role
 from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
+from pancog.adapter.tourney_buttons import CheckInButton
 from pancog.ai import Level
 from pancog.game import i18n
 from pancog.game.errors import PanError
@@ -182,9 +184,14 @@ class TourneyButton(
         await runtime_of(interaction.client).dispatch(interaction, self.tournament_id, "tny_" + self.verb, ())
 
 
-def announcement_view(tournament_id: int, open_: bool, text: str) -> discord.ui.LayoutView:
-    """The lobby as a Components V2 message: its words, and Register / Unregister while registration is open."""
-    buttons = [TourneyButton(tournament_id, "register"), TourneyButton(tournament_id, "unregister")] if open_ else []
+def announcement_view(tournament_id: int, open_: bool, text: str, *, checkin: bool = False) -> discord.ui.LayoutView:
+    """The lobby as a Components V2 message: its words, and Register / Unregister while registration is open (and
+    Check in when the tournament has a check-in)."""
+    buttons: list[discord.ui.Item[Any]] = (
+        [TourneyButton(tournament_id, "register"), TourneyButton(tournament_id, "unregister")] if open_ else []
+    )
+    if checkin:
+        buttons.append(CheckInButton(tournament_id))
     return card_layout(text, buttons=buttons)
 
 
@@ -322,7 +329,11 @@ class TourneyCog(PanCog, name="PanTourney"):
             t.status.value,
             host,
         )
-        return text, announcement_view(t.tournament_id, self.service.registration_open(t), text)
+        window = self.service.checkin_window(t.tournament_id) if t.status is Status.REGISTERING else None
+        if window is not None:  # check-in: its line and its button (a click before it opens is refused privately)
+            text += "\n" + checkin_line(window[0] // 1000)
+        view = announcement_view(t.tournament_id, self.service.registration_open(t), text, checkin=window is not None)
+        return text, view
 
     @staticmethod
     def _registered(t: Tournament) -> int:
@@ -361,6 +372,7 @@ class TourneyCog(PanCog, name="PanTourney"):
         title="A name for the tournament",
         starting_stack="Tournament chips each entry starts with",
         winner_role="Moderators: a role the winner gets when it ends (the bot needs Manage Roles)",
+        checkin="Scheduled: players check in during this many minutes before the start; no-shows are refunded",
         form="Fill in a form instead (format, buy-in, seats, start, name; the rest as published)",
     )
     async def create(
@@ -382,13 +394,14 @@ class TourneyCog(PanCog, name="PanTourney"):
         starting_stack: app_commands.Range[int, 1] | None = None,
         winner_role: discord.Role | None = None,
         form: bool = False,
+        checkin: app_commands.Range[int, 0, 1440] = 0,
     ) -> None:
         if form:  # the modal is the answer; its submit creates the tournament as these options would
             await edge.modal(interaction, TourneyForm(self._create_from_form), about=edge.STATIC)
             return
         await self.create_here(
             interaction, format, buy_in, seats, start, antes, level_minutes, payouts, reentries, late_levels,
-            computers, min_entries, fee, title, starting_stack, winner_role,
+            computers, min_entries, fee, title, starting_stack, winner_role, checkin,
         )  # fmt: skip
 
     async def _create_from_form(self, interaction: discord.Interaction[Any], values: TourneyValues) -> None:
@@ -414,6 +427,7 @@ class TourneyCog(PanCog, name="PanTourney"):
         title: str | None = None,
         starting_stack: int | None = None,
         winner_role: discord.Role | None = None,
+        checkin: int = 0,
     ) -> None:
         # Everything is validated before the (private) defer's work, so a refusal changes nothing.
         options: dict[str, Any] = {
@@ -429,6 +443,7 @@ class TourneyCog(PanCog, name="PanTourney"):
             "max_entries": reentries + 1 if reentries else 1,
             "payouts": parse_numbers(payouts),
             "computers": computers,
+            "checkin_minutes": checkin,
         }
         if antes:
             options["antes"] = parse_numbers(antes)

@@ -66,6 +66,7 @@ async def test_every_command_is_a_cog_method_in_a_declared_group(harness: Harnes
         "ReplayCog",
         "LeagueCog",
         "TourneyCog",
+        "TourneyPlayCog",
     }
     synced = synced_tree(harness)
     assert {c["name"] for c in synced} == {c.name for c in bot.tree.get_commands()}
@@ -86,4 +87,5 @@ async def test_every_component_verb_has_its_one_handler(harness: Harness) -> Non
     carried = {*BUTTONS, "play", "discard"}  # the board's buttons and My hand's selects (pan:t:<table>:<verb>)
     carried |= {f"{verb}!{choice}" for verb in ("leave", "close") for choice in ("yes", "no")}  # confirmations
     carried |= {"replay", "watch", "tny_register", "tny_unregister"}  # replays, a shared hand, tournaments
+    carried |= {"tnd_accept", "tnd_decline", "tnc_checkin"}  # a tournament's deal and check-in
     assert set(runtime_of(harness.bot).handlers) == carried

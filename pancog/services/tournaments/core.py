@@ -31,7 +31,7 @@ from .events import TournamentEvent
 from .model import Entry, Tournament, TTable
 from .repository import TournamentRepository
 
-__all__ = ["RESULTS_POST", "ChannelFactory", "Core", "Draft", "Effect", "Post"]
+__all__ = ["RESULTS_POST", "ChannelFactory", "Core", "Draft", "Effect", "Post", "Rows"]
 
 log = logging.getLogger("pan.tournaments")
 
@@ -46,6 +46,9 @@ RESULTS_POST = "tourney.results"
 """The outbox kind of a tournament's results post (payload ``tournament_id``): owed in the transaction that pays the
 prizes, so a process killed right after that commit still posts them after its restart (the adapter delivers it)."""
 """Postings of a step, their idempotency key's tail (``tny:<T>:<tail>``) and the journal's reason."""
+
+Rows = Callable[[StorageTx], Awaitable[None]]
+"""More rows a step writes in its own transaction (a room's table beside the tournament's: a deal)."""
 
 _ENTRY_FIELDS = tuple(f.name for f in dataclasses.fields(Entry))
 _TABLE_FIELDS = tuple(f.name for f in dataclasses.fields(TTable))
@@ -191,16 +194,23 @@ class Core:
                 tx, postings, key=f"tny:{t.tournament_id}:{key}", reason=reason, actor="system", now=self.clock()
             )
 
-    async def commit(self, draft: Draft, posts: Sequence[Post] = (), effects: Sequence[Effect] = ()) -> None:
+    async def commit(
+        self, draft: Draft, posts: Sequence[Post] = (), effects: Sequence[Effect] = (), rows: Sequence[Rows] = ()
+    ) -> None:
         """Store the draft (the tournament's row, its changed entries and tables) with ``posts`` in one transaction,
-        then swap it into memory. Raises what the transaction raised, with memory unchanged."""
+        then swap it into memory. Raises what the transaction raised, with memory unchanged. ``rows``: more writes of
+        another room (a deal's row) that belong to the same step."""
         # Shielded: once the transaction runs, it and the swap finish together even if the caller is cancelled (a
         # COMMIT that reached the database is always in memory too).
-        await asyncio.shield(self._commit(draft, posts, effects))
+        await asyncio.shield(self._commit(draft, posts, effects, rows))
 
-    async def _commit(self, draft: Draft, posts: Sequence[Post], effects: Sequence[Effect]) -> None:
+    async def _commit(
+        self, draft: Draft, posts: Sequence[Post], effects: Sequence[Effect], rows: Sequence[Rows] = ()
+    ) -> None:
         t = draft.t
         async with self.transaction(t) as tx:
+            for write in rows:
+                await write(tx)
             for post in posts:
                 await self.post(tx, t, post)
             for key, kind, payload in effects:

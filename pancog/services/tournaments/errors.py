@@ -7,9 +7,14 @@ from pancog.game.i18n import N_
 
 __all__ = [
     "AlreadyRegistered",
+    "AlreadySeated",
+    "BadDeal",
     "BadSchedule",
     "BadTournamentOption",
+    "DealAlreadyAccepted",
+    "NoDeal",
     "NoSuchTournament",
+    "NotInDeal",
     "NotRegistered",
     "NotTournamentHost",
     "RegistrationClosed",
@@ -77,3 +82,44 @@ class TournamentNotRunning(TournamentStateError):
 
     def __init__(self) -> None:
         super().__init__(N_("The tournament is not running."))
+
+
+class BadDeal(PanError):
+    """A deal that cannot be proposed now (not at the final table, one pending, a part left to play for too big)."""
+
+    code = "bad_deal"
+
+
+class NoDeal(PanError):
+    code = "no_deal"
+
+    def __init__(self) -> None:
+        super().__init__(N_("There is no deal waiting for an answer in this tournament."))
+
+
+class NotInDeal(PanError):
+    code = "not_in_deal"
+
+    def __init__(self) -> None:
+        super().__init__(N_("Only the players left at the final table answer this deal."))
+
+
+class DealAlreadyAccepted(PanError):
+    code = "deal_already_accepted"
+
+    def __init__(self) -> None:
+        super().__init__(N_("You have already accepted this deal."))
+
+
+class AlreadySeated(PanError):
+    """A registration while the player still sits at a table of the same event (an entry put out whose seat is not
+    cleared yet): a second entry would sit twice and the first one's chips would follow it."""
+
+    code = "already_seated"
+
+    def __init__(self, table_no: int) -> None:
+        super().__init__(
+            N_("You are still seated at table {table} of this tournament: register again once you have left it."),
+            table=table_no,
+        )
+        self.table_no = table_no

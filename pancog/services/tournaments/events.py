@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .deal_events import DealAccepted, DealDeclined, DealDone, DealProposed
 from .model import Format, Status
 from .ranking import Finish
 
@@ -108,6 +109,7 @@ class TournamentInfo:
     tables: tuple[tuple[int, tuple[int, ...]], ...]  # (table no, player ids)
     results: tuple[tuple[int, int | None, int], ...]  # (player id, place, prize) once finished
     registered: tuple[int, ...] = ()  # before the start: the registered players, in the order they registered
+    hand_for_hand: tuple[int, ...] | None = None  # on the bubble: the tables the others wait for (None: not)
 
 
 TournamentEvent = (
@@ -119,4 +121,8 @@ TournamentEvent = (
     | LevelUp
     | TournamentFinished
     | TournamentCancelled
+    | DealProposed
+    | DealAccepted
+    | DealDeclined
+    | DealDone
 )

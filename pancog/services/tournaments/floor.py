@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Sequence
+from typing import Protocol
 
 from pancog.game import engine
 from pancog.game.actions import SetAway, SetStakes, Sit, Stand, StartHand, Timeout
@@ -20,10 +22,23 @@ from pancog.services.tables import NoTableHere, TableConfig, TableSession
 
 from . import rules
 from .balancer import BalanceTable, plan
+from .bubble import on_bubble
 from .clock import Clock
-from .core import RESULTS_POST, ChannelFactory, Core
+from .core import RESULTS_POST, ChannelFactory, Core, Rows
 from .events import PlayerMoved, PlayerOut, PlayerSeated, TableOpened, TournamentFinished, TournamentStarted
 from .model import Entry, EntryStatus, Status, Tournament, TTable
+from .ranking import Finish
+
+
+class Deals(Protocol):
+    """What the floor asks the final-table deals (:class:`~.deal.DealDesk`)."""
+
+    async def hold(self, t: Tournament) -> bool: ...
+
+    def at_finish(
+        self, t: Tournament, won: dict[int, int], finishes: Sequence[Finish]
+    ) -> tuple[dict[int, int], dict[int, int], list[Rows]]: ...
+
 
 __all__ = ["Floor", "NotServedHere"]
 
@@ -43,6 +58,7 @@ class Floor:
         self.tables = core.tables
         self.channels = channels  # where a new table is played (None: its own id)
         self._returning: set[tuple[int, int]] = set()  # (tournament, player) back from away, not yet stored
+        self.desk: Deals | None = None  # final-table deals (:meth:`keep_deals`): a proposal holds the next deal
 
     # ------------------------------------------------------------------ the start
 
@@ -100,7 +116,13 @@ class Floor:
                 self.core.emit(PlayerMoved(t.tournament_id, t.entries[m.entry_id].player_id, m.from_table, m.to_table))
         if not result.final_table and result.waiting and len(t.open_tables()) > 1 and len(t.alive()) <= t.config.seats:
             return  # the final table waits for the last hands in progress
+        if self.desk is not None and await self.desk.hold(t):
+            return  # a deal is proposed: no new hand until it is answered
         await self.deal_idle(t)
+
+    def keep_deals(self, desk: Deals) -> None:
+        """The final-table deals this floor asks before each deal and at the finish (the service's own)."""
+        self.desk = desk
 
     def picture(self, t: Tournament) -> list[BalanceTable]:
         out = []
@@ -234,10 +256,15 @@ class Floor:
             return (await tx.balances([chips]))[chips]
 
     async def eliminate(self, t: Tournament) -> None:
-        """Entries at idle tables that cannot cover the ante are out (ranked later by their start-of-hand stack)."""
+        """Entries at idle tables that cannot cover the ante are out (ranked later by their start-of-hand stack).
+
+        Each table's busts form one group (one hand) — except hand-for-hand on the bubble, where the busts wait until
+        every table has finished its hand and then form one group together (different tables share the place)."""
         ante = self.clock.now(t).ante
+        bubble = on_bubble(t, registration_open=self.clock.registration_open(t))
+        found: list[list[tuple[Entry, TTable, int | None]]] = []
         for tt, session in self.idle_tables(t):
-            out: list[tuple[Entry, int]] = []
+            out: list[tuple[Entry, TTable, int | None]] = []
             for e in t.alive():
                 seat = session.find_seat(e.player_id) if e.table_no == tt.table_no else None
                 s = session.state.seats[seat] if seat is not None else None
@@ -253,27 +280,53 @@ class Floor:
                         away.entry(e.entry_id).away = True
                         await self.core.commit(away)
                 if s.stack <= ante:
-                    out.append((e, seat))
-            if not out:
-                continue
-            draft = self.core.draft(t)
-            draft.t.bust_groups += 1
-            for e, seat in out:
-                busted = draft.entry(e.entry_id)
-                busted.status = EntryStatus.OUT
-                busted.bust_group = draft.t.bust_groups
-                seat_now = session.state.seats[seat]
-                # not dealt the last hand (seated after its deal): the stack now is the stack at its start
-                busted.start_stack = tt.hand_stacks.get(e.entry_id, seat_now.stack if seat_now is not None else 0)
-                busted.end_stack = seat_now.stack if seat_now is not None else 0
-            await self.core.commit(draft)
-            open_ = self.clock.registration_open(t)
-            for entry_id, place in rules.knockout_places(t, [e.entry_id for e, _ in out]).items():
-                player = t.entries[entry_id].player_id
-                again = open_ and len(t.entries_of(player)) < t.config.entries_per_player
-                prize = 0 if open_ else rules.place_prize(t, place)
-                self.core.emit(PlayerOut(t.tournament_id, player, entry_id, again, place, prize))
+                    now = session.state.seats[seat]
+                    out.append((e, tt, now.stack if now is not None else 0))
+            if out:
+                found.append(out)
+        if bubble and self.hands_in_progress(t):
+            found = []  # the round is not over: its busts are put out together once every table has finished
+        elif bubble and found:
+            found = [[bust for group in found for bust in group]]
+        for out in found:
+            await self._knock_out(t, out)
         await self.clear_out(t)
+
+    async def _knock_out(self, t: Tournament, out: list[tuple[Entry, TTable, int | None]]) -> None:
+        """Put out the entries of one hand (or one hand-for-hand round): one bust group, then the knock-out lines."""
+        draft = self.core.draft(t)
+        draft.t.bust_groups += 1
+        for e, tt, stack_now in out:
+            busted = draft.entry(e.entry_id)
+            busted.status = EntryStatus.OUT
+            busted.bust_group = draft.t.bust_groups
+            # not dealt the last hand (seated after its deal): the stack now is the stack at its start
+            busted.start_stack = tt.hand_stacks.get(e.entry_id, stack_now or 0)
+            busted.end_stack = stack_now or 0
+        await self.core.commit(draft)
+        open_ = self.clock.registration_open(t)
+        places = rules.knockout_places(t, [e.entry_id for e, _, _ in out])
+        won = rules.knockout_prizes(t, places)
+        for entry_id, (place, _tied) in places.items():
+            player = t.entries[entry_id].player_id
+            again = open_ and len(t.entries_of(player)) < t.config.entries_per_player
+            prize = 0 if open_ else won[entry_id]
+            self.core.emit(PlayerOut(t.tournament_id, player, entry_id, again, place, prize))
+
+    def hands_in_progress(self, t: Tournament) -> list[int]:
+        """The open tables (numbers) still playing a hand."""
+        busy = []
+        for tt in t.open_tables():
+            with contextlib.suppress(NoTableHere):
+                if self.tables.get(tt.table_id).in_hand:
+                    busy.append(tt.table_no)
+        return busy
+
+    def hand_for_hand(self, t: Tournament) -> tuple[int, ...] | None:
+        """None unless the tournament plays hand-for-hand; else the tables the others wait for (empty: none)."""
+        if t.status is not Status.RUNNING or not on_bubble(t, registration_open=self.clock.registration_open(t)):
+            return None
+        return tuple(self.hands_in_progress(t))
 
     async def clear_out(self, t: Tournament) -> None:
         """Entries that are out leave their table (between hands); what is left of their chips (less than an ante)
@@ -325,6 +378,8 @@ class Floor:
         now = self.clock.may_deal(t)
         if now is None:
             return
+        if self.hand_for_hand(t):
+            return  # hand-for-hand: no table deals before every table has finished its hand
         ante = now.ante
         for tt, session in self.idle_tables(t):
             if session.rules.ante_chips != ante:
@@ -359,17 +414,21 @@ class Floor:
     async def finish(self, t: Tournament) -> None:
         """Rank the field, close the tables, pay the prizes from escrow (one journal) and end the tournament."""
         result = rules.results(t, [(e.entry_id, self.chips_of(t, e.player_id)) for e in t.alive()])
+        won, now = dict(result.prizes), dict(result.prizes)
+        rows: list[Rows] = []
+        if self.desk is not None:  # a final-table deal replaces the top places' prizes (some perhaps paid already)
+            won, now, rows = self.desk.at_finish(t, won, result.finishes)
         await self.close_tables(t)
         draft = self.core.draft(t)
         for f in result.finishes:
             e = draft.entry(f.entry_id)
-            e.place, e.tied, e.prize = f.place, f.tied, result.prizes.get(f.entry_id, 0)
+            e.place, e.tied, e.prize = f.place, f.tied, won.get(f.entry_id, 0)
         draft.t.status = Status.FINISHED
         draft.t.finished_ms = self.core.now_ms()
         results = (f"tny:{t.tournament_id}:results", RESULTS_POST, {"tournament_id": t.tournament_id})
-        payouts = (rules.payout_legs(t, result.prizes), "payouts", "tournament prizes")
-        await self.core.commit(draft, [payouts], [results])
-        self.core.emit(TournamentFinished(t.tournament_id, result.finishes, dict(result.prizes)))
+        payouts = (rules.payout_legs(t, {k: v for k, v in now.items() if v}), "payouts", "tournament prizes")
+        await self.core.commit(draft, [payouts], [results], rows)
+        self.core.emit(TournamentFinished(t.tournament_id, result.finishes, {k: v for k, v in won.items() if v}))
 
     # ------------------------------------------------------------------ away players
 

@@ -82,6 +82,7 @@ class TournamentConfig:
     computers: bool = True  # computer players may register
     preset: str = "california"
     winner_role_id: int | None = None  # a Discord role the winner gets when the tournament finishes (optional)
+    checkin_minutes: int = 0  # scheduled: registered players check in during the last N minutes (0: no check-in)
 
     def __post_init__(self) -> None:
         self.schedule()  # validates the antes
@@ -102,6 +103,10 @@ class TournamentConfig:
             raise BadTournamentOption(N_("A Sit & Go is a freezeout that starts when its table is full."))
         if self.payouts:
             prizes(100, 100, self.payouts)  # validates the list
+        if self.checkin_minutes < 0 or (self.checkin_minutes and self.format is not Format.SCHEDULED):
+            raise BadTournamentOption(
+                N_("Check-in is for scheduled tournaments, in the last minutes before the start.")
+            )
 
     def schedule(self) -> LevelSchedule:
         return LevelSchedule(
@@ -148,6 +153,7 @@ class TournamentConfig:
             "computers": self.computers,
             "preset": self.preset,
             "winner_role_id": self.winner_role_id,
+            "checkin_minutes": self.checkin_minutes,
         }
         return json.dumps(data)
 
@@ -174,6 +180,7 @@ class TournamentConfig:
             computers=bool(d["computers"]),
             preset=str(d["preset"]),
             winner_role_id=None if d.get("winner_role_id") is None else int(d["winner_role_id"]),
+            checkin_minutes=int(d.get("checkin_minutes", 0)),
         )
 
 

@@ -2,7 +2,8 @@
 
 Entries knocked out in the same hand are ranked by the stacks that hand left them (less than the next ante, or 0),
 then by their stacks at the start of that hand (more chips = better place); entries equal on both share the places
-they cover. Eliminations are recorded in order; places are
+they cover. The busts of one hand-for-hand round at different tables (one group, several tables) all share the
+places they cover (:mod:`.bubble`). Eliminations are recorded in order; places are
 only fixed at the end (late entries may still join after an early bust).
 """
 
@@ -22,6 +23,7 @@ class Bust:
     group: int
     start_stack: int
     end_stack: int = 0  # what the hand left it: ranks before start_stack
+    table: int | None = None  # the table it was put out at (a group from several tables shares its places)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,11 +57,17 @@ def standings(survivors: Sequence[tuple[int, int]], busts: Sequence[Bust]) -> li
     add_group([(entry, (chips, 0)) for entry, chips in survivors])
     groups: dict[int, list[tuple[int, tuple[int, int]]]] = {}
     order: list[int] = []
+    tables: dict[int, set[int]] = {}
     for bust in busts:
         if bust.group not in groups:
             groups[bust.group] = []
             order.append(bust.group)
         groups[bust.group].append((bust.entry_id, (bust.end_stack, bust.start_stack)))
+        if bust.table is not None:
+            tables.setdefault(bust.group, set()).add(bust.table)
+    for group, where in tables.items():
+        if len(where) > 1:  # one hand-for-hand round at several tables: everyone in it ties
+            groups[group] = [(entry, (0, 0)) for entry, _ in groups[group]]
     for group in reversed(order):
         add_group(groups[group])
     return out

@@ -15,7 +15,7 @@ from pancog.services.tables import NoTableHere
 from . import rules
 from .clock import Clock
 from .core import Core, Post
-from .errors import BadTournamentOption, NotRegistered, RegistrationClosed, TournamentStateError
+from .errors import AlreadySeated, BadTournamentOption, NotRegistered, RegistrationClosed, TournamentStateError
 from .events import TournamentCancelled
 from .floor import Floor
 from .model import Entry, EntryStatus, Format, Status, Tournament, TournamentConfig
@@ -82,6 +82,9 @@ class Registry:
             pancog.services.ledger.InsufficientChips (the bank is short; nothing changed).
         """
         rules.check_registration(t, player_id, open_=self.clock.registration_open(t))
+        here = self.floor.seated_at(t, player_id) if t.status is Status.RUNNING else None
+        if here is not None:  # an entry put out whose seat is not cleared yet: a new entry would sit twice
+            raise AlreadySeated(here.table_no)
         cfg = t.config
         ledger = self.core.ledger
         await ledger.ensure_player(t.guild_id, player_id)

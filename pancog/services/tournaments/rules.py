@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pancog.game.i18n import N_
 from pancog.infra.storage.base import Account, BankScope, Posting
 
+from .bubble import shared_round
 from .errors import AlreadyRegistered, BadTournamentOption, RegistrationClosed, TournamentFull
 from .model import Entry, EntryStatus, Tournament, TTable
 from .payouts import prizes, share_ties
@@ -177,7 +178,7 @@ def results(t: Tournament, survivors: Sequence[tuple[int, int]]) -> Result:
     """Rank the field — ``survivors`` (entry id, chips) first, then the busts by hand (later = better) and by their
     stack at that hand's start — and share the prize pool by place, ties splitting the places they cover."""
     busts = [
-        Bust(e.entry_id, e.bust_group or 0, e.start_stack or 0, e.end_stack or 0)
+        Bust(e.entry_id, e.bust_group or 0, e.start_stack or 0, e.end_stack or 0, e.table_no)
         for e in sorted(t.entries.values(), key=lambda x: (x.bust_group or 0, x.entry_id))
         if e.status is EntryStatus.OUT
     ]
@@ -193,24 +194,41 @@ def results(t: Tournament, survivors: Sequence[tuple[int, int]]) -> Result:
     return Result(tuple(finishes), won)
 
 
-def knockout_places(t: Tournament, entry_ids: Sequence[int]) -> dict[int, int]:
-    """The places of entries put out by one hand (after it is stored), as things stand: below everyone still in,
-    ranked by what the hand left them, then by their start (equal on both share the better place)."""
+def knockout_places(t: Tournament, entry_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
+    """The places of entries put out by one hand (after it is stored), as things stand, with how many share each:
+    below everyone still in, ranked by what the hand left them, then by their start (equal on both share the places
+    they cover); put out at different tables in one hand-for-hand round, they all share (:mod:`.bubble`)."""
     alive = len(t.alive())
-    keyed = sorted(entry_ids, key=lambda i: (-(t.entries[i].end_stack or 0), -(t.entries[i].start_stack or 0)))
-    places: dict[int, int] = {}
-    for n, entry_id in enumerate(keyed):
-        e = t.entries[entry_id]
-        prev = t.entries[keyed[n - 1]] if n else None
-        same = prev is not None and (prev.end_stack, prev.start_stack) == (e.end_stack, e.start_stack)
-        places[entry_id] = places[keyed[n - 1]] if same else alive + n + 1
+    shared = shared_round(t.entries[i].table_no for i in entry_ids)
+
+    def key(i: int) -> tuple[int, int]:
+        e = t.entries[i]
+        return (0, 0) if shared else (-(e.end_stack or 0), -(e.start_stack or 0))
+
+    keyed = sorted(entry_ids, key=lambda i: (key(i), i))
+    places: dict[int, tuple[int, int]] = {}
+    n = 0
+    while n < len(keyed):
+        m = n
+        while m < len(keyed) and key(keyed[m]) == key(keyed[n]):
+            m += 1
+        for entry_id in keyed[n:m]:
+            places[entry_id] = (alive + n + 1, m - n)
+        n = m
     return places
 
 
-def place_prize(t: Tournament, place: int) -> int:
-    """The published prize of ``place`` with the field as it is (0 outside the money)."""
+def knockout_prizes(t: Tournament, places: dict[int, tuple[int, int]]) -> dict[int, int]:
+    """What each knocked-out entry wins with the field as it is: a place shared by k entries splits the prizes of the
+    k places it covers evenly (the odd chip to the entry that registered first, as at the finish)."""
     table = prizes(prize_pool(t), t.paid_entries, t.config.payouts or None)
-    return table[place - 1] if 0 < place <= len(table) else 0
+    won: dict[int, int] = {}
+    for entry_id, (place, tied) in places.items():
+        group = sorted(i for i, p in places.items() if p == (place, tied))
+        covered = sum(table[place - 1 : place - 1 + tied]) if place >= 1 else 0
+        share, rest = divmod(covered, tied)
+        won[entry_id] = share + (rest if entry_id == group[0] else 0)
+    return won
 
 
 def payout_legs(t: Tournament, won: dict[int, int]) -> list[Posting]:

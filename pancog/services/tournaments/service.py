@@ -40,8 +40,10 @@ from pancog.services.outbox import Outbox
 from pancog.services.tables import Applied, NoTableHere, NotHost, TableService
 
 from . import rules
+from .checkin import CheckIn
 from .clock import Clock
 from .core import RESULTS_POST, ChannelFactory, Core
+from .deal import Deal, DealDesk
 from .errors import NoSuchTournament, TournamentStateError
 from .events import (
     LevelUp,
@@ -104,6 +106,9 @@ class TournamentService:
         self._clock = Clock(self._core)
         self._floor = Floor(self._core, self._clock, channel_factory)
         self._registry = Registry(self._core, self._clock, self._floor)
+        self._desk = DealDesk(self._core, self._floor)
+        self._checkin = CheckIn(self._core)
+        self._floor.keep_deals(self._desk)
         tables.subscribe(self._on_applied)
 
     # ------------------------------------------------------------------ listeners and the clock
@@ -151,12 +156,21 @@ class TournamentService:
     def registration_open(self, t: Tournament) -> bool:
         return self._clock.registration_open(t)
 
+    def hand_for_hand(self, tournament_id: int) -> tuple[int, ...] | None:
+        """None unless the tournament plays hand-for-hand on the bubble; else the tables (numbers) still playing the
+        round's hand, which every other table waits for (empty: the next round is about to be dealt)."""
+        return self._floor.hand_for_hand(self.get(tournament_id))
+
     # ------------------------------------------------------------------ life cycle
 
     async def load(self) -> int:
         """Read every tournament that is not over (after ``TableService.load``) — in a cluster only those of the
         guilds on this process's shards — then call :meth:`kick`."""
-        return await self._registry.load(self.tables.store.shards)
+        found = await self._registry.load(self.tables.store.shards)
+        async with self.ledger.storage.transaction(write=False) as tx:
+            await self._desk.load(tx, list(self._core.tournaments))
+            await self._checkin.load(tx, list(self._core.tournaments))
+        return found
 
     async def finished(self, tournament_id: int) -> Tournament:
         """A tournament, read from storage if it is not in memory (a finished one is not loaded at start-up: the
@@ -190,6 +204,8 @@ class TournamentService:
             await self._step(t, self._tick_one)
 
     async def _tick_one(self, t: Tournament) -> None:
+        if self._clock.due(t) is not None:  # the start time: who did not check in is refunded first
+            await self._checkin.drop_no_shows(t)
         due = self._clock.due(t)
         if due == "start":
             await self._floor.start(t)
@@ -269,6 +285,9 @@ class TournamentService:
                 raise TournamentStateError(N_("Only a tournament taking registrations can start."))
             if len([e for e in t.entries.values() if e.status is EntryStatus.REGISTERED]) < t.config.min_entries:
                 raise TournamentStateError(N_("At least {n} entries are needed to start."), n=t.config.min_entries)
+            await self._checkin.drop_no_shows(t)
+            if len([e for e in t.entries.values() if e.status is EntryStatus.REGISTERED]) < 2:
+                raise TournamentStateError(N_("Fewer than two players checked in: the tournament cannot start."))
             await self._floor.start(t)
 
     async def pause(self, tournament_id: int, user_id: int, *, moderator: bool = False) -> None:
@@ -304,6 +323,58 @@ class TournamentService:
             return False
         await self.set_away(self._core.by_table[table_id], player_id, False)
         return True
+
+    # ------------------------------------------------------------------ final-table deals
+
+    def deal(self, tournament_id: int) -> Deal | None:
+        """The tournament's deal (asked, proposed or made), if any."""
+        return self._desk.deals.get(tournament_id)
+
+    async def propose_deal(
+        self, tournament_id: int, user_id: int, kind: str, keep: int = 0, *, moderator: bool = False
+    ) -> Deal:
+        """A chip chop (``chip``) or ICM (``icm``) split of the prizes still to be won, ``keep`` chips left to play
+        for: proposed now between hands, else when the hand in progress ends (no new hand until it is answered).
+
+        Raises:
+            BadDeal, NotTournamentHost (neither a player left, the host nor a moderator).
+        """
+        t = self.get(tournament_id)
+        async with self._core.lock(tournament_id):
+            return await self._desk.propose(t, user_id, kind, keep, moderator=moderator)
+
+    async def accept_deal(self, tournament_id: int, player_id: int) -> Deal:
+        """Accept the proposed deal; the last acceptance pays it (and ends the tournament, unless a part is left to
+        play for). Raises NoDeal, NotInDeal (a bystander), DealAlreadyAccepted (a second click)."""
+        t = self.get(tournament_id)
+        async with self._core.lock(tournament_id):
+            return await self._desk.accept(t, player_id)
+
+    async def decline_deal(self, tournament_id: int, user_id: int, *, moderator: bool = False) -> None:
+        """Decline (withdraw) the deal not yet made: play goes on. Raises NoDeal, NotInDeal."""
+        t = self.get(tournament_id)
+        async with self._core.lock(tournament_id):
+            await self._desk.decline(t, user_id, moderator=moderator)
+
+    # ------------------------------------------------------------------ check-in
+
+    def checkin_window(self, tournament_id: int) -> tuple[int, int] | None:
+        """(opens, closes) of the tournament's check-in in epoch ms; None when it has none."""
+        return self._checkin.window(self.get(tournament_id))
+
+    def checked_in(self, tournament_id: int, player_id: int) -> bool:
+        return self._checkin.checked_in(self.get(tournament_id), player_id)
+
+    async def check_in(self, tournament_id: int, player_id: int) -> None:
+        """A registered player checks in during the last ``checkin_minutes`` before the start; at the start the
+        registered people who did not are unregistered and refunded (one journal).
+
+        Raises:
+            RegistrationClosed (no check-in here, not open yet, over, already checked in), NotRegistered.
+        """
+        t = self.get(tournament_id)
+        async with self._core.lock(tournament_id):
+            await self._checkin.check_in(t, player_id)
 
     # ------------------------------------------------------------------ the table loop
 
@@ -349,6 +420,7 @@ class TournamentService:
             for tt in t.tables.values():
                 table_chips += sum((await tx.table_balances(tt.table_id)).values())
             payout = await tx.find_journal(f"tny:{t.tournament_id}:payouts")
+            dealt = await tx.find_journal(f"tny:{t.tournament_id}:deal")  # a deal that left a part to play for
         held = sum(b for a, b in bal.items() if a.kind is AccountKind.BANK) + table_chips
         if held + bal[Account.issued(chips)] != 0:
             problems.append(f"tournament chips not conserved: {held} held, {-bal[Account.issued(chips)]} issued")
@@ -357,7 +429,7 @@ class TournamentService:
         if t.status is Status.FINISHED:
             pool = rules.prize_pool(t)
             paid = sum(e.prize or 0 for e in t.entries.values())
-            out = -sum(p.delta for p in payout.postings if p.account == escrow) if payout is not None else 0
+            out = sum(-p.delta for j in (payout, dealt) if j is not None for p in j.postings if p.account == escrow)
             if paid != pool or out != pool:
                 problems.append(f"payouts {paid} (ledger {out}) differ from the prize pool {pool}")
         for tt in t.open_tables():
@@ -401,6 +473,7 @@ class TournamentService:
                 for e in sorted(t.entries.values(), key=lambda x: x.entry_id)
                 if e.status is EntryStatus.REGISTERED
             ),
+            hand_for_hand=self._floor.hand_for_hand(t),
         )
 
     def standings_now(self, tournament_id: int) -> list[tuple[int, int, int | None]]:

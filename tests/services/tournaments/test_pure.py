@@ -244,14 +244,14 @@ def test_target_tables_is_ceil():
 
 
 def test_pure_parts_import_only_the_stdlib():
-    """levels, payouts, balancer, ranking and errors import only the stdlib, each other, pancog.game.errors and
-    pancog.game.i18n (the marker of their refusals' sentences: stdlib only too)."""
+    """levels, payouts, balancer, ranking, bubble, chop and errors import only the stdlib, each other,
+    pancog.game.errors and pancog.game.i18n (the marker of their refusals' sentences: stdlib only too)."""
     import ast
     import sys
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[3] / "pancog" / "services" / "tournaments"
-    for name in ("levels", "payouts", "balancer", "ranking", "errors"):
+    for name in ("levels", "payouts", "balancer", "ranking", "bubble", "chop", "errors"):
         tree = ast.parse((root / f"{name}.py").read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
