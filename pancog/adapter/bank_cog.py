@@ -13,9 +13,10 @@ from pancog.adapter import language as languages
 from pancog.adapter.base import PanCog
 from pancog.adapter.errors import send_ephemeral
 from pancog.adapter.groups import IN_PAN
+from pancog.adapter.layouts import card_layout
 from pancog.adapter.presenters.bank import balance_text, daily_text, leaderboard_text, season_bank_text
 from pancog.adapter.presenters.hand import language_setting, layout_setting, settings_text
-from pancog.adapter.presenters.league import league_board
+from pancog.adapter.presenters.league import BOARD_PAGE, league_board
 from pancog.adapter.runtime import PanRuntime
 from pancog.adapter.watching import Watching
 from pancog.services.prefs import DmMode, Layout, PingMode, SortOrder
@@ -52,15 +53,20 @@ class BankCog(PanCog, name="PanBank"):
         text = daily_text(claimed=claim.claimed, amount=claim.amount, bank=claim.balance, hours_left=hours)
         await send_ephemeral(interaction, text)
 
-    @app_commands.command(name="leaderboard", description="Top ten of this server, and your own rank", extras=IN_PAN)
+    @app_commands.command(
+        name="leaderboard", description="The players of this server, 20 a page, and your own rank", extras=IN_PAN
+    )
     @app_commands.describe(
-        metric="Ranked by (default: chips you have, bank + at tables)", period="This season or all time (default: all)"
+        metric="Ranked by (default: chips you have, bank + at tables)",
+        period="This season (eligible players) or all time (default: all)",
+        page="Page (20 players a page; default 1)",
     )
     async def leaderboard(
         self,
         interaction: discord.Interaction,
         metric: Literal["net", "chips", "rating", "wins"] = "chips",
         period: Literal["season", "all"] = "all",
+        page: app_commands.Range[int, 1, 1000] = 1,
     ) -> None:
         # public, except a season board: "no season running" must be a private refusal (a public defer's first
         # followup is public whatever it asks)
@@ -71,12 +77,14 @@ class BankCog(PanCog, name="PanBank"):
             held = await rt.ledger.holdings(guild_id, limit=10, caller=interaction.user.id)
             shown_users = [h.user_id for h in held.lines] + ([held.caller.user_id] if held.caller else [])
             names = await rt.names.fetch(guild_id, shown_users)
-            await self.respond(interaction, leaderboard_text(held, names), ephemeral=False)
+            await self.respond(interaction, None, view=card_layout(leaderboard_text(held, names)), ephemeral=False)
             return
-        board = await rt.league.leaderboard(guild_id, metric=metric, period=period, caller=interaction.user.id)
+        board = await rt.league.leaderboard(
+            guild_id, metric=metric, period=period, caller=interaction.user.id, limit=BOARD_PAGE, page=page
+        )
         shown_users = [line.user_id for line in board.lines] + ([board.caller.user_id] if board.caller else [])
         names = await rt.names.fetch(guild_id, shown_users)
-        await self.respond(interaction, league_board(board, names), ephemeral=private)
+        await self.respond(interaction, None, view=card_layout(league_board(board, names)), ephemeral=private)
 
     @app_commands.command(
         name="settings",

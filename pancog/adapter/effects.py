@@ -4,6 +4,7 @@
 kind                payload                                       result
 ==================  ============================================  ==============================================
 ``role.grant``      ``role_id``, ``user_id``, ``reason``          ``granted`` / ``had it`` / ``left``
+``role.remove``     ``role_id``, ``user_id``, ``reason``          ``removed`` / ``had not`` / ``left``
 ``message.post``    ``channel_id``, ``content``, ``ping`` (ids)   the posted message's id
 ``message.dm``      ``user_id``, ``content``                      the DM's message id
 ==================  ============================================  ==============================================
@@ -12,7 +13,7 @@ Each handler is safe to run twice for one item (a crash between Discord acting a
 delivers it again):
 
 * a role grant reads the member first (``GET /guilds/{g}/members/{u}``, not the cache, which a restart may not
-  have filled) and does nothing for a member who has the role already;
+  have filled) and does nothing for a member who has the role already (a removal: who has it not);
 * a message carries a nonce derived from the item's key with ``enforce_nonce`` (discord.py sends it whenever
   ``nonce=`` is passed): Discord answers a repeated nonce within a few minutes with the message it created the
   first time, so a retried post is not posted twice. Its id is the item's result.
@@ -50,17 +51,21 @@ __all__ = [
     "MESSAGE_DM",
     "MESSAGE_POST",
     "ROLE_GRANT",
+    "ROLE_REMOVE",
     "nonce_of",
     "register_builtin",
     "send_once",
 ]
 
 ROLE_GRANT = "role.grant"
+ROLE_REMOVE = "role.remove"
 MESSAGE_POST = "message.post"
 MESSAGE_DM = "message.dm"
 
 GRANTED = "granted"
 HAD_IT = "had it"
+REMOVED = "removed"
+HAD_NOT = "had not"
 LEFT = "left"
 
 UNKNOWN_MEMBER = 10007
@@ -110,24 +115,36 @@ class _Handlers:
         return f"role:{item.guild_id}:{item.payload.get('role_id')}"
 
     async def grant_role(self, item: OutboxItem) -> str:
+        return await self._change_role(item, give=True)
+
+    async def remove_role(self, item: OutboxItem) -> str:
+        return await self._change_role(item, give=False)
+
+    async def _change_role(self, item: OutboxItem, *, give: bool) -> str:
+        """Give (or take away) the item's role, reading the member first: nothing to do is a result, not a call."""
         guild = self._guild(item)
         role_id, user_id = _int(item.payload, "role_id"), _int(item.payload, "user_id")
         group = self.role_group(item)
         try:
-            member = await guild.fetch_member(user_id)  # fresh: a cached member may predate the last grant
+            member = await guild.fetch_member(user_id)  # fresh: a cached member may predate the last change
         except discord.NotFound:
             return LEFT
-        if any(role.id == role_id for role in member.roles) or role_id in getattr(member, "_roles", ()):
-            return HAD_IT
+        has = any(role.id == role_id for role in member.roles) or role_id in getattr(member, "_roles", ())
+        if has == give:
+            return HAD_IT if give else HAD_NOT
+        reason = str(item.payload.get("reason") or "") or None
         try:
-            await member.add_roles(discord.Object(role_id), reason=str(item.payload.get("reason") or "") or None)
+            if give:
+                await member.add_roles(discord.Object(role_id), reason=reason)
+            else:
+                await member.remove_roles(discord.Object(role_id), reason=reason)
         except discord.Forbidden as exc:
             raise Permanent(EFFECT_CANNOT_GIVE_ROLE, group=group) from exc
         except discord.NotFound as exc:
             if exc.code == UNKNOWN_MEMBER:
                 return LEFT
             raise Permanent(EFFECT_NO_SUCH_ROLE, group=group) from exc
-        return GRANTED
+        return GRANTED if give else REMOVED
 
     async def post(self, item: OutboxItem) -> str:
         channel_id = _int(item.payload, "channel_id")
@@ -153,8 +170,10 @@ class _Handlers:
 
 
 def register_builtin(deliveries: Deliveries) -> None:
-    """Register the handlers of :data:`ROLE_GRANT`, :data:`MESSAGE_POST` and :data:`MESSAGE_DM`."""
+    """Register the handlers of :data:`ROLE_GRANT`, :data:`ROLE_REMOVE`, :data:`MESSAGE_POST` and
+    :data:`MESSAGE_DM`."""
     handlers = _Handlers(deliveries.client)
     deliveries.register(ROLE_GRANT, handlers.grant_role, group=handlers.role_group)
+    deliveries.register(ROLE_REMOVE, handlers.remove_role, group=handlers.role_group)
     deliveries.register(MESSAGE_POST, handlers.post, group=lambda i: f"channel:{i.payload.get('channel_id')}")
     deliveries.register(MESSAGE_DM, handlers.dm)

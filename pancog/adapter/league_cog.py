@@ -21,16 +21,21 @@ from pancog.adapter import edge
 from pancog.adapter.base import PanCog
 from pancog.adapter.checks import is_moderator
 from pancog.adapter.errors import BadOption, send_ephemeral
-from pancog.adapter.groups import IN_ADMIN, IN_PAN, IN_SEASON
+from pancog.adapter.groups import IN_ADMIN, IN_ANYWHERE, IN_PAN, IN_SEASON
+from pancog.adapter.layouts import card_layout
 from pancog.adapter.presenters.admin import NEEDS_MODERATOR
 from pancog.adapter.presenters.common import image_name_of, name_of
 from pancog.adapter.presenters.league import (
     NO_LEAGUE,
+    SERIES_NEEDS_BOTH,
+    SERIES_SHOWN,
     WEB_NOT_RUNNING,
+    divisions_text,
     excluded_text,
     flag_people,
     included_text,
     league_flags,
+    league_settings_text,
     match_history_text,
     no_season_role,
     rating_chart,
@@ -39,6 +44,8 @@ from pancog.adapter.presenters.league import (
     season_standings,
     season_started,
     season_table_closed,
+    series_admin_text,
+    series_standings_text,
     stats_message,
     stats_rows,
     stats_subtitle,
@@ -49,7 +56,7 @@ from pancog.adapter.presenters.league import (
 )
 from pancog.adapter.runtime import PanRuntime
 from pancog.infra.renderq import Priority
-from pancog.services.league import WINNER_PLACES, LeagueService, SeasonRow
+from pancog.services.league import WINNER_PLACES, LeagueService, SeasonRow, parse_points
 from pancog.services.ledger import BankScope
 from pancog.services.tables import CloseReason, NoTableHere
 from renderer.chart import chart_text, render_chart_png
@@ -104,6 +111,8 @@ class LeagueCog(PanCog, name="PanLeague"):
         logged by the loop and the next round retries."""
         if self.rt.league is not None:
             await self.rt.league.drain()
+            for guild_id in await self.rt.league.division_guilds():  # roles owed through the outbox
+                await self.rt.league.sync_divisions(guild_id)
         return await self.end_due_seasons()
 
     async def end_due_seasons(self) -> int:
@@ -184,15 +193,30 @@ class LeagueCog(PanCog, name="PanLeague"):
     @app_commands.command(name="stats", description="A player's league stats (image card and text)", extras=IN_PAN)
     @app_commands.describe(player="Whose stats (default: yours)")
     async def stats(self, interaction: discord.Interaction, player: discord.Member | None = None) -> None:
+        await self.show_stats(interaction, player or interaction.user)
+
+    @app_commands.command(
+        name="stats",
+        description="Your Pan stats here (outside servers: your tables outside servers)",
+        extras=IN_ANYWHERE,
+    )
+    async def stats_anywhere(self, interaction: discord.Interaction) -> None:
+        await self.show_stats(interaction, interaction.user)
+
+    async def show_stats(self, interaction: discord.Interaction, who: discord.User | discord.Member) -> None:
+        """The stats card of ``who`` in the interaction's server; outside every server the bot is in, at the
+        tables outside servers (the user-installed practice tables: guild 0)."""
         rt = await self.defer(interaction)  # private: a refusal after a public defer would be public
-        who = player or interaction.user
-        guild_id = interaction.guild_id or 0
+        guild_id = self.home_guild(interaction)
         card = await self.league().player_card(guild_id, who.id)
         names = await rt.names.fetch(guild_id, [who.id])
         snap = StatsSnapshot(image_name_of(names, who.id), stats_subtitle(card), stats_rows(card))  # drawn as typed
         png = await rt.renders.render(render_stats_png, snap, priority=Priority.URGENT)
         text = stats_message(names, who.id, card, snap.rows)  # the text twin escapes it
-        await self.respond(interaction, text, file=discord.File(io.BytesIO(png), filename="stats.png"), ephemeral=True)
+        layout = card_layout(text, "stats.png")  # V2: the card's words read with images off, then the card
+        await self.respond(
+            interaction, None, file=discord.File(io.BytesIO(png), filename="stats.png"), view=layout, ephemeral=True
+        )
 
     @app_commands.command(
         name="rating", description="A player's rating over time and last 20 rated hands", extras=IN_PAN
@@ -228,11 +252,22 @@ class LeagueCog(PanCog, name="PanLeague"):
     @app_commands.command(
         name="standings", description="A season's standings (default: the current one)", extras=IN_PAN
     )
-    @app_commands.describe(season="Season number (past seasons stay viewable)")
+    @app_commands.describe(
+        season="Season number (past seasons stay viewable)",
+        series="A series of tournaments: its points table (best results count)",
+    )
     async def standings(
-        self, interaction: discord.Interaction, season: app_commands.Range[int, 1, 100_000] | None = None
+        self,
+        interaction: discord.Interaction,
+        season: app_commands.Range[int, 1, 100_000] | None = None,
+        series: app_commands.Range[str, 1, 40] | None = None,
     ) -> None:
         rt = await self.defer(interaction)
+        if series is not None:
+            table = await self.league().series_standings(interaction.guild_id or 0, series)
+            names = await rt.names.fetch(table.series.guild_id, [line.user_id for line in table.lines[:SERIES_SHOWN]])
+            await send_ephemeral(interaction, series_standings_text(table, names))
+            return
         info = await self.league().season_info(interaction.guild_id or 0, season)
         names = await rt.names.fetch(info.season.guild_id, season_people(info))
         await send_ephemeral(interaction, season_standings(info, names, title="Standings"))
@@ -332,6 +367,104 @@ class LeagueCog(PanCog, name="PanLeague"):
         else:
             token = await rt.web.turn_on(guild_id, interaction.user.id)
         await send_ephemeral(interaction, web_on_text(f"{rt.web_address}/g/{token}/"))
+
+    # ------------------------------------------------------------------ /panadmin league
+
+    @app_commands.command(
+        name="league",
+        description="League settings: when a rating is established, who the season board lists",
+        extras=IN_ADMIN,
+    )
+    @app_commands.describe(
+        established="Rated results before a rating is established (shown without '?'; default 30)",
+        active_days="The season leaderboard lists players with a result within this many days (default 14)",
+    )
+    async def league_settings(
+        self,
+        interaction: discord.Interaction,
+        established: app_commands.Range[int, 0, 1000] | None = None,
+        active_days: app_commands.Range[int, 1, 366] | None = None,
+    ) -> None:
+        await self.defer(interaction)
+        guild_id = await self._moderator(interaction)
+        league = self.league()
+        if established is None and active_days is None:
+            settings = await league.league_settings(guild_id)
+        else:
+            settings = await league.configure(guild_id, established=established, active_days=active_days)
+        await send_ephemeral(interaction, league_settings_text(settings))
+
+    # ------------------------------------------------------------------ /panadmin series
+
+    @app_commands.command(
+        name="series", description="A series of tournaments: make it, set its points, list its events", extras=IN_ADMIN
+    )
+    @app_commands.describe(
+        name="The series' name",
+        points="Points of places 1, 2, 3, ... separated by commas (e.g. 25,18,15,12,10)",
+        best="How many of a player's best results count (e.g. 8 of 12 events)",
+        add_tourney="List this tournament (its number) as an event of the series",
+    )
+    async def series(
+        self,
+        interaction: discord.Interaction,
+        name: app_commands.Range[str, 1, 40],
+        points: app_commands.Range[str, 1, 400] | None = None,
+        best: app_commands.Range[int, 1, 200] | None = None,
+        add_tourney: app_commands.Range[int, 1, 2**53] | None = None,
+    ) -> None:
+        rt = await self.defer(interaction)
+        guild_id = await self._moderator(interaction)
+        league = self.league()
+        made = None
+        if points is not None or best is not None:
+            if points is None or best is None:
+                raise BadOption(SERIES_NEEDS_BOTH)
+            made = await league.define_series(guild_id, name, parse_points(points), best)
+        added = await league.add_to_series(guild_id, name, add_tourney) if add_tourney is not None else None
+        table = await league.series_standings(guild_id, name)
+        names = await rt.names.fetch(guild_id, [line.user_id for line in table.lines[:SERIES_SHOWN]])
+        await send_ephemeral(interaction, series_admin_text(table, names, made=made is not None, added=added))
+
+    # ------------------------------------------------------------------ /panadmin division
+
+    @app_commands.command(
+        name="division",
+        description="League divisions: a rating band or the top N, with an optional role",
+        extras=IN_ADMIN,
+    )
+    @app_commands.describe(
+        name="The division's name (an existing one is replaced)",
+        min_rating="A rating band: established players rated at least this",
+        top="A top-N split: the N best-rated established players",
+        role="A role its players hold while in it (the bot needs Manage Roles)",
+        remove="Remove this division",
+    )
+    async def division(
+        self,
+        interaction: discord.Interaction,
+        name: app_commands.Range[str, 1, 30] | None = None,
+        min_rating: app_commands.Range[float, -1000.0, 1000.0] | None = None,
+        top: app_commands.Range[int, 1, 10_000] | None = None,
+        role: discord.Role | None = None,
+        remove: bool = False,
+    ) -> None:
+        await self.defer(interaction)
+        guild_id = await self._moderator(interaction)
+        league = self.league()
+        if name is None:
+            settings = await league.league_settings(guild_id)
+        else:
+            settings = await league.set_division(
+                guild_id,
+                name,
+                min_rating=min_rating,
+                top=top,
+                role_id=role.id if role is not None else None,
+                remove=remove,
+            )
+            await league.sync_divisions(guild_id)  # roles follow at once (through the outbox)
+        await send_ephemeral(interaction, divisions_text(settings))
 
     # ------------------------------------------------------------------ /panadmin flags
 

@@ -29,7 +29,9 @@ from pancog.adapter.checks import moderator
 from pancog.adapter.deliveries import Permanent
 from pancog.adapter.effects import send_once
 from pancog.adapter.errors import BadOption, send_ephemeral
+from pancog.adapter.forms import TourneyForm, TourneyValues
 from pancog.adapter.groups import IN_TOURNEY
+from pancog.adapter.layouts import card_layout
 from pancog.adapter.presenters.common import image_name_of, name_of
 from pancog.adapter.presenters.tournament import (
     TOURNEY_BAD_NUMBERS,
@@ -176,12 +178,10 @@ class TourneyButton(
         await runtime_of(interaction.client).dispatch(interaction, self.tournament_id, "tny_" + self.verb, ())
 
 
-def announcement_view(tournament_id: int, open_: bool) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
-    if open_:
-        view.add_item(TourneyButton(tournament_id, "register"))
-        view.add_item(TourneyButton(tournament_id, "unregister"))
-    return view
+def announcement_view(tournament_id: int, open_: bool, text: str) -> discord.ui.LayoutView:
+    """The lobby as a Components V2 message: its words, and Register / Unregister while registration is open."""
+    buttons = [TourneyButton(tournament_id, "register"), TourneyButton(tournament_id, "unregister")] if open_ else []
+    return card_layout(text, buttons=buttons)
 
 
 def parse_numbers(text: str | None) -> tuple[int, ...]:
@@ -299,7 +299,7 @@ class TourneyCog(PanCog, name="PanTourney"):
     async def _is_mod(self, interaction: discord.Interaction[Any]) -> bool:
         return await moderator(self.rt.ledger, interaction)
 
-    def _announcement(self, t: Tournament) -> tuple[str, discord.ui.View]:
+    def _announcement(self, t: Tournament) -> tuple[str, discord.ui.LayoutView]:
         cfg = t.config
         host = f"<@{t.host_id}>"
         text = tourney_announcement(
@@ -314,7 +314,7 @@ class TourneyCog(PanCog, name="PanTourney"):
             t.status.value,
             host,
         )
-        return text, announcement_view(t.tournament_id, self.service.registration_open(t))
+        return text, announcement_view(t.tournament_id, self.service.registration_open(t), text)
 
     @staticmethod
     def _registered(t: Tournament) -> int:
@@ -324,12 +324,12 @@ class TourneyCog(PanCog, name="PanTourney"):
         if t.announcement is None:  # stored (migration V7): found again after a restart
             return
         channel_id, message_id = t.announcement
-        text, view = self._announcement(t)
+        _text, view = self._announcement(t)  # the words are in the V2 layout
         channel = self.rt.bot.get_partial_messageable(channel_id, guild_id=t.guild_id)
         try:
             message = channel.get_partial_message(message_id)
             none = discord.AllowedMentions.none()
-            await edge.edit(self.rt.bot, message, about=edge.STATIC, content=text, view=view, allowed_mentions=none)
+            await edge.edit(self.rt.bot, message, about=edge.STATIC, content=None, view=view, allowed_mentions=none)
         except discord.HTTPException as exc:
             log.warning("tournament %s: announcement edit failed: %s", t.tournament_id, exc)
 
@@ -353,6 +353,7 @@ class TourneyCog(PanCog, name="PanTourney"):
         title="A name for the tournament",
         starting_stack="Tournament chips each entry starts with",
         winner_role="Moderators: a role the winner gets when it ends (the bot needs Manage Roles)",
+        form="Fill in a form instead (format, buy-in, seats, start, name; the rest as published)",
     )
     async def create(
         self,
@@ -371,6 +372,39 @@ class TourneyCog(PanCog, name="PanTourney"):
         fee: app_commands.Range[int, 0] = 0,
         title: app_commands.Range[str, 1, 60] | None = None,
         starting_stack: app_commands.Range[int, 1] | None = None,
+        winner_role: discord.Role | None = None,
+        form: bool = False,
+    ) -> None:
+        if form:  # the modal is the answer; its submit creates the tournament as these options would
+            await edge.modal(interaction, TourneyForm(self._create_from_form), about=edge.STATIC)
+            return
+        await self.create_here(
+            interaction, format, buy_in, seats, start, antes, level_minutes, payouts, reentries, late_levels,
+            computers, min_entries, fee, title, starting_stack, winner_role,
+        )  # fmt: skip
+
+    async def _create_from_form(self, interaction: discord.Interaction[Any], values: TourneyValues) -> None:
+        await self.create_here(
+            interaction, values.format, values.buy_in, values.seats, values.start, title=values.title
+        )
+
+    async def create_here(
+        self,
+        interaction: discord.Interaction[Any],
+        format: Literal["sng", "scheduled"] = "sng",
+        buy_in: int = 100,
+        seats: int = 7,
+        start: str | None = None,
+        antes: str | None = None,
+        level_minutes: float | None = None,
+        payouts: str | None = None,
+        reentries: int = 0,
+        late_levels: int = 0,
+        computers: bool = True,
+        min_entries: int = 2,
+        fee: int = 0,
+        title: str | None = None,
+        starting_stack: int | None = None,
         winner_role: discord.Role | None = None,
     ) -> None:
         # Everything is validated before the (private) defer's work, so a refusal changes nothing.
@@ -405,10 +439,10 @@ class TourneyCog(PanCog, name="PanTourney"):
             host_id=interaction.user.id,
             config=config,
         )
-        text, view = self._announcement(t)
+        _text, view = self._announcement(t)  # the words are in the V2 layout
         channel = self.rt.bot.get_partial_messageable(t.channel_id, guild_id=t.guild_id)
         none = discord.AllowedMentions.none()
-        message = await edge.post(self.rt.bot, channel, text, about=edge.STATIC, view=view, allowed_mentions=none)
+        message = await edge.post(self.rt.bot, channel, about=edge.STATIC, view=view, allowed_mentions=none)
         if message is not None:
             await self.service.remember_announcement(t.tournament_id, message.channel.id, message.id)
         text = tourney_created(self._title(t))
@@ -491,7 +525,8 @@ class TourneyCog(PanCog, name="PanTourney"):
         await self.defer(interaction)
         names = await self.names_of(t)
         file = await self.standings_image(t.tournament_id, Priority.URGENT, names)
-        await send_ephemeral(interaction, self.standings_text(t.tournament_id, names), file=file)
+        layout = card_layout(self.standings_text(t.tournament_id, names), "standings.png")  # V2: words, then image
+        await self.respond(interaction, None, file=file, view=layout)
 
     async def names_of(self, t: Tournament) -> dict[int, str]:
         """The names of every entry of ``t`` (stored names: they survive a restart)."""

@@ -188,7 +188,7 @@ class Pages:
             "player.html",
             user=user,
             name=name,
-            rating=display(rating.score, rating.rated),
+            rating=display(rating.score, rating.rated, history.established),
             alt=chart_text(snap),
             recent=recent,
             opponents=opponents,

@@ -29,9 +29,19 @@ async def test_a_season_start_play_end_standings(pan: Pan) -> None:
     assert "Hands dealt: 1" in reply.text and "Went out: 1" in reply.text and "season 1 (Autumn)" in reply.text
     assert reply.files and reply.files[0][0] == "stats.png" and reply.files[0][1].startswith(b"\x89PNG")
     reply = await pan.slash(b, "pan leaderboard", metric="net", period="season")
+    assert reply.text.splitlines()[1] == "No eligible players yet."  # one rated hand: nobody is established (30)
+    assert reply.text.splitlines()[-1] == "You are not listed yet: you need 29 more rated results."
+    reply = await pan.slash(b, "pan leaderboard", metric="rating")
+    assert all("?" in line for line in reply.text.splitlines()[1:3]), reply.text  # one rated hand: "3.4?"
+    reply = await pan.slash(b, "panadmin league", established=1)
+    assert private_to(reply, b) and "established after 1 rated result " in reply.text
+    reply = await pan.slash(b, "pan leaderboard", metric="net", period="season")
     winner_line = reply.text.splitlines()[1]
     assert winner_line.startswith("1. player1") and "+" in winner_line
-    assert reply.text.splitlines()[-1] == "2. player2 — -5 chips ← you"  # the caller's own place, marked
+    assert reply.text.splitlines()[2] == "2. player2 — -5 chips ← you"  # the caller's own place, marked
+    assert reply.text.splitlines()[3].startswith("-# Listed: players with 1 rated result or more")
+    reply = await pan.slash(b, "pan leaderboard", metric="rating")
+    assert not any("?" in line for line in reply.text.splitlines()[1:3]), reply.text  # established after one
     reply = await pan.slash(a, "pan standings")
     assert private_to(reply, a) and reply.text.splitlines()[1].startswith("1. player1")
 
@@ -123,6 +133,8 @@ async def test_a_bank_season_plays_from_season_banks_and_leaves_the_bank_alone(p
     all_time = {u.id: await ledger.ensure_player(guild, u.id) for u in (a, b)}
     assert all_time == {a.id: 1000, b.id: 1000}
 
+    reply = await pan.slash(mod, "panadmin league", established=0)  # the season board lists who played lately
+    assert private_to(reply, mod) and "established after 0 rated results" in reply.text
     reply = await pan.slash(mod, "panadmin season start", name="Winter", mode="bank", starting_chips=800)
     assert private_to(reply, mod) and "season bank of 800 chips" in reply.text
     season = await league.active_season(guild)
@@ -147,6 +159,7 @@ async def test_a_bank_season_plays_from_season_banks_and_leaves_the_bank_alone(p
     assert lines[1:] == [
         "1. player1 — 805 chips (season bank 700 + 105 at tables) ← you",
         "2. player2 — 795 chips (season bank 700 + 95 at tables)",
+        "-# Listed: players with 0 rated results or more who played in the last 14 days.",
     ]
     reply = await pan.slash(a, "pan standings")
     first = reply.text.splitlines()[1]
@@ -242,3 +255,31 @@ async def test_the_season_end_event_closes_the_seasons_tables_a_process_still_ha
 
 def table_channel(pan: Pan, table: object) -> object:
     return next(c for c in pan.h.guild.channels if c.id == table.channel_id)  # type: ignore[attr-defined]
+
+
+async def test_a_series_of_tournaments_best_results_count(pan: Pan) -> None:
+    """A moderator makes a series (points per place, best 1 counts) and lists two tournaments; their results, as
+    the tournament service records them, make the standings a player reads with /pan standings series:."""
+    a, b = pan.users[:2]
+    mod = pan.h.moderator
+    league = pan.rt.league
+    assert league is not None
+    guild = pan.h.guild.id
+    reply = await pan.slash(mod, "panadmin series", name="Cup", points="10,6")
+    assert private_to(reply, mod) and "Give both points: and best:" in reply.text
+    reply = await pan.slash(a, "pan standings", series="Cup")
+    assert private_to(reply, a) and "No such series" in reply.text
+    reply = await pan.slash(mod, "panadmin series", name="Cup", points="10,6", best=1, add_tourney=501)
+    assert private_to(reply, mod) and "Series saved.\nTournament listed." in reply.text
+    assert "No finished events yet." in reply.text
+    await pan.slash(mod, "panadmin series", name="Cup", add_tourney=502)
+    await league.record_tournament(guild, 501, [(a.id, 1), (b.id, 2)])
+    await league.record_tournament(guild, 502, [(b.id, 1), (a.id, 2)])
+    reply = await pan.slash(b, "pan standings", series="Cup")
+    assert private_to(reply, b)
+    assert reply.text.splitlines() == [
+        "**Series Cup — best 1 of 2 events** (2 finished)",
+        "1. player1 — 10 points (10 from 2 events)",
+        "1. player2 — 10 points (10 from 2 events)",
+        "-# Points by place: 10, 6",
+    ]

@@ -179,3 +179,40 @@ async def test_an_unknown_kind_stays_owed_for_a_newer_version(pan: Pan) -> None:
     await pan.settle()
     item = await pan.rt.outbox.get("future:1")
     assert item is not None and item.status == "owed" and "cannot deliver 'future.kind'" in (item.last_error or "")
+
+
+async def test_division_roles_follow_the_ratings(pan: Pan) -> None:
+    """Two divisions with roles: /panadmin division keeps them in step at once, the deliverer grants each role once;
+    when the ratings swap two players, the league's tick owes a removal and a grant each, and the fake shows the
+    roles moved."""
+    league = pan.rt.league
+    assert league is not None
+    guild = pan.h.guild
+    mod = pan.h.moderator
+    a, b = pan.users[:2]
+    for user in (a, b):
+        await pan.slash(user, "pan balance")
+    await pan.slash(mod, "panadmin league", established=2)
+    for _ in range(2):
+        await league.record_hand(guild.id, digest(a.id, [b.id], 10))
+    reply = await pan.slash(mod, "panadmin division", name="Top", top=1, role=(880, "Top"))
+    assert private_to(reply, mod) and "- Top: the top 1, role <@&880>" in reply.text
+    reply = await pan.slash(mod, "panadmin division", name="Rest", min_rating=-1000.0, role=(881, "Rest"))
+    assert "- Top: the top 1" in reply.text and "- Rest: rated -1000.0 or more, role <@&881>" in reply.text
+
+    async def delivered() -> None:
+        keys = [i.key for i in await pan.rt.outbox.items(guild.id, prefix="division:")]
+        await pan.rt.deliveries.drive(guild.id, keys)
+
+    await delivered()
+    assert pan.h.fake.grants(guild, a, 880) == 1 and pan.h.fake.grants(guild, b, 881) == 1
+    assert 880 in pan.h.fake.roles_of(guild, a) and 881 in pan.h.fake.roles_of(guild, b)
+    for _ in range(6):  # b overtakes a
+        await league.record_hand(guild.id, digest(b.id, [a.id], 10))
+    cog = pan.h.bot.get_cog("PanLeague")
+    await cog.tick()  # type: ignore[union-attr]
+    await delivered()
+    assert 881 in pan.h.fake.roles_of(guild, a) and 880 not in pan.h.fake.roles_of(guild, a)
+    assert 880 in pan.h.fake.roles_of(guild, b) and 881 not in pan.h.fake.roles_of(guild, b)
+    await delivered()  # driven again: nothing granted twice
+    assert pan.h.fake.grants(guild, a, 880) == 1 and pan.h.fake.grants(guild, b, 880) == 1

@@ -12,10 +12,12 @@ from pancog.services.league import (
     BoardLine,
     Flag,
     HistoryRow,
+    LeagueSettings,
     PlayerCard,
     RatingHistory,
     SeasonInfo,
     SeasonRow,
+    SeriesStandings,
     Versus,
     display,
 )
@@ -44,15 +46,19 @@ def _league_value(board: Board, line: BoardLine) -> str:
     if line.bank is not None:
         return held_text(line.value, line.bank, line.at_tables, season=board.season is not None)
     if board.metric == "rating":
-        return display(line.value, line.rated)
+        return display(line.value, line.rated, board.established)
     if board.metric == "wins":
         return plural(line.value, "win")
     return plural(line.value, "chip", sign=True)  # net chips won (also "chips" in a net season: chips won in it)
 
 
+BOARD_PAGE = 20  # lines a leaderboard page shows: 20 names fit a message (2,000 characters) with room to spare
+
+
 def league_board(board: Board, names: Names) -> str:
-    """The public /pan leaderboard (a league ``Board``): the top ten, and the caller's own place when it is not among
-    them (his line is marked when it is)."""
+    """The /pan leaderboard (a league ``Board``): one page of it, and the caller's own place when it is not on the
+    page (his line is marked when it is). A season board lists the eligible players only and tells an ineligible
+    caller why he is not listed."""
     where = (
         f"season {board.season.number} ({shown(board.season.name, limit=60)})"
         if board.season is not None
@@ -60,19 +66,100 @@ def league_board(board: Board, names: Names) -> str:
     )
     what = ("season bank" if board.season is not None else "bank") + " + at tables"
     metric = f"chips ({what})" if _held(board) else LEAGUE_METRIC_NAMES[board.metric]
-    head = f"**Leaderboard — {metric}, {where}**"
+    page = f" — page {board.page} of {board.pages}" if board.pages > 1 or board.page > 1 else ""
+    head = f"**Leaderboard — {metric}, {where}{page}**"
     me = board.caller
     lines = [
         f"{line.rank}. {name_of(names, line.user_id)} — {_league_value(board, line)}"
         + (YOU if me is not None and line.user_id == me.user_id else "")
         for line in board.lines
     ]
-    body = "\n".join(lines) or "Nobody has a figure yet."
+    empty = "No eligible players yet." if board.season is not None else "Nobody has a figure yet."
+    body = "\n".join(lines) or ("Nothing on this page." if board.page > 1 else empty)
+    if board.season is not None:
+        body += "\n" + eligibility_rule(board.established, board.active_days)
+    if board.pages > board.page:
+        body += f"\nMore: page:{board.page + 1}"
+    if board.ineligible is not None:
+        return f"{head}\n{body}\n{not_eligible(board.ineligible, board.established, board.active_days)}"
     if me is None:
         return f"{head}\n{body}\n" + (NO_CHIPS_YET if _held(board) else "You have no figure here yet.")
     if any(line.user_id == me.user_id for line in board.lines):
         return f"{head}\n{body}"
     return f"{head}\n{body}\nYou: #{me.rank} — {_league_value(board, me)}"
+
+
+SERIES_SHOWN = 25
+SERIES_NEEDS_BOTH = "Give both points: and best: to make a series or change its points."
+
+
+def series_standings_text(table: SeriesStandings, names: Names) -> str:
+    """PRIVATE: a series' standings (``/pan standings series:``): best N of M, each player's counted points."""
+    series = table.series
+    head = (
+        f"**Series {shown(series.name, limit=40)} — best {series.best} of {plural(table.events, 'event')}** "
+        f"({table.finished} finished)"
+    )
+    lines = [
+        f"{line.place}. {name_of(names, line.user_id)} — {plural(line.total, 'point')}"
+        f" ({'+'.join(map(str, line.counted))} from {plural(line.played, 'event')})"
+        for line in table.lines[:SERIES_SHOWN]
+    ]
+    if len(table.lines) > SERIES_SHOWN:
+        lines.append(f"… and {plural(len(table.lines) - SERIES_SHOWN, 'more player')}")
+    points = ", ".join(map(str, series.points[:10])) + (" …" if len(series.points) > 10 else "")
+    return "\n".join([head, *(lines or ["No finished events yet."]), f"-# Points by place: {points}"])
+
+
+def series_admin_text(table: SeriesStandings, names: Names, *, made: bool, added: bool | None) -> str:
+    """PRIVATE, to a moderator: what ``/panadmin series`` did, and the series as it stands."""
+    said = []
+    if made:
+        said.append("Series saved.")
+    if added is not None:
+        said.append("Tournament listed." if added else "That tournament was already listed.")
+    return "\n".join([*said, series_standings_text(table, names)])
+
+
+def divisions_text(settings: LeagueSettings) -> str:
+    """PRIVATE, to a moderator: the guild's divisions, best first (``/panadmin division``)."""
+    lines = ["**Divisions** (established players; the first that takes a player is his)"]
+    for d in settings.divisions:
+        rule = f"the top {d.top}" if d.top is not None else f"rated {(d.floor or 0) / 1000:.1f} or more"
+        role = f", role <@&{d.role_id}>" if d.role_id is not None else ""
+        lines.append(f"- {shown(d.name, limit=30)}: {rule}{role}")
+    if not settings.divisions:
+        lines.append("None yet. Add one with /panadmin division name: min_rating: (or top:) role:.")
+    return "\n".join(lines)
+
+
+def league_settings_text(settings: LeagueSettings) -> str:
+    """PRIVATE, to a moderator: the guild's league settings (``/panadmin league``)."""
+    return (
+        f"**League settings**\nA rating is established after {plural(settings.established, 'rated result')} "
+        f"(before that it shows with a ?).\nThe season leaderboard lists established players who played in the last "
+        f"{plural(settings.active_days, 'day')}.\nChange them with /panadmin league established: active_days:."
+    )
+
+
+def eligibility_rule(established: int, active_days: int) -> str:
+    return (
+        f"-# Listed: players with {plural(established, 'rated result')} or more who played "
+        f"in the last {plural(active_days, 'day')}."
+    )
+
+
+def not_eligible(status: tuple[int, int | None, bool], established: int, active_days: int) -> str:
+    """The caller's line on a season board that does not list him: what he still needs."""
+    rated, last, active = status
+    needs = []
+    if rated < established:
+        needs.append(f"{plural(established - rated, 'more rated result')}")
+    if last is None:
+        needs.append("a result here")
+    elif not active:
+        needs.append(f"a result within {plural(active_days, 'day')} (your last: <t:{last}:R>)")
+    return "You are not listed yet: you need " + " and ".join(needs) + "."
 
 
 def season_started(season: SeasonRow) -> str:
@@ -182,7 +269,7 @@ def stats_subtitle(card: PlayerCard, *, escape: bool = False) -> str:
     """The /pan stats card's second line: the running season (if any) and the rating. ``escape``: for Discord text
     (the season's name escaped); the image draws it as typed."""
     rating = card.rating
-    subtitle = f"rating {display(rating.score, rating.rated)}"
+    subtitle = f"rating {display(rating.score, rating.rated, card.established)}"
     if card.season is not None:
         season = shown(card.season.name, limit=60) if escape else card.season.name
         subtitle = f"season {card.season.number} ({season}) · " + subtitle
@@ -267,14 +354,15 @@ def rating_chart(history: RatingHistory, name: str) -> ChartSnapshot:
     """The chart of ``/pan rating`` and the web's player page: this season (when one runs) above all time.
     ``name`` is drawn as it is (the renderer cleans it): pass an image name (``image_name_of``)."""
     rating = history.rating
-    subtitle = f"Rating {display(rating.score, rating.rated)}"
+    subtitle = f"Rating {display(rating.score, rating.rated, history.established)}"
     series = []
     if history.season is not None:
         series.append(
             ChartSeries(f"Season {history.season.number}", tuple(rating_figure(p[2]) for p in history.season_points))
         )
         if history.season_rating is not None:
-            subtitle += f" · season {display(history.season_rating.score, history.season_rating.rated)}"
+            season_rating = history.season_rating
+            subtitle += f" · season {display(season_rating.score, season_rating.rated, history.established)}"
     series.append(ChartSeries("All time", tuple(rating_figure(p[2]) for p in history.all_time)))
     return ChartSnapshot(name, subtitle, tuple(series))
 

@@ -6,7 +6,8 @@ every pair of players, treats a shared rank as a draw between them, and passes t
 ``tests/services/league/test_ratings.py`` (equal priors: a better rank never gains less; equal ranks gain the same).
 
 A player's shown figure is the conservative estimate ``mu - 3 sigma`` (0 for a newcomer, rising as the
-system becomes sure); it is marked provisional for the first :data:`PROVISIONAL_RESULTS` rated results.
+system becomes sure); until it is established (:data:`PROVISIONAL_RESULTS` rated results by default, a guild's
+league setting otherwise) it shows with a "?", as on lichess.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from openskill.models import BradleyTerryFull
 __all__ = ["MODEL", "PROVISIONAL_RESULTS", "Rating", "display", "rate"]
 
 MODEL = BradleyTerryFull()
-PROVISIONAL_RESULTS = 10
+PROVISIONAL_RESULTS = 30  # rated results before a rating is established (the default; a guild may change it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +56,7 @@ def rate(priors: Sequence[Rating], ranks: Sequence[int]) -> list[Rating]:
     return [Rating(team[0].mu, team[0].sigma, p.rated + 1) for team, p in zip(out, priors, strict=True)]
 
 
-def display(score: int, rated: int) -> str:
-    """The shown figure for a stored score, e.g. ``'12.3'`` or ``'4.1 (provisional)'``."""
+def display(score: int, rated: int, established: int = PROVISIONAL_RESULTS) -> str:
+    """The shown figure for a stored score, e.g. ``'12.3'``, or ``'4.1?'`` before ``established`` rated results."""
     text = f"{score / 1000:.1f}"
-    return f"{text} (provisional)" if rated < PROVISIONAL_RESULTS else text
+    return f"{text}?" if rated < established else text

@@ -262,7 +262,7 @@ def test_exact_tails() -> None:
 async def test_flags_are_computed_off_the_event_loop(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
     """A big guild's flags take seconds of CPU (docs/leagues.md): the service computes them in a worker thread, so
     the bot's event loop keeps answering meanwhile."""
-    import pancog.services.league.service as service
+    import pancog.services.league.boards as service
 
     def slow(digests: object) -> list[Flag]:
         time.sleep(0.3)

@@ -9,7 +9,7 @@ import pytest
 
 from pancog.ai import make_player
 from pancog.infra.storage import storage_for
-from pancog.services.league import LeagueService, SeasonInputError, digests_from_log, rating_match, repo
+from pancog.services.league import LeagueService, Rating, SeasonInputError, digests_from_log, rating_match, repo
 from pancog.services.league.digest import is_human
 from pancog.services.ledger import ChipLedger
 from pancog.services.tables import TableConfig
@@ -124,7 +124,7 @@ async def test_v11_refolds_the_ratings_with_their_history(backend: str, server_u
         async with storage_for(target, target_version=8) as v8:
             league = LeagueService(v8, ChipLedger(v8), clock=Clock())
             # V8's fold: the ratings are written, the history table does not exist yet
-            from pancog.services.league import service as league_service
+            from pancog.services.league import recording as league_service
 
             original = repo.put_history
 
@@ -135,7 +135,8 @@ async def test_v11_refolds_the_ratings_with_their_history(backend: str, server_u
             try:
                 await league.record_hand(GUILD, hand(1, [2, 3]))
                 await league.record_hand(GUILD, hand(3, [1]))
-                old = await league.player_card(GUILD, 1)
+                async with v8.transaction(write=False) as tx:  # V8's reads: the ratings table itself
+                    old = Rating(*(await repo.get_ratings(tx, GUILD, 0, [1]))[1])
             finally:
                 repo.put_history = original
             assert league_service.repo is repo
@@ -143,6 +144,6 @@ async def test_v11_refolds_the_ratings_with_their_history(backend: str, server_u
             assert await upgraded.schema_version() >= 11
             league = LeagueService(upgraded, ChipLedger(upgraded), clock=Clock())
             card = await league.player_card(GUILD, 1)
-            assert card.rating == old.rating
+            assert card.rating == old
             history = await league.rating_history(GUILD, 1)
-            assert [p[2] for p in history.all_time][-1] == old.rating.score and len(history.all_time) == 2
+            assert [p[2] for p in history.all_time][-1] == old.score and len(history.all_time) == 2

@@ -53,12 +53,12 @@ def test_rate_refuses_a_single_player() -> None:
         rate([Rating()], [1])
 
 
-def test_display_is_conservative_and_provisional_for_ten_results() -> None:
+def test_display_is_conservative_and_marked_until_thirty_results() -> None:
     fresh = Rating()
     assert fresh.score == round(1000 * (fresh.mu - 3 * fresh.sigma))
-    assert fresh.provisional and display(fresh.score, 0).endswith("(provisional)")
-    assert display(12345, 10) == "12.3"
-    assert not Rating(25.0, 3.0, 10).provisional and Rating(25.0, 3.0, 9).provisional
+    assert fresh.provisional and display(fresh.score, 0).endswith("?")
+    assert display(12345, 30) == "12.3"
+    assert not Rating(25.0, 3.0, 30).provisional and Rating(25.0, 3.0, 29).provisional
 
 
 def _hand(

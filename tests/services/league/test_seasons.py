@@ -90,8 +90,9 @@ async def test_bank_season_issues_and_closes_through_the_ledger(env: Env) -> Non
     assert await league.season_bank(GUILD, 1) == 500  # issued once
     assert await league.season_bank(GUILD, 2) == 500
     assert (await env.ledger.audit()).ok
+    assert [row.chips for row in (await league.season_info(GUILD)).standings] == [500, 500]
     board = await league.leaderboard(GUILD, metric="chips", period="season", caller=2)
-    assert [line.value for line in board.lines] == [500, 500] and board.caller is not None and board.caller.rank == 1
+    assert board.lines == () and board.ineligible == (0, None, False)  # nobody has played: the board lists nobody
     s2 = await league.rollover(GUILD, s1.number, "Bank two", starting_chips=300, mode="bank")
     assert s2.number == 2 and s2.scope_id != s1.scope_id
     assert (await env.ledger.audit()).ok
@@ -163,6 +164,7 @@ async def test_rollover_idempotent_and_crash_safe(
 async def test_exclusion_leaves_a_player_out_of_the_standings_with_a_reason(env: Env) -> None:
     league = env.league
     await league.start_season(GUILD, "S")
+    await league.configure(GUILD, established=4)  # four hands: both established
     for _ in range(4):
         await league.record_hand(GUILD, hand(9, [8]))
     with pytest.raises(SeasonInputError):
