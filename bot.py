@@ -409,7 +409,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         stopping: list[asyncio.Task[None]] = []
         async with bot:
             start = bot.tasks.spawn(bot.start(token), name="pan-start")
-            bot.tasks.start(freeze_when_ready(bot), name="pan-gc-freeze")  # not work in flight: it waits for ready
+            bot.tasks.spawn(freeze_when_ready(bot), name="pan-gc-freeze")
 
             def on_sigterm() -> None:  # a rolling restart: drain, hand the leases over, exit 0
                 log.info("SIGTERM: stopping (drain, then hand the shard leases over)")
