@@ -357,13 +357,6 @@ def configure_allocator(config: Config) -> bool:
     return memory.configure_allocator(arenas=config.malloc_arenas)
 
 
-async def freeze_when_ready(bot: discord.Client) -> None:
-    """Once the bot is up (the extension loaded, the commands synced, the guilds received), freeze what start-up
-    built out of the cyclic collector's way (``memory.freeze_heap``): no later collection traverses it again."""
-    await bot.wait_until_ready()
-    log.info("gc: %d objects frozen after start-up", memory.freeze_heap())
-
-
 def configure_switch_interval(ms: float) -> float:
     """Set how long a thread may hold the GIL while another waits (``PAN_GIL_SWITCH_MS``, default 1 ms).
 
@@ -393,7 +386,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv, shards_default=config.shards, pod_name=config.pod_name)
     configure_allocator(config)  # before any thread starts: the arena cap applies only to threads started later
     configure_switch_interval(config.gil_switch_ms)
-    memory.tune_gc()
     logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     faulthandler.enable()  # a crash in native code (a fatal signal) leaves its Python stacks on stderr, not silence
     token = config.discord_token
@@ -409,7 +401,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         stopping: list[asyncio.Task[None]] = []
         async with bot:
             start = bot.tasks.spawn(bot.start(token), name="pan-start")
-            bot.tasks.spawn(freeze_when_ready(bot), name="pan-gc-freeze")
 
             def on_sigterm() -> None:  # a rolling restart: drain, hand the leases over, exit 0
                 log.info("SIGTERM: stopping (drain, then hand the shard leases over)")

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
-import gc
 import logging
 import time
 from pathlib import Path
@@ -37,8 +36,6 @@ M_ARENA_MAX = -8
 DEFAULT_ARENAS = 2
 DEFAULT_MMAP_THRESHOLD = 256 * 1024
 DEFAULT_TRIM_SECONDS = 60.0
-YOUNG_GC_THRESHOLD = 20_000
-"""Allocations between two young-generation collections of the cyclic GC (CPython's default: 700)."""
 
 _glibc: Any = None
 _probed = False
@@ -79,32 +76,6 @@ def configure_allocator(arenas: int = DEFAULT_ARENAS, mmap_threshold: int = DEFA
     if mmap_threshold > 0:
         ok = bool(libc.mallopt(M_MMAP_THRESHOLD, mmap_threshold)) and ok
     return ok
-
-
-def tune_gc(young: int = YOUNG_GC_THRESHOLD) -> tuple[int, int, int]:
-    """Collect the young generation every ``young`` allocations instead of every 700 (0 leaves it alone); returns
-    the thresholds now.
-
-    Every action allocates thousands of short-lived containers (gateway JSON, HTTP requests, views, engine values).
-    At 700 the collector ran several times per action and each time traversed the objects of the requests still in
-    flight, which were alive then and gone a moment later; at 20,000 most of them are freed by their reference count
-    before a collection sees them. What it costs: garbage in reference cycles lives a little longer (at most that
-    many allocations).
-    """
-    if young > 0:
-        _, middle, old = gc.get_threshold()
-        gc.set_threshold(young, middle, old)
-    return gc.get_threshold()
-
-
-def freeze_heap() -> int:
-    """Collect, then move every object alive now to the collector's permanent generation (``gc.freeze``), where no
-    collection traverses it again: the modules, the command tree, the fonts and caches built at start-up. Returns
-    how many objects were frozen. Call once, when start-up is done; objects frozen are still freed by their
-    reference count."""
-    gc.collect()
-    gc.freeze()
-    return gc.get_freeze_count()
 
 
 def trim() -> bool:

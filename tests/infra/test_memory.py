@@ -96,28 +96,3 @@ def test_gil_switch_interval_from_env() -> None:
         assert bot_module.configure_switch_interval(ms("0")) == pytest.approx(0.005, abs=1e-9)
     finally:
         sys.setswitchinterval(before)
-
-
-def test_the_young_generation_is_collected_less_often_and_start_up_is_frozen() -> None:
-    """bot.py's main: young collections every 20,000 allocations (not 700), and what start-up built frozen out of
-    every later collection's way; a frozen object is still freed by its reference count."""
-    import gc
-    import weakref
-
-    before = gc.get_threshold()
-    try:
-        assert memory.tune_gc() == (memory.YOUNG_GC_THRESHOLD, before[1], before[2])
-        assert memory.tune_gc(0) == (memory.YOUNG_GC_THRESHOLD, before[1], before[2])  # 0: left alone
-
-        class Built:
-            pass
-
-        kept = Built()
-        frozen = memory.freeze_heap()
-        assert frozen > 1000 and gc.get_freeze_count() == frozen  # the interpreter's and the test run's objects
-        gone = weakref.ref(kept)
-        del kept
-        assert gone() is None  # its reference count freed it, frozen or not
-    finally:
-        gc.unfreeze()
-        gc.set_threshold(*before)
