@@ -40,6 +40,7 @@ from pancog.adapter.presenters.common import WITHHELD
 from pancog.adapter.safety import plain, shown
 from pancog.game.cards import ALL_CARDS, Card
 from pancog.game.cards import EXAMPLES as NOTATION_EXAMPLES
+from pancog.game.i18n import tr
 from pancog.game.state import TableState
 from pancog.services.knowledge import Audience, AudienceKind, KnowledgeService, TableKnowledge
 from pancog.services.tables import TableService, TableSession
@@ -603,7 +604,7 @@ def _withheld_edit(kwargs: dict[str, Any], **cleared: Any) -> tuple[str | None, 
     display when the edit was a V2 layout (a V2 message cannot go back to content)."""
     if isinstance(kwargs.get("view"), discord.ui.LayoutView):
         layout = discord.ui.LayoutView(timeout=None)
-        layout.add_item(discord.ui.TextDisplay(WITHHELD))
+        layout.add_item(discord.ui.TextDisplay(tr(WITHHELD)))  # a constant: said in the language of this task
         return None, {"attachments": [], "view": layout}
     return WITHHELD, {"attachments": [], "view": None, **cleared}
 

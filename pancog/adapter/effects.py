@@ -5,7 +5,7 @@ kind                payload                                       result
 ==================  ============================================  ==============================================
 ``role.grant``      ``role_id``, ``user_id``, ``reason``          ``granted`` / ``had it`` / ``left``
 ``role.remove``     ``role_id``, ``user_id``, ``reason``          ``removed`` / ``had not`` / ``left``
-``message.post``    ``channel_id``, ``content``, ``ping`` (ids)   the posted message's id
+``message.post``    ``channel_id``, ``content``, ``ping`` (ids)   the posted (V2) message's id
 ``message.dm``      ``user_id``, ``content``                      the DM's message id
 ==================  ============================================  ==============================================
 
@@ -33,6 +33,7 @@ import discord
 from pancog.adapter import edge
 from pancog.adapter.deliveries import Deliveries, Permanent
 from pancog.adapter.errors import pings
+from pancog.adapter.layouts import notice
 from pancog.adapter.presenters.admin import (
     EFFECT_CANNOT_DM,
     EFFECT_CANNOT_GIVE_ROLE,
@@ -80,11 +81,12 @@ def nonce_of(key: str) -> str:
 
 
 async def send_once(
-    client: discord.Client, target: discord.abc.Messageable | int, key: str, content: str, **kwargs: Any
+    client: discord.Client, target: discord.abc.Messageable | int, key: str, content: str | None, **kwargs: Any
 ) -> discord.Message:
-    """Send ``content`` through the edge (fitted to Discord's limits, checked like every payload) to a channel, or
-    to a user's DMs when ``target`` is a user id, so that sending it again with the same ``key`` returns the first
-    message instead of posting another (Discord's nonce, enforced). For handlers of new kinds that post.
+    """Send ``content`` (None: a Components V2 ``view`` carries the words) through the edge (fitted to Discord's
+    limits, checked like every payload) to a channel, or to a user's DMs when ``target`` is a user id, so that
+    sending it again with the same ``key`` returns the first message instead of posting another (Discord's nonce,
+    enforced). For handlers of new kinds that post.
 
     An outbox message is bot-written text about no table's hands (a season's roles, an announcement)."""
     if isinstance(target, int):
@@ -151,9 +153,8 @@ class _Handlers:
         channel = self.client.get_partial_messageable(channel_id, guild_id=item.guild_id)
         ping = [int(u) for u in item.payload.get("ping") or ()]
         try:
-            message = await send_once(
-                self.client, channel, item.key, str(item.payload.get("content") or ""), allowed_mentions=pings(ping)
-            )
+            view = notice(str(item.payload.get("content") or ""))  # public: Components V2, like every post
+            message = await send_once(self.client, channel, item.key, None, view=view, allowed_mentions=pings(ping))
         except discord.Forbidden as exc:
             raise Permanent(EFFECT_CANNOT_POST.format(channel=channel_id), group=f"channel:{channel_id}") from exc
         except discord.NotFound as exc:

@@ -10,9 +10,10 @@ from typing import Any
 
 import discord
 
-from pancog.adapter.limits import cut
+from pancog.adapter.limits import cut, fit_file
+from pancog.game.i18n import tr
 
-__all__ = ["V2_TEXT_MAX", "card_layout"]
+__all__ = ["V2_TEXT_MAX", "card_layout", "notice"]
 
 V2_TEXT_MAX = 4000  # all text displays of one message together, as Discord limits them
 
@@ -38,3 +39,16 @@ def card_layout(
         box.add_item(row)
     layout.add_item(box)
     return layout
+
+
+def notice(
+    text: str, file: discord.File | None = None, *, buttons: Sequence[discord.ui.Item[Any]] = ()
+) -> discord.ui.LayoutView:
+    """A public post as Components V2: ``text`` (mentions in it notify as in content, within the message's
+    ``allowed_mentions``), then the image ``file`` carries (sent with the message; its own description is the
+    alt text; a file over Discord's size is left out of the layout, as the send leaves it out), then ``buttons``."""
+    text = tr(text)  # a fixed sentence (a presenter's constant) in this task's language, as content is (fitted)
+    shown = fit_file(file) if file is not None else None  # alt text within 1,024; an image too large is not sent
+    if shown is None:
+        return card_layout(text, buttons=buttons)
+    return card_layout(text, shown.filename, alt=shown.description, buttons=buttons)

@@ -16,7 +16,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from pancog.adapter import edge
+from pancog.adapter import edge, layouts
 from pancog.adapter.base import PanCog
 from pancog.adapter.board import Boards
 from pancog.adapter.errors import send_dm, send_ephemeral
@@ -100,11 +100,9 @@ class OpsCog(PanCog, name="PanOps"):
         if channel_id is None:
             return
         names = await self.rt.names.fetch(abs(notice.guild_id), (user for user, _ in notice.cashouts))
-        text = idle_closed(notice.cashouts, names)
+        view = layouts.notice(idle_closed(notice.cashouts, names))
         try:
-            await edge.post(
-                self.rt.bot, self.rt.bot.get_partial_messageable(channel_id), text[:2000], about=edge.STATIC
-            )
+            await edge.post(self.rt.bot, self.rt.bot.get_partial_messageable(channel_id), about=edge.STATIC, view=view)
         except discord.HTTPException as exc:
             log.warning("could not announce the idle close: %s", exc)
 

@@ -17,6 +17,7 @@ from pancog.adapter.checks import refuse_at_tournament_table, require_host_or_mo
 from pancog.adapter.errors import PanView, deliver, send_ephemeral
 from pancog.adapter.forms import OpenForm, OpenValues
 from pancog.adapter.groups import IN_ANYWHERE, IN_PAN
+from pancog.adapter.layouts import notice
 from pancog.adapter.presenters.bank import rebought
 from pancog.adapter.presenters.common import DONE
 from pancog.adapter.presenters.guide import GUIDE, GUIDE_INTRO, GUIDE_PLACEHOLDER, guide_page, rules_top_five
@@ -158,7 +159,7 @@ class TableCog(PanCog, name="PanTables"):
             await ack.settle(interaction)
             await edge.update(interaction, about=edge.about(session), content=private, view=None)
             if public is not None:  # a public followup on the same token: not counted against the global limit
-                await deliver(lambda: edge.followup(interaction, public, about=edge.about(session)))
+                await deliver(lambda: edge.followup(interaction, about=edge.about(session), view=notice(public)))
 
         return run
 
@@ -282,7 +283,7 @@ class TableCog(PanCog, name="PanTables"):
         try:  # the host sits down at once; the board is edited by the usual path
             await rt.tables.join(session.table_id, interaction.user.id)
         except PanError as exc:
-            await send_ephemeral(interaction, could_not_sit(exc.message))
+            await send_ephemeral(interaction, could_not_sit(exc.said()))
 
     @app_commands.command(name="join", description="Sit down at this table (chips come from your bank)", extras=IN_PAN)
     @app_commands.describe(doubles="Play doubles (needs twice the buy-in)", chips="Chips to bring (default: 5 buy-ins)")
@@ -376,7 +377,7 @@ class TableCog(PanCog, name="PanTables"):
         await self.defer(interaction, ephemeral=False)
         returned = await rt.tables.close(session.table_id, interaction.user.id, moderator=moderator)
         names = await rt.names.fetch(rt.guild_of(session), returned)
-        await self.respond(interaction, table_closed(returned, names), ephemeral=False)
+        await self.respond(interaction, None, view=notice(table_closed(returned, names)), ephemeral=False)
 
     @app_commands.command(name="table", description="Post the table again (the board)", extras=IN_PAN)
     async def table(self, interaction: discord.Interaction) -> None:

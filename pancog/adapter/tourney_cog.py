@@ -23,7 +23,7 @@ from typing import Any, Literal
 import discord
 from discord import app_commands
 
-from pancog.adapter import edge
+from pancog.adapter import edge, language
 from pancog.adapter.base import PanCog
 from pancog.adapter.checks import moderator
 from pancog.adapter.deliveries import Permanent
@@ -31,7 +31,7 @@ from pancog.adapter.effects import send_once
 from pancog.adapter.errors import BadOption, send_ephemeral
 from pancog.adapter.forms import TourneyForm, TourneyValues
 from pancog.adapter.groups import IN_TOURNEY
-from pancog.adapter.layouts import card_layout
+from pancog.adapter.layouts import card_layout, notice
 from pancog.adapter.presenters.common import image_name_of, name_of
 from pancog.adapter.presenters.tournament import (
     TOURNEY_BAD_NUMBERS,
@@ -39,9 +39,11 @@ from pancog.adapter.presenters.tournament import (
     TOURNEY_BOTS_NOT_ALLOWED,
     TOURNEY_NONE_HERE,
     TOURNEY_PAUSED,
+    TOURNEY_REGISTER_BUTTON,
     TOURNEY_RESUMED,
     TOURNEY_START_PAST,
     TOURNEY_STARTED,
+    TOURNEY_UNREGISTER_BUTTON,
     TOURNEY_WHICH,
     TOURNEY_WINNER_ROLE_MODS,
     tourney_announcement,
@@ -68,7 +70,9 @@ from pancog.adapter.presenters.tournament import (
 from pancog.adapter.roles import give_role
 from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
 from pancog.ai import Level
+from pancog.game import i18n
 from pancog.game.errors import PanError
+from pancog.game.i18n import tr
 from pancog.infra.renderq import Priority
 from pancog.services.bots import computer_id
 from pancog.services.outbox import OutboxItem
@@ -157,10 +161,10 @@ class TourneyButton(
 
     def __init__(self, tournament_id: int, verb: str) -> None:
         label, style = (
-            ("Register", discord.ButtonStyle.success)
+            (tr(TOURNEY_REGISTER_BUTTON), discord.ButtonStyle.success)
             if verb == "register"
             else (
-                "Unregister",
+                tr(TOURNEY_UNREGISTER_BUTTON),
                 discord.ButtonStyle.secondary,
             )
         )
@@ -300,6 +304,10 @@ class TourneyCog(PanCog, name="PanTourney"):
         return await moderator(self.rt.ledger, interaction)
 
     def _announcement(self, t: Tournament) -> tuple[str, discord.ui.LayoutView]:
+        with i18n.speaking(language.for_guild(self.rt, t.guild_id)):  # a public post: the server's language
+            return self._announcement_words(t)
+
+    def _announcement_words(self, t: Tournament) -> tuple[str, discord.ui.LayoutView]:
         cfg = t.config
         host = f"<@{t.host_id}>"
         text = tourney_announcement(
@@ -524,8 +532,9 @@ class TourneyCog(PanCog, name="PanTourney"):
         t = self._pick(interaction, tournament)
         await self.defer(interaction)
         names = await self.names_of(t)
-        file = await self.standings_image(t.tournament_id, Priority.URGENT, names)
-        layout = card_layout(self.standings_text(t.tournament_id, names), "standings.png")  # V2: words, then image
+        with i18n.speaking(language.for_guild(self.rt, t.guild_id)):  # a public answer: the server's language
+            file = await self.standings_image(t.tournament_id, Priority.URGENT, names)
+            layout = card_layout(self.standings_text(t.tournament_id, names), "standings.png")  # V2: words, image
         await self.respond(interaction, None, file=file, view=layout)
 
     async def names_of(self, t: Tournament) -> dict[int, str]:
@@ -621,6 +630,7 @@ class TourneyCog(PanCog, name="PanTourney"):
             t = self.service.get(event.tournament_id)
         except NoSuchTournament:
             return
+        i18n.speak(language.for_guild(self.rt, t.guild_id))  # its own task: every post is public, the server's
         try:
             if isinstance(event, TableOpened):
                 await self._table_opened(t, event)
@@ -648,8 +658,9 @@ class TourneyCog(PanCog, name="PanTourney"):
     ) -> None:
         channel = self.rt.bot.get_partial_messageable(channel_id, guild_id=guild_id)
         mentions = discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(u) for u in users])
-        extra = {"file": file} if file is not None else {}
-        await edge.post(self.rt.bot, channel, text, about=edge.STATIC, allowed_mentions=mentions, **extra)
+        extra: dict[str, Any] = {"file": file} if file is not None else {}
+        view = notice(text, file)  # the mentions in its text display notify, as in content
+        await edge.post(self.rt.bot, channel, about=edge.STATIC, view=view, allowed_mentions=mentions, **extra)
 
     async def _table_opened(self, t: Tournament, event: TableOpened) -> None:
         humans = [p for p in event.player_ids if p > 0]
@@ -694,6 +705,10 @@ class TourneyCog(PanCog, name="PanTourney"):
         return str(await self._finished(t, item.key))
 
     async def _finished(self, t: Tournament, key: str) -> int:
+        with i18n.speaking(language.for_guild(self.rt, t.guild_id)):  # a public post: the server's language
+            return await self._post_results(t, key)
+
+    async def _post_results(self, t: Tournament, key: str) -> int:
         info = self.service.info(t.tournament_id)
         winner = next((p for p, place, _ in info.results if place == 1), None)
         names = await self.names_of(t)
@@ -711,7 +726,8 @@ class TourneyCog(PanCog, name="PanTourney"):
         users = [winner] if winner and winner > 0 else []
         mentions = discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(u) for u in users])
         try:
-            message = await send_once(self.rt.bot, channel, key, text, allowed_mentions=mentions, file=file)
+            view = notice(text, file)  # the standings image under the words
+            message = await send_once(self.rt.bot, channel, key, None, view=view, allowed_mentions=mentions, file=file)
         except (discord.Forbidden, discord.NotFound) as exc:
             raise Permanent(str(exc)) from exc
         return message.id

@@ -2,7 +2,8 @@
 
 ``pan`` (4 members) and ``pan_factory(members=8)`` give a :class:`Pan` driver. Every driver checks at
 teardown that the ledger audit balances, that every open table's engine stacks equal its ledger stacks, and
-that every interaction was answered (its latency is a benchmark figure: bench/discord_calls.py).
+that every interaction was answered (its latency is a benchmark figure: bench/discord_calls.py), and that
+every public message the bot posted was Components V2 or on the allowlist (``tests/e2e/public_posts.py``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pancog.adapter.board import Board
 from pancog.adapter.runtime import PanRuntime, runtime_of
 from pancog.game.cards import Card
 from pancog.services.tables import TableSession
+from tests.e2e.public_posts import classic_posts
 from tests.fakediscord.harness import Harness, Reply
 from tests.fakediscord.models import FakeChannel, FakeMessage, FakeUser
 
@@ -109,6 +111,11 @@ class Pan:
                 continue
             assert interaction.callback_at is not None, f"{interaction.label} was never answered"
 
+    def check_public_v2(self) -> None:
+        """Every public message the bot posted was Components V2, or is on the allowlist (a turn ping)."""
+        classic = classic_posts(self.h.fake)
+        assert not classic, "public messages posted without Components V2:\n  " + "\n  ".join(classic)
+
     async def check_books(self) -> None:
         report = await self.rt.ledger.audit()
         assert report.ok, report.summary()
@@ -134,6 +141,7 @@ async def pan_factory(harness_factory: Callable[..., Awaitable[Harness]]) -> Asy
             await driver.settle()
             await driver.check_books()
             driver.check_acks()
+        driver.check_public_v2()
 
 
 @pytest.fixture

@@ -72,15 +72,15 @@ async def test_hostile_names_are_shown_not_obeyed(hostile: Pan) -> None:
     not_explicit = [(m.text[:60], m.allowed_mentions) for m in messages if not mentions_are_explicit(m)]
     assert not_explicit == [], not_explicit
     for message in messages:
-        parts = message.content.split("```")  # outside code blocks: escaped; inside: shown literally by Discord
-        assert len(parts) % 2 == 1, f"a name closed a code block early: {message.content}"
+        parts = markdown(message).split("```")  # outside code blocks: escaped; inside: shown literally by Discord
+        assert len(parts) % 2 == 1, f"a name closed a code block early: {markdown(message)}"
         allowed = (message.allowed_mentions or {}).get("users") or []
         for outside in parts[::2]:
             for user_id in allowed:  # the one member a turn ping names, and may notify, is the bot's own mention
                 outside = outside.replace(f"<@{user_id}>", "")
-            assert not UNESCAPED_SYNTAX.search(outside), message.content
+            assert not UNESCAPED_SYNTAX.search(outside), markdown(message)
             assert "\u202e" not in outside and "\u200b" not in outside
-        assert "\u202e" not in message.content
+        assert "\u202e" not in markdown(message)
 
     board = pan.board().seen().text
     # the board's one line names the players who act; every seat's name is in the image's alt text (plain text)
@@ -125,6 +125,11 @@ MOD_MARKUP = "<@&2> __u__ ~~s~~ @here"
 HOSTILE_TEXT = "**why** <@&4> ||x|| @everyone"
 
 
+def markdown(message: FakeMessage) -> str:
+    """The text Discord renders as Markdown in a message: its content and (Components V2) its text displays."""
+    return "\n".join([message.content, *(message.seen().texts if message.v2 else [])])
+
+
 def read_as_shown(reply: Reply) -> str:
     """A reply's text as a reader sees it (Discord's backslash escapes read)."""
     return unescaped(reply.text)
@@ -134,8 +139,8 @@ def assert_nothing_obeyed(messages: list[FakeMessage]) -> None:
     """The invariant of every message the bot sent: no mention or Markdown of a name left live, outside code blocks
     (the users a message may notify are its own ``<@id>`` mentions), no bidirectional override."""
     for message in messages:
-        parts = message.content.split("```")
-        assert len(parts) % 2 == 1, f"a name closed a code block early: {message.content}"
+        parts = markdown(message).split("```")
+        assert len(parts) % 2 == 1, f"a name closed a code block early: {markdown(message)}"
         allowed = (message.allowed_mentions or {}).get("users") or []
         texts = [*parts[::2], *(e.get("description") or "" for e in message.embeds)]
         texts += [e.get("title") or "" for e in message.embeds]
@@ -145,8 +150,8 @@ def assert_nothing_obeyed(messages: list[FakeMessage]) -> None:
             for user_id in allowed:
                 outside = outside.replace(f"<@{user_id}>", "")
             outside = re.sub(r"(?<!\\)<@\d+>", "", outside)  # the bot's own user mentions (notifying no one)
-            assert not UNESCAPED_SYNTAX.search(outside), message.content
-            assert not re.search(r"(?<!\\)__u__|(?<!\\)~~s~~|(?<!\\)\*\*why", outside), message.content
+            assert not UNESCAPED_SYNTAX.search(outside), markdown(message)
+            assert not re.search(r"(?<!\\)__u__|(?<!\\)~~s~~|(?<!\\)\*\*why", outside), markdown(message)
             assert "\u202e" not in outside
 
 
@@ -208,7 +213,7 @@ async def test_every_command_that_shows_a_name_escapes_it(hostile: Pan) -> None:
     await pan.slash(a, "pan start")  # hand 2: sharing and the status's "waiting on"
     await pan.slash(a, "pan settings", share_hand=pan.users[2])  # announced at the table, naming a
     announcement = pan.h.last_message()
-    assert announcement is not None and MARKUP in unescaped(announcement.content), announcement
+    assert announcement is not None and MARKUP in unescaped(markdown(announcement)), announcement
     await pan.slash(a, "pan settings", stop_sharing=True)
     named["outs"] = await pan.slash(b, "outs", player=a)
     status = await pan.slash(mod, "panadmin status")

@@ -161,7 +161,7 @@ async def test_a_post_delivered_again_after_a_restart_is_not_posted_twice(pan: P
     await asyncio.sleep(0.1)
     hold.release()
     await stopping
-    assert [m.content for m in pan.h.messages()] == ["Tournament 1 is over: player1 wins"]
+    assert [m.text for m in pan.h.messages()] == ["Tournament 1 is over: player1 wins"]
     await pan.h.start_bot(pan.h.db_path, **pan.h._bot_options)
     pan.rt.edit_interval = 0.02
     await pan.settle()

@@ -100,7 +100,7 @@ async def test_sit_and_go_three_people_four_computers(pan_factory: PanFactory, m
     threads = [c for c in pan.h.guild.channels if c.is_thread and c.parent_id == channel.id and c != pan.h.thread]
     assert len(threads) == 1
     thread = threads[0]
-    starts = [m for m in public(pan, thread.id) if "starts:" in m.content]
+    starts = [m for m in public(pan, thread.id) if "starts:" in m.text]
     assert len(starts) == 1
     # exactly the three people seated are pinged, no one else
     humans = sorted(u.id for u in (host, ana, bo))
@@ -109,7 +109,7 @@ async def test_sit_and_go_three_people_four_computers(pan_factory: PanFactory, m
     )  # exactly the three people seated, no one else
     assert starts[0].allowed_mentions.get("parse", []) == []
     for user in (host, ana, bo):
-        assert f"<@{user.id}>" in starts[0].content
+        assert f"<@{user.id}>" in starts[0].text
 
     # the host pauses (no new deal); at a tournament table /pan join, rebuy and leave are refused privately
     reply = await pan.slash(host, "tourney pause")
@@ -127,8 +127,8 @@ async def test_sit_and_go_three_people_four_computers(pan_factory: PanFactory, m
     # name the server the table is played in (they said "your server" when the table's guild was the tournament id)
     session = pan.rt.tables.in_channel(thread.id)
     assert session.guild_id == guild and session.bank_scope == BankScope.tournament(tid)
-    dealt = [m for m in pan.h.dms(ana) if "hand 1" in m.content]
-    assert dealt and all(m.content.startswith(f"**{pan.h.guild.name}** · #") for m in dealt), [m.content for m in dealt]
+    dealt = [m for m in pan.h.dms(ana) if "hand 1" in m.text]
+    assert dealt and all(m.text.startswith(f"**{pan.h.guild.name}** · #") for m in dealt), [m.text for m in dealt]
     info = await pan.slash(outsider, "tourney info", channel=thread)
     assert private_to(info, outsider) and "paused" in info.text and "Chip counts" in info.text
     (image,) = info.message.attachments  # the standings image, its text twin as the alt text
@@ -145,11 +145,11 @@ async def test_sit_and_go_three_people_four_computers(pan_factory: PanFactory, m
     prizes = {e.player_id: e.prize or 0 for e in done.entries.values()}
     assert sum(prizes.values()) == 7 * 100
     winner = next(e.player_id for e in done.entries.values() if e.place == 1)
-    results = [m for m in public(pan, channel.id) if "is over" in m.content]
+    results = [m for m in public(pan, channel.id) if "is over" in m.text]
     assert len(results) == 1
     expected = [winner] if winner > 0 else []
     assert [int(u) for u in results[0].allowed_mentions["users"]] == expected
-    assert re.search(r"1\. .+ — wins \d+", results[0].content)
+    assert re.search(r"1\. .+ — wins \d+", results[0].text)
     (image,) = results[0].attachments
     assert image.filename == "standings.png" and "Finished" in image.description
     assert re.search(r"^1\. .+ — wins \d", image.description, re.M)
@@ -263,8 +263,8 @@ async def test_the_winner_gets_the_tournament_role(pan_factory: PanFactory, monk
     assert "The winner gets the role Champions" in text
     winners = [e.player_id for e in service.get(tid).entries.values() if e.place == 1]
     assert winners and role_puts(pan) == [f"/guilds/{pan.h.guild.id}/members/{u}/roles/777" for u in winners]
-    (results,) = [m for m in public(pan, pan.h.channel.id) if "is over" in m.content]
-    assert "could not give" not in results.content
+    (results,) = [m for m in public(pan, pan.h.channel.id) if "is over" in m.text]
+    assert "could not give" not in results.text
 
 
 async def test_a_refused_winner_role_is_told_once_in_the_results(pan_factory: PanFactory) -> None:
@@ -272,7 +272,7 @@ async def test_a_refused_winner_role_is_told_once_in_the_results(pan_factory: Pa
     pan = await pan_factory()
     pan.h.fake.fail_next("PUT /guilds/*/members/*/roles/*", status=403, count=5)
     await three_people_play_out(pan, winner_role=(778, "Top"))
-    (results,) = [m for m in public(pan, pan.h.channel.id) if "is over" in m.content]
-    assert results.content.count("could not give the winner the role") == 1
+    (results,) = [m for m in public(pan, pan.h.channel.id) if "is over" in m.text]
+    assert results.text.count("could not give the winner the role") == 1
     assert results.allowed_mentions.get("roles", []) == []  # the role is named, never pinged
     assert len(role_puts(pan)) == 1

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from pancog.adapter.safety import shown
-from pancog.services.tournaments.model import Status
+from pancog.services.tournaments.model import Status, Tournament
 from tests.e2e.conftest import Pan, PanFactory, private_to
 from tests.e2e.test_tourney import public, wait_until_over
 from tests.fakediscord.models import FakeMessage
@@ -76,12 +76,8 @@ async def test_a_tournament_board_shows_the_level_and_no_join_start_leave(
     assert any("over" in m.text.lower() or m.embeds for m in public(pan, thread)[-3:])
 
 
-async def test_every_knock_out_is_announced_pinging_only_that_player(
-    pan_factory: PanFactory, caplog: pytest.LogCaptureFixture
-) -> None:
-    """A 4-player Sit & Go: three knock-out lines with their places (and the prize in the money), each in the table's
-    thread and the tournament's channel, each pinging only the player who is out."""
-    pan = await pan_factory()
+async def play_sit_and_go(pan: Pan) -> Tournament:
+    """Three members and one computer player in a 4-seat Sit & Go with fast levels, played to its end."""
     host, ana, bo, _ = pan.users
     service = pan.rt.tournaments
     assert service is not None
@@ -91,7 +87,16 @@ async def test_every_knock_out_is_announced_pinging_only_that_player(
     (t,) = service.tournaments
     await pan.slash(host, "tourney addbots", count=1, level="easy")
     await wait_until_over(pan, t.tournament_id)
-    done = service.get(t.tournament_id)
+    return service.get(t.tournament_id)
+
+
+async def test_every_knock_out_is_announced_pinging_only_that_player(
+    pan_factory: PanFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A 4-player Sit & Go: three knock-out lines with their places (and the prize in the money), each in the table's
+    thread and the tournament's channel, each pinging only the player who is out."""
+    pan = await pan_factory()
+    done = await play_sit_and_go(pan)
     lines = [m for m in public(pan, pan.h.channel.id) if " is out of " in m.text]
     assert len(lines) == 3, [m.text for m in lines]
     suffix = {2: "nd", 3: "rd", 4: "th"}

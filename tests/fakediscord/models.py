@@ -237,6 +237,9 @@ class FakeMessage:
     allowed_mentions: dict[str, Any] | None = None  # as sent; None: omitted (Discord then parses every mention)
     nonce: str | None = None  # as sent on create (Discord echoes it in the create response)
     deleted: bool = False
+    # the flags the message had when the channel first saw it (a create, or a deferred answer's first edit);
+    # None while nobody but its author (ephemeral) or nothing (still "thinking") has seen it
+    posted_flags: int | None = None
     edits: int = 0
     created_at: float = field(default_factory=time.monotonic)
     edited_at: float | None = None
@@ -262,6 +265,11 @@ class FakeMessage:
     def v2(self) -> bool:
         """The message uses Components V2 (no content or embeds; text displays, galleries, containers)."""
         return bool(self.flags & IS_COMPONENTS_V2)
+
+    @property
+    def posted_v2(self) -> bool:
+        """The message was Components V2 when it was posted (a later edit may make a classic message V2)."""
+        return self.posted_flags is not None and bool(self.posted_flags & IS_COMPONENTS_V2)
 
     @property
     def text(self) -> str:

@@ -1244,6 +1244,7 @@ class FakeDiscord:
         self.messages[message.id] = message
         req.call.ephemeral = message.ephemeral
         if not message.ephemeral and not message.loading:
+            message.posted_flags = message.flags
             await self._unarchive_on_post(channel, message)
             await self.dispatch("MESSAGE_CREATE", self._message_event(message))
         return message
@@ -1309,6 +1310,8 @@ class FakeDiscord:
         if "components" in payload:
             message.components = payload["components"] or []
         message.flags = flags
+        if was_loading and not message.ephemeral:  # the "thinking" message becomes the answer everyone sees
+            message.posted_flags = flags
         message.attachments = attachments + self._store_files(req.files, payload)
         message.edits += 1
         message.edited_at = time.monotonic()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from pancog.game.i18n import N_
 from pancog.infra.storage.base import StorageTx
 
 from .model import SeasonInputError
@@ -58,9 +59,9 @@ class LeagueSettings:
             SeasonInputError: a figure out of range (nothing changes).
         """
         if established is not None and not 0 <= established <= MAX_ESTABLISHED:
-            raise SeasonInputError(f"Established after 0 to {MAX_ESTABLISHED} rated results.")
+            raise SeasonInputError(N_("Established after 0 to {n} rated results."), n=MAX_ESTABLISHED)
         if active_days is not None and not 1 <= active_days <= MAX_ACTIVE_DAYS:
-            raise SeasonInputError(f"Active means a result within 1 to {MAX_ACTIVE_DAYS} days.")
+            raise SeasonInputError(N_("Active means a result within 1 to {n} days."), n=MAX_ACTIVE_DAYS)
         return LeagueSettings(
             established=self.established if established is None else established,
             active_days=self.active_days if active_days is None else active_days,
