@@ -87,23 +87,23 @@ def counts_of(cards: Iterable[Card]) -> list[int]:
 
 
 def _forms(v: Sequence[int], idx: int) -> bool:
-    """Whether card ``idx`` and cards of count vector ``v`` form a new legal meld."""
-    s, r0 = divmod(idx, 10)  # r0 = rank - 1
-    same = [v[k * 10 + r0] for k in range(4)]
-    if r0 in (0, 9):  # aces and kings: any three
-        if sum(same) >= 2:
+    """Whether card ``idx`` and cards of count vector ``v`` form a new legal meld.
+
+    Written out without lists or closures: the evaluation asks it for each of the 40 faces of every hand it scores,
+    and the hand panel scores every legal play to order its menu."""
+    r0 = idx % 10  # rank - 1
+    if r0 == 0 or r0 == 9:  # aces and kings: any three
+        if v[r0] + v[10 + r0] + v[20 + r0] + v[30 + r0] >= 2:
             return True
     else:
-        if same[s] >= 2:
+        if v[idx] >= 2:
             return True
-        if sum(1 for k in range(4) if k != s and same[k]) >= 2:
+        suits = (v[r0] > 0) + (v[10 + r0] > 0) + (v[20 + r0] > 0) + (v[30 + r0] > 0) - (v[idx] > 0)
+        if suits >= 2:  # two other suits of the rank
             return True
-    base = s * 10
-
-    def has(r: int) -> bool:
-        return 0 <= r <= 9 and v[base + r] > 0
-
-    return (has(r0 - 1) and has(r0 - 2)) or (has(r0 - 1) and has(r0 + 1)) or (has(r0 + 1) and has(r0 + 2))
+    below = r0 >= 1 and v[idx - 1] > 0
+    above = r0 <= 8 and v[idx + 1] > 0
+    return (below and r0 >= 2 and v[idx - 2] > 0) or (below and above) or (above and r0 <= 7 and v[idx + 2] > 0)
 
 
 def forms_with_hand(card: Card, hand: Counter[Card]) -> bool:

@@ -92,8 +92,27 @@ class HandView:
 
 
 def public_cards(hand: HandState) -> Counter[Card]:
-    """Every card of the hand that everyone has seen: melds, discards, the card in play, a reshuffled stock."""
-    cards = list(hand.muck)  # one list, counted once: this runs for every payload the bot sends
+    """Every card of the hand that everyone has seen: melds, discards, the card in play, a reshuffled stock.
+
+    A fresh counter the caller may change. Counted once per hand state: every payload checks the hand in progress
+    and the last finished one (which stays the same object for a whole hand), and a board, the answer and the
+    pings of one action check the same state; counting a few hundred cards each time was most of the check."""
+    found = _PUBLIC.get(id(hand))
+    if found is not None and found[0] is hand:  # the state itself is kept with its count: its id is not reused
+        return found[1].copy()
+    counted = _count_public(hand)
+    if len(_PUBLIC) >= _PUBLIC_KEPT:
+        del _PUBLIC[next(iter(_PUBLIC))]  # the oldest
+    _PUBLIC[id(hand)] = (hand, counted)
+    return counted.copy()
+
+
+_PUBLIC: dict[int, tuple[HandState, Counter[Card]]] = {}
+_PUBLIC_KEPT = 256  # hand states (a few per open table: the hand in progress, the last one, a board's)
+
+
+def _count_public(hand: HandState) -> Counter[Card]:
+    cards = list(hand.muck)  # one list, counted once
     for player in hand.players:
         if player is not None:
             for meld in player.melds:

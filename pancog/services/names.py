@@ -71,6 +71,11 @@ class GuildNames(Mapping[int, str]):
     def __len__(self) -> int:
         return sum(1 for _ in self)
 
+    def __bool__(self) -> bool:
+        """Always true, like any view that exists: a Mapping's truth is its length, which scans the whole cache (every
+        guild's names) — once per ``names or {}`` in a presenter, i.e. on every answer."""
+        return True
+
 
 class Names:
     """Display names per (guild, member): a cache in front of ``member_names``, written in batches.

@@ -138,3 +138,21 @@ def test_knowledge_a_fouled_player_keeps_knowing_his_dead_cards() -> None:
     theirs = table_knowledge(fouled, Audience.person(BO)).allowed()
     assert mine is not None and theirs is not None
     assert mine[card("KH")] == 1 and theirs[card("KH")] == 0
+
+
+def test_knowledge_the_public_count_of_a_hand_state_is_shared_but_never_changed_by_an_audience() -> None:
+    """The public count is kept per hand state (every payload of an action checks the same ones); each audience
+    adds its own cards to a copy: Ana's hand asked for first does not leak into the bystander's view after it."""
+    state = dealt()
+    hand = state.hand
+    assert hand is not None
+    first = public_cards(hand)
+    first[card("KH")] += 5  # a caller's changes stay its own
+    assert public_cards(hand)[card("KH")] == 0 and public_cards(hand) is not public_cards(hand)
+    for _ in range(3):
+        ana = table_knowledge(state, Audience.person(ANA)).allowed()
+        everyone = table_knowledge(state, Audience.everyone()).allowed()
+        assert ana is not None and everyone is not None
+        assert ana[card("KH")] == 1 and everyone[card("KH")] == 0 and everyone == public_cards(hand)
+    later = apply(state, Knock(seat=0))  # a new state, counted afresh (Ana's declaration shows no card)
+    assert later.hand is not None and public_cards(later.hand) == public_cards(hand)

@@ -115,3 +115,31 @@ async def test_v9_copies_the_names_of_every_tables_meta_into_member_names(databa
         assert await names.fetch(-GUILD, [1, 4]) == {1: "alice", 4: "dora at practice"}
         async with new.transaction(write=False) as tx:
             assert await tx.fetchall("SELECT COUNT(*) FROM outbox") == [(0,)]
+
+
+class _NoScan(dict[tuple[int, int], "str | None"]):
+    """A names cache that refuses to be scanned: looking one name up is fine, listing them all is not."""
+
+    def items(self):  # type: ignore[no-untyped-def,override]
+        raise AssertionError("the whole names cache was scanned")
+
+
+async def test_the_presenters_test_a_guilds_names_without_scanning_every_guilds(
+    storage: AnyStorage, clock: Clock
+) -> None:
+    """A reply names players through ``names_at(session)``; the presenters' ``names or {}`` asked the view for its
+    truth, i.e. its length, which scans the whole cache (every guild's names, up to its capacity) on every answer."""
+    from pancog.adapter.presenters.hand import next_step, private_result
+    from pancog.game import Rules, Sit, StartHand, apply, initial_state
+
+    names = Names(storage, clock=clock, flush_delay=60.0)
+    names.seen(GUILD, 1, "alice")
+    names._cache = _NoScan(names._cache)
+    view = names.of(GUILD)
+    assert view and view.get(1) == "alice" and view.get(2) is None
+    state = initial_state(Rules())
+    for seat in range(3):
+        state = apply(state, Sit(seat=seat, player_id=seat + 1, buy_in=100)).state
+    state = apply(state, StartHand(seed=3, first_seat=0)).state
+    assert next_step(state, 0, to_act=0, names=view)
+    assert private_result(state, state, 0, [], to_act=0, names=view)

@@ -95,7 +95,7 @@ def action_label(action: Action, pays: int = 0, seat_names: Mapping[int, str] | 
     def who(seat: int | None) -> str:
         if seat is None:
             return ""
-        return (seat_names or {}).get(seat) or tr("seat {number}", number=seat + 1)
+        return (seat_names.get(seat) if seat_names is not None else None) or tr("seat {number}", number=seat + 1)
 
     suffix = " — " + tr("collects {chips}", chips=chips(pays)) if pays else ""
     match action:
@@ -174,7 +174,7 @@ def private_result(
 ) -> str:
     """PRIVATE (ephemeral to the actor): the outcome of his own action, with his next step (``to_act``: whose
     turn it is in ``after``, from the engine; ``step=False``: the hand panel that follows says it)."""
-    names = names or {}
+    names = names if names is not None else {}  # not `or`: a mapping's truth is its length
     parts: list[str] = []
     for e in events:
         match e:
@@ -219,7 +219,7 @@ def next_step(state: TableState, seat: int, *, to_act: int | None, names: Names 
     hand = state.hand
     if hand is None:
         return tr("The hand is over.") if state.last_hand is not None else ""
-    window = declaration_note(state, names or {}, seat, you=True)
+    window = declaration_note(state, names if names is not None else {}, seat, you=True)
     if to_act != seat:
         return window
     if hand.phase is Phase.DECLARING:
