@@ -236,11 +236,20 @@ class Recording:
         Raises:
             SeasonInputError: a place below 1 or a player listed twice.
         """
-        users = [u for u, _ in places]
-        if len(set(users)) != len(users) or any(p < 1 for _, p in places):
-            raise SeasonInputError("Each player needs one finishing place, 1 or more.")
-        digest = TourneyDigest(tourney_id=tourney_id, places=[(u, p, u in cashed) for u, p in places])
-        return await self._record_alone(guild_id, digest, "tournament result")
+        return await self._record_alone(guild_id, _tourney_digest(tourney_id, places, cashed), "tournament result")
+
+    def tournament_note(
+        self, guild_id: int, tourney_id: int, places: Sequence[tuple[int, int]], cashed: Collection[int]
+    ) -> ResultNote | None:
+        """The tournament service's finish hook: a finished tournament's result, recorded on the journal row of its
+        prizes in the transaction that pays them (exactly once, as a hand's with its settlement), then drained like
+        a hand's. None (nothing recorded) for places that do not rank the field."""
+        try:
+            digest = _tourney_digest(tourney_id, places, cashed)
+        except SeasonInputError:  # the tournament ranks every entry once: unreachable, and never worth its prizes
+            log.error("tournament %s: places %r not recorded", tourney_id, places)
+            return None
+        return self.note(guild_id, digest)
 
     # ------------------------------------------------------------------ ratings fold
 
@@ -343,6 +352,13 @@ class Recording:
                 await repo.set_cursor(tx, RATINGS_CURSOR, rows[-1][0])
         self._seasons.clear()
         return hands, len(rows)
+
+
+def _tourney_digest(tourney_id: int, places: Sequence[tuple[int, int]], cashed: Collection[int]) -> TourneyDigest:
+    users = [u for u, _ in places]
+    if len(set(users)) != len(users) or any(p < 1 for _, p in places):
+        raise SeasonInputError("Each player needs one finishing place, 1 or more.")
+    return TourneyDigest(tourney_id=tourney_id, places=[(u, p, u in cashed) for u, p in places])
 
 
 def _summed_stats(results: Iterable[tuple[int, int, HandDigest | TourneyDigest]]) -> list[tuple[int, ...]]:

@@ -40,7 +40,7 @@ from pancog.services.tables import Applied, NoTableHere, NotHost, TableService
 
 from . import rules
 from .clock import Clock
-from .core import RESULTS_POST, ChannelFactory, Core
+from .core import RESULTS_POST, ChannelFactory, Core, FinishHook
 from .errors import NoSuchTournament, TournamentStateError
 from .events import (
     LevelUp,
@@ -106,6 +106,11 @@ class TournamentService:
         tables.subscribe(self._on_applied)
 
     # ------------------------------------------------------------------ listeners and the clock
+
+    def set_finish_hook(self, hook: FinishHook) -> None:
+        """Record each finished tournament's result with its prizes, in the same transaction (the chip leagues: the
+        composition root registers ``LeagueService.tournament_note``). One hook: the journal row has one result."""
+        self._core.use_finish_hook(hook)
 
     def subscribe(self, listener: Callable[[TournamentEvent], None]) -> None:
         self._core.subscribe(listener)
