@@ -7,9 +7,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from pancog.adapter.presenters.bank import NO_CHIPS_YET, YOU, held_text
 from pancog.adapter.presenters.common import Names, chips, name_of, plural
 from pancog.adapter.safety import TEXT_MAX, shown
+from pancog.game.i18n import tr
 from pancog.services.league import (
     Board,
     BoardLine,
+    DecayWarning,
     Flag,
     HistoryRow,
     LeagueSettings,
@@ -138,7 +140,30 @@ def league_settings_text(settings: LeagueSettings) -> str:
     return (
         f"**League settings**\nA rating is established after {plural(settings.established, 'rated result')} "
         f"(before that it shows with a ?).\nThe season leaderboard lists established players who played in the last "
-        f"{plural(settings.active_days, 'day')}.\nChange them with /panadmin league established: active_days:."
+        f"{plural(settings.active_days, 'day')}.\n{decay_setting_text(settings)}\n"
+        "Change them with /panadmin league established: active_days: decay: after:."
+    )
+
+
+def decay_setting_text(settings: LeagueSettings) -> str:
+    if not settings.decay:
+        return tr("Rating decay: off.")
+    return tr(
+        "Rating decay: an established player loses {points} rating points a week after {days} days without a result "
+        "(a DM warns him a day before).",
+        points=f"{settings.decay / 1000:g}",
+        days=settings.decay_after,
+    )
+
+
+def decay_warning_text(warning: DecayWarning, server: str) -> str:
+    """A DM, to the player: his rating starts to decay tomorrow unless he plays (``server``: escaped)."""
+    return tr(
+        "Your Pan rating in {server} starts to decay <t:{when}:R>: {points} points a week until your next result "
+        "there. Play a hand or a tournament before then to keep it.",
+        server=server,
+        when=warning.starts_at,
+        points=f"{warning.points / 1000:g}",
     )
 
 
