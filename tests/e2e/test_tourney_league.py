@@ -9,7 +9,8 @@ import pytest
 
 from pancog.services.league import repo
 from tests.e2e.conftest import PanFactory, private_to
-from tests.e2e.test_tourney import public, wait_until_over
+from tests.e2e.test_tourney import public, three_people_play_out, wait_until_over
+from tests.fakediscord import server as fake_server
 
 
 @pytest.fixture(autouse=True)
@@ -64,3 +65,41 @@ async def test_a_sit_and_go_counts_in_stats_once_after_a_kill_right_after_the_en
         stats = {r.user_id: r.tourneys_played for r in await repo.all_stats(tx, pan.h.guild.id, 0)}
     assert stats == {host.id: 1, ana.id: 1}
     assert len([m for m in public(pan, pan.h.channel.id) if "is over" in m.content]) == 1
+
+
+async def test_a_tournament_created_in_a_series_counts_in_its_standings(
+    pan_factory: PanFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/tourney create series: lists the new tournament in that series; an unknown series, or a host who is not a
+    moderator, is refused privately and nothing is stored; the finished tournament's places score in /pan standings
+    series: (its winner's stats say won)."""
+    pan = await pan_factory()
+    host, ana = pan.users[:2]
+    mod = pan.h.moderator
+    service, league = pan.rt.tournaments, pan.rt.league
+    assert service is not None and league is not None
+    await pan.slash(mod, "panadmin series", name="Cup", points="10,6,3", best=4)
+    reply = await pan.slash(host, "tourney create", seats=3, series="Nope")
+    assert private_to(reply, host) and "No such series" in reply.text
+    with monkeypatch.context() as m:
+        m.setattr(fake_server, "ALL_PERMISSIONS", "0")  # nobody has Manage Server: nobody is a moderator
+        reply = await pan.slash(ana, "tourney create", seats=3, series="Cup")
+        assert private_to(reply, ana) and "Only moderators can list a tournament in a series." in reply.text
+    assert service.tournaments == ()
+    async with league.storage.transaction(write=False) as tx:
+        assert await tx.fetchall("SELECT * FROM tournaments") == []
+        assert await tx.fetchall("SELECT * FROM league_series_events") == []
+    tid, text = await three_people_play_out(pan, series="Cup")
+    assert "Listed as an event of the series Cup" in text
+    places = {e.player_id: e.place for e in service.get(tid).entries.values()}
+    reply = await pan.slash(ana, "pan standings", series="Cup")
+    assert private_to(reply, ana)
+    lines = reply.text.splitlines()
+    assert lines[0] == "**Series Cup — best 4 of 1 event** (1 finished)"
+    points = {1: 10, 2: 6, 3: 3}
+    for user in pan.users[:3]:
+        want = points[places[user.id]]
+        assert any(f"{user.name} — {want} points" in line for line in lines[1:]), (user.name, want, reply.text)
+    (winner,) = [u for u in pan.users[:3] if places[u.id] == 1]
+    reply = await pan.slash(winner, "pan stats")
+    assert "Tournaments played / cashed / won: 1 / 1 / 1" in reply.text

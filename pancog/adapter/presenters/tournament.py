@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 
 from pancog.adapter.presenters.common import chips, plural
 from pancog.adapter.safety import plain, shown
+from pancog.game.i18n import N_, tr
 from pancog.services.tournaments.model import TITLE_MAX
 from pancog.services.tournaments.service import TournamentInfo
 from renderer.standings import StandingRow, StandingsSnapshot
@@ -92,6 +93,11 @@ def tourney_board_line(level: int, ante: int, next_at: int | None, on_break: boo
 
 def tourney_created(title: str) -> str:
     return f"**{title}** is announced in this channel. Players register with the button or `/tourney register`."
+
+
+def tourney_in_series(series: str) -> str:
+    """PRIVATE, to the host: the new tournament is an event of a league series (``series``: escaped)."""
+    return tr("Listed as an event of the series {series}: its results count in /pan standings series:.", series=series)
 
 
 def tourney_registered(title: str, buy_in: int, bank: int, running: bool) -> str:
@@ -258,6 +264,7 @@ def tourney_winner_role_reason(title: str) -> str:
 
 
 TOURNEY_WINNER_ROLE_MODS = "Only moderators can attach a winner role to a tournament."
+TOURNEY_SERIES_MODS = N_("Only moderators can list a tournament in a series.")
 TOURNEY_WELCOME_BACK = "Welcome back: your turns are yours again (no more automatic going on top)."
 
 

@@ -31,7 +31,7 @@ from .events import TournamentEvent
 from .model import Entry, Tournament, TTable
 from .repository import TournamentRepository
 
-__all__ = ["RESULTS_POST", "ChannelFactory", "Core", "Draft", "Effect", "FinishHook", "FinishNote", "Post"]
+__all__ = ["RESULTS_POST", "Also", "ChannelFactory", "Core", "Draft", "Effect", "FinishHook", "FinishNote", "Post"]
 
 log = logging.getLogger("pan.tournaments")
 
@@ -46,6 +46,10 @@ Effect = tuple[str, str, Mapping[str, Any]]
 RESULTS_POST = "tourney.results"
 """The outbox kind of a tournament's results post (payload ``tournament_id``): owed in the transaction that pays the
 prizes, so a process killed right after that commit still posts them after its restart (the adapter delivers it)."""
+
+Also = Callable[[StorageTx, int], Awaitable[None]]
+"""What a caller stores with a new tournament, in the creating transaction: ``also(tx, tournament_id)`` (a league
+listing it in a series); raising refuses the creation."""
 
 FinishNote = Callable[[StorageTx], Awaitable[str | None]]
 """A finished tournament's result to record: called inside the transaction that pays the prizes, before their journal

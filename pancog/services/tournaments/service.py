@@ -40,7 +40,7 @@ from pancog.services.tables import Applied, NoTableHere, NotHost, TableService
 
 from . import rules
 from .clock import Clock
-from .core import RESULTS_POST, ChannelFactory, Core, FinishHook
+from .core import RESULTS_POST, Also, ChannelFactory, Core, FinishHook
 from .errors import NoSuchTournament, TournamentStateError
 from .events import (
     LevelUp,
@@ -226,8 +226,11 @@ class TournamentService:
         host_id: int,
         config: TournamentConfig,
         announce_only: bool = False,
+        also: Also | None = None,
     ) -> Tournament:
-        """A new tournament (``tournament_id``: a fresh snowflake; also the bank scope of its chips)."""
+        """A new tournament (``tournament_id``: a fresh snowflake; also the bank scope of its chips). ``also(tx,
+        tournament_id)``: stored with it in the same transaction (the league listing it in a series); what it raises
+        refuses the creation, and nothing is stored."""
         return await self._registry.create(
             tournament_id,
             guild_id=guild_id,
@@ -235,6 +238,7 @@ class TournamentService:
             host_id=host_id,
             config=config,
             announce_only=announce_only,
+            also=also,
         )
 
     async def open_registration(self, tournament_id: int, user_id: int, *, moderator: bool = False) -> None:
