@@ -9,7 +9,8 @@ import pytest
 
 from pancog.services.league import repo
 from tests.e2e.conftest import PanFactory, private_to
-from tests.e2e.test_tourney import public, three_people_play_out, wait_until_over
+from tests.e2e.test_tourney import public, three_people_play_out
+from tests.e2e.test_tourney_floor import end_while_dead, until
 from tests.fakediscord import server as fake_server
 
 
@@ -28,30 +29,13 @@ async def test_a_sit_and_go_counts_in_stats_once_after_a_kill_right_after_the_en
 ) -> None:
     """The process dies right after the tournament's end is stored (no event handled, nothing drained): after the
     restart /pan stats shows the tournament played (cashed, won as the tournament placed them) exactly once."""
-    from pancog.adapter.tourney_cog import TourneyCog
-    from pancog.services.tournaments.service import TournamentFinished
-
     pan = await pan_factory()
     host, ana, _, _ = pan.users
     service = pan.rt.tournaments
     assert service is not None
-    await pan.slash(host, "tourney create", seats=3, buy_in=100, antes="10,20,40,80,160,320,640", title="League SnG")
-    await pan.slash(host, "tourney register")
-    await pan.slash(ana, "tourney register")
-    (t,) = service.tournaments
-    tid = t.tournament_id
-    original = TourneyCog._handle
-
-    async def dies_at_the_end(self: TourneyCog, event: object) -> None:  # the kill: nothing after the commit runs
-        if not isinstance(event, TournamentFinished):
-            await original(self, event)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(TourneyCog, "_handle", dies_at_the_end)
-    await pan.slash(host, "tourney addbots", count=1, level="easy")
-    await wait_until_over(pan, tid)
+    tid = await end_while_dead(pan, monkeypatch, "League SnG")
     done = service.get(tid)
     expect = {e.player_id: (e.place, e.prize) for e in done.entries.values()}
-    monkeypatch.setattr(TourneyCog, "_handle", original)
     await pan.h.restart()
     await asyncio.sleep(0.2)
     for user in (host, ana):
@@ -64,7 +48,8 @@ async def test_a_sit_and_go_counts_in_stats_once_after_a_kill_right_after_the_en
     async with league.storage.transaction(write=False) as tx:
         stats = {r.user_id: r.tourneys_played for r in await repo.all_stats(tx, pan.h.guild.id, 0)}
     assert stats == {host.id: 1, ana.id: 1}
-    assert len([m for m in public(pan, pan.h.channel.id) if "is over" in m.content]) == 1
+    await until(pan, lambda: bool([m for m in public(pan, pan.h.channel.id) if "is over" in m.content]), 30)
+    assert len([m for m in public(pan, pan.h.channel.id) if "is over" in m.content]) == 1  # posted once, after all
 
 
 async def test_a_tournament_created_in_a_series_counts_in_its_standings(

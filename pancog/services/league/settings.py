@@ -67,12 +67,10 @@ class LeagueSettings:
             raise SeasonInputError(f"Established after 0 to {MAX_ESTABLISHED} rated results.")
         if active_days is not None and not 1 <= active_days <= MAX_ACTIVE_DAYS:
             raise SeasonInputError(f"Active means a result within 1 to {MAX_ACTIVE_DAYS} days.")
-        return LeagueSettings(
+        return dataclasses.replace(
+            self,
             established=self.established if established is None else established,
             active_days=self.active_days if active_days is None else active_days,
-            divisions=self.divisions,
-            decay=self.decay,
-            decay_after=self.decay_after,
         )
 
     def with_decay(self, *, points: float | None, after: int | None) -> LeagueSettings:
