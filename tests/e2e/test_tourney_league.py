@@ -48,8 +48,8 @@ async def test_a_sit_and_go_counts_in_stats_once_after_a_kill_right_after_the_en
     async with league.storage.transaction(write=False) as tx:
         stats = {r.user_id: r.tourneys_played for r in await repo.all_stats(tx, pan.h.guild.id, 0)}
     assert stats == {host.id: 1, ana.id: 1}
-    await until(pan, lambda: bool([m for m in public(pan, pan.h.channel.id) if "is over" in m.content]), 30)
-    assert len([m for m in public(pan, pan.h.channel.id) if "is over" in m.content]) == 1  # posted once, after all
+    await until(pan, lambda: bool([m for m in public(pan, pan.h.channel.id) if "is over" in m.text]), 30)
+    assert len([m for m in public(pan, pan.h.channel.id) if "is over" in m.text]) == 1  # posted once, after all
 
 
 async def test_a_tournament_created_in_a_series_counts_in_its_standings(
