@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
+from pancog.game.i18n import N_, speaking, tr, trn
 from renderer.assets import fit_text, paste_text, text_width, to_png
 from renderer.text import image_text
 
@@ -42,7 +43,7 @@ class ChartSeries:
 
     heading: str
     values: tuple[float, ...]
-    empty: str = "No rated results yet"
+    empty: str = N_("No rated results yet")  # said in the snapshot's language
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +53,7 @@ class ChartSnapshot:
     title: str
     subtitle: str
     series: tuple[ChartSeries, ...]
+    lang: str = "en"  # the language of the image's words (a render worker does not share the task's)
 
 
 def nice_ticks(low: float, high: float, count: int = 4) -> list[float]:
@@ -84,17 +86,26 @@ def series_facts(series: ChartSeries) -> str:
     """The figures of one panel in words (the text twin's line, and the alt text)."""
     values = series.values
     if not values:
-        return f"{series.heading}: {series.empty.lower()}."
-    n = len(values)
+        return f"{series.heading}: {tr(series.empty).lower()}."
     return (
-        f"{series.heading}: {_figure(values[-1])} now after {n} rated result{'s' if n != 1 else ''}, "
-        f"from {_figure(values[0])}; high {_figure(max(values))}, low {_figure(min(values))}."
+        series.heading
+        + ": "
+        + trn(
+            "{now} now after {n} rated result, from {first}; high {high}, low {low}.",
+            "{now} now after {n} rated results, from {first}; high {high}, low {low}.",
+            len(values),
+            now=_figure(values[-1]),
+            first=_figure(values[0]),
+            high=_figure(max(values)),
+            low=_figure(min(values)),
+        )
     )
 
 
 def chart_text(snap: ChartSnapshot) -> str:
     """The text twin: the title and subtitle, then each panel's figures (same order as the image)."""
-    return "\n".join([f"{snap.title} — {snap.subtitle}", *(series_facts(s) for s in snap.series)])
+    with speaking(snap.lang):
+        return "\n".join([f"{snap.title} — {snap.subtitle}", *(series_facts(s) for s in snap.series)])
 
 
 def _panel(im: Image.Image, draw: ImageDraw.ImageDraw, top: int, series: ChartSeries) -> None:
@@ -104,7 +115,7 @@ def _panel(im: Image.Image, draw: ImageDraw.ImageDraw, top: int, series: ChartSe
     paste_text(im, (left + 12, top + 8), heading, "bold", LABEL, INK, cache=False)
     values = series.values
     if not values:
-        note = fit_text(series.empty, "regular", LABEL, right - left - 24)
+        note = fit_text(tr(series.empty), "regular", LABEL, right - left - 24)
         paste_text(im, (left + 12, top + PANEL_HEIGHT // 2 - LABEL // 2), note, "regular", LABEL, MUTED)
         return
     now = _figure(values[-1])
@@ -140,12 +151,17 @@ def _panel(im: Image.Image, draw: ImageDraw.ImageDraw, top: int, series: ChartSe
     paste_text(im, (x0, base), first_label, "regular", LABEL, MUTED)
     if n > 1:
         paste_text(im, (x1 - text_width(last_label, "regular", LABEL), base), last_label, "regular", LABEL, MUTED)
-    caption = "rated results"
+    caption = tr("rated results")
     paste_text(im, ((x0 + x1 - text_width(caption, "regular", LABEL)) // 2, base), caption, "regular", LABEL, MUTED)
 
 
 def render_chart(snap: ChartSnapshot) -> Image.Image:
     """The chart: a title band, then one panel per series."""
+    with speaking(snap.lang):
+        return _render_chart(snap)
+
+
+def _render_chart(snap: ChartSnapshot) -> Image.Image:
     panels = max(1, len(snap.series))
     height = PAD + TITLE + 10 + LABEL + 18 + panels * (PANEL_HEIGHT + 16) + PAD - 16
     im = Image.new("RGB", (WIDTH, height), FELT)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from PIL import Image
 
+from pancog.game.i18n import N_, speaking, tr
 from renderer.assets import fit_text, paste_text, text_width, to_png
 from renderer.stats import FELT, GOLD, INK, MUTED, PANEL  # the card palette of the /pan stats card
 from renderer.text import image_text
@@ -66,9 +67,10 @@ class StandingsSnapshot:
     tables: tuple[tuple[int, int], ...] = ()
     started: bool = True
     registered: tuple[str, ...] = ()
+    lang: str = "en"  # the language of the image's words (a render worker does not share the task's)
 
 
-NOBODY_REGISTERED = "Nobody has registered yet."
+NOBODY_REGISTERED = N_("Nobody has registered yet.")
 
 
 def _rows(snap: StandingsSnapshot) -> tuple[tuple[StandingRow, ...], int]:
@@ -80,27 +82,32 @@ def _rows(snap: StandingsSnapshot) -> tuple[tuple[StandingRow, ...], int]:
 
 def _amount(snap: StandingsSnapshot, row: StandingRow) -> str:
     if snap.finished:
-        return f"wins {row.chips:,}" if row.chips else "—"
+        return tr("wins {prize}", prize=f"{row.chips:,}") if row.chips else "—"
     return f"{row.chips:,}"
 
 
 def _tables_line(tables: tuple[tuple[int, int], ...]) -> str:
-    return "Tables (players): " + ", ".join(f"{no} ({n})" for no, n in tables)
+    return tr("Tables (players): {tables}", tables=", ".join(f"{no} ({n})" for no, n in tables))
 
 
 def standings_text(snap: StandingsSnapshot) -> str:
     """The text twin of the image: the same lines and rows, in the same order (the attachment's alt text)."""
+    with speaking(snap.lang):
+        return _standings_text(snap)
+
+
+def _standings_text(snap: StandingsSnapshot) -> str:
     lines = [f"{snap.title} — {snap.status}"]
     lines += [line for line in (snap.clock, snap.field) if line]
     rows, more = _rows(snap)
     if not snap.started:
-        lines.append(f"Registered: {len(snap.registered)}" if snap.registered else NOBODY_REGISTERED)
+        lines.append(tr("Registered: {n}", n=len(snap.registered)) if snap.registered else tr(NOBODY_REGISTERED))
         lines += [f"{row.place}. {row.name}" for row in rows]
     for row in rows if snap.started else ():
-        table = f" (table {row.table})" if row.table is not None else ""
+        table = tr(" (table {number})", number=row.table) if row.table is not None else ""
         lines.append(f"{row.place}. {row.name} — {_amount(snap, row)}{table}")
     if more:
-        lines.append(f"… and {more} more")
+        lines.append(tr("… and {n} more", n=more))
     if snap.tables:
         lines.append(_tables_line(snap.tables))
     return "\n".join(lines)
@@ -130,6 +137,11 @@ def render_standings_png(snap: StandingsSnapshot) -> bytes:
 def render_standings(snap: StandingsSnapshot) -> Image.Image:
     """The standings image: title, status and clock lines, a header, one striped row per place (the leader in
     gold), then the open tables."""
+    with speaking(snap.lang):
+        return _render_standings(snap)
+
+
+def _render_standings(snap: StandingsSnapshot) -> Image.Image:
     inner = WIDTH - 2 * PAD
     rows, more = _rows(snap)
     info = [(line, INK if i == 0 else MUTED) for i, line in enumerate((snap.status, snap.clock, snap.field)) if line]
@@ -147,7 +159,7 @@ def render_standings(snap: StandingsSnapshot) -> Image.Image:
     amount_right = right if snap.finished else right - TABLE_W - 8
     paste_text(im, (PAD, y), "#", "bold", HEAD, MUTED)
     if not snap.started:  # no chips or tables yet: who is registered
-        heading = f"Registered ({len(snap.registered)})" if snap.registered else NOBODY_REGISTERED
+        heading = tr("Registered ({n})", n=len(snap.registered)) if snap.registered else tr(NOBODY_REGISTERED)
         paste_text(im, (PAD + PLACE_W + 8, y), heading, "bold", HEAD, MUTED, cache=False)
         y += HEAD + 10
         for i, row in enumerate(rows):
@@ -161,14 +173,15 @@ def render_standings(snap: StandingsSnapshot) -> Image.Image:
             y += LINE
         if not rows:
             y += LINE
-        for line in [f"… and {more} more"] if more else []:
+        for line in [tr("… and {n} more", n=more)] if more else []:
             paste_text(im, (PAD, y), line, "regular", SMALL, MUTED, cache=False)
         return im
-    paste_text(im, (PAD + PLACE_W + 8, y), "Player", "bold", HEAD, MUTED)
-    label = "Prize" if snap.finished else "Chips"
+    paste_text(im, (PAD + PLACE_W + 8, y), tr("Player"), "bold", HEAD, MUTED)
+    label = tr("Prize") if snap.finished else tr("Chips")
     paste_text(im, (amount_right - text_width(label, "bold", HEAD), y), label, "bold", HEAD, MUTED)
     if not snap.finished:
-        paste_text(im, (right - text_width("Table", "bold", HEAD), y), "Table", "bold", HEAD, MUTED)
+        table_head = tr("Table")
+        paste_text(im, (right - text_width(table_head, "bold", HEAD), y), table_head, "bold", HEAD, MUTED)
     y += HEAD + 10
     for i, row in enumerate(rows):
         if i % 2 == 0:
@@ -188,7 +201,7 @@ def render_standings(snap: StandingsSnapshot) -> Image.Image:
         y += LINE
     if not rows:
         y += LINE
-    for line in ([f"… and {more} more"] if more else []) + tables:
+    for line in ([tr("… and {n} more", n=more)] if more else []) + tables:
         paste_text(im, (PAD, y), line, "regular", SMALL, MUTED, cache=False)
         y += SMALL + 10
     return im

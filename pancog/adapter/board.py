@@ -653,7 +653,8 @@ class Board:
         restart) is told apart by a line of its own (its words are not known here)."""
         # checked against the table as that board was drawn (its words and alt text are of that moment)
         about = edge.about(self.session, state=shown[2]) if shown is not None else edge.about(self.session)
-        text, alt = (shown[0], shown[1].alt) if shown is not None else (OLD_BOARD, "")
+        with i18n.speaking(language.for_guild(self.runtime, self.session.guild_id)):  # public: the server's
+            text, alt = (shown[0], shown[1].alt) if shown is not None else (i18n.tr(OLD_BOARD), "")
         view = TableView(self.session.table_id, [], text, alt)
         try:
             if token is not None:

@@ -33,6 +33,7 @@ from pancog.adapter.presenters.admin import NEEDS_MODERATOR
 from pancog.adapter.presenters.common import SOMETHING_WRONG
 from pancog.adapter.safety import shown
 from pancog.game.errors import NotationError, PanError
+from pancog.game.i18n import N_, tr
 
 __all__ = [
     "BadOption",
@@ -57,6 +58,7 @@ __all__ = [
 ]
 
 log = logging.getLogger("pan.cog")
+CANNOT_USE_HERE = N_("You can't use that here.")
 
 
 class BadOption(app_commands.AppCommandError):
@@ -205,13 +207,15 @@ def user_message(error: BaseException) -> str | None:
     if isinstance(error, app_commands.CommandInvokeError):
         error = error.original
     if isinstance(error, NotationError):  # it quotes what the player typed: shown, never obeyed
-        return shown(error.message, limit=CONTENT_MAX)
-    if isinstance(error, PanError | BadOption):
+        return shown(error.said(), limit=CONTENT_MAX)
+    if isinstance(error, PanError):
+        return error.said()  # in the reader's language
+    if isinstance(error, BadOption):
         return error.message
     if isinstance(error, app_commands.MissingPermissions):
         return NEEDS_MODERATOR
     if isinstance(error, app_commands.CheckFailure | app_commands.TransformerError):
-        return str(error) or "You can't use that here."
+        return str(error) or tr(CANNOT_USE_HERE)
     return None
 
 

@@ -38,7 +38,9 @@ from pancog.adapter.presenters.tournament import (
     TOURNEY_FORM_TITLE,
 )
 from pancog.adapter.safety import shown
+from pancog.game import i18n
 from pancog.game.errors import PanError
+from pancog.game.i18n import tr
 from pancog.game.rules import PRESETS
 
 __all__ = ["FormRefused", "OpenForm", "OpenValues", "PanForm", "TourneyForm", "TourneyValues", "whole_number"]
@@ -91,7 +93,16 @@ def _number_input(
 
 
 class PanForm(discord.ui.Modal):
-    """Base of the setup forms: an error in a submit (a refused value) becomes one private reply."""
+    """Base of the setup forms: an error in a submit (a refused value) becomes one private reply. The submit speaks
+    the language the form was shown in (its own task: a modal's submit goes through no command check)."""
+
+    def __init__(self, *, title: str, timeout: float) -> None:
+        super().__init__(title=title, timeout=timeout)
+        self.lang = i18n.current()
+
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        i18n.speak(self.lang)  # runs in the submit's task, before on_submit and on_error
+        return True
 
     async def on_error(  # type: ignore[override]  # discord.py 2.7's Modal.on_error takes no item
         self, interaction: discord.Interaction[Any], error: Exception, /
@@ -104,7 +115,7 @@ class OpenForm(PanForm):
     turn (blank: the default), and the away bot (a checkbox)."""
 
     def __init__(self, default_preset: str, submit: Submit) -> None:
-        super().__init__(title=OPEN_FORM_TITLE, timeout=900)
+        super().__init__(title=tr(OPEN_FORM_TITLE), timeout=900)
         self._submit = submit
         options = [discord.RadioGroupOption(label=n, value=n, default=n == default_preset) for n in PRESETS]
         self.preset: discord.ui.RadioGroup[OpenForm] = discord.ui.RadioGroup(
@@ -121,7 +132,7 @@ class OpenForm(PanForm):
             (OPEN_FORM_TURN, self.turn),
             (OPEN_FORM_AWAY, self.away),
         ):
-            self.add_item(discord.ui.Label(text=text, component=component))
+            self.add_item(discord.ui.Label(text=tr(text), component=component))  # the caller's language
 
     def values(self) -> OpenValues:
         """The form's values, each checked (:class:`FormRefused` on the first that is not acceptable)."""
@@ -156,19 +167,19 @@ class TourneyForm(PanForm):
     (checked by the command like its option) and a name."""
 
     def __init__(self, submit: TourneySubmit) -> None:
-        super().__init__(title=TOURNEY_FORM_TITLE, timeout=900)
+        super().__init__(title=tr(TOURNEY_FORM_TITLE), timeout=900)
         self._submit = submit
         self.format: discord.ui.RadioGroup[TourneyForm] = discord.ui.RadioGroup(
             custom_id="pan:tourney:format",
             options=[
-                discord.RadioGroupOption(label=TOURNEY_FORM_SNG, value="sng", default=True),
-                discord.RadioGroupOption(label=TOURNEY_FORM_SCHEDULED, value="scheduled"),
+                discord.RadioGroupOption(label=tr(TOURNEY_FORM_SNG), value="sng", default=True),
+                discord.RadioGroupOption(label=tr(TOURNEY_FORM_SCHEDULED), value="scheduled"),
             ],
         )
         self.buy_in = _number_input("pan:tourney:buy_in", 0, BUY_IN_MAX, max_length=10)
         self.seats = _number_input("pan:tourney:seats", 2, 8)
         self.start: discord.ui.TextInput[TourneyForm] = discord.ui.TextInput(
-            custom_id="pan:tourney:start", required=False, max_length=40, placeholder=TOURNEY_FORM_START_HINT
+            custom_id="pan:tourney:start", required=False, max_length=40, placeholder=tr(TOURNEY_FORM_START_HINT)
         )
         self.name: discord.ui.TextInput[TourneyForm] = discord.ui.TextInput(
             custom_id="pan:tourney:title", required=False, max_length=TITLE_MAX
@@ -180,7 +191,7 @@ class TourneyForm(PanForm):
             (TOURNEY_FORM_START, self.start),
             (TOURNEY_FORM_NAME, self.name),
         ):
-            self.add_item(discord.ui.Label(text=text, component=component))
+            self.add_item(discord.ui.Label(text=tr(text), component=component))  # the caller's language
 
     def values(self) -> TourneyValues:
         """The form's values, each checked (:class:`FormRefused` on the first that is not acceptable; the start and

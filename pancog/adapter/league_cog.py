@@ -26,9 +26,11 @@ from pancog.adapter.layouts import card_layout
 from pancog.adapter.presenters.admin import NEEDS_MODERATOR
 from pancog.adapter.presenters.common import image_name_of, name_of
 from pancog.adapter.presenters.league import (
+    FINAL_STANDINGS_TITLE,
     NO_LEAGUE,
     SERIES_NEEDS_BOTH,
     SERIES_SHOWN,
+    STANDINGS_TITLE,
     WEB_NOT_RUNNING,
     decay_warning_text,
     divisions_text,
@@ -200,7 +202,9 @@ class LeagueCog(PanCog, name="PanLeague"):
             channel = self.rt.bot.get_partial_messageable(session.channel_id, guild_id=session.guild_id)
             names = await self.rt.names.fetch(self.rt.guild_of(session), returned)
             with contextlib.suppress(discord.HTTPException):
-                await edge.post(self.rt.bot, channel, season_table_closed(returned, names), about=edge.STATIC)
+                with i18n.speaking(language.for_guild(self.rt, session.guild_id)):  # public: the server's language
+                    text = season_table_closed(returned, names)
+                await edge.post(self.rt.bot, channel, text, about=edge.STATIC)
         return closed
 
     async def roles_report(self, guild: discord.Guild | None, season: SeasonRow, keys: list[str]) -> str | None:
@@ -295,7 +299,7 @@ class LeagueCog(PanCog, name="PanLeague"):
             return
         info = await self.league().season_info(interaction.guild_id or 0, season)
         names = await rt.names.fetch(info.season.guild_id, season_people(info))
-        await send_ephemeral(interaction, season_standings(info, names, title="Standings"))
+        await send_ephemeral(interaction, season_standings(info, names, title=STANDINGS_TITLE))
 
     # ------------------------------------------------------------------ /panadmin season
 
@@ -340,7 +344,7 @@ class LeagueCog(PanCog, name="PanLeague"):
         info = await league.end_season(guild_id)  # owes the winners' role, in the same transaction
         await self.announce_season_end(guild_id, info.season.scope_id if info.season.mode == "bank" else None)
         names = await rt.names.fetch(guild_id, season_people(info))
-        text = season_standings(info, names, title="Final standings")
+        text = season_standings(info, names, title=FINAL_STANDINGS_TITLE)
         _, keys = await league.season_roles(guild_id, info.season.number)
         report = await self.roles_report(interaction.guild, info.season, keys)
         if report is not None:

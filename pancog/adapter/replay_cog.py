@@ -21,7 +21,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from pancog.adapter import ack, edge, replay_images
+from pancog.adapter import ack, edge, language, replay_images
 from pancog.adapter.base import PanCog
 from pancog.adapter.board import ALT_TEXT_LIMIT
 from pancog.adapter.checks import moderator
@@ -47,7 +47,9 @@ from pancog.adapter.presenters.replay import (
 )
 from pancog.adapter.presenters.table import table_title
 from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
+from pancog.game import i18n
 from pancog.game.errors import PanError
+from pancog.game.i18n import tr
 from pancog.infra.renderq import Priority
 from pancog.services.knowledge import Audience
 from pancog.services.replay import PUBLIC_VIEWER, HandReplay, ReplayService
@@ -198,7 +200,8 @@ class ReplayCog(PanCog, name="PanReplays"):
         waiting = [name_of(names, p) for p in sorted(state.waiting)]
         channel = interaction.channel
         if isinstance(channel, discord.abc.Messageable):
-            public = reveal_announcement(name_of(names, interaction.user.id), hand, waiting)
+            with i18n.speaking(language.for_guild(rt, interaction.guild_id)):  # a public post: the server's
+                public = reveal_announcement(name_of(names, interaction.user.id), hand, waiting)
             none = discord.AllowedMentions.none()
             await deliver(lambda: edge.post(rt.bot, channel, public, about=edge.STATIC, allowed_mentions=none))
         await send_ephemeral(interaction, reveal_answer(hand, waiting), about=edge.about(session))
@@ -264,14 +267,17 @@ class ReplayCog(PanCog, name="PanReplays"):
         if not replay.summary.finished:
             raise NotOver
         names = await self.names_in(interaction, replay)
-        gif = await self.rt.renders.render(replay_images.animation_job, (replay, names), priority=Priority.BACKGROUND)
+        public = language.for_guild(self.rt, interaction.guild_id)  # a public post: the server's language
+        job = (replay, names, public)
+        gif = await self.rt.renders.render(replay_images.animation_job, job, priority=Priority.BACKGROUND)
         channel = interaction.channel
         if not isinstance(channel, discord.abc.Messageable):
             raise NotOver
-        caption = share_caption(replay, names, interaction.user.id)
+        with i18n.speaking(public):
+            caption = share_caption(replay, names, interaction.user.id)
+            alt = share_alt_text(replay, names)[:ALT_TEXT_LIMIT]  # the last frame's text twin
         filename = f"pan-hand-{hand_no}.gif"
         about = self._about(replay)
-        alt = share_alt_text(replay, names)[:ALT_TEXT_LIMIT]  # the last frame's text twin
 
         def send() -> Any:
             file = discord.File(io.BytesIO(gif), filename=filename, description=alt)
@@ -345,7 +351,7 @@ class ReplaySelect(
         super().__init__(
             discord.ui.Select(
                 custom_id=f"pan:r:{table_id}:{hand_no}:jump",
-                placeholder=JUMP_PLACEHOLDER,
+                placeholder=tr(JUMP_PLACEHOLDER),
                 options=options or [discord.SelectOption(label="-", value="-")],
             )
         )

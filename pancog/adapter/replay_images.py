@@ -18,6 +18,7 @@ from pancog.adapter.presenters.replay import (
     step_board,
     step_line,
 )
+from pancog.game import i18n
 from pancog.services.replay import HandReplay
 from renderer import HandSnapshot, TableSnapshot, render_hand, render_outcome, render_table, to_png
 from renderer.animation import to_gif
@@ -64,11 +65,12 @@ def render_step(
     return render_step_pngs(step_snapshots(replay, index, names, sort=sort, four_color=four_color))
 
 
-def animation_job(job: tuple[HandReplay, dict[int, str]]) -> bytes:
-    """:func:`share_animation` of ``(replay, names)`` (a module-level function with a picklable input: a render
-    job, in thread or process workers)."""
-    replay, names = job
-    return share_animation(replay, names)
+def animation_job(job: tuple[HandReplay, dict[int, str], str]) -> bytes:
+    """:func:`share_animation` of ``(replay, names)`` in the language ``lang`` (a module-level function with a
+    picklable input: a render job, in thread or process workers, which do not share the task's language)."""
+    replay, names, lang = job
+    with i18n.speaking(lang):
+        return share_animation(replay, names)
 
 
 def frame_groups(steps: int, max_frames: int) -> list[range]:

@@ -282,7 +282,7 @@ class TableCog(PanCog, name="PanTables"):
         try:  # the host sits down at once; the board is edited by the usual path
             await rt.tables.join(session.table_id, interaction.user.id)
         except PanError as exc:
-            await send_ephemeral(interaction, could_not_sit(exc.message))
+            await send_ephemeral(interaction, could_not_sit(exc.said()))
 
     @app_commands.command(name="join", description="Sit down at this table (chips come from your bank)", extras=IN_PAN)
     @app_commands.describe(doubles="Play doubles (needs twice the buy-in)", chips="Chips to bring (default: 5 buy-ins)")

@@ -23,7 +23,7 @@ from typing import Any, Literal
 import discord
 from discord import app_commands
 
-from pancog.adapter import edge
+from pancog.adapter import edge, language
 from pancog.adapter.base import PanCog
 from pancog.adapter.checks import moderator
 from pancog.adapter.deliveries import Permanent
@@ -40,10 +40,12 @@ from pancog.adapter.presenters.tournament import (
     TOURNEY_BOTS_NOT_ALLOWED,
     TOURNEY_NONE_HERE,
     TOURNEY_PAUSED,
+    TOURNEY_REGISTER_BUTTON,
     TOURNEY_RESUMED,
     TOURNEY_SERIES_MODS,
     TOURNEY_START_PAST,
     TOURNEY_STARTED,
+    TOURNEY_UNREGISTER_BUTTON,
     TOURNEY_WHICH,
     TOURNEY_WINNER_ROLE_MODS,
     tourney_announcement,
@@ -72,7 +74,9 @@ from pancog.adapter.roles import give_role
 from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
 from pancog.adapter.safety import shown
 from pancog.ai import Level
+from pancog.game import i18n
 from pancog.game.errors import PanError
+from pancog.game.i18n import tr
 from pancog.infra.renderq import Priority
 from pancog.services.bots import computer_id
 from pancog.services.outbox import OutboxItem
@@ -161,10 +165,10 @@ class TourneyButton(
 
     def __init__(self, tournament_id: int, verb: str) -> None:
         label, style = (
-            ("Register", discord.ButtonStyle.success)
+            (tr(TOURNEY_REGISTER_BUTTON), discord.ButtonStyle.success)
             if verb == "register"
             else (
-                "Unregister",
+                tr(TOURNEY_UNREGISTER_BUTTON),
                 discord.ButtonStyle.secondary,
             )
         )
@@ -304,6 +308,10 @@ class TourneyCog(PanCog, name="PanTourney"):
         return await moderator(self.rt.ledger, interaction)
 
     def _announcement(self, t: Tournament) -> tuple[str, discord.ui.LayoutView]:
+        with i18n.speaking(language.for_guild(self.rt, t.guild_id)):  # a public post: the server's language
+            return self._announcement_words(t)
+
+    def _announcement_words(self, t: Tournament) -> tuple[str, discord.ui.LayoutView]:
         cfg = t.config
         host = f"<@{t.host_id}>"
         text = tourney_announcement(
@@ -541,8 +549,9 @@ class TourneyCog(PanCog, name="PanTourney"):
         t = self._pick(interaction, tournament)
         await self.defer(interaction)
         names = await self.names_of(t)
-        file = await self.standings_image(t.tournament_id, Priority.URGENT, names)
-        layout = card_layout(self.standings_text(t.tournament_id, names), "standings.png")  # V2: words, then image
+        with i18n.speaking(language.for_guild(self.rt, t.guild_id)):  # a public answer: the server's language
+            file = await self.standings_image(t.tournament_id, Priority.URGENT, names)
+            layout = card_layout(self.standings_text(t.tournament_id, names), "standings.png")  # V2: words, image
         await self.respond(interaction, None, file=file, view=layout)
 
     async def names_of(self, t: Tournament) -> dict[int, str]:
@@ -638,6 +647,7 @@ class TourneyCog(PanCog, name="PanTourney"):
             t = self.service.get(event.tournament_id)
         except NoSuchTournament:
             return
+        i18n.speak(language.for_guild(self.rt, t.guild_id))  # its own task: every post is public, the server's
         try:
             if isinstance(event, TableOpened):
                 await self._table_opened(t, event)
@@ -711,6 +721,10 @@ class TourneyCog(PanCog, name="PanTourney"):
         return str(await self._finished(t, item.key))
 
     async def _finished(self, t: Tournament, key: str) -> int:
+        with i18n.speaking(language.for_guild(self.rt, t.guild_id)):  # a public post: the server's language
+            return await self._post_results(t, key)
+
+    async def _post_results(self, t: Tournament, key: str) -> int:
         info = self.service.info(t.tournament_id)
         winner = next((p for p, place, _ in info.results if place == 1), None)
         names = await self.names_of(t)

@@ -20,7 +20,7 @@ from typing import Any
 
 import discord
 
-from pancog.adapter import edge
+from pancog.adapter import edge, language
 from pancog.adapter.base import acknowledge
 from pancog.adapter.errors import PanView, answer, deliver, send_ephemeral
 from pancog.adapter.presenters.common import name_of
@@ -33,6 +33,8 @@ from pancog.adapter.presenters.replay import (
     watched_hand_text,
 )
 from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
+from pancog.game import i18n
+from pancog.game.i18n import tr
 from pancog.infra.renderq import Priority
 from pancog.services.watch import WatchService
 from renderer import HandSnapshot, render_hand_png
@@ -61,9 +63,10 @@ class Watching:
         rt = self.rt
         player = interaction.user.id
         self.watch.grant(table_id, player, watcher)
-        text = watch_announcement(name_of(rt.names_of(interaction.guild_id or 0), player), f"<@{watcher}>")
-        view = PanView()
-        view.add_item(WatchButton(table_id, player))
+        with i18n.speaking(language.for_guild(rt, interaction.guild_id)):  # a public post: the server's language
+            text = watch_announcement(name_of(rt.names_of(interaction.guild_id or 0), player), f"<@{watcher}>")
+            view = PanView()
+            view.add_item(WatchButton(table_id, player))
         channel = interaction.channel
         if isinstance(channel, discord.abc.Messageable):
             mentions = discord.AllowedMentions(users=[discord.Object(id=watcher)], everyone=False, roles=False)
@@ -78,7 +81,8 @@ class Watching:
         rt = self.rt
         player = interaction.user.id
         grant = self.watch.revoke(table_id, player)
-        text = watch_stopped(name_of(rt.names_of(interaction.guild_id or 0), player), f"<@{grant.watcher_id}>")
+        with i18n.speaking(language.for_guild(rt, interaction.guild_id)):  # a public post: the server's language
+            text = watch_stopped(name_of(rt.names_of(interaction.guild_id or 0), player), f"<@{grant.watcher_id}>")
         channel = interaction.channel
         if isinstance(channel, discord.abc.Messageable):
             none = discord.AllowedMentions.none()
@@ -115,7 +119,7 @@ class WatchButton(
     def __init__(self, table_id: int, player_id: int) -> None:
         super().__init__(
             discord.ui.Button(
-                label=WATCH_BUTTON,
+                label=tr(WATCH_BUTTON),
                 style=discord.ButtonStyle.secondary,
                 custom_id=f"pan:w:{table_id}:{player_id}",
             )

@@ -183,20 +183,24 @@ def parse_card(text: str) -> Card:
     """
     token = text.strip().upper().replace("\ufe0f", "")  # drop emoji variation selectors
     if not token:
-        raise NotationError(f"No card given. Write cards {EXAMPLES[0]}.")
+        raise NotationError(N_("No card given. Write cards {example}."), example=EXAMPLES[0])
     if token in ("JOKER", "JK", "JKR", "X", "*", "W") or "JOKER" in token:
         raise NotationError(N_("Pan is played without jokers or wild cards."))
     if len(token) < 2:
-        raise NotationError(f"'{excerpt(text)}' is not a card. Write a rank and a suit, {EXAMPLES[1]}.")
+        raise NotationError(
+            N_("'{text}' is not a card. Write a rank and a suit, {example}."), text=excerpt(text), example=EXAMPLES[1]
+        )
     rank_part, suit_part = token[:-1], token[-1]
     if rank_part in ("8", "9", "10", "T"):
         raise NotationError(N_("Pan decks have no 8s, 9s or 10s."))
     rank = _RANK_PARSE.get(rank_part)
     suit = _SUIT_PARSE.get(suit_part)
     if rank is None:
-        raise NotationError(f"'{excerpt(text)}' has no Pan rank. Ranks are A 2 3 4 5 6 7 J Q K (no 8s, 9s or 10s).")
+        raise NotationError(
+            N_("'{text}' has no Pan rank. Ranks are A 2 3 4 5 6 7 J Q K (no 8s, 9s or 10s)."), text=excerpt(text)
+        )
     if suit is None:
-        raise NotationError(f"'{excerpt(text)}' has no suit. Suits are S H D C (or ♠ ♥ ♦ ♣).")
+        raise NotationError(N_("'{text}' has no suit. Suits are S H D C (or ♠ ♥ ♦ ♣)."), text=excerpt(text))
     return Card(rank, suit)
 
 
@@ -208,7 +212,7 @@ def parse_cards(text: str) -> tuple[Card, ...]:
     """
     tokens = [t for t in _SEPARATORS.split(text.strip()) if t]
     if not tokens:
-        raise NotationError(f"No cards given. Write cards {EXAMPLES[2]}.")
+        raise NotationError(N_("No cards given. Write cards {example}."), example=EXAMPLES[2])
     return tuple(parse_card(t) for t in tokens)
 
 
@@ -242,7 +246,7 @@ def take_cards(hand: Sequence[Card], cards: Iterable[Card]) -> tuple[Card, ...]:
     except ValueError:
         missing = Counter(wanted) - Counter(hand)
         listed = format_cards(sorted(missing.elements(), key=suit_order_key))
-        raise CardsNotInHand(f"You don't hold {excerpt(listed, 60)}.") from None
+        raise CardsNotInHand(N_("You don't hold {cards}."), cards=excerpt(listed, 60)) from None
     return sort_hand(rest)
 
 

@@ -350,7 +350,7 @@ def _sit(w: Work, a: Sit) -> None:
         raise SeatError(N_("This table does not allow doubles."))
     need = r.min_buyin_chips * (2 if a.doubles else 1)
     if a.buy_in < need:
-        raise ChipsError(f"The buy-in is at least {need} chips.")
+        raise ChipsError(N_("The buy-in is at least {n} chips."), n=need)
     if a.seat is not None:
         if not 0 <= a.seat < len(w.seats) or not slot_free(w, a.seat):
             raise SeatError(N_("That seat is taken."))

@@ -8,15 +8,26 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from pancog.game.i18n import tr
+
 
 class PanError(Exception):
     """Base for errors whose message is safe to show to players (plain sentences, no markup)."""
 
     code: ClassVar[str] = "pan_error"
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message: str, /, **fields: object) -> None:
+        """``message``: a sentence (an English catalog id, marked ``N_`` where it is raised), its ``{fields}`` given
+        as keywords; ``.message`` is the English text (logs, tests), :meth:`said` the reader's language."""
+        text = message.format(**fields) if fields else message
+        super().__init__(text)
+        self.message = text
+        self.template = message
+        self.fields = fields
+
+    def said(self) -> str:
+        """The message in the language of the task showing it (the catalog's sentence, its fields filled)."""
+        return tr(self.template, **self.fields)
 
 
 class NotationError(PanError):

@@ -64,10 +64,10 @@ def resolve_play(
         case AddToMeld():
             idx = next((k for k, m in enumerate(melds) if m.id == a.meld), None)
             if idx is None:
-                raise IllegalMeld(f"You have no meld {a.meld}. You can only add to your own melds.")
+                raise IllegalMeld(N_("You have no meld {meld}. You can only add to your own melds."), meld=a.meld)
             old = melds[idx]
             if not old.valid:
-                raise IllegalMeld(f"Meld {a.meld} is not valid yet: make it good first.")
+                raise IllegalMeld(N_("Meld {meld} is not valid yet: make it good first."), meld=a.meld)
             added = (*a.cards, *extra)
             if not added:
                 raise IllegalMeld(N_("Add at least one card."))
@@ -104,11 +104,11 @@ def resolve_play(
             for mid, lent in per.items():
                 idx = next((k for k, m in enumerate(melds) if m.id == mid), None)
                 if idx is None:
-                    raise IllegalMeld(f"You have no meld {mid}. You can only borrow from your own melds.")
+                    raise IllegalMeld(N_("You have no meld {meld}. You can only borrow from your own melds."), meld=mid)
                 src = melds[idx]
                 left = borrow_pieces(src, lent, rules)
                 if left is None:
-                    raise IllegalMeld(f"Borrowing from meld {mid} must leave a valid meld.")
+                    raise IllegalMeld(N_("Borrowing from meld {meld} must leave a valid meld."), meld=mid)
                 ids = [src.id] + [next_id + 1 + k for k in range(len(left) - 1)]
                 pieces, c = remake(src, list(zip(ids, left, strict=True)), rules)
                 coll = coll + c
@@ -118,7 +118,7 @@ def resolve_play(
                 next_id += len(left) - 1
             if not a.cards and not extra:
                 raise IllegalMeld(
-                    "A borrowed card must complete a new meld with a card from your hand or the drawn card."
+                    N_("A borrowed card must complete a new meld with a card from your hand or the drawn card.")
                 )
             cards = (*a.cards, *extra, *(c for _, c in a.taken))
             new, c2 = fresh_collection(make_meld(pl.next_meld_id, cards, rules), rules)

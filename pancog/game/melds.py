@@ -150,10 +150,12 @@ def classify(cards: Sequence[Card]) -> MeldKind:
     listed = format_cards(cards)
     ranks = {c.rank for c in cards}
     if len(ranks) == 1:
-        raise IllegalMeld(f"{listed} is not a set: it must be all one suit or three different suits.")
+        raise IllegalMeld(N_("{cards} is not a set: it must be all one suit or three different suits."), cards=listed)
     if len({c.suit for c in cards}) > 1:
-        raise IllegalMeld(f"{listed} is not a meld: a run must be all one suit.")
-    raise IllegalMeld(f"{listed} is not a run: the ranks must follow on (7 and J are adjacent, no wrap).")
+        raise IllegalMeld(N_("{cards} is not a meld: a run must be all one suit."), cards=listed)
+    raise IllegalMeld(
+        N_("{cards} is not a run: the ranks must follow on (7 and J are adjacent, no wrap)."), cards=listed
+    )
 
 
 def sort_meld(kind: MeldKind, cards: Iterable[Card]) -> tuple[Card, ...]:
@@ -332,7 +334,12 @@ def extend(meld: Meld, cards: Sequence[Card], rules: Rules) -> tuple[Meld, Colle
         raise IllegalMeld(N_("Add at least one card."))
     result = added_cards(meld, cards)
     if result is None:
-        raise IllegalMeld(f"{format_cards(cards)} cannot be added to meld {meld.id} ({format_cards(meld.cards)}).")
+        raise IllegalMeld(
+            N_("{cards} cannot be added to meld {meld} ({meld_cards})."),
+            cards=format_cards(cards),
+            meld=meld.id,
+            meld_cards=format_cards(meld.cards),
+        )
     grown = _fast.replace(meld, cards=result)
     if meld.kind is _MELD_KIND_RUN:
         return _settle_run(grown, meld.paid, meld.paid_high, rules)

@@ -18,11 +18,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-from pancog.game.i18n import N_
+from pancog.game.i18n import N_, counted, tr, trn
 
 from .cards import Card, build_shoe, format_cards
 from .errors import RuleViolation
-from .words import plural
 
 
 @functools.lru_cache(maxsize=64)
@@ -213,13 +212,15 @@ class Rules:
         """
         base = PRESETS.get(name)
         if base is None:
-            raise RuleViolation(f"Unknown rules preset '{name}'. Presets: {', '.join(PRESETS)}.")
+            raise RuleViolation(
+                N_("Unknown rules preset '{name}'. Presets: {presets}."), name=name, presets=", ".join(PRESETS)
+            )
         if not 1 <= edition <= PRESET_EDITION:
-            raise RuleViolation(f"Unknown rules edition {edition}.")
+            raise RuleViolation(N_("Unknown rules edition {edition}."), edition=edition)
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(overrides) - names)
         if unknown:
-            raise RuleViolation(f"Unknown table option {unknown[0]}.")
+            raise RuleViolation(N_("Unknown table option {option}."), option=unknown[0])
         earlier: dict[str, object] = {}
         for older in range(PRESET_EDITION - 1, edition - 1, -1):  # the newest change first, older ones over it
             earlier.update(EARLIER_EDITIONS.get(older, {}).get(name, {}))
@@ -262,104 +263,151 @@ def rule_overrides(rules: Rules, base: str = "california") -> dict[str, object]:
 
 
 _DESCRIBE = {
-    StartMode.DOUBLE_DRAW: "the first player may pluck twice on his first turn (no upcard)",
-    StartMode.UPCARD: "an upcard starts the discards; the first player may take it if it melds at once",
-    ForceMode.ON_DEMAND: "forcing on demand: any active player may force a card that fits a board",
-    ForceMode.MANDATORY: "forcing is mandatory: an option card that fits your board must be taken",
-    ForceMode.OFF: "no forcing",
+    StartMode.DOUBLE_DRAW: N_("Start: the first player may pluck twice on his first turn (no upcard)."),
+    StartMode.UPCARD: N_("Start: an upcard starts the discards; the first player may take it if it melds at once."),
+    ForceMode.ON_DEMAND: N_("Forcing: forcing on demand: any active player may force a card that fits a board."),
+    ForceMode.MANDATORY: N_("Forcing: forcing is mandatory: an option card that fits your board must be taken."),
+    ForceMode.OFF: N_("Forcing: no forcing."),
 }
+RULE_CONDITIONS = N_("Conditions:")
+"""How the conditions line of :func:`describe_rules` starts (``/pan rules`` picks it for its top five)."""
+RULE_GOING_OUT = N_("Going out")
+"""How the going-out line of :func:`describe_rules` starts."""
+
+
+def _deck(rules: Rules) -> str:
+    parts = [tr("Deck: {n} packs of 40 cards (no 8s, 9s, 10s)", n=rules.deck_count)]
+    if rules.remove_spade_sets:
+        parts.append(tr(", minus {sets} of spades", sets=trn("{n} set", "{n} sets", rules.remove_spade_sets)))
+    if rules.extra_removals:
+        parts.append(tr(", minus {cards}", cards=format_cards(rules.extra_removals)))
+    if rules.extra_cards:
+        parts.append(tr(", plus {cards}", cards=format_cards(rules.extra_cards)))
+    parts.append(tr(": {n} cards.", n=len(rules.shoe())))
+    return "".join(parts)
 
 
 def describe_rules(rules: Rules) -> list[str]:
-    """Each table option in plain words, for ``/pan rules``."""
-    shoe_size = len(rules.shoe())
-    return [
-        f"Deck: {rules.deck_count} packs of 40 cards (no 8s, 9s, 10s)"
-        + (f", minus {plural(rules.remove_spade_sets, 'set')} of spades" if rules.remove_spade_sets else "")
-        + (f", minus {format_cards(rules.extra_removals)}" if rules.extra_removals else "")
-        + (f", plus {format_cards(rules.extra_cards)}" if rules.extra_cards else "")
-        + f": {shoe_size} cards.",
-        f"Seats: up to {rules.max_players} players; buy-in at least {plural(rules.min_buyin_chips, 'chip')}"
-        + (f" ({2 * rules.min_buyin_chips} to play doubles)." if rules.allow_doubles else "; no doubles."),
-        "Beans game: no ante; pays must be claimed before your discard."
-        if rules.beans
-        else f"Ante (tops): {plural(rules.ante_chips, 'chip')} a hand; doubles players ante again into the doubles "
-        "tops.",
-        f"Rake: {plural(rules.rake, 'chip')} per player per hand." if rules.rake else "No rake.",
-        "Start: " + _DESCRIBE[rules.start_mode] + ".",
-        "Going on top costs the ante"
-        + (
-            f" plus {plural(rules.retire_forfeit_chips, 'chip')} into the tops."
-            if rules.retire_forfeit_chips
-            else " only."
-        ),
-        "If nobody plays, the tops "
-        + ("carry over to the next hand." if rules.nobody_in is NobodyIn.CARRY_OVER else "are refunded."),
-        (
-            "Option card: the previous player's unused pluck may be taken if it melds at once"
-            + (" (new meld or lay-off)." if rules.option_card_layoff else " (new meld only).")
+    """Each table option in plain words, for ``/pan rules`` (in the task's language)."""
+    chips = counted(rules.min_buyin_chips, "chip")
+    if rules.allow_doubles:
+        seats = tr(
+            "Seats: up to {n} players; buy-in at least {chips} ({doubles} to play doubles).",
+            n=rules.max_players,
+            chips=chips,
+            doubles=2 * rules.min_buyin_chips,
         )
-        if rules.option_card
-        else "No option card: every draw is a pluck from the stock.",
-        "Forcing: " + _DESCRIBE[rules.force_mode] + ".",
-        "Conditions: three valle (3, 5, 7) of the same suit pay 2, other suited sets 1, runs from the Ace or to the "
-        "King 1" + ("; spades pay double." if rules.spades_double else "; spades pay the same as other suits."),
-        "Three valle of different suits pay 1"
-        + (f", +{rules.unsuited_valle_increment} per extra card." if rules.unsuited_valle_increment else ".")
-        if rules.unsuited_valle_pays
-        else "Three valle of different suits pay nothing.",
-        "Suited sets of Aces or Kings pay like other suited sets."
+    else:
+        seats = tr("Seats: up to {n} players; buy-in at least {chips}; no doubles.", n=rules.max_players, chips=chips)
+    if rules.retire_forfeit_chips:
+        on_top = tr(
+            "Going on top costs the ante plus {chips} into the tops.", chips=counted(rules.retire_forfeit_chips, "chip")
+        )
+    else:
+        on_top = tr("Going on top costs the ante only.")
+    if rules.option_card:
+        option = (
+            tr(
+                "Option card: the previous player's unused pluck may be taken if it melds at once "
+                "(new meld or lay-off)."
+            )
+            if rules.option_card_layoff
+            else tr("Option card: the previous player's unused pluck may be taken if it melds at once (new meld only).")
+        )
+    else:
+        option = tr("No option card: every draw is a pluck from the stock.")
+    if rules.unsuited_valle_pays:
+        valle = (
+            tr("Three valle of different suits pay 1, +{n} per extra card.", n=rules.unsuited_valle_increment)
+            if rules.unsuited_valle_increment
+            else tr("Three valle of different suits pay 1.")
+        )
+    else:
+        valle = tr("Three valle of different suits pay nothing.")
+    if rules.split_tops:
+        split = (
+            tr("The last two players may split the tops; the odd chip stays in the pot.")
+            if rules.split_odd_chip is OddChip.CARRY
+            else tr("The last two players may split the tops; the odd chip goes to the next player.")
+        )
+        if rules.auto_split_married:
+            split += " " + tr("Married splitters split automatically.")
+    else:
+        split = tr("Splitting the tops is not allowed.")
+    return [
+        _deck(rules),
+        seats,
+        tr("Beans game: no ante; pays must be claimed before your discard.")
+        if rules.beans
+        else tr(
+            "Ante (tops): {chips} a hand; doubles players ante again into the doubles tops.",
+            chips=counted(rules.ante_chips, "chip"),
+        ),
+        tr("Rake: {chips} per player per hand.", chips=counted(rules.rake, "chip")) if rules.rake else tr("No rake."),
+        tr(_DESCRIBE[rules.start_mode]),
+        on_top,
+        tr("If nobody plays, the tops carry over to the next hand.")
+        if rules.nobody_in is NobodyIn.CARRY_OVER
+        else tr("If nobody plays, the tops are refunded."),
+        option,
+        tr(_DESCRIBE[rules.force_mode]),
+        tr(
+            "Conditions: three valle (3, 5, 7) of the same suit pay 2, other suited sets 1, runs from the Ace or to "
+            "the King 1; spades pay double."
+        )
+        if rules.spades_double
+        else tr(
+            "Conditions: three valle (3, 5, 7) of the same suit pay 2, other suited sets 1, runs from the Ace or to "
+            "the King 1; spades pay the same as other suits."
+        ),
+        valle,
+        tr("Suited sets of Aces or Kings pay like other suited sets.")
         if rules.suited_ak_pays
-        else "Sets of Aces or Kings never pay.",
-        "A full rope from Ace to King counts as two conditions."
+        else tr("Sets of Aces or Kings never pay."),
+        tr("A full rope from Ace to King counts as two conditions.")
         if rules.full_rope_counts_two
-        else "A full rope from Ace to King counts as one condition.",
-        "A set's condition is fixed when it is made."
+        else tr("A full rope from Ace to King counts as one condition."),
+        tr("A set's condition is fixed when it is made.")
         if rules.set_character is SetCharacter.STATIC
-        else "A set's condition is re-read after every card added.",
-        "Borrowing a middle card of a rope (leaving two ropes) is allowed."
+        else tr("A set's condition is re-read after every card added."),
+        tr("Borrowing a middle card of a rope (leaving two ropes) is allowed.")
         if rules.borrow_split_rope
-        else "Only an end card may be borrowed from a rope.",
-        f"Going out pays the tops and the outs plus {plural(rules.going_out_units, 'unit')} from every player in "
-        "the hand."
+        else tr("Only an end card may be borrowed from a rope."),
+        tr(
+            "Going out pays the tops and the outs plus {units} from every player in the hand.",
+            units=counted(rules.going_out_units, "unit"),
+        )
         if rules.going_out_units
-        else "Going out pays the tops and the outs (every condition on the board again), no going-out units.",
+        else tr("Going out pays the tops and the outs (every condition on the board again), no going-out units."),
         {
-            BustOut.OFF: "No bust-out bonus.",
-            BustOut.NEW_ONLY: "Bust-out: conditions made on the going-out turn are paid twice.",
-            BustOut.NEW_OR_ENHANCED: "Bust-out: conditions made or enhanced on the going-out turn are paid twice.",
+            BustOut.OFF: tr("No bust-out bonus."),
+            BustOut.NEW_ONLY: tr("Bust-out: conditions made on the going-out turn are paid twice."),
+            BustOut.NEW_OR_ENHANCED: tr("Bust-out: conditions made or enhanced on the going-out turn are paid twice."),
         }[rules.bust_out],
         {
-            ClaimMode.AUTO: "Pays are collected automatically.",
-            ClaimMode.DEFERRED: "Pays must be claimed; an unclaimed pay waits for your next hit.",
-            ClaimMode.FORFEIT: "Pays must be claimed before your discard or they lapse.",
+            ClaimMode.AUTO: tr("Pays are collected automatically."),
+            ClaimMode.DEFERRED: tr("Pays must be claimed; an unclaimed pay waits for your next hit."),
+            ClaimMode.FORFEIT: tr("Pays must be claimed before your discard or they lapse."),
         }[rules.effective_claim_mode],
-        "A fouled player refunds "
-        + ("everyone who paid him." if rules.foul_refunds is FoulRefunds.PAYERS else "the players still in action."),
-        "Doubles tops won by a singles player "
-        + ("carry over." if rules.unwon_doubles_tops is UnwonDoublesTops.CARRY_OVER else "are refunded."),
-        (
-            "The last two players may split the tops; the odd chip "
-            + ("stays in the pot." if rules.split_odd_chip is OddChip.CARRY else "goes to the next player.")
-            + (" Married splitters split automatically." if rules.auto_split_married else "")
-        )
-        if rules.split_tops
-        else "Splitting the tops is not allowed.",
-        "When the stock runs out "
-        + (
-            "the muck is reshuffled once; after that the hand is void."
-            if rules.stock_exhausted is StockExhausted.RESHUFFLE_MUCK
-            else "the hand is void."
+        tr("A fouled player refunds everyone who paid him.")
+        if rules.foul_refunds is FoulRefunds.PAYERS
+        else tr("A fouled player refunds the players still in action."),
+        tr("Doubles tops won by a singles player carry over.")
+        if rules.unwon_doubles_tops is UnwonDoublesTops.CARRY_OVER
+        else tr("Doubles tops won by a singles player are refunded."),
+        split,
+        tr("When the stock runs out the muck is reshuffled once; after that the hand is void.")
+        if rules.stock_exhausted is StockExhausted.RESHUFFLE_MUCK
+        else tr("When the stock runs out the hand is void."),
+        tr("One player left in action plays the hand out and must use every usable card.")
+        if rules.one_left is OneLeft.PLAY_OUT
+        else tr("One player left in action wins the tops and the outs as his board lies."),
+        tr(
+            "Turn timer: {seconds} s; after {timeouts} in a hand a player may be called foul for abandoning it.",
+            seconds=rules.turn_timeout_seconds,
+            timeouts=trn("{n} timeout", "{n} timeouts", rules.abandon_timeouts),
         ),
-        "One player left in action "
-        + (
-            "plays the hand out and must use every usable card."
-            if rules.one_left is OneLeft.PLAY_OUT
-            else "wins the tops and the outs as his board lies."
-        ),
-        f"Turn timer: {rules.turn_timeout_seconds} s; after {plural(rules.abandon_timeouts, 'timeout')} in a "
-        "hand a player may be called foul for abandoning it.",
-        "The bot refuses invalid spreads."
+        tr("The bot refuses invalid spreads.")
         if rules.enforcement is Enforcement.ENGINE
-        else "Players enforce the rules: an invalid spread may be called and must be made good.",
+        else tr("Players enforce the rules: an invalid spread may be called and must be made good."),
     ]

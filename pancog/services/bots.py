@@ -41,6 +41,7 @@ from pancog.game import engine
 from pancog.game.actions import Action, Rebuy, Timeout
 from pancog.game.engine import Observation
 from pancog.game.errors import PanError
+from pancog.game.i18n import N_
 from pancog.game.state import TableState
 from pancog.infra.storage.base import BankScope, ScopeKind, StorageError
 from pancog.infra.tasks import Tasks
@@ -89,7 +90,7 @@ class UnknownLevel(PanError):
     code = "unknown_level"
 
     def __init__(self, level: str) -> None:
-        super().__init__(f"There is no computer level {level!r}; choose easy, normal or hard.")
+        super().__init__(N_("There is no computer level {level}; choose easy, normal or hard."), level=repr(level))
 
 
 class PracticeTableIsPrivate(PanError):
@@ -99,8 +100,10 @@ class PracticeTableIsPrivate(PanError):
 
     def __init__(self) -> None:
         super().__init__(
-            "This is a practice table: one person against computer players, so only the player who opened it "
-            "can sit here. Start your own with /pan practice in another channel or thread."
+            N_(
+                "This is a practice table: one person against computer players, so only the player who opened it "
+                "can sit here. Start your own with /pan practice in another channel or thread."
+            )
         )
 
 

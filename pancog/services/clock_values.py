@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from pancog.game.errors import PanError
+from pancog.game.i18n import N_
 
 NoticeKind = Literal["warning", "timeout", "away", "stood", "back", "abandoned", "idle_closed", "error"]
 
@@ -19,7 +20,7 @@ class NotAway(PanError):
     code = "not_away"
 
     def __init__(self) -> None:
-        super().__init__("You are not away; you are already playing at this table.")
+        super().__init__(N_("You are not away; you are already playing at this table."))
 
 
 class SeatKeeper(Protocol):

@@ -28,6 +28,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pancog.game.errors import PanError
+from pancog.game.i18n import N_
 from pancog.infra.storage.base import (
     Account,
     AccountKind,
@@ -75,7 +76,11 @@ class InsufficientChips(PanError):
     code = "insufficient_chips"
 
     def __init__(self, needed: int, available: int, account: Account | None = None) -> None:
-        super().__init__(f"Not enough chips: that needs {needed:,} and only {available:,} are available.")
+        super().__init__(
+            N_("Not enough chips: that needs {needed} and only {available} are available."),
+            needed=f"{needed:,}",
+            available=f"{available:,}",
+        )
         self.needed = needed
         self.available = available
         self.account = account
@@ -85,7 +90,7 @@ class InvalidAmount(PanError):
     code = "invalid_amount"
 
     def __init__(self, amount: object) -> None:
-        super().__init__(f"The amount must be a whole number of chips above zero, not {amount}.")
+        super().__init__(N_("The amount must be a whole number of chips above zero, not {amount}."), amount=str(amount))
         self.amount = amount
 
 
@@ -93,7 +98,7 @@ class TableClosed(PanError):
     code = "table_closed"
 
     def __init__(self, table_id: int) -> None:
-        super().__init__("That table is closed or does not exist.")
+        super().__init__(N_("That table is closed or does not exist."))
         self.table_id = table_id
 
 

@@ -27,6 +27,7 @@ from pancog.game.cards import Card
 from pancog.game.engine import Observation
 from pancog.game.errors import PanError
 from pancog.game.events import CardsDealt, Event, HandEnded, HandStarted
+from pancog.game.i18n import N_
 from pancog.game.notation import dump_transcript, format_action, format_rules, parse_action
 from pancog.game.rules import Rules
 from pancog.game.state import DrawSource, HandState, Seat, TableState, initial_state
@@ -59,9 +60,9 @@ class HandNotFound(PanError):
 
     def __init__(self, hand_no: int | None) -> None:
         if hand_no is None:
-            super().__init__("No hand has been dealt at this table yet.")
+            super().__init__(N_("No hand has been dealt at this table yet."))
         else:
-            super().__init__(f"There is no hand {hand_no} at this table. /pan history lists the recent hands.")
+            super().__init__(N_("There is no hand {n} at this table. /pan history lists the recent hands."), n=hand_no)
         self.hand_no = hand_no
 
 

@@ -15,6 +15,7 @@ import json
 from collections.abc import Collection
 
 from pancog.game.errors import PanError
+from pancog.game.i18n import N_
 from pancog.services.replay import ReplayService
 from pancog.services.store import TableStore
 from pancog.services.tables import NoTableHere
@@ -28,14 +29,14 @@ class HandNotOver(PanError):
     code = "hand_not_over"
 
     def __init__(self) -> None:
-        super().__init__("A hand can be revealed once it is over.")
+        super().__init__(N_("A hand can be revealed once it is over."))
 
 
 class NotDealtIn(PanError):
     code = "not_dealt_in"
 
     def __init__(self) -> None:
-        super().__init__("Only the players of that hand can agree to reveal it.")
+        super().__init__(N_("Only the players of that hand can agree to reveal it."))
 
 
 class Reveal:

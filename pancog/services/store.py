@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pancog.game.errors import PanError
+from pancog.game.i18n import N_
 from pancog.infra.storage.base import (
     Account,
     AccountKind,
@@ -52,7 +53,7 @@ class TableExists(PanError):
     code = "table_exists"
 
     def __init__(self, table_id: int) -> None:
-        super().__init__("A table with that id already exists.")
+        super().__init__(N_("A table with that id already exists."))
         self.table_id = table_id
 
 

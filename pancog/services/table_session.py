@@ -21,6 +21,7 @@ from pancog.game import engine
 from pancog.game.actions import Action, StartHand, Timeout
 from pancog.game.errors import PanError
 from pancog.game.events import Event
+from pancog.game.i18n import N_
 from pancog.game.rules import PRESET_EDITION, PRESETS, Rules
 from pancog.game.state import Phase, TableState
 from pancog.infra.storage.base import BankScope, StorageTx
@@ -31,28 +32,28 @@ class NoTableHere(PanError):
     code = "no_table"
 
     def __init__(self) -> None:
-        super().__init__("There is no open Pan table here. Open one with /pan open.")
+        super().__init__(N_("There is no open Pan table here. Open one with /pan open."))
 
 
 class TableAlreadyOpen(PanError):
     code = "table_already_open"
 
     def __init__(self) -> None:
-        super().__init__("A Pan table is already open here. Use /pan join to sit down.")
+        super().__init__(N_("A Pan table is already open here. Use /pan join to sit down."))
 
 
 class NotSeated(PanError):
     code = "not_seated"
 
     def __init__(self) -> None:
-        super().__init__("You are not seated at this table. Use /pan join to sit down.")
+        super().__init__(N_("You are not seated at this table. Use /pan join to sit down."))
 
 
 class NotHost(PanError):
     code = "not_host"
 
     def __init__(self) -> None:
-        super().__init__("Only the host or a server moderator can do that.")
+        super().__init__(N_("Only the host or a server moderator can do that."))
 
 
 class StaleAction(PanError):
@@ -61,18 +62,25 @@ class StaleAction(PanError):
     code = "stale_action"
 
     def __init__(self) -> None:
-        super().__init__("The table has moved on since that was decided.")
+        super().__init__(N_("The table has moved on since that was decided."))
 
 
 class BuyInTooSmall(PanError):
     code = "buy_in_too_small"
 
     def __init__(self, needed: int, available: int, doubles: bool) -> None:
-        kind = "play doubles" if doubles else "sit"
-        super().__init__(
-            f"You need at least {needed:,} chips to {kind} at this table; your bank has {available:,}. "
-            "Claim /pan daily or ask a moderator."
+        message = (
+            N_(
+                "You need at least {needed} chips to play doubles at this table; your bank has {available}. "
+                "Claim /pan daily or ask a moderator."
+            )
+            if doubles
+            else N_(
+                "You need at least {needed} chips to sit at this table; your bank has {available}. "
+                "Claim /pan daily or ask a moderator."
+            )
         )
+        super().__init__(message, needed=f"{needed:,}", available=f"{available:,}")
         self.needed = needed
         self.available = available
 

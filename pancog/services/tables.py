@@ -30,6 +30,7 @@ from pancog.game.cards import Card
 from pancog.game.codec import StateFormatError, dump_state, load_state
 from pancog.game.errors import PanError, RuleViolation
 from pancog.game.events import HandEnded
+from pancog.game.i18n import N_
 from pancog.game.notation import format_action, format_event, parse_action
 from pancog.game.rules import Rules
 from pancog.game.state import TableState, initial_state
@@ -402,7 +403,8 @@ class TableService:
         async with session.lock:
             # resilience: a turn-clock Timeout must not land on a later decision than the one it timed.
             if expect_seq is not None and session.state.seq != expect_seq:
-                raise PanError(f"The table moved on (seq {session.state.seq}, expected {expect_seq}).")
+                expected = N_("The table moved on (seq {seq}, expected {expected}).")
+                raise PanError(expected, seq=session.state.seq, expected=expect_seq)
             # computer players: an away seat's timeout played by the normal level (away_bot tables).
             if isinstance(action, Timeout) and self._stand_in is not None:
                 chosen = self._stand_in(session, action)

@@ -21,6 +21,7 @@ from enum import StrEnum
 from pancog.game.cards import Card
 from pancog.game.errors import PanError
 from pancog.game.events import HandEnded, SeatLeft
+from pancog.game.i18n import N_
 from pancog.game.state import Phase, PlayerStatus
 from pancog.services.tables import Applied, NoTableHere, TableClosed, TableService, TableSession
 
@@ -45,14 +46,14 @@ class CannotWatchSelf(PanError):
     code = "watch_self"
 
     def __init__(self) -> None:
-        super().__init__("You already see your own hand: name another member.")
+        super().__init__(N_("You already see your own hand: name another member."))
 
 
 class ComputerCannotWatch(PanError):
     code = "watch_computer"
 
     def __init__(self) -> None:
-        super().__init__("A computer player cannot watch a hand.")
+        super().__init__(N_("A computer player cannot watch a hand."))
 
 
 class WatcherSeated(PanError):
@@ -60,7 +61,7 @@ class WatcherSeated(PanError):
 
     def __init__(self) -> None:
         super().__init__(
-            "That member is seated at this table: you can share your hand only with someone not playing here."
+            N_("That member is seated at this table: you can share your hand only with someone not playing here.")
         )
 
 
@@ -68,21 +69,21 @@ class NotInHand(PanError):
     code = "not_in_hand"
 
     def __init__(self) -> None:
-        super().__init__("You can share your hand only while you are playing one at this table.")
+        super().__init__(N_("You can share your hand only while you are playing one at this table."))
 
 
 class NotSharing(PanError):
     code = "not_sharing"
 
     def __init__(self) -> None:
-        super().__init__("You are not sharing your hand at this table.")
+        super().__init__(N_("You are not sharing your hand at this table."))
 
 
 class NotWatching(PanError):
     code = "not_watching"
 
     def __init__(self) -> None:
-        super().__init__("Nobody is sharing their hand with you at this table right now.")
+        super().__init__(N_("Nobody is sharing their hand with you at this table right now."))
 
 
 class WatcherCannotSit(PanError):
@@ -90,8 +91,10 @@ class WatcherCannotSit(PanError):
 
     def __init__(self) -> None:
         super().__init__(
-            "You are watching a player's hand at this table, so you cannot sit here until that hand ends "
-            "or they stop sharing it."
+            N_(
+                "You are watching a player's hand at this table, so you cannot sit here until that hand ends "
+                "or they stop sharing it."
+            )
         )
 
 

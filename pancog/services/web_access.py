@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pancog.game.errors import PanError
+from pancog.game.i18n import N_
 from pancog.infra.storage.base import Storage, StorageTx
 
 __all__ = ["TOKEN_PATTERN", "NotShareable", "SharedHand", "WebAccess", "new_token"]
@@ -36,7 +37,7 @@ class NotShareable(PanError):
     code = "not_shareable"
 
     def __init__(self) -> None:
-        super().__init__("Only a finished hand can be shared.")
+        super().__init__(N_("Only a finished hand can be shared."))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -79,12 +79,11 @@ async def whole_hand(pan: Pan, a: FakeUser, b: FakeUser, readers: list[Reader]) 
     assert state.hand is None and state.last_hand is not None and state.last_hand.winner == 0
 
 
-def check(readers: list[Reader], lang: str) -> None:
+def english_lines(read: Iterable[str], lang: str) -> list[str]:
+    """Every line of ``read`` that holds an English catalog sentence or one of English's commonest words."""
     sentences = english_sentences(lang)
     assert len(sentences) > 100
-    read = [text for reader in readers for text in reader.all()]
-    assert len(read) > 20  # the board's versions, the answers, the DMs, the result
-    english = sorted(
+    return sorted(
         {
             line
             for text in read
@@ -92,6 +91,12 @@ def check(readers: list[Reader], lang: str) -> None:
             if ENGLISH_WORDS.search(line) or any(p.search(line) for p in sentences)
         }
     )
+
+
+def check(readers: list[Reader], lang: str) -> None:
+    read = [text for reader in readers for text in reader.all()]
+    assert len(read) > 20  # the board's versions, the answers, the DMs, the result
+    english = english_lines(read, lang)
     assert not english, f"English in a {lang} player's texts:\n" + "\n".join(english)
 
 

@@ -435,7 +435,7 @@ async def test_replay_render_jobs_run_in_process_workers(env: Env) -> None:
     queue = RenderQueue(1, mode="process")
     try:
         board, hand = await queue.render(replay_images.render_step_pngs, snaps)
-        gif = await queue.render(replay_images.animation_job, (replay, dict(NAMES)))
+        gif = await queue.render(replay_images.animation_job, (replay, dict(NAMES), "en"))
     finally:
         queue.shutdown()
     assert (board, hand) == replay_images.render_step(replay, 3, NAMES)

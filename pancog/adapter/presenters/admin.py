@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pancog.game.i18n import tr
+from pancog.game.i18n import N_, tr
 
-NEEDS_MODERATOR = "You need the Manage Server permission (or the moderator role) for that."
+NEEDS_MODERATOR = N_("You need the Manage Server permission (or the moderator role) for that.")
 
 
 def server_config_text(
@@ -21,20 +21,26 @@ def server_config_text(
     ping_after: float = 5.0,
 ) -> str:
     """PRIVATE: /panadmin config — the server's defaults after the change."""
-    role = f"<@&{moderator_role_id}>" if moderator_role_id else "none"
-    board = "on" if four_color else "off"
-    ping = f"after {ping_after:g} s without a move" if ping_after > 0 else "at once"
-    return (
-        f"Preset: {preset}. Starting chips: {starting_chips:,}. Daily: {daily_amount:,}. Moderator role: {role}. "
-        f"Four-colour board: {board}. Turn pings: {ping}."
+    role = f"<@&{moderator_role_id}>" if moderator_role_id else tr("none")
+    board = tr("on") if four_color else tr("off")
+    ping = tr("after {seconds} s without a move", seconds=f"{ping_after:g}") if ping_after > 0 else tr("at once")
+    return tr(
+        "Preset: {preset}. Starting chips: {chips}. Daily: {daily}. Moderator role: {role}. "
+        "Four-colour board: {board}. Turn pings: {ping}.",
+        preset=preset,
+        chips=f"{starting_chips:,}",
+        daily=f"{daily_amount:,}",
+        role=role,
+        board=board,
+        ping=ping,
     )
 
 
 def board_layout_setting(*, layout: str) -> str:
     """PRIVATE: /panadmin config — the public board's layout (follows `server_config_text`)."""
     if layout == "phone":
-        return "Public board: phone layout (tall, one column; wide screens show it narrow)."
-    return "Public board: wide layout (players can choose the phone layout for themselves in /pan settings)."
+        return tr("Public board: phone layout (tall, one column; wide screens show it narrow).")
+    return tr("Public board: wide layout (players can choose the phone layout for themselves in /pan settings).")
 
 
 def server_language_setting(*, language: str, own: bool) -> str:
@@ -44,33 +50,35 @@ def server_language_setting(*, language: str, own: bool) -> str:
     return tr("Language: {language} (from the server's Discord locale).", language=language)
 
 
-PING_AFTER_RANGE = "ping_after is a number of seconds from 0 (ping at once) to 60."
-CHANNEL_NEEDED = "Pick the channel to add or remove."
+PING_AFTER_RANGE = N_("ping_after is a number of seconds from 0 (ping at once) to 60.")
+CHANNEL_NEEDED = N_("Pick the channel to add or remove.")
 
 
 def channels_text(channel_ids: Sequence[int]) -> str:
     """PRIVATE: /panadmin channels — where Pan may be used now."""
     if not channel_ids:
-        return "Pan can be used in every channel of this server."
-    return "Pan can be used only in: " + ", ".join(f"<#{c}>" for c in channel_ids) + "."
+        return tr("Pan can be used in every channel of this server.")
+    return tr("Pan can be used only in: {channels}.", channels=", ".join(f"<#{c}>" for c in channel_ids))
 
 
 def pan_not_here(channel_ids: Sequence[int]) -> str:
     """PRIVATE refusal: the server allows Pan only in some channels."""
-    return "Pan isn't played in this channel. Try " + ", ".join(f"<#{c}>" for c in channel_ids[:10]) + "."
+    return tr(
+        "Pan isn't played in this channel. Try {channels}.", channels=", ".join(f"<#{c}>" for c in channel_ids[:10])
+    )
 
 
 def board_failed(error: str) -> str:
     """A failed board update, as /pan status lists it."""
-    return f"board update failed: {error}"
+    return tr("board update failed: {error}", error=error)
 
 
-STATUS_FOR_MODERATORS = "Only server moderators can see the bot status."
-AUDIT_FOR_MODERATORS = "Only server moderators can run the ledger audit."
+STATUS_FOR_MODERATORS = N_("Only server moderators can see the bot status.")
+AUDIT_FOR_MODERATORS = N_("Only server moderators can run the ledger audit.")
 
 
 def audit_text(summary: str, books: Sequence[str]) -> str:
-    return "Ledger audit: " + summary + ("\n" + "\n".join(books) if books else "")
+    return tr("Ledger audit: {summary}", summary=summary) + ("\n" + "\n".join(books) if books else "")
 
 
 # Why an owed side effect (pancog/adapter/effects.py) could not be delivered: kept on the outbox item and shown to
@@ -94,7 +102,12 @@ def owed_line(counts: Mapping[Any, int]) -> str:
         return ""
     parts = []
     if owed:
-        parts.append(f"{owed} being delivered (retried by itself)")
+        parts.append(tr("{n} being delivered (retried by itself)", n=owed))
     if failed:
-        parts.append(f"{failed} refused by Discord (a season's roles: /panadmin season roles says why and tries again)")
-    return "Owed side effects: " + "; ".join(parts) + "."
+        parts.append(
+            tr(
+                "{n} refused by Discord (a season's roles: /panadmin season roles says why and tries again)",
+                n=failed,
+            )
+        )
+    return tr("Owed side effects: {parts}.", parts="; ".join(parts))

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from pancog.adapter.presenters.common import chips
 from pancog.game.i18n import N_, tr
-from pancog.game.rules import Rules
+from pancog.game.rules import RULE_CONDITIONS, RULE_GOING_OUT, Rules
 
 GUIDE_INTRO = N_(
     "**The Pan guide.** New? `/pan practice` deals you a hand against computer players; **My hand** shows your "
@@ -110,8 +110,8 @@ def rules_top_five(preset: str, rules: Rules, lines: Sequence[str]) -> str:
             "Your turn: draw (or take the option card if it melds at once), use the drawn card or discard it, "
             "meld, then discard one card."
         ),
-        find("Conditions:") or tr("Some melds (conditions) pay at once."),
-        find("Going out") or tr("Meld all eleven cards to go out."),
+        find(tr(RULE_CONDITIONS)) or tr("Some melds (conditions) pay at once."),
+        find(tr(RULE_GOING_OUT)) or tr("Meld all eleven cards to go out."),
     ]
     head = tr("**{preset} rules: the five that matter most**", preset=preset)
     return head + "\n" + "\n".join(f"{i}. {r}" for i, r in enumerate(five, 1))

@@ -25,6 +25,7 @@ from pancog.adapter.presenters.table import describe_events, outcome_snapshot
 from pancog.adapter.safety import code_block
 from pancog.game.engine import PlayerView
 from pancog.game.events import CardPlucked, OptionTaken, WentOut
+from pancog.game.i18n import N_, current, tr, trn
 from pancog.game.state import DrawSource, HandState, Phase, PlayerHand, Seat, Step, TableState
 from pancog.services.chips import HandResult
 from pancog.services.replay import HandRecord, HandReplay, HandSummary, ReplayStep
@@ -41,17 +42,17 @@ from renderer import (
 )
 
 MAX_JUMPS = 25  # a select offers at most 25 options
-SHARED = "The replay is posted in the channel."
-JUMP_PLACEHOLDER = "Jump to a turn"
-JUMP_NOT_OFFERED = "Pick a turn from the list."
-SHARE_NOT_OVER = "A hand can be shared once it is over."
-WATCH_BUTTON = "👁 See the shared hand"
-WATCH_STOPPED_PRIVATE = "You no longer share your cards."
+SHARED = N_("The replay is posted in the channel.")
+JUMP_PLACEHOLDER = N_("Jump to a turn")
+JUMP_NOT_OFFERED = N_("Pick a turn from the list.")
+SHARE_NOT_OVER = N_("A hand can be shared once it is over.")
+WATCH_BUTTON = N_("👁 See the shared hand")
+WATCH_STOPPED_PRIVATE = N_("You no longer share your cards.")
 
 
 def replay_button_label(verb: str, hand_no: int) -> str:
     """The Share button of a step-through, or a hand's Replay button under /pan history."""
-    return "Share" if verb == "share" else f"Replay hand {hand_no}"
+    return tr("Share") if verb == "share" else tr("Replay hand {n}", n=hand_no)
 
 
 def _seat_at(step: ReplayStep, index: int) -> Seat | None:
@@ -92,41 +93,47 @@ def step_line(step: ReplayStep, names: Names) -> str:
     if lines:
         return " ".join(lines)
     seat = _seat_at(step, step.actor) if step.actor is not None else None
-    who = name_of(names, seat.player_id) if seat is not None else "The table"
-    return f"{who} made a move that shows nothing on the board."
+    if seat is None:
+        return tr("The table made a move that shows nothing on the board.")
+    return tr("{name} made a move that shows nothing on the board.", name=name_of(names, seat.player_id))
 
 
 def step_title(replay: HandReplay, index: int) -> str:
-    return f"Hand {replay.hand_no} · step {index + 1} of {len(replay.steps)}"
+    return tr("Hand {n} · step {step} of {steps}", n=replay.hand_no, step=index + 1, steps=len(replay.steps))
 
 
 def summary_line(summary: HandSummary, names: Names) -> str:
     """One hand in the history: its number, its result and its length."""
-    head = f"Hand {summary.hand_no}"
     ended = summary.ended
     if ended is None:
-        result = "in progress"
+        result = tr("in progress")
     elif summary.splitter_ids:
-        result = " and ".join(name_of(names, p) for p in summary.splitter_ids) + " split the tops"
+        result = tr("{names} split the tops", names=tr(" and ").join(name_of(names, p) for p in summary.splitter_ids))
     elif ended.reason.value == "nobody":
-        result = "nobody played"
+        result = tr("nobody played")
     elif ended.reason.value == "void":
-        result = "void (the stock ran out)"
+        result = tr("void (the stock ran out)")
     elif summary.winner_id is not None:
-        verb = "went out" if ended.reason.value == "out" else "won"
-        result = f"{name_of(names, summary.winner_id)} {verb}"
+        who = name_of(names, summary.winner_id)
+        result = tr("{name} went out", name=who) if ended.reason.value == "out" else tr("{name} won", name=who)
         if summary.result is not None:  # the winner's net for the hand (the ledger's), never what he collected
-            result += f" (net {signed(summary.result.net(summary.winner_id))})"
+            result += " " + tr("(net {net})", net=signed(summary.result.net(summary.winner_id)))
     else:
-        result = "over"
-    return f"{head} — {result} · {plural(len(summary.dealt), 'player')}, {plural(summary.actions, 'action')}"
+        result = tr("over")
+    return tr(
+        "Hand {n} — {result} · {players}, {actions}",
+        n=summary.hand_no,
+        result=result,
+        players=plural(len(summary.dealt), "player"),
+        actions=trn("{n} action", "{n} actions", summary.actions),
+    )
 
 
 def replay_history_text(summaries: Sequence[HandSummary], names: Names) -> str:
     """PRIVATE reply to /pan history: recent hands, newest first, each with a Replay button below."""
     if not summaries:
-        return "No hand has been dealt at this table yet."
-    lines = ["**Recent hands at this table** (press Replay to step through one)"]
+        return tr("No hand has been dealt at this table yet.")
+    lines = [tr("**Recent hands at this table** (press Replay to step through one)")]
     lines += [f"• {summary_line(s, names)}" for s in reversed(summaries)]
     return "\n".join(lines)[:2000]
 
@@ -144,12 +151,12 @@ def jump_options(replay: HandReplay, names: Names) -> list[tuple[str, str]]:
     options: list[tuple[str, str]] = []
     for index in picks:
         if index == 0:
-            label = "The deal"
+            label = tr("The deal")
         elif index == last and replay.summary.finished:
-            label = "The end: " + summary_line(replay.summary, names)
+            label = tr("The end: {summary}", summary=summary_line(replay.summary, names))
         else:
             turn = turns.index(index) + 1 if index in turns else index
-            label = f"Turn {turn}: " + plain_text(step_line(replay.steps[index], names))
+            label = tr("Turn {n}: {what}", n=turn, what=plain_text(step_line(replay.steps[index], names)))
         options.append((str(index), label[:100]))
     return options
 
@@ -159,7 +166,7 @@ def nets_line(result: HandResult, name: Callable[[int], str]) -> str:
     names for Discord text or for an image's alt text)."""
     order = {user: i for i, user in enumerate(result.players)}
     rows = sorted(result.nets, key=lambda kv: (-kv[1], order[kv[0]]))
-    return "Net for the hand: " + ", ".join(f"{name(user)} {signed(n)}" for user, n in rows) + "."
+    return tr("Net for the hand: {nets}.", nets=", ".join(f"{name(user)} {signed(n)}" for user, n in rows))
 
 
 def step_text(replay: HandReplay, index: int, names: Names) -> str:
@@ -170,7 +177,7 @@ def step_text(replay: HandReplay, index: int, names: Names) -> str:
     if replay.result is not None and index == len(replay.steps) - 1:
         parts.append(nets_line(replay.result, lambda user: name_of(names, user)))
     if step.board.drawn is not None and step.board.phase is Phase.PLAYING:
-        parts.append(f"Card up: {step.board.drawn.pretty}.")
+        parts.append(tr("Card up: {card}.", card=step.board.drawn.pretty))
     hand = own_hand_snapshot(replay, index)
     if hand is not None:
         parts.append(hand_text(hand))  # "Your hand, 10 cards by suit: …" as in My hand (the e2e privacy check reads it)
@@ -181,7 +188,9 @@ def step_text(replay: HandReplay, index: int, names: Names) -> str:
 
 def share_caption(replay: HandReplay, names: Names, sharer: int) -> str:
     """PUBLIC: the message carrying the shared animation."""
-    return f"{name_of(names, sharer)} shared a replay: {summary_line(replay.summary, names)}."
+    return tr(
+        "{name} shared a replay: {summary}.", name=name_of(names, sharer), summary=summary_line(replay.summary, names)
+    )
 
 
 def share_alt_text(replay: HandReplay, names: Names) -> str:
@@ -238,10 +247,14 @@ def step_board(
     by = ""
     if in_play is not None and board.turn_seat is not None:
         holder = _seat_at(step, board.turn_seat)
-        by = image_name(names, holder.player_id)[0] if holder is not None else f"seat {board.turn_seat + 1}"
+        by = (
+            image_name(names, holder.player_id)[0]
+            if holder is not None
+            else tr("seat {number}", number=board.turn_seat + 1)
+        )
     discard = board.muck_top if in_hand else None  # as the live board: the top of the pile, the option or not
     return TableSnapshot(
-        title=title[:80] or "Pan table",
+        title=title[:80] or tr("Pan table"),
         hand_no=board.hand_no,
         seats=tuple(seats),
         to_act=to_act,
@@ -257,6 +270,7 @@ def step_board(
         doubles_tops=board.doubles_tops,
         notes=tuple(plain_text(n) for n in notes[-3:]),
         four_color=four_color,
+        lang=current(),
     )
 
 
@@ -272,7 +286,12 @@ def own_hand_snapshot(
     """PRIVATE: the requester's own cards at this step (None when the requester was not dealt into the hand)."""
     if replay.viewer_seat is None:
         return None
-    return HandSnapshot(cards=replay.steps[index].own, sort="rank" if sort == "rank" else "suit", four_color=four_color)
+    return HandSnapshot(
+        cards=replay.steps[index].own,
+        sort="rank" if sort == "rank" else "suit",
+        four_color=four_color,
+        lang=current(),
+    )
 
 
 def outcome_of(replay: HandReplay, names: Names, *, four_color: bool = False) -> OutcomeSnapshot | None:
@@ -297,33 +316,39 @@ def outcome_of(replay: HandReplay, names: Names, *, four_color: bool = False) ->
 
 
 def replay_title(replay: HandReplay) -> str:
-    return f"Replay · {replay.title}" if replay.title else "Replay"
+    return tr("Replay · {title}", title=replay.title) if replay.title else tr("Replay")
 
 
 def watch_announcement(player: str, watcher: str) -> str:
     """PUBLIC, at the table: a player lets one member see their cards (no card is named)."""
-    return (
-        f"👁 **{player}** lets {watcher} see their cards for this hand. While it lasts {watcher} cannot sit at this "
-        f"table; it ends when the hand ends or {player} stops sharing."
+    return tr(
+        "👁 **{player}** lets {watcher} see their cards for this hand. While it lasts {watcher} cannot sit at this "
+        "table; it ends when the hand ends or {player} stops sharing.",
+        player=player,
+        watcher=watcher,
     )
 
 
 def watch_stopped(player: str, watcher: str) -> str:
     """PUBLIC, at the table: the player stopped sharing."""
-    return f"👁 {player} no longer shares their cards with {watcher}."
+    return tr("👁 {player} no longer shares their cards with {watcher}.", player=player, watcher=watcher)
 
 
 def watch_granted(watcher: str) -> str:
     """PRIVATE to the player: the answer to /pan settings share_hand."""
-    return f"{watcher} can see your cards until this hand ends. `/pan settings stop_sharing:True` ends it sooner."
+    return tr(
+        "{watcher} can see your cards until this hand ends. `/pan settings stop_sharing:True` ends it sooner.",
+        watcher=watcher,
+    )
 
 
 def watched_hand_text(player: str, snapshot: HandSnapshot) -> str:
     """PRIVATE to the watcher: the shared hand, read-only ("Ana's hand, 10 cards by suit: …")."""
     text = hand_text(snapshot)
-    if text.startswith("Your hand"):
-        text = f"{player}'s hand" + text[len("Your hand") :]
-    return f"{text}\nShared with you by {player} for this hand (read-only)."
+    yours = tr("Your hand")
+    if text.startswith(yours):
+        text = tr("{player}'s hand", player=player) + text[len(yours) :]
+    return text + "\n" + tr("Shared with you by {player} for this hand (read-only).", player=player)
 
 
 # --------------------------------------------------------------------------------------------- transcripts
@@ -339,10 +364,14 @@ def _clock(when: float | None, *, date: bool = False) -> str:
 def transcript_intro(title: str, viewer: str, *, moderator: bool) -> str:
     """The readable transcript's first lines: whose view it is, and what it holds."""
     if moderator:
-        what = "every hand's whole deal where a floor ruling may see it (the machine notation is attached too)"
+        what = tr("every hand's whole deal where a floor ruling may see it (the machine notation is attached too)")
     else:
-        what = "the public play and your own cards; a hand every player agreed to reveal (/pan reveal) shows whole"
-    return f"{plain_text(title) or 'Pan table'} — hand history as {plain_text(viewer)} may see it: {what}.\n\n"
+        what = tr("the public play and your own cards; a hand every player agreed to reveal (/pan reveal) shows whole")
+    title = plain_text(title) or tr("Pan table")
+    said = tr(
+        "{title} — hand history as {viewer} may see it: {what}.", title=title, viewer=plain_text(viewer), what=what
+    )
+    return said + "\n\n"
 
 
 def transcript_section(record: HandRecord, names: Names, viewer_id: int) -> str:
@@ -352,51 +381,71 @@ def transcript_section(record: HandRecord, names: Names, viewer_id: int) -> str:
     summary = replay.summary
     dealt = ", ".join(image_name_of(names, p) for p in summary.dealt)
     first = record.times[0] if record.times else None
-    lines = [f"Hand {replay.hand_no} · {_clock(first, date=True)} · dealt to {dealt}"]
+    lines = [
+        tr("Hand {n} · {when} · dealt to {players}", n=replay.hand_no, when=_clock(first, date=True), players=dealt)
+    ]
     pad = " " * 10
     for step, when in zip(replay.steps, record.times, strict=False):
         lines.append(f"  {_clock(when)}  {plain_text(step_line(step, names))}")
         if step.index == 0:
             if record.dealt is not None:
                 for player, cards in record.dealt.items():
-                    lines.append(f"  {pad}{image_name_of(names, player)} was dealt {cards_text(cards)}")
+                    dealt_line = tr(
+                        "{name} was dealt {cards}", name=image_name_of(names, player), cards=cards_text(cards)
+                    )
+                    lines.append(f"  {pad}{dealt_line}")
             elif replay.viewer_seat is not None:
-                lines.append(f"  {pad}Your cards: {cards_text(step.own)}")
+                lines.append(f"  {pad}" + tr("Your cards: {cards}", cards=cards_text(step.own)))
     last = replay.steps[-1] if replay.steps else None
     if last is not None and replay.viewer_seat is not None and record.dealt is None and last.own:
-        lines.append(f"  {pad}Your cards now: {cards_text(last.own)}")
-    lines.append(f"  Result: {plain_text(summary_line(summary, names))}")
+        lines.append(f"  {pad}" + tr("Your cards now: {cards}", cards=cards_text(last.own)))
+    lines.append("  " + tr("Result: {summary}", summary=plain_text(summary_line(summary, names))))
     return "\n".join(lines) + "\n\n"
 
 
 def history_files_note(*, machine: bool, hands: Sequence[int]) -> str:
     """PRIVATE: under /pan history transcript:True, what the attached files are."""
-    note = "\nAttached: the hand history in words (public play and your own cards)."
+    note = "\n" + tr("Attached: the hand history in words (public play and your own cards).")
     if machine:
-        note += " And the machine notation of the table (for replays and floor rulings)."
+        note += " " + tr("And the machine notation of the table (for replays and floor rulings).")
     elif hands:
         listed = ", ".join(str(n) for n in hands)
-        note += f" And the machine notation of hand{'s' if len(hands) > 1 else ''} {listed}, revealed by its players."
+        note += " " + trn(
+            "And the machine notation of hand {hands}, revealed by its players.",
+            "And the machine notation of hands {hands}, revealed by its players.",
+            len(hands),
+            hands=listed,
+        )
     return note
 
 
 def reveal_answer(hand_no: int, waiting: Sequence[str]) -> str:
     """PRIVATE: the answer to /pan reveal."""
     if waiting:
-        return (
-            f"You agree to reveal hand {hand_no} to its players. It stays hidden until every player of it agrees; "
-            f"waiting for {', '.join(waiting)} (`/pan reveal hand:{hand_no}`)."
+        return tr(
+            "You agree to reveal hand {n} to its players. It stays hidden until every player of it agrees; "
+            "waiting for {players} (`/pan reveal hand:{n}`).",
+            n=hand_no,
+            players=", ".join(waiting),
         )
-    return (
-        f"Every player of hand {hand_no} agreed: its whole deal is in `/pan history transcript:True` for each of them."
+    return tr(
+        "Every player of hand {n} agreed: its whole deal is in `/pan history transcript:True` for each of them.",
+        n=hand_no,
     )
 
 
 def reveal_announcement(who: str, hand_no: int, waiting: Sequence[str]) -> str:
     """PUBLIC, at the table: a player agrees to reveal a finished hand (no card is named)."""
     if waiting:
-        return (
-            f"{who} agrees to reveal hand {hand_no}'s whole deal to its players; waiting for "
-            f"{', '.join(waiting)} (`/pan reveal hand:{hand_no}`)."
+        return tr(
+            "{name} agrees to reveal hand {n}'s whole deal to its players; waiting for {players} "
+            "(`/pan reveal hand:{n}`).",
+            name=who,
+            n=hand_no,
+            players=", ".join(waiting),
         )
-    return f"{who} agrees to reveal hand {hand_no}: every player of it agreed, so they can now see its whole deal."
+    return tr(
+        "{name} agrees to reveal hand {n}: every player of it agreed, so they can now see its whole deal.",
+        name=who,
+        n=hand_no,
+    )

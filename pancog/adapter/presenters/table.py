@@ -774,27 +774,35 @@ def idle_closed(cashouts: Iterable[tuple[int, int]], names: Names) -> str:
     )
 
 
-OLD_BOARD = "An earlier board: the table's board is the newest one below."
+OLD_BOARD = N_("An earlier board: the table's board is the newest one below.")
 
 
-OPEN_FORM_TITLE = "Open a Pan table"
-OPEN_FORM_PRESET = "Rules preset"
-OPEN_FORM_STAKES = "Stakes (chips per unit)"
-OPEN_FORM_SEATS = "Most players"
-OPEN_FORM_TURN = "Seconds per turn"
-OPEN_FORM_AWAY = "A computer plays for players marked away"
+OPEN_FORM_TITLE = N_("Open a Pan table")
+OPEN_FORM_PRESET = N_("Rules preset")
+OPEN_FORM_STAKES = N_("Stakes (chips per unit)")
+OPEN_FORM_SEATS = N_("Most players")
+OPEN_FORM_TURN = N_("Seconds per turn")
+OPEN_FORM_AWAY = N_("A computer plays for players marked away")
 
 
 def form_range_hint(low: int, high: int) -> str:
     """A setup form's placeholder for a number: its range, and that blank means the default."""
-    return f"{low}-{high}; blank: the default"
+    return tr("{low}-{high}; blank: the default", low=low, high=high)
 
 
 def form_number_refused(field: str, low: int, high: int, given: str) -> str:
     """PRIVATE: a number typed into a setup form that is not one, or out of range; nothing was opened."""
-    return f"{field}: “{given}” is not a whole number from {low} to {high}. Nothing was opened; try again."
+    return tr(
+        "{field}: “{given}” is not a whole number from {low} to {high}. Nothing was opened; try again.",
+        field=tr(field),
+        given=given,
+        low=low,
+        high=high,
+    )
 
 
 def form_choice_refused(field: str, given: str) -> str:
     """PRIVATE: a form's choice that is not one of those offered; nothing was opened."""
-    return f"{field}: “{given}” is not one of the choices. Nothing was opened; try again."
+    return tr(
+        "{field}: “{given}” is not one of the choices. Nothing was opened; try again.", field=tr(field), given=given
+    )

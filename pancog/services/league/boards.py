@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import replace
 
+from pancog.game.i18n import N_
 from pancog.infra.storage.base import BankScope, StorageTx
 from pancog.services.ledger import Holding, rank_holdings
 
@@ -110,7 +111,7 @@ class Boards(Recording):
             SeasonInputError: the same player twice.
         """
         if user_id == other_id:
-            raise SeasonInputError("Pick another player to compare with.")
+            raise SeasonInputError(N_("Pick another player to compare with."))
         await self.drain()
         async with self.storage.transaction(write=False) as tx:
             rows = await repo.versus(tx, guild_id, user_id, other_id)
@@ -153,9 +154,9 @@ class Boards(Recording):
             SeasonInputError: an unknown metric or period, or a page below 1.
         """
         if metric not in ("net", "chips", "rating", "wins") or period not in ("season", "all"):
-            raise SeasonInputError("Pick a metric (net, chips, rating, wins) and a period (season, all).")
+            raise SeasonInputError(N_("Pick a metric (net, chips, rating, wins) and a period (season, all)."))
         if page < 1:
-            raise SeasonInputError("Pages start at 1.")
+            raise SeasonInputError(N_("Pages start at 1."))
         await self.drain()
         async with self.storage.transaction(write=False) as tx:
             season = await repo.active_season(tx, guild_id)

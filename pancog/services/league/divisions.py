@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from pancog.game.i18n import N_
 from pancog.infra.storage.base import StorageTx
 
 from .decay import pending_decay
@@ -59,9 +60,9 @@ class DivisionsRoom(Recording):
         """
         name = " ".join(name.split())
         if not name or len(name) > 30:
-            raise SeasonInputError("A division needs a name of 1 to 30 characters.")
+            raise SeasonInputError(N_("A division needs a name of 1 to 30 characters."))
         if not remove and (min_rating is None) == (top is None):
-            raise SeasonInputError("A division takes either min_rating: (a rating band) or top: (the best N).")
+            raise SeasonInputError(N_("A division takes either min_rating: (a rating band) or top: (the best N)."))
         async with self.storage.transaction() as tx:
             settings = await get_settings(tx, guild_id)
             kept = [d for d in settings.divisions if d.name != name]
@@ -69,7 +70,7 @@ class DivisionsRoom(Recording):
                 floor = round(min_rating * 1000) if min_rating is not None else None
                 kept.append(Division(name=name, floor=floor, top=top, role_id=role_id))
             if len(kept) > MAX_DIVISIONS:
-                raise SeasonInputError(f"Up to {MAX_DIVISIONS} divisions.")
+                raise SeasonInputError(N_("Up to {n} divisions."), n=MAX_DIVISIONS)
             kept.sort(key=lambda d: (d.top is None, d.top or 0, -(d.floor or 0)))
             changed = dataclasses.replace(settings, divisions=tuple(kept))
             await put_settings(tx, guild_id, changed)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pancog.game.errors import PanError
+from pancog.game.i18n import N_
 
 from .ratings import PROVISIONAL_RESULTS, Rating
 from .repo import HistoryRow, SeasonRow, StandingRow, StatsRow, VersusRow
@@ -31,14 +32,14 @@ class SeasonActive(PanError):
     code = "season_active"
 
     def __init__(self, name: str) -> None:
-        super().__init__(f"The season {name} is still running. End it first, or roll over to a new one.")
+        super().__init__(N_("The season {name} is still running. End it first, or roll over to a new one."), name=name)
 
 
 class NoSeason(PanError):
     code = "no_season"
 
     def __init__(self) -> None:
-        super().__init__("No such season here. Start one with /panadmin season start.")
+        super().__init__(N_("No such season here. Start one with /panadmin season start."))
 
 
 class SeasonInputError(PanError):

@@ -28,6 +28,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 
 from pancog.game import engine
 from pancog.game.events import HandEnded
+from pancog.game.i18n import N_
 from pancog.game.state import TableState
 from pancog.infra.storage.base import BankScope, ScopeKind, Storage, StorageTx
 from pancog.services.ledger import ChipLedger
@@ -358,7 +359,7 @@ class Recording:
 def _tourney_digest(tourney_id: int, places: Sequence[tuple[int, int]], cashed: Collection[int]) -> TourneyDigest:
     users = [u for u, _ in places]
     if len(set(users)) != len(users) or any(p < 1 for _, p in places):
-        raise SeasonInputError("Each player needs one finishing place, 1 or more.")
+        raise SeasonInputError(N_("Each player needs one finishing place, 1 or more."))
     return TourneyDigest(tourney_id=tourney_id, places=[(u, p, u in cashed) for u, p in places])
 
 

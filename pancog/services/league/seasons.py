@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pancog.game.i18n import N_
 from pancog.infra.storage.base import Account, BankScope, Posting, StorageTx
 from pancog.services.ledger import held_in, post_transaction
 
@@ -330,7 +331,7 @@ class Seasons(Recording):
         """
         reason = reason.strip()
         if not reason or len(reason) > 500:
-            raise SeasonInputError("Give a reason (up to 500 characters) for the exclusion.")
+            raise SeasonInputError(N_("Give a reason (up to 500 characters) for the exclusion."))
         async with self.storage.transaction() as tx:
             season = await repo.active_season(tx, guild_id)
             if season is None:
@@ -349,11 +350,11 @@ class Seasons(Recording):
 def _check_season_input(name: str, length_days: int | None, starting_chips: int | None, mode: str) -> str:
     name = " ".join(name.split())
     if not name or len(name) > MAX_NAME:
-        raise SeasonInputError(f"A season needs a name of 1 to {MAX_NAME} characters.")
+        raise SeasonInputError(N_("A season needs a name of 1 to {n} characters."), n=MAX_NAME)
     if length_days is not None and not 1 <= length_days <= MAX_SEASON_DAYS:
-        raise SeasonInputError(f"A season lasts 1 to {MAX_SEASON_DAYS} days.")
+        raise SeasonInputError(N_("A season lasts 1 to {n} days."), n=MAX_SEASON_DAYS)
     if starting_chips is not None and not 0 <= starting_chips <= 10**12:
-        raise SeasonInputError("Starting chips must be a whole number from 0.")
+        raise SeasonInputError(N_("Starting chips must be a whole number from 0."))
     if mode not in ("net", "bank"):
-        raise SeasonInputError("The season mode is 'net' (ordinary bank) or 'bank' (a season bank).")
+        raise SeasonInputError(N_("The season mode is 'net' (ordinary bank) or 'bank' (a season bank)."))
     return name

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from pancog.game.errors import PanError
+from pancog.game.i18n import N_
 from pancog.infra.storage.base import StorageTx
 
 from . import repo
@@ -28,7 +29,7 @@ class NoSeries(PanError):
     code = "no_series"
 
     def __init__(self) -> None:
-        super().__init__("No such series here. A moderator makes one with /panadmin series.")
+        super().__init__(N_("No such series here. A moderator makes one with /panadmin series."))
 
 
 MAX_PLACES = 64
@@ -65,11 +66,13 @@ def check_series(name: str, points: Sequence[int], best: int) -> str:
     """The cleaned name; raises :class:`SeasonInputError` for a bad name, points table or count."""
     name = " ".join(name.split())
     if not name or len(name) > MAX_SERIES_NAME:
-        raise SeasonInputError(f"A series needs a name of 1 to {MAX_SERIES_NAME} characters.")
+        raise SeasonInputError(N_("A series needs a name of 1 to {n} characters."), n=MAX_SERIES_NAME)
     if not points or len(points) > MAX_PLACES or any(p < 0 or p > 10_000 for p in points):
-        raise SeasonInputError(f"Points: 1 to {MAX_PLACES} numbers from 0 to 10,000, first place first (25,18,15).")
+        raise SeasonInputError(
+            N_("Points: 1 to {n} numbers from 0 to 10,000, first place first (25,18,15)."), n=MAX_PLACES
+        )
     if not 1 <= best <= MAX_EVENTS:
-        raise SeasonInputError(f"Best results that count: 1 to {MAX_EVENTS}.")
+        raise SeasonInputError(N_("Best results that count: 1 to {n}."), n=MAX_EVENTS)
     return name
 
 
@@ -78,7 +81,7 @@ def parse_points(text: str) -> tuple[int, ...]:
     try:
         return tuple(int(part) for part in text.replace(" ", "").split(",") if part)
     except ValueError:
-        raise SeasonInputError("Points: numbers separated by commas, first place first (25,18,15).") from None
+        raise SeasonInputError(N_("Points: numbers separated by commas, first place first (25,18,15).")) from None
 
 
 def series_lines(

@@ -12,6 +12,7 @@ import dataclasses
 import json
 from dataclasses import dataclass
 
+from pancog.game.i18n import N_
 from pancog.infra.storage.base import StorageTx
 
 from .model import SeasonInputError
@@ -64,9 +65,9 @@ class LeagueSettings:
             SeasonInputError: a figure out of range (nothing changes).
         """
         if established is not None and not 0 <= established <= MAX_ESTABLISHED:
-            raise SeasonInputError(f"Established after 0 to {MAX_ESTABLISHED} rated results.")
+            raise SeasonInputError(N_("Established after 0 to {n} rated results."), n=MAX_ESTABLISHED)
         if active_days is not None and not 1 <= active_days <= MAX_ACTIVE_DAYS:
-            raise SeasonInputError(f"Active means a result within 1 to {MAX_ACTIVE_DAYS} days.")
+            raise SeasonInputError(N_("Active means a result within 1 to {n} days."), n=MAX_ACTIVE_DAYS)
         return dataclasses.replace(
             self,
             established=self.established if established is None else established,
@@ -81,9 +82,9 @@ class LeagueSettings:
             SeasonInputError: a figure out of range (nothing changes).
         """
         if points is not None and not 0 <= points <= MAX_DECAY_POINTS:
-            raise SeasonInputError(f"Decay: 0 to {MAX_DECAY_POINTS} rating points a week (0 turns it off).")
+            raise SeasonInputError(N_("Decay: 0 to {n} rating points a week (0 turns it off)."), n=MAX_DECAY_POINTS)
         if after is not None and not 1 <= after <= MAX_ACTIVE_DAYS:
-            raise SeasonInputError(f"Decay starts after 1 to {MAX_ACTIVE_DAYS} days without a result.")
+            raise SeasonInputError(N_("Decay starts after 1 to {n} days without a result."), n=MAX_ACTIVE_DAYS)
         decay = self.decay if points is None else round(points * 1000)
         decay_after = after if after is not None else self.decay_after or self.active_days
         return dataclasses.replace(self, decay=decay, decay_after=decay_after)

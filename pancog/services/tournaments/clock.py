@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from pancog.game.i18n import N_
+
 from .core import Core
 from .errors import TournamentNotRunning, TournamentStateError
 from .events import LevelUp
@@ -69,7 +71,7 @@ class Clock:
         if t.status is not Status.RUNNING:
             raise TournamentNotRunning
         if t.paused_ms is not None:
-            raise TournamentStateError("The tournament is already paused.")
+            raise TournamentStateError(N_("The tournament is already paused."))
         draft = self.core.draft(t)
         draft.t.paused_ms = self.core.now_ms()
         await self.core.commit(draft)
@@ -77,7 +79,7 @@ class Clock:
     async def resume(self, t: Tournament) -> None:
         """Run the clock again, the pause left out of the levels (call with the tournament's lock)."""
         if t.status is not Status.RUNNING or t.paused_ms is None:
-            raise TournamentStateError("The tournament is not paused.")
+            raise TournamentStateError(N_("The tournament is not paused."))
         draft = self.core.draft(t)
         draft.t.paused_total += self.core.now_ms() - t.paused_ms
         draft.t.paused_ms = None

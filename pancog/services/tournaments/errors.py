@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pancog.game.errors import PanError
+from pancog.game.i18n import N_
 
 __all__ = [
     "AlreadyRegistered",
@@ -30,21 +31,21 @@ class NoSuchTournament(PanError):
     code = "no_tournament"
 
     def __init__(self) -> None:
-        super().__init__("There is no such tournament.")
+        super().__init__(N_("There is no such tournament."))
 
 
 class AlreadyRegistered(PanError):
     code = "already_registered"
 
     def __init__(self) -> None:
-        super().__init__("You are already registered in this tournament.")
+        super().__init__(N_("You are already registered in this tournament."))
 
 
 class NotRegistered(PanError):
     code = "not_registered"
 
     def __init__(self) -> None:
-        super().__init__("You are not registered in this tournament.")
+        super().__init__(N_("You are not registered in this tournament."))
 
 
 class RegistrationClosed(PanError):
@@ -55,14 +56,14 @@ class TournamentFull(PanError):
     code = "tournament_full"
 
     def __init__(self) -> None:
-        super().__init__("This tournament is full.")
+        super().__init__(N_("This tournament is full."))
 
 
 class NotTournamentHost(PanError):
     code = "not_tournament_host"
 
     def __init__(self) -> None:
-        super().__init__("Only the tournament's host or a server moderator can do that.")
+        super().__init__(N_("Only the tournament's host or a server moderator can do that."))
 
 
 class TournamentStateError(PanError):
@@ -75,4 +76,4 @@ class TournamentNotRunning(TournamentStateError):
     code = "tournament_not_running"
 
     def __init__(self) -> None:
-        super().__init__("The tournament is not running.")
+        super().__init__(N_("The tournament is not running."))

@@ -12,6 +12,8 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pancog.game.i18n import N_
+
 from .errors import BadSchedule
 
 __all__ = ["DEFAULT_MULTIPLIERS", "LevelClock", "LevelSchedule", "default_antes", "parse_antes"]
@@ -22,7 +24,7 @@ DEFAULT_MULTIPLIERS: tuple[float, ...] = (1, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32,
 def default_antes(base: int, count: int = 30) -> tuple[int, ...]:
     """``count`` strictly increasing antes from ``base`` (x1, 1.5, 2, 3, 4, 6, ... then doubling every two levels)."""
     if base < 1:
-        raise BadSchedule("The first ante must be at least one chip.")
+        raise BadSchedule(N_("The first ante must be at least one chip."))
     antes: list[int] = []
     for i in range(count):
         value = round(base * DEFAULT_MULTIPLIERS[i]) if i < len(DEFAULT_MULTIPLIERS) else antes[i - 2] * 2
@@ -36,7 +38,7 @@ def parse_antes(text: str) -> tuple[int, ...]:
     try:
         antes = tuple(int(p) for p in parts)
     except ValueError:
-        raise BadSchedule("Write the antes as whole numbers, e.g. 10, 15, 20, 30.") from None
+        raise BadSchedule(N_("Write the antes as whole numbers, e.g. 10, 15, 20, 30.")) from None
     return LevelSchedule.validated(antes)
 
 
@@ -60,19 +62,19 @@ class LevelSchedule:
     def __post_init__(self) -> None:
         LevelSchedule.validated(self.antes)
         if self.level_minutes <= 0:
-            raise BadSchedule("A level lasts more than zero minutes.")
+            raise BadSchedule(N_("A level lasts more than zero minutes."))
         if self.break_every < 0 or self.break_minutes < 0:
-            raise BadSchedule("Breaks cannot be negative.")
+            raise BadSchedule(N_("Breaks cannot be negative."))
 
     @staticmethod
     def validated(antes: Sequence[int]) -> tuple[int, ...]:
         """The antes as a tuple. Raises :class:`BadSchedule` unless non-empty, >= 1 and strictly increasing."""
         if not antes:
-            raise BadSchedule("A level schedule needs at least one level.")
+            raise BadSchedule(N_("A level schedule needs at least one level."))
         if any(isinstance(a, bool) or not isinstance(a, int) or a < 1 for a in antes):
-            raise BadSchedule("Every ante is a whole number of chips, at least 1.")
+            raise BadSchedule(N_("Every ante is a whole number of chips, at least 1."))
         if any(b <= a for a, b in itertools.pairwise(antes)):
-            raise BadSchedule("The level schedule must increase at every level.")
+            raise BadSchedule(N_("The level schedule must increase at every level."))
         return tuple(antes)
 
     def ante(self, level: int) -> int:

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from pancog.game.i18n import N_
+
 from .errors import BadTournamentOption
 from .levels import LevelSchedule, default_antes
 from .payouts import prizes
@@ -84,20 +86,20 @@ class TournamentConfig:
     def __post_init__(self) -> None:
         self.schedule()  # validates the antes
         if len(self.title) > TITLE_MAX:  # checked here, not only by the slash option: nothing stored, nothing posted
-            raise BadTournamentOption(f"A tournament's title has at most {TITLE_MAX} characters.")
+            raise BadTournamentOption(N_("A tournament's title has at most {n} characters."), n=TITLE_MAX)
         if self.buy_in < 0 or not 0 <= self.fee <= self.buy_in:
-            raise BadTournamentOption("The buy-in cannot be negative and the fee is part of it.")
+            raise BadTournamentOption(N_("The buy-in cannot be negative and the fee is part of it."))
         low = 2 if self.format is Format.SNG else 4
         if not low <= self.seats <= 8:
-            raise BadTournamentOption(f"Tables seat {low} to 8 players in this format.")
+            raise BadTournamentOption(N_("Tables seat {low} to 8 players in this format."), low=low)
         if self.starting_stack <= self.antes[0]:
-            raise BadTournamentOption("The starting stack must be more than the first ante.")
+            raise BadTournamentOption(N_("The starting stack must be more than the first ante."))
         if self.min_entries < 2 or self.max_entries < 0 or self.late_levels < 0 or self.max_field < 0:
-            raise BadTournamentOption("A tournament needs at least two entries; limits cannot be negative.")
+            raise BadTournamentOption(N_("A tournament needs at least two entries; limits cannot be negative."))
         if self.format is Format.SCHEDULED and self.start_at_ms is None:
-            raise BadTournamentOption("A scheduled tournament needs a start time.")
+            raise BadTournamentOption(N_("A scheduled tournament needs a start time."))
         if self.format is Format.SNG and (self.late_levels or self.max_entries > 1):
-            raise BadTournamentOption("A Sit & Go is a freezeout that starts when its table is full.")
+            raise BadTournamentOption(N_("A Sit & Go is a freezeout that starts when its table is full."))
         if self.payouts:
             prizes(100, 100, self.payouts)  # validates the list
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
+from pancog.game.i18n import N_
+
 from .errors import BadTournamentOption
 
 __all__ = ["PAYOUT_TABLE", "payout_weights", "places_paid", "prizes", "share_ties"]
@@ -44,7 +46,7 @@ def places_paid(entries: int) -> int:
 def payout_weights(places: int) -> tuple[int, ...]:
     """The published weights for ``places`` paid places (non-increasing, positive)."""
     if places < 1:
-        raise BadTournamentOption("At least one place must be paid.")
+        raise BadTournamentOption(N_("At least one place must be paid."))
     if places in PAYOUT_TABLE:
         return PAYOUT_TABLE[places]
     # a long table: 25 % to first, then a geometric fall to a floor of a third of tenth place
@@ -63,13 +65,13 @@ def prizes(pool: int, entries: int, custom: Sequence[int] | None = None) -> tupl
         BadTournamentOption: a custom list that is empty, not positive or increasing.
     """
     if pool < 0:
-        raise BadTournamentOption("The prize pool cannot be negative.")
+        raise BadTournamentOption(N_("The prize pool cannot be negative."))
     if custom is not None:
         weights = tuple(custom)
         if not weights or any(w <= 0 for w in weights):
-            raise BadTournamentOption("A payout list needs positive shares.")
+            raise BadTournamentOption(N_("A payout list needs positive shares."))
         if any(b > a for a, b in itertools.pairwise(weights)):
-            raise BadTournamentOption("A payout list cannot pay a lower place more than a higher one.")
+            raise BadTournamentOption(N_("A payout list cannot pay a lower place more than a higher one."))
         weights = weights[: max(1, entries)]
     else:
         weights = payout_weights(max(1, places_paid(entries)))

@@ -8,6 +8,7 @@ process serves (its shards), so a tournament lives on exactly one process.
 
 from __future__ import annotations
 
+from pancog.game.i18n import N_
 from pancog.infra.storage.base import ShardSet
 from pancog.services.tables import NoTableHere
 
@@ -53,7 +54,7 @@ class Registry:
         ``also(tx, tournament_id)`` runs in the creating transaction (what the caller stores with it); what it raises
         refuses the creation: nothing is stored."""
         if tournament_id in self.core.tournaments:
-            raise BadTournamentOption("That tournament id is taken.")
+            raise BadTournamentOption(N_("That tournament id is taken."))
         t = Tournament(
             tournament_id=tournament_id,
             guild_id=guild_id,
@@ -73,7 +74,7 @@ class Registry:
 
     async def open_registration(self, t: Tournament) -> None:
         if t.status is not Status.ANNOUNCED:
-            raise TournamentStateError("Registration is already open or over.")
+            raise TournamentStateError(N_("Registration is already open or over."))
         draft = self.core.draft(t)
         draft.t.status = Status.REGISTERING
         await self.core.commit(draft)
@@ -126,7 +127,7 @@ class Registry:
             RegistrationClosed (the tournament started), NotRegistered.
         """
         if t.status not in (Status.ANNOUNCED, Status.REGISTERING):
-            raise RegistrationClosed("The tournament has started: you can no longer unregister.")
+            raise RegistrationClosed(N_("The tournament has started: you can no longer unregister."))
         entry = next((e for e in t.entries_of(player_id) if e.status is EntryStatus.REGISTERED), None)
         if entry is None:
             raise NotRegistered
@@ -145,7 +146,7 @@ class Registry:
     async def cancel(self, t: Tournament) -> dict[int, int]:
         """Cancel: every entry is refunded its whole buy-in (fee included); the tables close (with the lock)."""
         if t.status in (Status.FINISHED, Status.CANCELLED):
-            raise TournamentStateError("The tournament is already over.")
+            raise TournamentStateError(N_("The tournament is already over."))
         started = t.status is Status.RUNNING
         entries = [e for e in t.entries.values() if e.status is not EntryStatus.REFUNDED]
         refunds: dict[int, int] = {}

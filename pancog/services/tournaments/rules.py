@@ -19,6 +19,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pancog.game.i18n import N_
 from pancog.infra.storage.base import Account, BankScope, Posting
 
 from .errors import AlreadyRegistered, BadTournamentOption, RegistrationClosed, TournamentFull
@@ -75,14 +76,14 @@ def check_registration(t: Tournament, player_id: int, *, open_: bool) -> None:
         RegistrationClosed, BadTournamentOption (computer players not allowed), AlreadyRegistered, TournamentFull.
     """
     if not open_:
-        raise RegistrationClosed("Registration for this tournament is closed.")
+        raise RegistrationClosed(N_("Registration for this tournament is closed."))
     if player_id < 0 and not t.config.computers:
-        raise BadTournamentOption("This tournament does not allow computer players.")
+        raise BadTournamentOption(N_("This tournament does not allow computer players."))
     mine = t.entries_of(player_id)
     if any(e.status in (EntryStatus.REGISTERED, EntryStatus.ALIVE) for e in mine):
         raise AlreadyRegistered
     if len([e for e in mine if e.status is not EntryStatus.REFUNDED]) >= t.config.entries_per_player:
-        raise RegistrationClosed("You have used all your entries in this tournament.")
+        raise RegistrationClosed(N_("You have used all your entries in this tournament."))
     if len([e for e in t.entries.values() if e.status is not EntryStatus.REFUNDED]) >= t.config.field_limit:
         raise TournamentFull
 

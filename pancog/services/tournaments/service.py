@@ -34,6 +34,7 @@ from collections.abc import Awaitable, Callable
 
 from pancog.game.actions import SetAway
 from pancog.game.events import HandEnded
+from pancog.game.i18n import N_
 from pancog.infra.storage.base import Account, AccountKind, ShardLeaseLost
 from pancog.services.outbox import Outbox
 from pancog.services.tables import Applied, NoTableHere, NotHost, TableService
@@ -274,9 +275,9 @@ class TournamentService:
         t = self._host(tournament_id, user_id, moderator)
         async with self._core.lock(tournament_id):
             if t.status is not Status.REGISTERING:
-                raise TournamentStateError("Only a tournament taking registrations can start.")
+                raise TournamentStateError(N_("Only a tournament taking registrations can start."))
             if len([e for e in t.entries.values() if e.status is EntryStatus.REGISTERED]) < t.config.min_entries:
-                raise TournamentStateError(f"At least {t.config.min_entries} entries are needed to start.")
+                raise TournamentStateError(N_("At least {n} entries are needed to start."), n=t.config.min_entries)
             await self._floor.start(t)
 
     async def pause(self, tournament_id: int, user_id: int, *, moderator: bool = False) -> None:

@@ -244,7 +244,8 @@ def test_target_tables_is_ceil():
 
 
 def test_pure_parts_import_only_the_stdlib():
-    """levels, payouts, balancer, ranking and errors import only the stdlib, each other and pancog.game.errors."""
+    """levels, payouts, balancer, ranking and errors import only the stdlib, each other, pancog.game.errors and
+    pancog.game.i18n (the marker of their refusals' sentences: stdlib only too)."""
     import ast
     import sys
     from pathlib import Path
@@ -255,7 +256,7 @@ def test_pure_parts_import_only_the_stdlib():
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 assert node.module.split(".")[0] in sys.stdlib_module_names | {"__future__"} or (
-                    node.module == "pancog.game.errors"
+                    node.module in ("pancog.game.errors", "pancog.game.i18n")
                 ), f"{name} imports {node.module}"
             elif isinstance(node, ast.Import):
                 assert all(a.name.split(".")[0] in sys.stdlib_module_names for a in node.names), name
