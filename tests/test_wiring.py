@@ -194,8 +194,16 @@ def test_the_attribute_check_catches_a_planted_violation() -> None:
 
 # --------------------------------------------------------------------------------------------- registration
 
-REGISTRATION = {"set_stand_in", "add_seat_guard", "set_settlement_hook", "on_close", "keep_seats_of"}
-"""The declared registration methods of the services (TableService, TurnClock): the composition root's alone."""
+REGISTRATION = {
+    "set_stand_in",
+    "add_seat_guard",
+    "set_settlement_hook",
+    "on_close",
+    "keep_seats_of",
+    "set_finish_hook",
+}
+"""The declared registration methods of the services (TableService, TurnClock, TournamentService): the composition
+root's alone."""
 
 
 def registration_calls(source: str, module: str) -> list[str]:
@@ -209,8 +217,11 @@ def registration_calls(source: str, module: str) -> list[str]:
 def test_registration_methods_exist_and_only_the_composition_root_calls_them() -> None:
     from pancog.services.clock import TurnClock
     from pancog.services.tables import TableService
+    from pancog.services.tournaments.service import TournamentService
 
-    declared = {name for cls in (TableService, TurnClock) for name in REGISTRATION if hasattr(cls, name)}
+    declared = {
+        name for cls in (TableService, TurnClock, TournamentService) for name in REGISTRATION if hasattr(cls, name)
+    }
     assert declared == REGISTRATION
     outside = [
         hit

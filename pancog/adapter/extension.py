@@ -164,6 +164,8 @@ async def open_runtime(bot: commands.Bot, config: Config) -> Parts:
     tournaments = TournamentService(
         tables, channel_factory=threads.create, outbox=outbox
     )  # its listener runs after the league's
+    # a finished tournament's result rides on its prizes' journal row (the league drains it into stats, ratings, series)
+    tournaments.set_finish_hook(league.tournament_note)
     clock.keep_seats_of(tournaments)  # a tournament's seats are its own: never stood up, its tables never idle-closed
     replays = ReplayService(store)
     reveals = RevealService(store, replays)

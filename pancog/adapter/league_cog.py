@@ -32,6 +32,7 @@ from pancog.adapter.presenters.league import (
     SERIES_SHOWN,
     STANDINGS_TITLE,
     WEB_NOT_RUNNING,
+    decay_warning_text,
     divisions_text,
     excluded_text,
     flag_people,
@@ -57,10 +58,12 @@ from pancog.adapter.presenters.league import (
     winner_role_note,
 )
 from pancog.adapter.runtime import PanRuntime
+from pancog.adapter.safety import shown
 from pancog.game import i18n
 from pancog.infra.renderq import Priority
-from pancog.services.league import WINNER_PLACES, LeagueService, SeasonRow, parse_points
+from pancog.services.league import WINNER_PLACES, DecayWarning, LeagueService, SeasonRow, parse_points
 from pancog.services.ledger import BankScope
+from pancog.services.prefs import DmMode
 from pancog.services.tables import CloseReason, NoTableHere
 from renderer.chart import chart_text, render_chart_png
 from renderer.stats import StatsSnapshot, render_stats_png
@@ -116,7 +119,28 @@ class LeagueCog(PanCog, name="PanLeague"):
             await self.rt.league.drain()
             for guild_id in await self.rt.league.division_guilds():  # roles owed through the outbox
                 await self.rt.league.sync_divisions(guild_id)
+            for guild_id in await self.rt.league.decay_guilds():  # a DM a day before a rating starts to decay
+                await self.warn_decay(guild_id)
         return await self.end_due_seasons()
+
+    async def warn_decay(self, guild_id: int) -> int:
+        """Owe the decay warnings due in the guild (each worded in its reader's language; nothing for a player who
+        takes no DMs from Pan). Returns how many were owed."""
+        league = self.league()
+        due = await league.decay_warnings(guild_id)
+        if not due:
+            return 0
+        guild = self.rt.bot.get_guild(guild_id)
+        server = shown(guild.name, limit=100) if guild is not None else str(guild_id)
+        worded: list[tuple[DecayWarning, str | None]] = []
+        for warning in due:
+            prefs = await self.rt.settings.get(warning.user_id)
+            if prefs.dm_closed or prefs.dm_mode is DmMode.OFF:  # his DM setting: no DMs from Pan
+                worded.append((warning, None))
+                continue
+            with i18n.speaking(language.for_user(self.rt, warning.user_id, guild_id)):
+                worded.append((warning, decay_warning_text(warning, server)))
+        return await league.owe_decay_warnings(guild_id, worded)
 
     async def end_due_seasons(self) -> int:
         league = self.rt.league
@@ -383,20 +407,26 @@ class LeagueCog(PanCog, name="PanLeague"):
     @app_commands.describe(
         established="Rated results before a rating is established (shown without '?'; default 30)",
         active_days="The season leaderboard lists players with a result within this many days (default 14)",
+        decay="Rating points a week an inactive established player loses (0: off, the default)",
+        after="Days without a result before decay starts (default: active_days)",
     )
     async def league_settings(
         self,
         interaction: discord.Interaction,
         established: app_commands.Range[int, 0, 1000] | None = None,
         active_days: app_commands.Range[int, 1, 366] | None = None,
+        decay: app_commands.Range[float, 0, 100] | None = None,
+        after: app_commands.Range[int, 1, 366] | None = None,
     ) -> None:
         await self.defer(interaction)
         guild_id = await self._moderator(interaction)
         league = self.league()
-        if established is None and active_days is None:
+        if established is None and active_days is None and decay is None and after is None:
             settings = await league.league_settings(guild_id)
         else:
-            settings = await league.configure(guild_id, established=established, active_days=active_days)
+            settings = await league.configure(
+                guild_id, established=established, active_days=active_days, decay=decay, decay_after=after
+            )
         await send_ephemeral(interaction, league_settings_text(settings))
 
     # ------------------------------------------------------------------ /panadmin series

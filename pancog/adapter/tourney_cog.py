@@ -33,6 +33,7 @@ from pancog.adapter.forms import TourneyForm, TourneyValues
 from pancog.adapter.groups import IN_TOURNEY
 from pancog.adapter.layouts import card_layout, notice
 from pancog.adapter.presenters.common import image_name_of, name_of
+from pancog.adapter.presenters.league import NO_LEAGUE
 from pancog.adapter.presenters.tournament import (
     TOURNEY_BAD_NUMBERS,
     TOURNEY_BAD_START,
@@ -41,6 +42,7 @@ from pancog.adapter.presenters.tournament import (
     TOURNEY_PAUSED,
     TOURNEY_REGISTER_BUTTON,
     TOURNEY_RESUMED,
+    TOURNEY_SERIES_MODS,
     TOURNEY_START_PAST,
     TOURNEY_STARTED,
     TOURNEY_UNREGISTER_BUTTON,
@@ -51,6 +53,7 @@ from pancog.adapter.presenters.tournament import (
     tourney_cancelled,
     tourney_created,
     tourney_final_table,
+    tourney_in_series,
     tourney_info_text,
     tourney_knockout,
     tourney_list_text,
@@ -70,6 +73,7 @@ from pancog.adapter.presenters.tournament import (
 from pancog.adapter.presenters.tourney_play import checkin_line
 from pancog.adapter.roles import give_role
 from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
+from pancog.adapter.safety import shown
 from pancog.adapter.tourney_buttons import CheckInButton
 from pancog.ai import Level
 from pancog.game import i18n
@@ -374,6 +378,7 @@ class TourneyCog(PanCog, name="PanTourney"):
         winner_role="Moderators: a role the winner gets when it ends (the bot needs Manage Roles)",
         checkin="Scheduled: players check in during this many minutes before the start; no-shows are refunded",
         form="Fill in a form instead (format, buy-in, seats, start, name; the rest as published)",
+        series="Moderators: list it as an event of this league series (/panadmin series)",
     )
     async def create(
         self,
@@ -395,13 +400,14 @@ class TourneyCog(PanCog, name="PanTourney"):
         winner_role: discord.Role | None = None,
         form: bool = False,
         checkin: app_commands.Range[int, 0, 1440] = 0,
+        series: app_commands.Range[str, 1, 40] | None = None,
     ) -> None:
         if form:  # the modal is the answer; its submit creates the tournament as these options would
             await edge.modal(interaction, TourneyForm(self._create_from_form), about=edge.STATIC)
             return
         await self.create_here(
             interaction, format, buy_in, seats, start, antes, level_minutes, payouts, reentries, late_levels,
-            computers, min_entries, fee, title, starting_stack, winner_role, checkin,
+            computers, min_entries, fee, title, starting_stack, winner_role, checkin, series,
         )  # fmt: skip
 
     async def _create_from_form(self, interaction: discord.Interaction[Any], values: TourneyValues) -> None:
@@ -428,6 +434,7 @@ class TourneyCog(PanCog, name="PanTourney"):
         starting_stack: int | None = None,
         winner_role: discord.Role | None = None,
         checkin: int = 0,
+        series: str | None = None,
     ) -> None:
         # Everything is validated before the (private) defer's work, so a refusal changes nothing.
         options: dict[str, Any] = {
@@ -455,12 +462,20 @@ class TourneyCog(PanCog, name="PanTourney"):
         await self.defer(interaction)
         if winner_role is not None and not await self._is_mod(interaction):  # a role is a server-wide privilege
             raise BadOption(TOURNEY_WINNER_ROLE_MODS)
+        listing = None
+        if series is not None:  # a league's points: the moderators' to give, as the series itself is
+            if not await self._is_mod(interaction):
+                raise BadOption(TOURNEY_SERIES_MODS)
+            if self.rt.league is None:
+                raise BadOption(NO_LEAGUE)
+            listing = self.rt.league.series_listing(interaction.guild_id or 0, series)
         t = await self.service.create(
             interaction.id,
             guild_id=interaction.guild_id or 0,
             channel_id=interaction.channel_id or 0,
             host_id=interaction.user.id,
             config=config,
+            also=listing,  # listed in the same transaction; NoSeries refuses it and nothing is stored
         )
         _text, view = self._announcement(t)  # the words are in the V2 layout
         channel = self.rt.bot.get_partial_messageable(t.channel_id, guild_id=t.guild_id)
@@ -469,6 +484,8 @@ class TourneyCog(PanCog, name="PanTourney"):
         if message is not None:
             await self.service.remember_announcement(t.tournament_id, message.channel.id, message.id)
         text = tourney_created(self._title(t))
+        if series is not None:
+            text += "\n" + tourney_in_series(shown(" ".join(series.split()), limit=40))
         if winner_role is not None:  # told once, now: the bot's permissions as Discord resolved them here
             can = interaction.app_permissions.manage_roles
             text += "\n" + tourney_winner_role_note(winner_role.name, can_manage=can)

@@ -138,23 +138,20 @@ async def test_the_title_is_escaped_and_a_long_one_refused_with_nothing_stored(p
     assert t.status is Status.REGISTERING or t.status is Status.ANNOUNCED
 
 
-async def test_results_are_posted_after_a_kill_right_after_the_end(
-    pan_factory: PanFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The process dies right after the end is stored (nothing told to Discord: no event handled, no delivery):
-    after the restart the results are posted, once, with the winner pinged, and the prizes were paid once."""
+async def end_while_dead(pan: Pan, monkeypatch: pytest.MonkeyPatch, title: str) -> int:
+    """A 3-seat Sit & Go (host and ana, who never answer, and one easy computer player) played to its end by a process
+    that "dies" right after the end is stored: no event is handled after that commit and nothing owed is delivered.
+    Returns the tournament's id; the caller restarts the bot (``_handle`` is restored when the test ends)."""
     from pancog.adapter.tourney_cog import TourneyCog
     from pancog.services.tournaments.service import TournamentFinished
 
-    pan = await pan_factory()
     host, ana, _, _ = pan.users
     service = pan.rt.tournaments
     assert service is not None
-    await pan.slash(host, "tourney create", seats=3, buy_in=100, antes="10,20,40,80,160,320,640", title="Kill SnG")
+    await pan.slash(host, "tourney create", seats=3, buy_in=100, antes="10,20,40,80,160,320,640", title=title)
     await pan.slash(host, "tourney register")
     await pan.slash(ana, "tourney register")
-    (t,) = service.tournaments
-    tid = t.tournament_id
+    tid = service.tournaments[-1].tournament_id
     original = TourneyCog._handle
 
     async def dies_at_the_end(self: TourneyCog, event: object) -> None:  # the kill: nothing after the commit runs
@@ -165,11 +162,24 @@ async def test_results_are_posted_after_a_kill_right_after_the_end(
     await pan.rt.deliveries.stop()  # nothing owed is delivered before the "kill"
     await pan.slash(host, "tourney addbots", count=1, level="easy")
     await wait_until_over(pan, tid)
+    monkeypatch.setattr(TourneyCog, "_handle", original)
+    return tid
+
+
+async def test_results_are_posted_after_a_kill_right_after_the_end(
+    pan_factory: PanFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The process dies right after the end is stored (nothing told to Discord: no event handled, no delivery):
+    after the restart the results are posted, once, with the winner pinged, and the prizes were paid once."""
+    pan = await pan_factory()
+    host, ana, _, _ = pan.users
+    service = pan.rt.tournaments
+    assert service is not None
+    tid = await end_while_dead(pan, monkeypatch, "Kill SnG")
     assert not [m for m in public(pan, pan.h.channel.id) if "is over" in m.text]
     done = service.get(tid)
     winner = next(e.player_id for e in done.entries.values() if e.place == 1)
     banks = {u.id: await pan.rt.ledger.balance(pan.h.guild.id, u.id) for u in (host, ana)}
-    monkeypatch.setattr(TourneyCog, "_handle", original)
     await pan.h.restart()
     await until(pan, lambda: bool([m for m in public(pan, pan.h.channel.id) if "is over" in m.text]), 30)
     await asyncio.sleep(0.5)

@@ -6,9 +6,10 @@ from __future__ import annotations
 from pancog.services.bots import BotDriver, verify_seat
 from pancog.services.league import LeagueService
 from pancog.services.tables import TableService
+from pancog.services.tournaments.service import TournamentService
 from pancog.services.watch import WatchService
 
-__all__ = ["wire_bots", "wire_league", "wire_watch"]
+__all__ = ["wire_bots", "wire_league", "wire_tournament_results", "wire_watch"]
 
 
 def wire_league(tables: TableService, league: LeagueService) -> None:
@@ -16,6 +17,11 @@ def wire_league(tables: TableService, league: LeagueService) -> None:
     tables.subscribe(league.on_applied)
     tables.set_settlement_hook(league.settlement_note)
     tables.on_close(league.table_closed)
+
+
+def wire_tournament_results(tournaments: TournamentService, league: LeagueService) -> None:
+    """Every finished tournament of ``tournaments`` recorded by ``league``, with its prizes."""
+    tournaments.set_finish_hook(league.tournament_note)
 
 
 def wire_bots(tables: TableService, driver: BotDriver) -> None:

@@ -11,6 +11,7 @@ from pancog.game.i18n import N_, current, tr, trn
 from pancog.services.league import (
     Board,
     BoardLine,
+    DecayWarning,
     Flag,
     HistoryRow,
     LeagueSettings,
@@ -191,8 +192,31 @@ def league_settings_text(settings: LeagueSettings) -> str:
                 "The season leaderboard lists established players who played in the last {days}.",
                 days=_days(settings.active_days),
             ),
-            tr("Change them with /panadmin league established: active_days:."),
+            decay_setting_text(settings),
+            tr("Change them with /panadmin league established: active_days: decay: after:."),
         ]
+    )
+
+
+def decay_setting_text(settings: LeagueSettings) -> str:
+    if not settings.decay:
+        return tr("Rating decay: off.")
+    return tr(
+        "Rating decay: an established player loses {points} rating points a week after {days} days without a result "
+        "(a DM warns him a day before).",
+        points=f"{settings.decay / 1000:g}",
+        days=settings.decay_after,
+    )
+
+
+def decay_warning_text(warning: DecayWarning, server: str) -> str:
+    """A DM, to the player: his rating starts to decay tomorrow unless he plays (``server``: escaped)."""
+    return tr(
+        "Your Pan rating in {server} starts to decay <t:{when}:R>: {points} points a week until your next result "
+        "there. Play a hand or a tournament before then to keep it.",
+        server=server,
+        when=warning.starts_at,
+        points=f"{warning.points / 1000:g}",
     )
 
 

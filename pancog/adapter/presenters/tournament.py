@@ -119,6 +119,11 @@ def tourney_created(title: str) -> str:
     )
 
 
+def tourney_in_series(series: str) -> str:
+    """PRIVATE, to the host: the new tournament is an event of a league series (``series``: escaped)."""
+    return tr("Listed as an event of the series {series}: its results count in /pan standings series:.", series=series)
+
+
 def tourney_registered(title: str, buy_in: int, bank: int, running: bool) -> str:
     text = tr(
         "You are registered in **{title}** ({chips} paid; {bank} left in your bank).",
@@ -356,6 +361,7 @@ def tourney_winner_role_reason(title: str) -> str:
 
 
 TOURNEY_WINNER_ROLE_MODS = N_("Only moderators can attach a winner role to a tournament.")
+TOURNEY_SERIES_MODS = N_("Only moderators can list a tournament in a series.")
 TOURNEY_WELCOME_BACK = N_("Welcome back: your turns are yours again (no more automatic going on top).")
 
 

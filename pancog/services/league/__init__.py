@@ -5,6 +5,7 @@ service (its listener, settlement hook and close listener: the composition root)
 (docs/leagues.md).
 """
 
+from .decay import DecayWarning
 from .digest import HandDigest, HandTally, PlayerLine, TourneyDigest, digests_from_log, rating_match
 from .flags import Flag, compute_flags
 from .ratings import PROVISIONAL_RESULTS, Rating, display, rate
@@ -40,6 +41,7 @@ __all__ = [
     "WINNER_PLACES",
     "Board",
     "BoardLine",
+    "DecayWarning",
     "Division",
     "Flag",
     "HandDigest",

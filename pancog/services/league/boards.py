@@ -11,6 +11,7 @@ from pancog.infra.storage.base import BankScope, StorageTx
 from pancog.services.ledger import Holding, rank_holdings
 
 from . import repo
+from .decay import DecayRule, pending_decay, put_decay_rule
 from .digest import HandDigest, decode
 from .flags import Flag, compute_flags
 from .model import (
@@ -25,6 +26,7 @@ from .model import (
     Versus,
     _rating,
 )
+from .ratings import Rating, decayed
 from .recording import Recording
 from .repo import HistoryRow, StatsRow
 from .settings import LeagueSettings, eligible_users, get_settings, last_played, put_settings
@@ -49,7 +51,7 @@ class Boards(Recording):
             established = (await get_settings(tx, guild_id)).established
             all_time = await repo.get_stats(tx, guild_id, 0, user_id) or StatsRow(user_id=user_id)
             season_stats = await repo.get_stats(tx, guild_id, season.number, user_id) if season is not None else None
-            rating = (await _ratings_map(tx, guild_id, 0, [user_id])).get(user_id)
+            rating = await self._shown_rating(tx, guild_id, user_id)
             season_rating = (
                 (await _ratings_map(tx, guild_id, season.number, [user_id])).get(user_id)
                 if season is not None
@@ -64,7 +66,7 @@ class Boards(Recording):
             season=season,
             season_stats=season_stats,
             all_time=all_time,
-            rating=_rating(rating),
+            rating=rating,
             season_rating=_rating(season_rating) if season is not None else None,
             season_bank=season_bank,
             established=established,
@@ -78,7 +80,7 @@ class Boards(Recording):
             season = await repo.active_season(tx, guild_id)
             established = (await get_settings(tx, guild_id)).established
             rows = await repo.history(tx, guild_id, user_id, rated_only=True)
-            rating = _rating((await _ratings_map(tx, guild_id, 0, [user_id])).get(user_id))
+            rating = await self._shown_rating(tx, guild_id, user_id)
             season_rating = None
             if season is not None:
                 season_rating = _rating((await _ratings_map(tx, guild_id, season.number, [user_id])).get(user_id))
@@ -173,7 +175,12 @@ class Boards(Recording):
                 every = [_holding_line(h) for h in held.lines]
             else:
                 column = {"net": "net", "chips": "net", "wins": "hands_won", "rating": "score"}[metric]
-                every = list(_ranked_lines(await repo.ranked(tx, guild_id, season_no, column, _EVERYONE, excluded)))
+                top = await repo.ranked(tx, guild_id, season_no, column, _EVERYONE, excluded)
+                if metric == "rating" and not season_no:  # all-time ratings show the decay owed until now
+                    owed = await pending_decay(tx, guild_id, {u: (v, n) for u, v, n in top}, self._clock())
+                    if owed:
+                        top = sorted(((u, v - owed.get(u, 0), n) for u, v, n in top), key=lambda r: (-r[1], r[0]))
+                every = list(_ranked_lines(top))
             ineligible: tuple[int, int | None, bool] | None = None
             if season_no:  # a season board lists the eligible players only, placed among themselves
                 eligible = await eligible_users(tx, guild_id, settings, self._clock())
@@ -197,6 +204,12 @@ class Boards(Recording):
             active_days=settings.active_days,
         )
 
+    async def _shown_rating(self, tx: StorageTx, guild_id: int, user_id: int) -> Rating:
+        """The player's all-time rating as shown now: stored, less the decay owed since his last result."""
+        rating = _rating((await _ratings_map(tx, guild_id, 0, [user_id])).get(user_id))
+        owed = await pending_decay(tx, guild_id, {user_id: (rating.score, rating.rated)}, self._clock())
+        return decayed(rating, owed[user_id]) if user_id in owed else rating
+
     # ------------------------------------------------------------------ league settings
 
     async def league_settings(self, guild_id: int) -> LeagueSettings:
@@ -204,16 +217,38 @@ class Boards(Recording):
             return await get_settings(tx, guild_id)
 
     async def configure(
-        self, guild_id: int, *, established: int | None = None, active_days: int | None = None
+        self,
+        guild_id: int,
+        *,
+        established: int | None = None,
+        active_days: int | None = None,
+        decay: float | None = None,
+        decay_after: int | None = None,
     ) -> LeagueSettings:
-        """Change the guild's league settings (``/panadmin league``); None keeps one. Returns them.
+        """Change the guild's league settings (``/panadmin league``); None keeps one. Returns them. ``decay``:
+        rating points a week an inactive established player loses (0: off) after ``decay_after`` days without a
+        result. A decay change (or a new ``established`` while decay is on) is a new rule from now on (:mod:`.decay`):
+        the gaps before keep the rules they had.
 
         Raises:
             SeasonInputError: a figure out of range (nothing changes).
         """
         async with self.storage.transaction() as tx:
-            settings = (await get_settings(tx, guild_id)).changed(established=established, active_days=active_days)
+            before = await get_settings(tx, guild_id)
+            settings = before.changed(established=established, active_days=active_days)
+            if decay is not None or decay_after is not None:
+                settings = settings.with_decay(points=decay, after=decay_after)
             await put_settings(tx, guild_id, settings)
+            if (settings.decay, settings.decay_after) != (before.decay, before.decay_after) or (
+                settings.decay and settings.established != before.established
+            ):
+                rule = DecayRule(
+                    since=int(self._clock()),
+                    points=settings.decay,
+                    after=settings.decay_after,
+                    established=settings.established,
+                )
+                await put_decay_rule(tx, guild_id, rule)
         return settings
 
 

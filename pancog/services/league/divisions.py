@@ -12,11 +12,13 @@ sync owes nothing twice, and the grant handler does nothing for a member who has
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from pancog.game.i18n import N_
 from pancog.infra.storage.base import StorageTx
 
+from .decay import pending_decay
 from .model import ROLE_GRANT, ROLE_REMOVE, SeasonInputError
 from .recording import Recording
 from .settings import Division, LeagueSettings, get_settings, put_settings
@@ -70,9 +72,7 @@ class DivisionsRoom(Recording):
             if len(kept) > MAX_DIVISIONS:
                 raise SeasonInputError(N_("Up to {n} divisions."), n=MAX_DIVISIONS)
             kept.sort(key=lambda d: (d.top is None, d.top or 0, -(d.floor or 0)))
-            changed = LeagueSettings(
-                established=settings.established, active_days=settings.active_days, divisions=tuple(kept)
-            )
+            changed = dataclasses.replace(settings, divisions=tuple(kept))
             await put_settings(tx, guild_id, changed)
         return changed
 
@@ -97,11 +97,14 @@ class DivisionsRoom(Recording):
         async with self.storage.transaction() as tx:
             settings = await get_settings(tx, guild_id)
             ranked = await tx.fetchall(
-                "SELECT user_id, score FROM league_ratings WHERE guild_id = ? AND season_no = 0 AND rated >= ? "
+                "SELECT user_id, score, rated FROM league_ratings WHERE guild_id = ? AND season_no = 0 AND rated >= ? "
                 "AND user_id >= 0 ORDER BY score DESC, user_id",
                 (guild_id, settings.established),
             )
-            placed = place_divisions([(int(u), int(s)) for u, s in ranked], settings.divisions)
+            scores = {int(u): (int(s), int(n)) for u, s, n in ranked}
+            owed = await pending_decay(tx, guild_id, scores, self._clock())
+            shown = sorted(((u, s - owed.get(u, 0)) for u, (s, _) in scores.items()), key=lambda r: (-r[1], r[0]))
+            placed = place_divisions(shown, settings.divisions)  # by the ratings as shown (decay owed included)
             rows = await tx.fetchall(
                 "SELECT user_id, division, changes FROM league_divisions WHERE guild_id = ?", (guild_id,)
             )

@@ -25,6 +25,7 @@ MAX_NAME = 60
 WINNER_PLACES = 3  # a season's role goes to the players placed 1..3 (ties share a place)
 ROLE_GRANT = "role.grant"  # the outbox kind the adapter delivers (pancog/adapter/effects.py)
 ROLE_REMOVE = "role.remove"  # the same, taking a role away (a division left)
+MESSAGE_DM = "message.dm"  # the outbox kind of a DM (a decay warning)
 
 
 class SeasonActive(PanError):

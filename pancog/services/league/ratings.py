@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from openskill.models import BradleyTerryFull
 
-__all__ = ["MODEL", "PROVISIONAL_RESULTS", "Rating", "display", "rate"]
+__all__ = ["MODEL", "PROVISIONAL_RESULTS", "Rating", "decayed", "display", "rate"]
 
 MODEL = BradleyTerryFull()
 PROVISIONAL_RESULTS = 30  # rated results before a rating is established (the default; a guild may change it)
@@ -54,6 +54,12 @@ def rate(priors: Sequence[Rating], ranks: Sequence[int]) -> list[Rating]:
     teams = [[MODEL.rating(mu=p.mu, sigma=p.sigma)] for p in priors]
     out = MODEL.rate(teams, ranks=[float(r) for r in ranks])
     return [Rating(team[0].mu, team[0].sigma, p.rated + 1) for team, p in zip(out, priors, strict=True)]
+
+
+def decayed(rating: Rating, amount: int) -> Rating:
+    """``rating`` after losing ``amount`` (x 1000) of its shown figure to inactivity: ``mu`` goes down by it, the
+    uncertainty and the count stay (decay says nothing new about the player's skill)."""
+    return Rating(rating.mu - amount / 1000.0, rating.sigma, rating.rated)
 
 
 def display(score: int, rated: int, established: int = PROVISIONAL_RESULTS) -> str:

@@ -36,9 +36,10 @@ from pancog.services.outbox import Outbox
 from pancog.services.tables import Applied, ResultNote, TableClosed, TableConfig, TableSession
 
 from . import repo
+from .decay import DecayRule, capped, decay_due, decay_rules, last_results
 from .digest import HandDigest, HandTally, TourneyDigest, decode, digests_from_log, is_human, rating_match
 from .model import JOURNALS_CURSOR, RATINGS_CURSOR, SeasonInputError, _rating
-from .ratings import Rating, rate
+from .ratings import Rating, decayed, rate
 from .repo import STAT_COLUMNS, SeasonRow
 
 log = logging.getLogger("pan.league")
@@ -237,11 +238,20 @@ class Recording:
         Raises:
             SeasonInputError: a place below 1 or a player listed twice.
         """
-        users = [u for u, _ in places]
-        if len(set(users)) != len(users) or any(p < 1 for _, p in places):
-            raise SeasonInputError(N_("Each player needs one finishing place, 1 or more."))
-        digest = TourneyDigest(tourney_id=tourney_id, places=[(u, p, u in cashed) for u, p in places])
-        return await self._record_alone(guild_id, digest, "tournament result")
+        return await self._record_alone(guild_id, _tourney_digest(tourney_id, places, cashed), "tournament result")
+
+    def tournament_note(
+        self, guild_id: int, tourney_id: int, places: Sequence[tuple[int, int]], cashed: Collection[int]
+    ) -> ResultNote | None:
+        """The tournament service's finish hook: a finished tournament's result, recorded on the journal row of its
+        prizes in the transaction that pays them (exactly once, as a hand's with its settlement), then drained like
+        a hand's. None (nothing recorded) for places that do not rank the field."""
+        try:
+            digest = _tourney_digest(tourney_id, places, cashed)
+        except SeasonInputError:  # the tournament ranks every entry once: unreachable, and never worth its prizes
+            log.error("tournament %s: places %r not recorded", tourney_id, places)
+            return None
+        return self.note(guild_id, digest)
 
     # ------------------------------------------------------------------ ratings fold
 
@@ -346,6 +356,13 @@ class Recording:
         return hands, len(rows)
 
 
+def _tourney_digest(tourney_id: int, places: Sequence[tuple[int, int]], cashed: Collection[int]) -> TourneyDigest:
+    users = [u for u, _ in places]
+    if len(set(users)) != len(users) or any(p < 1 for _, p in places):
+        raise SeasonInputError(N_("Each player needs one finishing place, 1 or more."))
+    return TourneyDigest(tourney_id=tourney_id, places=[(u, p, u in cashed) for u, p in places])
+
+
 def _summed_stats(results: Iterable[tuple[int, int, HandDigest | TourneyDigest]]) -> list[tuple[int, ...]]:
     """The ``league_stats`` increments of many (guild, season, result), one row per (guild, season, user), in key
     order: counters added, ``biggest`` the maximum — what the rows one by one would add up to."""
@@ -387,6 +404,8 @@ async def _fold_ratings(tx: StorageTx, rows: Sequence[FoldRow], cache: dict[tupl
     matches the ratings it reports."""
     dirty: set[tuple[int, int, int]] = set()
     history: list[repo.HistoryRow] = []
+    rules: dict[int, list[DecayRule]] = {}  # guild -> its decay rules (none: no decay)
+    last_at: dict[tuple[int, int], int | None] = {}  # (guild, user) -> his last result so far (decay guilds only)
     for ordinal, guild, season_no, result, created, key in rows:
         lines = _lines_of(result)
         if not lines:
@@ -399,6 +418,10 @@ async def _fold_ratings(tx: StorageTx, rows: Sequence[FoldRow], cache: dict[tupl
                 found = await repo.get_ratings(tx, guild, scope, missing)
                 for u in missing:
                     cache[(guild, scope, u)] = _rating(found.get(u))
+        if guild not in rules:
+            rules[guild] = await decay_rules(tx, guild)
+        if rules[guild]:  # the all-time ratings lose what the gap since each player's last result cost
+            await _decay_before(tx, guild, [u for u, _, _ in lines], created, rules[guild], cache, last_at, dirty)
         before = {(scope, u): cache[(guild, scope, u)] for scope in scopes for u, _, _ in lines}
         rated_ids: set[int] = set()
         if match is not None:
@@ -438,6 +461,34 @@ async def _fold_ratings(tx: StorageTx, rows: Sequence[FoldRow], cache: dict[tupl
         ],
     )
     await repo.put_history(tx, history)
+
+
+async def _decay_before(
+    tx: StorageTx,
+    guild: int,
+    users: Sequence[int],
+    created: int,
+    rules: Sequence[DecayRule],
+    cache: dict[tuple[int, int, int], Rating],
+    last_at: dict[tuple[int, int], int | None],
+    dirty: set[tuple[int, int, int]],
+) -> None:
+    """Before a result at ``created``: each player's all-time rating loses the decay of the day boundaries since his
+    previous result (:mod:`.decay`); then that result is his last."""
+    missing = [u for u in users if (guild, u) not in last_at]
+    if missing:
+        found = await last_results(tx, guild, missing)
+        for u in missing:
+            last_at[(guild, u)] = found.get(u)
+    for u in users:
+        last = last_at[(guild, u)]
+        if last is not None:
+            rating = cache[(guild, 0, u)]
+            amount = capped(decay_due(rules, last, created, rating.rated), rating.score)
+            if amount:
+                cache[(guild, 0, u)] = decayed(rating, amount)
+                dirty.add((guild, 0, u))
+        last_at[(guild, u)] = created if last is None else max(last, created)
 
 
 async def _digest_from_stored_log(

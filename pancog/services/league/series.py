@@ -8,7 +8,7 @@ always agree with the results: nothing is stored twice. Computer players are lef
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from pancog.game.errors import PanError
@@ -194,6 +194,23 @@ class SeriesRoom(Recording):
             if await get_series(tx, guild_id, " ".join(name.split())) is None:
                 raise NoSeries
             return await add_event(tx, guild_id, " ".join(name.split()), tourney_id)
+
+    def series_listing(self, guild_id: int, name: str) -> Callable[[StorageTx, int], Awaitable[None]]:
+        """``listing(tx, tourney_id)``: list a tournament in the series inside the caller's transaction (the tournament
+        service's ``create(also=...)``: a tournament created as an event of the series is listed with it, or not
+        created at all).
+
+        The returned callable raises:
+            NoSeries: no such series here (the caller's transaction rolls back: nothing stored).
+        """
+        name = " ".join(name.split())
+
+        async def listing(tx: StorageTx, tourney_id: int) -> None:
+            if await get_series(tx, guild_id, name) is None:
+                raise NoSeries
+            await add_event(tx, guild_id, name, tourney_id)
+
+        return listing
 
     async def series_standings(self, guild_id: int, name: str) -> SeriesStandings:
         """The series' standings from its finished events.

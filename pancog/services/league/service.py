@@ -4,14 +4,16 @@ imports.
 The work lives in rooms, each with one job: :mod:`.recording` (results in from the table service and tournaments, the
 drain into stats and ratings, the rebuild; how a hand reaches the league is told there), :mod:`.seasons` (start, end,
 roll over, standings, season roles, exclusions), :mod:`.boards` (leaderboards, cards, histories, head-to-heads,
-flags), :mod:`.series` (series of tournaments, best N of M), :mod:`.divisions` (divisions and their roles);
-:mod:`.model` holds their values and errors, :mod:`.settings` a guild's league settings.
+flags), :mod:`.series` (series of tournaments, best N of M), :mod:`.divisions` (divisions and their roles),
+:mod:`.inactivity` (decay warnings; the decay itself is :mod:`.decay`, applied by the fold); :mod:`.model` holds their
+values and errors, :mod:`.settings` a guild's league settings.
 """
 
 from __future__ import annotations
 
 from .boards import Boards
 from .divisions import DivisionsRoom
+from .inactivity import DecayRoom
 from .model import (
     ROLE_GRANT,
     ROLE_REMOVE,
@@ -57,6 +59,6 @@ __all__ = [
 ]
 
 
-class LeagueService(Seasons, Boards, SeriesRoom, DivisionsRoom):
+class LeagueService(Seasons, Boards, SeriesRoom, DivisionsRoom, DecayRoom):
     """The front the adapter uses: one object, its rooms (:mod:`.recording`, :mod:`.seasons`, :mod:`.boards`)
     share the storage, the caches and the drain."""

@@ -8,6 +8,7 @@ without a row has the defaults.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 
@@ -22,6 +23,7 @@ __all__ = ["ACTIVE_DAYS", "Division", "LeagueSettings", "eligible_users", "get_s
 ACTIVE_DAYS = 14
 MAX_ESTABLISHED = 1000
 MAX_ACTIVE_DAYS = 366
+MAX_DECAY_POINTS = 100
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -51,6 +53,10 @@ class LeagueSettings:
     established: int = PROVISIONAL_RESULTS
     active_days: int = ACTIVE_DAYS
     divisions: tuple[Division, ...] = ()  # best first
+    # the decay rule in force (decay.py, V18): rating points (x 1000) lost a week after ``decay_after`` days without a
+    # result; 0 = off (the default)
+    decay: int = 0
+    decay_after: int = 0
 
     def changed(self, *, established: int | None = None, active_days: int | None = None) -> LeagueSettings:
         """These settings with the given ones changed.
@@ -62,11 +68,26 @@ class LeagueSettings:
             raise SeasonInputError(N_("Established after 0 to {n} rated results."), n=MAX_ESTABLISHED)
         if active_days is not None and not 1 <= active_days <= MAX_ACTIVE_DAYS:
             raise SeasonInputError(N_("Active means a result within 1 to {n} days."), n=MAX_ACTIVE_DAYS)
-        return LeagueSettings(
+        return dataclasses.replace(
+            self,
             established=self.established if established is None else established,
             active_days=self.active_days if active_days is None else active_days,
-            divisions=self.divisions,
         )
+
+    def with_decay(self, *, points: float | None, after: int | None) -> LeagueSettings:
+        """These settings with the decay changed (``points`` a week, as shown: 0 turns it off; ``after`` days
+        without a result before it starts; None keeps one).
+
+        Raises:
+            SeasonInputError: a figure out of range (nothing changes).
+        """
+        if points is not None and not 0 <= points <= MAX_DECAY_POINTS:
+            raise SeasonInputError(N_("Decay: 0 to {n} rating points a week (0 turns it off)."), n=MAX_DECAY_POINTS)
+        if after is not None and not 1 <= after <= MAX_ACTIVE_DAYS:
+            raise SeasonInputError(N_("Decay starts after 1 to {n} days without a result."), n=MAX_ACTIVE_DAYS)
+        decay = self.decay if points is None else round(points * 1000)
+        decay_after = after if after is not None else self.decay_after or self.active_days
+        return dataclasses.replace(self, decay=decay, decay_after=decay_after)
 
 
 async def get_settings(tx: StorageTx, guild_id: int) -> LeagueSettings:
@@ -74,13 +95,19 @@ async def get_settings(tx: StorageTx, guild_id: int) -> LeagueSettings:
         "SELECT established, active_days, divisions FROM league_settings WHERE guild_id = ?",
         (guild_id,),
     )
+    rule = await tx.fetchall(
+        "SELECT points, after_days FROM league_decay_rules WHERE guild_id = ? ORDER BY since DESC LIMIT 1", (guild_id,)
+    )
+    decay, decay_after = (int(rule[0][0]), int(rule[0][1])) if rule else (0, 0)
     if not rows:
-        return LeagueSettings()
+        return LeagueSettings(decay=decay, decay_after=decay_after)
     established, active_days, divisions = rows[0]
     return LeagueSettings(
         established=int(established),
         active_days=int(active_days),
         divisions=tuple(Division.from_json(d) for d in json.loads(str(divisions) or "[]")),
+        decay=decay,
+        decay_after=decay_after,
     )
 
 

@@ -31,7 +31,18 @@ from .events import TournamentEvent
 from .model import Entry, Tournament, TTable
 from .repository import TournamentRepository
 
-__all__ = ["RESULTS_POST", "ChannelFactory", "Core", "Draft", "Effect", "Post", "Rows"]
+__all__ = [
+    "RESULTS_POST",
+    "Also",
+    "ChannelFactory",
+    "Core",
+    "Draft",
+    "Effect",
+    "FinishHook",
+    "FinishNote",
+    "Post",
+    "Rows",
+]
 
 log = logging.getLogger("pan.tournaments")
 
@@ -39,13 +50,24 @@ ChannelFactory = Callable[[Tournament, int], Awaitable[int]]
 """The adapter's table channels: ``factory(t, table_no)`` creates the channel (a thread) of a new table, its id."""
 
 Post = tuple[Sequence[Posting], str, str]
+"""Postings of a step, their idempotency key's tail (``tny:<T>:<tail>``) and the journal's reason."""
 Effect = tuple[str, str, Mapping[str, Any]]
 """A Discord side effect owed by a step: (outbox key, kind, payload), enqueued in the step's transaction."""
 
 RESULTS_POST = "tourney.results"
 """The outbox kind of a tournament's results post (payload ``tournament_id``): owed in the transaction that pays the
 prizes, so a process killed right after that commit still posts them after its restart (the adapter delivers it)."""
-"""Postings of a step, their idempotency key's tail (``tny:<T>:<tail>``) and the journal's reason."""
+
+Also = Callable[[StorageTx, int], Awaitable[None]]
+"""What a caller stores with a new tournament, in the creating transaction: ``also(tx, tournament_id)`` (a league
+listing it in a series); raising refuses the creation."""
+
+FinishNote = Callable[[StorageTx], Awaitable[str | None]]
+"""A finished tournament's result to record: called inside the transaction that pays the prizes, before their journal
+row is written; the text it returns is stored on that row (as a hand's result rides on its settlement's row)."""
+FinishHook = Callable[[int, int, Sequence[tuple[int, int]], frozenset[int]], FinishNote | None]
+"""``hook(guild_id, tournament_id, places, cashed)``: ``places`` are (player, best finishing place) of every player,
+``cashed`` the players paid a prize. Registered by the composition root (a chip league records the result)."""
 
 Rows = Callable[[StorageTx], Awaitable[None]]
 """More rows a step writes in its own transaction (a room's table beside the tournament's: a deal)."""
@@ -130,6 +152,7 @@ class Core:
         self.tasks = Tasks("tournaments", logger=log)  # the steps between hands and an away entry's timeouts
         self._locks: dict[int, asyncio.Lock] = {}
         self._listeners: list[Callable[[TournamentEvent], None]] = []
+        self.finish_hook: FinishHook | None = None
 
     # ------------------------------------------------------------------ registry
 
@@ -175,6 +198,9 @@ class Core:
     def use_clock(self, clock: Callable[[], float]) -> None:
         self.clock = clock
 
+    def use_finish_hook(self, hook: FinishHook) -> None:
+        self.finish_hook = hook
+
     # ------------------------------------------------------------------ the commit path
 
     def draft(self, t: Tournament) -> Draft:
@@ -187,32 +213,52 @@ class Core:
             await self.store.fence_guild(tx, t.guild_id)
             yield tx
 
-    async def post(self, tx: StorageTx, t: Tournament, post: Post) -> None:
+    async def post(self, tx: StorageTx, t: Tournament, post: Post, *, result: str | None = None) -> None:
+        """Write a step's postings on one journal (none without postings, unless a ``result`` rides on it)."""
         postings, key, reason = post
-        if postings:
+        if postings or result is not None:
             await post_transaction(
-                tx, postings, key=f"tny:{t.tournament_id}:{key}", reason=reason, actor="system", now=self.clock()
+                tx,
+                postings,
+                key=f"tny:{t.tournament_id}:{key}",
+                reason=reason,
+                actor="system",
+                now=self.clock(),
+                result=result,
             )
 
     async def commit(
-        self, draft: Draft, posts: Sequence[Post] = (), effects: Sequence[Effect] = (), rows: Sequence[Rows] = ()
+        self,
+        draft: Draft,
+        posts: Sequence[Post] = (),
+        effects: Sequence[Effect] = (),
+        rows: Sequence[Rows] = (),
+        *,
+        note: FinishNote | None = None,
     ) -> None:
         """Store the draft (the tournament's row, its changed entries and tables) with ``posts`` in one transaction,
         then swap it into memory. Raises what the transaction raised, with memory unchanged. ``rows``: more writes of
-        another room (a deal's row) that belong to the same step."""
+        another room (a deal's row) that belong to the same step. ``note``: a result recorded on the first post's
+        journal row, in the same transaction (a finished tournament's, for the league)."""
         # Shielded: once the transaction runs, it and the swap finish together even if the caller is cancelled (a
         # COMMIT that reached the database is always in memory too).
-        await asyncio.shield(self._commit(draft, posts, effects, rows))
+        await asyncio.shield(self._commit(draft, posts, effects, rows, note))
 
     async def _commit(
-        self, draft: Draft, posts: Sequence[Post], effects: Sequence[Effect], rows: Sequence[Rows] = ()
+        self,
+        draft: Draft,
+        posts: Sequence[Post],
+        effects: Sequence[Effect],
+        rows: Sequence[Rows] = (),
+        note: FinishNote | None = None,
     ) -> None:
         t = draft.t
         async with self.transaction(t) as tx:
             for write in rows:
                 await write(tx)
-            for post in posts:
-                await self.post(tx, t, post)
+            result = await note(tx) if note is not None else None
+            for i, post in enumerate(posts):
+                await self.post(tx, t, post, result=result if i == 0 else None)
             for key, kind, payload in effects:
                 if self.outbox is not None:
                     await self.outbox.enqueue(tx, key=key, guild_id=t.guild_id, kind=kind, payload=payload)

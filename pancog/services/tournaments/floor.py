@@ -427,7 +427,11 @@ class Floor:
         draft.t.finished_ms = self.core.now_ms()
         results = (f"tny:{t.tournament_id}:results", RESULTS_POST, {"tournament_id": t.tournament_id})
         payouts = (rules.payout_legs(t, {k: v for k, v in now.items() if v}), "payouts", "tournament prizes")
-        await self.core.commit(draft, [payouts], [results], rows)
+        note = None
+        if self.core.finish_hook is not None:  # the league's result rides on the prizes' journal: recorded once
+            places, cashed = rules.player_places(t, result.finishes, {k: v for k, v in won.items() if v})
+            note = self.core.finish_hook(t.guild_id, t.tournament_id, places, cashed)
+        await self.core.commit(draft, [payouts], [results], rows, note=note)
         self.core.emit(TournamentFinished(t.tournament_id, result.finishes, {k: v for k, v in won.items() if v}))
 
     # ------------------------------------------------------------------ away players

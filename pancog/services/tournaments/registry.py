@@ -14,7 +14,7 @@ from pancog.services.tables import NoTableHere
 
 from . import rules
 from .clock import Clock
-from .core import Core, Post
+from .core import Also, Core, Post
 from .errors import AlreadySeated, BadTournamentOption, NotRegistered, RegistrationClosed, TournamentStateError
 from .events import TournamentCancelled
 from .floor import Floor
@@ -48,8 +48,11 @@ class Registry:
         host_id: int,
         config: TournamentConfig,
         announce_only: bool = False,
+        also: Also | None = None,
     ) -> Tournament:
-        """A new tournament of ``guild_id`` (``tournament_id``: a fresh snowflake; also its chips' bank scope)."""
+        """A new tournament of ``guild_id`` (``tournament_id``: a fresh snowflake; also its chips' bank scope).
+        ``also(tx, tournament_id)`` runs in the creating transaction (what the caller stores with it); what it raises
+        refuses the creation: nothing is stored."""
         if tournament_id in self.core.tournaments:
             raise BadTournamentOption(N_("That tournament id is taken."))
         t = Tournament(
@@ -64,6 +67,8 @@ class Registry:
         )
         async with self.core.transaction(t) as tx:
             await self.core.repo.put_tournament(tx, t)
+            if also is not None:
+                await also(tx, tournament_id)
         self.core.add(t)
         return t
 

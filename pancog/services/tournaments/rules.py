@@ -38,6 +38,7 @@ __all__ = [
     "fee_legs",
     "first_tables",
     "payout_legs",
+    "player_places",
     "prize_pool",
     "refund_legs",
     "refunded",
@@ -192,6 +193,19 @@ def results(t: Tournament, survivors: Sequence[tuple[int, int]]) -> Result:
     amounts = share_ties(place_prizes, groups)
     won = {f.entry_id: amount for f, amount in zip(finishes, amounts, strict=True) if amount}
     return Result(tuple(finishes), won)
+
+
+def player_places(
+    t: Tournament, finishes: Sequence[Finish], won: dict[int, int]
+) -> tuple[list[tuple[int, int]], frozenset[int]]:
+    """(player, place) of every player, best first, and the players paid a prize: a player who re-entered finished
+    where his best entry did (a league ranks players, not entries)."""
+    best: dict[int, int] = {}
+    for f in finishes:
+        player = t.entries[f.entry_id].player_id
+        best[player] = min(best.get(player, f.place), f.place)
+    cashed = frozenset(t.entries[entry_id].player_id for entry_id, amount in won.items() if amount)
+    return sorted(best.items(), key=lambda pp: (pp[1], pp[0])), cashed
 
 
 def knockout_places(t: Tournament, entry_ids: Sequence[int]) -> dict[int, tuple[int, int]]:

@@ -42,7 +42,7 @@ from pancog.services.tables import Applied, NoTableHere, NotHost, TableService
 from . import rules
 from .checkin import CheckIn
 from .clock import Clock
-from .core import RESULTS_POST, ChannelFactory, Core
+from .core import RESULTS_POST, Also, ChannelFactory, Core, FinishHook
 from .deal import Deal, DealDesk
 from .errors import NoSuchTournament, TournamentStateError
 from .events import (
@@ -112,6 +112,11 @@ class TournamentService:
         tables.subscribe(self._on_applied)
 
     # ------------------------------------------------------------------ listeners and the clock
+
+    def set_finish_hook(self, hook: FinishHook) -> None:
+        """Record each finished tournament's result with its prizes, in the same transaction (the chip leagues: the
+        composition root registers ``LeagueService.tournament_note``). One hook: the journal row has one result."""
+        self._core.use_finish_hook(hook)
 
     def subscribe(self, listener: Callable[[TournamentEvent], None]) -> None:
         self._core.subscribe(listener)
@@ -238,8 +243,11 @@ class TournamentService:
         host_id: int,
         config: TournamentConfig,
         announce_only: bool = False,
+        also: Also | None = None,
     ) -> Tournament:
-        """A new tournament (``tournament_id``: a fresh snowflake; also the bank scope of its chips)."""
+        """A new tournament (``tournament_id``: a fresh snowflake; also the bank scope of its chips). ``also(tx,
+        tournament_id)``: stored with it in the same transaction (the league listing it in a series); what it raises
+        refuses the creation, and nothing is stored."""
         return await self._registry.create(
             tournament_id,
             guild_id=guild_id,
@@ -247,6 +255,7 @@ class TournamentService:
             host_id=host_id,
             config=config,
             announce_only=announce_only,
+            also=also,
         )
 
     async def open_registration(self, tournament_id: int, user_id: int, *, moderator: bool = False) -> None:

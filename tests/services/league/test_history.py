@@ -131,7 +131,12 @@ async def test_v11_refolds_the_ratings_with_their_history(backend: str, server_u
             async def no_history(tx: object, rows: object) -> None:
                 return None
 
+            async def no_decay(tx: object, guild_id: int) -> list[object]:  # nor the decay rules (V18)
+                return []
+
+            decay_rules = league_service.decay_rules
             repo.put_history = no_history  # type: ignore[assignment]
+            league_service.decay_rules = no_decay  # type: ignore[assignment]
             try:
                 await league.record_hand(GUILD, hand(1, [2, 3]))
                 await league.record_hand(GUILD, hand(3, [1]))
@@ -139,6 +144,7 @@ async def test_v11_refolds_the_ratings_with_their_history(backend: str, server_u
                     old = Rating(*(await repo.get_ratings(tx, GUILD, 0, [1]))[1])
             finally:
                 repo.put_history = original
+                league_service.decay_rules = decay_rules
             assert league_service.repo is repo
         async with storage_for(target) as upgraded:
             assert await upgraded.schema_version() >= 11
