@@ -11,6 +11,7 @@ __all__ = [
     "NoSuchTournament",
     "NotRegistered",
     "NotTournamentHost",
+    "RebuyRefused",
     "RegistrationClosed",
     "TournamentFull",
     "TournamentNotRunning",
@@ -76,3 +77,9 @@ class TournamentNotRunning(TournamentStateError):
 
     def __init__(self) -> None:
         super().__init__("The tournament is not running.")
+
+
+class RebuyRefused(PanError):
+    """A rebuy or add-on that the tournament's options do not allow now (nothing is charged)."""
+
+    code = "rebuy_refused"

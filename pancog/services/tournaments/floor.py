@@ -18,8 +18,9 @@ from pancog.game.errors import PanError
 from pancog.infra.storage.base import Account
 from pancog.services.tables import NoTableHere, TableConfig, TableSession
 
-from . import rules
+from . import purse, rules
 from .balancer import BalanceTable, plan
+from .cashier import Cashier
 from .clock import Clock
 from .core import RESULTS_POST, ChannelFactory, Core
 from .events import PlayerMoved, PlayerOut, PlayerSeated, TableOpened, TournamentFinished, TournamentStarted
@@ -43,6 +44,7 @@ class Floor:
         self.tables = core.tables
         self.channels = channels  # where a new table is played (None: its own id)
         self._returning: set[tuple[int, int]] = set()  # (tournament, player) back from away, not yet stored
+        self.cashier = Cashier(core, clock)  # rebuys, add-ons, bounties, the overlay
 
     # ------------------------------------------------------------------ the start
 
@@ -76,6 +78,7 @@ class Floor:
     async def between_hands(self, t: Tournament) -> None:
         """Everything between hands, re-derivable at any time: busts, seats, balance, finish, deals."""
         await self.reconcile(t)
+        await self.cashier.top_up(t)  # bought chips reach the stacks before anyone is judged out
         await self.close_emptied(t)
         await self.eliminate(t)
         if t.status is not Status.RUNNING:
@@ -266,13 +269,15 @@ class Floor:
                 # not dealt the last hand (seated after its deal): the stack now is the stack at its start
                 busted.start_stack = tt.hand_stacks.get(e.entry_id, seat_now.stack if seat_now is not None else 0)
                 busted.end_stack = seat_now.stack if seat_now is not None else 0
-            await self.core.commit(draft)
+            bounty, ko = self.cashier.knockout(draft, tt, session, [e for e, _ in out])
+            await self.core.commit(draft, [bounty])
             open_ = self.clock.registration_open(t)
             for entry_id, place in rules.knockout_places(t, [e.entry_id for e, _ in out]).items():
                 player = t.entries[entry_id].player_id
                 again = open_ and len(t.entries_of(player)) < t.config.entries_per_player
                 prize = 0 if open_ else rules.place_prize(t, place)
-                self.core.emit(PlayerOut(t.tournament_id, player, entry_id, again, place, prize))
+                paid, to = ko.of(entry_id)
+                self.core.emit(PlayerOut(t.tournament_id, player, entry_id, again, place, prize, paid, to))
         await self.clear_out(t)
 
     async def clear_out(self, t: Tournament) -> None:
@@ -366,8 +371,12 @@ class Floor:
             e.place, e.tied, e.prize = f.place, f.tied, result.prizes.get(f.entry_id, 0)
         draft.t.status = Status.FINISHED
         draft.t.finished_ms = self.core.now_ms()
+        winner = next((f.entry_id for f in result.finishes if f.place == 1), None)
+        bounties = self.cashier.final_bounties(draft, winner)
+        house = await self.cashier.house_balance(t)
+        legs = purse.finish_legs(t, result.prizes, bounties, house_balance=house)
         results = (f"tny:{t.tournament_id}:results", RESULTS_POST, {"tournament_id": t.tournament_id})
-        payouts = (rules.payout_legs(t, result.prizes), "payouts", "tournament prizes")
+        payouts = (legs, "payouts", "tournament prizes")
         await self.core.commit(draft, [payouts], [results])
         self.core.emit(TournamentFinished(t.tournament_id, result.finishes, dict(result.prizes)))
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pancog.infra.storage.base import ShardSet
 from pancog.services.tables import NoTableHere
 
-from . import rules
+from . import purse, rules
 from .clock import Clock
 from .core import Core, Post
 from .errors import BadTournamentOption, NotRegistered, RegistrationClosed, TournamentStateError
@@ -103,6 +103,7 @@ class Registry:
             status=EntryStatus.ALIVE if running else EntryStatus.REGISTERED,
             created_ms=self.core.now_ms(),
             table_no=rules.seat_for_newcomer(t) if running else None,
+            bounty=cfg.bounty,
         )
         draft = self.core.draft(t)
         draft.add_entry(entry)
@@ -145,7 +146,7 @@ class Registry:
         entries = [e for e in t.entries.values() if e.status is not EntryStatus.REFUNDED]
         refunds: dict[int, int] = {}
         for e in entries:
-            refunds[e.player_id] = refunds.get(e.player_id, 0) + t.config.buy_in
+            refunds[e.player_id] = refunds.get(e.player_id, 0) + t.config.buy_in + purse.refund_extra(t, e)
         if entries:
             await self._refund(t, entries, fee_taken=t.config.fee if started else 0)
         await self.floor.close_tables(t)
