@@ -43,6 +43,7 @@ from pancog.adapter.replay_cog import REPLAY_ITEMS, ReplayCog
 from pancog.adapter.runtime import Handler, PanRuntime, attach, runtime_of
 from pancog.adapter.table_cog import ConfirmButton, GuideSelect, TableCog
 from pancog.adapter.tourney_cog import TourneyButton, TourneyCog, TourneyThreads
+from pancog.adapter.tourney_purse_cog import TourneyPurseCog
 from pancog.adapter.watching import WatchButton, Watching
 from pancog.infra import logs
 from pancog.infra.config import Config
@@ -110,7 +111,8 @@ def cogs(parts: Parts, boards: Boards, hands: Hands, watching: Watching, config:
         LeagueCog(rt, due_check_seconds=config.season_check_seconds),
     ]
     if rt.tournaments is not None:
-        found.append(TourneyCog(rt, rt.tournaments, parts.threads, tick_seconds=config.tourney_tick_seconds))
+        tourney = TourneyCog(rt, rt.tournaments, parts.threads, tick_seconds=config.tourney_tick_seconds)
+        found += [tourney, TourneyPurseCog(rt, rt.tournaments, tourney.pick)]
     return found
 
 

@@ -63,6 +63,12 @@ from pancog.adapter.presenters.tournament import (
     tourney_winner_role_note,
     tourney_winner_role_reason,
 )
+from pancog.adapter.presenters.tourney_purse import (
+    TOURNEY_GUARANTEE_MODS,
+    tourney_bounty_line,
+    tourney_purse_lines,
+    tourney_terms,
+)
 from pancog.adapter.roles import give_role
 from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
 from pancog.ai import Level
@@ -267,7 +273,7 @@ class TourneyCog(PanCog, name="PanTourney"):
     def _title(self, t: Tournament) -> str:
         return tourney_title(t.config.title, t.tournament_id)
 
-    def _pick(self, interaction: discord.Interaction[Any], tournament: str | None) -> Tournament:
+    def pick(self, interaction: discord.Interaction[Any], tournament: str | None) -> Tournament:
         """The tournament named by the option, else the one active in this channel (or thread of it)."""
         if tournament:
             try:
@@ -314,6 +320,9 @@ class TourneyCog(PanCog, name="PanTourney"):
             t.status.value,
             host,
         )
+        terms = tourney_terms(cfg)
+        if terms:
+            text += "\n" + terms
         return text, announcement_view(t.tournament_id, self.service.registration_open(t))
 
     @staticmethod
@@ -353,6 +362,13 @@ class TourneyCog(PanCog, name="PanTourney"):
         title="A name for the tournament",
         starting_stack="Tournament chips each entry starts with",
         winner_role="Moderators: a role the winner gets when it ends (the bot needs Manage Roles)",
+        rebuy_levels="Rebuys allowed during this many levels (0 = none)",
+        rebuy_stack="A rebuy when at or below this many chips (default: the starting stack)",
+        max_rebuys="Rebuys per entry (0 = no limit during the period)",
+        addon="One add-on at the end of the rebuy period",
+        bounty="Part of the buy-in paid to whoever knocks the player out",
+        progressive="Progressive bounty: half to the eliminator, half onto his own head",
+        guarantee="Moderators: a guaranteed prize pool (the house pays the overlay)",
     )
     async def create(
         self,
@@ -372,6 +388,13 @@ class TourneyCog(PanCog, name="PanTourney"):
         title: app_commands.Range[str, 1, 60] | None = None,
         starting_stack: app_commands.Range[int, 1] | None = None,
         winner_role: discord.Role | None = None,
+        rebuy_levels: app_commands.Range[int, 0, 30] = 0,
+        rebuy_stack: app_commands.Range[int, 0] = 0,
+        max_rebuys: app_commands.Range[int, 0, 50] = 0,
+        addon: bool = False,
+        bounty: app_commands.Range[int, 0] = 0,
+        progressive: bool = False,
+        guarantee: app_commands.Range[int, 0] = 0,
     ) -> None:
         # Everything is validated before the (private) defer's work, so a refusal changes nothing.
         options: dict[str, Any] = {
@@ -387,6 +410,13 @@ class TourneyCog(PanCog, name="PanTourney"):
             "max_entries": reentries + 1 if reentries else 1,
             "payouts": parse_numbers(payouts),
             "computers": computers,
+            "rebuy_levels": rebuy_levels,
+            "rebuy_stack": rebuy_stack,
+            "max_rebuys": max_rebuys,
+            "addon": addon,
+            "bounty": bounty,
+            "progressive": progressive,
+            "guarantee": guarantee,
         }
         if antes:
             options["antes"] = parse_numbers(antes)
@@ -398,6 +428,8 @@ class TourneyCog(PanCog, name="PanTourney"):
         await self.defer(interaction)
         if winner_role is not None and not await self._is_mod(interaction):  # a role is a server-wide privilege
             raise BadOption(TOURNEY_WINNER_ROLE_MODS)
+        if guarantee and not await self._is_mod(interaction):  # the house pays an overlay
+            raise BadOption(TOURNEY_GUARANTEE_MODS)
         t = await self.service.create(
             interaction.id,
             guild_id=interaction.guild_id or 0,
@@ -422,7 +454,7 @@ class TourneyCog(PanCog, name="PanTourney"):
     )
     @app_commands.describe(tournament="Which tournament (default: the one in this channel)")
     async def register(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
-        t = self._pick(interaction, tournament)
+        t = self.pick(interaction, tournament)
         await self.defer(interaction)
         await self._register(interaction, t.tournament_id)
 
@@ -439,7 +471,7 @@ class TourneyCog(PanCog, name="PanTourney"):
     )
     @app_commands.describe(tournament="Which tournament (default: the one in this channel)")
     async def unregister(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
-        t = self._pick(interaction, tournament)
+        t = self.pick(interaction, tournament)
         await self.defer(interaction)
         await self._unregister(interaction, t.tournament_id)
 
@@ -460,7 +492,7 @@ class TourneyCog(PanCog, name="PanTourney"):
         level: Literal["easy", "normal", "hard"] = "normal",
         tournament: str | None = None,
     ) -> None:
-        t = self._pick(interaction, tournament)
+        t = self.pick(interaction, tournament)
         is_mod = await self._is_mod(interaction)
         if interaction.user.id != t.host_id and not is_mod:
             raise NotHost
@@ -487,7 +519,7 @@ class TourneyCog(PanCog, name="PanTourney"):
     )
     @app_commands.describe(tournament="Which tournament (default: the one in this channel)")
     async def info(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
-        t = self._pick(interaction, tournament)
+        t = self.pick(interaction, tournament)
         await self.defer(interaction)
         names = await self.names_of(t)
         file = await self.standings_image(t.tournament_id, Priority.URGENT, names)
@@ -527,6 +559,7 @@ class TourneyCog(PanCog, name="PanTourney"):
             [(name(p), c, tab) for p, c, tab in info.chips],
             [(no, [name(p) for p in players]) for no, players in info.tables],
             [(name(p), place, prize) for p, place, prize in info.results],
+            tourney_purse_lines(info, name),
         )
 
     @app_commands.command(name="list", description="This server's tournaments", extras=IN_TOURNEY)
@@ -540,7 +573,7 @@ class TourneyCog(PanCog, name="PanTourney"):
         await send_ephemeral(interaction, tourney_list_text(rows))
 
     async def _control(self, interaction: discord.Interaction[Any], tournament: str | None, verb: str) -> Tournament:
-        t = self._pick(interaction, tournament)
+        t = self.pick(interaction, tournament)
         is_mod = await self._is_mod(interaction)
         await self.defer(interaction)
         method = getattr(self.service, verb)
@@ -624,8 +657,10 @@ class TourneyCog(PanCog, name="PanTourney"):
         if event.final:  # the whole field hears of it, in the tournament's channel (nobody pinged there)
             await self._send(t.channel_id, t.guild_id, tourney_final_table(self._title(t), mentions), [])
 
-    def _mention(self, t: Tournament, player_id: int) -> str:
-        return f"<@{player_id}>" if player_id > 0 else name_of(self.rt.names_of(t.guild_id), player_id)
+    def _mention(self, t: Tournament, player_id: int, *, ping: bool = True) -> str:
+        if ping and player_id > 0:
+            return f"<@{player_id}>"
+        return name_of(self.rt.names_of(t.guild_id), player_id)
 
     async def _seated(self, t: Tournament, event: PlayerSeated) -> None:
         """Every late seat and every move: the player is told (and pinged) where they sit, in that table's thread."""
@@ -641,6 +676,8 @@ class TourneyCog(PanCog, name="PanTourney"):
         text = tourney_knockout(
             self._mention(t, event.player_id), self._title(t), event.place, event.prize, event.can_reenter
         )
+        if event.bounty and event.bounty_to is not None:  # the eliminator is named, never pinged
+            text += "\n" + tourney_bounty_line(self._mention(t, event.bounty_to, ping=False), event.bounty)
         users = [event.player_id] if event.player_id > 0 else []
         table_no = entry.table_no if entry is not None else None
         where = self._channel_of_table(t, table_no) if table_no is not None else t.channel_id

@@ -66,6 +66,7 @@ async def test_every_command_is_a_cog_method_in_a_declared_group(harness: Harnes
         "ReplayCog",
         "LeagueCog",
         "TourneyCog",
+        "TourneyPurseCog",
     }
     synced = synced_tree(harness)
     assert {c["name"] for c in synced} == {c.name for c in bot.tree.get_commands()}

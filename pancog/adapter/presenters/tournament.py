@@ -161,6 +161,7 @@ def tourney_info_text(
     chips: Sequence[tuple[str, int, int | None]],
     tables: Sequence[tuple[int, Sequence[str]]],
     results: Sequence[tuple[str, int | None, int]],
+    money: Sequence[str] = (),
 ) -> str:
     """PRIVATE (or in the results message): the text twin of the standings — places, stacks, level, clock, tables."""
     lines = [f"🏆 **{title}** — {_STATUS_WORD.get(status, status)}"]
@@ -170,6 +171,7 @@ def tourney_info_text(
     lines.append(f"Entries {entries} · still in {alive} · prize pool {pool}")
     if prizes:
         lines.append("Prizes: " + ", ".join(f"{n}. {p}" for n, p in enumerate(prizes, 1)))
+    lines += money  # rebuys, bounties, a guarantee's overlay (presenters/tourney_purse.py)
     if chips:
         lines.append("Chip counts:")
         lines += [

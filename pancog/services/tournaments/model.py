@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from pancog.game.i18n import N_
+
 from .errors import BadTournamentOption
 from .levels import LevelSchedule, default_antes
 from .payouts import prizes
@@ -109,9 +111,7 @@ class TournamentConfig:
             raise BadTournamentOption("A Sit & Go is a freezeout that starts when its table is full.")
         if self.payouts:
             prizes(100, 100, self.payouts)  # validates the list
-        from .purse import check_config
-
-        check_config(self)
+        _check_purse(self)
 
     def schedule(self) -> LevelSchedule:
         return LevelSchedule(
@@ -201,6 +201,25 @@ class TournamentConfig:
             guarantee=int(d.get("guarantee", 0)),
             satellite_for=None if d.get("satellite_for") is None else int(d["satellite_for"]),
         )
+
+
+def _check_purse(cfg: TournamentConfig) -> None:
+    """Refuse rebuy, bounty, guarantee and satellite options that do not fit together (nothing is stored; their
+    rules: :mod:`.purse`).
+
+    Raises:
+        BadTournamentOption.
+    """
+    if min(cfg.rebuy_levels, cfg.rebuy_stack, cfg.max_rebuys, cfg.bounty, cfg.guarantee) < 0:
+        raise BadTournamentOption(N_("Rebuys, bounties and guarantees cannot be negative."))
+    if cfg.bounty > cfg.buy_in - cfg.fee:
+        raise BadTournamentOption(N_("A bounty is part of the buy-in: it cannot be more than the buy-in less the fee."))
+    if cfg.progressive and not cfg.bounty:
+        raise BadTournamentOption(N_("A progressive bounty needs a bounty."))
+    if (cfg.addon or cfg.max_rebuys or cfg.rebuy_stack) and not cfg.rebuy_levels:
+        raise BadTournamentOption(N_("Rebuy options and the add-on need a rebuy period (rebuy_levels)."))
+    if cfg.satellite_for is not None and cfg.bounty:
+        raise BadTournamentOption(N_("A satellite pays seats, not bounties."))
 
 
 @dataclass(slots=True, kw_only=True)

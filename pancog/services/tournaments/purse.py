@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from pancog.game.i18n import N_
 from pancog.infra.storage.base import Account, BankScope, Posting
 
-from .errors import BadTournamentOption, NotRegistered, RebuyRefused
+from .errors import NotRegistered, RebuyRefused
 
 if TYPE_CHECKING:
     from .model import Entry, Tournament, TournamentConfig
@@ -34,7 +34,6 @@ __all__ = [
     "addon_open",
     "bounty_split",
     "check_addon",
-    "check_config",
     "check_rebuy",
     "collected_pool",
     "finish_legs",
@@ -46,24 +45,6 @@ __all__ = [
     "refund_extra",
     "satellite_seats",
 ]
-
-
-def check_config(cfg: TournamentConfig) -> None:
-    """Refuse options that do not fit together (called by :class:`TournamentConfig` itself: nothing is stored).
-
-    Raises:
-        BadTournamentOption.
-    """
-    if min(cfg.rebuy_levels, cfg.rebuy_stack, cfg.max_rebuys, cfg.bounty, cfg.guarantee) < 0:
-        raise BadTournamentOption(N_("Rebuys, bounties and guarantees cannot be negative."))
-    if cfg.bounty > cfg.buy_in - cfg.fee:
-        raise BadTournamentOption(N_("A bounty is part of the buy-in: it cannot be more than the buy-in less the fee."))
-    if cfg.progressive and not cfg.bounty:
-        raise BadTournamentOption(N_("A progressive bounty needs a bounty."))
-    if (cfg.addon or cfg.max_rebuys or cfg.rebuy_stack) and not cfg.rebuy_levels:
-        raise BadTournamentOption(N_("Rebuy options and the add-on need a rebuy period (rebuy_levels)."))
-    if cfg.satellite_for is not None and cfg.bounty:
-        raise BadTournamentOption(N_("A satellite pays seats, not bounties."))
 
 
 # ------------------------------------------------------------------ the pool
