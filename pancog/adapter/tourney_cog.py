@@ -65,6 +65,7 @@ from pancog.adapter.presenters.tournament import (
 )
 from pancog.adapter.presenters.tourney_purse import (
     TOURNEY_GUARANTEE_MODS,
+    TOURNEY_NO_TARGET,
     tourney_bounty_line,
     tourney_purse_lines,
     tourney_terms,
@@ -302,6 +303,33 @@ class TourneyCog(PanCog, name="PanTourney"):
             raise PanError(TOURNEY_WHICH)
         return here[0]
 
+    def _target_id(self, interaction: discord.Interaction[Any], text: str | None) -> int | None:
+        """``satellite_for``: a tournament's number, or the title of one of this server's tournaments that have not
+        started (the service refuses anything else)."""
+        if not text:
+            return None
+        if text.strip().isdigit():
+            return int(text.strip())
+        found = [
+            t.tournament_id
+            for t in self.service.tournaments
+            if t.guild_id == interaction.guild_id
+            and t.status in (Status.ANNOUNCED, Status.REGISTERING)
+            and t.config.title.casefold() == text.strip().casefold()
+        ]
+        if len(found) != 1:
+            raise BadOption(TOURNEY_NO_TARGET)
+        return found[0]
+
+    def _target(self, t: Tournament) -> str | None:
+        """A satellite's target, as its title is shown (None: not a satellite)."""
+        target = t.config.satellite_for
+        if target is None:
+            return None
+        with contextlib.suppress(NoSuchTournament):
+            return self._title(self.service.get(target))
+        return tourney_title("", target)
+
     async def _is_mod(self, interaction: discord.Interaction[Any]) -> bool:
         return await moderator(self.rt.ledger, interaction)
 
@@ -320,7 +348,7 @@ class TourneyCog(PanCog, name="PanTourney"):
             t.status.value,
             host,
         )
-        terms = tourney_terms(cfg)
+        terms = tourney_terms(cfg, self._target(t))
         if terms:
             text += "\n" + terms
         return text, announcement_view(t.tournament_id, self.service.registration_open(t))
@@ -369,6 +397,7 @@ class TourneyCog(PanCog, name="PanTourney"):
         bounty="Part of the buy-in paid to whoever knocks the player out",
         progressive="Progressive bounty: half to the eliminator, half onto his own head",
         guarantee="Moderators: a guaranteed prize pool (the house pays the overlay)",
+        satellite_for="A satellite: its prizes are seats in this tournament (its exact title or number)",
     )
     async def create(
         self,
@@ -395,6 +424,7 @@ class TourneyCog(PanCog, name="PanTourney"):
         bounty: app_commands.Range[int, 0] = 0,
         progressive: bool = False,
         guarantee: app_commands.Range[int, 0] = 0,
+        satellite_for: str | None = None,
     ) -> None:
         # Everything is validated before the (private) defer's work, so a refusal changes nothing.
         options: dict[str, Any] = {
@@ -417,6 +447,7 @@ class TourneyCog(PanCog, name="PanTourney"):
             "bounty": bounty,
             "progressive": progressive,
             "guarantee": guarantee,
+            "satellite_for": self._target_id(interaction, satellite_for),
         }
         if antes:
             options["antes"] = parse_numbers(antes)
@@ -559,7 +590,7 @@ class TourneyCog(PanCog, name="PanTourney"):
             [(name(p), c, tab) for p, c, tab in info.chips],
             [(no, [name(p) for p in players]) for no, players in info.tables],
             [(name(p), place, prize) for p, place, prize in info.results],
-            tourney_purse_lines(info, name),
+            tourney_purse_lines(info, name, self._target(self.service.get(tid))),
         )
 
     @app_commands.command(name="list", description="This server's tournaments", extras=IN_TOURNEY)
@@ -628,6 +659,9 @@ class TourneyCog(PanCog, name="PanTourney"):
                 await self._knocked_out(t, event)
             elif isinstance(event, LevelUp | TournamentFinished | TournamentStarted | TournamentCancelled):
                 await self.refresh_announcement(t)  # a level up may close late registration: Register goes
+                if isinstance(event, TournamentFinished) and t.config.satellite_for is not None:
+                    with contextlib.suppress(NoSuchTournament):  # its seats were registered in the target
+                        await self.refresh_announcement(self.service.get(t.config.satellite_for))
             await self.threads.archive_closed(t, self.rt)
         except discord.HTTPException as exc:
             log.warning("tournament %s: %s message failed: %s", t.tournament_id, type(event).__name__, exc)

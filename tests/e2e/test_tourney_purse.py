@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from pancog.infra.storage.base import Account
-from pancog.services.tournaments.model import Status
+from pancog.services.tournaments.model import EntryStatus, Status
 from tests.e2e.conftest import Pan, PanFactory, private_to
 from tests.e2e.test_tourney import fast, public, wait_until_over
 from tests.fakediscord import server as fake_server
@@ -138,3 +138,47 @@ async def test_bounties_and_a_guarantee_through_discord(
     assert "overlay of 700 chips" in results.content
     report = await pan.rt.ledger.audit()
     assert report.ok, report.summary()
+
+
+async def test_a_satellite_through_discord(pan_factory: PanFactory) -> None:
+    """A satellite named by its target's title: its winner is registered in the target (the results say so), the
+    remainder is paid in chips; an unknown target is refused privately and nothing is announced."""
+    pan = await pan_factory()
+    host = pan.users[0]
+    service = pan.rt.tournaments
+    assert service is not None
+    reply = await pan.slash(host, "tourney create", seats=6, buy_in=300, title="Main event")
+    assert private_to(reply, host)
+    (target,) = service.tournaments
+    reply = await pan.slash(host, "tourney create", buy_in=100, satellite_for="No such event")
+    assert private_to(reply, host) and "satellite" in reply.text.lower()
+    assert len(service.tournaments) == 1
+    reply = await pan.slash(
+        host,
+        "tourney create",
+        seats=4,
+        buy_in=100,
+        level_minutes=0.05,
+        title="Qualifier",
+        satellite_for="Main event",
+        **FAST,
+    )
+    assert private_to(reply, host)
+    sat = service.tournaments[-1]
+    announcement = next(m for m in public(pan, pan.h.channel.id) if "Qualifier" in m.content)
+    assert "prizes are seats in Main event" in announcement.content
+    await pan.slash(host, "tourney addbots", count=4, level="easy", tournament=str(sat.tournament_id))
+    await wait_until_over(pan, sat.tournament_id)
+    done = service.get(sat.tournament_id)
+    assert done.status is Status.FINISHED and await service.audit(sat.tournament_id) == []
+    first = next(e for e in done.entries.values() if e.place == 1)
+    (seat,) = service.get(target.tournament_id).entries.values()
+    assert seat.player_id == first.player_id and seat.status is EntryStatus.REGISTERED
+    assert await pan.rt.ledger.balances([Account.escrow(sat.tournament_id), Account.escrow(target.tournament_id)]) == {
+        Account.escrow(sat.tournament_id): 0,
+        Account.escrow(target.tournament_id): 300,
+    }
+    (results,) = [m for m in public(pan, pan.h.channel.id) if "Qualifier" in m.content and "is over" in m.content]
+    assert "Seats in Main event:" in results.content
+    assert target.announcement is not None  # its live count follows the seat
+    assert "Entries: **1/6**" in pan.h.fake.messages[target.announcement[1]].content

@@ -12,6 +12,7 @@ from pancog.services.tournaments.service import TournamentInfo
 
 __all__ = [
     "TOURNEY_GUARANTEE_MODS",
+    "TOURNEY_NO_TARGET",
     "tourney_bought",
     "tourney_bounty_line",
     "tourney_purse_lines",
@@ -19,6 +20,9 @@ __all__ = [
 ]
 
 TOURNEY_GUARANTEE_MODS = N_("Only moderators can guarantee a prize pool: the house pays the overlay.")
+TOURNEY_NO_TARGET = N_(
+    "Name the satellite's target by its exact title or its number: one tournament of this server that has not started."
+)
 
 
 def tourney_terms(cfg: TournamentConfig, target: str | None = None) -> str:
@@ -79,7 +83,10 @@ def tourney_purse_lines(info: TournamentInfo, name: Callable[[int], str], target
         if top:
             lines.append(tr("Bounties won: {list}", list=", ".join(f"{name(p)} {chips(w)}" for p, _h, w in top)))
     if target is not None:
-        lines.append(tr("Satellite: the prizes are seats in {target}.", target=target))
+        lines.append(tr("Satellite: the prizes are {n} seats in {target}.", n=info.satellite_seats, target=target))
+        winners = [name(p) for p, place, _prize in info.results if place is not None and place <= info.satellite_seats]
+        if winners:
+            lines.append(tr("Seats in {target}: {names}", target=target, names=", ".join(winners)))
     return lines
 
 

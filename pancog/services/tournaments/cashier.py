@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 
 from pancog.game.actions import Rebuy
+from pancog.game.errors import PanError
 from pancog.infra.storage.base import Account, Posting
 from pancog.services.tables import NoTableHere, TableSession
 
@@ -172,3 +173,47 @@ class Cashier:
     async def house_balance(self, t: Tournament) -> int:
         house = Account.house(t.guild_id)
         return (await self.core.ledger.balances([house]))[house]
+
+    # ------------------------------------------------------------------ satellites
+
+    def satellite(
+        self, draft: Draft, target: Tournament, finishers: list[int]
+    ) -> tuple[dict[int, int], list[Posting], Draft]:
+        """A satellite's prizes: seats in ``target`` to the best ``finishers`` (entry ids in place order), each
+        registered there with the target's buy-in moved from this escrow to the target's; the remainder in chips.
+        A winner the target cannot take (already registered, out of entries, the target full or no longer taking
+        registrations) gets the seat's value in chips. Returns (chips won by entry id, the seat postings, the target's
+        draft); prizes are written on the satellite's entries (a seat counts its value)."""
+        t = draft.t
+        price = target.config.buy_in
+        seats, chips = purse.satellite_seats(purse.payout_pool(t), price, finishers)
+        also = self.core.draft(target)
+        open_ = self.clock.registration_open(target)
+        legs: list[Posting] = []
+        won = dict(chips)
+        for entry_id in seats:
+            player = t.entries[entry_id].player_id
+            try:
+                rules.check_registration(also.t, player, open_=open_)
+            except PanError:
+                won[entry_id] = won.get(entry_id, 0) + price
+                continue
+            also.add_entry(
+                Entry(
+                    entry_id=len(also.t.entries) + 1,
+                    player_id=player,
+                    entry_no=len(also.t.entries_of(player)) + 1,
+                    status=EntryStatus.REGISTERED,
+                    created_ms=self.core.now_ms(),
+                    bounty=target.config.bounty,
+                )
+            )
+            legs += [
+                Posting(Account.escrow(t.tournament_id), -price),
+                Posting(Account.escrow(target.tournament_id), price),
+            ]
+        for entry_id in t.entries:
+            if entry_id in seats or entry_id in chips or draft.t.entries[entry_id].prize:
+                seat = price if entry_id in seats else 0
+                draft.entry(entry_id).prize = seat + chips.get(entry_id, 0)
+        return {k: v for k, v in won.items() if v}, legs, also

@@ -120,6 +120,7 @@ class TournamentInfo:
     addon_open: bool = False  # the add-on may be bought now
     bounties: tuple[tuple[int, int, int], ...] = ()  # (player id, bounty on his head, bounties won), most won first
     satellite_for: int | None = None  # the tournament whose seats are the prizes
+    satellite_seats: int = 0  # seats the pool buys there (the best places win them)
 
 
 TournamentEvent = (

@@ -24,7 +24,7 @@ from .cashier import Cashier
 from .clock import Clock
 from .core import RESULTS_POST, ChannelFactory, Core
 from .events import PlayerMoved, PlayerOut, PlayerSeated, TableOpened, TournamentFinished, TournamentStarted
-from .model import Entry, EntryStatus, Status, Tournament, TTable
+from .model import Entry, EntryStatus, Format, Status, Tournament, TTable
 
 __all__ = ["Floor", "NotServedHere"]
 
@@ -374,11 +374,25 @@ class Floor:
         winner = next((f.entry_id for f in result.finishes if f.place == 1), None)
         bounties = self.cashier.final_bounties(draft, winner)
         house = await self.cashier.house_balance(t)
-        legs = purse.finish_legs(t, result.prizes, bounties, house_balance=house)
         results = (f"tny:{t.tournament_id}:results", RESULTS_POST, {"tournament_id": t.tournament_id})
-        payouts = (legs, "payouts", "tournament prizes")
-        await self.core.commit(draft, [payouts], [results])
-        self.core.emit(TournamentFinished(t.tournament_id, result.finishes, dict(result.prizes)))
+        target = self.core.tournaments.get(t.config.satellite_for or 0)
+        if target is None or target.guild_id != t.guild_id:
+            legs = purse.finish_legs(t, result.prizes, bounties, house_balance=house)
+            await self.core.commit(draft, [(legs, "payouts", "tournament prizes")], [results])
+            self.core.emit(TournamentFinished(t.tournament_id, result.finishes, dict(result.prizes)))
+            return
+        # a satellite: its seats are registered in the target in the same transaction as its payout journal
+        async with self.core.lock(target.tournament_id):
+            order = [f.entry_id for f in result.finishes]
+            won, seats, also = self.cashier.satellite(draft, target, order)
+            legs = purse.finish_legs(t, won, bounties, house_balance=house, seats=seats)
+            await self.core.commit(draft, [(legs, "payouts", "satellite seats and prizes")], [results], also=[also])
+            cfg = target.config
+            registered = len([e for e in target.entries.values() if e.status is EntryStatus.REGISTERED])
+            if cfg.format is Format.SNG and target.status is Status.REGISTERING and registered >= cfg.seats:
+                await self.start(target)  # the seats filled the target Sit & Go
+        prizes = {e.entry_id: e.prize for e in t.entries.values() if e.prize}
+        self.core.emit(TournamentFinished(t.tournament_id, result.finishes, prizes))
 
     # ------------------------------------------------------------------ away players
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from pancog.game.i18n import N_
 from pancog.infra.storage.base import Account, BankScope, Posting
 
-from .errors import NotRegistered, RebuyRefused
+from .errors import BadTournamentOption, NotRegistered, RebuyRefused
 
 if TYPE_CHECKING:
     from .model import Entry, Tournament, TournamentConfig
@@ -35,6 +35,7 @@ __all__ = [
     "bounty_split",
     "check_addon",
     "check_rebuy",
+    "check_target",
     "collected_pool",
     "finish_legs",
     "overlay",
@@ -194,6 +195,18 @@ def finish_legs(
     for p in seats:
         add(p.account, p.delta)
     return [Posting(a, d) for a, d in sorted(legs.items()) if d]
+
+
+def check_target(target: Tournament | None, guild_id: int) -> None:
+    """A satellite's target: a tournament of the same server, not started yet, with a buy-in (a seat's value).
+
+    Raises:
+        BadTournamentOption.
+    """
+    if target is None or target.guild_id != guild_id or target.status.value not in ("announced", "registering"):
+        raise BadTournamentOption(N_("A satellite's target must be a tournament of this server that has not started."))
+    if target.config.buy_in <= 0 or target.config.satellite_for is not None:
+        raise BadTournamentOption(N_("A satellite's target needs a buy-in and cannot be a satellite itself."))
 
 
 def satellite_seats(pool: int, seat_price: int, finishers: Sequence[int]) -> tuple[list[int], dict[int, int]]:

@@ -51,6 +51,8 @@ class Registry:
         """A new tournament of ``guild_id`` (``tournament_id``: a fresh snowflake; also its chips' bank scope)."""
         if tournament_id in self.core.tournaments:
             raise BadTournamentOption("That tournament id is taken.")
+        if config.satellite_for is not None:
+            purse.check_target(self.core.tournaments.get(config.satellite_for), guild_id)
         t = Tournament(
             tournament_id=tournament_id,
             guild_id=guild_id,

@@ -426,7 +426,12 @@ class TournamentService:
             addon_open=level >= 0 and purse.addon_open(cfg, level),
             bounties=purse.bounty_board(t),
             satellite_for=cfg.satellite_for,
+            satellite_seats=self._seats(t, pool),
         )
+
+    def _seats(self, t: Tournament, pool: int) -> int:
+        target = self._core.tournaments.get(t.config.satellite_for or 0)
+        return pool // target.config.buy_in if target is not None and target.config.buy_in else 0
 
     def standings_now(self, tournament_id: int) -> list[tuple[int, int, int | None]]:
         """(player id, chips, table no) of the entries still in, most chips first (for /tourney info)."""

@@ -267,3 +267,67 @@ async def test_a_pool_above_the_guarantee_has_no_overlay(sqlite_storage) -> None
     t = env.service.get(T_ID)
     assert env.service.info(T_ID).overlay == 0 and sum(e.prize or 0 for e in t.entries.values()) == 300
     assert all(e.status in (EntryStatus.OUT, EntryStatus.ALIVE) for e in t.entries.values())
+
+
+TARGET = T_ID + 50
+
+
+@pytest.mark.parametrize("already", [False, True], ids=["seat", "already-registered"])
+async def test_a_satellite_registers_its_winner_in_the_target_from_escrow(storage, already) -> None:
+    """400 chips buy one 300-chip seat in the target (registered there, the buy-in moved escrow to escrow in the payout
+    journal) and the remaining 100 go to second place in chips; a winner already registered there gets the seat's
+    value in chips. Escrow ends at 0 and the target's escrow holds exactly its buy-ins."""
+    env = Env(storage, hand_seconds=300)
+    target_cfg = TournamentConfig(format=Format.SNG, buy_in=300, seats=6, level_minutes=10, title="Main event")
+    await env.service.create(TARGET, guild_id=GUILD, channel_id=9, host_id=1, config=target_cfg)
+    if already:
+        for n in range(1, 5):
+            await env.service.register(TARGET, bot(n))
+    with pytest.raises(BadTournamentOption):  # the target must exist in this server and not have started
+        await env.service.create(
+            T_ID + 7,
+            guild_id=GUILD,
+            channel_id=1,
+            host_id=1,
+            config=TournamentConfig(format=Format.SNG, buy_in=100, seats=4, satellite_for=TARGET + 1),
+        )
+    with pytest.raises(BadTournamentOption):
+        await env.service.create(
+            T_ID + 8,
+            guild_id=GUILD + 1,
+            channel_id=1,
+            host_id=1,
+            config=TournamentConfig(format=Format.SNG, buy_in=100, seats=4, satellite_for=TARGET),
+        )
+    assert {t.tournament_id for t in env.service.tournaments} == {TARGET}
+    cfg = TournamentConfig(
+        format=Format.SNG, buy_in=100, seats=4, antes=default_antes(10), level_minutes=10, satellite_for=TARGET
+    )
+    await env.service.create(T_ID, guild_id=GUILD, channel_id=1, host_id=1, config=cfg)
+    for n in range(1, 5):
+        await env.service.register(T_ID, bot(n))
+    assert env.service.info(T_ID).satellite_seats == 1
+    target_before = len(env.service.get(TARGET).entries)
+    await run_audited(env, T_ID)
+    t = env.service.get(T_ID)
+    first = next(e for e in t.entries.values() if e.place == 1)
+    second = next(e for e in t.entries.values() if e.place == 2)
+    assert (first.prize, second.prize) == (300, 100)
+    target = env.service.get(TARGET)
+    escrow = await env.ledger.balances([Account.escrow(T_ID), Account.escrow(TARGET)])
+    assert escrow[Account.escrow(T_ID)] == 0
+    journal = await _journal(env, f"tny:{T_ID}:payouts")
+    legs = {p.account: p.delta for p in journal.postings}
+    if not already:
+        (seat,) = [e for e in target.entries.values() if e.entry_id > target_before]
+        assert seat.player_id == first.player_id and seat.status is EntryStatus.REGISTERED
+        assert escrow[Account.escrow(TARGET)] == 300
+        assert legs[Account.escrow(TARGET)] == 300 and legs[Account.escrow(T_ID)] == -400
+        assert legs[Account.bank(GUILD, second.player_id)] == 100
+        assert Account.bank(GUILD, first.player_id) not in legs
+    else:
+        assert len(target.entries) == target_before  # nothing added there: the seat's value is paid in chips
+        assert escrow[Account.escrow(TARGET)] == 4 * 300
+        assert legs[Account.bank(GUILD, first.player_id)] == 300 and legs[Account.escrow(T_ID)] == -400
+        assert Account.escrow(TARGET) not in legs
+    assert await env.service.audit(TARGET) == []
