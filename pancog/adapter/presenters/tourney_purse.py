@@ -97,20 +97,9 @@ def tourney_bounty_line(eliminator: str, amount: int) -> str:
 
 def tourney_bought(title: str, addon: bool, price: int, stack: int, bank: int) -> str:
     """PRIVATE: the answer to /tourney rebuy or /tourney addon."""
+    fields = {"title": title, "stack": f"{stack:,}", "price": chips(price), "bank": chips(bank)}
     if addon:
-        text = tr(
-            "Add-on in **{title}**: {stack} tournament chips for {price} (bank {bank}).",
-            title=title,
-            stack=f"{stack:,}",
-            price=chips(price),
-            bank=chips(bank),
-        )
+        text = tr("Add-on in **{title}**: {stack} tournament chips for {price} (bank {bank}).", **fields)
     else:
-        text = tr(
-            "Rebuy in **{title}**: {stack} tournament chips for {price} (bank {bank}).",
-            title=title,
-            stack=f"{stack:,}",
-            price=chips(price),
-            bank=chips(bank),
-        )
+        text = tr("Rebuy in **{title}**: {stack} tournament chips for {price} (bank {bank}).", **fields)
     return text + " " + tr("They join your stack before your next hand.")
