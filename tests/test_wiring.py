@@ -308,7 +308,7 @@ def test_no_cog_calls_another_through_the_verb_table() -> None:
 # --------------------------------------------------------------------------------------------- commands
 
 GROUPS_MODULE = "pancog/adapter/groups.py"
-GROUP_EXTRAS = {"IN_PAN", "IN_ADMIN", "IN_SEASON", "IN_TOURNEY"}
+GROUP_EXTRAS = {"IN_PAN", "IN_ADMIN", "IN_SEASON", "IN_TOURNEY", "IN_ANYWHERE"}
 
 
 def command_style(source: str, module: str) -> list[str]:

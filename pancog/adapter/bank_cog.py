@@ -13,6 +13,7 @@ from pancog.adapter import language as languages
 from pancog.adapter.base import PanCog
 from pancog.adapter.errors import send_ephemeral
 from pancog.adapter.groups import IN_PAN
+from pancog.adapter.layouts import card_layout
 from pancog.adapter.presenters.bank import balance_text, daily_text, leaderboard_text, season_bank_text
 from pancog.adapter.presenters.hand import language_setting, layout_setting, settings_text
 from pancog.adapter.presenters.league import BOARD_PAGE, league_board
@@ -76,14 +77,14 @@ class BankCog(PanCog, name="PanBank"):
             held = await rt.ledger.holdings(guild_id, limit=10, caller=interaction.user.id)
             shown_users = [h.user_id for h in held.lines] + ([held.caller.user_id] if held.caller else [])
             names = await rt.names.fetch(guild_id, shown_users)
-            await self.respond(interaction, leaderboard_text(held, names), ephemeral=False)
+            await self.respond(interaction, None, view=card_layout(leaderboard_text(held, names)), ephemeral=False)
             return
         board = await rt.league.leaderboard(
             guild_id, metric=metric, period=period, caller=interaction.user.id, limit=BOARD_PAGE, page=page
         )
         shown_users = [line.user_id for line in board.lines] + ([board.caller.user_id] if board.caller else [])
         names = await rt.names.fetch(guild_id, shown_users)
-        await self.respond(interaction, league_board(board, names), ephemeral=private)
+        await self.respond(interaction, None, view=card_layout(league_board(board, names)), ephemeral=private)
 
     @app_commands.command(
         name="settings",

@@ -74,7 +74,7 @@ class PanCog(commands.Cog):
     async def respond(
         self,
         interaction: discord.Interaction[Any],
-        content: str,
+        content: str | None,
         *,
         ephemeral: bool = True,
         about: edge.About | None = None,
@@ -103,6 +103,14 @@ class PanCog(commands.Cog):
 
         return run
 
+    def home_guild(self, interaction: discord.Interaction[Any]) -> int:
+        """The server the interaction belongs to for Pan: its guild when the bot is in it, else 0 (the bot's DM, a
+        private channel, or a server where only the user installed the app: no server's chips or settings)."""
+        guild_id = interaction.guild_id
+        if guild_id is None or self.rt.bot.get_guild(guild_id) is None:
+            return 0
+        return guild_id
+
     def here(self, interaction: discord.Interaction[Any]) -> TableSession:
         """The table of the channel the command was used in (a private error if there is none)."""
         return self.rt.tables.in_channel(interaction.channel_id or 0)
@@ -115,14 +123,15 @@ class PanCog(commands.Cog):
         logs.bind(guild=interaction.guild_id, table=session.table_id if session is not None else None)
         self.rt.seen(interaction)  # the user's and the resolved members' display names, kept across restarts
         await language.enter(self.rt, interaction)  # answers in the caller's language
-        if interaction.guild_id is not None:
-            await self.rt.display.get(interaction.guild_id)  # the server's image settings, cached for the boards
+        guild_id = self.home_guild(interaction)  # a server without the bot has no Pan settings of its own
+        if guild_id:
+            await self.rt.display.get(guild_id)  # the server's image settings, cached for the boards
         command = interaction.command
         admin = command is not None and command.qualified_name.startswith("panadmin")
-        if session is None and not admin and interaction.guild_id is not None:
+        if session is None and not admin and guild_id:
             parent = getattr(interaction.channel, "parent_id", None)
-            if not await self.rt.channels.permits(interaction.guild_id, interaction.channel_id, parent):
-                allowed = await self.rt.channels.allowed(interaction.guild_id)
+            if not await self.rt.channels.permits(guild_id, interaction.channel_id, parent):
+                allowed = await self.rt.channels.allowed(guild_id)
                 raise app_commands.CheckFailure(pan_not_here(sorted(allowed)))
         return True
 

@@ -27,12 +27,13 @@ from typing import Any, NamedTuple
 import discord
 
 from pancog.adapter import edge, language, pings
-from pancog.adapter.errors import PanView, reusable_file, send_dm
+from pancog.adapter.errors import report, reusable_file, send_dm
 from pancog.adapter.pings import Pings
 from pancog.adapter.presenters.admin import board_failed
 from pancog.adapter.presenters.common import name_of
 from pancog.adapter.presenters.hand import DONT_DRAW_AGAIN
 from pancog.adapter.presenters.table import (
+    OLD_BOARD,
     board_in_words,
     board_text,
     channel_deleted,
@@ -71,7 +72,9 @@ log = logging.getLogger("pan.views")
 
 HOST_NOTICE_INTERVAL = 3600.0  # tell a host about missing permissions at most once an hour per table
 ALT_TEXT_LIMIT = 1024  # an attachment's description (alt text), as Discord limits it
+BOARD_TEXT_LIMIT = 2000  # the board's words (a V2 message allows 4,000 characters of text displays in all)
 MAX_RETRY_DELAY = 30.0
+ROW_SIZE = 5  # buttons in an action row, as Discord allows
 
 # The board's buttons: label and style by verb. What each does is the handler a cog registers for the verb.
 BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
@@ -132,8 +135,8 @@ def board_verbs(session: TableSession) -> list[str]:
 
 
 class BoardPost(NamedTuple):
-    """A board ready to post: its line, its image (the text twin as alt text), its buttons, and the table as it
-    was drawn."""
+    """A board ready to post: its words, its image (the text twin as alt text), the Components V2 layout that shows
+    both with the buttons, and the table as it was drawn. Sent with ``content=None``: a V2 message has no content."""
 
     text: str
     file: discord.File
@@ -141,13 +144,43 @@ class BoardPost(NamedTuple):
     state: TableState
 
 
-class TableView(PanView):
-    """The board's buttons (dynamic items only: a click finds its handler again from the custom_id)."""
+class TableView(discord.ui.LayoutView):
+    """The board as one Components V2 message: a container with the board's words (whose turn, the clock, the
+    latest lines) as a text display, readable with images and embeds turned off, the table image (its text twin as
+    alt text) and the buttons (dynamic items only: a click finds its handler again from the custom_id).
+    No ``verbs``: an old board, kept readable but with nothing to click."""
 
-    def __init__(self, session: TableSession) -> None:
-        super().__init__()
-        for verb in board_verbs(session):
-            self.add_item(BoardButton(session.table_id, verb))
+    def __init__(self, table_id: int, verbs: list[str], text: str, alt: str) -> None:
+        super().__init__(timeout=None)
+        self.alt = alt
+        box: discord.ui.Container[TableView] = discord.ui.Container(accent_colour=discord.Colour.dark_green())
+        box.add_item(discord.ui.TextDisplay(text))
+        image = discord.MediaGalleryItem("attachment://table.png", description=alt or None)
+        box.add_item(discord.ui.MediaGallery(image))
+        for start in range(0, len(verbs), ROW_SIZE):
+            row: discord.ui.ActionRow[TableView] = discord.ui.ActionRow()
+            for verb in verbs[start : start + ROW_SIZE]:
+                row.add_item(BoardButton(table_id, verb))
+            box.add_item(row)
+        self.add_item(box)
+
+    async def on_error(self, interaction: discord.Interaction[Any], error: Exception, item: Any) -> None:
+        await report(interaction, error, context=f"board item {getattr(item, 'custom_id', item)}")
+
+
+class ResultView(discord.ui.LayoutView):
+    """A hand's result as a Components V2 message: how it ended (a heading), each player's net for the hand, and
+    the outcome image with its text twin as alt text (no image when nobody played)."""
+
+    def __init__(self, title: str, nets: str | None, alt: str | None) -> None:
+        super().__init__(timeout=None)
+        box: discord.ui.Container[ResultView] = discord.ui.Container(accent_colour=discord.Colour.dark_green())
+        box.add_item(discord.ui.TextDisplay("### " + title))
+        if nets:
+            box.add_item(discord.ui.TextDisplay(nets))
+        if alt is not None:
+            box.add_item(discord.ui.MediaGallery(discord.MediaGalleryItem("attachment://outcome.png", description=alt)))
+        self.add_item(box)
 
 
 class BoardButton(
@@ -318,17 +351,20 @@ class Boards:
                 practice=session.config.practice,
                 tournament=self.tournament_line(session),
             )
-            captured.update(snap=snap, text=text + self.clock_line(session), view=TableView(session), state=state)
+            verbs = board_verbs(session)
+            captured.update(snap=snap, text=text + self.clock_line(session), verbs=verbs, state=state)
             return snap
 
         job = rt.renders.submit(render_table_png, capture, priority=priority)
         if on_queued is not None:
             on_queued(job)
         png = await job
-        with i18n.speaking(language.for_guild(rt, session.guild_id)):  # the alt text of a public image
-            twin = table_text(captured["snap"])  # the alt text screen readers read; all of it behind Text view
-        file = discord.File(io.BytesIO(png), filename="table.png", description=twin[:ALT_TEXT_LIMIT])
-        return BoardPost(captured["text"][:2000], file, captured["view"], captured["state"])
+        text = captured["text"][:BOARD_TEXT_LIMIT]
+        with i18n.speaking(language.for_guild(rt, session.guild_id)):  # the alt text and buttons of a public post
+            twin = table_text(captured["snap"])[:ALT_TEXT_LIMIT]  # what screen readers read; all behind Text view
+            view = TableView(session.table_id, captured["verbs"], text, twin)
+        file = discord.File(io.BytesIO(png), filename="table.png", description=twin)
+        return BoardPost(text, file, view, captured["state"])
 
     def table_for(self, session: TableSession, *, four_color: bool) -> TableSnapshot:
         """The board as it is now (its latest lines for notes), for one player's private image (the phone panel):
@@ -428,6 +464,7 @@ class Board:
         self._carrier: discord.Interaction[Any] | None = None  # a Start whose token may carry the next new board
         self._carrier_ready = asyncio.Event()
         self._token: tuple[discord.Interaction[Any], int, float] | None = None  # (token, its board, expiry)
+        self._shown: tuple[str, TableView, TableState] | None = None  # the last board sent: words, layout, table
 
     @property
     def pending(self) -> bool:
@@ -516,9 +553,10 @@ class Board:
         )
         message_id = self.session.board_message_id
         about = edge.about(self.session, state=shown)
+        previous, self._shown = self._shown, (content, view, shown)
         if self.new_post or message_id is None:
             old_token = self._token_for(message_id)
-            message = await self._post_new(channel, content, file, view, about)
+            message = await self._post_new(channel, file, view, about)
             if message is None:  # withheld by the edge (logged there): nothing was posted
                 return
             self.new_post = False
@@ -526,21 +564,20 @@ class Board:
                 return
             await rt.tables.set_board_message(self.session.table_id, message.id)
             if message_id is not None and message_id != message.id:
-                await self._strip(channel, message_id, old_token)
+                await self._strip(channel, message_id, old_token, previous)
         else:
             token = self._token_for(message_id)
             try:
+                # content None: a board posted as a classic message (before V2) becomes V2 only with it cleared
                 if token is not None:  # through the token that posted it: not counted against the global limit
                     await edge.edit_followup(
-                        token, message_id, about=about, content=content, attachments=[file], view=view
+                        token, message_id, about=about, content=None, attachments=[file], view=view
                     )
                 else:
                     message_to_edit = channel.get_partial_message(message_id)
-                    await edge.edit(
-                        rt.bot, message_to_edit, about=about, content=content, attachments=[file], view=view
-                    )
+                    await edge.edit(rt.bot, message_to_edit, about=about, content=None, attachments=[file], view=view)
             except discord.NotFound:  # deleted by a moderator: post it again
-                reposted = await edge.post(rt.bot, channel, content, about=about, file=file, view=view)
+                reposted = await edge.post(rt.bot, channel, about=about, file=file, view=view)
                 if reposted is not None and not self._closed():
                     await rt.tables.set_board_message(self.session.table_id, reposted.id)
 
@@ -579,7 +616,7 @@ class Board:
         return token[0]
 
     async def _post_new(
-        self, channel: discord.PartialMessageable, content: str, file: discord.File, view: TableView, about: edge.About
+        self, channel: discord.PartialMessageable, file: discord.File, view: TableView, about: edge.About
     ) -> discord.Message | None:
         carrier = self._carrier
         if carrier is not None:
@@ -594,7 +631,7 @@ class Board:
         if carrier is not None and carrier.response.is_done() and not carrier.is_expired():
             fresh = reusable_file(file)
             try:
-                message = await edge.followup(carrier, content, about=about, file=fresh(), view=view)
+                message = await edge.followup(carrier, about=about, file=fresh(), view=view)
             except discord.HTTPException as exc:
                 log.info("could not post the board on interaction %s: %s", carrier.id, exc)
                 file = fresh()
@@ -602,18 +639,28 @@ class Board:
                 if message is not None:
                     self.adopt(carrier, message.id, expires)
                 return message
-        return await edge.post(self.runtime.bot, channel, content, about=about, file=file, view=view)
+        return await edge.post(self.runtime.bot, channel, about=about, file=file, view=view)
 
     async def _strip(
-        self, channel: discord.PartialMessageable, message_id: int, token: discord.Interaction[Any] | None
+        self,
+        channel: discord.PartialMessageable,
+        message_id: int,
+        token: discord.Interaction[Any] | None,
+        shown: tuple[str, TableView, TableState] | None,
     ) -> None:
-        """An old board loses its buttons once a new one is posted: one board to click."""
-        about = edge.about(self.session)
+        """An old board loses its buttons once a new one is posted: one board to click. A V2 message keeps its
+        words and image (its layout again, without the buttons); a board this process did not post (before a
+        restart) is told apart by a line of its own (its words are not known here)."""
+        # checked against the table as that board was drawn (its words and alt text are of that moment)
+        about = edge.about(self.session, state=shown[2]) if shown is not None else edge.about(self.session)
+        text, alt = (shown[0], shown[1].alt) if shown is not None else (OLD_BOARD, "")
+        view = TableView(self.session.table_id, [], text, alt)
         try:
             if token is not None:
-                await edge.edit_followup(token, message_id, about=about, view=None)
+                await edge.edit_followup(token, message_id, about=about, content=None, view=view)
             else:
-                await edge.edit(self.runtime.bot, channel.get_partial_message(message_id), about=about, view=None)
+                old = channel.get_partial_message(message_id)
+                await edge.edit(self.runtime.bot, old, about=about, content=None, view=view)
         except discord.HTTPException as exc:  # deleted meanwhile, or too old to edit: nothing to click anyway
             log.info("could not strip the old board %s: %s", message_id, exc)
 
@@ -632,19 +679,18 @@ class Board:
             await self._summary(channel, applied)
 
     async def _summary(self, channel: discord.PartialMessageable, applied: Applied) -> None:
-        """One embed per hand's end: how it ended, each player's net for the hand, the outcome image
-        (its text twin as the alt text)."""
+        """One Components V2 message per hand's end: how it ended, each player's net for the hand, the outcome
+        image (its text twin as the alt text)."""
         rt = self.runtime
         ended = next(e for e in applied.events if isinstance(e, HandEnded))
         names = rt.names_at(self.session)
         title = end_text(applied.before if applied.before.hand is not None else applied.state, names, ended)
-        embed = discord.Embed(title=hand_over_title(title), colour=discord.Colour.dark_green())
         result = applied.result  # the hand's chips, from the postings just committed for it
         if result is None and rt.replays is not None:  # a hand dealt before this process started: from the log
             result = await rt.replays.result(self.session.table_id, ended.hand_no)
+        nets = nets_text(result, names) if result is not None else None
         snap = None
         if result is not None:
-            embed.description = nets_text(result, names)
             snap = live_outcome(
                 result,
                 applied.state,
@@ -654,11 +700,12 @@ class Board:
                 four_color=rt.display.cached(self.session.guild_id).four_color,
             )
         files: list[discord.File] = []
+        alt: str | None = None
         if snap is not None:
             png = await rt.renders.render(render_outcome_png, snap, priority=Priority.BOARD)
             alt = outcome_text(snap)[:ALT_TEXT_LIMIT]
-            embed.set_image(url="attachment://outcome.png")
             files.append(discord.File(io.BytesIO(png), filename="outcome.png", description=alt))
+        view = ResultView(hand_over_title(title), nets, alt)
         fresh = [reusable_file(f) for f in files]
 
         def attached() -> dict[str, Any]:
@@ -669,9 +716,9 @@ class Board:
         about = edge.about(self.session, state=applied.state)  # the hand as it ended (the next may be dealt by now)
         if carrier is not None:
             try:
-                await edge.followup(carrier.interaction, about=about, embed=embed, **attached())
+                await edge.followup(carrier.interaction, about=about, view=view, **attached())
             except discord.HTTPException as exc:
                 log.info("could not post the hand's result on interaction %s: %s", carrier.interaction.id, exc)
             else:
                 return
-        await edge.post(rt.bot, channel, about=about, embed=embed, **attached())
+        await edge.post(rt.bot, channel, about=about, view=view, **attached())

@@ -557,8 +557,7 @@ async def edit_followup(
     content, kwargs = fitted(content, **kwargs)
     if _withheld(interaction.client, about, audience, payload_of(content, **kwargs), what="followup edit"):
         return False
-    if content is not None:
-        kwargs["content"] = content
+    _set_content(kwargs, content)
     await interaction.followup.edit_message(message_id, **kwargs)
     return True
 
@@ -570,9 +569,8 @@ async def update(interaction: discord.Interaction[Any], *, about: About | None =
     content, kwargs = fitted(content, **kwargs)
     who = _clicked_audience(interaction)
     if _withheld(interaction.client, about, who, payload_of(content, **kwargs), interaction=interaction, what="update"):
-        content, kwargs = WITHHELD, {"attachments": [], "view": None, "embed": None}
-    if content is not None:
-        kwargs["content"] = content
+        content, kwargs = _withheld_edit(kwargs, embed=None)
+    _set_content(kwargs, content)
     if interaction.response.is_done():
         await interaction.edit_original_response(**kwargs)
     else:
@@ -586,10 +584,28 @@ async def edit_original(interaction: discord.Interaction[Any], *, about: About |
     known = _ANSWERS.get(interaction.id)
     who = known[0] if known is not None else _clicked_audience(interaction)
     if _withheld(interaction.client, about, who, payload_of(content, **kwargs), interaction=interaction, what="edit"):
-        content, kwargs = WITHHELD, {"attachments": [], "view": None}
+        content, kwargs = _withheld_edit(kwargs)
+    _set_content(kwargs, content)
+    await interaction.edit_original_response(**kwargs)
+
+
+def _set_content(kwargs: dict[str, Any], content: str | None) -> None:
+    """An edit's content: left as it is when None, except under a Components V2 layout, which clears it (a V2
+    message has none, and a classic message becomes V2 only with its content cleared)."""
     if content is not None:
         kwargs["content"] = content
-    await interaction.edit_original_response(**kwargs)
+    elif isinstance(kwargs.get("view"), discord.ui.LayoutView):
+        kwargs["content"] = None
+
+
+def _withheld_edit(kwargs: dict[str, Any], **cleared: Any) -> tuple[str | None, dict[str, Any]]:
+    """What an edit that was withheld says instead: the safe sentence, as content, or as a V2 message's only text
+    display when the edit was a V2 layout (a V2 message cannot go back to content)."""
+    if isinstance(kwargs.get("view"), discord.ui.LayoutView):
+        layout = discord.ui.LayoutView(timeout=None)
+        layout.add_item(discord.ui.TextDisplay(WITHHELD))
+        return None, {"attachments": [], "view": layout}
+    return WITHHELD, {"attachments": [], "view": None, **cleared}
 
 
 async def delete_original(interaction: discord.Interaction[Any]) -> None:
@@ -649,8 +665,7 @@ async def edit(
     content, kwargs = fitted(content, **kwargs)
     if _withheld(client, about, audience, payload_of(content, **kwargs), what="message edit"):
         return False
-    if content is not None:
-        kwargs["content"] = content
+    _set_content(kwargs, content)
     await message.edit(**kwargs)
     return True
 

@@ -1,5 +1,5 @@
-"""Every command group of the bot, declared once: ``/pan``, ``/panadmin`` (with ``/panadmin season``) and
-``/tourney``.
+"""Every command group of the bot, declared once: ``/pan``, ``/panadmin`` (with ``/panadmin season``),
+``/tourney`` and ``/mypan``.
 
 The one way to register a command, wherever it lives: a method of a :class:`~pancog.adapter.base.PanCog` decorated
 with ``@app_commands.command``. Without ``extras`` it is a top-level command; with ``extras=IN_PAN`` (``IN_ADMIN``,
@@ -10,6 +10,13 @@ one more :class:`GroupSpec` here, in :data:`GROUPS`.
 Discord allows 25 subcommands in a group (``/pan`` has 20): a feature with several subcommands gets its own group.
 ``default_permissions`` applies to top-level commands only, so the admin commands form a top-level group of their
 own that members without Manage Server do not see (the commands keep their runtime check).
+
+Discord takes where a command may be used (``contexts``) and through which installation (``integration_types``)
+from the top-level command only. ``/pan`` is for servers (its tables, banks and channels belong to one): a
+subcommand of it cannot be offered in a DM. So what a person can do alone, anywhere — practice against the
+computer, their stats, a replay, the rules guide — is a group of its own, ``/mypan``, installable by a user as well as
+by a server and usable in servers, the bot's DM and private channels (``anywhere=True``). Its commands call the same
+code as their ``/pan`` twins, which keep working.
 """
 
 from __future__ import annotations
@@ -22,8 +29,10 @@ import discord
 from discord import app_commands
 
 __all__ = [
+    "ANYWHERE",
     "GROUPS",
     "IN_ADMIN",
+    "IN_ANYWHERE",
     "IN_PAN",
     "IN_SEASON",
     "IN_TOURNEY",
@@ -40,11 +49,13 @@ __all__ = [
 @dataclass(frozen=True, slots=True)
 class GroupSpec:
     """A command group: its qualified name (``"panadmin season"``: a subgroup of ``/panadmin``) and description;
-    ``admin``: hidden from members without Manage Server by default (top-level groups only)."""
+    ``admin``: hidden from members without Manage Server by default (top-level groups only); ``anywhere``: installable
+    by users too and usable in DMs and private channels (top-level groups only)."""
 
     name: str
     description: str
     admin: bool = False
+    anywhere: bool = False
 
     @property
     def parent(self) -> str | None:
@@ -59,6 +70,14 @@ class GroupSpec:
         if self.parent is not None:  # Discord takes guild_only and default permissions from the top-level command
             return app_commands.Group(name=self.leaf, description=self.description)
         permissions = discord.Permissions(manage_guild=True) if self.admin else None
+        if self.anywhere:
+            return app_commands.Group(
+                name=self.name,
+                description=self.description,
+                allowed_installs=app_commands.AppInstallationType(guild=True, user=True),
+                allowed_contexts=app_commands.AppCommandContext(guild=True, dm_channel=True, private_channel=True),
+                default_permissions=permissions,
+            )
         return app_commands.Group(
             name=self.name, description=self.description, guild_only=True, default_permissions=permissions
         )
@@ -68,7 +87,10 @@ PAN = GroupSpec("pan", "Panguingue card tables")
 PANADMIN = GroupSpec("panadmin", "Pan card tables: server admin (defaults, chips, status, audit, channels)", admin=True)
 SEASON = GroupSpec("panadmin season", "League seasons: start, end, roles, info")
 TOURNEY = GroupSpec("tourney", "Community tournaments")
-GROUPS: tuple[GroupSpec, ...] = (PAN, PANADMIN, SEASON, TOURNEY)
+ANYWHERE = GroupSpec(
+    "mypan", "Pan anywhere, also in DMs: practice against the computer, your stats, replays, rules", anywhere=True
+)
+GROUPS: tuple[GroupSpec, ...] = (PAN, PANADMIN, SEASON, TOURNEY, ANYWHERE)
 """Every group of the bot."""
 
 
@@ -81,6 +103,7 @@ IN_PAN = in_group(PAN)
 IN_ADMIN = in_group(PANADMIN)
 IN_SEASON = in_group(SEASON)
 IN_TOURNEY = in_group(TOURNEY)
+IN_ANYWHERE = in_group(ANYWHERE)
 
 
 class CommandGroups:

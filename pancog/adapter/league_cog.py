@@ -21,7 +21,8 @@ from pancog.adapter import edge
 from pancog.adapter.base import PanCog
 from pancog.adapter.checks import is_moderator
 from pancog.adapter.errors import BadOption, send_ephemeral
-from pancog.adapter.groups import IN_ADMIN, IN_PAN, IN_SEASON
+from pancog.adapter.groups import IN_ADMIN, IN_ANYWHERE, IN_PAN, IN_SEASON
+from pancog.adapter.layouts import card_layout
 from pancog.adapter.presenters.admin import NEEDS_MODERATOR
 from pancog.adapter.presenters.common import image_name_of, name_of
 from pancog.adapter.presenters.league import (
@@ -192,15 +193,30 @@ class LeagueCog(PanCog, name="PanLeague"):
     @app_commands.command(name="stats", description="A player's league stats (image card and text)", extras=IN_PAN)
     @app_commands.describe(player="Whose stats (default: yours)")
     async def stats(self, interaction: discord.Interaction, player: discord.Member | None = None) -> None:
+        await self.show_stats(interaction, player or interaction.user)
+
+    @app_commands.command(
+        name="stats",
+        description="Your Pan stats here (outside servers: your tables outside servers)",
+        extras=IN_ANYWHERE,
+    )
+    async def stats_anywhere(self, interaction: discord.Interaction) -> None:
+        await self.show_stats(interaction, interaction.user)
+
+    async def show_stats(self, interaction: discord.Interaction, who: discord.User | discord.Member) -> None:
+        """The stats card of ``who`` in the interaction's server; outside every server the bot is in, at the
+        tables outside servers (the user-installed practice tables: guild 0)."""
         rt = await self.defer(interaction)  # private: a refusal after a public defer would be public
-        who = player or interaction.user
-        guild_id = interaction.guild_id or 0
+        guild_id = self.home_guild(interaction)
         card = await self.league().player_card(guild_id, who.id)
         names = await rt.names.fetch(guild_id, [who.id])
         snap = StatsSnapshot(image_name_of(names, who.id), stats_subtitle(card), stats_rows(card))  # drawn as typed
         png = await rt.renders.render(render_stats_png, snap, priority=Priority.URGENT)
         text = stats_message(names, who.id, card, snap.rows)  # the text twin escapes it
-        await self.respond(interaction, text, file=discord.File(io.BytesIO(png), filename="stats.png"), ephemeral=True)
+        layout = card_layout(text, "stats.png")  # V2: the card's words read with images off, then the card
+        await self.respond(
+            interaction, None, file=discord.File(io.BytesIO(png), filename="stats.png"), view=layout, ephemeral=True
+        )
 
     @app_commands.command(
         name="rating", description="A player's rating over time and last 20 rated hands", extras=IN_PAN

@@ -21,7 +21,7 @@ from pancog.adapter.base import PanCog
 from pancog.adapter.board import Board, Boards
 from pancog.adapter.checks import moderator
 from pancog.adapter.errors import answer, send_ephemeral
-from pancog.adapter.groups import IN_PAN
+from pancog.adapter.groups import IN_ANYWHERE, IN_PAN
 from pancog.adapter.presenters.hand import HINT_NO_HAND, HINT_NOT_YOUR_MOVE, HINT_REFUSED, hint_text
 from pancog.adapter.presenters.table import computer_seated, practice_opened, practice_title
 from pancog.adapter.runtime import PanRuntime
@@ -92,9 +92,32 @@ class PracticeCog(PanCog, name="PanPractice"):
         level: BotLevel = "normal",
         real_chips: bool = False,
     ) -> None:
+        await self.open_practice(interaction, opponents, level, real_chips)
+
+    @app_commands.command(
+        name="practice",
+        description="Practice against computer players, anywhere (DMs too), with practice chips",
+        extras=IN_ANYWHERE,
+    )
+    @app_commands.describe(opponents="How many computer opponents (1-7)", level="How well they play")
+    async def practice_anywhere(
+        self,
+        interaction: discord.Interaction,
+        opponents: app_commands.Range[int, 1, 7] = 3,
+        level: BotLevel = "normal",
+    ) -> None:
+        await self.open_practice(interaction, opponents, level, real_chips=False)
+
+    async def open_practice(
+        self, interaction: discord.Interaction, opponents: int, level: BotLevel, real_chips: bool
+    ) -> None:  # real_chips only from /pan practice, which Discord offers only in the bot's servers
+        """A practice table in the interaction's channel. Outside every server the bot is in (the bot's DM, a
+        private channel, a server that only the player installed it in) the table belongs to no server
+        (``guild_id`` 0): its chips are ``BankScope.practice()`` (id 0), never a server's, and it talks only
+        through the interactions' tokens (the bot cannot post there)."""
         rt = self.rt
         channel_id = interaction.channel_id or 0
-        guild_id = interaction.guild_id or 0
+        guild_id = self.home_guild(interaction)
         if rt.tables.find_in_channel(channel_id) is not None:
             raise TableAlreadyOpen  # before the public defer, so the refusal stays private
         preset = preset_or_default((await rt.ledger.settings(guild_id)).preset)

@@ -26,7 +26,7 @@ from pancog.adapter.base import PanCog
 from pancog.adapter.board import ALT_TEXT_LIMIT
 from pancog.adapter.checks import moderator
 from pancog.adapter.errors import PanView, answer, deliver, send_ephemeral
-from pancog.adapter.groups import IN_PAN
+from pancog.adapter.groups import IN_ANYWHERE, IN_PAN
 from pancog.adapter.presenters.common import WITHHELD, name_of
 from pancog.adapter.presenters.replay import (
     JUMP_NOT_OFFERED,
@@ -91,10 +91,22 @@ class ReplayCog(PanCog, name="PanReplays"):
     @app_commands.command(name="replay", description="Step through a hand at this table, privately", extras=IN_PAN)
     @app_commands.describe(hand="The hand's number (default: your last hand here); /pan history lists them")
     async def replay(self, interaction: discord.Interaction, hand: app_commands.Range[int, 1] | None = None) -> None:
+        await self.step_through(interaction, hand)
+
+    async def step_through(self, interaction: discord.Interaction, hand: int | None) -> None:
         await self.defer(interaction)
         session = self.here(interaction)
         replay = await self.replays.replay(session.table_id, interaction.user.id, hand)
         await self._show(interaction, replay, 0, edit=False)
+
+    @app_commands.command(
+        name="replay", description="Step through a hand at this table, privately (DMs too)", extras=IN_ANYWHERE
+    )
+    @app_commands.describe(hand="The hand's number (default: your last hand here)")
+    async def replay_anywhere(
+        self, interaction: discord.Interaction, hand: app_commands.Range[int, 1] | None = None
+    ) -> None:
+        await self.step_through(interaction, hand)
 
     @app_commands.command(
         name="history", description="Recent hands at this table, each with a Replay button", extras=IN_PAN

@@ -106,15 +106,15 @@ class PanRuntime:
 
     # -- names
     def remember(self, guild_id: int | None, user: discord.abc.User) -> None:
-        """``user`` was seen in ``guild_id``: their display name there is stored (in a batch, only if it changed)."""
-        if guild_id:
-            self.names.seen(guild_id, user.id, user.display_name)
+        """``user`` was seen in ``guild_id``: their display name there is stored (in a batch, only if it changed);
+        0 or None: outside the bot's servers (the names at tables of no server)."""
+        self.names.seen(guild_id or 0, user.id, user.display_name)
 
     def seen(self, interaction: discord.Interaction[Any]) -> None:
         """Remember who used an interaction and the members its options resolved (``/pan outs player:``, ...)."""
         guild_id = interaction.guild_id
-        if not guild_id:
-            return
+        if not guild_id or self.bot.get_guild(guild_id) is None:
+            guild_id = 0  # outside the bot's servers: the names of the tables of no server (user-installed practice)
         self.remember(guild_id, interaction.user)
         namespace = interaction.namespace if interaction.type is discord.InteractionType.application_command else None
         for value in vars(namespace).values() if namespace is not None else ():

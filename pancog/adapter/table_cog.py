@@ -15,7 +15,8 @@ from pancog.adapter.base import PRESET_CHOICES, PanCog
 from pancog.adapter.board import BoardButton, Boards
 from pancog.adapter.checks import refuse_at_tournament_table, require_host_or_moderator
 from pancog.adapter.errors import PanView, deliver, send_ephemeral
-from pancog.adapter.groups import IN_PAN
+from pancog.adapter.forms import OpenForm, OpenValues
+from pancog.adapter.groups import IN_ANYWHERE, IN_PAN
 from pancog.adapter.presenters.bank import rebought
 from pancog.adapter.presenters.common import DONE
 from pancog.adapter.presenters.guide import GUIDE, GUIDE_INTRO, GUIDE_PLACEHOLDER, guide_page, rules_top_five
@@ -185,9 +186,18 @@ class TableCog(PanCog, name="PanTables"):
         name="help", description="The Pan guide: a first hand, the words, where help is", extras=IN_PAN
     )
     async def help_(self, interaction: discord.Interaction) -> None:
+        await self.guide(interaction)
+
+    async def guide(self, interaction: discord.Interaction) -> None:
         view = GuideView("start")
         await edge.respond(interaction, GUIDE_INTRO, about=edge.STATIC, embed=guide_embed("start"), view=view)
         view.stop()
+
+    @app_commands.command(
+        name="guide", description="The Pan rules guide: a first hand, the words (DMs too)", extras=IN_ANYWHERE
+    )
+    async def guide_anywhere(self, interaction: discord.Interaction) -> None:
+        await self.guide(interaction)
 
     @app_commands.command(name="open", description="Open a Pan table in this channel or thread", extras=IN_PAN)
     @app_commands.describe(
@@ -197,6 +207,7 @@ class TableCog(PanCog, name="PanTables"):
         turn_seconds="Seconds per turn",
         retire_forfeit="Chips beyond the ante paid into the tops to go on top (default 0: the ante only)",
         away_bot="A computer player (normal level) plays the seat of a player marked away",
+        form="Fill in a form instead of options (preset, stakes, seats, seconds per turn, away bot)",
     )
     @app_commands.choices(preset=PRESET_CHOICES)
     async def open_(
@@ -208,11 +219,36 @@ class TableCog(PanCog, name="PanTables"):
         turn_seconds: app_commands.Range[int, 10, 600] | None = None,
         retire_forfeit: app_commands.Range[int, 0, 20] | None = None,
         away_bot: bool = False,
+        form: bool = False,
+    ) -> None:
+        rt = self.rt
+        if rt.tables.find_in_channel(interaction.channel_id or 0) is not None:
+            raise TableAlreadyOpen  # checked before the public defer, so the refusal stays private
+        if form:  # the modal is the answer; its submit opens the table as the options would
+            default = preset_or_default((await rt.ledger.settings(interaction.guild_id or 0)).preset)
+            await edge.modal(interaction, OpenForm(default, self._open_from_form), about=edge.STATIC)
+            return
+        await self.open_here(interaction, preset, stakes, seats, turn_seconds, retire_forfeit, away_bot)
+
+    async def _open_from_form(self, interaction: discord.Interaction[Any], values: OpenValues) -> None:
+        if self.rt.tables.find_in_channel(interaction.channel_id or 0) is not None:
+            raise TableAlreadyOpen  # opened by someone else while the form was filled in
+        await self.open_here(
+            interaction, values.preset, values.stakes, values.seats, values.turn_seconds, None, values.away_bot
+        )
+
+    async def open_here(
+        self,
+        interaction: discord.Interaction[Any],
+        preset: str | None,
+        stakes: int | None,
+        seats: int | None,
+        turn_seconds: int | None,
+        retire_forfeit: int | None,
+        away_bot: bool,
     ) -> None:
         rt = self.rt
         guild_id = interaction.guild_id or 0
-        if rt.tables.find_in_channel(interaction.channel_id or 0) is not None:
-            raise TableAlreadyOpen  # checked before the public defer, so the refusal stays private
         default = preset_or_default((await rt.ledger.settings(guild_id)).preset)
         config = TableConfig.build(
             preset or default,
@@ -235,9 +271,9 @@ class TableCog(PanCog, name="PanTables"):
         )
         board = self.boards.get(session)
         board.new_post = False
-        content, file, view, shown = await self.boards.payload(session, [])
+        _words, file, view, shown = await self.boards.payload(session, [])  # the words are in the V2 layout
         about = edge.about(session, state=shown)
-        message = await self.respond(interaction, content, ephemeral=False, about=about, file=file, view=view)
+        message = await self.respond(interaction, None, ephemeral=False, about=about, file=file, view=view)
         if message is not None:
             await rt.tables.set_board_message(session.table_id, message.id)
             board.adopt(interaction, message.id)  # edited through this token while it is valid

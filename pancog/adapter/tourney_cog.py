@@ -29,7 +29,9 @@ from pancog.adapter.checks import moderator
 from pancog.adapter.deliveries import Permanent
 from pancog.adapter.effects import send_once
 from pancog.adapter.errors import BadOption, send_ephemeral
+from pancog.adapter.forms import TourneyForm, TourneyValues
 from pancog.adapter.groups import IN_TOURNEY
+from pancog.adapter.layouts import card_layout
 from pancog.adapter.presenters.common import image_name_of, name_of
 from pancog.adapter.presenters.tournament import (
     TOURNEY_BAD_NUMBERS,
@@ -65,13 +67,13 @@ from pancog.adapter.presenters.tournament import (
 )
 from pancog.adapter.presenters.tourney_purse import (
     TOURNEY_GUARANTEE_MODS,
-    TOURNEY_NO_TARGET,
     tourney_bounty_line,
     tourney_purse_lines,
     tourney_terms,
 )
 from pancog.adapter.roles import give_role
 from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
+from pancog.adapter.tourney_purse_cog import satellite_target_id, satellite_title
 from pancog.ai import Level
 from pancog.game.errors import PanError
 from pancog.infra.renderq import Priority
@@ -183,12 +185,10 @@ class TourneyButton(
         await runtime_of(interaction.client).dispatch(interaction, self.tournament_id, "tny_" + self.verb, ())
 
 
-def announcement_view(tournament_id: int, open_: bool) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
-    if open_:
-        view.add_item(TourneyButton(tournament_id, "register"))
-        view.add_item(TourneyButton(tournament_id, "unregister"))
-    return view
+def announcement_view(tournament_id: int, open_: bool, text: str) -> discord.ui.LayoutView:
+    """The lobby as a Components V2 message: its words, and Register / Unregister while registration is open."""
+    buttons = [TourneyButton(tournament_id, "register"), TourneyButton(tournament_id, "unregister")] if open_ else []
+    return card_layout(text, buttons=buttons)
 
 
 def parse_numbers(text: str | None) -> tuple[int, ...]:
@@ -304,36 +304,15 @@ class TourneyCog(PanCog, name="PanTourney"):
         return here[0]
 
     def _target_id(self, interaction: discord.Interaction[Any], text: str | None) -> int | None:
-        """``satellite_for``: a tournament's number, or the title of one of this server's tournaments that have not
-        started (the service refuses anything else)."""
-        if not text:
-            return None
-        if text.strip().isdigit():
-            return int(text.strip())
-        found = [
-            t.tournament_id
-            for t in self.service.tournaments
-            if t.guild_id == interaction.guild_id
-            and t.status in (Status.ANNOUNCED, Status.REGISTERING)
-            and t.config.title.casefold() == text.strip().casefold()
-        ]
-        if len(found) != 1:
-            raise BadOption(TOURNEY_NO_TARGET)
-        return found[0]
+        return satellite_target_id(self.service, interaction.guild_id or 0, text)
 
     def _target(self, t: Tournament) -> str | None:
-        """A satellite's target, as its title is shown (None: not a satellite)."""
-        target = t.config.satellite_for
-        if target is None:
-            return None
-        with contextlib.suppress(NoSuchTournament):
-            return self._title(self.service.get(target))
-        return tourney_title("", target)
+        return satellite_title(self.service, t)
 
     async def _is_mod(self, interaction: discord.Interaction[Any]) -> bool:
         return await moderator(self.rt.ledger, interaction)
 
-    def _announcement(self, t: Tournament) -> tuple[str, discord.ui.View]:
+    def _announcement(self, t: Tournament) -> tuple[str, discord.ui.LayoutView]:
         cfg = t.config
         host = f"<@{t.host_id}>"
         text = tourney_announcement(
@@ -351,7 +330,7 @@ class TourneyCog(PanCog, name="PanTourney"):
         terms = tourney_terms(cfg, self._target(t))
         if terms:
             text += "\n" + terms
-        return text, announcement_view(t.tournament_id, self.service.registration_open(t))
+        return text, announcement_view(t.tournament_id, self.service.registration_open(t), text)
 
     @staticmethod
     def _registered(t: Tournament) -> int:
@@ -361,12 +340,12 @@ class TourneyCog(PanCog, name="PanTourney"):
         if t.announcement is None:  # stored (migration V7): found again after a restart
             return
         channel_id, message_id = t.announcement
-        text, view = self._announcement(t)
+        _text, view = self._announcement(t)  # the words are in the V2 layout
         channel = self.rt.bot.get_partial_messageable(channel_id, guild_id=t.guild_id)
         try:
             message = channel.get_partial_message(message_id)
             none = discord.AllowedMentions.none()
-            await edge.edit(self.rt.bot, message, about=edge.STATIC, content=text, view=view, allowed_mentions=none)
+            await edge.edit(self.rt.bot, message, about=edge.STATIC, content=None, view=view, allowed_mentions=none)
         except discord.HTTPException as exc:
             log.warning("tournament %s: announcement edit failed: %s", t.tournament_id, exc)
 
@@ -398,6 +377,7 @@ class TourneyCog(PanCog, name="PanTourney"):
         progressive="Progressive bounty: half to the eliminator, half onto his own head",
         guarantee="Moderators: a guaranteed prize pool (the house pays the overlay)",
         satellite_for="A satellite: its prizes are seats in this tournament (its exact title or number)",
+        form="Fill in a form instead (format, buy-in, seats, start, name; the rest as published)",
     )
     async def create(
         self,
@@ -425,6 +405,46 @@ class TourneyCog(PanCog, name="PanTourney"):
         progressive: bool = False,
         guarantee: app_commands.Range[int, 0] = 0,
         satellite_for: str | None = None,
+        form: bool = False,
+    ) -> None:
+        if form:  # the modal is the answer; its submit creates the tournament as these options would
+            await edge.modal(interaction, TourneyForm(self._create_from_form), about=edge.STATIC)
+            return
+        await self.create_here(
+            interaction, format, buy_in, seats, start, antes, level_minutes, payouts, reentries, late_levels,
+            computers, min_entries, fee, title, starting_stack, winner_role,
+            purse={
+                "rebuy_levels": rebuy_levels, "rebuy_stack": rebuy_stack, "max_rebuys": max_rebuys, "addon": addon,
+                "bounty": bounty, "progressive": progressive, "guarantee": guarantee,
+                "satellite_for": self._target_id(interaction, satellite_for),
+            },
+        )  # fmt: skip
+
+    async def _create_from_form(self, interaction: discord.Interaction[Any], values: TourneyValues) -> None:
+        await self.create_here(
+            interaction, values.format, values.buy_in, values.seats, values.start, title=values.title
+        )
+
+    async def create_here(
+        self,
+        interaction: discord.Interaction[Any],
+        format: Literal["sng", "scheduled"] = "sng",
+        buy_in: int = 100,
+        seats: int = 7,
+        start: str | None = None,
+        antes: str | None = None,
+        level_minutes: float | None = None,
+        payouts: str | None = None,
+        reentries: int = 0,
+        late_levels: int = 0,
+        computers: bool = True,
+        min_entries: int = 2,
+        fee: int = 0,
+        title: str | None = None,
+        starting_stack: int | None = None,
+        winner_role: discord.Role | None = None,
+        *,
+        purse: dict[str, Any] | None = None,
     ) -> None:
         # Everything is validated before the (private) defer's work, so a refusal changes nothing.
         options: dict[str, Any] = {
@@ -440,14 +460,7 @@ class TourneyCog(PanCog, name="PanTourney"):
             "max_entries": reentries + 1 if reentries else 1,
             "payouts": parse_numbers(payouts),
             "computers": computers,
-            "rebuy_levels": rebuy_levels,
-            "rebuy_stack": rebuy_stack,
-            "max_rebuys": max_rebuys,
-            "addon": addon,
-            "bounty": bounty,
-            "progressive": progressive,
-            "guarantee": guarantee,
-            "satellite_for": self._target_id(interaction, satellite_for),
+            **(purse or {}),  # rebuys, the add-on, bounties, a guarantee, a satellite's target
         }
         if antes:
             options["antes"] = parse_numbers(antes)
@@ -459,7 +472,7 @@ class TourneyCog(PanCog, name="PanTourney"):
         await self.defer(interaction)
         if winner_role is not None and not await self._is_mod(interaction):  # a role is a server-wide privilege
             raise BadOption(TOURNEY_WINNER_ROLE_MODS)
-        if guarantee and not await self._is_mod(interaction):  # the house pays an overlay
+        if config.guarantee and not await self._is_mod(interaction):  # the house pays an overlay
             raise BadOption(TOURNEY_GUARANTEE_MODS)
         t = await self.service.create(
             interaction.id,
@@ -468,10 +481,10 @@ class TourneyCog(PanCog, name="PanTourney"):
             host_id=interaction.user.id,
             config=config,
         )
-        text, view = self._announcement(t)
+        _text, view = self._announcement(t)  # the words are in the V2 layout
         channel = self.rt.bot.get_partial_messageable(t.channel_id, guild_id=t.guild_id)
         none = discord.AllowedMentions.none()
-        message = await edge.post(self.rt.bot, channel, text, about=edge.STATIC, view=view, allowed_mentions=none)
+        message = await edge.post(self.rt.bot, channel, about=edge.STATIC, view=view, allowed_mentions=none)
         if message is not None:
             await self.service.remember_announcement(t.tournament_id, message.channel.id, message.id)
         text = tourney_created(self._title(t))
@@ -554,7 +567,8 @@ class TourneyCog(PanCog, name="PanTourney"):
         await self.defer(interaction)
         names = await self.names_of(t)
         file = await self.standings_image(t.tournament_id, Priority.URGENT, names)
-        await send_ephemeral(interaction, self.standings_text(t.tournament_id, names), file=file)
+        layout = card_layout(self.standings_text(t.tournament_id, names), "standings.png")  # V2: words, then image
+        await self.respond(interaction, None, file=file, view=layout)
 
     async def names_of(self, t: Tournament) -> dict[int, str]:
         """The names of every entry of ``t`` (stored names: they survive a restart)."""

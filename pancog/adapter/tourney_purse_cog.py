@@ -9,6 +9,7 @@ thread): the cog borrows :class:`~pancog.adapter.tourney_cog.TourneyCog`'s picke
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -16,17 +17,47 @@ import discord
 from discord import app_commands
 
 from pancog.adapter.base import PanCog
-from pancog.adapter.errors import send_ephemeral
+from pancog.adapter.errors import BadOption, send_ephemeral
 from pancog.adapter.groups import IN_TOURNEY
 from pancog.adapter.presenters.tournament import tourney_title
-from pancog.adapter.presenters.tourney_purse import tourney_bought
+from pancog.adapter.presenters.tourney_purse import TOURNEY_NO_TARGET, tourney_bought
 from pancog.adapter.runtime import PanRuntime
-from pancog.services.tournaments.model import Tournament
+from pancog.services.tournaments.errors import NoSuchTournament
+from pancog.services.tournaments.model import Status, Tournament
 from pancog.services.tournaments.service import TournamentService
 
-__all__ = ["TourneyPurseCog"]
+__all__ = ["TourneyPurseCog", "satellite_target_id", "satellite_title"]
 
 Picker = Callable[[discord.Interaction[Any], str | None], Tournament]
+
+
+def satellite_target_id(service: TournamentService, guild_id: int, text: str | None) -> int | None:
+    """``/tourney create satellite_for:``: a tournament's number, or the exact title of one of this server's
+    tournaments that have not started (the service refuses anything else)."""
+    if not text:
+        return None
+    if text.strip().isdigit():
+        return int(text.strip())
+    found = [
+        t.tournament_id
+        for t in service.tournaments
+        if t.guild_id == guild_id
+        and t.status in (Status.ANNOUNCED, Status.REGISTERING)
+        and t.config.title.casefold() == text.strip().casefold()
+    ]
+    if len(found) != 1:
+        raise BadOption(TOURNEY_NO_TARGET)
+    return found[0]
+
+
+def satellite_title(service: TournamentService, t: Tournament) -> str | None:
+    """A satellite's target, as its title is shown (None: not a satellite)."""
+    target = t.config.satellite_for
+    if target is None:
+        return None
+    with contextlib.suppress(NoSuchTournament):
+        return tourney_title(service.get(target).config.title, target)
+    return tourney_title("", target)
 
 
 class TourneyPurseCog(PanCog):

@@ -101,7 +101,7 @@ class Names:
 
     def seen(self, guild_id: int, user_id: int, name: str) -> None:
         """The member ``user_id`` of ``guild_id`` is called ``name`` now. Written later, only if it changed."""
-        if user_id <= 0 or not guild_id or not name:
+        if user_id <= 0 or not name:  # guild 0 too: the tables of no server (user-installed practice)
             return
         key = _key(guild_id, user_id)
         if self._cache.get(key) == name:

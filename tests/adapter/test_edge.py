@@ -113,6 +113,49 @@ def test_edge_reads_embeds_components_alt_text_files_and_choices() -> None:
     assert edge.breach(payload, known) is not None
 
 
+def test_edge_reads_components_v2_layouts() -> None:
+    """A Components V2 message shows its words in text displays (also inside containers and sections), its images'
+    alt text in galleries and thumbnails, and labels in nested action rows: all of it is read, so a hidden card
+    cannot leave through a layout."""
+    known = knowing("")
+    layout = discord.ui.LayoutView()
+    box: discord.ui.Container[discord.ui.LayoutView] = discord.ui.Container()
+    box.add_item(discord.ui.TextDisplay("Bo holds QD"))
+    box.add_item(
+        discord.ui.Section(
+            discord.ui.TextDisplay("next: JD"), accessory=discord.ui.Thumbnail("attachment://a.png", description="4C")
+        )
+    )
+    box.add_item(discord.ui.MediaGallery(discord.MediaGalleryItem("attachment://t.png", description="alt 3S")))
+    row: discord.ui.ActionRow[discord.ui.LayoutView] = discord.ui.ActionRow()
+    row.add_item(discord.ui.Button(label="Take 6D", custom_id="take"))
+    box.add_item(row)
+    layout.add_item(box)
+    shown = " ".join(text for text, _ in edge.payload_of(None, view=layout).texts)
+    for token in ("QD", "JD", "4C", "3S", "6D"):
+        assert token in shown, token
+    for token in ("attachment://", "take"):  # addresses and custom_ids are nobody's reading
+        assert token not in shown
+    assert edge.breach(edge.payload_of(None, view=layout), known) is not None
+    quiet = discord.ui.LayoutView()
+    quiet.add_item(discord.ui.TextDisplay("Ana to play"))
+    assert edge.breach(edge.payload_of(None, view=quiet), known) is None
+
+
+def test_edge_reads_the_board_layout_and_its_image() -> None:
+    """The board's V2 layout: its words, its image's alt text (in the gallery) and the image's cards are read."""
+    from pancog.adapter.board import TableView
+
+    png = render_hand_png(HandSnapshot(cards=parse_cards("KH KH 2C")))
+    view = TableView(9, ["draw", "hand"], "Ana to play", "the table: KS")
+    payload = edge.payload_of(None, view=view, attachments=[discord.File(io.BytesIO(png), filename="table.png")])
+    shown = " ".join(text for text, _ in payload.texts)
+    assert "Ana to play" in shown and "KS" in shown and "Draw" in shown
+    assert sorted(map(str, payload.frames[0])) == ["2C", "KH", "KH"]
+    assert edge.breach(payload, knowing("KH KH 2C")) is not None  # the alt text's KS is nobody's card yet
+    assert edge.breach(payload, knowing("KH KH 2C KS")) is None
+
+
 def test_edge_reads_a_modal_s_texts() -> None:
     """A modal's title, labels and pre-filled values are payload too."""
     form = discord.ui.Modal(title="Meld QS")

@@ -202,14 +202,10 @@ async def check_hand(pan: Pan, channel: FakeChannel, players: Sequence[FakeUser]
     by_name = {u.name: ledger[u.id] for u in players if u.id in ledger}
     assert len(by_name) == len(ledger)
 
-    # the end-of-hand embed and its image's text twin
-    (summary,) = [
-        m
-        for m in pan.h.messages(channel)
-        if m.embeds and str(m.embeds[0].get("title", "")).startswith(f"Hand {hand_no} ")
-    ]
+    # the end-of-hand message (Components V2: its heading, then the nets) and its image's text twin
+    (summary,) = [m for m in pan.h.messages(channel) if m.v2 and m.seen().texts[0].startswith(f"### Hand {hand_no} ")]
     shown = {}
-    for line in str(summary.embeds[0].get("description", "")).splitlines():
+    for line in summary.seen().texts[1].splitlines():
         match = NET.match(line)
         assert match is not None, line
         shown[match["name"]] = number(match["net"])

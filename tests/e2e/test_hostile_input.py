@@ -101,8 +101,8 @@ def option_value(spec: dict[str, Any], text: str, pan: Pan) -> Any:
         return spec.get("max_value", 2**53)
     if kind == 10:
         return spec.get("max_value", 1e300)
-    if kind == 5:
-        return True
+    if kind == 5:  # form:True answers with a modal, not a message (its values: test_open_form, test_tourney_form)
+        return spec["name"] != "form"
     if kind == 6:
         return pan.users[3]
     if kind == 7:

@@ -111,13 +111,13 @@ async def read_table(db: Path) -> tuple[TableState, int, list[str]]:
 
 
 async def wait_for_board(harness: Harness, db: Path, ready: Callable[[str, list[str]], bool]) -> None:
-    """Wait (at most 10 s) until the table's board message satisfies ``ready(content, button labels)``."""
+    """Wait (at most 10 s) until the table's board message satisfies ``ready(its words, button labels)``."""
     async with SqliteStorage(db) as storage:
         row = (await TableStore(storage).load_open_tables())[0].row
     assert row.board_message_id is not None
     message = harness.fake.messages[row.board_message_id]
     async with asyncio.timeout(10):
-        while not ready(message.content, [b["label"] for b in message.buttons]):
+        while not ready(message.seen().text, [b["label"] for b in message.buttons]):
             await harness.idle()
             await asyncio.sleep(0.05)  # the bot coalesces board edits (one per second): poll the observable board
 

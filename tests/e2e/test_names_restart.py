@@ -39,6 +39,8 @@ async def test_names_are_shown_after_a_restart_before_anyone_acts_again(
         await bot.kill()
         await bot.start()
         mod = harness.moderator
+        # the season board lists established players only (30 rated results by default); these played a few
+        await harness.slash(mod, "panadmin league", established=0)
         standings = await harness.slash(mod, "pan standings")
         board = await harness.slash(mod, "pan leaderboard", metric="net", period="season")
         ended = await harness.slash(mod, "panadmin season end")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from pancog.services.ledger import BankScope
@@ -66,6 +68,10 @@ async def test_practice_posts_one_board_per_hand(pan_factory: PanFactory) -> Non
     await pan.click(me, pan.board(), "Start")
     posts = board_posts(pan)
     assert len(posts) == 2 and "hand 2" in posts[-1].text
+    # the old board keeps its words and image (a V2 message cannot lose every component) but nothing to click
+    old = posts[0].seen()
+    assert posts[0].v2 and "Hand 1 is over" in old.text and [i.name for i in old.images] == ["table.png"]
+    assert old.buttons == [] and posts[-1].seen().buttons
 
 
 async def test_second_person_cannot_join_a_practice_table_by_command(pan_factory: PanFactory) -> None:
@@ -109,7 +115,7 @@ async def test_second_person_cannot_click_join_on_a_practice_board(pan_factory: 
     assert pan.session().state.hand is None, "the seeded deal ends when the only person sluffs"
     board = pan.board()
     assert "Join" not in [b.get("label") for b in board.buttons]  # #14.8: a practice board offers no Join
-    assert "Press **Start** to deal it." in board.content and "Join, then" not in board.content
+    assert "Press **Start** to deal it." in board.seen().text and "Join, then" not in board.seen().text
     guild = pan.h.guild.id
     bank = await pan.rt.ledger.ensure_player(guild, other.id)
     before = await pan.fingerprint()
@@ -158,8 +164,8 @@ async def test_practice_next_deal_rides_on_the_players_token(
     assert len(posts) == 2 and "hand 2" in posts[-1].text  # dealt by the computer player, nobody pressed Start
     calls = pan.h.fake.calls
     second = [c for c in calls if c.method == "POST" and "table.png" in [f.filename for f in c.files]][-1]
-    assert "hand 2" in (second.content or "")
+    assert "hand 2" in json.dumps(second.payload)  # in the V2 layout's text display
     assert second.route.startswith("POST /webhooks/") and not second.global_limit
     assert second.interaction_id == last.interaction.id  # the sluff that ended hand 1
-    ends = [c for c in calls if c.method == "POST" and c.embeds and "is over" in c.embeds[0].get("title", "")]
+    ends = [c for c in calls if c.method == "POST" and "### Hand 1 is over" in json.dumps(c.payload or {})]
     assert len(ends) == 1 and ends[0].interaction_id == last.interaction.id and not ends[0].global_limit

@@ -103,8 +103,8 @@ async def test_resilience_turn_clock_warns_and_times_out_on_the_board(
     dealt = time.time()
     await pan.slash(b, "pan start")
     answered = time.time()
-    countdown = re.search(r"⏱ (\S+) to play · time runs out <t:(\d+):R>", pan.board().content)
-    assert countdown is not None, pan.board().content  # Discord renders the countdown live, no edits needed
+    countdown = re.search(r"⏱ (\S+) to play · time runs out <t:(\d+):R>", pan.board().seen().text)
+    assert countdown is not None, pan.board().seen().text  # Discord renders the countdown live, no edits needed
     # the deadline is a timestamp the clock computed between the command and its answer (not a speed limit)
     assert countdown[1] in (a.name, b.name) and dealt < int(countdown[2]) + 1 < answered + 2 * 0.7 + 2
     await watch.until("timeout", 2)  # A, then B: nobody answered
@@ -192,7 +192,7 @@ async def test_resilience_faults_during_a_hand(pan: Pan) -> None:
     await pan.slash(a, "draw")
     await settle(pan)
     board = pan.board()
-    assert "Card up" in board.content, "the failed edit was re-rendered with the latest state"
+    assert "Card up" in board.seen().text, "the failed edit was re-rendered with the latest state"
     await pan.slash(a, "meld", cards="AC 2C 3C")
     await pan.slash(a, "meld", cards="4D 5D 6D")
     await fake.drop_gateway()
@@ -273,7 +273,7 @@ async def test_resilience_missing_permissions_told_to_the_host(pan: Pan) -> None
     await pan.slash(a, "knock")
     await settle(pan)
     board = pan.board()  # the next move brings the board back, showing the current hand
-    assert "hand 1, declaring" in board.content and "Knock" in [btn["label"] for btn in board.buttons]
+    assert "hand 1, declaring" in board.seen().text and "Knock" in [btn["label"] for btn in board.buttons]
     every_interaction_answered_once(pan)
 
 

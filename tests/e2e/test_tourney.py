@@ -67,8 +67,8 @@ async def test_sit_and_go_three_people_four_computers(pan_factory: PanFactory, m
     assert private_to(reply, host) and "Friday SnG" in reply.text
     (t,) = service.tournaments
     tid = t.tournament_id
-    announcement = next(m for m in public(pan, channel.id) if "Friday SnG" in m.content)
-    assert "Entries: **0/7**" in announcement.content
+    announcement = next(m for m in public(pan, channel.id) if "Friday SnG" in m.text)
+    assert "Entries: **0/7**" in announcement.text
     assert [b.get("label") for b in announcement.buttons] == ["Register", "Unregister"]
 
     # register: the button, the command; twice is refused and changes nothing
@@ -82,10 +82,10 @@ async def test_sit_and_go_three_people_four_computers(pan_factory: PanFactory, m
     assert await pan.rt.ledger.balance(guild, ana.id) == before == 900
     # unregister and register again through the buttons; the live count follows
     await pan.click(outsider, announcement, "Register")
-    assert "Entries: **4/7**" in pan.h.fake.messages[announcement.id].content
+    assert "Entries: **4/7**" in pan.h.fake.messages[announcement.id].text
     reply = await pan.click(outsider, announcement, "Unregister")
     assert private_to(reply, outsider) and await pan.rt.ledger.balance(guild, outsider.id) == 1000
-    assert "Entries: **3/7**" in pan.h.fake.messages[announcement.id].content
+    assert "Entries: **3/7**" in pan.h.fake.messages[announcement.id].text
     # only the host (or a moderator) starts, adds computers, pauses; the fake gives every member Manage Server
     with monkeypatch.context() as m:
         m.setattr(fake_server, "ALL_PERMISSIONS", "0")
@@ -180,16 +180,16 @@ async def test_the_announcement_keeps_counting_after_a_restart(pan_factory: PanF
     pan = await pan_factory()
     host, ana, bo, _ = pan.users
     await pan.slash(host, "tourney create", seats=7, buy_in=100, title="Restart SnG")
-    announcement = next(m for m in public(pan, pan.h.channel.id) if "Restart SnG" in m.content)
+    announcement = next(m for m in public(pan, pan.h.channel.id) if "Restart SnG" in m.text)
     await pan.slash(ana, "tourney register")
-    assert "Entries: **1/7**" in pan.h.fake.messages[announcement.id].content
+    assert "Entries: **1/7**" in pan.h.fake.messages[announcement.id].text
     await pan.h.restart()
     await pan.settle()
     reply = await pan.click(bo, announcement, "Register")
     assert private_to(reply, bo) and "registered" in reply.text
-    assert "Entries: **2/7**" in pan.h.fake.messages[announcement.id].content
+    assert "Entries: **2/7**" in pan.h.fake.messages[announcement.id].text
     await pan.slash(host, "tourney register")
-    assert "Entries: **3/7**" in pan.h.fake.messages[announcement.id].content
+    assert "Entries: **3/7**" in pan.h.fake.messages[announcement.id].text
 
 
 async def test_pan_back_ends_away_in_a_tournament(pan_factory: PanFactory) -> None:

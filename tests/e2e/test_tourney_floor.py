@@ -60,7 +60,7 @@ async def test_a_tournament_board_shows_the_level_and_no_join_start_leave(
     await until(pan, lambda: bool(threads_of(pan)) and bool(boards_in(pan, threads_of(pan)[0])))
     (thread,) = threads_of(pan)
     board = boards_in(pan, thread)[-1]
-    content = pan.h.fake.messages[board.id].content
+    content = pan.h.fake.messages[board.id].text
     assert re.search(r"🏆 Level \d+ · ante \d+ · next level <t:\d+:R> · [23] players left, average stack \d+", content)
     assert "Join" not in content and "press **Start**" not in content
     labels = {b.get("label") for b in pan.h.fake.messages[board.id].buttons}
@@ -68,12 +68,12 @@ async def test_a_tournament_board_shows_the_level_and_no_join_start_leave(
     await pan.slash(host, "tourney resume")
     await wait_until_over(pan, t.tournament_id)
     for m in public(pan, thread):  # nobody takes chips "back to the bank" in a tournament
-        assert "back to the bank" not in m.content
+        assert "back to the bank" not in m.text
     await asyncio.sleep(1.5)  # a late board edit or summary would come now
     await pan.settle()
     assert pan.h.fake.channels[thread].archived and pan.h.fake.channels[thread].locked
     assert not pan.h.fake.reopened and "Thread is archived" not in caplog.text
-    assert any("over" in m.content.lower() or m.embeds for m in public(pan, thread)[-3:])
+    assert any("over" in m.text.lower() or m.embeds for m in public(pan, thread)[-3:])
 
 
 async def test_every_knock_out_is_announced_pinging_only_that_player(
@@ -92,8 +92,8 @@ async def test_every_knock_out_is_announced_pinging_only_that_player(
     await pan.slash(host, "tourney addbots", count=1, level="easy")
     await wait_until_over(pan, t.tournament_id)
     done = service.get(t.tournament_id)
-    lines = [m for m in public(pan, pan.h.channel.id) if " is out of " in m.content]
-    assert len(lines) == 3, [m.content for m in lines]
+    lines = [m for m in public(pan, pan.h.channel.id) if " is out of " in m.text]
+    assert len(lines) == 3, [m.text for m in lines]
     suffix = {2: "nd", 3: "rd", 4: "th"}
     for e in done.entries.values():
         if e.place == 1:
@@ -101,15 +101,13 @@ async def test_every_knock_out_is_announced_pinging_only_that_player(
         assert e.place is not None
         who = f"<@{e.player_id}>" if e.player_id > 0 else None
         (line,) = [
-            m
-            for m in lines
-            if (who is None or who in m.content) and f"in {e.place}{suffix[e.place]} place" in m.content
+            m for m in lines if (who is None or who in m.text) and f"in {e.place}{suffix[e.place]} place" in m.text
         ][:1]
         users = [int(u) for u in line.allowed_mentions["users"]]
-        assert users == ([e.player_id] if e.player_id > 0 else []), (line.content, users)
-        assert (f"winning {e.prize}" in line.content) == bool(e.prize)
+        assert users == ([e.player_id] if e.player_id > 0 else []), (line.text, users)
+        assert (f"winning {e.prize}" in line.text) == bool(e.prize)
     (thread,) = threads_of(pan)
-    assert len([m for m in public(pan, thread) if " is out of " in m.content]) >= 2
+    assert len([m for m in public(pan, thread) if " is out of " in m.text]) >= 2
     await asyncio.sleep(1.5)  # a late board edit or summary would come now: never into the archived thread
     await pan.settle()
     assert pan.h.fake.channels[thread].archived and pan.h.fake.channels[thread].locked
@@ -125,11 +123,11 @@ async def test_the_title_is_escaped_and_a_long_one_refused_with_nothing_stored(p
     reply = await pan.slash(host, "tourney create", title="x" * 2000)
     assert private_to(reply, host) and "Something went wrong" not in reply.text and "60" in reply.text, reply.text
     assert service.tournaments == ()
-    assert not [m for m in public(pan, pan.h.channel.id) if "🏆" in m.content]
+    assert not [m for m in public(pan, pan.h.channel.id) if "🏆" in m.text]
     hostile = "<@&515151> @everyone **bold** ||x||"
     await pan.slash(host, "tourney create", title=hostile)
-    (announcement,) = [m for m in public(pan, pan.h.channel.id) if "🏆" in m.content]
-    assert shown(hostile, limit=60) in announcement.content and hostile not in announcement.content
+    (announcement,) = [m for m in public(pan, pan.h.channel.id) if "🏆" in m.text]
+    assert shown(hostile, limit=60) in announcement.text and hostile not in announcement.text
     assert announcement.allowed_mentions.get("parse", []) == []
     (t,) = service.tournaments
     assert t.status is Status.REGISTERING or t.status is Status.ANNOUNCED
@@ -162,16 +160,16 @@ async def test_results_are_posted_after_a_kill_right_after_the_end(
     await pan.rt.deliveries.stop()  # nothing owed is delivered before the "kill"
     await pan.slash(host, "tourney addbots", count=1, level="easy")
     await wait_until_over(pan, tid)
-    assert not [m for m in public(pan, pan.h.channel.id) if "is over" in m.content]
+    assert not [m for m in public(pan, pan.h.channel.id) if "is over" in m.text]
     done = service.get(tid)
     winner = next(e.player_id for e in done.entries.values() if e.place == 1)
     banks = {u.id: await pan.rt.ledger.balance(pan.h.guild.id, u.id) for u in (host, ana)}
     monkeypatch.setattr(TourneyCog, "_handle", original)
     await pan.h.restart()
-    await until(pan, lambda: bool([m for m in public(pan, pan.h.channel.id) if "is over" in m.content]), 30)
+    await until(pan, lambda: bool([m for m in public(pan, pan.h.channel.id) if "is over" in m.text]), 30)
     await asyncio.sleep(0.5)
-    results = [m for m in public(pan, pan.h.channel.id) if "is over" in m.content]
-    assert len(results) == 1 and "Kill SnG" in results[0].content
+    results = [m for m in public(pan, pan.h.channel.id) if "is over" in m.text]
+    assert len(results) == 1 and "Kill SnG" in results[0].text
     assert [int(u) for u in results[0].allowed_mentions["users"]] == ([winner] if winner > 0 else [])
     assert results[0].attachments and results[0].attachments[0].filename == "standings.png"
     for u in (host, ana):  # paid once: the restart paid nothing again
@@ -195,13 +193,13 @@ async def test_a_late_entrant_is_told_where_they_sit_and_register_goes_when_regi
         seats=4,
         buy_in=100,
         late_levels=1,
-        level_minutes=0.1,
+        level_minutes=0.25,  # 15 s: the late registration below comes in level 1 even on a loaded machine
         antes="10,20,40,80,160,320,640,1280",
         starting_stack=2000,
         title="Late MTT",
     )
     (t,) = service.tournaments
-    announcement = next(m for m in public(pan, pan.h.channel.id) if "Late MTT" in m.content)
+    announcement = next(m for m in public(pan, pan.h.channel.id) if "Late MTT" in m.text)
     await pan.slash(host, "tourney register")
     await pan.slash(ana, "tourney register")
     await pan.slash(host, "tourney addbots", count=1, level="easy")
@@ -210,9 +208,9 @@ async def test_a_late_entrant_is_told_where_they_sit_and_register_goes_when_regi
     await until(pan, lambda: bool(threads_of(pan)))
     reply = await pan.slash(bo, "tourney register")  # late: the table has room
     assert private_to(reply, bo) and "registered" in reply.text
-    await until(pan, lambda: any(f"<@{bo.id}>, you are at" in m.content for m in public(pan, threads_of(pan)[0])))
-    (told,) = [m for m in public(pan, threads_of(pan)[0]) if f"<@{bo.id}>, you are at" in m.content]
-    assert re.search(r"you are at table 1, seat \d", told.content)
+    await until(pan, lambda: any(f"<@{bo.id}>, you are at" in m.text for m in public(pan, threads_of(pan)[0])))
+    (told,) = [m for m in public(pan, threads_of(pan)[0]) if f"<@{bo.id}>, you are at" in m.text]
+    assert re.search(r"you are at table 1, seat \d", told.text)
     assert [int(u) for u in told.allowed_mentions["users"]] == [bo.id]
     assert "Register" in [b.get("label") for b in pan.h.fake.messages[announcement.id].buttons]
     await until(pan, lambda: not service.registration_open(service.get(t.tournament_id)), 60)

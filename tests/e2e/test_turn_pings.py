@@ -9,6 +9,7 @@ clock would."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -239,5 +240,5 @@ async def test_without_a_valid_token_the_ping_and_the_result_go_to_the_channel(
     assert pan.session().state.hand is None and pan.h.fake.messages[ping.id].deleted
     (delete,) = deletes(pan)
     assert delete.global_limit and delete.route.startswith("DELETE /channels/")
-    ends = [c for c in pan.h.fake.calls if c.method == "POST" and c.embeds]
+    ends = [c for c in pan.h.fake.calls if c.method == "POST" and "### Hand 1 is over" in json.dumps(c.payload or {})]
     assert len(ends) == 1 and ends[0].global_limit and ends[0].route == "POST /channels/{channel_id}/messages"

@@ -45,11 +45,11 @@ async def test_two_players_by_commands(pan: Pan, hands: HandRecorder) -> None:
     assert state.last_hand.end_reason is EndReason.OUT and state.last_hand.winner == 0
     summary = [m for m in pan.h.messages() if "outcome.png" in [f for f, _ in m.files]]
     assert len(summary) == 1 and "went out" in summary[0].text
-    # #14.4: one embed with each player's net for the hand; the payments itemised in the image's alt text
-    (embed,) = summary[0].embeds
-    assert embed["title"] == "Hand 1 is over: player1 went out."
-    assert embed["description"] == "player1: **+5**\nplayer2: **-5**"  # california: no going-out units (#13)
-    assert embed["image"]["url"] == "attachment://outcome.png"
+    # #14.4: one V2 message with each player's net for the hand; the payments itemised in the image's alt text
+    seen = summary[0].seen()
+    assert summary[0].v2 and not summary[0].content and not summary[0].embeds
+    assert seen.texts == ["### Hand 1 is over: player1 went out.", "player1: **+5**\nplayer2: **-5**"]  # california
+    assert [i.name for i in seen.images] == ["outcome.png"] and "Net for the hand" in (seen.images[0].description or "")
     assert "Net for the hand: player1 +5, player2 -5." in summary[0].attachments[0].description
     (posted,) = [c for c in pan.h.fake.calls if c.method == "POST" and "outcome.png" in [f.filename for f in c.files]]
     assert posted.route.startswith("POST /webhooks/") and not posted.global_limit  # not counted ...

@@ -235,6 +235,8 @@ def check_v2(components: list[dict[str, Any]], attachment_names: Collection[str]
     unique custom_ids and ids, and every ``attachment://name`` uploaded (``attachment_names``: the filenames the
     message has after the request; None skips that check)."""
     check = _Checker()
+    if not components:  # its components are all it shows: none (an edit with ``view=None``) is an empty message
+        check.add("a V2 message without components is empty (Discord refuses an empty message)")
     count = count_components(components)
     if count > V2_COMPONENTS_MAX:
         check.add(f"{count} components > {V2_COMPONENTS_MAX} (components v2; nested components count)")

@@ -78,6 +78,10 @@ def test_more_than_40_components_counting_nested_ones_is_refused() -> None:
     assert any("41 components" in p for p in v2.check_v2([_container(*rows)]))
 
 
+def test_a_v2_message_without_components_is_empty_and_refused() -> None:
+    assert v2.check_v2([]) == ["a V2 message without components is empty (Discord refuses an empty message)"]
+
+
 def test_text_displays_share_one_4000_character_budget() -> None:
     assert v2.check_v2([_text("a" * 2000), _container(_text("b" * 2000))]) == []
     assert v2.check_v2([_text("a" * 2000), _container(_text("b" * 2001))]) == [
@@ -305,6 +309,10 @@ async def test_a_v2_message_cannot_switch_back_or_take_content_by_edit(h: Harnes
         await message.edit(attachments=[])
     assert any("attachment://" in v for v in h.forgive())
     assert board.v2 and len(board.attachments) == 2
+    # taking every component away (a classic "strip the buttons" edit) leaves a V2 message empty: refused
+    with pytest.raises(dpy.HTTPException):
+        await message.edit(view=None)
+    assert any("without components is empty" in v for v in h.forgive())
 
 
 async def test_a_classic_message_may_become_v2_when_its_content_is_cleared(h: Harness) -> None:

@@ -772,3 +772,29 @@ def idle_closed(cashouts: Iterable[tuple[int, int]], names: Names) -> str:
         + "\n"
         + _cashouts(cashouts, names)
     )
+
+
+OLD_BOARD = "An earlier board: the table's board is the newest one below."
+
+
+OPEN_FORM_TITLE = "Open a Pan table"
+OPEN_FORM_PRESET = "Rules preset"
+OPEN_FORM_STAKES = "Stakes (chips per unit)"
+OPEN_FORM_SEATS = "Most players"
+OPEN_FORM_TURN = "Seconds per turn"
+OPEN_FORM_AWAY = "A computer plays for players marked away"
+
+
+def form_range_hint(low: int, high: int) -> str:
+    """A setup form's placeholder for a number: its range, and that blank means the default."""
+    return f"{low}-{high}; blank: the default"
+
+
+def form_number_refused(field: str, low: int, high: int, given: str) -> str:
+    """PRIVATE: a number typed into a setup form that is not one, or out of range; nothing was opened."""
+    return f"{field}: “{given}” is not a whole number from {low} to {high}. Nothing was opened; try again."
+
+
+def form_choice_refused(field: str, given: str) -> str:
+    """PRIVATE: a form's choice that is not one of those offered; nothing was opened."""
+    return f"{field}: “{given}” is not one of the choices. Nothing was opened; try again."

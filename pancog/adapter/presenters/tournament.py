@@ -268,3 +268,14 @@ def tourney_list_text(rows: Sequence[tuple[str, str, int, str]]) -> str:
     if not rows:
         return "No tournament is announced or running in this server. `/tourney create` starts one."
     return "\n".join(f"🏆 **{t}** — {_STATUS_WORD.get(s, s)}, {_entries(n)}, in {c}" for t, s, n, c in rows)
+
+
+TOURNEY_FORM_TITLE = "Announce a tournament"
+TOURNEY_FORM_FORMAT = "Format"
+TOURNEY_FORM_SNG = "Sit & Go (starts when full)"
+TOURNEY_FORM_SCHEDULED = "Scheduled (multi-table, at a start time)"
+TOURNEY_FORM_BUY_IN = "Buy-in (bank chips per entry)"
+TOURNEY_FORM_SEATS = "Players per table"
+TOURNEY_FORM_START = "Start (scheduled tournaments)"
+TOURNEY_FORM_START_HINT = "+30 (minutes from now), a Unix time, or YYYY-MM-DD HH:MM (UTC)"
+TOURNEY_FORM_NAME = "Name (optional)"
