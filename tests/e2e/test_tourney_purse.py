@@ -41,9 +41,9 @@ async def test_rebuy_and_add_on_through_discord(pan_factory: PanFactory) -> None
     assert private_to(reply, host)
     (t,) = service.tournaments
     tid = t.tournament_id
-    announcement = next(m for m in public(pan, pan.h.channel.id) if "Rebuy night" in m.content)
-    assert "Rebuys during levels 1–1 at 300 chips or less (at most 1 each)" in announcement.content
-    assert "one add-on" in announcement.content
+    announcement = next(m for m in public(pan, pan.h.channel.id) if "Rebuy night" in m.text)
+    assert "Rebuys during levels 1–1 at 300 chips or less (at most 1 each)" in announcement.text
+    assert "one add-on" in announcement.text
     reply = await pan.slash(ana, "tourney rebuy")  # not running yet
     assert private_to(reply, ana) and "not running" in reply.text
     for user in (host, ana, bo):
@@ -118,8 +118,8 @@ async def test_bounties_and_a_guarantee_through_discord(
     assert private_to(reply, host)
     (t,) = service.tournaments
     tid = t.tournament_id
-    announcement = next(m for m in public(pan, pan.h.channel.id) if "Bounty hunt" in m.content)
-    assert "bounty 40 chips a head" in announcement.content and "1,000 chips guaranteed" in announcement.content
+    announcement = next(m for m in public(pan, pan.h.channel.id) if "Bounty hunt" in m.text)
+    assert "bounty 40 chips a head" in announcement.text and "1,000 chips guaranteed" in announcement.text
     await pan.slash(host, "tourney addbots", count=5, level="easy")
     await wait_until_over(pan, tid)
     done = service.get(tid)
@@ -128,14 +128,14 @@ async def test_bounties_and_a_guarantee_through_discord(
     assert sum(e.prize or 0 for e in done.entries.values()) == pool
     assert sum(e.bounty_won for e in done.entries.values()) == 5 * 40
     assert await pan.rt.ledger.balances([Account.escrow(tid)]) == {Account.escrow(tid): 0}
-    knockouts = [m for m in public(pan, pan.h.channel.id) if "is out of" in m.content]
+    knockouts = [m for m in public(pan, pan.h.channel.id) if "is out of" in m.text]
     assert len(knockouts) == 4
     paid = [e for e in done.entries.values() if e.knocked_by is not None]
-    lines = [m for m in knockouts if "collects a bounty of 40 chips" in m.content]
+    lines = [m for m in knockouts if "collects a bounty of 40 chips" in m.text]
     assert len(lines) == len(paid) >= 1  # one line per bounty paid at a knock-out, nobody pinged but the one out
     assert all(len(m.allowed_mentions.get("users", [])) <= 1 for m in lines)
-    (results,) = [m for m in public(pan, pan.h.channel.id) if "is over" in m.content]
-    assert "overlay of 700 chips" in results.content
+    (results,) = [m for m in public(pan, pan.h.channel.id) if "is over" in m.text]
+    assert "overlay of 700 chips" in results.text
     report = await pan.rt.ledger.audit()
     assert report.ok, report.summary()
 
@@ -165,8 +165,8 @@ async def test_a_satellite_through_discord(pan_factory: PanFactory) -> None:
     )
     assert private_to(reply, host)
     sat = service.tournaments[-1]
-    announcement = next(m for m in public(pan, pan.h.channel.id) if "Qualifier" in m.content)
-    assert "prizes are seats in Main event" in announcement.content
+    announcement = next(m for m in public(pan, pan.h.channel.id) if "Qualifier" in m.text)
+    assert "prizes are seats in Main event" in announcement.text
     await pan.slash(host, "tourney addbots", count=4, level="easy", tournament=str(sat.tournament_id))
     await wait_until_over(pan, sat.tournament_id)
     done = service.get(sat.tournament_id)
@@ -178,7 +178,7 @@ async def test_a_satellite_through_discord(pan_factory: PanFactory) -> None:
         Account.escrow(sat.tournament_id): 0,
         Account.escrow(target.tournament_id): 300,
     }
-    (results,) = [m for m in public(pan, pan.h.channel.id) if "Qualifier" in m.content and "is over" in m.content]
-    assert "Seats in Main event:" in results.content
+    (results,) = [m for m in public(pan, pan.h.channel.id) if "Qualifier" in m.text and "is over" in m.text]
+    assert "Seats in Main event:" in results.text
     assert target.announcement is not None  # its live count follows the seat
-    assert "Entries: **1/6**" in pan.h.fake.messages[target.announcement[1]].content
+    assert "Entries: **1/6**" in pan.h.fake.messages[target.announcement[1]].text
