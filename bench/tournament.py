@@ -224,6 +224,9 @@ async def main(argv: list[str]) -> None:
                     busy.append(reply.latency)
             await asyncio.sleep(args.probe)
         elapsed = time.perf_counter() - started
+        for task in list(buying):  # rebuys still queued when the time ran out: dropped before the books are read
+            task.cancel()
+        await asyncio.gather(*buying, return_exceptions=True)
         final = service.get(t.tournament_id)
         audit = await service.audit(t.tournament_id)
         books = await rt.ledger.audit()
