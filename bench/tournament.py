@@ -13,6 +13,12 @@ The level clock runs on **hands, not on wall time**: computer players decide in 
 real defaults (300-chip stacks, the default ante schedule, 10-minute levels) a level then lasts as many hands as
 it would with people on Discord, and the event as many hands as a real one.
 
+Rebuys and bounties (on by default, ``--rebuy-levels 0 --bounty 0`` for a freezeout): during the first
+``--rebuy-levels`` levels a computer player at or below the starting stack rebuys once a hand ends (at most
+``--max-rebuys``), every player still in takes the add-on when the last rebuy level begins, and ``--bounty`` chips of
+each buy-in are paid to whoever knocks a player out. All of it goes through the service (``TournamentService.rebuy``
+/ ``addon``), as a player's command would.
+
 Prints: hands dealt, simulated event length and last level, wall time, balancing moves (players moved between
 tables) per hand, and the ack latency p50/p99 overall and while at least ``--live`` tables (threads with live
 boards) were open. ``--profile-start``: a cProfile of ``/tourney start`` (seating every entry, opening the
@@ -39,9 +45,12 @@ from pathlib import Path
 
 from pancog.adapter.runtime import runtime_of
 from pancog.game.actions import StartHand
+from pancog.game.errors import PanError
+from pancog.game.events import HandEnded
+from pancog.infra.storage.base import Account
 from pancog.services.tables import Applied
 from pancog.services.tournaments.model import Status
-from pancog.services.tournaments.service import PlayerMoved, TournamentEvent
+from pancog.services.tournaments.service import LevelUp, PlayerMoved, PlayerOut, TournamentEvent
 from tests.fakediscord.harness import Harness
 from tests.fakediscord.server import FakeDiscord
 
@@ -81,6 +90,10 @@ async def main(argv: list[str]) -> None:
     parser.add_argument("--live", type=int, default=25, help="the 'busy' window: at least this many tables open")
     parser.add_argument("--timeout", type=float, default=1800.0)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--buy-in", type=int, default=10)
+    parser.add_argument("--rebuy-levels", type=int, default=3, help="rebuys during the first N levels (0: none)")
+    parser.add_argument("--max-rebuys", type=int, default=2)
+    parser.add_argument("--bounty", type=int, default=4, help="of the buy-in, paid for each knock-out (0: none)")
     args = parser.parse_args(argv)
     os.environ.setdefault("PAN_DEAL_SEED", str(args.seed))
     os.environ.setdefault("PAN_BOT_DELAY", "0")
@@ -111,13 +124,49 @@ async def main(argv: list[str]) -> None:
             if isinstance(applied.action, StartHand):
                 hands += 1
                 clock.played(clock.overhead, tables)
+            elif any(isinstance(e, HandEnded) for e in applied.events):
+                rebuy_after(applied, tid)
             elif applied.actor is not None:  # a player's decision (system steps take no table time)
                 clock.played(clock.per_action, tables)
+
+        buying: set[asyncio.Task[object]] = set()
+        bought = {"rebuy": 0, "addon": 0, "refused": 0}
+        bounties = {"paid": 0, "chips": 0}
+
+        async def buy(tid: int, player: int, addon: bool) -> None:
+            try:
+                await (service.addon(tid, player) if addon else service.rebuy(tid, player))
+                bought["addon" if addon else "rebuy"] += 1
+            except PanError:  # the period closed or the stack grew meanwhile: refused, nothing charged
+                bought["refused"] += 1
+
+        def spawn_buy(tid: int, player: int, addon: bool) -> None:
+            task = asyncio.get_running_loop().create_task(buy(tid, player, addon))
+            buying.add(task)
+            task.add_done_callback(buying.discard)
+
+        def rebuy_after(applied: Applied, tid: int) -> None:
+            """Computer players at or below the limit rebuy when a hand ends during the rebuy period."""
+            tt = service.get(tid)
+            if not args.rebuy_levels or service.level(tt)[0] >= args.rebuy_levels:
+                return
+            for seat in applied.session.state.seats:
+                if seat is None or seat.stack > args.stack:
+                    continue
+                entry = next((e for e in tt.entries_of(seat.player_id) if e.status.value == "alive"), None)
+                if entry is not None and entry.rebuys < args.max_rebuys:
+                    spawn_buy(tid, seat.player_id, False)
 
         def on_event(event: TournamentEvent) -> None:
             nonlocal moves
             if isinstance(event, PlayerMoved) and event.from_table is not None:
                 moves += 1
+            if isinstance(event, PlayerOut) and event.bounty:
+                bounties["paid"] += 1
+                bounties["chips"] += event.bounty
+            if isinstance(event, LevelUp) and args.rebuy_levels and event.level == args.rebuy_levels:
+                for e in service.get(event.tournament_id).alive():  # the add-on: everyone still in
+                    spawn_buy(event.tournament_id, e.player_id, True)
 
         rt.tables.subscribe(on_applied)
         service.subscribe(on_event)
@@ -127,8 +176,12 @@ async def main(argv: list[str]) -> None:
             format="scheduled",
             start="+60",
             seats=args.seats,
-            buy_in=10,
+            buy_in=args.buy_in,
             level_minutes=args.level_minutes,
+            rebuy_levels=args.rebuy_levels,
+            max_rebuys=args.max_rebuys if args.rebuy_levels else 0,
+            addon=bool(args.rebuy_levels),
+            bounty=args.bounty,
             starting_stack=args.stack,
             title="Bench event",
             **({"antes": args.antes} if args.antes else {}),
@@ -171,13 +224,24 @@ async def main(argv: list[str]) -> None:
                     busy.append(reply.latency)
             await asyncio.sleep(args.probe)
         elapsed = time.perf_counter() - started
+        for task in list(buying):  # rebuys still queued when the time ran out: dropped before the books are read
+            task.cancel()
+        await asyncio.gather(*buying, return_exceptions=True)
         final = service.get(t.tournament_id)
         audit = await service.audit(t.tournament_id)
         books = await rt.ledger.audit()
         print(f"entries={args.entries} seats={args.seats} status={final.status.value} tables at peak={peak_tables}")
         print(
             f"registration of {args.entries} entries: {registration:.1f}s; start answered in {start_call:.1f}s, "
-            f"its burst (seats, threads, first boards) settled in {start_burst:.1f}s"
+            f"its burst (seats, threads, first boards) settled in {start_burst:.1f}s "
+            f"(the host waits {start_burst:.1f}s from /tourney start to the last first board)"
+        )
+        info = service.info(t.tournament_id)
+        escrow = await rt.ledger.balances([Account.escrow(t.tournament_id)])
+        print(
+            f"rebuys={info.rebuys} add-ons={info.addons} (refused {bought['refused']}); bounties paid at knock-outs="
+            f"{bounties['paid']} ({bounties['chips']} chips); prize pool={info.prize_pool}; "
+            f"escrow at the end={escrow[Account.escrow(t.tournament_id)]}"
         )
         level = service.level(final)[0] + 1
         print(

@@ -45,6 +45,7 @@ from pancog.adapter.table_cog import ConfirmButton, GuideSelect, TableCog
 from pancog.adapter.tourney_buttons import CheckInButton
 from pancog.adapter.tourney_cog import TourneyButton, TourneyCog, TourneyThreads
 from pancog.adapter.tourney_play_cog import DealButton, TourneyPlayCog
+from pancog.adapter.tourney_purse_cog import TourneyPurseCog
 from pancog.adapter.watching import WatchButton, Watching
 from pancog.infra import logs
 from pancog.infra.config import Config
@@ -113,7 +114,11 @@ def cogs(parts: Parts, boards: Boards, hands: Hands, watching: Watching, config:
     ]
     if rt.tournaments is not None:
         tourney = TourneyCog(rt, rt.tournaments, parts.threads, tick_seconds=config.tourney_tick_seconds)
-        found += [tourney, TourneyPlayCog(rt, rt.tournaments, tourney)]
+        found += [
+            tourney,
+            TourneyPlayCog(rt, rt.tournaments, tourney),
+            TourneyPurseCog(rt, rt.tournaments, tourney.pick),
+        ]
     return found
 
 

@@ -71,10 +71,18 @@ from pancog.adapter.presenters.tournament import (
     tourney_winner_role_reason,
 )
 from pancog.adapter.presenters.tourney_play import checkin_line
+from pancog.adapter.presenters.tourney_purse import (
+    TOURNEY_BAD_BOUNTY,
+    TOURNEY_GUARANTEE_MODS,
+    tourney_bounty_line,
+    tourney_purse_lines,
+    tourney_terms,
+)
 from pancog.adapter.roles import give_role
 from pancog.adapter.runtime import Handler, PanRuntime, runtime_of
 from pancog.adapter.safety import shown
 from pancog.adapter.tourney_buttons import CheckInButton
+from pancog.adapter.tourney_purse_cog import satellite_target_id, satellite_title
 from pancog.ai import Level
 from pancog.game import i18n
 from pancog.game.errors import PanError
@@ -199,6 +207,17 @@ def announcement_view(tournament_id: int, open_: bool, text: str, *, checkin: bo
     return card_layout(text, buttons=buttons)
 
 
+def parse_bounty(text: str | None) -> dict[str, Any]:
+    """The ``bounty`` option: chips per head, ``p`` after them for a progressive bounty ("25", "25p"). One option
+    for both keeps /tourney create within Discord's 25 options per command."""
+    if text is None:
+        return {"bounty": 0, "progressive": False}
+    m = re.fullmatch(r"\s*(\d{1,9})\s*(p|progressive)?\s*", text, flags=re.IGNORECASE)
+    if m is None:
+        raise BadOption(TOURNEY_BAD_BOUNTY)
+    return {"bounty": int(m.group(1)), "progressive": m.group(2) is not None}
+
+
 def parse_numbers(text: str | None) -> tuple[int, ...]:
     if not text:
         return ()
@@ -282,7 +301,7 @@ class TourneyCog(PanCog, name="PanTourney"):
     def _title(self, t: Tournament) -> str:
         return tourney_title(t.config.title, t.tournament_id)
 
-    def _pick(self, interaction: discord.Interaction[Any], tournament: str | None) -> Tournament:
+    def pick(self, interaction: discord.Interaction[Any], tournament: str | None) -> Tournament:
         """The tournament named by the option, else the one active in this channel (or thread of it)."""
         if tournament:
             try:
@@ -311,6 +330,12 @@ class TourneyCog(PanCog, name="PanTourney"):
             raise PanError(TOURNEY_WHICH)
         return here[0]
 
+    def _target_id(self, interaction: discord.Interaction[Any], text: str | None) -> int | None:
+        return satellite_target_id(self.service, interaction.guild_id or 0, text)
+
+    def _target(self, t: Tournament) -> str | None:
+        return satellite_title(self.service, t)
+
     async def _is_mod(self, interaction: discord.Interaction[Any]) -> bool:
         return await moderator(self.rt.ledger, interaction)
 
@@ -333,6 +358,9 @@ class TourneyCog(PanCog, name="PanTourney"):
             t.status.value,
             host,
         )
+        terms = tourney_terms(cfg, self._target(t))
+        if terms:
+            text += "\n" + terms
         window = self.service.checkin_window(t.tournament_id) if t.status is Status.REGISTERING else None
         if window is not None:  # check-in: its line and its button (a click before it opens is refused privately)
             text += "\n" + checkin_line(window[0] // 1000)
@@ -377,6 +405,13 @@ class TourneyCog(PanCog, name="PanTourney"):
         starting_stack="Tournament chips each entry starts with",
         winner_role="Moderators: a role the winner gets when it ends (the bot needs Manage Roles)",
         checkin="Scheduled: players check in during this many minutes before the start; no-shows are refunded",
+        rebuy_levels="Rebuys allowed during this many levels (0 = none)",
+        rebuy_stack="A rebuy when at or below this many chips (default: the starting stack)",
+        max_rebuys="Rebuys per entry (0 = no limit during the period)",
+        addon="One add-on at the end of the rebuy period",
+        bounty="Part of the buy-in paid for each knock-out, e.g. 25 (25p: progressive, half onto the eliminator)",
+        guarantee="Moderators: a guaranteed prize pool (the house pays the overlay)",
+        satellite_for="A satellite: its prizes are seats in this tournament (its exact title or number)",
         form="Fill in a form instead (format, buy-in, seats, start, name; the rest as published)",
         series="Moderators: list it as an event of this league series (/panadmin series)",
     )
@@ -398,6 +433,13 @@ class TourneyCog(PanCog, name="PanTourney"):
         title: app_commands.Range[str, 1, 60] | None = None,
         starting_stack: app_commands.Range[int, 1] | None = None,
         winner_role: discord.Role | None = None,
+        rebuy_levels: app_commands.Range[int, 0, 30] = 0,
+        rebuy_stack: app_commands.Range[int, 0] = 0,
+        max_rebuys: app_commands.Range[int, 0, 50] = 0,
+        addon: bool = False,
+        bounty: app_commands.Range[str, 1, 12] | None = None,
+        guarantee: app_commands.Range[int, 0] = 0,
+        satellite_for: str | None = None,
         form: bool = False,
         checkin: app_commands.Range[int, 0, 1440] = 0,
         series: app_commands.Range[str, 1, 40] | None = None,
@@ -408,6 +450,11 @@ class TourneyCog(PanCog, name="PanTourney"):
         await self.create_here(
             interaction, format, buy_in, seats, start, antes, level_minutes, payouts, reentries, late_levels,
             computers, min_entries, fee, title, starting_stack, winner_role, checkin, series,
+            purse={
+                "rebuy_levels": rebuy_levels, "rebuy_stack": rebuy_stack, "max_rebuys": max_rebuys, "addon": addon,
+                **parse_bounty(bounty), "guarantee": guarantee,
+                "satellite_for": self._target_id(interaction, satellite_for),
+            },
         )  # fmt: skip
 
     async def _create_from_form(self, interaction: discord.Interaction[Any], values: TourneyValues) -> None:
@@ -435,6 +482,8 @@ class TourneyCog(PanCog, name="PanTourney"):
         winner_role: discord.Role | None = None,
         checkin: int = 0,
         series: str | None = None,
+        *,
+        purse: dict[str, Any] | None = None,
     ) -> None:
         # Everything is validated before the (private) defer's work, so a refusal changes nothing.
         options: dict[str, Any] = {
@@ -451,6 +500,7 @@ class TourneyCog(PanCog, name="PanTourney"):
             "payouts": parse_numbers(payouts),
             "computers": computers,
             "checkin_minutes": checkin,
+            **(purse or {}),  # rebuys, the add-on, bounties, a guarantee, a satellite's target
         }
         if antes:
             options["antes"] = parse_numbers(antes)
@@ -469,6 +519,8 @@ class TourneyCog(PanCog, name="PanTourney"):
             if self.rt.league is None:
                 raise BadOption(NO_LEAGUE)
             listing = self.rt.league.series_listing(interaction.guild_id or 0, series)
+        if config.guarantee and not await self._is_mod(interaction):  # the house pays an overlay
+            raise BadOption(TOURNEY_GUARANTEE_MODS)
         t = await self.service.create(
             interaction.id,
             guild_id=interaction.guild_id or 0,
@@ -496,7 +548,7 @@ class TourneyCog(PanCog, name="PanTourney"):
     )
     @app_commands.describe(tournament="Which tournament (default: the one in this channel)")
     async def register(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
-        t = self._pick(interaction, tournament)
+        t = self.pick(interaction, tournament)
         await self.defer(interaction)
         await self._register(interaction, t.tournament_id)
 
@@ -513,7 +565,7 @@ class TourneyCog(PanCog, name="PanTourney"):
     )
     @app_commands.describe(tournament="Which tournament (default: the one in this channel)")
     async def unregister(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
-        t = self._pick(interaction, tournament)
+        t = self.pick(interaction, tournament)
         await self.defer(interaction)
         await self._unregister(interaction, t.tournament_id)
 
@@ -534,7 +586,7 @@ class TourneyCog(PanCog, name="PanTourney"):
         level: Literal["easy", "normal", "hard"] = "normal",
         tournament: str | None = None,
     ) -> None:
-        t = self._pick(interaction, tournament)
+        t = self.pick(interaction, tournament)
         is_mod = await self._is_mod(interaction)
         if interaction.user.id != t.host_id and not is_mod:
             raise NotHost
@@ -561,7 +613,7 @@ class TourneyCog(PanCog, name="PanTourney"):
     )
     @app_commands.describe(tournament="Which tournament (default: the one in this channel)")
     async def info(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
-        t = self._pick(interaction, tournament)
+        t = self.pick(interaction, tournament)
         await self.defer(interaction)
         names = await self.names_of(t)
         with i18n.speaking(language.for_guild(self.rt, t.guild_id)):  # a public answer: the server's language
@@ -603,6 +655,7 @@ class TourneyCog(PanCog, name="PanTourney"):
             [(name(p), c, tab) for p, c, tab in info.chips],
             [(no, [name(p) for p in players]) for no, players in info.tables],
             [(name(p), place, prize) for p, place, prize in info.results],
+            tourney_purse_lines(info, name, self._target(self.service.get(tid))),
         )
 
     @app_commands.command(name="list", description="This server's tournaments", extras=IN_TOURNEY)
@@ -616,7 +669,7 @@ class TourneyCog(PanCog, name="PanTourney"):
         await send_ephemeral(interaction, tourney_list_text(rows))
 
     async def _control(self, interaction: discord.Interaction[Any], tournament: str | None, verb: str) -> Tournament:
-        t = self._pick(interaction, tournament)
+        t = self.pick(interaction, tournament)
         is_mod = await self._is_mod(interaction)
         await self.defer(interaction)
         method = getattr(self.service, verb)
@@ -672,6 +725,9 @@ class TourneyCog(PanCog, name="PanTourney"):
                 await self._knocked_out(t, event)
             elif isinstance(event, LevelUp | TournamentFinished | TournamentStarted | TournamentCancelled):
                 await self.refresh_announcement(t)  # a level up may close late registration: Register goes
+                if isinstance(event, TournamentFinished) and t.config.satellite_for is not None:
+                    with contextlib.suppress(NoSuchTournament):  # its seats were registered in the target
+                        await self.refresh_announcement(self.service.get(t.config.satellite_for))
             await self.threads.archive_closed(t, self.rt)
         except discord.HTTPException as exc:
             log.warning("tournament %s: %s message failed: %s", t.tournament_id, type(event).__name__, exc)
@@ -702,8 +758,10 @@ class TourneyCog(PanCog, name="PanTourney"):
         if event.final:  # the whole field hears of it, in the tournament's channel (nobody pinged there)
             await self._send(t.channel_id, t.guild_id, tourney_final_table(self._title(t), mentions), [])
 
-    def _mention(self, t: Tournament, player_id: int) -> str:
-        return f"<@{player_id}>" if player_id > 0 else name_of(self.rt.names_of(t.guild_id), player_id)
+    def _mention(self, t: Tournament, player_id: int, *, ping: bool = True) -> str:
+        if ping and player_id > 0:
+            return f"<@{player_id}>"
+        return name_of(self.rt.names_of(t.guild_id), player_id)
 
     async def _seated(self, t: Tournament, event: PlayerSeated) -> None:
         """Every late seat and every move: the player is told (and pinged) where they sit, in that table's thread."""
@@ -719,6 +777,8 @@ class TourneyCog(PanCog, name="PanTourney"):
         text = tourney_knockout(
             self._mention(t, event.player_id), self._title(t), event.place, event.prize, event.can_reenter
         )
+        if event.bounty and event.bounty_to is not None:  # the eliminator is named, never pinged
+            text += "\n" + tourney_bounty_line(self._mention(t, event.bounty_to, ping=False), event.bounty)
         users = [event.player_id] if event.player_id > 0 else []
         table_no = entry.table_no if entry is not None else None
         where = self._channel_of_table(t, table_no) if table_no is not None else t.channel_id

@@ -113,7 +113,7 @@ class TourneyPlayCog(PanCog, name="PanTourneyPlay"):
     )
     @app_commands.describe(tournament="Which tournament (default: the one in this channel)")
     async def checkin(self, interaction: discord.Interaction, tournament: str | None = None) -> None:
-        t = self.tourney._pick(interaction, tournament)
+        t = self.tourney.pick(interaction, tournament)
         await self.defer(interaction)
         await self._check_in(interaction, t.tournament_id)
 
@@ -134,7 +134,7 @@ class TourneyPlayCog(PanCog, name="PanTourneyPlay"):
         keep: app_commands.Range[int, 0] = 0,
         tournament: str | None = None,
     ) -> None:
-        t = self.tourney._pick(interaction, tournament)
+        t = self.tourney.pick(interaction, tournament)
         moderator = await self.tourney._is_mod(interaction)
         await self.defer(interaction)
         deal = await self.service.propose_deal(t.tournament_id, interaction.user.id, kind, keep, moderator=moderator)

@@ -515,16 +515,19 @@ class TableService:
     async def check_books(self, table_id: int) -> list[str]:
         """Differences between the engine's stacks/tops and the ledger's balances (empty = consistent)."""
         session = self.get(table_id)
-        state = session.state
-        expected: dict[Account, int] = {}
-        for seat in state.seats:
-            if seat is not None:
-                key = Account.stack(table_id, seat.player_id)
-                expected[key] = expected.get(key, 0) + seat.stack
-        expected[Account.tops(table_id, "singles")] = state.singles_tops
-        expected[Account.tops(table_id, "doubles")] = state.doubles_tops
-        async with self.ledger.storage.transaction(write=False) as tx:
-            held = await tx.table_balances(table_id)
+        # Under the table's lock: an action commits its postings and then swaps its state in, both under that lock,
+        # so without it the engine snapshot could predate postings the ledger read already sees.
+        async with session.lock:
+            state = session.state
+            expected: dict[Account, int] = {}
+            for seat in state.seats:
+                if seat is not None:
+                    key = Account.stack(table_id, seat.player_id)
+                    expected[key] = expected.get(key, 0) + seat.stack
+            expected[Account.tops(table_id, "singles")] = state.singles_tops
+            expected[Account.tops(table_id, "doubles")] = state.doubles_tops
+            async with self.ledger.storage.transaction(write=False) as tx:
+                held = await tx.table_balances(table_id)
         problems = []
         for account in sorted(set(expected) | set(held)):
             if expected.get(account, 0) != held.get(account, 0):

@@ -67,6 +67,7 @@ async def test_every_command_is_a_cog_method_in_a_declared_group(harness: Harnes
         "LeagueCog",
         "TourneyCog",
         "TourneyPlayCog",
+        "TourneyPurseCog",
     }
     synced = synced_tree(harness)
     assert {c["name"] for c in synced} == {c.name for c in bot.tree.get_commands()}

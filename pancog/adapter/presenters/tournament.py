@@ -232,6 +232,7 @@ def tourney_info_text(
     chips: Sequence[tuple[str, int, int | None]],
     tables: Sequence[tuple[int, Sequence[str]]],
     results: Sequence[tuple[str, int | None, int]],
+    money: Sequence[str] = (),
 ) -> str:
     """PRIVATE (or in the results message): the text twin of the standings — places, stacks, level, clock, tables."""
     lines = [f"🏆 **{title}** — {_status(status)}"]
@@ -248,6 +249,7 @@ def tourney_info_text(
     )
     if prizes:
         lines.append(tr("Prizes: {prizes}", prizes=", ".join(f"{n}. {p}" for n, p in enumerate(prizes, 1))))
+    lines += money  # rebuys, bounties, a guarantee's overlay (presenters/tourney_purse.py)
     if chips:
         lines.append(tr("Chip counts:"))
         lines += [

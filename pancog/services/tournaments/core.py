@@ -235,14 +235,17 @@ class Core:
         rows: Sequence[Rows] = (),
         *,
         note: FinishNote | None = None,
+        also: Sequence[Draft] = (),
     ) -> None:
         """Store the draft (the tournament's row, its changed entries and tables) with ``posts`` in one transaction,
         then swap it into memory. Raises what the transaction raised, with memory unchanged. ``rows``: more writes of
         another room (a deal's row) that belong to the same step. ``note``: a result recorded on the first post's
-        journal row, in the same transaction (a finished tournament's, for the league)."""
+        journal row, in the same transaction (a finished tournament's, for the league). ``also``: drafts of other
+        tournaments of the same guild stored in the same transaction (a satellite's seats in its target; the caller
+        holds their locks too)."""
         # Shielded: once the transaction runs, it and the swap finish together even if the caller is cancelled (a
         # COMMIT that reached the database is always in memory too).
-        await asyncio.shield(self._commit(draft, posts, effects, rows, note))
+        await asyncio.shield(self._commit(draft, posts, effects, rows, note, also))
 
     async def _commit(
         self,
@@ -251,6 +254,7 @@ class Core:
         effects: Sequence[Effect],
         rows: Sequence[Rows] = (),
         note: FinishNote | None = None,
+        also: Sequence[Draft] = (),
     ) -> None:
         t = draft.t
         async with self.transaction(t) as tx:
@@ -262,14 +266,16 @@ class Core:
             for key, kind, payload in effects:
                 if self.outbox is not None:
                     await self.outbox.enqueue(tx, key=key, guild_id=t.guild_id, kind=kind, payload=payload)
-            await self.repo.put_tournament(tx, t)
-            for entry in draft.changed_entries.values():
-                await self.repo.put_entry(tx, t.tournament_id, entry)
-            for tt in draft.changed_tables.values():
-                await self.repo.put_table(tx, t.tournament_id, tt)
-        draft.swap()
-        for tt in draft.changed_tables.values():
-            self.by_table[tt.table_id] = t.tournament_id
+            for d in (draft, *also):
+                await self.repo.put_tournament(tx, d.t)
+                for entry in d.changed_entries.values():
+                    await self.repo.put_entry(tx, d.t.tournament_id, entry)
+                for tt in d.changed_tables.values():
+                    await self.repo.put_table(tx, d.t.tournament_id, tt)
+        for d in (draft, *also):
+            d.swap()
+            for tt in d.changed_tables.values():
+                self.by_table[tt.table_id] = d.t.tournament_id
 
     async def check_lease(self, t: Tournament) -> None:
         """Raise ``ShardLeaseLost`` unless this process still serves ``t``'s guild (before a side effect outside the

@@ -17,6 +17,7 @@ __all__ = [
     "NotInDeal",
     "NotRegistered",
     "NotTournamentHost",
+    "RebuyRefused",
     "RegistrationClosed",
     "TournamentFull",
     "TournamentNotRunning",
@@ -123,3 +124,9 @@ class AlreadySeated(PanError):
             table=table_no,
         )
         self.table_no = table_no
+
+
+class RebuyRefused(PanError):
+    """A rebuy or add-on that the tournament's options do not allow now (nothing is charged)."""
+
+    code = "rebuy_refused"

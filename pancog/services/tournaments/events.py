@@ -65,6 +65,8 @@ class PlayerOut:
     can_reenter: bool
     place: int = 0  # the place it finishes in as things stand (late entries may still push it down); 0: unknown
     prize: int = 0  # that place's prize once the field is final (registration closed), else 0
+    bounty: int = 0  # the bounty paid for this knock-out
+    bounty_to: int | None = None  # the player it was paid to
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +112,17 @@ class TournamentInfo:
     results: tuple[tuple[int, int | None, int], ...]  # (player id, place, prize) once finished
     registered: tuple[int, ...] = ()  # before the start: the registered players, in the order they registered
     hand_for_hand: tuple[int, ...] | None = None  # on the bubble: the tables the others wait for (None: not)
+    guarantee: int = 0  # the guaranteed prize pool (0: none)
+    overlay: int = 0  # what the house adds to the collected pool to reach the guarantee
+    bounty: int = 0  # the bounty on each entry's head at the start (0: none)
+    progressive: bool = False
+    rebuys: int = 0  # rebuys bought so far
+    addons: int = 0  # add-ons bought so far
+    rebuy_open: bool = False  # a rebuy may be bought now
+    addon_open: bool = False  # the add-on may be bought now
+    bounties: tuple[tuple[int, int, int], ...] = ()  # (player id, bounty on his head, bounties won), most won first
+    satellite_for: int | None = None  # the tournament whose seats are the prizes
+    satellite_seats: int = 0  # seats the pool buys there (the best places win them)
 
 
 TournamentEvent = (

@@ -17,16 +17,17 @@ from typing import Protocol
 from pancog.game import engine
 from pancog.game.actions import SetAway, SetStakes, Sit, Stand, StartHand, Timeout
 from pancog.game.errors import PanError
-from pancog.infra.storage.base import Account
+from pancog.infra.storage.base import Account, Posting
 from pancog.services.tables import NoTableHere, TableConfig, TableSession
 
-from . import rules
+from . import purse, rules
 from .balancer import BalanceTable, plan
 from .bubble import on_bubble
+from .cashier import Cashier
 from .clock import Clock
 from .core import RESULTS_POST, ChannelFactory, Core, Rows
 from .events import PlayerMoved, PlayerOut, PlayerSeated, TableOpened, TournamentFinished, TournamentStarted
-from .model import Entry, EntryStatus, Status, Tournament, TTable
+from .model import Entry, EntryStatus, Format, Status, Tournament, TTable
 from .ranking import Finish
 
 
@@ -42,6 +43,7 @@ class Deals(Protocol):
 
 __all__ = ["Floor", "NotServedHere"]
 
+BOUNTY = "tournament knock-out bounty"  # the journal reason (as the cashier names it)
 log = logging.getLogger("pan.tournaments")
 
 
@@ -59,6 +61,7 @@ class Floor:
         self.channels = channels  # where a new table is played (None: its own id)
         self._returning: set[tuple[int, int]] = set()  # (tournament, player) back from away, not yet stored
         self.desk: Deals | None = None  # final-table deals (:meth:`keep_deals`): a proposal holds the next deal
+        self.cashier = Cashier(core, clock)  # rebuys, add-ons, bounties, the overlay
 
     # ------------------------------------------------------------------ the start
 
@@ -92,6 +95,7 @@ class Floor:
     async def between_hands(self, t: Tournament) -> None:
         """Everything between hands, re-derivable at any time: busts, seats, balance, finish, deals."""
         await self.reconcile(t)
+        await self.cashier.top_up(t)  # bought chips reach the stacks before anyone is judged out
         await self.close_emptied(t)
         await self.eliminate(t)
         if t.status is not Status.RUNNING:
@@ -303,7 +307,24 @@ class Floor:
             # not dealt the last hand (seated after its deal): the stack now is the stack at its start
             busted.start_stack = tt.hand_stacks.get(e.entry_id, stack_now or 0)
             busted.end_stack = stack_now or 0
-        await self.core.commit(draft)
+        # bounties: each table's hand winner collects his table's busts; a hand-for-hand round's in one journal
+        by_table: dict[int, tuple[TTable, list[Entry]]] = {}
+        for e, tt, _ in out:
+            by_table.setdefault(tt.table_no, (tt, []))[1].append(e)
+        legs: dict[Account, int] = {}
+        paid: dict[int, tuple[int, int | None]] = {}
+        for tt, busted_here in by_table.values():
+            try:
+                session = self.tables.get(tt.table_id)
+            except NoTableHere:
+                continue  # closed meanwhile: its bounties stay on the heads (the winner collects them at the end)
+            (postings, _key, _reason), ko = self.cashier.knockout(draft, tt, session, busted_here)
+            for posting in postings:
+                legs[posting.account] = legs.get(posting.account, 0) + posting.delta
+            for e in busted_here:
+                paid[e.entry_id] = ko.of(e.entry_id)
+        bounty = ([Posting(a, d) for a, d in sorted(legs.items()) if d], f"bounty:{draft.t.bust_groups}", BOUNTY)
+        await self.core.commit(draft, [bounty])
         open_ = self.clock.registration_open(t)
         places = rules.knockout_places(t, [e.entry_id for e, _, _ in out])
         won = rules.knockout_prizes(t, places)
@@ -311,7 +332,8 @@ class Floor:
             player = t.entries[entry_id].player_id
             again = open_ and len(t.entries_of(player)) < t.config.entries_per_player
             prize = 0 if open_ else won[entry_id]
-            self.core.emit(PlayerOut(t.tournament_id, player, entry_id, again, place, prize))
+            amount, to = paid.get(entry_id, (0, None))
+            self.core.emit(PlayerOut(t.tournament_id, player, entry_id, again, place, prize, amount, to))
 
     def hands_in_progress(self, t: Tournament) -> list[int]:
         """The open tables (numbers) still playing a hand."""
@@ -425,14 +447,33 @@ class Floor:
             e.place, e.tied, e.prize = f.place, f.tied, won.get(f.entry_id, 0)
         draft.t.status = Status.FINISHED
         draft.t.finished_ms = self.core.now_ms()
+        winner = next((f.entry_id for f in result.finishes if f.place == 1), None)
+        bounties = self.cashier.final_bounties(draft, winner)
+        house = await self.cashier.house_balance(t)
         results = (f"tny:{t.tournament_id}:results", RESULTS_POST, {"tournament_id": t.tournament_id})
-        payouts = (rules.payout_legs(t, {k: v for k, v in now.items() if v}), "payouts", "tournament prizes")
         note = None
         if self.core.finish_hook is not None:  # the league's result rides on the prizes' journal: recorded once
             places, cashed = rules.player_places(t, result.finishes, {k: v for k, v in won.items() if v})
             note = self.core.finish_hook(t.guild_id, t.tournament_id, places, cashed)
-        await self.core.commit(draft, [payouts], [results], rows, note=note)
-        self.core.emit(TournamentFinished(t.tournament_id, result.finishes, {k: v for k, v in won.items() if v}))
+        target = self.core.tournaments.get(t.config.satellite_for or 0)
+        if target is None or target.guild_id != t.guild_id:
+            legs = purse.finish_legs(t, {k: v for k, v in now.items() if v}, bounties, house_balance=house)
+            await self.core.commit(draft, [(legs, "payouts", "tournament prizes")], [results], rows, note=note)
+            self.core.emit(TournamentFinished(t.tournament_id, result.finishes, {k: v for k, v in won.items() if v}))
+            return
+        # a satellite: its seats are registered in the target in the same transaction as its payout journal
+        async with self.core.lock(target.tournament_id):
+            order = [f.entry_id for f in result.finishes]
+            seat_won, seats, also = self.cashier.satellite(draft, target, order)
+            legs = purse.finish_legs(t, seat_won, bounties, house_balance=house, seats=seats)
+            post = (legs, "payouts", "satellite seats and prizes")
+            await self.core.commit(draft, [post], [results], rows, note=note, also=[also])
+            cfg = target.config
+            registered = len([e for e in target.entries.values() if e.status is EntryStatus.REGISTERED])
+            if cfg.format is Format.SNG and target.status is Status.REGISTERING and registered >= cfg.seats:
+                await self.start(target)  # the seats filled the target Sit & Go
+        prizes = {e.entry_id: e.prize for e in t.entries.values() if e.prize}
+        self.core.emit(TournamentFinished(t.tournament_id, result.finishes, prizes))
 
     # ------------------------------------------------------------------ away players
 

@@ -83,6 +83,15 @@ class TournamentConfig:
     preset: str = "california"
     winner_role_id: int | None = None  # a Discord role the winner gets when the tournament finishes (optional)
     checkin_minutes: int = 0  # scheduled: registered players check in during the last N minutes (0: no check-in)
+    # Rebuys, add-on, bounties, a guarantee and satellites (the rules: pancog/services/tournaments/purse.py).
+    rebuy_levels: int = 0  # rebuys allowed during levels 1..rebuy_levels (0: none)
+    rebuy_stack: int = 0  # a rebuy when at or below this many chips (0: the starting stack)
+    max_rebuys: int = 0  # rebuys per entry (0: no limit during the period)
+    addon: bool = False  # one add-on per entry at the end of the rebuy period
+    bounty: int = 0  # of the buy-in, on each entry's head, paid to whoever knocks it out
+    progressive: bool = False  # a knock-out pays half the bounty and puts the other half on the eliminator's head
+    guarantee: int = 0  # a guaranteed prize pool (the house covers the overlay); moderators only
+    satellite_for: int | None = None  # the tournament whose seats are the prizes
 
     def __post_init__(self) -> None:
         self.schedule()  # validates the antes
@@ -107,6 +116,7 @@ class TournamentConfig:
             raise BadTournamentOption(
                 N_("Check-in is for scheduled tournaments, in the last minutes before the start.")
             )
+        _check_purse(self)
 
     def schedule(self) -> LevelSchedule:
         return LevelSchedule(
@@ -154,6 +164,14 @@ class TournamentConfig:
             "preset": self.preset,
             "winner_role_id": self.winner_role_id,
             "checkin_minutes": self.checkin_minutes,
+            "rebuy_levels": self.rebuy_levels,
+            "rebuy_stack": self.rebuy_stack,
+            "max_rebuys": self.max_rebuys,
+            "addon": self.addon,
+            "bounty": self.bounty,
+            "progressive": self.progressive,
+            "guarantee": self.guarantee,
+            "satellite_for": self.satellite_for,
         }
         return json.dumps(data)
 
@@ -181,7 +199,34 @@ class TournamentConfig:
             preset=str(d["preset"]),
             winner_role_id=None if d.get("winner_role_id") is None else int(d["winner_role_id"]),
             checkin_minutes=int(d.get("checkin_minutes", 0)),
+            rebuy_levels=int(d.get("rebuy_levels", 0)),
+            rebuy_stack=int(d.get("rebuy_stack", 0)),
+            max_rebuys=int(d.get("max_rebuys", 0)),
+            addon=bool(d.get("addon", False)),
+            bounty=int(d.get("bounty", 0)),
+            progressive=bool(d.get("progressive", False)),
+            guarantee=int(d.get("guarantee", 0)),
+            satellite_for=None if d.get("satellite_for") is None else int(d["satellite_for"]),
         )
+
+
+def _check_purse(cfg: TournamentConfig) -> None:
+    """Refuse rebuy, bounty, guarantee and satellite options that do not fit together (nothing is stored; their
+    rules: :mod:`.purse`).
+
+    Raises:
+        BadTournamentOption.
+    """
+    if min(cfg.rebuy_levels, cfg.rebuy_stack, cfg.max_rebuys, cfg.bounty, cfg.guarantee) < 0:
+        raise BadTournamentOption(N_("Rebuys, bounties and guarantees cannot be negative."))
+    if cfg.bounty > cfg.buy_in - cfg.fee:
+        raise BadTournamentOption(N_("A bounty is part of the buy-in: it cannot be more than the buy-in less the fee."))
+    if cfg.progressive and not cfg.bounty:
+        raise BadTournamentOption(N_("A progressive bounty needs a bounty."))
+    if (cfg.addon or cfg.max_rebuys or cfg.rebuy_stack) and not cfg.rebuy_levels:
+        raise BadTournamentOption(N_("Rebuy options and the add-on need a rebuy period (rebuy_levels)."))
+    if cfg.satellite_for is not None and cfg.bounty:
+        raise BadTournamentOption(N_("A satellite pays seats, not bounties."))
 
 
 @dataclass(slots=True, kw_only=True)
@@ -200,6 +245,11 @@ class Entry:
     tied: int | None = None
     prize: int | None = None
     away: bool = False
+    rebuys: int = 0  # rebuys bought (V16)
+    addons: int = 0  # add-ons bought (0 or 1)
+    bounty: int = 0  # the bounty on this entry's head, in escrow until someone knocks it out
+    bounty_won: int = 0  # bounties paid to this entry (knock-outs, and the winner's own head at the end)
+    knocked_by: int | None = None  # the entry that collected this entry's bounty
 
 
 @dataclass(slots=True, kw_only=True)

@@ -12,7 +12,7 @@ from pancog.game.i18n import N_
 from pancog.infra.storage.base import ShardSet
 from pancog.services.tables import NoTableHere
 
-from . import rules
+from . import purse, rules
 from .clock import Clock
 from .core import Also, Core, Post
 from .errors import AlreadySeated, BadTournamentOption, NotRegistered, RegistrationClosed, TournamentStateError
@@ -55,6 +55,8 @@ class Registry:
         refuses the creation: nothing is stored."""
         if tournament_id in self.core.tournaments:
             raise BadTournamentOption(N_("That tournament id is taken."))
+        if config.satellite_for is not None:
+            purse.check_target(self.core.tournaments.get(config.satellite_for), guild_id)
         t = Tournament(
             tournament_id=tournament_id,
             guild_id=guild_id,
@@ -112,6 +114,7 @@ class Registry:
             status=EntryStatus.ALIVE if running else EntryStatus.REGISTERED,
             created_ms=self.core.now_ms(),
             table_no=rules.seat_for_newcomer(t) if running else None,
+            bounty=cfg.bounty,
         )
         draft = self.core.draft(t)
         draft.add_entry(entry)
@@ -154,7 +157,7 @@ class Registry:
         entries = [e for e in t.entries.values() if e.status is not EntryStatus.REFUNDED]
         refunds: dict[int, int] = {}
         for e in entries:
-            refunds[e.player_id] = refunds.get(e.player_id, 0) + t.config.buy_in
+            refunds[e.player_id] = refunds.get(e.player_id, 0) + t.config.buy_in + purse.refund_extra(t, e)
         if entries:
             await self._refund(t, entries, fee_taken=t.config.fee if started else 0)
         await self.floor.close_tables(t)

@@ -1,4 +1,5 @@
-"""Persistence of tournaments: three tables of migration V4 (``tournament_tables.channel_id`` from V10) and
+"""Persistence of tournaments: three tables of migration V4 (``tournament_tables.channel_id`` from V10, an entry's
+rebuys, add-on and bounty from V16) and
 ``tournament_messages`` of V7 (portable SQL, explicit columns).
 
 Every write takes the open storage transaction of the caller, so a tournament's rows commit together with the
@@ -23,7 +24,7 @@ _T_COLS = (
 )
 _E_COLS = (
     "tournament_id, entry_id, player_id, entry_no, status, table_no, moves, bust_group, start_stack, place, tied, "
-    "prize, away, created_ms, end_stack"
+    "prize, away, created_ms, end_stack, rebuys, addons, bounty, bounty_won, knocked_by"
 )
 _TT_COLS = "tournament_id, table_no, table_id, status, final, hand_stacks, channel_id"
 
@@ -71,7 +72,7 @@ class TournamentRepository:
 
     async def put_entry(self, tx: StorageTx, tournament_id: int, e: Entry) -> None:
         await tx.execute(
-            f"INSERT INTO tournament_entries ({_E_COLS}) VALUES ({_ph(15)}) "  # noqa: S608
+            f"INSERT INTO tournament_entries ({_E_COLS}) VALUES ({_ph(20)}) "  # noqa: S608
             "ON CONFLICT (tournament_id, entry_id) DO UPDATE SET " + _excluded(_E_COLS, {"tournament_id", "entry_id"}),
             (
                 tournament_id,
@@ -89,6 +90,11 @@ class TournamentRepository:
                 int(e.away),
                 e.created_ms,
                 e.end_stack,
+                e.rebuys,
+                e.addons,
+                e.bounty,
+                e.bounty_won,
+                e.knocked_by,
             ),
         )
 
@@ -162,6 +168,11 @@ class TournamentRepository:
                     away=bool(r[12]),
                     created_ms=int(r[13]),
                     end_stack=r[14],
+                    rebuys=int(r[15]),
+                    addons=int(r[16]),
+                    bounty=int(r[17]),
+                    bounty_won=int(r[18]),
+                    knocked_by=r[19],
                 )
         for r in await tx.fetchall(f"SELECT {_TT_COLS} FROM tournament_tables ORDER BY table_no"):  # noqa: S608
             t = found.get(int(r[0]))

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pancog.game.i18n import N_
 from pancog.infra.storage.base import Account, BankScope, Posting
 
+from . import purse
 from .bubble import shared_round
 from .errors import AlreadyRegistered, BadTournamentOption, RegistrationClosed, TournamentFull
 from .model import Entry, EntryStatus, Tournament, TTable
@@ -64,7 +65,8 @@ def refunded(t: Tournament) -> int:
 
 
 def prize_pool(t: Tournament) -> int:
-    return (t.config.buy_in - t.config.fee) * t.paid_entries
+    """The prize pool paid by place: buy-ins less fees and bounties, rebuys and add-ons, or the guarantee."""
+    return purse.payout_pool(t)
 
 
 # ------------------------------------------------------------------ registration
@@ -106,11 +108,13 @@ def buy_in_legs(t: Tournament, player_id: int, *, running: bool) -> list[Posting
 
 
 def refund_legs(t: Tournament, entry: Entry, *, fee_taken: int) -> list[Posting]:
-    """The whole buy-in back to the player's bank: from escrow, and the fee from the house if it was taken."""
+    """The whole buy-in back to the player's bank: from escrow, and the fee from the house if it was taken (with
+    its rebuys and add-on, less any part of its bounty already paid to another player)."""
+    extra = purse.refund_extra(t, entry)
     legs = [
-        Posting(Account.escrow(t.tournament_id), -(t.config.buy_in - fee_taken)),
+        Posting(Account.escrow(t.tournament_id), -(t.config.buy_in - fee_taken + extra)),
         Posting(Account.house(t.guild_id), -fee_taken),
-        Posting(Account.bank(t.guild_id, entry.player_id), t.config.buy_in),
+        Posting(Account.bank(t.guild_id, entry.player_id), t.config.buy_in + extra),
     ]
     return [p for p in legs if p.delta]
 

@@ -39,7 +39,7 @@ from pancog.infra.storage.base import Account, AccountKind, ShardLeaseLost
 from pancog.services.outbox import Outbox
 from pancog.services.tables import Applied, NoTableHere, NotHost, TableService
 
-from . import rules
+from . import purse, rules
 from .checkin import CheckIn
 from .clock import Clock
 from .core import RESULTS_POST, Also, ChannelFactory, Core, FinishHook
@@ -60,6 +60,7 @@ from .events import (
 from .floor import Floor, NotServedHere
 from .model import Entry, EntryStatus, Status, Tournament, TournamentConfig
 from .payouts import prizes
+from .purse import purse_audit
 from .registry import Registry
 from .repository import TournamentRepository
 
@@ -317,6 +318,23 @@ class TournamentService:
         async with self._core.lock(tournament_id):
             return await self._registry.cancel(t)
 
+    async def rebuy(self, tournament_id: int, player_id: int) -> Entry:
+        """Buy a starting stack again during the rebuy period, when at or below the rebuy limit (one journal: the
+        buy-in into the prize pool, the chips into the player's tournament bank, at the table between hands).
+
+        Raises:
+            TournamentNotRunning, NotRegistered, RebuyRefused, InsufficientChips (nothing changed).
+        """
+        t = self.get(tournament_id)
+        async with self._core.lock(tournament_id):
+            return await self._floor.cashier.rebuy(t, player_id, addon=False)
+
+    async def addon(self, tournament_id: int, player_id: int) -> Entry:
+        """The one add-on at the end of the rebuy period (any stack). Raises as :meth:`rebuy`."""
+        t = self.get(tournament_id)
+        async with self._core.lock(tournament_id):
+            return await self._floor.cashier.rebuy(t, player_id, addon=True)
+
     async def remember_announcement(self, tournament_id: int, channel_id: int, message_id: int) -> None:
         """Store the announcement message the adapter edits (live entry count, buttons), so it survives a restart."""
         await self._registry.remember_announcement(self.get(tournament_id), channel_id, message_id)
@@ -436,11 +454,9 @@ class TournamentService:
         if t.status in (Status.FINISHED, Status.CANCELLED) and bal[escrow] != 0:
             problems.append(f"escrow holds {bal[escrow]} after the end")
         if t.status is Status.FINISHED:
-            pool = rules.prize_pool(t)
-            paid = sum(e.prize or 0 for e in t.entries.values())
-            out = sum(-p.delta for j in (payout, dealt) if j is not None for p in j.postings if p.account == escrow)
-            if paid != pool or out != pool:
-                problems.append(f"payouts {paid} (ledger {out}) differ from the prize pool {pool}")
+            # a deal's journal pays part of the prizes when a part was left to play for
+            postings = [p for j in (payout, dealt) if j is not None for p in j.postings]
+            problems += purse_audit(t, postings)
         for tt in t.open_tables():
             with contextlib.suppress(NoTableHere):
                 problems += await self.tables.check_books(tt.table_id)
@@ -455,6 +471,8 @@ class TournamentService:
             (tt.table_no, tuple(e.player_id for e in t.alive() if e.table_no == tt.table_no)) for tt in t.open_tables()
         )
         pool = rules.prize_pool(t)
+        level = now.level if t.status is Status.RUNNING else -1
+        paid = [e for e in t.entries.values() if e.status is not EntryStatus.REFUNDED]
         return TournamentInfo(
             tournament_id=t.tournament_id,
             title=cfg.title,
@@ -483,7 +501,22 @@ class TournamentService:
                 if e.status is EntryStatus.REGISTERED
             ),
             hand_for_hand=self._floor.hand_for_hand(t),
+            guarantee=cfg.guarantee,
+            overlay=purse.overlay(t),
+            bounty=cfg.bounty,
+            progressive=cfg.progressive,
+            rebuys=sum(e.rebuys for e in paid),
+            addons=sum(e.addons for e in paid),
+            rebuy_open=level >= 0 and purse.rebuy_open(cfg, level),
+            addon_open=level >= 0 and purse.addon_open(cfg, level),
+            bounties=purse.bounty_board(t),
+            satellite_for=cfg.satellite_for,
+            satellite_seats=self._seats(t, pool),
         )
+
+    def _seats(self, t: Tournament, pool: int) -> int:
+        target = self._core.tournaments.get(t.config.satellite_for or 0)
+        return pool // target.config.buy_in if target is not None and target.config.buy_in else 0
 
     def standings_now(self, tournament_id: int) -> list[tuple[int, int, int | None]]:
         """(player id, chips, table no) of the entries still in, most chips first (for /tourney info)."""

@@ -297,3 +297,28 @@ async def test_a_table_opened_before_california_dropped_going_out_units_keeps_th
     assert await fresh.load() == 1
     assert fresh.get(TABLE).state == live and fresh.get(TABLE).state.rules.going_out_units == 2
     assert TableConfig.from_json(old.to_json()) == old
+
+
+async def test_check_books_never_reads_an_action_between_its_commit_and_its_swap(env: Env) -> None:
+    """The audit's engine snapshot and ledger read are one consistent moment: an action whose postings are committed
+    but whose state is not swapped in yet (the table's lock still held) is waited for, never reported as a
+    difference (a loaded machine's /panadmin audit saw every stack off by the ante and the tops by the antes)."""
+    await open_two(env)
+    committed, release = asyncio.Event(), asyncio.Event()
+    real = env.store.commit_action
+
+    async def slow_commit(*args: object, **kwargs: object) -> object:
+        result = await real(*args, **kwargs)  # type: ignore[arg-type]
+        committed.set()
+        await release.wait()  # the postings are in the ledger; the engine state is swapped after this returns
+        return result
+
+    env.store.commit_action = slow_commit  # type: ignore[method-assign]
+    start = asyncio.create_task(env.service.start_hand(TABLE, A))
+    await committed.wait()
+    audit = asyncio.create_task(env.service.check_books(TABLE))
+    await asyncio.sleep(0.05)
+    release.set()
+    await start
+    assert await audit == []
+    assert await env.service.check_books(TABLE) == []

@@ -99,7 +99,17 @@ def test_dollar_placeholders():
 async def test_repository_round_trip(storage):
     """A tournament with entries and tables reads back equal; finished ones are left out of the active load."""
     repo = TournamentRepository()
-    cfg = TournamentConfig(format=Format.SCHEDULED, start_at_ms=5, max_entries=2, late_levels=1)
+    cfg = TournamentConfig(
+        format=Format.SCHEDULED,
+        start_at_ms=5,
+        max_entries=2,
+        late_levels=1,
+        rebuy_levels=2,
+        addon=True,
+        bounty=30,
+        progressive=True,
+        guarantee=5000,
+    )
     t = Tournament(
         tournament_id=9,
         guild_id=1,
@@ -115,7 +125,9 @@ async def test_repository_round_trip(storage):
     )
     e1 = Entry(entry_id=1, player_id=-1001, entry_no=1, status=EntryStatus.OUT, created_ms=11, bust_group=1)
     e1.start_stack = 120
+    e1.knocked_by = 2  # V16: what the entries bought and what their bounties did
     e2 = Entry(entry_id=2, player_id=55, entry_no=1, status=EntryStatus.ALIVE, created_ms=12, table_no=1, away=True)
+    e2.rebuys, e2.addons, e2.bounty, e2.bounty_won = 2, 1, 45, 15
     tt = TTable(table_no=1, table_id=123456789012345, hand_stacks={2: 300})
     async with storage.transaction() as tx:
         await repo.put_tournament(tx, t)
