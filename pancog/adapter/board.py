@@ -38,8 +38,6 @@ from pancog.adapter.presenters.table import (
     board_text,
     channel_deleted,
     countdown_line,
-    describe_events,
-    end_text,
     hand_over_title,
     live_outcome,
     missing_permissions,
@@ -47,6 +45,7 @@ from pancog.adapter.presenters.table import (
     table_snapshot,
     table_title,
 )
+from pancog.adapter.presenters.table_events import describe_events, end_text
 from pancog.adapter.presenters.tournament import tourney_board_line
 from pancog.adapter.presenters.tourney_play import hand_for_hand_line
 from pancog.adapter.runtime import PanRuntime, runtime_of

@@ -43,7 +43,8 @@ from pancog.adapter.replay_cog import REPLAY_ITEMS, ReplayCog
 from pancog.adapter.runtime import Handler, PanRuntime, attach, runtime_of
 from pancog.adapter.table_cog import ConfirmButton, GuideSelect, TableCog
 from pancog.adapter.tourney_buttons import CheckInButton
-from pancog.adapter.tourney_cog import TourneyButton, TourneyCog, TourneyThreads
+from pancog.adapter.tourney_cog import TourneyCog
+from pancog.adapter.tourney_parts import TourneyButton, TourneyThreads
 from pancog.adapter.tourney_play_cog import DealButton, TourneyPlayCog
 from pancog.adapter.tourney_purse_cog import TourneyPurseCog
 from pancog.adapter.watching import WatchButton, Watching

@@ -23,7 +23,8 @@ import discord
 
 from pancog.adapter import ack, edge
 from pancog.adapter.errors import deliver, send_dm
-from pancog.adapter.presenters.table import describe_events, headline, turn_dm, turn_ping
+from pancog.adapter.presenters.table import headline, turn_dm, turn_ping
+from pancog.adapter.presenters.table_events import describe_events
 from pancog.adapter.runtime import PanRuntime
 from pancog.game import engine
 from pancog.game.events import HandStarted

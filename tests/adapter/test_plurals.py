@@ -13,7 +13,8 @@ import pytest
 from pancog.adapter.presenters import hand as hand_words
 from pancog.adapter.presenters import league, tournament
 from pancog.adapter.presenters.replay import summary_line
-from pancog.adapter.presenters.table import confirm_leave_undeclared, describe_events, practice_opened
+from pancog.adapter.presenters.table import confirm_leave_undeclared, practice_opened
+from pancog.adapter.presenters.table_events import describe_events
 from pancog.game import Rules, Sit, StartHand, TableState, apply, describe_rules, initial_state
 from pancog.game.events import Melded, MeldPlayKind, StockReshuffled
 from pancog.game.rules import PRESETS

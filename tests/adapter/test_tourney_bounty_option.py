@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pancog.adapter.errors import BadOption
-from pancog.adapter.tourney_cog import parse_bounty
+from pancog.adapter.tourney_parts import parse_bounty
 
 
 @pytest.mark.parametrize(

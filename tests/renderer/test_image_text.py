@@ -13,7 +13,8 @@ from dataclasses import replace
 import pytest
 from PIL import Image, ImageChops
 
-from pancog.adapter.presenters.table import describe_events, live_outcome, table_snapshot
+from pancog.adapter.presenters.table import live_outcome, table_snapshot
+from pancog.adapter.presenters.table_events import describe_events
 from pancog.game import Rules, Sit, StartHand, apply, initial_state, legal_actions, to_act
 from pancog.game.actions import AddToMeld, Borrow, Discard, GoOnTop, Knock, NewMeld
 from pancog.game.events import ChipsMoved, Event, HandEnded, HandStarted

@@ -248,7 +248,7 @@ def _line_both_ways(text: str, kind: assets.FontKind, size: int) -> tuple[Image.
 def _real_notes() -> list[str]:
     """Every note kind from real engine hands (tests/renderer/test_image_text.py's seeded games)."""
     from pancog.adapter.presenters.common import plain_text
-    from pancog.adapter.presenters.table import describe_events
+    from pancog.adapter.presenters.table_events import describe_events
     from tests.renderer.test_image_text import NAMES as HOSTILE_NAMES
     from tests.renderer.test_image_text import played_hands
 

@@ -21,7 +21,8 @@ from pancog.adapter.presenters.common import (
     signed,
     status_pill,
 )
-from pancog.adapter.presenters.table import describe_events, outcome_snapshot
+from pancog.adapter.presenters.table import outcome_snapshot
+from pancog.adapter.presenters.table_events import describe_events
 from pancog.adapter.safety import code_block
 from pancog.game.engine import PlayerView
 from pancog.game.events import CardPlucked, OptionTaken, WentOut
