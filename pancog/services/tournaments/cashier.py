@@ -21,7 +21,10 @@ from .core import Core, Draft, Post
 from .errors import TournamentNotRunning
 from .model import Entry, EntryStatus, Status, Tournament, TTable
 
-__all__ = ["Cashier", "Knockout"]
+__all__ = ["BOUNTY_REASON", "Cashier", "Knockout"]
+
+
+BOUNTY_REASON = "tournament knock-out bounty"  # the journal reason of a knock-out's bounties
 
 
 class Knockout:
@@ -152,7 +155,7 @@ class Cashier:
             ko.paid[e.entry_id] = (paid, eliminator.player_id)
         postings = [Posting(a, d) for a, d in sorted(legs.items()) if d]
         group = draft.t.bust_groups
-        return (postings, f"bounty:{group}", "tournament knock-out bounty"), ko
+        return (postings, f"bounty:{group}", BOUNTY_REASON), ko
 
     # ------------------------------------------------------------------ the finish
 

@@ -23,7 +23,7 @@ from pancog.services.tables import NoTableHere, TableConfig, TableSession
 from . import purse, rules
 from .balancer import BalanceTable, plan
 from .bubble import on_bubble
-from .cashier import Cashier
+from .cashier import BOUNTY_REASON, Cashier
 from .clock import Clock
 from .core import RESULTS_POST, ChannelFactory, Core, Rows
 from .events import PlayerMoved, PlayerOut, PlayerSeated, TableOpened, TournamentFinished, TournamentStarted
@@ -43,7 +43,6 @@ class Deals(Protocol):
 
 __all__ = ["Floor", "NotServedHere"]
 
-BOUNTY = "tournament knock-out bounty"  # the journal reason (as the cashier names it)
 log = logging.getLogger("pan.tournaments")
 
 
@@ -323,7 +322,7 @@ class Floor:
                 legs[posting.account] = legs.get(posting.account, 0) + posting.delta
             for e in busted_here:
                 paid[e.entry_id] = ko.of(e.entry_id)
-        bounty = ([Posting(a, d) for a, d in sorted(legs.items()) if d], f"bounty:{draft.t.bust_groups}", BOUNTY)
+        bounty = ([Posting(a, d) for a, d in sorted(legs.items()) if d], f"bounty:{draft.t.bust_groups}", BOUNTY_REASON)
         await self.core.commit(draft, [bounty])
         open_ = self.clock.registration_open(t)
         places = rules.knockout_places(t, [e.entry_id for e, _, _ in out])

@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import itertools
 
+import pytest
+
 from pancog.adapter.presenters.tourney_play import hand_for_hand_line
 from pancog.game import i18n
 from pancog.game.actions import StartHand
@@ -18,8 +20,9 @@ from tests.services.tournaments.test_service import GUILD, T_ID, Env, bot, check
 PAYOUTS = (30, 25, 20, 15, 10)  # five places paid: the bubble is the 6th player, on two tables of four seats
 
 
-def config(start_ms: int) -> TournamentConfig:
+def config(start_ms: int, bounty: int = 0) -> TournamentConfig:
     return TournamentConfig(
+        bounty=bounty,
         format=Format.SCHEDULED,
         buy_in=100,
         seats=4,
@@ -33,13 +36,16 @@ def config(start_ms: int) -> TournamentConfig:
     )
 
 
-async def test_hand_for_hand_on_the_bubble_deals_round_by_round_and_busts_at_two_tables_share(sqlite_storage):
+@pytest.mark.parametrize("bounty", [0, 10])
+async def test_hand_for_hand_on_the_bubble_deals_round_by_round_and_busts_at_two_tables_share(sqlite_storage, bounty):
     """12 entries on three tables, five paid. With six players left on two tables, no table deals before the other
     has finished its hand; a round that puts out players at both tables (the test raises the ante at the round's
     end) ranks them together: they share the places they cover and split those prizes evenly, an odd chip to the
-    entry that registered first. The audit balances and the prizes add up to the pool."""
+    entry that registered first. The audit balances and the prizes add up to the pool. With bounties, the round's
+    busts at both tables are paid in one journal (each table's hand winner his own table's), and every bounty
+    bought is collected by the end (the audit's bounty checks)."""
     env = Env(sqlite_storage, hand_seconds=120)
-    cfg = config(int(env.clock.now * 1000) + 60_000)
+    cfg = config(int(env.clock.now * 1000) + 60_000, bounty)
     await env.service.create(T_ID, guild_id=GUILD, channel_id=1, host_id=1, config=cfg)
     for n in range(1, 13):
         await env.service.register(T_ID, bot(n))
@@ -111,6 +117,15 @@ async def test_hand_for_hand_on_the_bubble_deals_round_by_round_and_busts_at_two
     share, odd = divmod(covered, tied)
     assert [e.prize for e in round_busts] == [share + odd] + [share] * (tied - 1)
     assert sum(e.prize or 0 for e in t.entries.values()) == rules.prize_pool(t)
+    if bounty:
+        assert sum(e.bounty_won for e in t.entries.values()) == bounty * len(t.entries)
+        assert all(e.bounty == 0 for e in t.entries.values())
+        async with env.ledger.storage.transaction(write=False) as tx:
+            journal = await tx.find_journal(f"tny:{T_ID}:bounty:{group}")
+        winners = {e.knocked_by for e in round_busts if e.knocked_by is not None}
+        assert winners and journal is not None  # the round's bounties, in one journal, to the hands' winners
+        paid = {p.account.user_id for p in journal.postings if p.delta > 0}
+        assert paid == {t.entries[w].player_id for w in winners}
     await check_books(env, T_ID)
 
 
