@@ -6,21 +6,10 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from pancog.services.tournaments.model import Status
 from pancog.services.tournaments.service import PlayerOut
 from tests.e2e.conftest import PanFactory
-from tests.e2e.test_tourney import wait_until_over
-
-
-@pytest.fixture(autouse=True)
-def fast(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PAN_BOT_DELAY", "0")
-    monkeypatch.setenv("PAN_CLOCK_SCALE", "300")
-    monkeypatch.setenv("PAN_TIME_BANK_SECONDS", "0")
-    monkeypatch.setenv("PAN_TOURNEY_TICK", "0.1")
-    monkeypatch.setenv("PAN_DEAL_SEED", "15")
+from tests.e2e.test_tourney import fast, wait_until_over  # noqa: F401 (fast: the pace fixture)
 
 
 async def test_the_boards_show_hand_for_hand_on_the_bubble(pan_factory: PanFactory) -> None:

@@ -11,17 +11,8 @@ import pytest
 from pancog.adapter.safety import shown
 from pancog.services.tournaments.model import Status, Tournament
 from tests.e2e.conftest import Pan, PanFactory, private_to
-from tests.e2e.test_tourney import public, wait_until_over
+from tests.e2e.test_tourney import fast, public, wait_until_over  # noqa: F401 (fast: the pace fixture)
 from tests.fakediscord.models import FakeMessage
-
-
-@pytest.fixture(autouse=True)
-def fast(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PAN_BOT_DELAY", "0")
-    monkeypatch.setenv("PAN_CLOCK_SCALE", "300")
-    monkeypatch.setenv("PAN_TIME_BANK_SECONDS", "0")
-    monkeypatch.setenv("PAN_TOURNEY_TICK", "0.1")
-    monkeypatch.setenv("PAN_DEAL_SEED", "15")
 
 
 def threads_of(pan: Pan) -> list[int]:
