@@ -230,21 +230,28 @@ async def test_tournament_seats_keep_their_names_after_a_restart(pan_factory: Pa
     host, ana, _, _ = pan.users
     service = pan.rt.tournaments
     assert service is not None
-    await pan.slash(host, "tourney create", seats=3, buy_in=100, antes="10,20,40,80,160,320,640", title="Names SnG")
+    # antes of a few chips on 5000-chip stacks: the two people, away and going on top every hand, cannot bust before
+    # the pause lands, however fast the computer plays on a loaded machine (antes of 10,20,40… ended it in 30 hands)
+    created = await pan.slash(
+        host, "tourney create", seats=3, buy_in=100, antes="1,2,3,4,5,6", starting_stack=5000, title="Names SnG"
+    )
+    assert "Names SnG" in created.text, created.text
     await pan.slash(host, "tourney register")
     await pan.slash(ana, "tourney register")
-    await pan.slash(host, "tourney addbots", count=1, level="easy")
-    await until(pan, lambda: bool(threads_of(pan)) and bool(boards_in(pan, threads_of(pan)[0])))
-    await pan.slash(host, "tourney pause")
+    # the hands run on with nobody to wait for (the two people are away): no quiescence until the pause
+    await pan.h.slash(host, "tourney addbots", count=1, level="easy", settle=False)
+    await pan.h.until(lambda: bool(threads_of(pan)) and bool(boards_in(pan, threads_of(pan)[0])), "the table", 60)
+    await pan.h.slash(host, "tourney pause", settle=False)
     # restarted between hands (no turn ping in flight: a ping sent while the old client closes is another matter)
     await until(pan, lambda: not pan.rt.tables.in_channel(threads_of(pan)[0]).in_hand, 60)
     await pan.h.restart()
-    await pan.slash(host, "tourney resume")
+    await pan.h.slash(host, "tourney resume", settle=False)
     (thread,) = threads_of(pan)
-    before = {m.id for m in boards_in(pan, thread)}
-    await until(pan, lambda: any(m.id not in before or m.edits for m in boards_in(pan, thread)), 30)
+    before = {m.id: m.edits for m in boards_in(pan, thread)}
+    await pan.h.until(lambda: any(m.edits > before.get(m.id, -1) for m in boards_in(pan, thread)), "a board", 30)
     board = pan.h.fake.messages[boards_in(pan, thread)[-1].id]
     alt = board.attachments[0].description or ""
     for user in (host, ana):
         assert user.name in alt, alt
     assert "Player " not in alt
+    await pan.slash(host, "tourney cancel")
