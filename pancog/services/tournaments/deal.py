@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pancog.game.i18n import N_
 from pancog.infra.storage.base import StorageTx
 
-from . import chop, rules
+from . import chop, purse, rules
 from .core import Core, Post, Rows
 from .deal_events import DealAccepted, DealDeclined, DealDone, DealProposed
 from .errors import BadDeal, DealAlreadyAccepted, NoDeal, NotInDeal, NotTournamentHost
@@ -126,6 +126,10 @@ class DealDesk:
             raise BadDeal(N_("A deal is made at the final table, by the players left there."))
         if self.floor.clock.registration_open(t):
             raise BadDeal(N_("A deal waits until registration has closed."))
+        level = self.floor.clock.now(t).level
+        if purse.rebuy_open(t.config, level) or purse.addon_open(t.config, level):
+            # rebuys and the add-on still grow the pool (and shrink a guarantee's overlay): the prizes are not final
+            raise BadDeal(N_("A deal waits until the rebuy period is over."))
         if t.tournament_id in self.deals:
             raise BadDeal(N_("This tournament already has a deal (proposed or made)."))
         if not 0 <= keep <= chop.max_keep(self.remaining_prizes(t)):
@@ -211,12 +215,19 @@ class DealDesk:
                 self._settling = None
             self.deals[t.tournament_id] = done
         else:
-            legs = rules.payout_legs(t, {k: v for k, v in done.amounts.items() if v})
+            house = await self.floor.cashier.house_balance(t)
+            legs = purse.deal_legs(t, {k: v for k, v in done.amounts.items() if v}, house_balance=house)
             await self._store(t, done, [(legs, "deal", "tournament deal")])
             self.core.spawn(self.floor.after_hand(t))
         self.core.emit(DealDone(t.tournament_id, paid, done.keep))
 
     _settling: tuple[int, Deal] | None = None
+
+    def brought_overlay(self, t: Tournament) -> bool:
+        """True when an accepted deal's journal already brought the guarantee's overlay (a part was left to play for):
+        the finish must not bring it again."""
+        deal = self.deals.get(t.tournament_id)
+        return deal is not None and deal.status == "accepted" and deal.keep > 0
 
     def at_finish(
         self, t: Tournament, won: dict[int, int], finishes: Sequence[Finish]

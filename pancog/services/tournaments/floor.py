@@ -40,6 +40,8 @@ class Deals(Protocol):
         self, t: Tournament, won: dict[int, int], finishes: Sequence[Finish]
     ) -> tuple[dict[int, int], dict[int, int], list[Rows]]: ...
 
+    def brought_overlay(self, t: Tournament) -> bool: ...
+
 
 __all__ = ["Floor", "NotServedHere"]
 
@@ -456,7 +458,10 @@ class Floor:
             note = self.core.finish_hook(t.guild_id, t.tournament_id, places, cashed)
         target = self.core.tournaments.get(t.config.satellite_for or 0)
         if target is None or target.guild_id != t.guild_id:
-            legs = purse.finish_legs(t, {k: v for k, v in now.items() if v}, bounties, house_balance=house)
+            due = self.desk is None or not self.desk.brought_overlay(t)
+            legs = purse.finish_legs(
+                t, {k: v for k, v in now.items() if v}, bounties, house_balance=house, overlay_due=due
+            )
             await self.core.commit(draft, [(legs, "payouts", "tournament prizes")], [results], rows, note=note)
             self.core.emit(TournamentFinished(t.tournament_id, result.finishes, {k: v for k, v in won.items() if v}))
             return
@@ -464,7 +469,8 @@ class Floor:
         async with self.core.lock(target.tournament_id):
             order = [f.entry_id for f in result.finishes]
             seat_won, seats, also = self.cashier.satellite(draft, target, order)
-            legs = purse.finish_legs(t, seat_won, bounties, house_balance=house, seats=seats)
+            due = self.desk is None or not self.desk.brought_overlay(t)
+            legs = purse.finish_legs(t, seat_won, bounties, house_balance=house, seats=seats, overlay_due=due)
             post = (legs, "payouts", "satellite seats and prizes")
             await self.core.commit(draft, [post], [results], rows, note=note, also=[also])
             cfg = target.config

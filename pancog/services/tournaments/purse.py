@@ -37,6 +37,7 @@ __all__ = [
     "check_rebuy",
     "check_target",
     "collected_pool",
+    "deal_legs",
     "finish_legs",
     "overlay",
     "payout_pool",
@@ -173,28 +174,46 @@ def finish_legs(
     *,
     house_balance: int,
     seats: Sequence[Posting] = (),
+    overlay_due: bool = True,
 ) -> list[Posting]:
     """The payout journal: prizes (entry id -> chips) and the bounties collected at the end (the winner's own head
     and the unclaimed ones) from escrow to the players' banks, the overlay from the house (what it cannot cover
-    issued by the guild), and satellite ``seats`` (escrow to the target's escrow)."""
-    escrow = Account.escrow(t.tournament_id)
+    issued by the guild) unless a deal's journal brought it already (``overlay_due=False``), and satellite ``seats``
+    (escrow to the target's escrow)."""
     legs: dict[Account, int] = {}
+    _pay(t, legs, [*won.items(), *bounties.items()], house_balance=house_balance, overlay_due=overlay_due)
+    for p in seats:
+        legs[p.account] = legs.get(p.account, 0) + p.delta
+    return [Posting(a, d) for a, d in sorted(legs.items()) if d]
+
+
+def deal_legs(t: Tournament, dealt: Mapping[int, int], *, house_balance: int) -> list[Posting]:
+    """The journal of a deal that leaves a part to play for: the dealt amounts (entry id -> chips) from escrow, and
+    the guarantee's overlay with them. The overlay is part of the prize pool the deal divides, so it comes in with
+    the first prizes paid out of the pool (escrow never pays chips it does not hold); the finish then does not bring
+    it again."""
+    legs: dict[Account, int] = {}
+    _pay(t, legs, list(dealt.items()), house_balance=house_balance, overlay_due=True)
+    return [Posting(a, d) for a, d in sorted(legs.items()) if d]
+
+
+def _pay(
+    t: Tournament, legs: dict[Account, int], paid: Sequence[tuple[int, int]], *, house_balance: int, overlay_due: bool
+) -> None:
+    escrow = Account.escrow(t.tournament_id)
 
     def add(account: Account, delta: int) -> None:
         legs[account] = legs.get(account, 0) + delta
 
-    for entry_id, amount in [*won.items(), *bounties.items()]:
+    for entry_id, amount in paid:
         add(Account.bank(t.guild_id, t.entries[entry_id].player_id), amount)
         add(escrow, -amount)
-    extra = overlay(t)
+    extra = overlay(t) if overlay_due else 0
     if extra:
         from_house = min(extra, max(0, house_balance))
         add(Account.house(t.guild_id), -from_house)
         add(Account.issued(BankScope.guild(t.guild_id)), -(extra - from_house))
         add(escrow, extra)
-    for p in seats:
-        add(p.account, p.delta)
-    return [Posting(a, d) for a, d in sorted(legs.items()) if d]
 
 
 def check_target(target: Tournament | None, guild_id: int) -> None:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pancog.infra.storage.base import Account
+from pancog.infra.storage.base import Account, Posting
 from pancog.services.tournaments import chop, rules
 from pancog.services.tournaments.deal_events import DealAccepted, DealDone, DealProposed
 from pancog.services.tournaments.errors import BadDeal, DealAlreadyAccepted, NoDeal, NotInDeal
@@ -161,4 +161,124 @@ async def test_a_part_left_to_play_for_goes_to_the_winner_of_the_rest(sqlite_sto
     assert winner.prize == deal.amounts[winner.entry_id] + 180
     assert all(e.prize == deal.amounts[e.entry_id] for e in t.entries.values() if e.place != 1)
     assert sum(e.prize or 0 for e in t.entries.values()) == 600
+    await check_books(env, T_ID)
+
+
+async def guaranteed(env: Env, guarantee: int) -> None:
+    """The three-handed Sit & Go (100 a head, 65/35) with a guaranteed pool: the house holds 50 chips of earlier fees,
+    so an overlay above that is partly issued by the guild."""
+    await env.ledger.transact(
+        [Posting(Account.issued(GUILD), -50), Posting(Account.house(GUILD), 50)], key="fees", reason="fees"
+    )
+    cfg = TournamentConfig(
+        format=Format.SNG,
+        buy_in=100,
+        seats=3,
+        starting_stack=400,
+        antes=default_antes(10),
+        level_minutes=10,
+        payouts=(65, 35),
+        guarantee=guarantee,
+    )
+    await env.service.create(T_ID, guild_id=GUILD, channel_id=1, host_id=ANN, config=cfg)
+    for player in (ANN, BOB):
+        await env.service.register(T_ID, player)
+        await env.service.set_away(T_ID, player, True)
+    await env.service.register(T_ID, bot(1))
+
+
+async def overlay_legs(env: Env, key: str) -> tuple[int, int]:
+    """(from the house, issued by the guild) in a journal."""
+    async with env.storage.transaction(write=False) as tx:
+        journal = await tx.find_journal(f"tny:{T_ID}:{key}")
+    assert journal is not None, key
+    legs = {p.account: p.delta for p in journal.postings}
+    return -legs.get(Account.house(GUILD), 0), -legs.get(Account.issued(GUILD), 0)
+
+
+@pytest.mark.parametrize("keep", [0, 100], ids=["ends-on-the-deal", "part-left-to-play-for"])
+async def test_a_deal_shares_the_guaranteed_pool_overlay_included(sqlite_storage, keep: int) -> None:
+    """A card room's overlay is part of the prize pool, so a final-table deal divides the prizes still to be won with
+    the overlay in them: 3 x 100 collected, 1,000 guaranteed, 650 / 350 to play for. The overlay (700: the house's 50,
+    the guild issues 650) comes in with the first journal that pays the dealt amounts — the payouts journal when the
+    tournament ends on the deal, the deal's own journal when a part is left to play for (escrow never pays out chips it
+    does not hold) — and never twice; every prize is exact and the audit balances at every step."""
+    env = Env(sqlite_storage, hand_seconds=30)
+    await guaranteed(env, 1000)
+    t = env.service.get(T_ID)
+    info = env.service.info(T_ID)
+    assert (info.prize_pool, info.overlay) == (1000, 700)
+    banks = {p: await env.ledger.balance(GUILD, p) for p in (ANN, BOB)}
+    await env.service.propose_deal(T_ID, ANN, "chip", keep=keep)
+    await env.settle()
+    deal = env.service.deal(T_ID)
+    assert deal is not None and deal.status == "proposed"
+    stacks = dict(deal.stacks)
+    assert sum(stacks.values()) == 1200
+    # chip chop by hand: everyone first gets the smallest prize (0: three left, two paid), the rest by chips
+    dealt = 1000 - keep
+    expected = {k: dealt * s // 1200 for k, s in stacks.items()}
+    by_fraction = sorted(stacks, key=lambda k: (-(dealt * stacks[k] % 1200), -stacks[k], k))
+    for k in by_fraction[: dealt - sum(expected.values())]:  # the odd chips: largest fractions first
+        expected[k] += 1
+    assert deal.amounts == expected and sum(expected.values()) == dealt
+    await env.service.accept_deal(T_ID, ANN)
+    await check_books(env, T_ID)
+    await env.service.accept_deal(T_ID, BOB)
+    await env.settle()
+    await check_books(env, T_ID)
+    by_player = {t.entries[k].player_id: v for k, v in expected.items()}
+    if keep:  # play went on (the people are away: the tournament plays their turns) after the deal's journal
+        assert await overlay_legs(env, "deal") == (50, 650)  # the overlay arrives with the first prizes paid
+        async with env.storage.transaction(write=False) as tx:
+            journal = await tx.find_journal(f"tny:{T_ID}:deal")
+        assert journal is not None
+        legs = {p.account: p.delta for p in journal.postings}
+        assert legs[Account.escrow(T_ID)] == 700 - dealt  # escrow kept the collected 300 less nothing it lacked
+        assert {p: legs.get(Account.bank(GUILD, p), 0) for p in by_player} == by_player
+        await env.run(T_ID)
+        assert await overlay_legs(env, "payouts") == (0, 0)  # not twice
+    else:
+        async with env.storage.transaction(write=False) as tx:
+            assert await tx.find_journal(f"tny:{T_ID}:deal") is None
+        assert await overlay_legs(env, "payouts") == (50, 650)
+    assert t.status is Status.FINISHED
+    winner = next(e for e in t.entries.values() if e.place == 1)
+    for e in t.entries.values():
+        assert e.prize == expected[e.entry_id] + (keep if e is winner else 0)
+    assert sum(e.prize or 0 for e in t.entries.values()) == 1000
+    for p in (ANN, BOB):
+        entry = next(e for e in t.entries.values() if e.player_id == p)
+        assert await env.ledger.balance(GUILD, p) == banks[p] + entry.prize
+    assert await env.ledger.balances([Account.escrow(T_ID), Account.house(GUILD)]) == {
+        Account.escrow(T_ID): 0,
+        Account.house(GUILD): 0,
+    }
+    await check_books(env, T_ID)
+
+
+async def test_a_deal_waits_for_the_end_of_the_rebuy_period(sqlite_storage) -> None:
+    """The pool is not final while rebuys and the add-on are still sold (a guarantee's overlay shrinks with each):
+    a deal proposed then is refused and nothing is stored."""
+    env = Env(sqlite_storage, hand_seconds=30)
+    cfg = TournamentConfig(
+        format=Format.SNG,
+        buy_in=100,
+        seats=2,
+        starting_stack=400,
+        antes=default_antes(10),
+        level_minutes=10,
+        rebuy_levels=2,
+        addon=True,
+        guarantee=1000,
+    )
+    await env.service.create(T_ID, guild_id=GUILD, channel_id=1, host_id=ANN, config=cfg)
+    await env.service.register(T_ID, ANN)
+    await env.service.set_away(T_ID, ANN, True)
+    await env.service.register(T_ID, bot(1))  # full: it starts
+    assert env.service.get(T_ID).status is Status.RUNNING
+    with pytest.raises(BadDeal, match="rebuy period"):
+        await env.service.propose_deal(T_ID, ANN, "chip")
+    assert env.service.deal(T_ID) is None
+    await env.settle()
     await check_books(env, T_ID)
