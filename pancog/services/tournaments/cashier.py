@@ -68,8 +68,10 @@ class Cashier:
         return {p: balances[a] for p, a in zip(player_ids, accounts, strict=True)}
 
     async def rebuy(self, t: Tournament, player_id: int, *, addon: bool) -> Entry:
-        """A rebuy (or the add-on): one journal and the entry's row, then the chips to the table between hands (with
-        the lock).
+        """A rebuy (or the add-on): one journal and the entry's row (with the lock). The chips reach the table at the
+        next step between hands (:meth:`top_up`; the caller asks for one): a rebuy holds the tournament's lock for one
+        transaction, not for a wait on every table where bought chips are pending — 200 add-ons at the end of the
+        rebuy period would otherwise queue for minutes behind one another.
 
         Raises:
             TournamentNotRunning, NotRegistered, RebuyRefused, InsufficientChips (nothing changed).
@@ -91,7 +93,6 @@ class Cashier:
             changed.rebuys += 1
             key, reason = f"rebuy:{entry.entry_id}:{changed.rebuys}", "tournament rebuy"
         await self.core.commit(draft, [(purse.rebuy_legs(t, player_id), key, reason)])
-        await self.top_up(t)
         return t.entries[entry.entry_id]
 
     async def top_up(self, t: Tournament) -> None:

@@ -61,6 +61,8 @@ class Floor:
         self.tables = core.tables
         self.channels = channels  # where a new table is played (None: its own id)
         self._returning: set[tuple[int, int]] = set()  # (tournament, player) back from away, not yet stored
+        self._waiting: set[int] = set()  # tournaments with a step between hands waiting for their lock
+        self._cleared: set[tuple[int, int]] = set()  # (tournament, entry) out, unseated, leftover chips returned
         self.desk: Deals | None = None  # final-table deals (:meth:`keep_deals`): a proposal holds the next deal
         self.cashier = Cashier(core, clock)  # rebuys, add-ons, bounties, the overlay
 
@@ -89,9 +91,21 @@ class Floor:
     # ------------------------------------------------------------------ between hands
 
     async def after_hand(self, t: Tournament) -> None:
-        async with self.core.lock(t.tournament_id):
-            if t.status is Status.RUNNING and self.core.tournaments.get(t.tournament_id) is t:
-                await self.between_hands(t)
+        """The step between hands after a table's hand (or a rebuy, a withdrawn deal). Steps coalesce: while one waits
+        for the tournament's lock, another is not queued behind it — the waiting one reads the tables when it runs, so
+        it sees every hand that ended meanwhile. Without this, each of 25 tables ending a hand queued a full step over
+        every table, and a player's rebuy or add-on waited behind all of them."""
+        key = t.tournament_id
+        if key in self._waiting:
+            return
+        self._waiting.add(key)
+        try:
+            async with self.core.lock(key):
+                self._waiting.discard(key)  # from here on a hand that ends needs a step of its own
+                if t.status is Status.RUNNING and self.core.tournaments.get(key) is t:
+                    await self.between_hands(t)
+        finally:
+            self._waiting.discard(key)
 
     async def between_hands(self, t: Tournament) -> None:
         """Everything between hands, re-derivable at any time: busts, seats, balance, finish, deals."""
@@ -203,6 +217,17 @@ class Floor:
                 if self.tables.get(tt.table_id).find_seat(player_id) is not None:
                     return tt
         return None
+
+    def stacks(self, t: Tournament) -> dict[int, int]:
+        """Player id -> stack of everyone seated at the tournament's tables (what :meth:`chips_of` gives one player).
+        Every board's tournament line reads the standings: one pass over the seats, not over the tables per entry."""
+        found: dict[int, int] = {}
+        for tt in t.tables.values():
+            with contextlib.suppress(NoTableHere):
+                for s in self.tables.get(tt.table_id).state.seats:
+                    if s is not None:
+                        found.setdefault(s.player_id, s.stack)
+        return found
 
     def chips_of(self, t: Tournament, player_id: int) -> int:
         """The player's stack at the tournament table they sit at (0 if not seated)."""
@@ -359,7 +384,7 @@ class Floor:
             if e.status is not EntryStatus.REFUNDED:
                 latest[e.player_id] = e
         for e in latest.values():
-            if e.status is not EntryStatus.OUT:
+            if e.status is not EntryStatus.OUT or (t.tournament_id, e.entry_id) in self._cleared:
                 continue
             here = self.seated_at(t, e.player_id)
             if here is not None:
@@ -372,6 +397,8 @@ class Floor:
                 held = (await tx.balances([chips]))[chips]
                 stub = rules.stub_legs(t, e.player_id, held)
                 await self.core.post(tx, t, (stub, f"stub:{e.entry_id}", "tournament bust: leftover chips"))
+            # done: not read again at every step (a restart forgets this and redoes it once, idempotently)
+            self._cleared.add((t.tournament_id, e.entry_id))
 
     async def close_emptied(self, t: Tournament) -> None:
         """Close the table service's tables of broken tables once nobody sits there."""
@@ -404,6 +431,8 @@ class Floor:
         if self.hand_for_hand(t):
             return  # hand-for-hand: no table deals before every table has finished its hand
         ante = now.ante
+        dealing: list[tuple[TTable, TableSession]] = []
+        draft = self.core.draft(t)
         for tt, session in self.idle_tables(t):
             if session.rules.ante_chips != ante:
                 await self.tables.system_act(tt.table_id, SetStakes(ante_chips=ante))
@@ -411,11 +440,14 @@ class Floor:
             if len(seated) < 2:
                 continue
             by_player = {e.player_id: e.entry_id for e in t.alive() if e.table_no == tt.table_no}
-            draft = self.core.draft(t)
             draft.table(tt.table_no).hand_stacks = {
                 by_player[s.player_id]: s.stack for s in seated if s.player_id in by_player
             }
-            await self.core.commit(draft)
+            dealing.append((tt, session))
+        if not dealing:
+            return
+        await self.core.commit(draft)  # every table's start-of-hand stacks in one transaction, not one per table
+        for tt, session in dealing:
             seed = rules.derive(t.seed, tt.table_no, session.state.hand_no + 1)
             try:
                 await self.tables.system_act(tt.table_id, StartHand(seed=seed), expect_seq=session.state.seq)

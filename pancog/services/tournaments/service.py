@@ -327,13 +327,17 @@ class TournamentService:
         """
         t = self.get(tournament_id)
         async with self._core.lock(tournament_id):
-            return await self._floor.cashier.rebuy(t, player_id, addon=False)
+            entry = await self._floor.cashier.rebuy(t, player_id, addon=False)
+        self._core.spawn(self._floor.after_hand(t))  # the chips to the table between hands (steps coalesce)
+        return entry
 
     async def addon(self, tournament_id: int, player_id: int) -> Entry:
         """The one add-on at the end of the rebuy period (any stack). Raises as :meth:`rebuy`."""
         t = self.get(tournament_id)
         async with self._core.lock(tournament_id):
-            return await self._floor.cashier.rebuy(t, player_id, addon=True)
+            entry = await self._floor.cashier.rebuy(t, player_id, addon=True)
+        self._core.spawn(self._floor.after_hand(t))
+        return entry
 
     async def remember_announcement(self, tournament_id: int, channel_id: int, message_id: int) -> None:
         """Store the announcement message the adapter edits (live entry count, buttons), so it survives a restart."""
@@ -521,5 +525,6 @@ class TournamentService:
     def standings_now(self, tournament_id: int) -> list[tuple[int, int, int | None]]:
         """(player id, chips, table no) of the entries still in, most chips first (for /tourney info)."""
         t = self.get(tournament_id)
-        rows = [(e.player_id, self._floor.chips_of(t, e.player_id), e.table_no) for e in t.alive()]
+        seated = self._floor.stacks(t)  # one pass over the open tables, not one over every table per entry
+        rows = [(e.player_id, seated.get(e.player_id, 0), e.table_no) for e in t.alive()]
         return sorted(rows, key=lambda r: -r[1])

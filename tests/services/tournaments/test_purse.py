@@ -102,6 +102,7 @@ async def test_rebuys_and_the_add_on_grow_the_pool_and_pay_exactly(sqlite_storag
     assert env.service.info(T_ID).addon_open
     entry = await env.service.addon(T_ID, bot(3))
     assert entry.addons == 1
+    await env.settle()  # the chips reach the table on the step between hands the add-on asked for
     before = await state_of(env)
     with pytest.raises(RebuyRefused):  # one add-on
         await env.service.addon(T_ID, bot(3))
@@ -134,6 +135,7 @@ async def test_a_rebuy_above_the_stack_limit_is_refused(sqlite_storage) -> None:
     await paused_start(env, cfg, 2)
     await env.ledger.grant(GUILD, bot(1), 500, actor=1, reason="rebuy money")
     await env.service.rebuy(T_ID, bot(1))  # 300: at the limit (the starting stack)
+    await env.settle()  # the chips reach the table on the step between hands the rebuy asked for
     before = await state_of(env)
     with pytest.raises(RebuyRefused, match="at or below"):  # 600 now, bought chips included
         await env.service.rebuy(T_ID, bot(1))
