@@ -3,6 +3,8 @@ players, a fast clock): the ledger audit balances after every step, escrow ends 
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from pancog.infra.storage.base import Account, BankScope, Posting
@@ -10,7 +12,7 @@ from pancog.services.ledger import InsufficientChips
 from pancog.services.tournaments import purse
 from pancog.services.tournaments.errors import BadTournamentOption, NotRegistered, RebuyRefused, TournamentNotRunning
 from pancog.services.tournaments.levels import default_antes
-from pancog.services.tournaments.model import EntryStatus, Format, Status, TournamentConfig
+from pancog.services.tournaments.model import EntryStatus, Format, Status, Tournament, TournamentConfig
 from pancog.services.tournaments.service import PlayerOut, TournamentFinished
 from tests.services.tournaments.test_service import GUILD, T_ID, Env, bot, check_books, check_ranking
 
@@ -333,3 +335,37 @@ async def test_a_satellite_registers_its_winner_in_the_target_from_escrow(storag
         assert legs[Account.bank(GUILD, first.player_id)] == 300 and legs[Account.escrow(T_ID)] == -400
         assert Account.escrow(TARGET) not in legs
     assert await env.service.audit(TARGET) == []
+
+
+async def test_steps_between_hands_coalesce_and_a_rebuy_waits_for_one_at_most(sqlite_storage, monkeypatch) -> None:
+    """Tables that end their hands while a step holds the tournament's lock queue one step, not one each: the waiting
+    step reads every table when it runs. (With one queued per table, 25 tables ending a hand queued 25 steps over all
+    of them, and the add-ons bought at the end of the rebuy period waited behind them for minutes.) A rebuy bought
+    meanwhile is committed as soon as the running step ends, and its chips reach the table on the queued step."""
+    env = Env(sqlite_storage, hand_seconds=0)
+    cfg = TournamentConfig(format=Format.SNG, buy_in=100, seats=2, starting_stack=300, level_minutes=10, rebuy_levels=3)
+    await paused_start(env, cfg, 2)
+    await env.ledger.grant(GUILD, bot(1), 100, actor=1, reason="rebuy money")
+    floor = env.service._floor
+    runs = 0
+    real = floor.between_hands
+
+    async def counted(t: Tournament) -> None:
+        nonlocal runs
+        runs += 1
+        await real(t)
+
+    monkeypatch.setattr(floor, "between_hands", counted)
+    t = env.service.get(T_ID)
+    lock = floor.core.lock(T_ID)
+    await lock.acquire()  # a step is running
+    steps = [asyncio.create_task(floor.after_hand(t)) for _ in range(10)]  # ten tables end a hand meanwhile
+    rebuy = asyncio.create_task(env.service.rebuy(T_ID, bot(1)))
+    await asyncio.sleep(0)
+    lock.release()
+    await asyncio.gather(*steps)
+    assert (await rebuy).rebuys == 1
+    await env.settle()
+    assert runs == 2, "one queued step, and the one the rebuy asked for once it was committed"
+    assert {p: c for p, c, _ in env.service.standings_now(T_ID)}[bot(1)] == 600  # the chips reached the table
+    await check_books(env, T_ID)
