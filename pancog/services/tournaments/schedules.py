@@ -455,10 +455,9 @@ class Schedules:
         shards = self.core.store.shards
         where = f" AND {shards.sql_filter('e.guild_id')}" if shards is not None else ""
         async with self.core.storage.transaction(write=False) as tx:
-            rows = await tx.fetchall(
-                "SELECT e.tournament_id, e.guild_id, e.sent, t.status FROM tournament_events e "
-                "JOIN tournaments t ON t.tournament_id = e.tournament_id WHERE e.sent < 3" + where,
-            )
+            cols = "e.tournament_id, e.guild_id, e.sent, t.status"
+            join = "tournament_events e JOIN tournaments t ON t.tournament_id = e.tournament_id"
+            rows = await tx.fetchall(f"SELECT {cols} FROM {join} WHERE e.sent < 3{where}")  # noqa: S608
         owed = 0
         for tid, guild_id, sent, status in rows:
             wanted = _EVENT_OF[Status(status)]
