@@ -20,6 +20,7 @@ Stored in migration V19 (``tournament_templates``, ``tournament_schedules``, ``t
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from dataclasses import dataclass
@@ -199,6 +200,7 @@ class Schedules:
         self.core = core
         self.registry = registry
         self.schedules: dict[int, Schedule] = {}  # the running ones
+        self._ticking = asyncio.Lock()  # the clock's tick and a command's immediate tick never overlap
 
     async def load(self, shards: ShardSet | None) -> int:
         where = "stopped_ms IS NULL" + (f" AND {shards.sql_filter('guild_id')}" if shards is not None else "")
@@ -374,6 +376,10 @@ class Schedules:
     async def tick(self) -> None:
         """Create every occurrence whose announcement time has come (each schedule's failure is logged, never
         raised), then owe the Scheduled Events' status changes."""
+        async with self._ticking:
+            await self._tick()
+
+    async def _tick(self) -> None:
         for s in list(self.schedules.values()):
             try:
                 while not s.over and self.core.now_ms() >= s.start_of(s.next_no) - s.announce_ms:
