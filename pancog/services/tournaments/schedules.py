@@ -311,7 +311,8 @@ class Schedules:
 
         Raises:
             BadSchedule (a start in the past, weeks or hours out of range), NoSuchTemplate, BadTournamentOption
-            (a guarantee without being a moderator; the template's settings refused with that start).
+            (a guarantee or a winner role without being a moderator; the template's settings refused with that
+            start).
         """
         if first_start_ms <= self.core.now_ms():
             raise BadSchedule(N_("The first start must be in the future."))
@@ -321,8 +322,10 @@ class Schedules:
             raise BadSchedule(N_("Announce each occurrence 1 to {n} hours ahead."), n=MAX_ANNOUNCE_HOURS)
         found = await self.template(guild_id, template)
         config = found.for_start(first_start_ms)  # BadTournamentOption: refused now, not at the first occurrence
-        if config.guarantee and not moderator:
-            raise BadTournamentOption(N_("Only a moderator can guarantee a prize pool (the house pays the overlay)."))
+        if (config.guarantee or config.winner_role_id is not None) and not moderator:  # the house's money, a role
+            raise BadTournamentOption(
+                N_("Only a moderator can schedule a template with a guaranteed prize pool or a winner role.")
+            )
         s = Schedule(
             schedule_id=schedule_id,
             guild_id=guild_id,

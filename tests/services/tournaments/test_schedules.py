@@ -271,10 +271,11 @@ async def test_a_bad_schedule_is_refused_with_nothing_stored(storage, change, er
     assert env.service.schedules.of_guild(GUILD) == []
 
 
-async def test_a_guaranteed_template_is_scheduled_by_a_moderator_only(storage) -> None:
+@pytest.mark.parametrize("privilege", [{"guarantee": 1000}, {"winner_role_id": 777}])
+async def test_a_template_with_the_house_s_money_or_a_role_is_scheduled_by_a_moderator_only(storage, privilege) -> None:
     env = Env(storage, hand_seconds=60)
     with_outbox(env)
-    await a_template(env, guarantee=1000)
+    await a_template(env, **privilege)
     with pytest.raises(BadTournamentOption):
         await env.service.schedules.weekly(
             S_ID, guild_id=GUILD, channel_id=9, host_id=HOST, template="Friday Pan",
