@@ -1,13 +1,15 @@
 """The built-in kinds of outbox item and their idempotent handlers (see :mod:`pancog.adapter.deliveries`).
 
-==================  ============================================  ==============================================
-kind                payload                                       result
-==================  ============================================  ==============================================
-``role.grant``      ``role_id``, ``user_id``, ``reason``          ``granted`` / ``had it`` / ``left``
-``role.remove``     ``role_id``, ``user_id``, ``reason``          ``removed`` / ``had not`` / ``left``
-``message.post``    ``channel_id``, ``content``, ``ping`` (ids)   the posted (V2) message's id
-``message.dm``      ``user_id``, ``content``                      the DM's message id
-==================  ============================================  ==============================================
+==========================  ============================================  ======================================
+kind                        payload                                       result
+==========================  ============================================  ======================================
+``role.grant``              ``role_id``, ``user_id``, ``reason``          ``granted`` / ``had it`` / ``left``
+``role.remove``             ``role_id``, ``user_id``, ``reason``          ``removed`` / ``had not`` / ``left``
+``message.post``            ``channel_id``, ``content``, ``ping`` (ids)   the posted (V2) message's id
+``message.dm``              ``user_id``, ``content``                      the DM's message id
+``tourney.event``           ``tournament_id``, ``schedule_id``            the Scheduled Event's id
+``tourney.event_status``    ``tournament_id``, ``status`` (2, 3, 4)       the event's status after the move
+==========================  ============================================  ======================================
 
 Each handler is safe to run twice for one item (a crash between Discord acting and the item being marked done
 delivers it again):
