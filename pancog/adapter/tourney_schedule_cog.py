@@ -164,7 +164,7 @@ class TourneyScheduleCog(PanCog):
             moderator=is_mod,
         )
         await send_ephemeral(interaction, schedule_made(s, s.channel_id))
-        await self.service.tick()  # an occurrence already inside its window is announced now, not at the next tick
+        await self.schedules.tick()  # an occurrence already inside its window is announced now, not at the next tick
 
     @weekly.autocomplete("template")
     async def weekly_template_autocomplete(

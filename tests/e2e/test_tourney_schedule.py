@@ -11,26 +11,15 @@ import asyncio
 import datetime as dt
 import time
 
-import pytest
-
 from pancog.services.outbox import OutboxItem
 from pancog.services.tournaments.model import Status, Tournament
 from pancog.services.tournaments.schedules import EVENT, WEEK_MS
 from pancog.services.tournaments.service import TournamentService
 from tests.e2e.conftest import Pan, PanFactory, private_to
-from tests.e2e.test_tourney import public, wait_until_over
+from tests.e2e.test_tourney import fast, public, wait_until_over  # noqa: F401 (fast: the pace fixture)
 from tests.fakediscord.models import FakeScheduledEvent
 
 CREATE_EVENT = "POST /guilds/{guild_id}/scheduled-events"
-
-
-@pytest.fixture(autouse=True)
-def fast(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PAN_BOT_DELAY", "0")
-    monkeypatch.setenv("PAN_CLOCK_SCALE", "300")
-    monkeypatch.setenv("PAN_TIME_BANK_SECONDS", "0")
-    monkeypatch.setenv("PAN_TOURNEY_TICK", "0.1")
-    monkeypatch.setenv("PAN_DEAL_SEED", "15")
 
 
 def service_of(pan: Pan) -> TournamentService:
@@ -228,3 +217,17 @@ async def test_bad_schedules_and_templates_are_refused_privately_with_nothing_st
     reply = await pan.slash(host, "tourney schedule stop", schedule=str(s.schedule_id))
     assert private_to(reply, host) and "Stopped" in reply.text
     assert await count(pan, "SELECT COUNT(*) FROM tournament_schedules WHERE stopped_ms IS NULL") == 0
+
+
+async def test_a_cancelled_occurrence_cancels_its_event(pan_factory: PanFactory) -> None:
+    pan = await pan_factory()
+    host = pan.users[0]
+    await with_template(pan)
+    await pan.slash(host, "tourney schedule weekly", template="Friday Pan", start="+90")
+    await until(pan, lambda: len(events(pan)) == 1, "the event")
+    (occ,) = occurrences(pan)
+    (event,) = events(pan)
+    await pan.slash(host, "tourney cancel", tournament=str(occ.tournament_id))
+    await until(pan, lambda: pan.h.guild.scheduled_events[event.id].status == 4, "the event canceled")
+    assert service_of(pan).get(occ.tournament_id).status is Status.CANCELLED
+    assert pan.h.fake.violations == []
