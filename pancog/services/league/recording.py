@@ -112,6 +112,8 @@ class Recording:
     def on_applied(self, applied: Applied) -> None:
         """Follow a table's hand, action by action (its tally becomes the hand's digest at the settlement)."""
         table_id = applied.session.table_id
+        if applied.session.bank_scope.kind is ScopeKind.TOURNAMENT:
+            return  # a tournament's hands are not cash hands (see settlement_note)
         tally = self._tallies.get(table_id)
         if tally is None:
             tally = self._tallies[table_id] = HandTally(table_id)
@@ -129,7 +131,10 @@ class Recording:
         """The table service's settlement hook: for an action that ends a hand, the hand's result to store on its
         journal row in the same transaction (None for any other action)."""
         ended = next((e for e in transition.events if isinstance(e, HandEnded)), None)
-        if ended is None:
+        if ended is None or session.bank_scope.kind is ScopeKind.TOURNAMENT:
+            # a tournament's hands are played for its own chips: counting them as cash hands would add tournament
+            # chips to a player's net and rate each hand besides the tournament's result (which the finish hook
+            # records with its prizes); the tournament counts once, as a tournament
             return None
         tally = self._tallies.get(session.table_id)
         digest = tally.copy().feed(transition.state, transition.events, before) if tally is not None else None
@@ -507,11 +512,15 @@ async def _rederive_hands(tx: StorageTx) -> int:
     """Replace each table's hand results with ones re-derived from its action log (same key, same ordinal). Returns
     the number of hands re-derived. A hand recorded before keeps its season number; a hand never recorded gets the
     season that was running when it was logged. A table whose log does not replay keeps its recorded results (logged
-    as a warning); results with no table behind them (``record_hand``) are kept as they are."""
+    as a warning); results with no table behind them (``record_hand``) are kept as they are. A tournament's tables
+    have no hand results (their hands are not cash hands)."""
     known = dict(await repo.hand_seasons(tx))
     windows = await repo.season_windows(tx)
     count = 0
-    for table_id, guild_id, config_text in await repo.all_tables(tx):
+    for table_id, guild_id, config_text, tournament in await repo.all_tables(tx):
+        if tournament:  # not cash hands (Recording.settlement_note): what an older version recorded goes
+            await repo.delete_table_hands(tx, table_id)
+            continue
         log_rows = await repo.table_log(tx, table_id)
         try:
             rules = TableConfig.from_json(config_text).rules()

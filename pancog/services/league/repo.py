@@ -415,10 +415,11 @@ async def season_windows(tx: StorageTx) -> list[tuple[int, int, int, int | None]
     return [(int(g), int(n), int(a), None if e is None else int(e)) for g, n, a, e in rows]
 
 
-async def all_tables(tx: StorageTx) -> list[tuple[int, int, str]]:
-    """(table id, guild id, config JSON) of every table, open or closed (the table service's rows)."""
-    rows = await tx.fetchall("SELECT table_id, guild_id, config FROM tables ORDER BY table_id")
-    return [(int(t), int(g), str(c)) for t, g, c in rows]
+async def all_tables(tx: StorageTx) -> list[tuple[int, int, str, bool]]:
+    """(table id, guild id, config JSON, a tournament's table) of every table, open or closed (the table service's
+    rows)."""
+    rows = await tx.fetchall("SELECT table_id, guild_id, config, scope_kind FROM tables ORDER BY table_id")
+    return [(int(t), int(g), str(c), k == "tournament") for t, g, c, k in rows]
 
 
 async def table_log(tx: StorageTx, table_id: int) -> list[tuple[int, str, int, float]]:

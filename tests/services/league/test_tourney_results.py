@@ -63,11 +63,18 @@ async def test_a_finished_tournament_is_recorded_once_with_its_prizes(backend_en
             int(prize > 0),
             int(place == 1),
         )
+        # a tournament's hands are played for its own chips: not cash hands (no hands, no net, no hand ratings)
+        assert (card.all_time.hands_dealt, card.all_time.net) == (0, 0), card.all_time
     # offered again (an import, a retry): the same key counts nothing twice
     assert not await fresh.record_tournament(GUILD, T_ID, [(u, expect[u][0]) for u in HUMANS])
     assert await env.league.drain() == 0
     for user in HUMANS:
         assert (await env.league.player_card(GUILD, user)).all_time.tourneys_played == 1
+    # a rebuild from the tables' logs derives no cash hands from the tournament's tables either
+    await fresh.rebuild()
+    for user in HUMANS:
+        card = await fresh.player_card(GUILD, user)
+        assert (card.all_time.hands_dealt, card.all_time.net, card.all_time.tourneys_played) == (0, 0, 1)
     # the humans' finishing order is rated among them (the computer player is left out)
     history = await fresh.history(GUILD, HUMANS[0])
     assert [(h.kind, h.place) for h in history if h.kind == "tourney"] == [("tourney", expect[HUMANS[0]][0])]
