@@ -173,12 +173,12 @@ class PanBot(commands.Bot):
         await self.trimmer.stop()
         await super().close()  # unloads the extension: the services stop and storage closes (the last write)
         if member is not None and not await member.release():  # a waiting successor takes the leases now
+            self.exit_code = self.exit_code or STOP_GAVE_UP  # a lost lease's 75 stays: start again as a standby
             log.error(
                 "stopping: the database did not answer, so the shard leases were not handed over (a successor takes "
                 "them after PAN_HEARTBEAT_TIMEOUT); exiting %d",
-                STOP_GAVE_UP,
+                self.exit_code,
             )
-            self.exit_code = self.exit_code or STOP_GAVE_UP
 
 
 IDENTIFY_WINDOW = 5.0  # Discord: one IDENTIFY per rate-limit bucket (shard_id % max_concurrency) per 5 s
