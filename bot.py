@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import faulthandler
 import logging
+import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -169,8 +172,13 @@ class PanBot(commands.Bot):
             await self.drain()
         await self.trimmer.stop()
         await super().close()  # unloads the extension: the services stop and storage closes (the last write)
-        if member is not None:
-            await member.release()  # a waiting successor takes the leases now
+        if member is not None and not await member.release():  # a waiting successor takes the leases now
+            self.exit_code = self.exit_code or STOP_GAVE_UP  # a lost lease's 75 stays: start again as a standby
+            log.error(
+                "stopping: the database did not answer, so the shard leases were not handed over (a successor takes "
+                "them after PAN_HEARTBEAT_TIMEOUT); exiting %d",
+                self.exit_code,
+            )
 
 
 IDENTIFY_WINDOW = 5.0  # Discord: one IDENTIFY per rate-limit bucket (shard_id % max_concurrency) per 5 s
@@ -288,9 +296,42 @@ class PanShardedBot(PanBot, commands.AutoShardedBot):
             )
 
 
-def dump_tasks() -> None:
+STOP_GAVE_UP = 70  # SIGTERM, and the stop did not finish within PAN_STOP_TIMEOUT: exited without a clean hand-over
+
+
+def arm_stop_bound(seconds: float, loop: asyncio.AbstractEventLoop) -> threading.Timer:
+    """After SIGTERM: exit ``STOP_GAVE_UP`` if the process is still running ``seconds`` later.
+
+    A stop waits on things outside the process (the database for the last writes and the leases' hand-over, Discord
+    for the drain); with its PostgreSQL gone those waits have no end, and the process would hang until a SIGKILL.
+    A thread, not the event loop: it fires even if the loop is blocked. ``os._exit`` skips the interpreter's
+    clean-up (which could wait on the same sockets); render workers die with the process (their parent-death
+    signal), and a standby takes the shards once the heartbeats stop."""
+
+    def give_up() -> None:
+        log.error(
+            "SIGTERM: the stop did not finish within %.0f s (PAN_STOP_TIMEOUT): giving up, exiting %d without a "
+            "clean hand-over (the shard leases free themselves after PAN_HEARTBEAT_TIMEOUT)",
+            seconds,
+            STOP_GAVE_UP,
+        )
+        with contextlib.suppress(Exception):  # read from another thread: a best-effort picture
+            dump_tasks(loop)  # what it was waiting for
+        for handler in logging.getLogger().handlers:
+            handler.flush()
+        sys.stderr.flush()
+        os._exit(STOP_GAVE_UP)
+
+    timer = threading.Timer(seconds, give_up)
+    timer.daemon = True
+    timer.name = "pan-stop-bound"
+    timer.start()
+    return timer
+
+
+def dump_tasks(loop: asyncio.AbstractEventLoop | None = None) -> None:
     """Every asyncio task's stack on stderr (SIGUSR1): what a process that does not stop is waiting for."""
-    for task in asyncio.all_tasks():
+    for task in asyncio.all_tasks(loop):
         print(f"--- task {task.get_name()}", file=sys.stderr)  # noqa: T201
         task.print_stack(limit=12, file=sys.stderr)
 
@@ -399,11 +440,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     async def runner() -> None:
         loop = asyncio.get_running_loop()
         stopping: list[asyncio.Task[None]] = []
+        bound: list[threading.Timer] = []
         async with bot:
             start = bot.tasks.spawn(bot.start(token), name="pan-start")
 
             def on_sigterm() -> None:  # a rolling restart: drain, hand the leases over, exit 0
                 log.info("SIGTERM: stopping (drain, then hand the shard leases over)")
+                if not bound:
+                    bound.append(arm_stop_bound(config.stop_timeout, loop))
                 task = bot.request_stop()
                 if task is not None:
                     stopping.append(task)
@@ -414,6 +458,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             for task in stopping:
                 await task
         await bot.stopped()
+        for timer in bound:
+            timer.cancel()
 
     try:
         asyncio.run(runner())

@@ -319,7 +319,7 @@ def test_no_cog_calls_another_through_the_verb_table() -> None:
 # --------------------------------------------------------------------------------------------- commands
 
 GROUPS_MODULE = "pancog/adapter/groups.py"
-GROUP_EXTRAS = {"IN_PAN", "IN_ADMIN", "IN_SEASON", "IN_TOURNEY", "IN_ANYWHERE"}
+GROUP_EXTRAS = {"IN_PAN", "IN_ADMIN", "IN_SEASON", "IN_TOURNEY", "IN_TEMPLATE", "IN_SCHEDULE", "IN_ANYWHERE"}
 
 
 def command_style(source: str, module: str) -> list[str]:

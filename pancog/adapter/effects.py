@@ -1,13 +1,15 @@
 """The built-in kinds of outbox item and their idempotent handlers (see :mod:`pancog.adapter.deliveries`).
 
-==================  ============================================  ==============================================
-kind                payload                                       result
-==================  ============================================  ==============================================
-``role.grant``      ``role_id``, ``user_id``, ``reason``          ``granted`` / ``had it`` / ``left``
-``role.remove``     ``role_id``, ``user_id``, ``reason``          ``removed`` / ``had not`` / ``left``
-``message.post``    ``channel_id``, ``content``, ``ping`` (ids)   the posted (V2) message's id
-``message.dm``      ``user_id``, ``content``                      the DM's message id
-==================  ============================================  ==============================================
+==========================  ============================================  ======================================
+kind                        payload                                       result
+==========================  ============================================  ======================================
+``role.grant``              ``role_id``, ``user_id``, ``reason``          ``granted`` / ``had it`` / ``left``
+``role.remove``             ``role_id``, ``user_id``, ``reason``          ``removed`` / ``had not`` / ``left``
+``message.post``            ``channel_id``, ``content``, ``ping`` (ids)   the posted (V2) message's id
+``message.dm``              ``user_id``, ``content``                      the DM's message id
+``tourney.event``           ``tournament_id``, ``schedule_id``            the Scheduled Event's id
+``tourney.event_status``    ``tournament_id``, ``status`` (2, 3, 4)       the event's status after the move
+==========================  ============================================  ======================================
 
 Each handler is safe to run twice for one item (a crash between Discord acting and the item being marked done
 delivers it again):
@@ -25,7 +27,11 @@ payload=…)``); a new kind registers its handler in :func:`register_builtin`'s 
 
 from __future__ import annotations
 
+import datetime
 import hashlib
+import logging
+import time
+from collections.abc import Callable
 from typing import Any
 
 import discord
@@ -38,12 +44,26 @@ from pancog.adapter.presenters.admin import (
     EFFECT_CANNOT_DM,
     EFFECT_CANNOT_GIVE_ROLE,
     EFFECT_CANNOT_POST,
+    EFFECT_NO_EVENTS,
     EFFECT_NO_SERVER,
     EFFECT_NO_SUCH_CHANNEL,
     EFFECT_NO_SUCH_ROLE,
 )
 from pancog.adapter.presenters.common import WITHHELD
+from pancog.adapter.presenters.tournament import tourney_plain_title
+from pancog.adapter.presenters.tourney_schedule import event_description, events_refused_notice
+from pancog.game import i18n
 from pancog.services.outbox import OutboxItem
+from pancog.services.tournaments.errors import NoSuchTournament
+from pancog.services.tournaments.model import Status, Tournament
+from pancog.services.tournaments.schedules import (
+    EVENT,
+    EVENT_CANCELED,
+    EVENT_COMPLETED,
+    EVENT_STATUS,
+    estimated_end_ms,
+)
+from pancog.services.tournaments.service import TournamentService
 
 __all__ = [
     "GRANTED",
@@ -55,8 +75,11 @@ __all__ = [
     "ROLE_REMOVE",
     "nonce_of",
     "register_builtin",
+    "register_tourney_events",
     "send_once",
 ]
+
+log = logging.getLogger("pan.outbox")
 
 ROLE_GRANT = "role.grant"
 ROLE_REMOVE = "role.remove"
@@ -178,3 +201,137 @@ def register_builtin(deliveries: Deliveries) -> None:
     deliveries.register(ROLE_REMOVE, handlers.remove_role, group=handlers.role_group)
     deliveries.register(MESSAGE_POST, handlers.post, group=lambda i: f"channel:{i.payload.get('channel_id')}")
     deliveries.register(MESSAGE_DM, handlers.dm)
+
+
+# ---------------------------------------------------------------------- Discord Scheduled Events of tournaments
+
+EVENT_MARK = "#{tid}"
+"""The last line of an event's description: finds the event again after a kill between Discord creating it and its
+id being stored (the list of the guild's events is read before a second creation)."""
+LOCATION_MAX = 100  # an external event's location (the link): Discord's limit
+
+
+def jump_url(guild_id: int, channel_id: int, message_id: int | None = None) -> str:
+    """The link to the announcement (or, before it exists, to its channel)."""
+    url = f"https://discord.com/channels/{guild_id}/{channel_id}"
+    return url if message_id is None else f"{url}/{message_id}"
+
+
+class _EventHandlers:
+    """Create a tournament's Scheduled Event (external: a link to its announcement) and move its status."""
+
+    def __init__(self, deliveries: Deliveries, service: TournamentService, language: Callable[[int], str]) -> None:
+        self.client = deliveries.client
+        self.outbox = deliveries.outbox
+        self.service = service
+        self.schedules = service.schedules
+        self.language = language  # a guild's public language
+
+    async def _tournament(self, item: OutboxItem) -> Tournament:
+        try:
+            return await self.service.finished(_int(item.payload, "tournament_id"))
+        except NoSuchTournament as exc:
+            raise Permanent(str(exc)) from exc
+
+    async def create(self, item: OutboxItem) -> str:
+        tid = _int(item.payload, "tournament_id")
+        stored, _ = await self.schedules.event_of(tid)
+        if stored is not None:  # created and stored: never a second one
+            return str(stored)
+        t = await self._tournament(item)
+        start = t.config.start_at_ms or 0
+        if t.status not in (Status.ANNOUNCED, Status.REGISTERING) or start <= time.time() * 1000 + 5_000:
+            return TOO_LATE  # Discord refuses an event that starts in the past
+        guild = self._guild(item)
+        mark = EVENT_MARK.format(tid=tid)
+        for found in await guild.fetch_scheduled_events(with_counts=False):  # a kill after Discord created it
+            if found.creator_id == self.client.user.id and (found.description or "").endswith(mark):  # type: ignore[union-attr]
+                await self.schedules.remember_event(tid, found.id)
+                return str(found.id)
+        link = jump_url(t.guild_id, *(t.announcement or (t.channel_id, None)))
+        if len(link) > LOCATION_MAX:
+            link = jump_url(t.guild_id, t.channel_id)
+        with i18n.speaking(self.language(t.guild_id)):  # what members read: the server's language
+            description = event_description(t.config, link)[: 990 - len(mark)] + "\n" + mark
+            name = tourney_plain_title(t.config.title, tid)
+        try:
+            event = await guild.create_scheduled_event(
+                name=name,
+                description=description,
+                start_time=datetime.datetime.fromtimestamp(start / 1000, datetime.UTC),
+                end_time=datetime.datetime.fromtimestamp(estimated_end_ms(t.config) / 1000, datetime.UTC),
+                entity_type=discord.EntityType.external,
+                privacy_level=discord.PrivacyLevel.guild_only,
+                location=link,
+            )
+        except discord.Forbidden as exc:  # no Manage Events: the tournament goes on; the host is told once
+            await self._refused(item, t)
+            raise Permanent(EFFECT_NO_EVENTS, group=f"events:{item.guild_id}") from exc
+        await self.schedules.remember_event(tid, event.id)
+        return str(event.id)
+
+    async def _refused(self, item: OutboxItem, t: Tournament) -> None:
+        schedule_id = int(item.payload.get("schedule_id") or 0)
+        if not await self.schedules.refused_first(schedule_id):
+            return
+        channel = self.client.get_partial_messageable(t.channel_id, guild_id=t.guild_id)
+        with i18n.speaking(self.language(t.guild_id)):
+            view = notice(events_refused_notice(t.host_id))
+        try:
+            await send_once(
+                self.client, channel, item.key + ":refused", None, view=view, allowed_mentions=pings([t.host_id])
+            )
+        except discord.HTTPException:
+            log.warning("tournament %s: the Manage Events notice could not be posted", t.tournament_id)
+
+    async def status(self, item: OutboxItem) -> str:
+        tid, wanted = _int(item.payload, "tournament_id"), _int(item.payload, "status")
+        event_id, _ = await self.schedules.event_of(tid)
+        if event_id is None:
+            creations = await self.outbox.items(item.guild_id, prefix="sched:", kind=EVENT)
+            if any(c.status == "owed" and c.payload.get("tournament_id") == tid for c in creations):
+                raise RuntimeError("the event is not created yet")  # transient: retried after its creation
+            return NO_EVENT
+        guild = self._guild(item)
+        try:
+            event = await guild.fetch_scheduled_event(event_id)
+        except discord.NotFound:
+            return NO_EVENT  # deleted by a moderator
+        try:
+            return await _move(event, wanted)
+        except discord.Forbidden as exc:
+            raise Permanent(EFFECT_NO_EVENTS, group=f"events:{item.guild_id}") from exc
+
+    def _guild(self, item: OutboxItem) -> discord.Guild:
+        guild = self.client.get_guild(item.guild_id)
+        if guild is None:
+            raise Permanent(EFFECT_NO_SERVER, group=f"guild:{item.guild_id}")
+        return guild
+
+
+TOO_LATE = "too late"
+NO_EVENT = "no event"
+
+
+async def _move(event: discord.ScheduledEvent, wanted: int) -> str:
+    """Discord's order: scheduled -> active -> completed, or scheduled -> canceled (a started event cannot be
+    canceled: it is completed)."""
+    status = event.status
+    if status in (discord.EventStatus.completed, discord.EventStatus.cancelled):
+        return str(status.value)
+    if wanted == EVENT_CANCELED and status is discord.EventStatus.scheduled:
+        event = await event.cancel()
+    else:
+        if status is discord.EventStatus.scheduled:
+            event = await event.start()
+        if wanted in (EVENT_COMPLETED, EVENT_CANCELED):
+            event = await event.end()
+    return str(event.status.value)
+
+
+def register_tourney_events(deliveries: Deliveries, service: TournamentService, language: Callable[[int], str]) -> None:
+    """Register the handlers of :data:`~pancog.services.tournaments.schedules.EVENT` and
+    :data:`~pancog.services.tournaments.schedules.EVENT_STATUS` (``language(guild_id)``: the server's language)."""
+    handlers = _EventHandlers(deliveries, service, language)
+    deliveries.register(EVENT, handlers.create)
+    deliveries.register(EVENT_STATUS, handlers.status)

@@ -31,7 +31,7 @@ from pancog.adapter.bank_cog import BankCog
 from pancog.adapter.base import PanCog
 from pancog.adapter.board import BoardButton, Boards
 from pancog.adapter.deliveries import Deliveries
-from pancog.adapter.effects import register_builtin
+from pancog.adapter.effects import register_builtin, register_tourney_events
 from pancog.adapter.groups import CommandGroups
 from pancog.adapter.hand import Hands, PlaySelect
 from pancog.adapter.league_cog import SEASON_ENDED_EVENT, LeagueCog
@@ -47,6 +47,7 @@ from pancog.adapter.tourney_cog import TourneyCog
 from pancog.adapter.tourney_parts import TourneyButton, TourneyThreads
 from pancog.adapter.tourney_play_cog import DealButton, TourneyPlayCog
 from pancog.adapter.tourney_purse_cog import TourneyPurseCog
+from pancog.adapter.tourney_schedule_cog import TourneyScheduleCog
 from pancog.adapter.watching import WatchButton, Watching
 from pancog.infra import logs
 from pancog.infra.config import Config
@@ -66,6 +67,7 @@ from pancog.services.replay import ReplayService
 from pancog.services.reveals import RevealService
 from pancog.services.store import TableStore
 from pancog.services.tables import TableService, TableSession, random_deal, seeded_deals
+from pancog.services.tournaments.schedules import ANNOUNCE
 from pancog.services.tournaments.service import RESULTS_POST, TournamentService
 from pancog.services.watch import WatchService
 from pancog.services.web_access import WebAccess
@@ -119,6 +121,7 @@ def cogs(parts: Parts, boards: Boards, hands: Hands, watching: Watching, config:
             tourney,
             TourneyPlayCog(rt, rt.tournaments, tourney),
             TourneyPurseCog(rt, rt.tournaments, tourney.pick),
+            TourneyScheduleCog(rt, tourney),
         ]
     return found
 
@@ -269,11 +272,14 @@ async def setup(bot: commands.Bot) -> None:
 
     edge.attach(bot, edge.Guard(rt.knowledge, rt.tables, names_at))  # every payload is checked from here on
     tourney: TourneyCog | None = None
+    schedule: TourneyScheduleCog | None = None
     member = getattr(bot, "member", None)  # a cluster process: events from the others (pancog/infra/coord.py)
     for cog in found:
         await bot.add_cog(cog)
         if isinstance(cog, TourneyCog):
             tourney = cog
+        if isinstance(cog, TourneyScheduleCog):
+            schedule = cog
         if isinstance(cog, LeagueCog) and member is not None:
             member.subscribe(SEASON_ENDED_EVENT, cog.season_ended)
     parts.watch.start()  # hand ends and players leaving end grants
@@ -285,6 +291,9 @@ async def setup(bot: commands.Bot) -> None:
     log.info("computer players started; %d open table(s) looked at", resumed)
     if tourney is not None:  # the results post a finish owes (in its transaction), delivered once the client is ready
         rt.deliveries.register(RESULTS_POST, tourney.deliver_results, group=lambda i: f"tourney:{i.guild_id}")
+        register_tourney_events(rt.deliveries, tourney.service, lambda guild_id: language.for_guild(rt, guild_id))
+    if schedule is not None:  # a weekly occurrence's announcement, owed with its creation
+        rt.deliveries.register(ANNOUNCE, schedule.deliver_announcement)
     if tourney is not None:  # resume after a restart: seats, moves and deals re-derived from the stored rows
         await tourney.resume_all()
         log.info("tournaments resumed: %d", tournaments)

@@ -34,11 +34,15 @@ __all__ = [
     "IN_ADMIN",
     "IN_ANYWHERE",
     "IN_PAN",
+    "IN_SCHEDULE",
     "IN_SEASON",
+    "IN_TEMPLATE",
     "IN_TOURNEY",
     "PAN",
     "PANADMIN",
+    "SCHEDULE",
     "SEASON",
+    "TEMPLATE",
     "TOURNEY",
     "CommandGroups",
     "GroupSpec",
@@ -87,10 +91,12 @@ PAN = GroupSpec("pan", "Panguingue card tables")
 PANADMIN = GroupSpec("panadmin", "Pan card tables: server admin (defaults, chips, status, audit, channels)", admin=True)
 SEASON = GroupSpec("panadmin season", "League seasons: start, end, roles, info")
 TOURNEY = GroupSpec("tourney", "Community tournaments")
+TEMPLATE = GroupSpec("tourney template", "Tournament templates: save a tournament's settings, delete one")
+SCHEDULE = GroupSpec("tourney schedule", "Weekly tournaments from a template, published as Discord events")
 ANYWHERE = GroupSpec(
     "mypan", "Pan anywhere, also in DMs: practice against the computer, your stats, replays, rules", anywhere=True
 )
-GROUPS: tuple[GroupSpec, ...] = (PAN, PANADMIN, SEASON, TOURNEY, ANYWHERE)
+GROUPS: tuple[GroupSpec, ...] = (PAN, PANADMIN, SEASON, TOURNEY, TEMPLATE, SCHEDULE, ANYWHERE)
 """Every group of the bot."""
 
 
@@ -103,6 +109,8 @@ IN_PAN = in_group(PAN)
 IN_ADMIN = in_group(PANADMIN)
 IN_SEASON = in_group(SEASON)
 IN_TOURNEY = in_group(TOURNEY)
+IN_TEMPLATE = in_group(TEMPLATE)
+IN_SCHEDULE = in_group(SCHEDULE)
 IN_ANYWHERE = in_group(ANYWHERE)
 
 

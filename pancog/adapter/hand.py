@@ -199,7 +199,7 @@ class Hands:
         snap = hand_snapshot(state, seat, sort=prefs.sort.value, four_color=prefs.four_color)
         snap = dataclasses.replace(snap, layout=prefs.layout.renderer_layout)
         try:
-            png = await rt.renders.render(render_hand_png, snap, priority=Priority.DM)
+            png = await rt.renders.render_once(render_hand_png, snap, priority=Priority.DM)
         except RenderQueueClosed:
             return  # the bot is stopping
         guild = rt.bot.get_guild(session.guild_id)
@@ -285,7 +285,7 @@ class Hands:
         """The panel's image: the hand strip, or for a phone player the table (portrait) over his hand, in one
         image whose alt text is both twins (Discord lays two images of a message side by side, half as wide)."""
         if layout is not Layout.PHONE or self.boards is None:
-            png = await self.rt.renders.render(render_hand_png, snap, priority=Priority.URGENT)
+            png = await self.rt.renders.render_once(render_hand_png, snap, priority=Priority.URGENT)
             return discord.File(io.BytesIO(png), filename="hand.png")
         table = self.boards.table_for(session, four_color=four_color)
         panel = PanelSnapshot(table=table, hand=snap)

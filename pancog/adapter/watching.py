@@ -102,7 +102,7 @@ class Watching:
             sort="rank" if prefs.sort.value == "rank" else "suit",
             four_color=prefs.four_color,
         )
-        png = await self.rt.renders.render(render_hand_png, snap, priority=Priority.URGENT)
+        png = await self.rt.renders.render_once(render_hand_png, snap, priority=Priority.URGENT)
         names = await self.rt.names.fetch(interaction.guild_id or 0, [watched.grant.player_id])
         text = watched_hand_text(name_of(names, watched.grant.player_id), snap)
         file = discord.File(io.BytesIO(png), filename="watched.png")

@@ -69,6 +69,9 @@ class Config:
     # shard leases are free for a waiting process; the host's name in lease holders
     heartbeat_seconds: float = 2.0  # PAN_HEARTBEAT_SECONDS
     heartbeat_timeout: float = 10.0  # PAN_HEARTBEAT_TIMEOUT
+    # SIGTERM: the most a stop (drain ≤ 10 s, the last writes, the leases' hand-over) may take before the process
+    # gives up and exits STOP_GAVE_UP; under systemd's and Kubernetes' 30 s, so the log says why, not a SIGKILL
+    stop_timeout: float = 20.0  # PAN_STOP_TIMEOUT
     host_name: str | None = None  # PAN_HOST_NAME: this host in lease holders (default: the hostname)
     pod_name: str | None = None  # POD_NAME, else HOSTNAME: bot.py --cluster pod/M takes k from its -<ordinal>
     shards: int | None = None  # PAN_SHARDS: the total shard count when bot.py --cluster is given without --shards
@@ -138,6 +141,7 @@ class Config:
             database_url=read.optional("DATABASE_URL", str),
             heartbeat_seconds=read.number("PAN_HEARTBEAT_SECONDS", float, base.heartbeat_seconds, above=0.0),
             heartbeat_timeout=read.number("PAN_HEARTBEAT_TIMEOUT", float, base.heartbeat_timeout, above=0.0),
+            stop_timeout=read.number("PAN_STOP_TIMEOUT", float, base.stop_timeout, above=0.0),
             host_name=read.optional("PAN_HOST_NAME", str),
             pod_name=read.optional("POD_NAME", str) or read.optional("HOSTNAME", str),
             shards=read.optional("PAN_SHARDS", int, at_least=1),

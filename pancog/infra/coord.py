@@ -289,12 +289,14 @@ class ClusterMember:
                     "UPDATE cluster_members SET state = 'draining' WHERE holder = $1", self.holder
                 )
 
-    async def release(self) -> None:
-        """Let the leases go (after the last write): delete the row, NOTIFY the waiting processes, close."""
+    async def release(self) -> bool:
+        """Let the leases go (after the last write): delete the row, NOTIFY the waiting processes, close. False when
+        the database could not be told (a successor then waits for the heartbeat timeout instead)."""
         if self._closed:
-            return
+            return True
         self._closed = True
         await self._tasks.close()
+        released = False
         with contextlib.suppress(OSError, asyncpg.PostgresError, asyncpg.InterfaceError, RuntimeError):
             async with self._lock:
                 conn = self._connection()
@@ -302,7 +304,9 @@ class ClusterMember:
                 if not self._lost:
                     await conn.execute("SELECT pg_notify($1, $2)", RELEASE_CHANNEL, self.holder)
                     log.info("shard leases released: %s of %d", list(self.shards.ids), self.shards.count)
+                released = True
         await self.close()
+        return released
 
     async def close(self) -> None:
         self._closed = True

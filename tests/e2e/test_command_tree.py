@@ -68,6 +68,7 @@ async def test_every_command_is_a_cog_method_in_a_declared_group(harness: Harnes
         "TourneyCog",
         "TourneyPlayCog",
         "TourneyPurseCog",
+        "TourneyScheduleCog",
     }
     synced = synced_tree(harness)
     assert {c["name"] for c in synced} == {c.name for c in bot.tree.get_commands()}

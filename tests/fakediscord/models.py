@@ -191,6 +191,7 @@ class FakeGuild:
     roles: dict[int, FakeRole] = field(default_factory=dict)  # besides @everyone (whose id is the guild's)
     member_roles: dict[int, set[int]] = field(default_factory=dict)  # user id -> role ids
     scheduled_events: dict[int, FakeScheduledEvent] = field(default_factory=dict)
+    events_denied: bool = False  # the bot lacks Manage Events here: creating or editing an event is 403 / 50013
 
     def text_channel(self, name: str) -> FakeChannel:
         for channel in self.channels:

@@ -406,6 +406,10 @@ class FakeDiscord:
         """Sending or editing messages in ``channel`` now fails with 403 / 50013 Missing Permissions."""
         channel.denied = denied
 
+    def deny_events(self, guild: FakeGuild, denied: bool = True) -> None:
+        """The bot lacks Manage Events in ``guild``: creating or editing a scheduled event is 403 / 50013."""
+        guild.events_denied = denied
+
     def fail_next(
         self, pattern: str, *, status: int = 429, count: int = 1, retry_after: float = 0.05, is_global: bool = False
     ) -> Fault:
@@ -1567,6 +1571,8 @@ class FakeDiscord:
 
     async def _create_event(self, req: Request) -> Any:
         guild = self._guild(req)
+        if guild.events_denied:
+            raise ApiError(403, 50013, "Missing Permissions")
         payload = req.payload if isinstance(req.payload, dict) else {}
         self._violation(req.call, self._check_event(guild, payload, new_start=True))
         metadata = payload.get("entity_metadata") or {}
@@ -1602,6 +1608,8 @@ class FakeDiscord:
         """PATCH: the merged fields are checked as on create; the status only moves scheduled -> active or
         canceled, active -> completed; a finished (completed or canceled) event cannot change."""
         guild, event = self._event(req)
+        if guild.events_denied:
+            raise ApiError(403, 50013, "Missing Permissions")
         payload = req.payload if isinstance(req.payload, dict) else {}
         current = self._event_json(event)
         merged = current | {k: v for k, v in payload.items() if k in EVENT_FIELDS}

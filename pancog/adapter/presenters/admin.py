@@ -86,6 +86,7 @@ def audit_text(summary: str, books: Sequence[str]) -> str:
 EFFECT_CANNOT_GIVE_ROLE = "the bot lacks Manage Roles, or its own role is below the one to give"
 EFFECT_NO_SUCH_ROLE = "the role no longer exists"
 EFFECT_NO_SERVER = "the bot is no longer in this server"
+EFFECT_NO_EVENTS = "the bot lacks Manage Events: the tournament is not published as a Discord event"
 EFFECT_CANNOT_POST = "the bot may not post in <#{channel}>"
 EFFECT_NO_SUCH_CHANNEL = "the channel <#{channel}> no longer exists"
 EFFECT_CANNOT_DM = "the member does not take direct messages from the bot"

@@ -52,6 +52,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Generic, TypeVar
 
 from pancog.infra.config import RenderMode, default_render_threads, export_render_parent
+from pancog.infra.renderq.memo import DEFAULT_MEMO_BYTES, ImageMemo
 from pancog.infra.renderq.workers import (
     FRAME_HEADER,
     GUARD_MODULE,
@@ -221,6 +222,7 @@ class RenderQueue:
         preload: tuple[str, ...] = (),
         warm_up: Callable[[], None] | None = None,
         nice: int = 0,
+        memo_bytes: int = DEFAULT_MEMO_BYTES,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
@@ -253,6 +255,7 @@ class RenderQueue:
         self._waited = dict.fromkeys(Priority, 0)
         self._wait_total = dict.fromkeys(Priority, 0.0)
         self._wait_max = dict.fromkeys(Priority, 0.0)
+        self.memo = ImageMemo(memo_bytes)  # images by what they show (render_once)
 
     def _context(self) -> Any:
         context = multiprocessing.get_context("forkserver")
@@ -343,6 +346,17 @@ class RenderQueue:
     async def render(self, fn: Callable[[A], T], value: A, *, priority: Priority = Priority.URGENT) -> T:
         """``fn(value)`` on a render worker (the input is already built)."""
         return await self.submit(fn, lambda: value, priority=priority)
+
+    async def render_once(self, fn: Callable[[A], bytes], value: A, *, priority: Priority = Priority.URGENT) -> bytes:
+        """:meth:`render` for a pure image function and a hashable input: an input drawn lately is answered from
+        :attr:`memo` without a worker (see :mod:`pancog.infra.renderq.memo`)."""
+        key = (fn, value)
+        found = self.memo.get(key)
+        if found is not None:
+            return found
+        image = await self.render(fn, value, priority=priority)
+        self.memo.put(key, image)
+        return image
 
     def promote(self, job: RenderJob[Any], priority: Priority) -> None:
         """Move a still-queued job up to ``priority`` (to the back of that queue). No-op otherwise."""

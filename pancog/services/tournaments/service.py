@@ -63,6 +63,7 @@ from .payouts import prizes
 from .purse import purse_audit
 from .registry import Registry
 from .repository import TournamentRepository
+from .schedules import Schedules
 
 __all__ = [
     "RESULTS_POST",
@@ -109,6 +110,7 @@ class TournamentService:
         self._registry = Registry(self._core, self._clock, self._floor)
         self._desk = DealDesk(self._core, self._floor)
         self._checkin = CheckIn(self._core)
+        self.schedules = Schedules(self._core, self._registry)  # templates, weekly schedules, Scheduled Events
         self._floor.keep_deals(self._desk)
         tables.subscribe(self._on_applied)
 
@@ -173,6 +175,7 @@ class TournamentService:
         """Read every tournament that is not over (after ``TableService.load``) — in a cluster only those of the
         guilds on this process's shards — then call :meth:`kick`."""
         found = await self._registry.load(self.tables.store.shards)
+        await self.schedules.load(self.tables.store.shards)
         async with self.ledger.storage.transaction(write=False) as tx:
             await self._desk.load(tx, list(self._core.tournaments))
             await self._checkin.load(tx, list(self._core.tournaments))
@@ -208,6 +211,7 @@ class TournamentService:
         tournament's failure is logged and never stops the others."""
         for t in list(self._core.tournaments.values()):
             await self._step(t, self._tick_one)
+        await self.schedules.tick()  # occurrences due to be announced; the Scheduled Events' status changes
 
     async def _tick_one(self, t: Tournament) -> None:
         if self._clock.due(t) is not None:  # the start time: who did not check in is refunded first
