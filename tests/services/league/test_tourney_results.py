@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from pancog.ai import Level
 from pancog.services.bots import BotDriver, BotSettings, computer_id
-from pancog.services.league import LeagueService
+from pancog.services.league import LeagueService, repo
+from pancog.services.league.digest import digests_from_log
+from pancog.services.tables import TableConfig
 from pancog.services.tournaments.levels import default_antes
 from pancog.services.tournaments.model import Format, Status, TournamentConfig
 from pancog.services.tournaments.service import TournamentService
@@ -70,7 +72,20 @@ async def test_a_finished_tournament_is_recorded_once_with_its_prizes(backend_en
     assert await env.league.drain() == 0
     for user in HUMANS:
         assert (await env.league.player_card(GUILD, user)).all_time.tourneys_played == 1
-    # a rebuild from the tables' logs derives no cash hands from the tournament's tables either
+    # what an older version recorded for the tournament's tables (their hands as cash hands), and a rebuild: it derives
+    # no cash hands from the tournament's tables and drops those
+    async with env.storage.transaction() as tx:
+        older = 0
+        for table_id, _guild, config_text, tournament in await repo.all_tables(tx):
+            assert tournament
+            log_rows = await repo.table_log(tx, table_id)
+            actions = [action for _, action, _, _ in log_rows]
+            for position, hand in digests_from_log(table_id, TableConfig.from_json(config_text).rules(), actions):
+                _, _, journal, created = log_rows[position - 1]
+                row = (hand.key, journal, GUILD, 0, "hand", table_id, hand.hand_no, int(created), hand.encode())
+                await repo.insert_results(tx, [row])
+                older += 1
+    assert older > 0
     await fresh.rebuild()
     for user in HUMANS:
         card = await fresh.player_card(GUILD, user)
