@@ -33,6 +33,7 @@ from pancog.services.tournaments.payouts import prizes
 from pancog.services.tournaments.service import PlayerOut, TournamentService
 from tests.e2e.conftest import Pan, PanFactory, private_to
 from tests.e2e.test_tourney import fast, public  # noqa: F401 (fast: the pace fixture)
+from tests.e2e.test_tourney_schedule import moved_to
 from tests.fakediscord.models import FakeChannel, FakeUser
 
 SLASH_OF = {Pluck: "draw", TakeOption: "take", Knock: "knock", GoOnTop: "sluff"}
@@ -219,7 +220,7 @@ async def test_a_weekly_event_with_rebuys_add_on_and_bounties_runs_to_a_deal(
         await pan.h.until(
             lambda: service.get(tid).paused_ms is not None and idle(pan, service.get(tid)), "paused, hands over", 120
         )
-        await pan.h.until(lambda: pan.h.guild.scheduled_events[event.id].status == 2, "the event active", 30)
+        await pan.h.until(lambda: moved_to(pan, 2), "the event active", 30)
         await audited(pan, tid)
 
         bought = 0
