@@ -245,7 +245,8 @@ async def test_a_weekly_event_with_rebuys_add_on_and_bounties_runs_to_a_deal(
         # level 2 (ante 300): everyone without a rebuy is out, table by table; the six left are on the bubble
         await pan.h.slash(host, "tourney resume", tournament=str(tid), settle=False)
         shift[0] += LEVEL_S
-        await pan.h.until(lambda: len(service.get(tid).alive()) <= 6, "the field down to six", 120)
+        # (the knock-out lines follow the commit that puts the players out: wait for both)
+        await pan.h.until(lambda: len(service.get(tid).alive()) <= 6 and len(outs) >= 24, "the field down to six", 120)
         t = service.get(tid)
         assert {e.player_id for e in t.alive()} == {u.id for u in rebuyers}
         assert len(t.open_tables()) >= 2 and service.hand_for_hand(tid) is not None, "on the bubble: hand-for-hand"
