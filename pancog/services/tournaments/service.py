@@ -449,9 +449,11 @@ class TournamentService:
         escrow = Account.escrow(t.tournament_id)
         chips = rules.chips_scope(t)
         players = {e.player_id for e in t.entries.values()}
-        bal = await self.ledger.balances([escrow, Account.issued(chips)] + [Account.bank(chips, p) for p in players])
         table_chips = 0
+        # one read transaction (a snapshot): read apart, a player moved between tables in between (his stack to his
+        # tournament bank, then to the new table) would be counted twice or not at all
         async with self.ledger.storage.transaction(write=False) as tx:
+            bal = await tx.balances([escrow, Account.issued(chips)] + [Account.bank(chips, p) for p in players])
             for tt in t.tables.values():
                 table_chips += sum((await tx.table_balances(tt.table_id)).values())
             payout = await tx.find_journal(f"tny:{t.tournament_id}:payouts")
