@@ -171,6 +171,12 @@ class PanBot(commands.Bot):
         if member is not None and not member.lost and self.serving:
             await self.drain()
         await self.trimmer.stop()
+        # discord.py dispatches ``ready`` from a task that waits for the last guild (``guild_ready_timeout``); a stop
+        # inside that wait left it to fire into the closed client ("Task exception was never retrieved": its loop is
+        # gone). Nothing waits for ready once stopping, so the wait is cancelled (discord.py handles the cancel).
+        pending_ready = getattr(self._connection, "_ready_task", None)
+        if pending_ready is not None:
+            pending_ready.cancel()
         await super().close()  # unloads the extension: the services stop and storage closes (the last write)
         if member is not None and not await member.release():  # a waiting successor takes the leases now
             self.exit_code = self.exit_code or STOP_GAVE_UP  # a lost lease's 75 stays: start again as a standby

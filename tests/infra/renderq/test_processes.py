@@ -181,7 +181,9 @@ async def test_a_dead_worker_is_replaced_alone(tmp_path: Path) -> None:
     queue = RenderQueue(2, mode="process")
     try:
         await queue.start_workers()
-        slow = queue.submit(pid_after, lambda: 0.5)  # keeps one worker busy across the other's death
+        # keeps one worker busy across the other's death and its replacement's start (a new process: seconds on a
+        # loaded machine; with 0.5 s the busy worker could finish first and take the retried job itself)
+        slow = queue.submit(pid_after, lambda: 4.0)
         await asyncio.sleep(0.05)
         survivor = await queue.render(die_once, str(tmp_path / "marker"))
         assert await slow != survivor, "the busy worker finished its render"
