@@ -418,6 +418,23 @@ def configure_switch_interval(ms: float) -> float:
     return sys.getswitchinterval()
 
 
+def event_loop_factory(kind: str) -> tuple[Callable[[], asyncio.AbstractEventLoop], str]:
+    """The event loop bot.py runs on (``PAN_EVENT_LOOP``) and its name as logged.
+
+    uvloop by default: its loop, transports and timers are libuv's in C, where asyncio's selector loop runs them in
+    Python, and asyncpg and aiohttp (all of the bot's I/O) are built and tested on it; every answer, commit and
+    gateway event crosses the loop several times. Without uvloop installed (or with ``asyncio``) the standard loop.
+    """
+    if kind == "uvloop":
+        try:
+            import uvloop
+        except ImportError:
+            log.warning("PAN_EVENT_LOOP=uvloop but uvloop is not installed: running on asyncio's own loop")
+        else:
+            return uvloop.new_event_loop, "uvloop"
+    return asyncio.new_event_loop, "asyncio"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         from dotenv import load_dotenv
@@ -467,8 +484,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         for timer in bound:
             timer.cancel()
 
+    new_loop, loop_name = event_loop_factory(config.event_loop)
+    log.info("event loop: %s", loop_name)
     try:
-        asyncio.run(runner())
+        with asyncio.Runner(loop_factory=new_loop) as run:
+            run.run(runner())
     except discord.LoginFailure:
         print("Discord refused the token (DISCORD_TOKEN). Reset it in the developer portal.", file=sys.stderr)  # noqa: T201
         return 3

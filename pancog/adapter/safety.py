@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 __all__ = ["NAME_MAX", "TEXT_MAX", "code_block", "plain", "shown", "unescaped"]
 
@@ -37,6 +38,9 @@ def _visible(ch: str) -> bool:
     return not ch.isspace() and unicodedata.category(ch) not in {"Cf", "Mn", "Me", "Cc", "Zs", "Co", "Cn"}
 
 
+# Both are pure and a table's few names come back in every message that shows them (each answer, board line and
+# ping names players): the characters are walked once per name, not once per message.
+@lru_cache(maxsize=4096)
 def plain(text: str, *, limit: int = NAME_MAX) -> str:
     """``text`` without control or bidirectional/zero-width formatting characters, whitespace collapsed to one
     space, cut to ``limit`` characters (an ellipsis marks the cut). '' when nothing visible is left."""
@@ -57,6 +61,7 @@ def plain(text: str, *, limit: int = NAME_MAX) -> str:
     return cleaned
 
 
+@lru_cache(maxsize=4096)
 def shown(text: str, *, limit: int = NAME_MAX, fallback: str = "?") -> str:
     """``text`` safe to put in a Discord message: :func:`plain`, then every Markdown and mention character
     escaped, so it renders as typed and pings nobody. ``fallback`` when nothing visible is left."""

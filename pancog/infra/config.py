@@ -22,6 +22,7 @@ __all__ = [
     "ENV_RENDER_PARENT",
     "Config",
     "ConfigError",
+    "EventLoopKind",
     "RenderMode",
     "default_render_threads",
     "environment",
@@ -31,6 +32,7 @@ __all__ = [
 
 T = TypeVar("T")
 RenderMode = Literal["process", "thread"]
+EventLoopKind = Literal["uvloop", "asyncio"]
 
 DEFAULT_DB_PATH = "data/pan.sqlite3"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -85,6 +87,9 @@ class Config:
     malloc_arenas: int = memory.DEFAULT_ARENAS  # PAN_MALLOC_ARENAS (0: the C library's default)
     malloc_trim_seconds: float = memory.DEFAULT_TRIM_SECONDS  # PAN_MALLOC_TRIM_SECONDS (0: never)
     gil_switch_ms: float = 1.0  # PAN_GIL_SWITCH_MS (0: Python's default)
+    # the event loop bot.py runs on: uvloop (libuv; asyncpg and aiohttp are built for it), or asyncio's own where
+    # uvloop is not installed or to rule it out
+    event_loop: EventLoopKind = "uvloop"  # PAN_EVENT_LOOP
     # rendering
     render_mode: RenderMode | None = None  # PAN_RENDER_MODE (None: processes where the platform has them)
     render_threads: int = dataclasses.field(default_factory=default_render_threads)  # PAN_RENDER_THREADS
@@ -152,6 +157,7 @@ class Config:
             malloc_arenas=read.number("PAN_MALLOC_ARENAS", int, base.malloc_arenas, at_least=0),
             malloc_trim_seconds=read.number("PAN_MALLOC_TRIM_SECONDS", float, base.malloc_trim_seconds, at_least=0.0),
             gil_switch_ms=read.number("PAN_GIL_SWITCH_MS", float, base.gil_switch_ms, at_least=0.0),
+            event_loop=_event_loop(read.choice("PAN_EVENT_LOOP", base.event_loop, ("uvloop", "asyncio"), lower=True)),
             render_mode=_render_mode(read.choice("PAN_RENDER_MODE", "", ("", "process", "thread"), lower=True)),
             # at least one worker; never above the bot's priority, at most the kernel's lowest
             render_threads=max(1, read.number("PAN_RENDER_THREADS", int, default_render_threads())),
@@ -186,6 +192,10 @@ def _web_url(read: _Reader, name: str) -> str | None:
     if url is not None and not url.startswith(("http://", "https://")):
         raise read.fail(name, "must start with http:// or https://")
     return url
+
+
+def _event_loop(text: str) -> EventLoopKind:
+    return "asyncio" if text == "asyncio" else "uvloop"
 
 
 def _render_mode(text: str) -> RenderMode | None:

@@ -90,6 +90,9 @@ class PlayerPrefs:
         )
 
 
+_PLAYER_DEFAULTS = PlayerPrefs()
+
+
 def _layout(value: object) -> Layout:
     """A stored layout, or the default for anything else (a value written by a later version is not an error)."""
     return Layout(value) if isinstance(value, str) and value in tuple(Layout) else Layout.WIDE
@@ -151,7 +154,8 @@ class PlayerSettings:
 
     def cached(self, user_id: int) -> PlayerPrefs:
         """The preferences if loaded, else the defaults (for synchronous paths)."""
-        return self._cache.get(user_id, PlayerPrefs())
+        prefs = self._cache.get(user_id)
+        return _PLAYER_DEFAULTS if prefs is None else prefs  # frozen: one default object serves every caller
 
     async def update(self, user_id: int, **changes: object) -> PlayerPrefs:
         prefs = dataclasses.replace(await self.get(user_id), **changes)  # type: ignore[arg-type]
@@ -280,6 +284,9 @@ class GuildDisplayPrefs:
         )
 
 
+_GUILD_DISPLAY_DEFAULTS = GuildDisplayPrefs()
+
+
 class GuildDisplayStore(Protocol):
     async def load_guild_display(self, guild_id: int) -> str | None: ...
 
@@ -315,7 +322,8 @@ class GuildDisplaySettings:
         return prefs
 
     def cached(self, guild_id: int) -> GuildDisplayPrefs:
-        return self._cache.get(guild_id, GuildDisplayPrefs())
+        prefs = self._cache.get(guild_id)
+        return _GUILD_DISPLAY_DEFAULTS if prefs is None else prefs
 
     async def set_four_color(self, guild_id: int, on: bool) -> GuildDisplayPrefs:
         return await self._save(guild_id, dataclasses.replace(await self.get(guild_id), four_color=on))

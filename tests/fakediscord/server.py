@@ -26,6 +26,11 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+try:
+    import zstandard
+except ImportError:  # pragma: no cover - zstandard is in requirements.txt; without it discord.py asks for zlib
+    zstandard = None
+
 from . import limits
 from .models import (
     EPHEMERAL,
@@ -151,15 +156,30 @@ class _Connection:
     compressor: Any | None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     session: _Session | None = None
+    flush_mode: Any = zlib.Z_SYNC_FLUSH
+
+    def _flush(self) -> bytes:
+        assert self.compressor is not None
+        return bytes(self.compressor.flush(self.flush_mode))
 
     async def send(self, payload: dict[str, Any]) -> None:
         text = json.dumps(payload)
         async with self.lock:
             if self.compressor is not None:
-                data = self.compressor.compress(text.encode()) + self.compressor.flush(zlib.Z_SYNC_FLUSH)
-                await self.ws.send_bytes(data)
+                await self.ws.send_bytes(self.compressor.compress(text.encode()) + self._flush())
             else:
                 await self.ws.send_str(text)
+
+
+def _connection(ws: web.WebSocketResponse, compress: str | None) -> _Connection:
+    """A gateway connection compressing as Discord does when asked: one zlib or zstd stream for the connection,
+    flushed at the end of every message (discord.py asks for zstd-stream when ``zstandard`` is installed)."""
+    if compress == "zlib-stream":
+        return _Connection(ws=ws, compressor=zlib.compressobj())
+    if compress == "zstd-stream" and zstandard is not None:
+        stream = zstandard.ZstdCompressor().compressobj()
+        return _Connection(ws=ws, compressor=stream, flush_mode=zstandard.COMPRESSOBJ_FLUSH_BLOCK)
+    return _Connection(ws=ws, compressor=None)
 
 
 @dataclass(eq=False)
@@ -601,8 +621,7 @@ class FakeDiscord:
             return web.Response(status=503, text="gateway unavailable")
         ws = web.WebSocketResponse(max_msg_size=0)
         await ws.prepare(request)
-        compress = request.query.get("compress") == "zlib-stream"
-        conn = _Connection(ws=ws, compressor=zlib.compressobj() if compress else None)
+        conn = _connection(ws, request.query.get("compress"))
         self._connections.add(conn)
         try:
             await conn.send({"op": 10, "s": None, "t": None, "d": {"heartbeat_interval": self.heartbeat_interval}})

@@ -80,3 +80,34 @@ async def test_global_limit_answers_429_global_and_discord_py_waits_it_out() -> 
         assert max(sum(1 for t in accepted if start <= t < start + 1.0) for start in accepted) <= 8
     finally:
         await fake.stop()
+
+
+@pytest.mark.parametrize("compress", ["zstd-stream", "zlib-stream", None])
+async def test_the_gateway_compresses_as_asked(compress: str | None) -> None:
+    """Discord compresses the gateway with the stream the client asks for (discord.py asks for zstd-stream when
+    ``zstandard`` is installed, else zlib-stream): each message a binary frame that one decompressor per
+    connection turns back into the JSON; without ``compress``, text frames."""
+    import zlib
+
+    import aiohttp
+    import zstandard
+
+    fake = FakeDiscord()
+    await fake.start()
+    try:
+        query = "?v=10&encoding=json" + (f"&compress={compress}" if compress else "")
+        async with aiohttp.ClientSession() as session, session.ws_connect(fake.gateway_url + query) as ws:
+            msg = await ws.receive(timeout=5)
+            if compress is None:
+                assert msg.type is aiohttp.WSMsgType.TEXT
+                text = msg.data
+            else:
+                assert msg.type is aiohttp.WSMsgType.BINARY
+                if compress == "zstd-stream":
+                    text = zstandard.ZstdDecompressor().decompressobj().decompress(msg.data).decode()
+                else:
+                    assert msg.data.endswith(b"\x00\x00\xff\xff")
+                    text = zlib.decompressobj().decompress(msg.data).decode()
+    finally:
+        await fake.stop()
+    assert '"op": 10' in text and "heartbeat_interval" in text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -96,3 +97,34 @@ def test_gil_switch_interval_from_env() -> None:
         assert bot_module.configure_switch_interval(ms("0")) == pytest.approx(0.005, abs=1e-9)
     finally:
         sys.setswitchinterval(before)
+
+
+def test_event_loop_from_env(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """PAN_EVENT_LOOP: bot.py runs on uvloop by default, on asyncio's own loop when asked or when uvloop is missing."""
+    import builtins
+
+    import uvloop
+
+    def loop_of(value: str) -> tuple[type, str]:
+        new_loop, name = bot_module.event_loop_factory(Config.from_env({"PAN_EVENT_LOOP": value}).event_loop)
+        loop = new_loop()
+        try:
+            return type(loop), name
+        finally:
+            loop.close()
+
+    assert loop_of("") == (uvloop.Loop, "uvloop")
+    kind, name = loop_of("asyncio")
+    assert name == "asyncio" and not issubclass(kind, uvloop.Loop) and issubclass(kind, asyncio.AbstractEventLoop)
+
+    real_import = builtins.__import__
+
+    def without_uvloop(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "uvloop":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", without_uvloop)
+    kind, name = loop_of("uvloop")
+    assert name == "asyncio" and not issubclass(kind, uvloop.Loop)
+    assert "uvloop is not installed" in caplog.text

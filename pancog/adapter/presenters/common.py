@@ -36,8 +36,11 @@ def name_of(names: Names, player_id: int | None) -> str:
     """A player's name for Discord text: escaped (Markdown and mentions), capped, never empty."""
     if player_id is None:
         return tr("the floor")
+    name = names.get(player_id)
+    if name:  # the default ("Player 1234") is only written when the stored name shows nothing
+        return shown(name, fallback="") or _default_name(player_id)
     default = _default_name(player_id)
-    return shown(names.get(player_id) or default, fallback=default)
+    return shown(default, fallback=default)
 
 
 def image_name_of(names: Names, player_id: int | None) -> str:
