@@ -33,7 +33,7 @@ import yarl
 from discord.ext import commands
 
 from pancog.adapter.invite import invite_url
-from pancog.infra import memory
+from pancog.infra import collector, memory
 from pancog.infra.cluster import parse_cluster, shard_range
 from pancog.infra.config import Config, ConfigError
 from pancog.infra.coord import ClusterMember, MemberTiming, holder_for
@@ -93,6 +93,10 @@ class PanBot(commands.Bot):
         self.member: ClusterMember | None = None  # a cluster process's membership (PostgreSQL only)
         self.exit_code = 0
         self.serving = False  # the extension is loaded and the commands synced: there is something to drain
+        # main() sets it from PAN_GC_FREEZE: at the first ready (extension loaded, commands synced, every guild,
+        # channel and member received), the start-up heap leaves the garbage collector's walks
+        # (pancog/infra/collector.py). Off for a bot built in a test's interpreter, whose heap is the test's.
+        self.freeze_heap = False
         self.stop_requested = asyncio.Event()
         self._draining = False
         self._closing: asyncio.Future[None] | None = None
@@ -130,6 +134,9 @@ class PanBot(commands.Bot):
 
     async def on_ready(self) -> None:
         log.info("ready as %s in %d guild(s)", self.user, len(self.guilds))
+        if self.freeze_heap:  # once: a later ready (a new session) finds the caches it would freeze already frozen
+            self.freeze_heap = False
+            collector.freeze()
         if self.application_id is not None:  # the link an admin needs, with this application's id filled in
             log.info("invite me to a server: %s", invite_url(self.application_id))
 
@@ -450,6 +457,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv, shards_default=config.shards, pod_name=config.pod_name)
     configure_allocator(config)  # before any thread starts: the arena cap applies only to threads started later
     configure_switch_interval(config.gil_switch_ms)
+    collector.configure(config.gc_thresholds)  # fewer, shorter collector pauses (pancog/infra/collector.py)
     logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     faulthandler.enable()  # a crash in native code (a fatal signal) leaves its Python stacks on stderr, not silence
     token = config.discord_token
@@ -459,6 +467,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     apply_endpoint_overrides(config.discord_api_base, config.discord_gateway_url)
     cluster = None if args.cluster is None else "{}/{}".format(*parse_cluster(args.cluster, config.pod_name))
     bot = build_bot(config, shard_count=args.shard_count, shard_ids=args.shard_ids, cluster=cluster)
+    bot.freeze_heap = config.gc_freeze
 
     async def runner() -> None:
         loop = asyncio.get_running_loop()

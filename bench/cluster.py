@@ -33,6 +33,14 @@ its share.
     $B --processes 1; $B --processes 2; $B --processes 4       # then again in reverse order
     .venv/bin/python -m bench.cluster --backend postgres --processes 1 --tables 90 --pace 150  # ack p99 at 150/s
 
+``--pace R`` is open-loop: the players send at most R interactions a second, at Poisson arrivals (bench/soak.py's
+``Pacer``), each table thinking 0.7 x tables / R between its moves so that a player is ready for every slot (before 3
+December 2026 the pace only set the think time, and the rate fell with the bot's answer time: "--pace 150" offered
+~139/s). The load generator's own pauses are printed (its event loop's lateness, its collector's pauses): it stamps
+the acks, so its stalls would count as the bot's. In the counted window it runs no full collection of its heap
+(``--harness-gc young``; ``default`` for Python's), which once stalled it for 0.5 s. ``BENCH_ACK_DUMP=FILE`` writes each
+counted ack's dispatch time (``time.monotonic``) and latency, to lay them beside the bot's own timings.
+
 Discord's global limit (``--global-limit 50``): the fake refuses more than 50 counted requests in any second with
 a 429, and the bots take their tokens from the shared bucket in PostgreSQL (``--bucket-rate``, the bots'
 ``PAN_REST_GLOBAL_RATE``; 0 leaves it off, the default here, so that the scaling runs do the same work at any
@@ -48,6 +56,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import logging
 import os
@@ -57,14 +66,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from bench import cgroup
 from bench.postgres import postgres_url
 from bench.proc_cpu import TreeCpu, cpu_figures, cpu_line, machine_busy
-from bench.soak import Soak, check_books
+from bench.soak import Pacer, Soak, check_books
 from pancog.infra.cluster import Launcher, shard_range
 from pancog.infra.storage import storage_for
 from pancog.services.ledger import ChipLedger
@@ -97,6 +106,66 @@ def start_profilers(pids: list[int], seconds: float, folder: Path) -> list[subpr
     return out
 
 
+def harness_gc(mode: str) -> Callable[[], None]:
+    """The load generator's cyclic garbage collector in the counted window. ``young`` (the default): no *full*
+    collection, young and middle ones as Python's defaults. This process is the fake Discord and every player:
+    its heap (every message, call and interaction the fake keeps) grows through a run, and one full collection
+    of it stalled this loop for ~0.5 s at 150 actions/s (a run at 19:06 UTC, 3 December 2026), delaying the ack
+    stamps of ~75 actions, i.e. the whole measured p99, while the bot was not slower. ``default``: Python's.
+    Called before the window opens (the collection it starts with is not counted); returns the undo."""
+    old = gc.get_threshold()
+    if mode == "young":
+        gc.collect()
+        gc.freeze()  # what the warm-up built is not walked again by the middle collections' promotions
+        gc.set_threshold(old[0], old[1], 1_000_000_000)
+
+    def restore() -> None:
+        gc.set_threshold(*old)
+        gc.unfreeze()
+
+    return restore
+
+
+class LoopLag:
+    """How late a 5 ms timer fires in this event loop: the load generator's own delays (its players, its fake
+    Discord, its garbage collections), which every ack it stamps also carries."""
+
+    def __init__(self) -> None:
+        self.late: list[float] = []
+        self.task: asyncio.Task[None] | None = None
+        self.gc_started = 0.0
+        self.gc_pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        gc.callbacks.append(self._gc)
+
+    def _gc(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self.gc_started = time.perf_counter()
+        else:
+            self.gc_pauses[info["generation"]].append(time.perf_counter() - self.gc_started)
+
+    @classmethod
+    def start(cls) -> LoopLag:
+        lag = cls()
+        lag.task = asyncio.create_task(lag._run())
+        return lag
+
+    async def _run(self) -> None:
+        while True:
+            before = time.perf_counter()
+            await asyncio.sleep(0.005)
+            self.late.append(max(0.0, time.perf_counter() - before - 0.005))
+
+    def stop(self) -> tuple[float, float, dict[int, tuple[int, float]]]:
+        """(p99, max) lateness in ms, and the collector's pauses by generation: (count, longest ms)."""
+        if self.task is not None:
+            self.task.cancel()
+        gc.callbacks.remove(self._gc)
+        pauses = {g: (len(p), round(1000 * max(p, default=0.0), 1)) for g, p in self.gc_pauses.items()}
+        if not self.late:
+            return (0.0, 0.0, pauses)
+        return (round(p99(self.late) * 1000, 1), round(max(self.late) * 1000, 1), pauses)
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     quotas: list[cgroup.CpuQuota] = []
     if args.cpu_quota > 0:
@@ -116,8 +185,11 @@ async def _run(args: argparse.Namespace, quotas: list[cgroup.CpuQuota]) -> dict[
     shards = max(args.shards, args.processes)
     if args.tables_per_process:
         args.tables = args.tables_per_process * args.processes
-    if args.pace > 0:  # one player acts at a time per table: each table's pace is 1 / (think + answer)
-        args.think = args.tables / args.pace
+    if args.pace > 0:
+        # Open-loop: the players send at most --pace interactions a second, at Poisson arrivals (soak.Pacer). Each
+        # table thinks 0.7 x tables / pace, so enough players are ready for every slot while the bot answers in
+        # up to ~0.3 x tables / pace (a slower bot shows as a lower rate, printed).
+        args.think = round(0.7 * args.tables / args.pace, 3)
     workdir = Path(tempfile.mkdtemp(prefix="pan-cluster-"))
     fake = FakeDiscord(shards=shards, global_limit=args.global_limit or None)
     h = Harness(fake, members=0, channels=("lobby",), timeout=60.0)
@@ -181,6 +253,8 @@ async def _run(args: argparse.Namespace, quotas: list[cgroup.CpuQuota]) -> dict[
     await storage.open()
     store = TableStore(storage)
     soak = Soak(h, store, hands=10_000, stuck_after=120.0, think=args.think, rng=random.Random(args.seed))
+    if args.pace > 0:
+        soak.pacer = Pacer(args.pace, random.Random(args.seed + 7))
     soak.running.set()
     load_before = os.getloadavg()
     started = time.monotonic()
@@ -195,6 +269,7 @@ async def _run(args: argparse.Namespace, quotas: list[cgroup.CpuQuota]) -> dict[
     while soak.dealt < len(seats) and time.monotonic() < ready_by and not soak.stuck:
         await asyncio.sleep(0.5)
     warmed_after = time.monotonic() - started
+    restore_gc = harness_gc(args.harness_gc)
     bot_pids = [spec.process.pid for spec in launcher.specs if spec.process is not None]
     # the bots, and this process too (its players and fake Discord: the harness CPU printed below)
     profilers = start_profilers([*bot_pids, os.getpid()], args.seconds, Path(args.profile)) if args.profile else []
@@ -207,7 +282,10 @@ async def _run(args: argparse.Namespace, quotas: list[cgroup.CpuQuota]) -> dict[
     status0 = fake.status()["global"]
     by_channel0 = dict(soak.by_channel)
     actions0, lat0, calls0, t0 = soak.actions, len(soak.latency), len(fake.calls), time.perf_counter()
+    lag = LoopLag.start()
     await asyncio.sleep(args.seconds)
+    harness_lag = lag.stop()
+    restore_gc()
     actions1, lat1, calls1, t1 = soak.actions, len(soak.latency), len(fake.calls), time.perf_counter()
     per_figures = [c.stop() for c in per_cpu]
     quota1 = [(q.usage(), q.throttled()) for q in quotas]
@@ -265,6 +343,9 @@ async def _run(args: argparse.Namespace, quotas: list[cgroup.CpuQuota]) -> dict[
     audit = await ChipLedger(storage).audit()
     books = await check_books(store, soak.followers)
     window = soak.latency[lat0:lat1]
+    if os.environ.get("BENCH_ACK_DUMP"):  # each counted ack's dispatch (time.monotonic) and latency, for a plot
+        acks = list(zip(soak.acked_at[lat0:lat1], window, strict=True))
+        Path(os.environ["BENCH_ACK_DUMP"]).write_text(json.dumps(acks))
     launcher.stop(grace=10)
     await storage.close()
     await fake.stop()
@@ -312,6 +393,12 @@ async def _run(args: argparse.Namespace, quotas: list[cgroup.CpuQuota]) -> dict[
         "global_429s": status1["responses_429"],
         "global_requests_per_s": round((status1["requests"] - status0["requests"]) / (t1 - t0), 1),
         **cpu_figures(bot_cpu, main_cpu, actions1 - actions0, harness_cpu),
+        # the load generator's own event-loop delays in the window: an ack is stamped by this process's fake
+        # Discord, so a late stamp here is a slower ack in the figures without the bot being slower
+        "harness_loop_lag_p99_ms": harness_lag[0],
+        "harness_loop_lag_max_ms": harness_lag[1],
+        "harness_gc": args.harness_gc,
+        "harness_gc_pauses": harness_lag[2],
         "load_average_before": [round(x, 1) for x in load_before],
         "load_average_during": [round(x, 1) for x in load_during],
     }
@@ -325,6 +412,12 @@ async def _run(args: argparse.Namespace, quotas: list[cgroup.CpuQuota]) -> dict[
         flush=True,
     )
     print(cpu_line(result), flush=True)
+    print(
+        f"the load generator's event loop was late by p99 {result['harness_loop_lag_p99_ms']} ms, at most "
+        f"{result['harness_loop_lag_max_ms']} ms (a 5 ms timer, the window); its garbage collector "
+        f"{args.harness_gc}: pauses by generation (count, longest ms) {result['harness_gc_pauses']}",
+        flush=True,
+    )
     print(
         f"PostgreSQL server CPU per action {result['postgres_cpu_ms_per_action']} ms; the machine's {cores} cores were "
         f"{100 * result['machine_busy']:.0f} % busy in the window",
@@ -379,6 +472,12 @@ def main(argv: list[str]) -> None:
     )
     parser.add_argument(
         "--pace", type=float, default=0.0, help="target actions/s of all tables (sets --think = tables / pace)"
+    )
+    parser.add_argument(
+        "--harness-gc",
+        choices=("young", "default"),
+        default="young",
+        help="the load generator's garbage collector in the counted window (young: no full collection)",
     )
     parser.add_argument("--render-workers", type=int, default=0, help="PAN_RENDER_THREADS of each bot (0: its default)")
     parser.add_argument("--global-limit", type=int, default=0, help="the fake's global limit per second (0: none)")

@@ -185,6 +185,27 @@ class Follower:
         return self.state
 
 
+class Pacer:
+    """Open-loop arrivals: every interaction the players send waits for the next slot of a Poisson process of
+    ``rate`` slots a second (``bench.cluster --pace``). Without it, a paced run's rate is closed-loop: each
+    table acts every think + answer + follow seconds, so the offered rate falls as the bot slows and a run at
+    "--pace 150" offered ~139/s. A slot is taken in the order the players ask (asyncio's lock is fair)."""
+
+    def __init__(self, rate: float, rng: random.Random) -> None:
+        self.rate = rate
+        self.rng = rng
+        self.next = time.monotonic()
+        self.lock = asyncio.Lock()
+
+    async def slot(self) -> None:
+        async with self.lock:
+            now = time.monotonic()
+            self.next = max(self.next, now - 0.05)  # a late pacer catches up by at most a few slots, not a burst
+            self.next += self.rng.expovariate(self.rate)
+            if self.next > now:
+                await asyncio.sleep(self.next - now)
+
+
 @dataclass
 class Soak:
     h: Harness
@@ -199,16 +220,20 @@ class Soak:
     panel_misses: list[str] = field(default_factory=list)
     stuck: list[str] = field(default_factory=list)
     latency: list[float] = field(default_factory=list)
+    acked_at: list[float] = field(default_factory=list)  # each latency's dispatch (time.monotonic), same order
     finished_tables: int = 0
     dealt: int = 0  # tables whose first hand is dealt (bench/cluster.py counts only once all are)
     followers: dict[int, Follower] = field(default_factory=dict)
     think: float = 0.0
     rng: random.Random = field(default_factory=random.Random)
     by_channel: collections.Counter[int] = field(default_factory=collections.Counter)  # actions per table channel
+    pacer: Pacer | None = None  # open-loop arrivals (bench.cluster --pace): each interaction waits for its slot
 
     async def act(self, user: FakeUser, channel: FakeChannel, command: str, **options: Any) -> bool:
         if self.think > 0:
             await asyncio.sleep(self.rng.uniform(0.5, 1.5) * self.think)  # the player reads the board
+        if self.pacer is not None:
+            await self.pacer.slot()
         try:
             reply = await self.h.slash(user, command, channel=channel, settle=False, timeout=60, **options)
         except InteractionFailed as exc:
@@ -217,6 +242,7 @@ class Soak:
         self.actions += 1
         self.by_channel[channel.id] += 1
         self.latency.append(reply.latency or 0.0)
+        self.acked_at.append(reply.interaction.dispatched_at)
         if "Something went wrong" in reply.text:
             self.failed.append(f"{command}: {reply.text[:200]}")
         return True
@@ -248,6 +274,8 @@ class Soak:
             return False
         board = self.h.fake.messages[row.board_message_id]
         try:
+            if self.pacer is not None:
+                await self.pacer.slot()
             reply = await self.h.click(user, board, "My hand", settle=False, timeout=60)
             panel = reply.message
             menus = [
@@ -263,6 +291,8 @@ class Soak:
                 shown = "no panel" if panel is None else repr(panel.text[:120])
                 self.panel_misses.append(f"legal {legal[:3]}; selects {[(c[-8:], v[:3]) for c, v in menus]}; {shown}")
                 return False
+            if self.pacer is not None:
+                await self.pacer.slot()
             await self.h.select(user, panel, choice[0], [choice[1]], settle=False, timeout=60)
             self.actions += 2
             self.by_channel[board.channel_id] += 2

@@ -18,6 +18,7 @@ from typing import Any
 
 import discord
 
+from pancog.infra.collector import PauseWatch
 from pancog.infra.config import Config
 from pancog.infra.metrics import Metrics, MetricsServer, gateway_reason, leases_reason
 from pancog.infra.ratelimit import GlobalBucket, PostgresSlots
@@ -58,8 +59,10 @@ class Observability:
 
     metrics: Metrics
     server: MetricsServer
+    pauses: PauseWatch
 
     async def close(self) -> None:
+        self.pauses.stop()
         await self.server.stop()
 
 
@@ -115,7 +118,7 @@ async def open_metrics(
         port=config.metrics_port,
     )
     await server.start()
-    return Observability(metrics, server)
+    return Observability(metrics, server, PauseWatch(metrics.observe_gc))
 
 
 def gateway_problem(bot: discord.Client) -> str | None:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
-from pancog.infra import memory
+from pancog.infra import collector, memory
 
 __all__ = [
     "DEFAULT_DB_PATH",
@@ -87,6 +87,10 @@ class Config:
     malloc_arenas: int = memory.DEFAULT_ARENAS  # PAN_MALLOC_ARENAS (0: the C library's default)
     malloc_trim_seconds: float = memory.DEFAULT_TRIM_SECONDS  # PAN_MALLOC_TRIM_SECONDS (0: never)
     gil_switch_ms: float = 1.0  # PAN_GIL_SWITCH_MS (0: Python's default)
+    # the cyclic garbage collector (pancog/infra/collector.py): its thresholds (None: Python's own), and whether
+    # the start-up heap is frozen out of its collections once the bot serves
+    gc_thresholds: tuple[int, int, int] | None = collector.DEFAULT_THRESHOLDS  # PAN_GC_THRESHOLDS
+    gc_freeze: bool = True  # PAN_GC_FREEZE (0: off)
     # the event loop bot.py runs on: uvloop (libuv; asyncpg and aiohttp are built for it), or asyncio's own where
     # uvloop is not installed or to rule it out
     event_loop: EventLoopKind = "uvloop"  # PAN_EVENT_LOOP
@@ -157,6 +161,8 @@ class Config:
             malloc_arenas=read.number("PAN_MALLOC_ARENAS", int, base.malloc_arenas, at_least=0),
             malloc_trim_seconds=read.number("PAN_MALLOC_TRIM_SECONDS", float, base.malloc_trim_seconds, at_least=0.0),
             gil_switch_ms=read.number("PAN_GIL_SWITCH_MS", float, base.gil_switch_ms, at_least=0.0),
+            gc_thresholds=_gc_thresholds(read, "PAN_GC_THRESHOLDS", base.gc_thresholds),
+            gc_freeze=read.choice("PAN_GC_FREEZE", "1", ("0", "1")) == "1",
             event_loop=_event_loop(read.choice("PAN_EVENT_LOOP", base.event_loop, ("uvloop", "asyncio"), lower=True)),
             render_mode=_render_mode(read.choice("PAN_RENDER_MODE", "", ("", "process", "thread"), lower=True)),
             # at least one worker; never above the bot's priority, at most the kernel's lowest
@@ -263,6 +269,16 @@ class _Reader:
         if text not in choices:
             raise self.fail(name, "must be one of " + ", ".join(c for c in choices if c))
         return text
+
+
+def _gc_thresholds(read: _Reader, name: str, default: tuple[int, int, int] | None) -> tuple[int, int, int] | None:
+    text = read.raw(name)
+    if not text:
+        return default
+    try:
+        return collector.parse_thresholds(text)
+    except ValueError as exc:
+        raise read.fail(name, f"must be {exc}") from None
 
 
 def environment() -> dict[str, str]:

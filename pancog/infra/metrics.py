@@ -18,6 +18,7 @@ The metrics (all prefixed ``pan_``):
 ``render_running``                            images being drawn
 ``shard_leases_held``                         shard leases this process holds
 ``shard_lease_takeovers_total``               leases taken from a previous holder
+``gc_pause_seconds{generation}``              histogram: each pause of the cyclic garbage collector
 ============================================  ===========================================================
 
 No discord import: the adapter feeds the counters and gives the health checks (gateway, storage, leases).
@@ -44,6 +45,8 @@ log = logging.getLogger("pan.metrics")
 
 # seconds; Discord gives an interaction 3 s to be answered
 ACK_BUCKETS = (0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 5.0)
+# seconds; a young collection takes a few ms, a full one on a busy bot's heap ~0.1 s (pancog/infra/collector.py)
+GC_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
 DISCORD_EPOCH_MS = 1_420_070_400_000
 
 Check = Callable[[], Awaitable[str | None]]
@@ -108,11 +111,22 @@ class Metrics:
         self.lease_takeovers = Counter(
             "pan_shard_lease_takeovers", "Shard leases taken from a previous holder", registry=r
         )
+        self.gc_pause = Histogram(
+            "pan_gc_pause_seconds",
+            "Pauses of the cyclic garbage collector (no interaction is answered meanwhile)",
+            ["generation"],
+            buckets=GC_BUCKETS,
+            registry=r,
+        )
         self.leases_held = 0
         self.render_figures: Callable[[], tuple[dict[str, int], int]] | None = None
         self.bucket_figures: Callable[[], BucketFigures | None] | None = None
         self.clock: Callable[[], float] = time.time
         r.register(_Live(self))
+
+    def observe_gc(self, generation: int, seconds: float) -> None:
+        """A :class:`pancog.infra.collector.PauseWatch` observer."""
+        self.gc_pause.labels(str(generation)).observe(seconds)
 
     def observe_rest(self, method: str, route: str, path: str, status: int, scope: str | None) -> None:
         """A :class:`pancog.infra.rest.RestTrace` observer."""

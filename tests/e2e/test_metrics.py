@@ -9,6 +9,7 @@ process takes one of them ``/healthz`` says so with a 503 (an orchestrator resta
 from __future__ import annotations
 
 import asyncio
+import gc
 import re
 import socket
 import sys
@@ -92,6 +93,12 @@ async def test_metrics_and_health_of_a_running_bot(
     assert sample(text, "pan_shard_leases_held") == 0.0  # one process, unsharded: no leases
     assert sample(text, "pan_shard_lease_takeovers_total") == 0.0
     assert sample(text, "pan_rest_budget_granted_total") is None  # SQLite: no shared budget
+    # Every pause of the garbage collector is timed: a full collection now shows in the oldest generation's count.
+    full = sample(text, "pan_gc_pause_seconds_count", generation="2") or 0.0
+    gc.collect()
+    _, text = await get(f"{base}/metrics")
+    assert (sample(text, "pan_gc_pause_seconds_count", generation="2") or 0.0) >= full + 1
+    assert (sample(text, "pan_gc_pause_seconds_sum", generation="2") or 0.0) > 0.0
     # The gateway goes down: the probe says so, then recovers with it.
     await h.fake.gateway_down()
     reason = await until(f"{base}/healthz", 503)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 import urllib.request
@@ -27,21 +28,39 @@ async def test_python_bot_py_plays_pan_help(fake_discord: FakeDiscord, tmp_path:
         "TEST_GUILD_ID": str(harness.guild.id),
         "PAN_DB_PATH": str(tmp_path / "pan.sqlite3"),
         "PAN_GUILD_READY_TIMEOUT": "0.05",
+        "PAN_LOG_LEVEL": "INFO",
     }
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "bot.py", cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        sys.executable, "bot.py", cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
+    lines: list[str] = []
+    frozen = asyncio.Event()
+
+    async def read_log() -> None:
+        assert process.stderr is not None
+        async for raw in process.stderr:
+            lines.append(raw.decode())
+            if "start-up objects frozen" in lines[-1]:
+                frozen.set()
+
+    reader = asyncio.create_task(read_log())
     try:
         await asyncio.wait_for(fake_discord.identified.wait(), timeout=15)
         assert "pan" in {c["name"] for c in fake_discord.guild_commands[harness.guild.id]}
         reply = await harness.slash(harness.users[0], "pan help")
         assert reply.ephemeral and "Pan" in reply.content
+        await asyncio.wait_for(frozen.wait(), timeout=15)  # at the first ready
     finally:
         process.terminate()
-        _, stderr = await asyncio.wait_for(process.communicate(), timeout=10)
-    log = stderr.decode()
+        await asyncio.wait_for(process.wait(), timeout=10)
+        await asyncio.wait_for(reader, timeout=10)
+    log = "".join(lines)
     assert "Traceback" not in log and " ERROR " not in log, log
     assert fake_discord.unhandled == [] and fake_discord.violations == []
+    # At its first ready, bot.py froze its start-up heap out of the collector's walks, with the bot's thresholds
+    # (pancog/infra/collector.py): the modules of discord.py, Pillow and the bot are tens of thousands of objects.
+    line = re.search(r"garbage collector: (\d+) start-up objects frozen, thresholds \(10000, 5, 2\)", log)
+    assert line is not None and int(line.group(1)) > 20_000, log
 
 
 def test_python_bot_py_without_token_exits_with_help(tmp_path: Path) -> None:
