@@ -281,12 +281,14 @@ async def _run(args: argparse.Namespace, quotas: list[cgroup.CpuQuota]) -> dict[
     harness0 = time.process_time()
     status0 = fake.status()["global"]
     by_channel0 = dict(soak.by_channel)
+    slots0 = soak.pacer.issued if soak.pacer is not None else 0
     actions0, lat0, calls0, t0 = soak.actions, len(soak.latency), len(fake.calls), time.perf_counter()
     lag = LoopLag.start()
     await asyncio.sleep(args.seconds)
     harness_lag = lag.stop()
     restore_gc()
     actions1, lat1, calls1, t1 = soak.actions, len(soak.latency), len(fake.calls), time.perf_counter()
+    slots1 = soak.pacer.issued if soak.pacer is not None else 0
     per_figures = [c.stop() for c in per_cpu]
     quota1 = [(q.usage(), q.throttled()) for q in quotas]
     by_channel1 = dict(soak.by_channel)
@@ -365,6 +367,7 @@ async def _run(args: argparse.Namespace, quotas: list[cgroup.CpuQuota]) -> dict[
         "warmed_after_s": round(warmed_after, 1),
         "tables_dealt": soak.dealt,
         "actions_per_s": round((actions1 - actions0) / (t1 - t0), 1),
+        "paced_slots_per_s": round((slots1 - slots0) / (t1 - t0), 1) if soak.pacer is not None else None,
         "ack_p50_ms": round(statistics.median(window) * 1000, 1) if window else None,
         "ack_p99_ms": round(p99(window) * 1000, 1),
         "postgres_cpu_ms_per_action": round(1000 * db_cpu / max(1, actions1 - actions0), 2) if server_pids else None,
@@ -404,7 +407,9 @@ async def _run(args: argparse.Namespace, quotas: list[cgroup.CpuQuota]) -> dict[
     }
     print(
         f"{args.processes} process(es) x {shards} shards, {args.backend}, render {args.render_mode}, "
-        f"{args.tables} tables x {args.players}, think {args.think} s: {result['actions_per_s']} actions/s "
+        f"{args.tables} tables x {args.players}, think {args.think} s"
+        + (f", paced {result['paced_slots_per_s']} interactions/s" if soak.pacer is not None else "")
+        + f": {result['actions_per_s']} actions/s "
         f"over {result['seconds']} s (counting from {result['warmed_after_s']} s, {soak.dealt} tables dealt), "
         f"ack p50 {result['ack_p50_ms']} ms p99 {result['ack_p99_ms']} ms; failed {result['failed_interactions']}, "
         f"stuck {result['stuck_tables']}, audit {'OK' if result['audit_ok'] else 'FAILED'}, "

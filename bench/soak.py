@@ -196,6 +196,7 @@ class Pacer:
         self.rng = rng
         self.next = time.monotonic()
         self.lock = asyncio.Lock()
+        self.issued = 0  # slots given out
 
     async def slot(self) -> None:
         async with self.lock:
@@ -204,6 +205,7 @@ class Pacer:
             self.next += self.rng.expovariate(self.rate)
             if self.next > now:
                 await asyncio.sleep(self.next - now)
+            self.issued += 1
 
 
 @dataclass
