@@ -33,12 +33,13 @@ its share.
     $B --processes 1; $B --processes 2; $B --processes 4       # then again in reverse order
     .venv/bin/python -m bench.cluster --backend postgres --processes 1 --tables 90 --pace 150  # ack p99 at 150/s
 
-``--pace R`` is open-loop: the players send at most R interactions a second, at Poisson arrivals (bench/soak.py's
-``Pacer``), each table thinking 0.7 x tables / R between its moves so that a player is ready for every slot (before 3
-December 2026 the pace only set the think time, and the rate fell with the bot's answer time: "--pace 150" offered
-~139/s). The load generator's own pauses are printed (its event loop's lateness, its collector's pauses): it stamps
-the acks, so its stalls would count as the bot's. In the counted window it runs no full collection of its heap
-(``--harness-gc young``; ``default`` for Python's), which once stalled it for 0.5 s. ``BENCH_ACK_DUMP=FILE`` writes each
+``--pace R`` is open-loop: the players send R interactions a second, at random times within each second
+(bench/soak.py's ``Pacer``; the rate offered is printed), each table thinking 0.7 x tables / R between its moves so
+that a player is ready for every slot (before 3 December 2026 the pace only set the think time, and the rate fell
+with the bot's answer time: "--pace 150" offered ~139/s). The load generator's own pauses are printed (its event
+loop's lateness, its collector's pauses): it stamps the acks, so its stalls would count as the bot's. In the counted
+window it runs no full collection of its heap (``--harness-gc young``; ``default`` for Python's), which once stalled
+it for 0.5 s. ``BENCH_ACK_DUMP=FILE`` writes each
 counted ack's dispatch time (``time.monotonic``) and latency, to lay them beside the bot's own timings.
 
 Discord's global limit (``--global-limit 50``): the fake refuses more than 50 counted requests in any second with
