@@ -134,7 +134,7 @@ class PanBot(commands.Bot):
 
     async def on_ready(self) -> None:
         log.info("ready as %s in %d guild(s)", self.user, len(self.guilds))
-        if self.freeze_heap:  # once: a later ready (a new session) finds the caches it would freeze already frozen
+        if self.freeze_heap:  # once: at a later ready (a new session) it would also freeze what play made since
             self.freeze_heap = False
             collector.freeze()
         if self.application_id is not None:  # the link an admin needs, with this application's id filled in

@@ -39,8 +39,8 @@ that a player is ready for every slot (before 3 December 2026 the pace only set 
 with the bot's answer time: "--pace 150" offered ~139/s). The load generator's own pauses are printed (its event
 loop's lateness, its collector's pauses): it stamps the acks, so its stalls would count as the bot's. In the counted
 window it runs no full collection of its heap (``--harness-gc young``; ``default`` for Python's), which once stalled
-it for 0.5 s. ``BENCH_ACK_DUMP=FILE`` writes each
-counted ack's dispatch time (``time.monotonic``) and latency, to lay them beside the bot's own timings.
+it for 0.5 s. ``BENCH_ACK_DUMP=FILE`` writes each counted ack's dispatch time (``time.monotonic``) and latency, to
+lay beside the bot's collector pauses (``bench/gc_probe``, read by ``bench/ack_tail.py``).
 
 Discord's global limit (``--global-limit 50``): the fake refuses more than 50 counted requests in any second with
 a 429, and the bots take their tokens from the shared bucket in PostgreSQL (``--bucket-rate``, the bots'
@@ -117,7 +117,7 @@ def harness_gc(mode: str) -> Callable[[], None]:
     old = gc.get_threshold()
     if mode == "young":
         gc.collect()
-        gc.freeze()  # what the warm-up built is not walked again by the middle collections' promotions
+        gc.freeze()  # the warm-up's survivors leave the young generations: the window's collections walk only its own
         gc.set_threshold(old[0], old[1], 1_000_000_000)
 
     def restore() -> None:
@@ -187,8 +187,8 @@ async def _run(args: argparse.Namespace, quotas: list[cgroup.CpuQuota]) -> dict[
     if args.tables_per_process:
         args.tables = args.tables_per_process * args.processes
     if args.pace > 0:
-        # Open-loop: the players send at most --pace interactions a second, at Poisson arrivals (soak.Pacer). Each
-        # table thinks 0.7 x tables / pace, so enough players are ready for every slot while the bot answers in
+        # Open-loop: the players send --pace interactions a second, at random times within each second (soak.Pacer).
+        # Each table thinks 0.7 x tables / pace, so enough players are ready for every slot while the bot answers in
         # up to ~0.3 x tables / pace (a slower bot shows as a lower rate, printed).
         args.think = round(0.7 * args.tables / args.pace, 3)
     workdir = Path(tempfile.mkdtemp(prefix="pan-cluster-"))
@@ -477,7 +477,10 @@ def main(argv: list[str]) -> None:
         "--cpu-quota", type=float, default=0.0, help="cores each bot process (with its render workers) may use (root)"
     )
     parser.add_argument(
-        "--pace", type=float, default=0.0, help="target actions/s of all tables (sets --think = tables / pace)"
+        "--pace",
+        type=float,
+        default=0.0,
+        help="interactions/s the players send, open-loop (sets --think = 0.7 x tables / pace)",
     )
     parser.add_argument(
         "--harness-gc",

@@ -43,7 +43,6 @@ log = logging.getLogger("pan.collector")
 Thresholds = tuple[int, int, int]
 
 DEFAULT_THRESHOLDS: Thresholds = (10_000, 5, 2)
-PYTHON_THRESHOLDS: Thresholds = (700, 10, 10)
 
 
 def parse_thresholds(text: str) -> Thresholds | None:

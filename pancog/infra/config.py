@@ -88,7 +88,7 @@ class Config:
     malloc_trim_seconds: float = memory.DEFAULT_TRIM_SECONDS  # PAN_MALLOC_TRIM_SECONDS (0: never)
     gil_switch_ms: float = 1.0  # PAN_GIL_SWITCH_MS (0: Python's default)
     # the cyclic garbage collector (pancog/infra/collector.py): its thresholds (None: Python's own), and whether
-    # the start-up heap is frozen out of its collections once the bot serves
+    # the start-up heap is frozen out of its collections at the first ready
     gc_thresholds: tuple[int, int, int] | None = collector.DEFAULT_THRESHOLDS  # PAN_GC_THRESHOLDS
     gc_freeze: bool = True  # PAN_GC_FREEZE (0: off)
     # the event loop bot.py runs on: uvloop (libuv; asyncpg and aiohttp are built for it), or asyncio's own where

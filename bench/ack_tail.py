@@ -1,0 +1,70 @@
+"""Where the slow acks of a ``bench/cluster.py`` run were: laid beside the bot's garbage-collector pauses.
+
+Reads the run's ``BENCH_ACK_DUMP`` file (each counted ack's dispatch time and latency) and the ``gc-<pid>.txt`` logs
+of ``bench/gc_probe`` (each collection's start, length, generation and objects collected; both on
+``time.monotonic``), and prints: the collector's pauses by generation in the counted window, the ack percentiles,
+and how many acks at or over ``--slow`` ms (default: the p99) were in flight during a pause of ``--pause`` ms or
+more (default 20), with the second of the window each fell in.
+
+    .venv/bin/python -m bench.ack_tail /tmp/gcp/acks.json /tmp/gcp/gc-*.txt [--slow 150] [--pause 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import sys
+from pathlib import Path
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("acks", type=Path)
+    parser.add_argument("gc_logs", type=Path, nargs="+")
+    parser.add_argument("--slow", type=float, default=0.0, help="ms; an ack at least this slow is in the tail (0: p99)")
+    parser.add_argument("--pause", type=float, default=20.0, help="ms; the shortest pause counted")
+    args = parser.parse_args(argv)
+    acks: list[tuple[float, float]] = [(float(t), float(lat)) for t, lat in json.loads(args.acks.read_text())]
+    if not acks:
+        raise SystemExit("no acks in the dump")
+    first, last = acks[0][0], acks[-1][0]
+    pauses: list[tuple[float, float, int, int]] = []  # start, ms, generation, collected
+    for log in args.gc_logs:
+        for line in log.read_text().splitlines():
+            start, ms, generation, collected = line.split()
+            if first - 1 < float(start) < last + 1:
+                pauses.append((float(start), float(ms), int(generation), int(collected)))
+    for generation in (0, 1, 2):
+        mine = [p for p in pauses if p[2] == generation]
+        print(
+            f"generation {generation}: {len(mine)} pauses of 3 ms or more (every full one), longest "
+            f"{max((p[1] for p in mine), default=0.0):.1f} ms, {sum(p[1] for p in mine):.0f} ms in all"
+        )
+    latencies = sorted(lat for _, lat in acks)
+    n = len(latencies)
+    p99 = latencies[min(n - 1, int(0.99 * n))]
+    p50, p95 = latencies[n // 2], latencies[int(0.95 * n)]
+    print(f"{n} acks: p50 {p50 * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms")
+    slow = args.slow / 1000 if args.slow > 0 else p99
+    tail = [(t, lat) for t, lat in acks if lat >= slow]
+    long_pauses = [p for p in pauses if p[1] >= args.pause]
+
+    def in_a_pause(t: float, lat: float) -> bool:
+        return any(start <= t + lat and start + ms / 1000 >= t for start, ms, _, _ in long_pauses)
+
+    caught = sum(in_a_pause(t, lat) for t, lat in tail)
+    print(
+        f"{len(tail)} acks of {slow * 1000:.1f} ms or more; {caught} of them in flight during a pause of "
+        f"{args.pause:g} ms or more"
+    )
+    by_second = collections.Counter(int(t - first) for t, _ in tail)
+    print("slow acks by second of the window: " + ", ".join(f"{s}: {k}" for s, k in sorted(by_second.items())))
+    print(
+        f"pauses of {args.pause:g} ms or more (second, ms, generation, collected): "
+        + ", ".join(f"({s - first:.1f}, {ms}, {g}, {c})" for s, ms, g, c in long_pauses)
+    )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
