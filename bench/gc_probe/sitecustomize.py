@@ -9,9 +9,11 @@ Only a process whose script is ``bot.py`` is probed. ``gc-<pid>.txt``: one line 
 more, and every full one — its start (``time.monotonic``, the clock the fake Discord stamps acks with), its
 length in ms, its generation and the objects it collected. ``GCPROBE_GARBAGE_AFTER=S``: S seconds after start, one
 collection with ``gc.DEBUG_SAVEALL`` and the count of the garbage by type in ``garbage-<pid>.txt`` (what is
-collectable cyclic garbage at that moment). ``GCPROBE_CENSUS_AFTER=S``: at the first full collection S seconds
-after start, every tracked object counted by type in ``census-<pid>.txt``. Nothing else in the bot changes: its
-thresholds and its freeze are its own settings (``PAN_GC_THRESHOLDS``, ``PAN_GC_FREEZE``).
+collectable cyclic garbage at that moment); with ``GCPROBE_GARBAGE_WINDOW=W`` too, a full collection at S, then
+every collection for W seconds keeps its garbage (``DEBUG_SAVEALL``), so the file counts all the cyclic garbage the
+bot made in those W seconds, whatever generation it died in. ``GCPROBE_CENSUS_AFTER=S``: at the first full
+collection S seconds after start, every tracked object counted by type in ``census-<pid>.txt``. Nothing else in
+the bot changes: its thresholds and its freeze are its own settings (``PAN_GC_THRESHOLDS``, ``PAN_GC_FREEZE``).
 """
 
 from __future__ import annotations
@@ -57,11 +59,20 @@ if os.environ.get("GCPROBE_DIR") and any(arg.endswith("bot.py") for arg in sys.a
     if os.environ.get("GCPROBE_GARBAGE_AFTER"):
 
         def _garbage() -> None:
+            window = float(os.environ.get("GCPROBE_GARBAGE_WINDOW") or "0")
             time.sleep(float(os.environ["GCPROBE_GARBAGE_AFTER"]))
+            if window > 0:  # start from an empty heap of garbage, then keep all that the window makes
+                gc.collect()
+                counts = [0]
+                gc.callbacks.append(lambda phase, info: phase == "stop" and counts.__setitem__(0, counts[0] + 1))
             gc.set_debug(gc.DEBUG_SAVEALL)
+            time.sleep(window)
             gc.collect()
-            text = f"garbage {len(gc.garbage)}\n" + _counted(gc.garbage)
             gc.set_debug(0)
+            head = f"garbage {len(gc.garbage)}"
+            if window > 0:
+                head += f" in a window of {window:g} s ({counts[0]} collections, the last a full one)"
+            text = head + "\n" + _counted(gc.garbage)
             gc.garbage.clear()
             (_folder / f"garbage-{os.getpid()}.txt").write_text(text)
 
