@@ -9,7 +9,6 @@ in flight (the answer becomes its followup). Either way the token is answered ex
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from typing import Any
@@ -17,7 +16,7 @@ from typing import Any
 import discord
 
 from pancog.adapter import edge
-from pancog.infra.tasks import Tasks
+from pancog.infra.tasks import Tasks, Timer
 
 __all__ = ["ACK_AFTER", "later", "settle"]
 
@@ -28,28 +27,17 @@ ACK_AFTER = 1.5
 from the event's creation: the gateway's delay and a busy event loop eat into the rest)."""
 
 
-class _Pending:
-    __slots__ = ("started", "task")
-
-    def __init__(self) -> None:
-        self.started = False
-        self.task: asyncio.Task[None] | None = None
-
-
-_PENDING: dict[int, _Pending] = {}
+_PENDING: dict[int, Timer] = {}
 
 
 def later(tasks: Tasks, interaction: discord.Interaction[Any], *, ephemeral: bool = True, update: bool = False) -> None:
     """Defer ``interaction`` in ``ACK_AFTER`` s unless it is answered first (``update``: a component's silent
-    type-6 defer, for an answer that edits the clicked message). The scheduled defer is one of ``tasks`` (the
-    runtime's), so closing the runtime ends it."""
+    type-6 defer, for an answer that edits the clicked message). The scheduled defer is a timer of ``tasks`` (the
+    runtime's), so closing the runtime ends it; answered first, it is cancelled before it ever became a task."""
     if interaction.response.is_done() or interaction.id in _PENDING:
         return
-    pending = _Pending()
 
     async def run() -> None:
-        await asyncio.sleep(ACK_AFTER)
-        pending.started = True
         try:
             await edge.defer(interaction, ephemeral=ephemeral, thinking=not update)
         except discord.InteractionResponded:
@@ -59,17 +47,13 @@ def later(tasks: Tasks, interaction: discord.Interaction[Any], *, ephemeral: boo
         finally:
             _PENDING.pop(interaction.id, None)
 
-    pending.task = tasks.start(run(), name=f"pan-ack-{interaction.id}")
-    _PENDING[interaction.id] = pending
+    _PENDING[interaction.id] = tasks.after(ACK_AFTER, run, name=f"pan-ack-{interaction.id}")
 
 
 async def settle(interaction: discord.Interaction[Any]) -> None:
     """Before answering: cancel a scheduled defer that has not started, or wait for one in flight."""
-    pending = _PENDING.pop(interaction.id, None)
-    if pending is None or pending.task is None:
-        return
-    if not pending.started:
-        pending.task.cancel()
+    timer = _PENDING.pop(interaction.id, None)
+    if timer is None or timer.cancel() or timer.task is None:
         return
     with contextlib.suppress(Exception):
-        await pending.task
+        await timer.task

@@ -200,7 +200,7 @@ class BoardButton(
         return cls(int(match["table"]), match["verb"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await runtime_of(interaction.client).dispatch(interaction, self.table_id, self.verb, ())
+        await runtime_of(interaction.client).dispatch(interaction, self.table_id, self.verb, (), item=self)
 
 
 # --------------------------------------------------------------------------------------------- the boards

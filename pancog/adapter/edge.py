@@ -22,6 +22,8 @@ and costs a tenth to a third of a millisecond (``bench/edge.py``); it runs on ev
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import io
 import logging
 import re
@@ -71,8 +73,10 @@ __all__ = [
     "modal",
     "payload_of",
     "post",
+    "release",
     "respond",
     "start_thread",
+    "unlink",
     "update",
 ]
 
@@ -386,21 +390,27 @@ def _guard(client: discord.Client) -> Guard | None:
 def _echo(interaction: discord.Interaction[Any] | None) -> Counter[Card]:
     if interaction is None:
         return Counter()
-    values: list[str] = []
-
-    def collect(options: Any) -> None:
-        for option in options or ():
-            if isinstance(option, dict):
-                if isinstance(option.get("value"), str):
-                    values.append(option["value"])
-                collect(option.get("options"))
-
     data: Mapping[str, Any] = interaction.data if isinstance(interaction.data, dict) else {}
-    collect(data.get("options"))
+    values = _option_values(data.get("options"))
     typed: Counter[Card] = Counter()
     for value in values:  # as typed, and as an answer quotes it (control and formatting characters dropped)
         typed += typed_cards([value]) | typed_cards([plain(value, limit=len(value) + 1)])
     return typed
+
+
+def _option_values(options: Any) -> list[str]:
+    """Every string value of a command's options, sub-commands' options included (a loop over a stack, not a
+    nested function that calls itself: that one is a cycle, function and cell, left to the garbage collector on
+    every payload checked)."""
+    values: list[str] = []
+    stack = [options]
+    while stack:
+        for option in stack.pop() or ():
+            if isinstance(option, dict):
+                if isinstance(option.get("value"), str):
+                    values.append(option["value"])
+                stack.append(option.get("options"))
+    return values
 
 
 def _withheld(
@@ -439,6 +449,68 @@ def _withheld(
     return found
 
 
+# --------------------------------------------------------------------------------------------- freed at once
+
+# An interaction and a view are each a cycle in discord.py, so without this every click, command and view sent
+# would be garbage only the cyclic collector frees, and at 150 actions a second its pauses are the ack's tail
+# (docs/performance.md, "Less cyclic garbage"). Both links broken here are discord.py 2.7.1's private attributes
+# (``InteractionResponse._parent``, ``Item._view`` and ``_parent``); tests/e2e/test_no_cycles.py fails if an
+# interaction, a view or an item of a play is ever left to the collector again.
+
+
+def unlink(interaction: discord.Interaction[Any]) -> discord.InteractionResponse[Any]:
+    """``interaction.response``, made not to point back at ``interaction``: the interaction caches its response and
+    the response holds the interaction (``_parent``). The response gets a copy of the interaction without that
+    cache as its parent instead: it only reads it (id, token, type, state, session, channel, message, locale) and
+    writes nothing to it, and the copy shares every value with the interaction. Idempotent."""
+    response = interaction.response
+    if response._parent is interaction:
+        twin = copy.copy(interaction)
+        with contextlib.suppress(AttributeError):
+            del twin._cs_response  # type: ignore[attr-defined]  # discord.py's cached_slot_property
+        response._parent = twin
+    return response
+
+
+def release(view: discord.ui.View | discord.ui.LayoutView | None) -> None:
+    """Break the links between ``view`` and its items (each item points back at its view and its parent), once
+    nothing will dispatch through it: a view sent with only dynamic items (:func:`_dispose`), or the view
+    discord.py rebuilt from a clicked message for a dynamic item's callback, once the callback ended. The view
+    still serializes the same (a retried send may reuse it)."""
+    if view is None:
+        return
+    for item in list(view.walk_children()):
+        for part in (item, getattr(item, "item", None)):  # a DynamicItem wraps its button or select
+            if isinstance(part, discord.ui.Item):
+                part._view = None
+                if hasattr(part, "_parent"):
+                    part._parent = None
+
+
+def _kept_open() -> None:
+    """What discord.py puts back as a sent in-memory file's ``close`` (see :func:`_dispose`)."""
+
+
+def _dispose(kwargs: Mapping[str, Any]) -> None:
+    """Before a send: a view that discord.py need not keep — no timeout and nothing to dispatch but dynamic items,
+    whose clicks find their handler again from the custom_id (the board, the hand panel, a result) — is stopped
+    first (so discord.py neither stores it nor starts the 15-minute timer it gives a view on an ephemeral message,
+    whose cancelling is garbage too) and released (:func:`release`). An in-memory file (an image) would be a cycle
+    once sent: discord.py's ``File.close`` puts the buffer's own bound ``close`` back into the buffer's
+    ``__dict__``; it puts a plain function there instead (a buffer it does not own it never closes anyway)."""
+    for file in (kwargs.get("file"), *(kwargs.get("files") or ()), *(kwargs.get("attachments") or ())):
+        if isinstance(file, discord.File) and not file._owner:
+            file._closer = _kept_open
+    view = kwargs.get("view")
+    if not isinstance(view, discord.ui.View | discord.ui.LayoutView) or view.timeout is not None or view.is_finished():
+        return
+    for item in view.walk_children():  # as discord.py's ViewStore tells a fully dynamic view
+        if not isinstance(item, discord.ui.DynamicItem) and item.is_dispatchable():
+            return
+    view.stop()
+    release(view)
+
+
 # --------------------------------------------------------------------------------------------- interactions
 
 _THINKING: OrderedDict[int, tuple[bool, float]] = OrderedDict()
@@ -470,7 +542,7 @@ def _answer_audience(
     interaction: discord.Interaction[Any], ephemeral: bool, audience: Audience | None, *, consume: bool
 ) -> Audience:
     """Who sees the next answer on ``interaction`` (a response, or a followup after one)."""
-    if interaction.response.is_done():
+    if unlink(interaction).is_done():
         pending = _THINKING.get(interaction.id)
         if pending is not None:
             ephemeral = pending[0]  # the first followup after a "thinking" defer keeps its visibility
@@ -484,11 +556,11 @@ async def defer(interaction: discord.Interaction[Any], *, ephemeral: bool = True
     without ``thinking``, a silent update of the clicked message."""
     if thinking:
         _remember(_THINKING, interaction.id, (ephemeral, time.monotonic()))
-        await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+        await unlink(interaction).defer(ephemeral=ephemeral, thinking=True)
         audience = _person(interaction, None) if ephemeral else EVERYONE
         _remember(_ANSWERS, interaction.id, (audience, time.monotonic()))
     else:
-        await interaction.response.defer()
+        await unlink(interaction).defer()
 
 
 def _clicked_audience(interaction: discord.Interaction[Any]) -> Audience:
@@ -509,13 +581,14 @@ async def respond(
     (None when Discord did not return it). Withheld: the safe sentence, privately, instead (and None: what the
     caller meant to post was not posted)."""
     content, kwargs = fitted(content, **kwargs)
+    _dispose(kwargs)
     who = _answer_audience(interaction, ephemeral, audience, consume=False)
     payload = payload_of(content, **kwargs)
     withheld = _withheld(interaction.client, about, who, payload, interaction=interaction, what="answer")
     if withheld:
         content, kwargs, ephemeral = WITHHELD, {}, True
     _answer_audience(interaction, ephemeral, audience, consume=True)
-    if interaction.response.is_done():
+    if unlink(interaction).is_done():
         text = content if content is not None else discord.utils.MISSING
         sent = await interaction.followup.send(text, ephemeral=ephemeral, wait=True, **kwargs)
         return None if withheld else sent
@@ -536,6 +609,7 @@ async def followup(
     """A followup on an answered interaction (a public one carries a board, a ping, a hand's result on a token
     not counted against the global limit). Withheld: nothing is sent (None)."""
     content, kwargs = fitted(content, **kwargs)
+    _dispose(kwargs)
     who = _answer_audience(interaction, ephemeral, None, consume=False)
     payload = payload_of(content, **kwargs)
     if _withheld(interaction.client, about, who, payload, interaction=interaction, what="followup"):
@@ -556,6 +630,7 @@ async def edit_followup(
     """Edit a message the interaction's token posted (``audience``: who sees it). Withheld: not edited (False)."""
     content = kwargs.pop("content", None)
     content, kwargs = fitted(content, **kwargs)
+    _dispose(kwargs)
     if _withheld(interaction.client, about, audience, payload_of(content, **kwargs), what="followup edit"):
         return False
     _set_content(kwargs, content)
@@ -568,11 +643,12 @@ async def update(interaction: discord.Interaction[Any], *, about: About | None =
     Withheld: the message says the safe sentence instead."""
     content = kwargs.pop("content", None)
     content, kwargs = fitted(content, **kwargs)
+    _dispose(kwargs)
     who = _clicked_audience(interaction)
     if _withheld(interaction.client, about, who, payload_of(content, **kwargs), interaction=interaction, what="update"):
         content, kwargs = _withheld_edit(kwargs, embed=None)
     _set_content(kwargs, content)
-    if interaction.response.is_done():
+    if unlink(interaction).is_done():
         await interaction.edit_original_response(**kwargs)
     else:
         await interaction.response.edit_message(**kwargs)
@@ -582,6 +658,7 @@ async def edit_original(interaction: discord.Interaction[Any], *, about: About |
     """Edit the interaction's original response (for as long as its token lives). Withheld: the safe sentence."""
     content = kwargs.pop("content", None)
     content, kwargs = fitted(content, **kwargs)
+    _dispose(kwargs)
     known = _ANSWERS.get(interaction.id)
     who = known[0] if known is not None else _clicked_audience(interaction)
     if _withheld(interaction.client, about, who, payload_of(content, **kwargs), interaction=interaction, what="edit"):
@@ -621,6 +698,7 @@ async def modal(interaction: discord.Interaction[Any], form: discord.ui.Modal, *
     """Open a modal for the interaction's user (its title, labels, placeholders and pre-filled values are checked).
     Withheld: the safe sentence, privately, instead (False)."""
     who = _person(interaction, None)
+    unlink(interaction)
     if _withheld(interaction.client, about, who, payload_of(modal=form), interaction=interaction, what="modal"):
         await interaction.response.send_message(WITHHELD, ephemeral=True)
         return False
@@ -633,6 +711,7 @@ def choices(
 ) -> list[app_commands.Choice[Any]]:
     """Autocomplete choices for ``interaction``, fitted and checked (withheld: none at all)."""
     fitted_choices = fit_choices(found)
+    unlink(interaction)  # discord.py answers with these choices through the response
     who = Audience.person(interaction.user.id)
     payload = payload_of(choices=fitted_choices)
     if _withheld(interaction.client, about, who, payload, interaction=interaction, what="autocomplete"):
@@ -648,6 +727,7 @@ async def post(
 ) -> discord.Message | None:
     """A message in a channel or thread: everyone there sees it. Withheld: nothing is sent (None)."""
     content, kwargs = fitted(content, **kwargs)
+    _dispose(kwargs)
     if _withheld(client, about, EVERYONE, payload_of(content, **kwargs), what="channel message"):
         return None
     return await channel.send(content, **kwargs)
@@ -664,6 +744,7 @@ async def edit(
     """Edit a message the bot posted in a channel. Withheld: left as it was (False)."""
     content = kwargs.pop("content", None)
     content, kwargs = fitted(content, **kwargs)
+    _dispose(kwargs)
     if _withheld(client, about, audience, payload_of(content, **kwargs), what="message edit"):
         return False
     _set_content(kwargs, content)
@@ -681,6 +762,7 @@ async def dm(
     """A DM to one user (raises what discord.py raises: a closed DM is ``Forbidden`` 50007). Withheld: nothing is
     sent (None)."""
     content, kwargs = fitted(content, **kwargs)
+    _dispose(kwargs)
     if _withheld(client, about, Audience.person(user_id), payload_of(content, **kwargs), what="DM"):
         return None
     channel = await client.create_dm(discord.Object(id=user_id))

@@ -367,4 +367,4 @@ class PlaySelect(
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         values = tuple(self.item.values)
-        await runtime_of(interaction.client).dispatch(interaction, self.table_id, self.kind, values)
+        await runtime_of(interaction.client).dispatch(interaction, self.table_id, self.kind, values, item=self)

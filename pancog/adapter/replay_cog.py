@@ -341,7 +341,7 @@ class ReplayButton(
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         values = (str(self.hand_no), str(self.step), self.verb)
-        await runtime_of(interaction.client).dispatch(interaction, self.table_id, "replay", values)
+        await runtime_of(interaction.client).dispatch(interaction, self.table_id, "replay", values, item=self)
 
 
 class ReplaySelect(
@@ -367,7 +367,7 @@ class ReplaySelect(
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         chosen = self.item.values[0] if self.item.values else ""
         values = (str(self.hand_no), chosen, "jump")
-        await runtime_of(interaction.client).dispatch(interaction, self.table_id, "replay", values)
+        await runtime_of(interaction.client).dispatch(interaction, self.table_id, "replay", values, item=self)
 
 
 REPLAY_ITEMS = (ReplayButton, ReplaySelect)

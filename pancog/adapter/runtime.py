@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 import discord
 
-from pancog.adapter import language
+from pancog.adapter import edge, language
 from pancog.adapter.deliveries import Deliveries
 from pancog.adapter.errors import guarded
 from pancog.adapter.groups import CommandGroups
@@ -137,9 +137,17 @@ class PanRuntime:
 
     # -- buttons and selects
     async def dispatch(
-        self, interaction: discord.Interaction[Any], table_id: int, verb: str, values: tuple[str, ...]
+        self,
+        interaction: discord.Interaction[Any],
+        table_id: int,
+        verb: str,
+        values: tuple[str, ...],
+        *,
+        item: discord.ui.Item[Any] | None = None,
     ) -> None:
-        """Run the handler of a button or select; every error becomes one private reply."""
+        """Run the handler of a button or select; every error becomes one private reply. ``item``: the dynamic
+        item clicked, whose view (rebuilt by discord.py from the clicked message) nothing uses once this ends: its
+        links are broken then (``edge.release``), so it is freed at once and not left to the garbage collector."""
 
         async def run() -> None:
             await language.enter(self, interaction)  # answers in the clicker's language
@@ -149,7 +157,11 @@ class PanRuntime:
             await handler(interaction, table_id, values)
 
         self.seen(interaction)
-        await guarded(interaction, run, context=f"table {table_id} component {verb}")
+        try:
+            await guarded(interaction, run, context=f"table {table_id} component {verb}")
+        finally:
+            if item is not None:
+                edge.release(item.view)
 
     # -- background work (``tasks``: DMs, retries, notices, board editors, scheduled defers, the adapter's loops)
     def in_flight(self) -> dict[str, int]:

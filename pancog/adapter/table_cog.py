@@ -124,7 +124,9 @@ class ConfirmButton(
         return cls(int(match["table"]), match["verb"], match["choice"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await runtime_of(interaction.client).dispatch(interaction, self.table_id, f"{self.verb}!{self.choice}", ())
+        await runtime_of(interaction.client).dispatch(
+            interaction, self.table_id, f"{self.verb}!{self.choice}", (), item=self
+        )
 
 
 class TableCog(PanCog, name="PanTables"):

@@ -32,4 +32,4 @@ class CheckInButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"p
         return cls(int(match["tid"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await runtime_of(interaction.client).dispatch(interaction, self.tournament_id, "tnc_checkin", ())
+        await runtime_of(interaction.client).dispatch(interaction, self.tournament_id, "tnc_checkin", (), item=self)

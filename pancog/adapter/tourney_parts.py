@@ -122,7 +122,9 @@ class TourneyButton(
         return cls(int(match["tid"]), match["verb"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await runtime_of(interaction.client).dispatch(interaction, self.tournament_id, "tny_" + self.verb, ())
+        await runtime_of(interaction.client).dispatch(
+            interaction, self.tournament_id, "tny_" + self.verb, (), item=self
+        )
 
 
 def announcement_view(tournament_id: int, open_: bool, text: str, *, checkin: bool = False) -> discord.ui.LayoutView:

@@ -72,7 +72,9 @@ class DealButton(
         return cls(int(match["tid"]), match["verb"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await runtime_of(interaction.client).dispatch(interaction, self.tournament_id, "tnd_" + self.verb, ())
+        await runtime_of(interaction.client).dispatch(
+            interaction, self.tournament_id, "tnd_" + self.verb, (), item=self
+        )
 
 
 class TourneyPlayCog(PanCog, name="PanTourneyPlay"):

@@ -132,4 +132,6 @@ class WatchButton(
         return cls(int(match["table"]), int(match["player"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await runtime_of(interaction.client).dispatch(interaction, self.table_id, "watch", (str(self.player_id),))
+        await runtime_of(interaction.client).dispatch(
+            interaction, self.table_id, "watch", (str(self.player_id),), item=self
+        )

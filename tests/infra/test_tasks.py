@@ -132,3 +132,25 @@ async def test_close_cancels_and_awaits_everything_and_leaves_nothing_live() -> 
     assert cleaned == ["yes"] and work.done() and long.done()
     assert work not in tasks_module.live() and long not in tasks_module.live()
     await tasks.cancel(None)  # nothing to cancel: no error
+
+
+async def test_a_timer_starts_its_work_when_it_fires_and_never_once_cancelled() -> None:
+    tasks = Tasks("test")
+    ran: list[str] = []
+
+    async def work(tag: str) -> None:
+        ran.append(tag)
+
+    fired = tasks.after(0.01, lambda: work("fired"), name="fired")
+    cancelled = tasks.after(0.01, lambda: work("cancelled"), name="cancelled")
+    assert fired.waiting and not fired.started and tasks.pending == 0  # a timer is not work in flight
+    assert cancelled.cancel() and not cancelled.waiting
+    assert not cancelled.cancel()  # once
+    await asyncio.sleep(0.05)
+    assert fired.started and fired.task is not None
+    await fired.task
+    assert ran == ["fired"] and cancelled.task is None
+    assert not fired.cancel()  # started work is left to run
+    waiting = tasks.after(30, lambda: work("never"), name="never")
+    await tasks.close()  # a timer still waiting is cancelled with the set
+    assert not waiting.waiting and waiting.task is None and ran == ["fired"]
