@@ -70,6 +70,7 @@ if os.environ.get("CPUPROF_DIR") and any(arg.endswith("bot.py") for arg in sys.a
         time.sleep(float(os.environ.get("CPUPROF_SECONDS", "50")))
         _on[0] = False
         after = os.times()
+        os.makedirs(os.environ["CPUPROF_DIR"], exist_ok=True)
         path = os.path.join(os.environ["CPUPROF_DIR"], f"cpu-{os.getpid()}.txt")
         with open(path, "w") as out:
             out.writelines(f"{stack} {n}\n" for stack, n in _counts.items())
