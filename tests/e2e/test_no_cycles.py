@@ -106,3 +106,20 @@ async def test_the_check_finds_what_the_bot_used_to_leave(pan: Pan) -> None:
         del view, pending
     left = the_bots(garbage)
     assert left["View"] == 1 and left["Button"] == 1 and left["CancelledError"] == 1
+
+
+def test_every_dynamic_item_is_registered_with_the_client() -> None:
+    """The edge no longer lets discord.py store a view of dynamic items it sends (``edge._dispose``), and storing it
+    was what also registered its items' patterns: each Pan dynamic item must be registered at setup instead
+    (``extension.DYNAMIC_ITEMS``, ``bot.add_dynamic_items``), or its clicks would find no handler."""
+    from pancog.adapter import extension
+
+    def subclasses(cls: type) -> set[type]:
+        found = set(cls.__subclasses__())
+        for sub in list(found):
+            found |= subclasses(sub)
+        return found
+
+    ours = {c for c in subclasses(discord.ui.DynamicItem) if c.__module__.startswith("pancog.")}
+    assert len(ours) >= 9
+    assert ours <= set(extension.DYNAMIC_ITEMS), sorted(c.__name__ for c in ours - set(extension.DYNAMIC_ITEMS))
