@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
 from operator import attrgetter
 
@@ -103,12 +103,26 @@ _RANK_LETTER = {
 }
 
 
+_SUIT_INDEX = {"c": 0, "d": 1, "h": 2, "s": 3}
+
+
 @dataclass(frozen=True, slots=True, order=True)
 class Card:
     """One physical card's face. Several decks mean equal Cards repeat."""
 
     rank: Rank
     suit: Suit
+    # the hash, computed once: Cards are hashed in every Counter of the engine, the AI and the edge's check, and the
+    # generated hash (a tuple of two enums) was ~3 % of the bot's main process; half as dear now
+    # (`bench/engine.py`; docs/performance.md). An int of the face alone, never a str's hash: a Card pickled to a
+    # render worker keeps its _hash, and str hashes differ from process to process.
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", int(self.rank) * 8 + _SUIT_INDEX[self.suit.value])
+
+    def __hash__(self) -> int:
+        return self._hash
 
     def __str__(self) -> str:
         return f"{self.rank.letter}{self.suit.letter}"
