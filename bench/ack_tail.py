@@ -7,6 +7,8 @@ and how many acks at or over ``--slow`` ms (default: the p99) were in flight dur
 more (default 20), with the second of the window each fell in.
 
     .venv/bin/python -m bench.ack_tail /tmp/gcp/acks.json /tmp/gcp/gc-*.txt [--slow 150] [--pause 20]
+
+With the dump's commands (``bench/cluster.py`` writes each ack's slash command too), the acks by command follow.
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--slow", type=float, default=0.0, help="ms; an ack at least this slow is in the tail (0: p99)")
     parser.add_argument("--pause", type=float, default=20.0, help="ms; the shortest pause counted")
     args = parser.parse_args(argv)
-    acks: list[tuple[float, float]] = [(float(t), float(lat)) for t, lat in json.loads(args.acks.read_text())]
+    rows = json.loads(args.acks.read_text())  # [dispatch, latency] or, since 2026-12-04, [dispatch, latency, command]
+    acks: list[tuple[float, float]] = [(float(row[0]), float(row[1])) for row in rows]
+    commands = [str(row[2]) for row in rows if len(row) > 2]
     if not acks:
         raise SystemExit("no acks in the dump")
     first, last = acks[0][0], acks[-1][0]
@@ -64,6 +68,16 @@ def main(argv: list[str]) -> None:
         f"pauses of {args.pause:g} ms or more (second, ms, generation, collected): "
         + ", ".join(f"({s - first:.1f}, {ms}, {g}, {c})" for s, ms, g, c in long_pauses)
     )
+    if len(commands) == len(acks):  # by command: which answers make the tail
+        by_command: dict[str, list[float]] = collections.defaultdict(list)
+        for command, (_t, lat) in zip(commands, acks, strict=True):
+            by_command[command].append(lat)
+        for command, lats in sorted(by_command.items(), key=lambda kv: -len(kv[1])):
+            lats.sort()
+            k = len(lats)
+            mid, top = lats[k // 2] * 1000, lats[min(k - 1, int(0.99 * k))] * 1000
+            in_tail = sum(lat >= slow for lat in lats)
+            print(f"  {command}: {k} acks, p50 {mid:.1f} ms, p99 {top:.1f} ms, {in_tail} in the tail")
 
 
 if __name__ == "__main__":

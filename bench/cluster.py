@@ -39,8 +39,8 @@ that a player is ready for every slot (before 3 December 2026 the pace only set 
 with the bot's answer time: "--pace 150" offered ~139/s). The load generator's own pauses are printed (its event
 loop's lateness, its collector's pauses): it stamps the acks, so its stalls would count as the bot's. In the counted
 window it runs no full collection of its heap (``--harness-gc young``; ``default`` for Python's), which once stalled
-it for 0.5 s. ``BENCH_ACK_DUMP=FILE`` writes each counted ack's dispatch time (``time.monotonic``) and latency, to
-lay beside the bot's collector pauses (``bench/gc_probe``, read by ``bench/ack_tail.py``).
+it for 0.5 s. ``BENCH_ACK_DUMP=FILE`` writes each counted ack's dispatch time (``time.monotonic``), latency and
+command, to lay beside the bot's collector pauses (``bench/gc_probe``, read by ``bench/ack_tail.py``).
 
 Discord's global limit (``--global-limit 50``): the fake refuses more than 50 counted requests in any second with
 a 429, and the bots take their tokens from the shared bucket in PostgreSQL (``--bucket-rate``, the bots'
@@ -346,8 +346,8 @@ async def _run(args: argparse.Namespace, quotas: list[cgroup.CpuQuota]) -> dict[
     audit = await ChipLedger(storage).audit()
     books = await check_books(store, soak.followers)
     window = soak.latency[lat0:lat1]
-    if os.environ.get("BENCH_ACK_DUMP"):  # each counted ack's dispatch (time.monotonic) and latency, for a plot
-        acks = list(zip(soak.acked_at[lat0:lat1], window, strict=True))
+    if os.environ.get("BENCH_ACK_DUMP"):  # each counted ack's dispatch (time.monotonic), latency and command
+        acks = list(zip(soak.acked_at[lat0:lat1], window, soak.kinds[lat0:lat1], strict=True))
         Path(os.environ["BENCH_ACK_DUMP"]).write_text(json.dumps(acks))
     launcher.stop(grace=10)
     await storage.close()

@@ -236,6 +236,7 @@ class Soak:
     stuck: list[str] = field(default_factory=list)
     latency: list[float] = field(default_factory=list)
     acked_at: list[float] = field(default_factory=list)  # each latency's dispatch (time.monotonic), same order
+    kinds: list[str] = field(default_factory=list)
     finished_tables: int = 0
     dealt: int = 0  # tables whose first hand is dealt (bench/cluster.py counts only once all are)
     followers: dict[int, Follower] = field(default_factory=dict)
@@ -258,6 +259,7 @@ class Soak:
         self.by_channel[channel.id] += 1
         self.latency.append(reply.latency or 0.0)
         self.acked_at.append(reply.interaction.dispatched_at)
+        self.kinds.append(command)
         if "Something went wrong" in reply.text:
             self.failed.append(f"{command}: {reply.text[:200]}")
         return True
