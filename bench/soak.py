@@ -236,7 +236,7 @@ class Soak:
     stuck: list[str] = field(default_factory=list)
     latency: list[float] = field(default_factory=list)
     acked_at: list[float] = field(default_factory=list)  # each latency's dispatch (time.monotonic), same order
-    kinds: list[str] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)  # each latency's slash command, same order
     finished_tables: int = 0
     dealt: int = 0  # tables whose first hand is dealt (bench/cluster.py counts only once all are)
     followers: dict[int, Follower] = field(default_factory=dict)

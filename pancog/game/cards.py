@@ -103,7 +103,7 @@ _RANK_LETTER = {
 }
 
 
-_SUIT_INDEX = {"c": 0, "d": 1, "h": 2, "s": 3}
+_SUIT_INDEX = {suit: i for i, suit in enumerate(Suit)}
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -119,7 +119,7 @@ class Card:
     _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", int(self.rank) * 8 + _SUIT_INDEX[self.suit.value])
+        object.__setattr__(self, "_hash", int(self.rank) * 8 + _SUIT_INDEX[self.suit])
 
     def __hash__(self) -> int:
         return self._hash

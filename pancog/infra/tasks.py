@@ -63,10 +63,6 @@ class Timer:
         """The started work (None until the timer fires, and for ever once cancelled first)."""
 
     @property
-    def started(self) -> bool:
-        return self.task is not None
-
-    @property
     def waiting(self) -> bool:
         """Neither fired nor cancelled yet."""
         return self._handle is not None

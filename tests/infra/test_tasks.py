@@ -143,11 +143,11 @@ async def test_a_timer_starts_its_work_when_it_fires_and_never_once_cancelled() 
 
     fired = tasks.after(0.01, lambda: work("fired"), name="fired")
     cancelled = tasks.after(0.01, lambda: work("cancelled"), name="cancelled")
-    assert fired.waiting and not fired.started and tasks.pending == 0  # a timer is not work in flight
+    assert fired.waiting and fired.task is None and tasks.pending == 0  # a timer is not work in flight
     assert cancelled.cancel() and not cancelled.waiting
     assert not cancelled.cancel()  # once
     await asyncio.sleep(0.05)
-    assert fired.started and fired.task is not None
+    assert not fired.waiting and fired.task is not None
     await fired.task
     assert ran == ["fired"] and cancelled.task is None
     assert not fired.cancel()  # started work is left to run
