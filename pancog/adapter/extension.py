@@ -211,6 +211,7 @@ async def open_runtime(bot: commands.Bot, config: Config) -> Parts:
         tournaments=tournaments,
         web=WebAccess(storage),
         web_address=config.web_address,
+        edit_interval=config.board_interval,  # PAN_BOARD_INTERVAL: how often a board may be edited
     )
     register_builtin(rt.deliveries)  # role grants, channel posts, DMs (pancog/adapter/effects.py)
     return Parts(rt, clock, driver, watch, threads)

@@ -6,9 +6,10 @@ import pytest
 
 from pancog.game import engine
 from pancog.services.prefs import DmMode
-from tests.e2e.conftest import Pan, private_to
+from tests.e2e.conftest import Pan, PanFactory, private_to
 from tests.e2e.scenarios import TWO_SHOE
 from tests.fakediscord import server as fake_server
+from tests.fakediscord.models import FakeUser
 
 
 async def play_two(pan: Pan) -> None:
@@ -195,14 +196,9 @@ async def test_commands_dm_every_change_and_leave_mid_hand(pan: Pan) -> None:
     assert "left the hand" in pan.board().text
 
 
-async def test_commands_board_edits_coalesced_and_reposted(pan: Pan) -> None:
-    """Quick actions share one board edit per interval; /pan table posts the board again."""
-    a, b = await pan.seat(2)
-    pan.stack(TWO_SHOE, first_seat=0)
-    await pan.slash(a, "pan start")
-    pan.rt.edit_interval = 0.5
-    board = pan.board()
-    edits_before = board.edits
+async def quick_actions(pan: Pan, a: FakeUser, b: FakeUser) -> None:
+    """Six actions sent one after the other without waiting for the boards (TWO_SHOE, seat 0 first): a ends up with
+    J♥ Q♥ K♥ melded."""
     for user, command, options in [
         (a, "knock", {}),
         (b, "knock", {}),
@@ -212,12 +208,42 @@ async def test_commands_board_edits_coalesced_and_reposted(pan: Pan) -> None:
         (a, "meld", {"cards": "JH QH KH"}),
     ]:
         await pan.h.slash(user, command, settle=False, **options)
+
+
+async def test_commands_board_edits_coalesced_and_reposted(pan: Pan) -> None:
+    """Quick actions share one board edit per interval; /pan table posts the board again."""
+    a, b = await pan.seat(2)
+    pan.stack(TWO_SHOE, first_seat=0)
+    await pan.slash(a, "pan start")
+    pan.rt.edit_interval = 0.5
+    board = pan.board()
+    edits_before = board.edits
+    await quick_actions(pan, a, b)
     await pan.settle()
     assert board.edits - edits_before <= 3  # six actions, at most one edit per 0.5 s
     assert "melded J♥ Q♥ K♥" in board.text
     reply = await pan.slash(b, "pan table")
     assert private_to(reply, b)
     assert pan.board().id != board.id and "melded J♥ Q♥ K♥" in pan.board().text
+
+
+async def test_commands_board_interval_from_the_environment(
+    pan_factory: PanFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PAN_BOARD_INTERVAL sets how often a board may be edited: six quick actions in 5 s are one or two edits."""
+    monkeypatch.setenv("PAN_BOARD_INTERVAL", "5")
+    pan = await pan_factory()
+    assert pan.rt.edit_interval == 5.0
+    a, b = await pan.seat(2)
+    pan.stack(TWO_SHOE, first_seat=0)
+    await pan.slash(a, "pan start")
+    await pan.settle()
+    board = pan.board()
+    edits_before = board.edits
+    await quick_actions(pan, a, b)
+    await pan.settle()  # waits for the coalesced edit
+    assert 1 <= board.edits - edits_before <= 2  # at 1 s (the default) these are 2 or 3 edits: see the test above
+    assert "melded J♥ Q♥ K♥" in board.text
 
 
 async def test_commands_rebuy_between_hands_only(pan: Pan) -> None:
