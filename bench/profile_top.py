@@ -1,9 +1,11 @@
 """Summarise py-spy's collapsed stacks (``py-spy record --format raw``, e.g. ``python -m bench.cluster --profile``).
 
-    .venv/bin/python -m bench.profile_top PROFILE.txt [--top 25] [--process SUBSTRING]
+    .venv/bin/python -m bench.profile_top PROFILE.txt [--top 25] [--process SUBSTRING] [--under NAME [--depth 1]]
 
 Prints, per process (the first frame when py-spy sampled with ``--subprocesses``), its share of the samples, then
 the functions with the most samples *on the stack* (inclusive) and *at the top* (self), as % of that process.
+``--under NAME`` instead splits the samples under the first frame that starts with NAME (``"_withheld ("``) by the
+``--depth`` frames it calls next, as % of the process: where one function's share goes.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ def main(argv: list[str]) -> None:
     parser.add_argument("profile", type=Path)
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--process", default="")
+    parser.add_argument("--under", default="", help="split the samples under this function by its callees")
+    parser.add_argument("--depth", type=int, default=1, help="with --under: how many frames of callees")
     args = parser.parse_args(argv)
     data = parse(args.profile)
     grand = sum(n for stacks in data.values() for _, n in stacks)
@@ -48,6 +52,9 @@ def main(argv: list[str]) -> None:
         if args.process not in process:
             continue
         total = sum(n for _, n in stacks)
+        if args.under:
+            print_under(process, stacks, total, args.under, args.depth, args.top)
+            continue
         inclusive: collections.Counter[str] = collections.Counter()
         own: collections.Counter[str] = collections.Counter()
         for stack, n in stacks:
@@ -63,6 +70,19 @@ def main(argv: list[str]) -> None:
         print("  self:")
         for name, n in own.most_common(args.top):
             print(f"    {100 * n / total:5.1f} %  {name[:150]}")
+
+
+def print_under(process: str, stacks: list[tuple[list[str], int]], total: int, name: str, depth: int, top: int) -> None:
+    """The samples under the first frame starting with ``name``, by the ``depth`` frames it calls next."""
+    callees: collections.Counter[str] = collections.Counter()
+    for stack, n in stacks:
+        names = [short(f) for f in stack]
+        at = next((i for i, f in enumerate(names) if f.startswith(name)), None)
+        if at is not None:
+            callees[";".join(names[at + 1 : at + 1 + depth]) or "<self>"] += n
+    print(f"\n== {process[:100]}: {100 * sum(callees.values()) / total:.1f} % under {name}")
+    for callee, n in callees.most_common(top):
+        print(f"    {100 * n / total:5.2f} %  {callee[:150]}")
 
 
 if __name__ == "__main__":
