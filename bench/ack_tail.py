@@ -8,6 +8,10 @@ more (default 20), with the second of the window each fell in.
 
     .venv/bin/python -m bench.ack_tail /tmp/gcp/acks.json /tmp/gcp/gc-*.txt [--slow 150] [--pause 20]
 
+With ``--late`` (``bench/loop_probe``'s log of the bot's event loop: how late each 5 ms tick fired), the loop's
+lateness over the window and, for each second with slow acks, the latest tick in it: slow acks where the loop ran
+late are acks that waited for the loop or for a core, not for Discord or a render.
+
 With the dump's commands (``bench/cluster.py`` writes each ack's slash command too), the acks by command follow.
 """
 
@@ -23,7 +27,8 @@ from pathlib import Path
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("acks", type=Path)
-    parser.add_argument("gc_logs", type=Path, nargs="+")
+    parser.add_argument("gc_logs", type=Path, nargs="*")
+    parser.add_argument("--late", type=Path, help="bench/loop_probe's late-<pid>.json: the bot loop's lateness")
     parser.add_argument("--slow", type=float, default=0.0, help="ms; an ack at least this slow is in the tail (0: p99)")
     parser.add_argument("--pause", type=float, default=20.0, help="ms; the shortest pause counted")
     args = parser.parse_args(argv)
@@ -39,7 +44,7 @@ def main(argv: list[str]) -> None:
             start, ms, generation, collected = line.split()
             if first - 1 < float(start) < last + 1:
                 pauses.append((float(start), float(ms), int(generation), int(collected)))
-    for generation in (0, 1, 2):
+    for generation in (0, 1, 2) if args.gc_logs else ():
         mine = [p for p in pauses if p[2] == generation]
         print(
             f"generation {generation}: {len(mine)} pauses of 3 ms or more (every full one), longest "
@@ -59,15 +64,36 @@ def main(argv: list[str]) -> None:
 
     caught = sum(in_a_pause(t, lat) for t, lat in tail)
     print(
-        f"{len(tail)} acks of {slow * 1000:.1f} ms or more; {caught} of them in flight during a pause of "
-        f"{args.pause:g} ms or more"
+        f"{len(tail)} acks of {slow * 1000:.1f} ms or more"
+        + (f"; {caught} of them in flight during a pause of {args.pause:g} ms or more" if args.gc_logs else "")
     )
     by_second = collections.Counter(int(t - first) for t, _ in tail)
     print("slow acks by second of the window: " + ", ".join(f"{s}: {k}" for s, k in sorted(by_second.items())))
-    print(
-        f"pauses of {args.pause:g} ms or more (second, ms, generation, collected): "
-        + ", ".join(f"({s - first:.1f}, {ms}, {g}, {c})" for s, ms, g, c in long_pauses)
-    )
+    if args.gc_logs:
+        print(
+            f"pauses of {args.pause:g} ms or more (second, ms, generation, collected): "
+            + ", ".join(f"({s - first:.1f}, {ms}, {g}, {c})" for s, ms, g, c in long_pauses)
+        )
+    if args.late:
+        ticks = [(float(t), float(late)) for t, late in json.loads(args.late.read_text()) if first <= t <= last]
+        lates = sorted(late for _, late in ticks)
+        if lates:
+            k = len(lates)
+            print(
+                f"the bot's event loop, {k} ticks of 5 ms: late by p50 {lates[k // 2] * 1000:.1f}, "
+                f"p90 {lates[int(0.9 * k)] * 1000:.1f}, p99 {lates[min(k - 1, int(0.99 * k))] * 1000:.1f}, "
+                f"max {lates[-1] * 1000:.1f} ms"
+            )
+            latest: dict[int, float] = collections.defaultdict(float)
+            for t, late in ticks:
+                latest[int(t - first)] = max(latest[int(t - first)], late)
+            print(
+                "seconds with slow acks (second: slow acks, the loop's latest tick ms): "
+                + ", ".join(f"{s}: {k_}, {latest[s] * 1000:.0f}" for s, k_ in sorted(by_second.items()))
+            )
+            calm = sorted(v for s, v in latest.items() if s not in by_second)
+            if calm:
+                print(f"seconds without: the loop's latest tick median {calm[len(calm) // 2] * 1000:.0f} ms")
     if len(commands) == len(acks):  # by command: which answers make the tail
         by_command: dict[str, list[float]] = collections.defaultdict(list)
         for command, (_t, lat) in zip(commands, acks, strict=True):
