@@ -70,36 +70,53 @@ _LEVELS: tuple[tuple[str, dict[str, object]], ...] = (
     ("level 6", {"compress_level": 6}),
     ("level 9 + optimize", {"compress_level": 9, "optimize": True}),
 )
+_ISAL_LEVELS = (0, 1, 2, 3)  # isal_zlib's levels; `assets.PNG_LEVEL` is the one `to_png` uses
 
 
 def encode_levels(runs: int) -> None:
-    """The quantize step and PNG deflate at several levels, on the final images (the `to_png` choice)."""
+    """The quantize step, then the PNG written by Pillow's encoder (zlib) at several levels and by `to_png`
+    (ISA-L) at each of its levels, on the final images (the `to_png` choice). `to_png` includes its quantize."""
     images = {
         "hand, 11 shown": render_hand(sample_hand(10)),
         "table, 2 seats": render_table(sample_table(2, 6)),
+        "table, 4 seats": render_table(sample_table(4, 12)),
         "table, 6 seats": render_table(sample_table(6, 20)),
         "table, 8 seats": render_table(sample_table(8, 30)),
         "table, 15 worst": render_table(worst_table()),
         "outcome, 14": render_outcome(sample_outcome(14)),
     }
     pal = assets.palette()
+    chosen = assets.PNG_LEVEL
     print(f"Python {platform.python_version()}, Pillow {PIL.__version__}, 1 core, median of {runs} runs")
-    print("| image | quantize ms | " + " | ".join(f"{name} ms / bytes" for name, _ in _LEVELS) + " |")
-    print("|---|---|" + "---|" * len(_LEVELS))
-    for name, im in images.items():
-        quant = statistics.median(_times(lambda im=im: im.quantize(palette=pal, dither=Image.Dither.NONE), runs))  # type: ignore[misc]
-        q = im.quantize(palette=pal, dither=Image.Dither.NONE)
-        cells = []
-        for _, options in _LEVELS:
+    print(
+        "| image | quantize ms | "
+        + " | ".join(f"Pillow {name} ms / bytes" for name, _ in _LEVELS)
+        + " | "
+        + " | ".join(f"to_png, ISA-L level {lvl} (with quantize) ms / bytes" for lvl in _ISAL_LEVELS)
+        + " |"
+    )
+    print("|---|---|" + "---|" * (len(_LEVELS) + len(_ISAL_LEVELS)))
+    try:
+        for name, im in images.items():
+            quant = statistics.median(_times(lambda im=im: im.quantize(palette=pal, dither=Image.Dither.NONE), runs))  # type: ignore[misc]
+            q = im.quantize(palette=pal, dither=Image.Dither.NONE)
+            cells = []
+            for _, options in _LEVELS:
 
-            def save(q: Image.Image = q, options: dict[str, object] = options) -> bytes:
-                buf = io.BytesIO()
-                q.save(buf, "PNG", **options)
-                return buf.getvalue()
+                def save(q: Image.Image = q, options: dict[str, object] = options) -> bytes:
+                    buf = io.BytesIO()
+                    q.save(buf, "PNG", **options)
+                    return buf.getvalue()
 
-            n = max(3, runs // 10) if options.get("optimize") else runs
-            cells.append(f"{statistics.median(_times(save, n)):.2f} / {len(save()):,}")
-        print(f"| {name} | {quant:.2f} | " + " | ".join(cells) + " |")
+                n = max(3, runs // 10) if options.get("optimize") else runs
+                cells.append(f"{statistics.median(_times(save, n)):.2f} / {len(save()):,}")
+            for lvl in _ISAL_LEVELS:
+                assets.PNG_LEVEL = lvl
+                ms = statistics.median(_times(lambda im=im: assets.to_png(im), runs))  # type: ignore[misc]
+                cells.append(f"{ms:.2f} / {len(assets.to_png(im)):,}")
+            print(f"| {name} | {quant:.2f} | " + " | ".join(cells) + " |")
+    finally:
+        assets.PNG_LEVEL = chosen
 
 
 def main() -> None:

@@ -6,7 +6,8 @@ ring (folder)          may import
 =====================  ==============================================================================
 ``pancog/game``        the standard library (no asyncio, threads, processes or I/O) and ``pancog.game``
 ``pancog/ai``          the same, and ``pancog.ai``
-``renderer/``          the standard library, Pillow, fontTools, ``pancog.game`` and ``renderer``
+``renderer/``          the standard library, Pillow, fontTools, isal (its PNG deflate), ``pancog.game`` and
+                       ``renderer``
 ``pancog/infra``       the standard library, third-party libraries (not discord) and ``pancog.infra``
 ``pancog/services``    anything but discord and ``pancog.adapter``
 ``pancog/web``         what services may, plus ``pancog.services`` and the adapter's discord-free words and
@@ -135,8 +136,8 @@ def refused(name: str, imported: str) -> str | None:
         if top not in STDLIB:
             return f"the {ring} ring imports only the standard library"
         return f"the {ring} ring is pure (no {top})" if top in IMPURE else None
-    if ring == "renderer" and top not in STDLIB and top not in ("PIL", "fontTools"):
-        return "the renderer imports only the standard library, Pillow and fontTools"
+    if ring == "renderer" and top not in STDLIB and top not in ("PIL", "fontTools", "isal"):
+        return "the renderer imports only the standard library, Pillow, fontTools and isal"
     return None
 
 
@@ -160,6 +161,8 @@ def violations(name: str) -> list[str]:
         ("renderer.table", "pancog.services.tables", False),
         ("renderer.table", "discord", False),
         ("renderer.table", "aiosqlite", False),
+        ("renderer.assets", "isal.isal_zlib", True),
+        ("renderer.assets", "numpy", False),
         ("pancog.infra.storage.sqlite", "aiosqlite", True),
         ("pancog.infra.storage.sqlite", "pancog.infra.storage.base", True),
         ("pancog.infra.storage.sqlite", "pancog.game.errors", False),

@@ -2,22 +2,35 @@
 
 `fit_text` bisects with font advances instead of cutting one character at a time through rendered
 masks; card sprites are pasted as split bands; panels are cached `rounded_box` images; renders
-run concurrently in worker threads over shared caches.
+run concurrently in worker threads over shared caches; `to_png` writes its own PNG (deflated by ISA-L) holding the
+very palette indexes, palette and record of faces Pillow's PNG encoder wrote.
 """
 
 from __future__ import annotations
 
 import io
 import random
+import struct
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import pytest
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, PngImagePlugin
 
 from pancog.game.cards import ALL_CARDS, Suit, parse_card
-from renderer import assets, image_text, render_hand_png, render_outcome_png, render_table_png
+from renderer import (
+    assets,
+    image_text,
+    render_hand,
+    render_hand_png,
+    render_outcome,
+    render_outcome_png,
+    render_table,
+    render_table_png,
+)
 from renderer.samples import NAMES, sample_hand, sample_outcome, sample_table, worst_hand, worst_table
+from renderer.shown import shown_cards
 
 # (kind, size) pairs the images use for cut text: names, header, notes, payments, titles.
 FIT_FONTS: list[tuple[assets.FontKind, int]] = [
@@ -291,3 +304,75 @@ def test_a_note_shown_again_on_the_next_board_is_not_drawn_again() -> None:
     after = assets.word_sprite.cache_info()
     assert after.hits - before.hits >= 4  # the first note's four words, at the same places as before
     assert after.misses - before.misses <= 4  # at most the second note's words
+
+
+def _pillow_png(im: Image.Image) -> bytes:
+    """What `to_png` wrote before it wrote PNGs itself: Pillow's encoder, zlib level 2, the faces as a text chunk."""
+    buf = io.BytesIO()
+    info = PngImagePlugin.PngInfo()
+    info.add_text(assets.CARDS_KEY, " ".join(map(str, assets.drawn_cards(im))))
+    im.quantize(palette=assets.palette(), dither=Image.Dither.NONE).save(buf, "PNG", compress_level=2, pnginfo=info)
+    return buf.getvalue()
+
+
+def _chunks(png: bytes) -> list[bytes]:
+    """The chunk types in order, each chunk's CRC checked."""
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    kinds, pos = [], 8
+    while pos < len(png):
+        (length,) = struct.unpack(">I", png[pos : pos + 4])
+        kind, body = png[pos + 4 : pos + 8], png[pos + 8 : pos + 8 + length]
+        (crc,) = struct.unpack(">I", png[pos + 8 + length : pos + 12 + length])
+        assert crc == zlib.crc32(kind + body), f"bad CRC on {kind!r}"
+        kinds.append(kind)
+        pos += 12 + length
+    assert pos == len(png)
+    return kinds
+
+
+def _blank() -> Image.Image:
+    im = Image.new("RGB", (3, 2), (10, 90, 50))
+    im.putpixel((2, 1), (255, 255, 255))
+    return im
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: render_hand(sample_hand(10)),
+        lambda: render_hand(worst_hand()),
+        lambda: render_table(sample_table(2, 6)),
+        lambda: render_table(replace(sample_table(4, 12), layout="portrait")),
+        lambda: render_table(worst_table()),
+        lambda: render_outcome(sample_outcome(14)),
+        _blank,  # no card drawn: an empty record; a width that is not a multiple of anything
+    ],
+    ids=["hand", "hand-worst", "table-2", "table-4-portrait", "table-worst", "outcome", "blank"],
+)
+def test_to_png_holds_what_pillows_encoder_held(make: object) -> None:
+    """Same size, palette, palette index of every pixel and record of faces as Pillow's own PNG of the image; chunks
+    in Pillow's order (the record before the image data, where `renderer.shown` stops reading), every CRC right,
+    and a file Pillow verifies and decodes."""
+    im = make()  # type: ignore[operator]
+    ours, theirs = assets.to_png(im), _pillow_png(im)
+    assert _chunks(ours) == [b"IHDR", b"PLTE", b"tEXt", b"IDAT", b"IEND"]
+    with Image.open(io.BytesIO(ours)) as check:
+        check.verify()
+    with Image.open(io.BytesIO(ours)) as a, Image.open(io.BytesIO(theirs)) as b:
+        assert (a.mode, a.size) == (b.mode, b.size) == ("P", im.size)
+        assert a.getpalette() == b.getpalette()
+        assert a.tobytes() == b.tobytes()
+        assert a.info[assets.CARDS_KEY] == b.info[assets.CARDS_KEY]
+    assert shown_cards(ours) == shown_cards(theirs) == [assets.drawn_cards(im)]
+    assert len(ours) <= 1.1 * len(theirs)  # the same compression, give or take
+
+
+def test_to_png_rows_are_the_image_rows() -> None:
+    """A pixel moved by one column or one row moves in the decoded file: each row's leading filter byte is not
+    mistaken for a pixel, nor a row for its neighbour."""
+    for x, y in ((0, 0), (1, 0), (0, 1), (4, 2)):
+        im = Image.new("RGB", (5, 3), (10, 90, 50))
+        im.putpixel((x, y), (255, 255, 255))
+        with Image.open(io.BytesIO(assets.to_png(im))) as decoded:
+            rgb = decoded.convert("RGB")
+            assert [(i, j) for j in range(3) for i in range(5) if rgb.getpixel((i, j)) == (255, 255, 255)] == [(x, y)]
