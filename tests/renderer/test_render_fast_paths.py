@@ -12,6 +12,7 @@ import io
 import random
 import struct
 import zlib
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
@@ -345,15 +346,15 @@ def _blank() -> Image.Image:
         lambda: render_table(replace(sample_table(4, 12), layout="portrait")),
         lambda: render_table(worst_table()),
         lambda: render_outcome(sample_outcome(14)),
-        _blank,  # no card drawn: an empty record; a width that is not a multiple of anything
+        _blank,  # no card drawn: an empty record; a tiny, odd-sized image
     ],
     ids=["hand", "hand-worst", "table-2", "table-4-portrait", "table-worst", "outcome", "blank"],
 )
-def test_to_png_holds_what_pillows_encoder_held(make: object) -> None:
+def test_to_png_holds_what_pillows_encoder_held(make: Callable[[], Image.Image]) -> None:
     """Same size, palette, palette index of every pixel and record of faces as Pillow's own PNG of the image; chunks
     in Pillow's order (the record before the image data, where `renderer.shown` stops reading), every CRC right,
     and a file Pillow verifies and decodes."""
-    im = make()  # type: ignore[operator]
+    im = make()
     ours, theirs = assets.to_png(im), _pillow_png(im)
     assert _chunks(ours) == [b"IHDR", b"PLTE", b"tEXt", b"IDAT", b"IEND"]
     with Image.open(io.BytesIO(ours)) as check:
