@@ -1,12 +1,17 @@
 """Renderer benchmark: median and p99 ms per image, the PNG-encode floor, and byte sizes.
 
-Run: .venv/bin/python -m bench.render [--runs N] [--only SUBSTRING] [--cpu] [--encode-levels]
+Run: .venv/bin/python -m bench.render [--runs N] [--only SUBSTRING] [--cpu] [--encode-levels | --hands]
 Pins itself to one CPU core. "cold" is the first render in a fresh process (fonts and card sprites
 drawn and cached); every other figure is warm (sprites cached, as in a running bot).
 
 The "live" table case gives every render new notes and a new clock (as a busy table does: each
 board edit carries the latest moves), so text that was never drawn before is measured too; the
 other cases repeat one snapshot, whose strings are all cached after the first render.
+
+``--hands`` times the hand image as the bot makes it (`render_hand_png`: composed from cached pieces of palette
+indexes) against the same hand drawn whole and encoded (``to_png(render_hand(...))``, byte for byte the same file),
+over hands as play changes them: a player plucks, the cards that meld with the pluck are lifted, a card is kept or
+the pluck thrown, one hand after another, eight decks' cards (every face repeats), both deck colourings.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import io
 import itertools
 import os
 import platform
+import random
 import statistics
 import time
 from collections.abc import Callable
@@ -24,7 +30,9 @@ from dataclasses import replace
 import PIL
 from PIL import Image
 
-from renderer import TableSnapshot, assets, render_hand, render_outcome, render_table
+from pancog.game.cards import ALL_CARDS
+from pancog.game.i18n import speaking
+from renderer import HandSnapshot, TableSnapshot, assets, render_hand, render_hand_png, render_outcome, render_table
 from renderer.samples import NAMES, sample_hand, sample_outcome, sample_table, worst_hand, worst_table
 
 _counter = itertools.count(1)
@@ -119,12 +127,59 @@ def encode_levels(runs: int) -> None:
         assets.PNG_LEVEL = chosen
 
 
+def hands_in_play(count: int, seed: int = 5) -> list[HandSnapshot]:
+    """``count`` hands as a player sees them through play: ten cards, then the same ten with a pluck (the cards of
+    its rank lifted), then ten again (the pluck kept in place of a card, or thrown)."""
+    rng = random.Random(seed)
+    out: list[HandSnapshot] = []
+    while len(out) < count:
+        four = rng.random() < 0.5
+        held = [rng.choice(ALL_CARDS) for _ in range(10)]
+        for _ in range(12):
+            out.append(HandSnapshot(cards=tuple(held), four_color=four))
+            pluck = rng.choice(ALL_CARDS)
+            marked = frozenset(i for i, c in enumerate(held) if c.rank == pluck.rank)
+            out.append(HandSnapshot(cards=tuple(held), drawn=pluck, meldable=marked, four_color=four))
+            keep = rng.randrange(len(held) + 1)
+            if keep < len(held):
+                held[keep] = pluck
+    return out[:count]
+
+
+def hands(runs: int) -> None:
+    """The hand image composed (as the bot makes it) against drawn whole, over hands in play (see the docstring)."""
+    played = hands_in_play(max(runs, 50))
+
+    def whole(s: HandSnapshot) -> bytes:
+        with speaking(s.lang):
+            return assets.to_png(render_hand(s))
+
+    print(f"Python {platform.python_version()}, Pillow {PIL.__version__}, 1 core, {len(played)} hands in play")
+    print("| hand image | per hand median / p99 ms | hands a second | same bytes |")
+    print("|---|---|---|---|")
+    assets.warm_up(False)  # every card sprite drawn, as a bot does at its start: only the hands are timed
+    assets.warm_up(True)
+    for name, fn in (("drawn whole: to_png(render_hand)", whole), ("composed: render_hand_png", render_hand_png)):
+        for s in hands_in_play(200, seed=99):  # a running bot: the numbers' pills drawn, some pieces kept (other hands)
+            fn(s)
+        times = []
+        for s in played:
+            start = _clock()
+            fn(s)
+            times.append((_clock() - start) * 1000)
+        times.sort()
+        same = all(render_hand_png(s) == whole(s) for s in played[:50])
+        print(f"| {name} | {statistics.median(times):.3f} / {_p99(times):.3f} | "
+              f"{1000 / statistics.mean(times):,.0f} | {'yes' if same else 'NO'} |")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=300)
     parser.add_argument("--only", default="", help="run only the cases whose name contains this")
     parser.add_argument("--encode-levels", action="store_true", help="compare PNG compress levels instead")
     parser.add_argument("--cpu", action="store_true", help="time CPU used (process_time), not wall time")
+    parser.add_argument("--hands", action="store_true", help="hand images in play: composed against drawn whole")
     args = parser.parse_args()
     global _clock  # one switch for the whole run
     if args.cpu:
@@ -133,6 +188,9 @@ def main() -> None:
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     if args.encode_levels:
         encode_levels(args.runs)
+        return
+    if args.hands:
+        hands(args.runs)
         return
     live8 = _live_table(8, 30)
     cases: list[tuple[str, Callable[[], Image.Image]]] = [

@@ -13,6 +13,7 @@ from __future__ import annotations
 import struct
 import unicodedata
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -710,17 +711,29 @@ def to_png(im: Image.Image) -> bytes:
     row of indexes is its filter byte and the row: built in C by pasting the image one column to the right of a
     zero column.
     """
-    q = im.quantize(palette=palette(), dither=Image.Dither.NONE)
+    return png_of_indexes(quantize(im), drawn_cards(im))
+
+
+def quantize(im: Image.Image) -> Image.Image:
+    """``im`` mapped to the fixed `palette` (no dithering): what `to_png` writes, pixel by pixel. The mapping is
+    per pixel, so a crop of the result is the result of the crop: pieces mapped apart and put together again
+    (`renderer.hand_fast`) give the same indexes as the whole image mapped at once."""
+    return im.quantize(palette=palette(), dither=Image.Dither.NONE)
+
+
+def png_of_indexes(q: Image.Image, cards: Sequence[Card]) -> bytes:
+    """The PNG of `to_png` for an image already mapped to the fixed palette (a ``P`` image holding `palette`'s
+    indexes) whose faces drawn were ``cards``, in drawing order."""
     width, height = q.size
     rows = Image.new("P", (width + 1, height), 0)  # column 0: every row's filter type, 0 (none)
     rows.paste(q, (1, 0))
-    cards = " ".join(map(str, drawn_cards(im))).encode("latin-1")
+    cards_text = " ".join(map(str, cards)).encode("latin-1")
     return b"".join(
         (
             _PNG_SIGNATURE,
             _png_chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)),  # 8-bit indexes
             _plte_chunk(),
-            _png_chunk(b"tEXt", CARDS_KEY.encode("latin-1") + b"\0" + cards),
+            _png_chunk(b"tEXt", CARDS_KEY.encode("latin-1") + b"\0" + cards_text),
             _png_chunk(b"IDAT", isal_zlib.compress(rows.tobytes(), PNG_LEVEL)),
             _PNG_END,
         )

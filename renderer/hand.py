@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from PIL import Image
 
@@ -205,9 +206,145 @@ def draw_hand(im: Image.Image, snapshot: HandSnapshot, lay: HandLayout, origin: 
 
 
 def render_hand_png(snapshot: HandSnapshot) -> bytes:
-    """PNG bytes of the player's hand (position numbers 1..n under the cards, drawn card apart)."""
+    """PNG bytes of the player's hand (position numbers 1..n under the cards, drawn card apart).
+
+    The same file as ``assets.to_png(render_hand(snapshot))``, byte for byte, but composed from pieces already
+    mapped to the palette (`_composed`): no hand is drawn or mapped whole."""
     with speaking(snapshot.lang):  # a render worker does not share the task's language: the snapshot carries it
-        return assets.to_png(render_hand(snapshot))
+        lay = layout_hand(snapshot)
+        composed = _composed(snapshot, lay)
+        if composed is None:  # a shape the pieces do not tile (an empty hand): drawn whole
+            return assets.to_png(render_hand(snapshot))
+        indexes, cards = composed
+        return assets.png_of_indexes(indexes, cards)
+
+
+# ------------------------------------------------------------------------- the hand composed from mapped pieces
+#
+# Mapping an image to the palette (`assets.quantize`) is per pixel and costs the same for every pixel, felt or card;
+# with the drawing it was about two thirds of a hand's image. A hand is a row of overlapped cards, a number under
+# each and the drawn card in its panel, on plain felt. Cut into pieces that tile it without overlapping — each
+# card's visible strip (what shows of it, with the edge of the card under it), each number, the drawn card's panel
+# — every pixel of a piece depends only on that piece's few inputs, and the pieces recur from hand to hand (a
+# hand keeps most of its cards; sorted hands repeat the same neighbours). Each piece is drawn on felt exactly as
+# `draw_hand` draws it, mapped once and kept (LRUs bounded by count; a strip is at most 120 x 186 indexes, most
+# are 60 x 186); a hand is then pastes of indexes onto a felt canvas. Because the mapping is per pixel, the result
+# is the index of every pixel of `render_hand`, exactly (`tests/renderer/test_render_fast_paths.py` compares the
+# files). Measured in docs/perf/render.md, "Hands composed from mapped pieces".
+
+
+def _composed(snapshot: HandSnapshot, lay: HandLayout) -> tuple[Image.Image, list[Card]] | None:
+    """The hand's palette indexes and the faces drawn (in `draw_hand`'s order), or None when the pieces would not
+    tile the image: no cards, or pieces that would overlap (a layout this was not written for)."""
+    if not lay.order:
+        return None
+    card = PORTRAIT_CARD if snapshot.layout == "portrait" else CARD
+    four = snapshot.four_color
+    size = label_size(snapshot)
+    pieces: list[tuple[Box, Image.Image]] = []
+    faces: list[Card] = []
+    prev: tuple[Card, bool, Box] | None = None
+    for pos, idx in enumerate(lay.order):
+        box, shown, marked = lay.card_boxes[pos], lay.index_boxes[pos], lay.marked[pos]
+        face = snapshot.cards[idx]
+        top = box[1] + (LIFT if marked else 0) - LIFT  # the row's top: a lifted card's top
+        if prev is not None and prev[2][0] >= box[0]:  # a new row (portrait)
+            prev = None
+        elif prev is not None and prev[2][2] > box[0] + shown[2] - shown[0]:
+            return None  # the card under would show past this strip: not a layout the strips tile
+        under = None if prev is None else (prev[0], prev[1], prev[2][0] - box[0], prev[2][1] - top)
+        strip = _strip(face, marked, under, box[1] - top, shown[2] - shown[0], LIFT + card.height, card, four)
+        pieces.append(((box[0], top, box[0] + strip.width, top + strip.height), strip))
+        faces.append(face)
+        prev = (face, marked, box)
+        label = lay.label_boxes[pos]
+        number = _number(str(pos + 1), marked, size)
+        pieces.append(((label[0], label[1], label[0] + number.width, label[1] + number.height), number))
+    if snapshot.drawn is not None and lay.drawn_box is not None and lay.drawn_label_box is not None:
+        if lay.drawn_panel is None:
+            return None
+        tag = labels.drawn_tag(label=snapshot.drawn_label)
+        corner, apart = _drawn_piece(snapshot.drawn, four, card, tag, size, lay.drawn_panel, lay.drawn_box,
+                                     lay.drawn_label_box)  # fmt: skip
+        pieces.append(((*corner, corner[0] + apart.width, corner[1] + apart.height), apart))
+        faces.append(snapshot.drawn)
+    if not _tiles(pieces, lay.width, lay.height):
+        return None
+    canvas = Image.new("P", (lay.width, lay.height), _felt_index())
+    for (x, y, _, _), piece in pieces:
+        canvas.paste(piece, (x, y))
+    return canvas, faces
+
+
+def _tiles(pieces: Sequence[tuple[Box, Image.Image]], width: int, height: int) -> bool:
+    """Every piece inside the image and no two overlapping (so no piece hides another's pixels)."""
+    boxes = sorted(box for box, _ in pieces)
+    for i, (x0, y0, x1, y1) in enumerate(boxes):
+        if x0 < 0 or y0 < 0 or x1 > width or y1 > height:
+            return False
+        for a0, b0, _, b1 in boxes[i + 1 :]:
+            if a0 >= x1:
+                break  # sorted by left edge: no later box reaches back into this one
+            if b0 < y1 and y0 < b1:
+                return False
+    return True
+
+
+@lru_cache(maxsize=1)
+def _felt_index() -> int:
+    return assets.quantize(Image.new("RGB", (1, 1), assets.FELT)).tobytes()[0]
+
+
+@lru_cache(maxsize=1024)  # ~12 KB a strip (~12 MB kept); 89 % found over random hands, 91 % with 2,048
+def _strip(
+    face: Card,
+    marked: bool,
+    under: tuple[Card, bool, int, int] | None,
+    dy: int,
+    width: int,
+    height: int,
+    card: assets.CardSize,
+    four: bool,
+) -> Image.Image:
+    """What shows of one card in its row, ``width`` wide from its left edge and ``height`` tall from the row's top
+    (its top ``dy`` below that), as palette indexes: the felt, the card ``under`` it (face, marked, left and top
+    relative to this card's strip) and the card, drawn as `draw_hand` draws them."""
+    im = Image.new("RGB", (width, height), assets.FELT)
+    if under is not None:
+        face_under, marked_under, x, y = under
+        assets.card_sprite(face_under, card, four, marked_under).paste(im, (x, y))
+    assets.card_sprite(face, card, four, marked).paste(im, (0, dy))
+    return assets.quantize(im)
+
+
+@lru_cache(maxsize=128)
+def _number(text: str, marked: bool, size: int) -> Image.Image:
+    """A position number's pill on the felt, as palette indexes."""
+    if marked:
+        pill = assets.pill(text, assets.GOLD, assets.GOLD_DARK, size)
+    else:
+        pill = assets.pill(text, assets.PANEL, assets.INK_LIGHT, size)
+    im = Image.new("RGB", pill.size, assets.FELT)
+    assets.paste_rgba(im, pill, (0, 0))
+    return assets.quantize(im)
+
+
+@lru_cache(maxsize=512)
+def _drawn_piece(
+    drawn: Card, four: bool, card: assets.CardSize, tag: str, size: int, panel: Box, box: Box, label: Box
+) -> tuple[tuple[int, int], Image.Image]:
+    """The drawn card apart: its panel, the card and its tag on the felt, as palette indexes, and where the piece's
+    top-left corner goes (the boxes are the image's; the key holds them, so a piece is only reused in place)."""
+    right = max(panel[2] + 1, box[2], label[2])
+    bottom = max(panel[3] + 1, box[3], label[3])
+    left, top = min(panel[0], box[0], label[0]), min(panel[1], box[1], label[1])
+    im = Image.new("RGB", (right - left, bottom - top), assets.FELT)
+    frame = assets.rounded_box((panel[2] - panel[0] + 1, panel[3] - panel[1] + 1), 14, assets.FELT_DARK, assets.FELT)
+    assets.paste_rgba(im, frame, (panel[0] - left, panel[1] - top))
+    assets.card_sprite(drawn, card, four).paste(im, (box[0] - left, box[1] - top))
+    pill = assets.pill(tag, assets.GOLD, assets.GOLD_DARK, size)
+    assets.paste_rgba(im, pill, (label[0] - left, label[1] - top))
+    return (left, top), assets.quantize(im)
 
 
 def hand_text(snapshot: HandSnapshot, *, name_drawn: bool = True) -> str:

@@ -20,6 +20,7 @@ import pytest
 from PIL import Image, ImageDraw, PngImagePlugin
 
 from pancog.game.cards import ALL_CARDS, Suit, parse_card
+from pancog.game.i18n import speaking
 from renderer import (
     assets,
     image_text,
@@ -30,8 +31,10 @@ from renderer import (
     render_table,
     render_table_png,
 )
+from renderer import hand as hand_module
 from renderer.samples import NAMES, sample_hand, sample_outcome, sample_table, worst_hand, worst_table
 from renderer.shown import shown_cards
+from renderer.snapshot import HandSnapshot
 
 # (kind, size) pairs the images use for cut text: names, header, notes, payments, titles.
 FIT_FONTS: list[tuple[assets.FontKind, int]] = [
@@ -377,3 +380,57 @@ def test_to_png_rows_are_the_image_rows() -> None:
         with Image.open(io.BytesIO(assets.to_png(im))) as decoded:
             rgb = decoded.convert("RGB")
             assert [(i, j) for j in range(3) for i in range(5) if rgb.getpixel((i, j)) == (255, 255, 255)] == [(x, y)]
+
+
+def _random_hand(rng: random.Random) -> HandSnapshot:
+    n = rng.choice([1, 2, 5, 9, 10, 11, 12, 15])
+    cards = tuple(rng.choice(ALL_CARDS) for _ in range(n))
+    drawn = rng.choice([None, rng.choice(ALL_CARDS)])
+    meldable = frozenset(i for i in range(n) if drawn is not None and rng.random() < 0.3)
+    return HandSnapshot(
+        cards=cards,
+        drawn=drawn,
+        drawn_label=rng.choice(["pluck", "option"]),
+        sort=rng.choice(["suit", "rank"]),
+        meldable=meldable,
+        four_color=rng.random() < 0.5,
+        layout=rng.choice(["landscape", "portrait"]),
+        lang=rng.choice(["en", "es", "tl"]),
+    )
+
+
+def _hand_drawn_whole(snapshot: HandSnapshot) -> bytes:
+    with speaking(snapshot.lang):
+        return assets.to_png(render_hand(snapshot))
+
+
+def test_a_hand_composed_from_mapped_pieces_is_the_hand_drawn_whole() -> None:
+    """`render_hand_png` pastes cached pieces of palette indexes (each card's strip with the card under it, the
+    numbers, the drawn card's panel) instead of drawing and mapping the hand: the file is byte for byte the one of
+    the hand drawn whole, for hands of every length, lifted cards, both layouts and deck colourings, every language
+    (the drawn card's tag), a hand again after its cards moved (the caches hold pieces, not hands)."""
+    rng = random.Random(7)
+    hands = [_random_hand(rng) for _ in range(160)]
+    hands += [sample_hand(10), worst_hand(), replace(worst_hand(), layout="portrait"), HandSnapshot(cards=())]
+    for snapshot in hands + hands[:20]:
+        assert render_hand_png(snapshot) == _hand_drawn_whole(snapshot), snapshot
+
+
+def test_every_hand_with_cards_is_composed() -> None:
+    """The pieces tile every hand the bot shows (no silent fall back to drawing it whole); only an empty hand,
+    whose words are not a piece, is drawn whole."""
+    rng = random.Random(8)
+    for snapshot in [_random_hand(rng) for _ in range(80)] + [worst_hand(), replace(worst_hand(), layout="portrait")]:
+        assert hand_module._composed(snapshot, hand_module.layout_hand(snapshot)) is not None, snapshot
+    empty = HandSnapshot(cards=())
+    assert hand_module._composed(empty, hand_module.layout_hand(empty)) is None
+
+
+def test_pieces_that_would_overlap_are_refused() -> None:
+    """The check that keeps the shortcut exact: two pieces sharing a pixel, or a piece past the image's edge, and the
+    hand is drawn whole instead."""
+    one = Image.new("P", (10, 10))
+    assert hand_module._tiles([((0, 0, 10, 10), one), ((10, 0, 20, 10), one)], 20, 10)
+    assert not hand_module._tiles([((0, 0, 10, 10), one), ((9, 9, 19, 19), one)], 20, 20)
+    assert not hand_module._tiles([((0, 0, 10, 10), one), ((0, 5, 10, 15), one)], 20, 20)
+    assert not hand_module._tiles([((15, 0, 25, 10), one)], 20, 10)
