@@ -717,7 +717,7 @@ def to_png(im: Image.Image) -> bytes:
 def quantize(im: Image.Image) -> Image.Image:
     """``im`` mapped to the fixed `palette` (no dithering): what `to_png` writes, pixel by pixel. The mapping is
     per pixel, so a crop of the result is the result of the crop: pieces mapped apart and put together again
-    (`renderer.hand_fast`) give the same indexes as the whole image mapped at once."""
+    (`renderer.hand`'s composed hands) give the same indexes as the whole image mapped at once."""
     return im.quantize(palette=palette(), dither=Image.Dither.NONE)
 
 
