@@ -29,6 +29,7 @@ from pancog.services.ledger import ChipLedger
 from pancog.services.store import TableStore
 from pancog.services.tables import TableService
 from tests.fakediscord.harness import Harness
+from tests.fakediscord.models import FakeMessage
 from tests.fakediscord.server import FakeDiscord
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,14 +111,17 @@ async def read_table(db: Path) -> tuple[TableState, int, list[str]]:
         return session.state, session.table_id, problems
 
 
-async def wait_for_board(harness: Harness, db: Path, ready: Callable[[str, list[str]], bool]) -> None:
-    """Wait (at most 10 s) until the table's board message satisfies ``ready(its words, button labels)``."""
-    async with SqliteStorage(db) as storage:
-        row = (await TableStore(storage).load_open_tables())[0].row
-    assert row.board_message_id is not None
-    message = harness.fake.messages[row.board_message_id]
+async def wait_for_board(harness: Harness, db: Path, ready: Callable[[str, list[str]], bool]) -> FakeMessage:
+    """The table's board message once it satisfies ``ready(its words, button labels)`` (at most 10 s). The table's
+    row is re-read at every poll: the bot posts a new board (a deal) when it gets to it, after the answers that the
+    harness's ``idle`` waits on, since the bot is another process whose work the harness cannot see."""
     async with asyncio.timeout(10):
-        while not ready(message.seen().text, [b["label"] for b in message.buttons]):
+        while True:
+            async with SqliteStorage(db) as storage:
+                row = (await TableStore(storage).load_open_tables())[0].row
+            message = harness.fake.messages.get(row.board_message_id) if row.board_message_id is not None else None
+            if message is not None and ready(message.seen().text, [b["label"] for b in message.buttons]):
+                return message
             await harness.idle()
             await asyncio.sleep(0.05)  # the bot coalesces board edits (one per second): poll the observable board
 
@@ -178,7 +182,7 @@ async def test_kill_restart_sigkill_through_one_hand(fake_discord: FakeDiscord, 
         await harness.slash(players[0], "pan start")
         await harness.idle()
         # posted by the first process for hand 1 (#14.4: the /pan open board lost its buttons when it was posted)
-        open_board = next(m for m in reversed(harness.messages()) if m.buttons)
+        open_board = await wait_for_board(harness, db, lambda content, labels: "hand 1" in content and bool(labels))
         kills = moves = 0
         last_seq, last_progress = -1, 0
         while True:
