@@ -19,8 +19,9 @@ workers, read from /proc: bench/proc_cpu.py) and the actions per second one core
 to a machine shared with the players, the fake Discord and other jobs. It depends on the pace: flat out, boards
 coalesce (fewer renders per action) as the backlog grows, so compare runs of the same shape; ``--think`` paces the
 players so both runs of an A/B do the same work. ``--profile DIR`` samples the bots (and this process) with
-py-spy meanwhile. Then, over the same window: the throw-away PostgreSQL server's CPU per action, how busy the
-machine's cores were (whoever used them), REST calls per action, and images per action by route.
+py-spy meanwhile; ``--bot-python PATH`` runs the bots (and their workers) on another interpreter. Then, over the
+same window: the throw-away PostgreSQL server's CPU per action, how busy the machine's cores were (whoever used
+them), REST calls per action, and images per action by route.
 
 Scaling as a bigger machine sees it (``--cpu-quota 0.4``): each bot process, with the render workers it forks, runs
 in a cgroup v1 of its own limited to that fraction of a core (bench/cgroup.py; root only; the cgroups are removed at
@@ -242,7 +243,7 @@ async def _run(args: argparse.Namespace, quotas: list[cgroup.CpuQuota]) -> dict[
             quotas[int(process_env["PAN_CLUSTER_INDEX"])].add(process.pid)
         return process
 
-    launcher = Launcher(shards, args.processes, env=env, spawn=spawn)
+    launcher = Launcher(shards, args.processes, python=args.bot_python or sys.executable, env=env, spawn=spawn)
     launcher.start()
     deadline = time.monotonic() + 120
     while fake.sessions_by_shard() != dict.fromkeys(range(shards), 1):
@@ -504,6 +505,12 @@ def main(argv: list[str]) -> None:
         "load does the same work whatever CPU the machine gives, so CPU per action compares across runs",
     )
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--bot-python",
+        default="",
+        help="the interpreter of the bot processes (a venv's python with requirements.txt installed); default: this "
+        "one. The players and the fake stay on this one, so two runs compare the bots' interpreters alone",
+    )
     parser.add_argument(
         "--profile", default="", help="a folder: py-spy profiles of each bot process and its workers (counted window)"
     )
