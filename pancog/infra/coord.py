@@ -228,6 +228,8 @@ class ClusterMember:
             return not self._lost
         try:
             async with self._lock:
+                if self._closed:  # released while this heartbeat waited for the lock
+                    return not self._lost
                 conn = self._connection()
                 async with conn.transaction():
                     await self._upsert(conn, self._state)
@@ -294,12 +296,18 @@ class ClusterMember:
         the database could not be told (a successor then waits for the heartbeat timeout instead)."""
         if self._closed:
             return True
-        self._closed = True
-        await self._tasks.close()
+        self._closed = True  # no heartbeat starts from now on (beat() looks again once it has the lock)
         released = False
         with contextlib.suppress(OSError, asyncpg.PostgresError, asyncpg.InterfaceError, RuntimeError):
+            # The lock first: a heartbeat in flight finishes its transaction before the tasks are cancelled. Cancelled
+            # while its BEGIN was on the wire, it left the connection inside that transaction, and the DELETE and
+            # NOTIFY below ran in it and were rolled back when the connection closed (the successor then waited for
+            # the heartbeat timeout: tests/infra/test_coord.py, "a release during a heartbeat").
             async with self._lock:
+                await self._tasks.close()
                 conn = self._connection()
+                if conn.is_in_transaction():  # left by anything else cancelled inside one: not this release's
+                    await conn.execute("ROLLBACK")
                 await conn.execute("DELETE FROM cluster_members WHERE holder = $1", self.holder)
                 if not self._lost:
                     await conn.execute("SELECT pg_notify($1, $2)", RELEASE_CHANNEL, self.holder)

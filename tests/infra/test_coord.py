@@ -9,6 +9,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
+import asyncpg
 import pytest
 
 from pancog.infra.coord import ClusterMember, MemberTiming
@@ -100,6 +101,39 @@ async def test_an_event_reaches_every_member(url: str) -> None:
             assert time.monotonic() < deadline, seen
             await asyncio.sleep(0.02)
         assert sorted(seen, key=lambda s: s[0]) == [("first", {"guild": 7}), ("second", {"guild": 7})]
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_a_release_during_a_heartbeat_still_hands_the_shards_over_at_once(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGTERM may come while a heartbeat's BEGIN is on the wire. Cancelled there, the heartbeat left its connection
+    inside that transaction (the server had run the BEGIN), the release's DELETE and NOTIFY ran in it and were rolled
+    back when the connection closed: the successor waited for the heartbeat timeout (seen once in ~300 releases, and
+    in tests/e2e/test_cluster_hosts.py's roll). The release now waits for a heartbeat in flight instead."""
+    first, second = await member(url, "host-a:1"), await member(url, "host-b:2")
+    try:
+        assert await first.claim()
+        in_begin = asyncio.Event()
+        start = asyncpg.transaction.Transaction.start
+
+        async def begin_then_wait(transaction: Any) -> None:  # the BEGIN has run; its answer is still "on the wire"
+            await start(transaction)
+            if transaction._connection is first._conn and not in_begin.is_set():
+                in_begin.set()
+                await asyncio.sleep(0.3)
+
+        monkeypatch.setattr(asyncpg.transaction.Transaction, "start", begin_then_wait)
+        first.start()
+        waiting = asyncio.ensure_future(second.claim())
+        await asyncio.wait_for(in_begin.wait(), 5)
+        released = time.monotonic()
+        assert await first.release()
+        assert await asyncio.wait_for(waiting, 5)
+        assert time.monotonic() - released < TIMING.poll  # woken by the NOTIFY, not by its next poll
+        assert second.epochs == {1: 2, 3: 2} and second.takeovers == 0  # the row was gone: released, not taken
     finally:
         await first.close()
         await second.close()
