@@ -11,13 +11,20 @@ one row in PostgreSQL (``rest_budget``, an unlogged table: it is coordination st
 * A process takes as many slots as it has requests waiting (at most ``max_batch``): one round trip for a burst.
 * A request may go out from its slot's time until ``expiry`` seconds after it; a slot missed (its process was busy)
   is dropped and the request waits for another. So the requests sent in any one second used slots from a span of
-  ``1 + expiry`` seconds: at most ``rate * (1 + expiry) + 1`` of them, whatever the processes do — 43 at the default
-  40/s and 0.05 s, leaving room under Discord's 50 for the time a request spends between its slot and Discord.
+  ``1 + expiry`` seconds: at most ``rate * (1 + expiry) + 1`` of them, whatever the processes do — 45 at the default
+  40/s and 0.1 s, leaving room under Discord's 50 for the time a request spends between its slot and Discord.
 
 The database's clock is the only clock that counts: each answer carries the server's time, so hosts whose clocks
-disagree share one schedule. A single process on SQLite has nobody to share with and uses no bucket (discord.py's
-own handling of a global 429 remains); a REST proxy that enforces the limit itself (``DISCORD_API_BASE``) makes the
-bucket unnecessary (``PAN_REST_GLOBAL_RATE=0``). See docs/operations.md.
+disagree share one schedule. That time was read somewhere between the question and the answer, so a slot is used
+only while it has surely begun (the answer's moment) and surely not ended (the question's): a process that stalled
+after the database answered would otherwise use its slots late, on top of the slots the others use then (the
+stall's length times the rate over the limit: 56 requests in one second were seen so, on a loaded test machine). A
+grant whose round trip took longer than ``expiry`` is dropped whole, and its requests take another; so is a slot
+whose request resumed after the slot's end.
+
+A single process on SQLite has nobody to share with and uses no bucket (discord.py's own handling of a global 429
+remains); a REST proxy that enforces the limit itself (``DISCORD_API_BASE``) makes the bucket unnecessary
+(``PAN_REST_GLOBAL_RATE=0``). See docs/operations.md.
 """
 
 from __future__ import annotations
@@ -130,12 +137,12 @@ class GlobalBucket:
 
     source: SlotSource
     rate: float = 40.0
-    expiry: float = 0.05
+    expiry: float = 0.1
     max_batch: int = 10
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     figures: BucketFigures = field(default_factory=BucketFigures)
-    _waiters: collections.deque[asyncio.Future[None]] = field(default_factory=collections.deque)
+    _waiters: collections.deque[asyncio.Future[float | None]] = field(default_factory=collections.deque)
     _filler: asyncio.Task[None] | None = None
     _closed: bool = False
     _tasks: Tasks = field(default_factory=lambda: Tasks("rest-bucket", logger=log))
@@ -158,12 +165,24 @@ class GlobalBucket:
         if self._closed:
             return
         started = self.clock()
-        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiters.append(waiter)
-        if self._filler is None or self._filler.done():
-            self._filler = self._tasks.spawn(self._fill(), name="rest-bucket")
         try:
-            await waiter
+            late = False
+            while True:
+                waiter: asyncio.Future[float | None] = asyncio.get_running_loop().create_future()
+                if late:  # its turn again at once: it waited its turn already
+                    self._waiters.appendleft(waiter)
+                else:
+                    self._waiters.append(waiter)
+                if self._filler is None or self._filler.done():
+                    self._filler = self._tasks.spawn(self._fill(), name="rest-bucket")
+                deadline = await waiter  # the end of its slot on our clock (None: the bucket closed)
+                if deadline is None or self.clock() <= deadline:
+                    return
+                # resumed after its slot had ended (the process was busy): sent now, it would count in the next
+                # second's share; the slot is missed, and the request takes another
+                late = True
+                self.figures.used -= 1
+                self.figures.expired += 1
         finally:
             self.figures.waited += self.clock() - started
 
@@ -176,6 +195,7 @@ class GlobalBucket:
             if wanted == 0:
                 return
             count = min(wanted, self.max_batch)
+            asked = self.clock()
             try:
                 grant = await self.source.take(count, self.interval, self.burst)
             except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError) as exc:
@@ -188,13 +208,17 @@ class GlobalBucket:
             backoff = 0.05
             self.figures.round_trips += 1
             self.figures.granted += grant.count
-            offset = self.clock() - grant.now  # the database's clock -> ours
+            # The database read its clock (grant.now) between our question and its answer: the database's clock
+            # -> ours is at least `early` and at most `late`. A slot is used only from when it has surely begun
+            # (`late`) until it has surely not ended (`early`): empty when the round trip took longer than expiry.
+            early, late = asked - grant.now, self.clock() - grant.now
             for i in range(grant.count):
-                slot = grant.first + i * grant.interval + offset
-                delay = slot - self.clock()
+                slot = grant.first + i * grant.interval
+                start, end = slot + late, slot + self.expiry + early
+                delay = start - self.clock()
                 if delay > 0:
                     await self.sleep(delay)
-                if self.clock() > slot + self.expiry:  # we woke too late: this slot has passed for good
+                if self.clock() > end:  # we woke too late (or the answer came too late): this slot is gone
                     self.figures.expired += 1
                     continue
                 while self._waiters and self._waiters[0].done():
@@ -202,7 +226,7 @@ class GlobalBucket:
                 if not self._waiters:
                     self.figures.expired += 1
                     continue
-                self._waiters.popleft().set_result(None)
+                self._waiters.popleft().set_result(end)
                 self.figures.used += 1
 
     async def close(self) -> None:
