@@ -28,6 +28,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
+import aiohttp
 import discord
 import yarl
 from discord.ext import commands
@@ -36,7 +37,7 @@ from pancog.adapter.invite import invite_url
 from pancog.infra import collector, memory
 from pancog.infra.cluster import parse_cluster, shard_range
 from pancog.infra.config import Config, ConfigError
-from pancog.infra.coord import ClusterMember, MemberTiming, holder_for
+from pancog.infra.coord import UNREACHABLE, ClusterMember, MemberTiming, holder_for
 from pancog.infra.rest import RestTrace
 from pancog.infra.storage import ShardSet, storage_for
 from pancog.infra.tasks import Tasks
@@ -101,6 +102,28 @@ class PanBot(commands.Bot):
         self._draining = False
         self._closing: asyncio.Future[None] | None = None
         self.tasks = Tasks("pan-bot", logger=log)  # the client's run and its one shutdown
+
+    async def login(self, token: str) -> None:
+        """discord.py's login, with Discord out of reach waited out (Discord down, this host cut off from the
+        network): the process stays up, says why at each try, and logs in once it can — a supervisor's crash loop
+        would print a traceback a second and say nothing more. A bad token still fails at once."""
+        delay = 1.0
+        while True:
+            try:
+                await super().login(token)
+                return
+            except (aiohttp.ClientConnectionError, TimeoutError) as exc:
+                log.warning(
+                    "Discord is out of reach at login (%s: %s); trying again in %.0f s", type(exc).__name__, exc, delay
+                )
+                await self.http.close()  # its session closed the connector too: the next login makes both anew
+                self.http.connector = discord.utils.MISSING
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.stop_requested.wait(), delay)
+                if self.stop_requested.is_set():  # SIGTERM while waiting: nothing to hand over
+                    await self.close()
+                    return
+                delay = min(2 * delay, 30.0)
 
     async def join_cluster(self) -> None:
         """Hook for a cluster process: claim the shard leases before anything loads (see PanShardedBot)."""
@@ -185,8 +208,8 @@ class PanBot(commands.Bot):
         if pending_ready is not None:
             pending_ready.cancel()
         await super().close()  # unloads the extension: the services stop and storage closes (the last write)
-        if member is not None and not await member.release():  # a waiting successor takes the leases now
-            self.exit_code = self.exit_code or STOP_GAVE_UP  # a lost lease's 75 stays: start again as a standby
+        if member is not None and not await member.release() and not member.lost:  # a successor takes them now
+            self.exit_code = self.exit_code or STOP_GAVE_UP
             log.error(
                 "stopping: the database did not answer, so the shard leases were not handed over (a successor takes "
                 "them after PAN_HEARTBEAT_TIMEOUT); exiting %d",
@@ -252,19 +275,43 @@ class PanShardedBot(PanBot, commands.AutoShardedBot):
         config = self.config
         if self.cluster is None or not config.database_url or self.shard_ids is None or self.shard_count is None:
             return
-        storage = storage_for(config.database_url, min_size=1, max_size=1)
+        # A database down or out of reach (this host cut off) is waited out, as a standby waits out a live holder:
+        # the process stays up, says why, and joins once it can (a crash loop would say nothing more).
+        delay = 1.0
+        while not self.stop_requested.is_set():
+            try:
+                await self._join_cluster(config.database_url, self.cluster, self.shard_count, self.shard_ids)
+                return
+            except UNREACHABLE as exc:
+                member, self.member = self.member, None
+                if member is not None:
+                    await member.close()
+                log.warning(
+                    "cluster %s: the database is out of reach (%s: %s); trying again in %.0f s",
+                    self.cluster,
+                    exc.__class__.__name__,
+                    exc,
+                    delay,
+                )
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.stop_requested.wait(), delay)
+                delay = min(2 * delay, 30.0)
+
+    async def _join_cluster(self, url: str, cluster: str, shard_count: int, shard_ids: Sequence[int]) -> None:
+        config = self.config
+        storage = storage_for(url, min_size=1, max_size=1)
         await storage.open()  # migrates: the lease and member tables exist before the claim
         await storage.close()
         member = ClusterMember(
-            config.database_url,
-            ShardSet(self.shard_count, tuple(self.shard_ids)),
-            self.cluster,
+            url,
+            ShardSet(shard_count, tuple(shard_ids)),
+            cluster,
             holder=holder_for(config.host_name),
             timing=MemberTiming(heartbeat=config.heartbeat_seconds, stale_after=config.heartbeat_timeout),
             on_lost=self._leases_lost,
         )
-        await member.open()
         self.member = member
+        await member.open()
         if await member.claim(stop=self.stop_requested):
             member.start()
 
@@ -272,7 +319,11 @@ class PanShardedBot(PanBot, commands.AutoShardedBot):
         """Another process serves our shards now: stop at once (no drain: our writes are refused anyway) and exit
         75, so the supervisor starts this process again, as a standby."""
         log.warning("leaving the cluster: %s", reason)
-        self.exit_code = 75
+        self.exit_code = LEASES_LOST
+        # Bounded like a SIGTERM's stop: a process that lost its leases because it was cut off from the network
+        # waits on sockets that stalled (the last writes, Discord's goodbye), and must still leave, or it never
+        # comes back as a standby. Its writes are refused by the epoch check whatever it does meanwhile.
+        arm_stop_bound(self.config.stop_timeout, asyncio.get_running_loop(), code=LEASES_LOST)
         self.tasks.spawn(self.close(), name="pan-leases-lost")
 
     async def disconnect_gateway(self) -> None:
@@ -310,10 +361,11 @@ class PanShardedBot(PanBot, commands.AutoShardedBot):
 
 
 STOP_GAVE_UP = 70  # SIGTERM, and the stop did not finish within PAN_STOP_TIMEOUT: exited without a clean hand-over
+LEASES_LOST = 75  # another process serves this one's shards now: start again, as a standby (EX_TEMPFAIL)
 
 
-def arm_stop_bound(seconds: float, loop: asyncio.AbstractEventLoop) -> threading.Timer:
-    """After SIGTERM: exit ``STOP_GAVE_UP`` if the process is still running ``seconds`` later.
+def arm_stop_bound(seconds: float, loop: asyncio.AbstractEventLoop, *, code: int = STOP_GAVE_UP) -> threading.Timer:
+    """After SIGTERM (or lost leases, ``code`` 75): exit ``code`` if the process is still running ``seconds`` later.
 
     A stop waits on things outside the process (the database for the last writes and the leases' hand-over, Discord
     for the drain); with its PostgreSQL gone those waits have no end, and the process would hang until a SIGKILL.
@@ -322,18 +374,26 @@ def arm_stop_bound(seconds: float, loop: asyncio.AbstractEventLoop) -> threading
     signal), and a standby takes the shards once the heartbeats stop."""
 
     def give_up() -> None:
-        log.error(
-            "SIGTERM: the stop did not finish within %.0f s (PAN_STOP_TIMEOUT): giving up, exiting %d without a "
-            "clean hand-over (the shard leases free themselves after PAN_HEARTBEAT_TIMEOUT)",
-            seconds,
-            STOP_GAVE_UP,
-        )
-        with contextlib.suppress(Exception):  # read from another thread: a best-effort picture
-            dump_tasks(loop)  # what it was waiting for
+        if code == LEASES_LOST:  # expected when cut off: the leases are another's already, nothing is handed over
+            log.warning(
+                "the stop after the leases were lost did not finish within %.0f s (PAN_STOP_TIMEOUT; the database "
+                "or Discord out of reach): exiting %d now",
+                seconds,
+                code,
+            )
+        else:
+            log.error(
+                "SIGTERM: the stop did not finish within %.0f s (PAN_STOP_TIMEOUT): giving up, exiting %d without a "
+                "clean hand-over (the shard leases free themselves after PAN_HEARTBEAT_TIMEOUT)",
+                seconds,
+                code,
+            )
+            with contextlib.suppress(Exception):  # read from another thread: a best-effort picture
+                dump_tasks(loop)  # what it was waiting for
         for handler in logging.getLogger().handlers:
             handler.flush()
         sys.stderr.flush()
-        os._exit(STOP_GAVE_UP)
+        os._exit(code)
 
     timer = threading.Timer(seconds, give_up)
     timer.daemon = True

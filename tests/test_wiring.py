@@ -248,6 +248,7 @@ AWAITED_IN_PLACE = {
     ("pancog/infra/storage/sqlite.py", "_to_the_end"): "the transaction's end, shielded from the caller's cancel",
     ("pancog/infra/storage/postgres.py", "_end"): "COMMIT/ROLLBACK run to the end before the pool gets the link",
     ("pancog/services/clock.py", "_run"): "the scheduler's sleep raced against its wake-up, both cancelled after",
+    ("pancog/infra/coord.py", "_bounded"): "a heartbeat raced against its bound; on time-out its link is dropped",
 }
 NOT_YET: dict[tuple[str, str], str] = {
     # (module, function): a bare task still to convert to Tasks, and why it waits

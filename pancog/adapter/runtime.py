@@ -197,7 +197,7 @@ class PanRuntime:
             self.watch.stop()
         for board in self.boards.values():
             board.stop()
-        await self.tasks.close()
+        await self.tasks.close(final=True)  # an interaction handler finishing after this starts nothing more
         await self.renders.close()
         if self.observability is not None:
             await self.observability.close()

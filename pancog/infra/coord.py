@@ -39,14 +39,14 @@ import socket
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import asyncpg
 
 from pancog.infra.storage.base import ShardSet
 from pancog.infra.tasks import Tasks
 
-__all__ = ["EVENTS_CHANNEL", "ClusterMember", "MemberTiming", "holder_for"]
+__all__ = ["EVENTS_CHANNEL", "UNREACHABLE", "ClusterMember", "MemberTiming", "holder_for"]
 
 log = logging.getLogger("pan.coord")
 
@@ -54,6 +54,8 @@ EVENTS_CHANNEL = "pan_events"  # cross-process events (JSON: {"kind", "from", "d
 RELEASE_CHANNEL = "pan_leases"  # a holder let its leases go: waiting processes try again at once
 _LEASE_LOCK = 0x706C65  # "ple": one claimer per shard count at a time (the check and the take are one step)
 _IDENTIFY_LOCK = 0x706964  # "pid": one IDENTIFY decision per rate-limit bucket at a time
+UNREACHABLE = (OSError, TimeoutError, asyncpg.CannotConnectNowError, asyncpg.InterfaceError)
+"""What connecting to (or talking with) a database that is down or out of reach raises: worth waiting out."""
 
 
 def holder_for(host: str | None) -> str:
@@ -85,6 +87,7 @@ class MemberTiming:
 
 
 Handler = Callable[[dict[str, Any]], Coroutine[Any, Any, None]]
+T = TypeVar("T")
 
 
 @dataclass
@@ -111,17 +114,27 @@ class ClusterMember:
     _closed: bool = False
     _state: str = "serving"  # what the heartbeat writes: 'draining' once shutdown has begun
 
+    def _settings(self) -> dict[str, str]:
+        """The membership connection's settings: its heartbeats need not wait for the disk, and a transaction of
+        this process left open when it vanished (cut off from the network, its socket stalled rather than closed)
+        is ended by the server after ``stale_after``, so the lease lock or a row it held frees itself by the time a
+        successor takes over (the server would otherwise notice the dead client only at its TCP keepalive: hours)."""
+        idle = max(1000, int(self.timing.stale_after * 1000))
+        return {"synchronous_commit": "off", "idle_in_transaction_session_timeout": str(idle)}
+
     async def open(self) -> None:
-        self._conn = await asyncpg.connect(self.url, server_settings={"synchronous_commit": "off"})
+        self._conn = await asyncio.wait_for(
+            asyncpg.connect(self.url, server_settings=self._settings()), self.timing.stale_after
+        )
         await self._listen()
 
     async def _listen(self) -> None:
         """A connection of its own for LISTEN (its notifications arrive between statements, so it runs none)."""
         try:
-            listener = await asyncpg.connect(self.url)
+            listener = await asyncio.wait_for(asyncpg.connect(self.url), self.timing.heartbeat)
             await listener.add_listener(RELEASE_CHANNEL, self._on_release)
             await listener.add_listener(EVENTS_CHANNEL, self._on_event)
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as exc:
             log.warning("cannot listen for cluster events (%s); retrying at the next heartbeat", exc)
             return
         self._listener = listener
@@ -230,18 +243,12 @@ class ClusterMember:
             async with self._lock:
                 if self._closed:  # released while this heartbeat waited for the lock
                     return not self._lost
-                conn = self._connection()
-                async with conn.transaction():
-                    await self._upsert(conn, self._state)
-                    rows = await conn.fetch(
-                        "SELECT shard_id, epoch FROM shard_leases "
-                        "WHERE shard_count = $1 AND shard_id = ANY($2::bigint[])",
-                        self.shards.count,
-                        list(self.shards.ids),
-                    )
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                # Bounded: a connection whose peer vanished (a network cut) stalls instead of failing, for as long as
+                # TCP retries (~15 min); a heartbeat that hung there would never find that it cannot be written.
+                rows = await self._bounded(self._beat_rows(), self.beat_timeout)
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as exc:
             silent = time.monotonic() - self._last_beat
-            log.warning("heartbeat failed (%s); silent for %.1f s", exc, silent)
+            log.warning("heartbeat failed (%s); silent for %.1f s", exc.__class__.__name__ + f": {exc}", silent)
             await self._reconnect()
             if silent > self.timing.stale_after:
                 self._lose(f"no heartbeat for {silent:.1f} s: presumed dead by the others")
@@ -256,13 +263,50 @@ class ClusterMember:
         self._last_beat = time.monotonic()
         return True
 
+    @property
+    def beat_timeout(self) -> float:
+        """How long one heartbeat (or release) may wait for the database: half of ``stale_after``, so a stalled one
+        fails in time for the next to find the silence and give the leases up before a successor takes them."""
+        return max(self.timing.heartbeat, self.timing.stale_after / 2)
+
+    async def _bounded(self, work: Coroutine[Any, Any, T], timeout: float) -> T:
+        """``work`` on the membership connection, or TimeoutError after ``timeout`` s. The connection is then
+        dropped (``terminate``: its statements fail at once) rather than the work cancelled: a cancelled transaction
+        would wait for its ROLLBACK on the very socket that stalled."""
+        task = asyncio.ensure_future(work)
+        try:
+            done, _ = await asyncio.wait({task}, timeout=timeout)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        if done:
+            return task.result()
+        conn = self._conn
+        if conn is not None:
+            conn.terminate()
+        with contextlib.suppress(Exception):  # it fails at once now; the bound is for safety
+            await asyncio.wait_for(task, 1.0)
+        raise TimeoutError(f"the database did not answer within {timeout:.1f} s")
+
+    async def _beat_rows(self) -> list[asyncpg.Record]:
+        conn = self._conn
+        if conn is None:  # the last reconnect failed: this heartbeat fails too, and the next one tries again
+            raise ConnectionError("no connection to the database")
+        async with conn.transaction():
+            await self._upsert(conn, self._state)
+            return await conn.fetch(
+                "SELECT shard_id, epoch FROM shard_leases WHERE shard_count = $1 AND shard_id = ANY($2::bigint[])",
+                self.shards.count,
+                list(self.shards.ids),
+            )
+
     async def _reconnect(self) -> None:
         conn, self._conn = self._conn, None
         if conn is not None:
             conn.terminate()
         with contextlib.suppress(OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError):
             self._conn = await asyncio.wait_for(
-                asyncpg.connect(self.url, server_settings={"synchronous_commit": "off"}), self.timing.heartbeat
+                asyncpg.connect(self.url, server_settings=self._settings()), self.timing.heartbeat
             )
 
     def _lose(self, reason: str) -> None:
@@ -298,23 +342,27 @@ class ClusterMember:
             return True
         self._closed = True  # no heartbeat starts from now on (beat() looks again once it has the lock)
         released = False
-        with contextlib.suppress(OSError, asyncpg.PostgresError, asyncpg.InterfaceError, RuntimeError):
+        with contextlib.suppress(OSError, asyncpg.PostgresError, asyncpg.InterfaceError, RuntimeError, TimeoutError):
             # The lock first: a heartbeat in flight finishes its transaction before the tasks are cancelled. Cancelled
             # while its BEGIN was on the wire, it left the connection inside that transaction, and the DELETE and
             # NOTIFY below ran in it and were rolled back when the connection closed (the successor then waited for
-            # the heartbeat timeout: tests/infra/test_coord.py, "a release during a heartbeat").
-            async with self._lock:
-                await self._tasks.close()
-                conn = self._connection()
-                if conn.is_in_transaction():  # left by anything else cancelled inside one: not this release's
-                    await conn.execute("ROLLBACK")
-                await conn.execute("DELETE FROM cluster_members WHERE holder = $1", self.holder)
-                if not self._lost:
-                    await conn.execute("SELECT pg_notify($1, $2)", RELEASE_CHANNEL, self.holder)
-                    log.info("shard leases released: %s of %d", list(self.shards.ids), self.shards.count)
-                released = True
+            # the heartbeat timeout: tests/infra/test_coord.py, "a release during a heartbeat"). Bounded like a
+            # heartbeat: cut off from the database, the process still stops (its successor waits out the timeout).
+            await self._bounded(self._release_rows(), self.beat_timeout + self.timing.heartbeat)
+            released = True
         await self.close()
         return released
+
+    async def _release_rows(self) -> None:
+        async with self._lock:
+            await self._tasks.close()
+            conn = self._connection()
+            if conn.is_in_transaction():  # left by anything else cancelled inside one: not this release's
+                await conn.execute("ROLLBACK")
+            await conn.execute("DELETE FROM cluster_members WHERE holder = $1", self.holder)
+            if not self._lost:
+                await conn.execute("SELECT pg_notify($1, $2)", RELEASE_CHANNEL, self.holder)
+                log.info("shard leases released: %s of %d", list(self.shards.ids), self.shards.count)
 
     async def close(self) -> None:
         self._closed = True
@@ -323,6 +371,8 @@ class ClusterMember:
             if conn is not None:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(conn.close(), 2.0)
+                if not conn.is_closed():  # the database did not answer the goodbye (cut off): drop the socket
+                    conn.terminate()
         self._listener = self._conn = None
 
     def _on_release(self, _conn: object, _pid: int, _channel: str, _payload: object) -> None:
@@ -354,7 +404,13 @@ class ClusterMember:
         Discord asks for 5 s; the extra half second covers the time between this answer and the IDENTIFY reaching
         Discord (the socket is opened after it). Returns the seconds waited."""
         bucket = shard_id % max(1, max_concurrency)
-        conn = await asyncpg.connect(self.url)  # its own: the lock is held while waiting
+        # Its own connection: the lock is held while waiting. Were this process cut off while holding it, the
+        # server ends the transaction (and frees the bucket for the others) once it has idled past the wait.
+        idle = int((window + self.timing.stale_after) * 1000)
+        conn = await asyncio.wait_for(
+            asyncpg.connect(self.url, server_settings={"idle_in_transaction_session_timeout": str(idle)}),
+            self.timing.stale_after,
+        )
         try:
             async with conn.transaction():
                 await conn.execute("SELECT pg_advisory_xact_lock($1, $2)", _IDENTIFY_LOCK, bucket)

@@ -21,6 +21,10 @@ long as their owner does:
 * :meth:`Tasks.every`: a periodic loop (the league's season check, the tournament clock, ``malloc_trim``): wait,
   run the body, log a failure and go on. Not work in flight.
 
+A failure because a service was out of reach (:func:`out_of_reach`: the database or Discord down, this host cut off
+from the network) is a WARNING of one line, not an ERROR with its traceback: it is no bug, and an outage would
+otherwise bury the log in identical tracebacks.
+
 Why not ``discord.ext.tasks``: the services and this ring may not import discord, and one helper serves every ring;
 its ``Loop`` also brings reconnect handling for Discord errors that none of these loops needs.
 """
@@ -29,14 +33,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Hashable
 from typing import Any, TypeVar
 
-__all__ = ["Tasks", "Timer", "live"]
+__all__ = ["Tasks", "Timer", "live", "out_of_reach"]
 
 log = logging.getLogger("pan.tasks")
+
+_UNREACHABLE_ERRNOS = frozenset({errno.EHOSTUNREACH, errno.ENETUNREACH, errno.EHOSTDOWN, errno.ENETDOWN})
+
+
+def out_of_reach(error: BaseException) -> bool:
+    """True for a failure to reach another machine: refused, reset or timed out, no route to it (a network cut)."""
+    if isinstance(error, ConnectionError | TimeoutError):
+        return True
+    return isinstance(error, OSError) and error.errno in _UNREACHABLE_ERRNOS
+
 
 T = TypeVar("T")
 Sleep = Callable[[float], Awaitable[None]]
@@ -106,6 +121,7 @@ class Tasks:
         self._long: set[asyncio.Task[Any]] = set()
         self._keys: dict[Hashable, asyncio.Task[Any]] = {}
         self._timers: set[Timer] = set()
+        self._closed = False
         _LIVE.add(self)
 
     # ------------------------------------------------------------------ starting
@@ -114,6 +130,8 @@ class Tasks:
         """Run ``coro`` as work in flight. With ``key``: the caller checked :meth:`running` first; the new task is
         the key's until it is done."""
         task = asyncio.get_running_loop().create_task(coro, name=name)
+        if self._closed:
+            return self._refused(task)
         self._work.add(task)
         if key is not None:
             self._keys[key] = task
@@ -123,6 +141,8 @@ class Tasks:
     def start(self, coro: Coroutine[Any, Any, T], *, name: str) -> asyncio.Task[T]:
         """Run ``coro`` for as long as it lasts (or until :meth:`close`); not work in flight."""
         task = asyncio.get_running_loop().create_task(coro, name=name)
+        if self._closed:
+            return self._refused(task)
         self._long.add(task)
         task.add_done_callback(self._done)
         return task
@@ -146,8 +166,18 @@ class Tasks:
                 await sleep(seconds)
                 try:
                     await body()
-                except Exception:  # the next round tries again; the loop lives as long as its owner
-                    self._log.exception("%s: %s failed; it runs again in %.1fs", self.owner, name, seconds)
+                except Exception as exc:  # the next round tries again; the loop lives as long as its owner
+                    if not out_of_reach(exc):
+                        self._log.exception("%s: %s failed; it runs again in %.1fs", self.owner, name, seconds)
+                        continue
+                    self._log.warning(
+                        "%s: %s could not reach a service (%s: %s); it runs again in %.1fs",
+                        self.owner,
+                        name,
+                        type(exc).__name__,
+                        exc,
+                        seconds,
+                    )
 
         return self.start(loop(), name=name)
 
@@ -194,9 +224,20 @@ class Tasks:
         if task is not None and task is not asyncio.current_task():
             task.cancel()
 
-    async def close(self) -> None:
+    def _refused(self, task: asyncio.Task[T]) -> asyncio.Task[T]:
+        """A task asked of a set closed for good: cancelled before its first step, so its body never runs. Work that
+        outlived its owner's close (an interaction handler finishing after the shutdown, with no drain when the
+        leases were lost) would otherwise start against services already stopped and storage already closed."""
+        task.cancel()
+        self._log.debug("%s: %s not started: the owner is closed", self.owner, task.get_name())
+        return task
+
+    async def close(self, *, final: bool = False) -> None:
         """Cancel every timer still waiting and every task this set holds, and await them all (tasks spawned
-        meanwhile included)."""
+        meanwhile included). ``final``: the owner is gone for good (the runtime at the extension's teardown), and
+        from now on nothing new starts (:meth:`_refused`); without it the set may be used again (a service stopped
+        and started again)."""
+        self._closed = self._closed or final
         for timer in list(self._timers):
             timer.cancel()
         while True:
@@ -226,5 +267,13 @@ class Tasks:
             return
         if isinstance(error, self._quiet):
             self._log.warning("%s: task %s dropped: %s", self.owner, task.get_name(), error)
+        elif out_of_reach(error):
+            self._log.warning(
+                "%s: task %s could not reach a service (%s: %s)",
+                self.owner,
+                task.get_name(),
+                type(error).__name__,
+                error,
+            )
         else:
             self._log.error("%s: task %s failed", self.owner, task.get_name(), exc_info=error)

@@ -8,11 +8,18 @@ other waits as a standby (pancog/infra/coord.py). A table in a guild on every sh
 2. **hang**: host B (serving now) is SIGSTOPped, and Discord closes its silent gateway sessions; A's standbys take the
    shards once B's heartbeats are stale; B is continued, finds its leases gone, exits and comes back as a standby;
 3. **roll**: every serving process gets SIGTERM in turn and is restarted: it drains, hands its leases over at once,
-   and each table pauses at most 15 s.
+   and each table pauses at most 15 s;
+4. **partition** (network namespaces only): host A's link is cut while it serves: B takes every shard, A's processes
+   stop serving by themselves while still cut off, and come back as standbys when the link is mended.
 
 After each, every table plays on, and per move: a move acknowledged to its player is in the table's log exactly
 once, a move that failed (its process died or hung under it) at most once, so 0 lost and 0 doubled; the ledger
 audit and every table's books balance; the fake saw at most 50 counted requests in any second and answered no 429.
+
+Where the machine allows it (root, iproute2), each host is a **network namespace** of its own (tests/support/netns.py):
+its processes reach the fake Discord and a PostgreSQL server of this test's own over a bridge, by TCP, with their
+own network stack and loopback, as separate machines on a LAN do. Elsewhere the hosts are process groups on the
+loopback, sharing the run's PostgreSQL server; the output's first line says which.
 """
 
 from __future__ import annotations
@@ -24,10 +31,12 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from pancog.game.actions import AddToMeld, Borrow, Discard, Knock, NewMeld, Pluck, StartHand, TakeOption
 from pancog.game.notation import parse_action
@@ -40,6 +49,8 @@ from tests.e2e.test_kill_restart import greedy_command
 from tests.fakediscord.harness import Harness, InteractionFailed
 from tests.fakediscord.models import FakeChannel, FakeUser
 from tests.fakediscord.server import FakeDiscord
+from tests.support import netns
+from tests.support.pgserver import TempPostgres
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARDS, PROCESSES = 4, 2
@@ -78,30 +89,67 @@ class Host:
                 os.killpg(pid, sig)  # the bot and anything it started
 
 
-def host_spawn(folder: Path, name: str, logs: list[Path]) -> Callable[[list[str], Mapping[str, str]], Any]:
+@dataclass
+class Site:
+    """Where the hosts run: ``network`` (a namespace per host) or, where the machine does not allow it, None."""
+
+    network: netns.Network | None
+    database_url: str
+
+    @property
+    def address(self) -> str:
+        """Where the fake Discord (and the database, with a network) listen."""
+        return "127.0.0.1" if self.network is None else self.network.address
+
+
+@pytest.fixture
+def site(postgres_url: str) -> Iterator[Site]:
+    reason = netns.unavailable()
+    if reason is not None:
+        print(f"hosts: process groups on the loopback ({reason}); the run's PostgreSQL over its Unix socket")
+        yield Site(None, postgres_url)
+        return
+    network = netns.Network(["host-a", "host-b"]).create()
+    server = TempPostgres.in_new_folder(listen=network.address, allow=network.cidr)
+    try:
+        server.start()
+        print(f"hosts: network namespaces {network.addresses} on {network.cidr}; PostgreSQL at {network.address}")
+        yield Site(network, server.url())
+    finally:
+        server.stop()
+        network.close()
+
+
+def host_spawn(
+    folder: Path, name: str, logs: list[Path], network: netns.Network | None
+) -> Callable[[list[str], Mapping[str, str]], Any]:
     def spawn(argv: list[str], env: Mapping[str, str]) -> subprocess.Popen[bytes]:
         log = folder / f"{name}-bot-{env.get('PAN_CLUSTER_INDEX', 'x')}-{len(logs)}.log"
         logs.append(log)
+        command = argv if network is None else network.command(name, argv)
         with log.open("wb") as err:
             return subprocess.Popen(
-                argv, env=dict(env), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err, process_group=0
+                command, env=dict(env), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err, process_group=0
             )
 
     return spawn
 
 
-def make_host(name: str, fake: FakeDiscord, url: str, tmp_path: Path) -> Host:
+def make_host(name: str, fake: FakeDiscord, site: Site, tmp_path: Path) -> Host:
     env = bot_env(
         fake,
-        url,
+        site.database_url,
         PAN_HOST_NAME=name,
         PAN_HEARTBEAT_SECONDS=str(HEARTBEAT),
         PAN_HEARTBEAT_TIMEOUT=str(TIMEOUT),
+        PAN_STOP_TIMEOUT="10",  # a cut-off process that lost its leases leaves within this (bot.py arm_stop_bound)
         PAN_LOG_LEVEL="INFO",
     )
     env.pop("PAN_REST_GLOBAL_RATE", None)  # the shared budget: on
     logs: list[Path] = []
-    launcher = Launcher(SHARDS, PROCESSES, python=sys.executable, env=env, spawn=host_spawn(tmp_path, name, logs))
+    launcher = Launcher(
+        SHARDS, PROCESSES, python=sys.executable, env=env, spawn=host_spawn(tmp_path, name, logs, site.network)
+    )
     return Host(name, launcher, logs)
 
 
@@ -199,7 +247,7 @@ class Play:
                 await asyncio.sleep(0.2)
 
 
-async def test_two_hosts_survive_a_kill_a_hang_and_a_rolling_restart(tmp_path: Path, postgres_url: str) -> None:
+async def test_two_hosts_survive_a_kill_a_hang_and_a_rolling_restart(tmp_path: Path, site: Site) -> None:
     fake = FakeDiscord(shards=SHARDS, global_limit=LIMIT, max_concurrency=2)
     harness = Harness(fake, members=2 * SHARDS)
     tables: list[tuple[FakeChannel, list[FakeUser]]] = []
@@ -207,11 +255,11 @@ async def test_two_hosts_survive_a_kill_a_hang_and_a_rolling_restart(tmp_path: P
         pair = harness.users[2 * shard : 2 * shard + 2]
         guild = fake.add_guild(f"shard {shard}", channels=("pan",), members=pair, shard=shard)
         tables.append((guild.channels[0], pair))
-    await fake.start()
-    a = make_host("host-a", fake, postgres_url, tmp_path)
-    b = make_host("host-b", fake, postgres_url, tmp_path)
+    await fake.start(site.address)
+    a = make_host("host-a", fake, site, tmp_path)
+    b = make_host("host-b", fake, site, tmp_path)
     hosts = [a, b]
-    storage = storage_for(postgres_url)
+    storage = storage_for(site.database_url)
     assert isinstance(storage, PostgresStorage)
 
     def connected() -> Any:
@@ -239,6 +287,11 @@ async def test_two_hosts_survive_a_kill_a_hang_and_a_rolling_restart(tmp_path: P
         b.start()
         await wait_for("host B's processes wait as standbys", lambda: standbys("host-b"), hosts)
         assert await served_by("host-a")
+        if site.network is not None:  # each host reached the database from its own address, over the bridge
+            rows = await storage.fetch(
+                "SELECT DISTINCT host(client_addr) FROM pg_stat_activity WHERE client_addr IS NOT NULL"
+            )
+            assert {str(r[0]) for r in rows} >= set(site.network.addresses.values()), rows
         for channel, (host, guest) in tables:
             await harness.slash(host, "pan open", channel=channel)
             await harness.slash(guest, "pan join", channel=channel)
@@ -321,11 +374,57 @@ async def test_two_hosts_survive_a_kill_a_hang_and_a_rolling_restart(tmp_path: P
                     hosts,
                 )
 
+        # 4. partition (hosts in network namespaces only): host A's link is cut while it serves every shard. Alive, it
+        #    reaches neither the database nor Discord, and its connections stall rather than fail. Discord drops its
+        #    silent sessions; B's standbys take every shard once A's heartbeats are stale; and A's processes, unable
+        #    to write a heartbeat for PAN_HEARTBEAT_TIMEOUT, stop serving by themselves (exit 75) while still cut off.
+        #    Mended, A's processes come back as standbys, and nothing A had in flight is applied twice.
+        if site.network is not None:
+            assert await served_by("host-a")
+            cut_off = [spec.process for spec in a.launcher.specs if spec.process is not None]
+            site.network.cut("host-a")
+            cut_at = time.monotonic()
+            await fake.end_sessions(range(SHARDS))
+            play.mark()
+            await play.rounds(ROUNDS, until=lambda: served_by("host-b"))
+            took = max(play.pauses.values())
+            assert took <= TAKEOVER_PAUSE, play.pauses
+
+            async def left() -> bool:
+                return all(process.poll() is not None for process in cut_off)
+
+            await wait_for("host A's cut-off processes stop serving", left, hosts, timeout=TAKEOVER_PAUSE)
+            assert [process.returncode for process in cut_off] == [75] * len(cut_off)
+            stopped = time.monotonic() - cut_at
+
+            # restarted at once by their supervisor, still cut off, they wait for Discord (and the database) to be
+            # in reach again instead of crashing in a loop
+            async def waiting_out_the_cut() -> bool:
+                restarted = [spec.process for spec in a.launcher.specs if spec.process not in cut_off]
+                fresh = a.logs[-len(a.launcher.specs) :]
+                return len(restarted) == len(a.launcher.specs) and all(
+                    "is out of reach" in log.read_text(errors="replace") for log in fresh
+                )
+
+            await wait_for("host A's restarted processes wait out the cut", waiting_out_the_cut, hosts)
+            relaunched = [spec.process for spec in a.launcher.specs]
+            site.network.mend("host-a")
+            await wait_for("host A's processes wait as standbys again", lambda: standbys("host-a"), hosts)
+            assert [spec.process for spec in a.launcher.specs] == relaunched  # the same processes: none crashed
+            assert await served_by("host-b")
+            play.mark()
+            await play.rounds(ROUNDS)
+            print(f"partition: every table played again (longest pause {took:.1f}s); A stopped in {stopped:.1f}s")
+
         _, problems = await read_tables(storage)
         assert problems == []
         for channel, (host, _guest) in tables:
             reply = await harness.slash(host, "panadmin audit", channel=channel)
             assert reply.text.startswith("Ledger audit: OK"), reply.text
+        if site.network is not None:  # and Discord: every IDENTIFY came from a host's own address, both hosts served
+            assert {peer for _, peer in fake.identified_from} == set(site.network.addresses.values()), (
+                fake.identified_from
+            )
         status = fake.status()
         assert status["global"]["max_per_window"] <= LIMIT, status["global"]
         assert status["global"]["responses_429"] == 0, status["global"]
@@ -345,6 +444,8 @@ async def test_two_hosts_survive_a_kill_a_hang_and_a_rolling_restart(tmp_path: P
         raise
     finally:
         b.signal(signal.SIGCONT)
+        if site.network is not None:
+            site.network.mend("host-a")
         for host in hosts:
             host.launcher.stop(grace=10)
         await storage.close()

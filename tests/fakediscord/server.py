@@ -157,6 +157,7 @@ class _Connection:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     session: _Session | None = None
     flush_mode: Any = zlib.Z_SYNC_FLUSH
+    peer: str = ""  # the client's address (tests of several hosts: which host's network it came from)
 
     def _flush(self) -> bytes:
         assert self.compressor is not None
@@ -309,6 +310,7 @@ class FakeDiscord:
         # returns the existing message for a repeated nonce within a few minutes instead of creating another.
         self.nonces: dict[tuple[int, int, str], tuple[int, float]] = {}
         self.nonce_window = NONCE_WINDOW
+        self.identified_from: list[tuple[int, str]] = []  # (shard, the client's address) of every IDENTIFY
         self.gateway_log: list[str] = []  # "identify <sid>", "resume <sid> replayed=3", "invalid <sid>"
         self.identified = asyncio.Event()
         self._sessions: dict[str, _Session] = {}
@@ -317,6 +319,7 @@ class FakeDiscord:
         self.last_activity = time.monotonic()  # last REST request or gateway dispatch
         self.retry_expected_until = 0.0  # after an injected 429/5xx, the client is sleeping before its retry
         self.heartbeat_interval = HEARTBEAT_INTERVAL_MS
+        self.host = "127.0.0.1"  # start(host=...): the address it listens on, and every URL it hands out names
         self.port = 0
         self._runner: web.AppRunner | None = None
         self._routes: list[tuple[str, str, re.Pattern[str], Handler]] = []
@@ -542,7 +545,7 @@ class FakeDiscord:
     # ------------------------------------------------------------------ lifecycle
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://{self.host}:{self.port}"
 
     @property
     def api_base(self) -> str:
@@ -555,7 +558,7 @@ class FakeDiscord:
 
     @property
     def gateway_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/gateway/"
+        return f"ws://{self.host}:{self.port}/gateway/"
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
         app = web.Application(client_max_size=64 * 1024 * 1024)
@@ -569,6 +572,7 @@ class FakeDiscord:
         await self._runner.setup()
         site = web.TCPSite(self._runner, host, port)
         await site.start()
+        self.host = host
         self.port = self._runner.addresses[0][1]
 
     async def stop(self) -> None:
@@ -622,6 +626,7 @@ class FakeDiscord:
         ws = web.WebSocketResponse(max_msg_size=0)
         await ws.prepare(request)
         conn = _connection(ws, request.query.get("compress"))
+        conn.peer = request.remote or ""
         self._connections.add(conn)
         try:
             await conn.send({"op": 10, "s": None, "t": None, "d": {"heartbeat_interval": self.heartbeat_interval}})
@@ -658,6 +663,7 @@ class FakeDiscord:
             self._sessions[session.id] = session
             conn.session, session.conn = session, conn
             self.gateway_log.append(f"identify {session.id} shard={shard_id}/{count}")
+            self.identified_from.append((shard_id, conn.peer))
             await self._send_dispatch(session, "READY", self._ready(session))
             for guild in self.guilds.values():
                 if session.owns(guild.id) and self.bot_in(guild):

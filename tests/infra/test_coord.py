@@ -14,6 +14,7 @@ import pytest
 
 from pancog.infra.coord import ClusterMember, MemberTiming
 from pancog.infra.storage import PostgresStorage, ShardSet
+from tests.support.stallproxy import StallingProxy
 
 SHARDS = ShardSet(4, (1, 3))
 TIMING = MemberTiming(heartbeat=0.2, stale_after=1.0, poll=0.5)
@@ -137,3 +138,62 @@ async def test_a_release_during_a_heartbeat_still_hands_the_shards_over_at_once(
     finally:
         await first.close()
         await second.close()
+
+
+async def test_a_holder_cut_off_from_the_database_gives_its_shards_up_by_itself(url: str) -> None:
+    """A network cut stalls the holder's connection instead of failing it (TCP retries for ~15 minutes). Its
+    heartbeat used to wait there for as long, so it never found that it could not be written: the process went on
+    serving shards another process had taken. Now a heartbeat is bounded (``beat_timeout``): the holder gives its
+    shards up (``on_lost``) once it has written none for ``stale_after``, as its successor takes them; and its release
+    does not hang on the stalled socket either."""
+    proxy = StallingProxy(url)
+    cut_url = await proxy.start()
+    lost: list[str] = []
+    first, second = await member(cut_url, "host-a:1", lost), await member(url, "host-b:2")
+    try:
+        assert await first.claim()
+        first.start()
+        await asyncio.sleep(3 * TIMING.heartbeat)
+        assert not lost  # beating through the relay
+        proxy.stall()
+        cut = time.monotonic()
+        assert await asyncio.wait_for(second.claim(), 5)  # the successor: after stale_after on the database's clock
+        bound = TIMING.stale_after + first.beat_timeout + TIMING.heartbeat + 0.5
+        while not lost:
+            assert time.monotonic() - cut < bound, "the cut-off holder never found it must stop"
+            await asyncio.sleep(0.02)
+        assert "no heartbeat" in lost[0], lost
+        assert first.lost
+        released = time.monotonic()
+        assert not await first.release()  # it cannot tell the database, and says so
+        assert time.monotonic() - released < first.beat_timeout + TIMING.heartbeat + 1.5
+    finally:
+        proxy.mend()
+        await first.close()
+        await second.close()
+        await proxy.close()
+
+
+async def test_a_member_cut_off_inside_the_identify_queue_frees_its_bucket(url: str) -> None:
+    """The IDENTIFY queue holds a bucket's advisory lock while it waits out the window. A process cut off there left
+    the server waiting for its next statement inside that transaction, the lock held until the server noticed the dead
+    client (its TCP keepalive: two hours), and every other process's IDENTIFY of that bucket with it. The server now
+    ends such a transaction once it has idled past the wait plus ``stale_after``."""
+    proxy = StallingProxy(url)
+    cut_url = await proxy.start()
+    first, second = await member(cut_url, "host-a:1"), await member(url, "host-b:2")
+    window = 0.6
+    try:
+        assert await second.identify_turn(0, 2, window=window) == 0.0
+        turn = asyncio.ensure_future(first.identify_turn(2, 2, window=window))  # same bucket: takes the lock, waits
+        await asyncio.sleep(0.3)
+        proxy.stall()  # cut off while holding the bucket
+        started = time.monotonic()
+        await asyncio.wait_for(second.identify_turn(0, 2, window=window), window + TIMING.stale_after + 5)
+        assert time.monotonic() - started < window + TIMING.stale_after + 3
+        turn.cancel()
+    finally:
+        proxy.mend()
+        await first.close()
+        await second.close()
+        await proxy.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 
 import pytest
@@ -94,6 +95,67 @@ async def test_a_loop_outlives_a_failed_round(caplog: pytest.LogCaptureFixture) 
     await tasks.close()
     assert len(rounds) >= 3
     assert [r for r in caplog.records if "flaky failed" in r.getMessage()]
+
+
+async def test_a_service_out_of_reach_is_one_warning_line_not_an_error(caplog: pytest.LogCaptureFixture) -> None:
+    """A task or a loop's round that failed to reach another machine (refused, reset, timed out, no route: a network
+    cut, the database down) is a WARNING without traceback; any other OSError is still an ERROR with one."""
+    tasks = Tasks("owner")
+    rounds: list[int] = []
+
+    async def no_route() -> None:
+        raise OSError(errno.EHOSTUNREACH, "No route to host")
+
+    async def refused() -> None:
+        rounds.append(1)
+        raise ConnectionRefusedError(errno.ECONNREFUSED, "Connection refused")
+
+    async def missing_file() -> None:
+        raise FileNotFoundError(errno.ENOENT, "No such file", "cards.png")
+
+    with caplog.at_level(logging.WARNING, logger="pan.tasks"):
+        tasks.spawn(no_route(), name="ping")
+        tasks.spawn(missing_file(), name="render")
+        tasks.every(0.001, refused, name="season-check")
+        for _ in range(200):
+            if len(rounds) >= 2:
+                break
+            await asyncio.sleep(0.001)
+        await tasks.drain()
+        await asyncio.sleep(0)
+    await tasks.close()
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(errors) == 1 and "render" in errors[0].getMessage() and errors[0].exc_info is not None
+    assert any("ping could not reach a service" in w.getMessage() and "No route" in w.getMessage() for w in warnings)
+    assert any("season-check could not reach a service" in w.getMessage() for w in warnings)
+    assert all(w.exc_info is None for w in warnings)
+    assert tasks_module.out_of_reach(TimeoutError()) and not tasks_module.out_of_reach(ValueError())
+
+
+async def test_nothing_starts_once_the_set_is_closed_for_good() -> None:
+    """Work asked of a set closed for good (the runtime's, at teardown: an interaction handler finishing after the
+    shutdown) never runs its body: it would meet stopped services and closed storage (seen as "storage is not open"
+    errors after lost leases). A set closed without ``final`` is used again (a service stopped and restarted)."""
+    again = Tasks("service")
+    ran: list[str] = []
+
+    async def body(name: str) -> None:
+        ran.append(name)
+
+    await again.close()
+    await again.spawn(body("restarted"), name="step")
+    assert ran == ["restarted"]
+    ran.clear()
+    tasks = Tasks("owner")
+    await tasks.close(final=True)
+    spawned = tasks.spawn(body("spawned"), name="late-ping")
+    started = tasks.start(body("started"), name="late-loop")
+    timer = tasks.after(0.001, lambda: body("timed"), name="late-timer")
+    await asyncio.sleep(0.02)
+    assert ran == [] and spawned.cancelled() and started.cancelled()
+    assert timer.task is None or timer.task.cancelled()
+    assert tasks.held() == [] and tasks.pending == 0
 
 
 async def test_a_key_holds_one_running_task() -> None:

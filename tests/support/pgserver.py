@@ -3,7 +3,8 @@
 ``scripts/test`` installs the package when it is missing. The server runs from a fresh data directory in a
 temp folder, listens only on a Unix socket in that folder (no TCP port), with ``fsync=off`` (its data is
 thrown away) and is stopped with its folder at the end. The server refuses to run as root, so under root
-``initdb`` / ``pg_ctl`` run as the ``postgres`` user (``runuser``).
+``initdb`` / ``pg_ctl`` run as the ``postgres`` user (``runuser``). With ``listen`` it also takes TCP connections on
+that address from the ``allow`` network (the multi-host test: hosts in network namespaces reach it over a bridge).
 
 pytest (``tests/support/pgplugin.py``): the controller process picks the folder; the first test that needs the
 server starts it (under a file lock, so 4 xdist workers share one server); each worker gets its own
@@ -54,9 +55,13 @@ def find_bindir() -> Path:
 class TempPostgres:
     """A server living in ``root`` (``root/data``, socket in ``root``). :meth:`start` is idempotent across processes."""
 
-    def __init__(self, root: Path, *, durable: bool = False) -> None:
+    def __init__(
+        self, root: Path, *, durable: bool = False, listen: str | None = None, allow: str | None = None
+    ) -> None:
         self.root = root
         self.durable = durable  # True (benchmarks): PostgreSQL's default fsync / synchronous_commit
+        self.listen = listen  # also a TCP port (5432) on this address (tests of several hosts; no password: trust)
+        self.allow = allow  # the network (CIDR) whose clients may connect over TCP
         self.data = root / "data"
         self.log = root / "server.log"
 
@@ -65,6 +70,8 @@ class TempPostgres:
         return os.geteuid() == 0
 
     def url(self, database: str = "postgres") -> str:
+        if self.listen is not None:
+            return f"postgresql://postgres@{self.listen}:5432/{database}"
         return f"postgresql://postgres@/{database}?host={self.root}"
 
     def _run(self, *args: str) -> None:
@@ -97,7 +104,12 @@ class TempPostgres:
             if not self.data.exists():
                 self._run(str(bindir / "initdb"), "-D", str(self.data), "-U", "postgres", "-A", "trust", "-N", "-E",
                           "UTF8", "--locale=C")  # fmt: skip
+                if self.allow is not None:
+                    with (self.data / "pg_hba.conf").open("a") as hba:
+                        hba.write(f"host all all {self.allow} trust\n")
             settings = SETTINGS if self.durable else SETTINGS | NOT_DURABLE
+            if self.listen is not None:
+                settings = settings | {"listen_addresses": self.listen}
             options = " ".join(f"-c {name}={value}" for name, value in settings.items())
             self._run(str(bindir / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60",
                       "-o", f"-k {self.root} {options}", "start")  # fmt: skip
@@ -110,6 +122,9 @@ class TempPostgres:
         shutil.rmtree(self.root, ignore_errors=True)
 
     @classmethod
-    def in_new_folder(cls, *, durable: bool = False) -> TempPostgres:
+    def in_new_folder(
+        cls, *, durable: bool = False, listen: str | None = None, allow: str | None = None
+    ) -> TempPostgres:
         # A short path: the socket path (folder + "/.s.PGSQL.5432") must stay under 107 bytes.
-        return cls(Path(tempfile.mkdtemp(prefix="pan-pg-", dir="/tmp")), durable=durable)
+        root = Path(tempfile.mkdtemp(prefix="pan-pg-", dir="/tmp"))
+        return cls(root, durable=durable, listen=listen, allow=allow)

@@ -82,6 +82,7 @@ _BARE_ACTION = (
 _BARE_LEASE = " WHERE (SELECT epoch FROM shard_leases WHERE shard_count = $9 AND shard_id = $10 FOR SHARE) = $11"
 
 _RESULTS_LOCK = 0x706172  # "par": journals carrying a league result, and their drain (lock_results)
+IDLE_IN_TRANSACTION = 30.0  # s: the server ends a transaction idle this long (a vanished client's; see open())
 _MIGRATION_LOCK = 0x70616E  # "pan": the advisory lock every migrating process takes (per schema, see _migrate)
 
 
@@ -475,8 +476,10 @@ class PostgresStorage:
         migrations: Path = MIGRATIONS_DIR,
         target_version: int | None = None,
         read_only: bool = False,
+        idle_in_transaction: float = IDLE_IN_TRANSACTION,
     ) -> None:
         self.url = url
+        self.idle_in_transaction = idle_in_transaction
         # A reader beside the bot (pan-web, with a role that may only SELECT): never migrates, every transaction
         # read-only, and the schema must be the one this code knows.
         self.read_only = read_only
@@ -497,7 +500,15 @@ class PostgresStorage:
     async def open(self) -> None:
         if self._pool is not None:
             return
-        settings = {"default_transaction_read_only": "on"} if self.read_only else None
+        # A transaction left open by a process that vanished (cut off from the network: its socket stalls, it is not
+        # closed) is ended by the server after ``idle_in_transaction`` seconds: the rows it locked (a table's, a
+        # player's chips) free themselves for the process that took its shards over, instead of when the server
+        # notices the dead client at its TCP keepalive (hours). No transaction here waits on anything but the
+        # database, so a live one is never idle for that long.
+        idle = str(max(1, int(self.idle_in_transaction * 1000)))
+        settings = {"idle_in_transaction_session_timeout": idle}
+        if self.read_only:
+            settings["default_transaction_read_only"] = "on"
         pool = await asyncpg.create_pool(
             self.url, min_size=self.min_size, max_size=self.max_size, reset=_end_transaction, server_settings=settings
         )

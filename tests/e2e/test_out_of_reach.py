@@ -1,0 +1,110 @@
+"""A process started while Discord or its database is out of reach (an outage, its host cut off from the network)
+waits it out instead of crashing: it logs one WARNING per try, stays up, and serves once the service answers; SIGTERM
+meanwhile stops it at once. Before, discord.py's login raised, and a supervisor restarted the process in a loop, a
+traceback each time; a cluster process's claim did the same with its database (docs/operations.md, "A host cut off
+from the network"). tests/e2e/test_cluster_hosts.py shows the same with a real network cut, where the machine
+allows network namespaces.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.helpers import bot_env
+from tests.fakediscord.server import FakeDiscord
+from tests.support.pgserver import PostgresUnavailable, TempPostgres
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def until(
+    what: str, check: Callable[[], bool], bot: subprocess.Popen[bytes], log: Path, timeout: float = 60
+) -> None:
+    deadline = time.monotonic() + 60
+    while not check():
+        assert bot.poll() is None, f"exited {bot.returncode} before: {what}\n{log.read_text(errors='replace')[-3000:]}"
+        assert time.monotonic() < deadline, f"never: {what}\n{log.read_text(errors='replace')[-3000:]}"
+        await asyncio.sleep(0.05)
+
+
+async def stop(bot: subprocess.Popen[bytes], log: Path) -> str:
+    bot.send_signal(signal.SIGTERM)
+    code = await asyncio.to_thread(bot.wait, 30)
+    text = log.read_text(errors="replace")
+    assert code == 0, f"exit {code}:\n{text[-3000:]}"
+    assert "Traceback" not in text and " ERROR " not in text, text[-3000:]
+    return text
+
+
+@pytest.mark.parametrize("when", ["comes back", "never comes back"])
+async def test_a_bot_started_while_discord_is_out_of_reach_waits_and_then_serves(
+    tmp_path: Path, postgres_url: str, when: str
+) -> None:
+    fake = FakeDiscord()
+    fake.add_guild("club")
+    fake.port = free_port()  # nothing listens there yet: the bot's login finds Discord out of reach
+    log = tmp_path / "bot.log"
+    env = bot_env(fake, postgres_url, PAN_LOG_LEVEL="INFO")
+    with log.open("wb") as err:
+        bot = subprocess.Popen([sys.executable, "bot.py"], env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        tries = lambda: log.read_text(errors="replace").count("Discord is out of reach at login")  # noqa: E731
+        await until("two tries at login, logged", lambda: tries() >= 2, bot, log)
+        if when == "comes back":
+            await fake.start(port=fake.port)
+            ready = lambda: "ready as" in log.read_text(errors="replace")  # noqa: E731
+            await until("synced and ready", lambda: bool(fake.global_commands) and ready(), bot, log)
+        await stop(bot, log)  # at once, even while it waits between tries
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+            bot.wait()
+        await fake.stop()
+
+
+async def test_a_cluster_process_started_while_its_database_is_out_of_reach_waits_and_then_serves(
+    tmp_path: Path,
+) -> None:
+    pg = TempPostgres.in_new_folder()  # not started yet: its socket is not there
+    fake = FakeDiscord(shards=1)
+    fake.add_guild("shard 0", shard=0)
+    await fake.start()
+    log = tmp_path / "bot.log"
+    env = bot_env(fake, pg.url(), PAN_LOG_LEVEL="INFO")
+    with log.open("wb") as err:
+        bot = subprocess.Popen(
+            [sys.executable, "bot.py", "--cluster", "0/1"], env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err
+        )
+    try:
+        tries = lambda: log.read_text(errors="replace").count("the database is out of reach")  # noqa: E731
+        await until("two tries to reach the database, logged", lambda: tries() >= 2, bot, log)
+        try:
+            await asyncio.to_thread(pg.start)
+        except PostgresUnavailable as exc:
+            pytest.fail(f"this test needs a PostgreSQL server of its own:\n{exc}", pytrace=False)
+        await until(
+            "serving its shard", lambda: fake.sessions_by_shard() == {0: 1} and bool(fake.global_commands), bot, log
+        )
+        text = await stop(bot, log)
+        assert "shard leases claimed" in text and "shard leases released" in text
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+            bot.wait()
+        await fake.stop()
+        await asyncio.to_thread(pg.stop)
