@@ -10,7 +10,9 @@ other waits as a standby (pancog/infra/coord.py). A table in a guild on every sh
 3. **roll**: every serving process gets SIGTERM in turn and is restarted: it drains, hands its leases over at once,
    and each table pauses at most 15 s;
 4. **partition** (network namespaces only): host A's link is cut while it serves: B takes every shard, A's processes
-   stop serving by themselves while still cut off, and come back as standbys when the link is mended.
+   stop serving by themselves while still cut off, and come back as standbys when the link is mended;
+5. **blip** (network namespaces only): host B's link is cut for 0.5 s, well under the heartbeat timeout: no lease
+   moves and no process exits.
 
 After each, every table plays on, and per move: a move acknowledged to its player is in the table's log exactly
 once, a move that failed (its process died or hung under it) at most once, so 0 lost and 0 doubled; the ledger
@@ -60,6 +62,7 @@ MOVE_TIMEOUT = 4.0  # a move unanswered this long failed (its process is dead or
 PLAYER_MOVES = (Knock, Pluck, TakeOption, NewMeld, AddToMeld, Borrow, Discard)
 ROUNDS = 4  # rounds of moves (one per table) played between events
 ROLL_PAUSE = 15.0  # the most a table may wait during a rolling restart
+BLIP = 0.5  # a network hiccup, well under the heartbeat timeout: must move nothing
 TAKEOVER_PAUSE = 40.0  # a kill or a hang: the heartbeat timeout + a poll + start-up, on a loaded 2-core machine
 
 
@@ -415,6 +418,21 @@ async def test_two_hosts_survive_a_kill_a_hang_and_a_rolling_restart(tmp_path: P
             play.mark()
             await play.rounds(ROUNDS)
             print(f"partition: every table played again (longest pause {took:.1f}s); A stopped in {stopped:.1f}s")
+
+            # 5. a blip: host B's link (B serves every shard) is cut for much less than the heartbeat timeout. Nothing
+            #    moves: no shard changes hands, no process exits, the stalled connections recover, every table plays.
+            serving_b = [spec.process for spec in b.launcher.specs]
+            takeovers = await storage.fetch("SELECT shard_id, epoch FROM shard_leases ORDER BY shard_id")
+            site.network.cut("host-b")
+            await asyncio.sleep(BLIP)
+            site.network.mend("host-b")
+            play.mark()
+            await play.rounds(ROUNDS)
+            assert await served_by("host-b")
+            assert await storage.fetch("SELECT shard_id, epoch FROM shard_leases ORDER BY shard_id") == takeovers
+            assert [spec.process for spec in b.launcher.specs] == serving_b
+            assert all(process is not None and process.poll() is None for process in serving_b)
+            print(f"blip of {BLIP}s: no lease moved, longest pause {max(play.pauses.values()):.1f}s")
 
         _, problems = await read_tables(storage)
         assert problems == []
