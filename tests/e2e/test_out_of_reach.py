@@ -22,6 +22,7 @@ import pytest
 from tests.e2e.helpers import bot_env
 from tests.fakediscord.server import FakeDiscord
 from tests.support.pgserver import PostgresUnavailable, TempPostgres
+from tests.support.stallproxy import StallingProxy
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -106,5 +107,58 @@ async def test_a_cluster_process_started_while_its_database_is_out_of_reach_wait
         if bot.poll() is None:
             bot.kill()
             bot.wait()
+        await fake.stop()
+        await asyncio.to_thread(pg.stop)
+
+
+async def test_a_cluster_process_cut_off_from_its_database_leaves_discord_at_once(tmp_path: Path) -> None:
+    """Only the database out of reach (its link stalled, not refused), Discord still answering: the process gives its
+    shards up once it has written no heartbeat for PAN_HEARTBEAT_TIMEOUT (before, its heartbeat waited on the stalled
+    link for as long as TCP retries, and it went on serving shards a standby would take), closes its gateway
+    sessions soon after — their interactions are the successor's now, and answering them here would race it — and
+    exits 75 well before PAN_STOP_TIMEOUT."""
+    pg = TempPostgres.in_new_folder()
+    try:
+        await asyncio.to_thread(pg.start)
+    except PostgresUnavailable as exc:
+        pytest.fail(f"this test needs a PostgreSQL server of its own:\n{exc}", pytrace=False)
+    proxy = StallingProxy(pg.url())
+    cut_url = await proxy.start()
+    fake = FakeDiscord(shards=1)
+    fake.add_guild("shard 0", shard=0)
+    await fake.start()
+    log = tmp_path / "bot.log"
+    timeout, stop_timeout = 3.0, 20.0
+    env = bot_env(
+        fake,
+        cut_url,
+        PAN_LOG_LEVEL="INFO",
+        PAN_HEARTBEAT_SECONDS="0.5",
+        PAN_HEARTBEAT_TIMEOUT=str(timeout),
+        PAN_STOP_TIMEOUT=str(stop_timeout),
+    )
+    with log.open("wb") as err:
+        bot = subprocess.Popen(
+            [sys.executable, "bot.py", "--cluster", "0/1"], env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err
+        )
+    try:
+        serving = lambda: fake.sessions_by_shard() == {0: 1} and bool(fake.global_commands)  # noqa: E731
+        await until("serving its shard", serving, bot, log)
+        proxy.stall()
+        cut = time.monotonic()
+        await until("leaving the cluster", lambda: "leaving the cluster" in log.read_text(errors="replace"), bot, log)
+        lost = time.monotonic()
+        assert lost - cut < timeout + timeout / 2 + 2, lost - cut
+        await until("its gateway session closed", lambda: fake.sessions_by_shard().get(0, 0) == 0, bot, log)
+        assert time.monotonic() - lost < 3.0, "the gateway stayed open through the teardown"
+        code = await asyncio.to_thread(bot.wait, stop_timeout + 10)
+        assert code == 75, log.read_text(errors="replace")[-3000:]
+        assert time.monotonic() - lost < stop_timeout, "the teardown waited on the stalled link to the end"
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+            bot.wait()
+        proxy.mend()
+        await proxy.close()
         await fake.stop()
         await asyncio.to_thread(pg.stop)
