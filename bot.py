@@ -200,6 +200,12 @@ class PanBot(commands.Bot):
         member = self.member
         if member is not None and not member.lost and self.serving:
             await self.drain()
+        elif member is not None and member.lost:
+            # Another process serves these shards now: stop hearing Discord for them at once (their interactions are
+            # the successor's, and answering them here would race it), before the teardown, which may wait on a
+            # database out of reach. Bounded: over a stalled link the goodbye is never answered.
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.disconnect_gateway(), LOST_GATEWAY_WAIT)
         await self.trimmer.stop()
         # discord.py dispatches ``ready`` from a task that waits for the last guild (``guild_ready_timeout``); a stop
         # inside that wait left it to fire into the closed client ("Task exception was never retrieved": its loop is
@@ -362,6 +368,7 @@ class PanShardedBot(PanBot, commands.AutoShardedBot):
 
 STOP_GAVE_UP = 70  # SIGTERM, and the stop did not finish within PAN_STOP_TIMEOUT: exited without a clean hand-over
 LEASES_LOST = 75  # another process serves this one's shards now: start again, as a standby (EX_TEMPFAIL)
+LOST_GATEWAY_WAIT = 2.0  # s: after lost leases, the most the gateway sessions' close may take before the teardown
 
 
 def arm_stop_bound(seconds: float, loop: asyncio.AbstractEventLoop, *, code: int = STOP_GAVE_UP) -> threading.Timer:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import logging
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
@@ -70,6 +71,8 @@ from pancog.infra.storage.migrations import MIGRATIONS_DIR, load_migrations
 
 __all__ = ["PostgresStorage", "PostgresTx", "dollar_placeholders"]
 
+log = logging.getLogger("pan.storage")
+
 _Conn: TypeAlias = "asyncpg.Connection[asyncpg.Record] | PoolConnectionProxy[asyncpg.Record]"
 
 # A table action without postings in one statement (see PostgresStorage.commit_bare_action).
@@ -82,6 +85,7 @@ _BARE_ACTION = (
 _BARE_LEASE = " WHERE (SELECT epoch FROM shard_leases WHERE shard_count = $9 AND shard_id = $10 FOR SHARE) = $11"
 
 _RESULTS_LOCK = 0x706172  # "par": journals carrying a league result, and their drain (lock_results)
+CLOSE_WAIT = 5.0  # s: the most close() waits for the server's goodbye (a healthy one answers in milliseconds)
 IDLE_IN_TRANSACTION = 30.0  # s: the server ends a transaction idle this long (a vanished client's; see open())
 _MIGRATION_LOCK = 0x70616E  # "pan": the advisory lock every migrating process takes (per schema, see _migrate)
 
@@ -528,9 +532,17 @@ class PostgresStorage:
         self._pool = pool
 
     async def close(self) -> None:
+        """Close the pool: its connections say goodbye to the server and wait for it to hang up. Bounded
+        (``CLOSE_WAIT``): a server out of reach (this host cut off, the link stalled rather than refused) never
+        answers, and a process that lost its shards that way must still leave; the connections are then dropped
+        (asyncpg terminates a pool whose close is cancelled), and the server rolls back whatever they had open."""
         if self._pool is not None:
             pool, self._pool = self._pool, None
-            await pool.close()
+            try:
+                await asyncio.wait_for(pool.close(), CLOSE_WAIT)
+            except TimeoutError:
+                pool.terminate()
+                log.warning("the database did not answer the close within %.0f s: connections dropped", CLOSE_WAIT)
 
     async def schema_version(self) -> int:
         async with self._connection().acquire() as conn:

@@ -14,6 +14,7 @@ import contextlib
 import time
 
 from pancog.infra.storage import PostgresStorage
+from pancog.infra.storage.postgres import CLOSE_WAIT
 from tests.support.stallproxy import StallingProxy
 
 IDLE = 1.0
@@ -58,4 +59,24 @@ async def test_a_vanished_writer_frees_its_rows_after_the_idle_timeout(postgres_
         with contextlib.suppress(Exception):
             await asyncio.wait_for(vanishing.close(), 5)
         await live.close()
+        await proxy.close()
+
+
+async def test_closing_over_a_stalled_link_is_bounded(postgres_url: str) -> None:
+    """The pool's close waits for the server to hang up each connection; over a stalled link it never does (the
+    process that lost its shards to a cut stayed until PAN_STOP_TIMEOUT). close() now gives up after ``CLOSE_WAIT``
+    and drops the connections."""
+    proxy = StallingProxy(postgres_url)
+    cut_url = await proxy.start()
+    storage = PostgresStorage(cut_url, min_size=2, max_size=2)
+    await storage.open()
+    try:
+        async with storage.transaction() as tx:
+            await tx.execute("SELECT 1")
+        proxy.stall()
+        started = time.monotonic()
+        await asyncio.wait_for(storage.close(), CLOSE_WAIT + 10)
+        assert time.monotonic() - started < CLOSE_WAIT + 2
+    finally:
+        proxy.mend()
         await proxy.close()
