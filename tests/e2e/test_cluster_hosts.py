@@ -18,10 +18,11 @@ After each, every table plays on, and per move: a move acknowledged to its playe
 once, a move that failed (its process died or hung under it) at most once, so 0 lost and 0 doubled; the ledger
 audit and every table's books balance; the fake saw at most 50 counted requests in any second and answered no 429.
 
-Where the machine allows it (root, iproute2), each host is a **network namespace** of its own (tests/support/netns.py):
-its processes reach the fake Discord and a PostgreSQL server of this test's own over a bridge, by TCP, with their
-own network stack and loopback, as separate machines on a LAN do. Elsewhere the hosts are process groups on the
-loopback, sharing the run's PostgreSQL server; the output's first line says which.
+Where the machine allows it (root, iproute2; ``netns.unavailable()`` tries each piece once), each host is a
+**network namespace** of its own (tests/support/netns.py): its processes reach the fake Discord and a PostgreSQL
+server of this test's own over a bridge, by TCP, with their own network stack and loopback, as separate machines on
+a LAN do. Elsewhere the hosts are process groups on the loopback, sharing the run's PostgreSQL server; the output's
+first line says which.
 """
 
 from __future__ import annotations

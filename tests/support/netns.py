@@ -43,12 +43,20 @@ def unavailable() -> str | None:
         return "iproute2's `ip` is not installed"
     if os.geteuid() != 0:
         return "not root (network namespaces need CAP_NET_ADMIN)"
-    probe = f"{PREFIX}{os.getpid()}probe"
-    try:
+    probe = f"{PREFIX}{os.getpid()}p"  # everything the network needs, tried once: a namespace, a process in it,
+    try:  # a bridge and a veth pair into the namespace (a sandbox may allow some and not others)
         _ip("netns", "add", probe)
+        done = subprocess.run(["ip", "netns", "exec", probe, "true"], capture_output=True, text=True, timeout=30)
+        if done.returncode != 0:
+            raise OSError(f"ip netns exec: {done.stderr.strip() or done.returncode}")
+        _ip("link", "add", f"{probe}b", "type", "bridge")
+        _ip("link", "add", f"{probe}v", "type", "veth", "peer", "name", "eth0", "netns", probe)
     except OSError as exc:
-        return f"cannot create a network namespace: {exc}"
-    _ip("netns", "del", probe, check=False)
+        return f"cannot make a network of namespaces here: {exc}"
+    finally:
+        _ip("link", "del", f"{probe}v", check=False)
+        _ip("link", "del", f"{probe}b", check=False)
+        _ip("netns", "del", probe, check=False)
     return None
 
 
@@ -57,7 +65,7 @@ def sweep() -> None:
     names = _ip("netns", "list", check=False).stdout.split()
     links = re.findall(r"^\d+: ([^:@]+)", _ip("-o", "link", "show", check=False).stdout, flags=re.MULTILINE)
     for name in [*names, *links]:
-        found = re.fullmatch(rf"{PREFIX}(\d+)[bhv]\d*", name)
+        found = re.fullmatch(rf"{PREFIX}(\d+)(?:[bhv]\d*|p[bv]?)", name)
         if found is None or _alive(int(found.group(1))):
             continue
         if name in names:
