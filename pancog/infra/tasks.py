@@ -121,7 +121,7 @@ class Tasks:
         self._long: set[asyncio.Task[Any]] = set()
         self._keys: dict[Hashable, asyncio.Task[Any]] = {}
         self._timers: set[Timer] = set()
-        self._closed = False
+        self._final = False  # closed for good: nothing new starts (close(final=True))
         _LIVE.add(self)
 
     # ------------------------------------------------------------------ starting
@@ -130,7 +130,7 @@ class Tasks:
         """Run ``coro`` as work in flight. With ``key``: the caller checked :meth:`running` first; the new task is
         the key's until it is done."""
         task = asyncio.get_running_loop().create_task(coro, name=name)
-        if self._closed:
+        if self._final:
             return self._refused(task)
         self._work.add(task)
         if key is not None:
@@ -141,7 +141,7 @@ class Tasks:
     def start(self, coro: Coroutine[Any, Any, T], *, name: str) -> asyncio.Task[T]:
         """Run ``coro`` for as long as it lasts (or until :meth:`close`); not work in flight."""
         task = asyncio.get_running_loop().create_task(coro, name=name)
-        if self._closed:
+        if self._final:
             return self._refused(task)
         self._long.add(task)
         task.add_done_callback(self._done)
@@ -167,17 +167,17 @@ class Tasks:
                 try:
                     await body()
                 except Exception as exc:  # the next round tries again; the loop lives as long as its owner
-                    if not out_of_reach(exc):
+                    if out_of_reach(exc):
+                        self._log.warning(
+                            "%s: %s could not reach a service (%s: %s); it runs again in %.1fs",
+                            self.owner,
+                            name,
+                            type(exc).__name__,
+                            exc,
+                            seconds,
+                        )
+                    else:
                         self._log.exception("%s: %s failed; it runs again in %.1fs", self.owner, name, seconds)
-                        continue
-                    self._log.warning(
-                        "%s: %s could not reach a service (%s: %s); it runs again in %.1fs",
-                        self.owner,
-                        name,
-                        type(exc).__name__,
-                        exc,
-                        seconds,
-                    )
 
         return self.start(loop(), name=name)
 
@@ -237,7 +237,7 @@ class Tasks:
         meanwhile included). ``final``: the owner is gone for good (the runtime at the extension's teardown), and
         from now on nothing new starts (:meth:`_refused`); without it the set may be used again (a service stopped
         and started again)."""
-        self._closed = self._closed or final
+        self._final = self._final or final
         for timer in list(self._timers):
             timer.cancel()
         while True:
