@@ -118,12 +118,17 @@ class PanBot(commands.Bot):
                 )
                 await self.http.close()  # its session closed the connector too: the next login makes both anew
                 self.http.connector = discord.utils.MISSING
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self.stop_requested.wait(), delay)
+                delay = await self.wait_to_retry(delay)
                 if self.stop_requested.is_set():  # SIGTERM while waiting: nothing to hand over
                     await self.close()
                     return
-                delay = min(2 * delay, 30.0)
+
+    async def wait_to_retry(self, delay: float) -> float:
+        """Wait ``delay`` s before trying a service out of reach again, or less if a stop is asked meanwhile;
+        returns the wait before the next try (doubled, at most ``RETRY_MAX``)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.stop_requested.wait(), delay)
+        return min(2 * delay, RETRY_MAX)
 
     async def join_cluster(self) -> None:
         """Hook for a cluster process: claim the shard leases before anything loads (see PanShardedBot)."""
@@ -299,9 +304,7 @@ class PanShardedBot(PanBot, commands.AutoShardedBot):
                     exc,
                     delay,
                 )
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self.stop_requested.wait(), delay)
-                delay = min(2 * delay, 30.0)
+                delay = await self.wait_to_retry(delay)
 
     async def _join_cluster(self, url: str, cluster: str, shard_count: int, shard_ids: Sequence[int]) -> None:
         config = self.config
@@ -368,6 +371,7 @@ class PanShardedBot(PanBot, commands.AutoShardedBot):
 
 STOP_GAVE_UP = 70  # SIGTERM, and the stop did not finish within PAN_STOP_TIMEOUT: exited without a clean hand-over
 LEASES_LOST = 75  # another process serves this one's shards now: start again, as a standby (EX_TEMPFAIL)
+RETRY_MAX = 30.0  # s: the longest wait between two tries to reach Discord (login) or the database (the claim)
 LOST_GATEWAY_WAIT = 2.0  # s: after lost leases, the most the gateway sessions' close may take before the teardown
 
 

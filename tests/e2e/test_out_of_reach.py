@@ -38,7 +38,7 @@ def free_port() -> int:
 async def until(
     what: str, check: Callable[[], bool], bot: subprocess.Popen[bytes], log: Path, timeout: float = 60
 ) -> None:
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + timeout
     while not check():
         assert bot.poll() is None, f"exited {bot.returncode} before: {what}\n{log.read_text(errors='replace')[-3000:]}"
         assert time.monotonic() < deadline, f"never: {what}\n{log.read_text(errors='replace')[-3000:]}"

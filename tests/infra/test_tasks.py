@@ -12,6 +12,15 @@ from pancog.infra import tasks as tasks_module
 from pancog.infra.tasks import Tasks
 
 
+async def rounds_reach(rounds: list[int], count: int) -> None:
+    """Let a loop of 1 ms run until it has done ``count`` rounds (at most ~200 turns of the event loop: the test's
+    assertion then says whether it got there)."""
+    for _ in range(200):
+        if len(rounds) >= count:
+            return
+        await asyncio.sleep(0.001)
+
+
 async def test_spawned_work_is_pending_until_done_and_drained() -> None:
     """Work in flight counts until it ends; drain waits for it, including work spawned while draining."""
     tasks = Tasks("test")
@@ -44,10 +53,7 @@ async def test_long_lived_tasks_and_loops_are_not_work_in_flight() -> None:
 
     waiting = tasks.start(asyncio.Event().wait(), name="waiter")
     loop = tasks.every(0.001, tick, name="ticker")
-    for _ in range(200):
-        if len(ticks) >= 3:
-            break
-        await asyncio.sleep(0.001)
+    await rounds_reach(ticks, 3)
     assert len(ticks) >= 3
     assert tasks.pending == 0 and not tasks.busy()
     await tasks.close()
@@ -88,10 +94,7 @@ async def test_a_loop_outlives_a_failed_round(caplog: pytest.LogCaptureFixture) 
 
     with caplog.at_level(logging.ERROR, logger="pan.tasks"):
         tasks.every(0.001, flaky, name="flaky")
-        for _ in range(200):
-            if len(rounds) >= 3:
-                break
-            await asyncio.sleep(0.001)
+        await rounds_reach(rounds, 3)
     await tasks.close()
     assert len(rounds) >= 3
     assert [r for r in caplog.records if "flaky failed" in r.getMessage()]
@@ -117,10 +120,7 @@ async def test_a_service_out_of_reach_is_one_warning_line_not_an_error(caplog: p
         tasks.spawn(no_route(), name="ping")
         tasks.spawn(missing_file(), name="render")
         tasks.every(0.001, refused, name="season-check")
-        for _ in range(200):
-            if len(rounds) >= 2:
-                break
-            await asyncio.sleep(0.001)
+        await rounds_reach(rounds, 2)
         await tasks.drain()
         await asyncio.sleep(0)
     await tasks.close()
