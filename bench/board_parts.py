@@ -11,6 +11,12 @@ Prints, per board (means, CPU time): drawing (``render_table``), the mapping to 
 then, between each board of a table and the next one it drew, the share of bands of 16 and 64 rows whose palette
 indexes did not change: the most an encoder that reused the unchanged rows of a table's last board could skip.
 The pieces are timed as ``assets.to_png`` does them (``quantize`` then ``png_of_indexes``' filter column and deflate).
+
+Where the dump has the workers' own CPU time of each job (``$RENDER_DUMP-cpu.<pid>``, written by the same
+``sitecustomize``), it then prints **the same jobs in the bot and replayed**: per job function, the mean CPU time
+each job took in the worker that drew it (its first ``--warm`` jobs left out, by default the first half: its caches
+are still filling) beside the same jobs replayed whole here, one after another on one core, after a first pass that
+warms the caches.
 """
 
 from __future__ import annotations
@@ -47,10 +53,58 @@ def jobs(paths: list[Path]) -> Iterator[tuple[Any, Any]]:
                 yield frame
 
 
+def bot_times(path: Path) -> list[tuple[str, float]]:
+    """The ``(function name, CPU ms)`` of each job in the dump file ``path``, as its worker timed them (in order;
+    empty without a times file)."""
+    stem, dot, pid = path.name.rpartition(".")
+    times = path.with_name(f"{stem}-cpu.{pid}")
+    if not dot or not times.exists():
+        return []
+    out = []
+    for line in times.read_text().splitlines():
+        name, ms = line.rsplit(" ", 1)
+        out.append((name, float(ms)))
+    return out
+
+
+def in_bot_and_replayed(paths: list[Path], warm: int | None) -> list[tuple[str, int, float, float]]:
+    """Per job function: ``(name, jobs compared, mean ms in the bot, mean ms replayed)`` over every worker's jobs but
+    its first ``warm`` (None: the first half, while its caches still fill); empty when no dump has its times."""
+    pairs: list[tuple[Any, Any, str, float]] = []
+    for path in paths:
+        timed = bot_times(path)
+        if not timed:
+            continue
+        found = list(jobs([path]))
+        if len(found) != len(timed):
+            raise SystemExit(f"{path}: {len(found)} jobs but {len(timed)} times")
+        skip = len(found) // 2 if warm is None else warm
+        pairs += [(fn, v, name, ms) for (fn, v), (name, ms) in zip(found, timed, strict=True)][skip:]
+    if not pairs:
+        return []
+    clock = time.process_time
+    for fn, value, _name, _ms in pairs:  # the warming pass
+        fn(value)
+    bot: dict[str, list[float]] = collections.defaultdict(list)
+    here: dict[str, list[float]] = collections.defaultdict(list)
+    for fn, value, name, ms in pairs:
+        t0 = clock()
+        fn(value)
+        here[name].append(1000 * (clock() - t0))
+        bot[name].append(ms)
+    return [
+        (name, len(bot[name]), sum(bot[name]) / len(bot[name]), sum(here[name]) / len(here[name]))
+        for name in sorted(bot, key=lambda n: -len(bot[n]))
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("dumps", nargs="+", type=Path)
     parser.add_argument("--boards", type=int, default=1500, help="how many boards with seats to replay")
+    parser.add_argument(
+        "--warm", type=int, default=None, help="jobs of each worker left out of the bot/replay figures (default: half)"
+    )
     args = parser.parse_args()
     with_seats = [
         v for fn, v in jobs(args.dumps) if fn is render_table_png and isinstance(v, TableSnapshot) and v.seats
@@ -105,6 +159,12 @@ def main() -> None:
     for band in BANDS:
         share = same[band] / compared[band] if compared[band] else float("nan")
         print(f"bands of {band} rows unchanged since the table's last board: {100 * share:.0f} %")
+    side_by_side = in_bot_and_replayed(args.dumps, args.warm)
+    if side_by_side:
+        print("the same jobs in the bot and replayed, ms per job (CPU time):")
+        for name, n, bot_ms, here_ms in side_by_side:
+            ratio = bot_ms / here_ms
+            print(f"  {name:22} {n:6} jobs: in the bot {bot_ms:6.2f}, replayed {here_ms:6.2f} (x{ratio:.2f})")
 
 
 if __name__ == "__main__":

@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import gc
 import json
 import logging
@@ -379,6 +380,10 @@ async def _run(args: argparse.Namespace, quotas: list[cgroup.CpuQuota]) -> dict[
         "rest_calls_per_action": round(len(calls) / max(1, actions1 - actions0), 2),
         "images_per_s": round(images / (t1 - t0), 1),
         "images_per_action": round(images / max(1, actions1 - actions0), 2),
+        "rest_calls_per_action_by_route": {
+            route: round(n / max(1, actions1 - actions0), 2)
+            for route, n in collections.Counter(c.route for c in calls).most_common()
+        },
         "images_per_action_by_route": {
             route: round(n / max(1, actions1 - actions0), 2)
             for route, n in sorted(image_routes.items(), key=lambda kv: -kv[1])
@@ -434,6 +439,11 @@ async def _run(args: argparse.Namespace, quotas: list[cgroup.CpuQuota]) -> dict[
         f"sent to Discord: {result['rest_calls_per_action']} REST calls per action; images {result['images_per_s']}/s "
         f"= {result['images_per_action']} per action (fewer per action as boards coalesce under load): "
         + ", ".join(f"{route} {n}" for route, n in result["images_per_action_by_route"].items()),
+        flush=True,
+    )
+    print(
+        "REST calls per action by route: "
+        + ", ".join(f"{route} {n}" for route, n in result["rest_calls_per_action_by_route"].items()),
         flush=True,
     )
     for row in per_process:

@@ -1,7 +1,8 @@
 """The render-job dump of bench/render_dump (a ``sitecustomize`` on the bot's ``PYTHONPATH``) and its reader in
 bench/board_parts.py: what a render worker reads through ``read_frame`` lands in ``$RENDER_DUMP.<pid>``, and the reader
 gives back the jobs, in order, and skips the frames that are not jobs (the bot's process reads its workers' "ready"
-frames through the same function)."""
+frames through the same function); each job's CPU time in the worker lands in ``$RENDER_DUMP-cpu.<pid>``, one line per
+job in the dump's order, and is laid beside the same jobs replayed."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench.board_parts import jobs
+import pytest
+
+from bench.board_parts import bot_times, in_bot_and_replayed, jobs
 from renderer.table import render_table_png
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,7 +29,11 @@ workers.send_frame(ours, pickle.dumps(("ready", 1)))
 workers.send_frame(ours, pickle.dumps((render_table_png, sample_table(4, 2))))
 workers.send_frame(ours, pickle.dumps((render_table_png, sample_table(2, 0))))
 for _ in range(3):
-    workers.read_frame(theirs)
+    frame = workers.read_frame(theirs)
+    value = workers.pickle.loads(frame)  # as the worker's loop unpickles a job
+    if value[0] != "ready":
+        fn, snapshot = value
+        assert fn(snapshot).startswith(b"\\x89PNG")
 print(workers.read_frame.__module__)
 """
 
@@ -48,6 +55,26 @@ def test_the_dump_holds_every_job_a_worker_read_and_the_reader_gives_them_back(t
     found = list(jobs(files))
     assert [fn for fn, _ in found] == [render_table_png, render_table_png]
     assert [len(snapshot.seats) for _, snapshot in found] == [4, 2]
+    timed = bot_times(files[0])  # renders-cpu.<pid>, beside the dump, one line per job
+    assert (tmp_path / files[0].name.replace("renders.", "renders-cpu.")).exists()
+    assert [name for name, _ in timed] == ["render_table_png", "render_table_png"]
+    assert all(ms > 0 for _, ms in timed)
+    ((name, n, in_bot, replayed),) = in_bot_and_replayed(files, warm=0)
+    assert (name, n) == ("render_table_png", 2)
+    assert in_bot == sum(ms for _, ms in timed) / 2
+    assert replayed > 0
+    assert in_bot_and_replayed(files, warm=2) == []  # every job left out as warm-up: nothing to compare
+
+
+def test_times_and_jobs_that_do_not_pair_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "renders.5"
+    frame = pickle.dumps((render_table_png, "a snapshot"))
+    path.write_bytes(len(frame).to_bytes(4, "little") + frame)
+    (tmp_path / "renders-cpu.5").write_text("render_table_png 1.5\nrender_table_png 2.0\n")
+    assert bot_times(path) == [("render_table_png", 1.5), ("render_table_png", 2.0)]
+    with pytest.raises(SystemExit, match="1 jobs but 2 times"):
+        in_bot_and_replayed([path], warm=0)
+    assert bot_times(tmp_path / "renders.6") == []  # no times file: no comparison
 
 
 def test_without_the_variable_nothing_is_wrapped(tmp_path: Path) -> None:

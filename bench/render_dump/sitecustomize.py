@@ -10,6 +10,12 @@ Each process that imports ``pancog.infra.renderq.workers`` (the render workers, 
 ``read_frame`` wrapped: every frame it reads is appended, length first, to ``$RENDER_DUMP.<pid>``, in the order the
 worker received them. The bot's own process reads only its workers' "ready" frames through it; the reader skips
 what is not a job. Writing the frames costs the workers CPU: a run with the dump measures nothing but the jobs.
+
+Each job's own CPU time in the worker (``time.process_time`` around the job's function, the dump's writing outside
+it) is appended too, one line per job in the order of the dump, ``<function name> <milliseconds>``, to
+``$RENDER_DUMP-cpu.<pid>``: ``bench/board_parts.py`` lays it beside the same jobs replayed ("the same jobs in the bot
+and replayed"). The worker's loop unpickles each job with the module's ``pickle``; that name is wrapped so the
+function it gives back is the timed one.
 """
 
 from __future__ import annotations
@@ -18,7 +24,9 @@ import importlib.abc
 import importlib.machinery
 import importlib.util
 import os
+import pickle
 import sys
+import time
 from types import ModuleType
 from typing import Any
 
@@ -37,6 +45,36 @@ def _wrap(module: ModuleType) -> None:
         return data
 
     setattr(module, "read_frame", read_frame)  # noqa: B010 - the worker's loop looks it up at each call
+    setattr(module, "pickle", _TimedPickle)  # noqa: B010 - the worker's loop unpickles its jobs through this name
+
+
+def _timed(fn: Any) -> Any:
+    name = getattr(fn, "__name__", type(fn).__name__)
+
+    def run(value: Any) -> Any:
+        start = time.process_time()
+        try:
+            return fn(value)
+        finally:
+            took = time.process_time() - start
+            with open(f"{os.environ['RENDER_DUMP']}-cpu.{os.getpid()}", "a") as times:
+                times.write(f"{name} {1000 * took:.4f}\n")
+
+    return run
+
+
+class _TimedPickle:
+    """``pickle`` as the worker's loop uses it, but a job's function comes back timed."""
+
+    HIGHEST_PROTOCOL = pickle.HIGHEST_PROTOCOL
+    dumps = staticmethod(pickle.dumps)
+
+    @staticmethod
+    def loads(data: Any) -> Any:
+        value = pickle.loads(data)  # noqa: S301 - the worker's own job, as its loop would read it
+        if isinstance(value, tuple) and len(value) == 2 and callable(value[0]):
+            return (_timed(value[0]), value[1])
+        return value
 
 
 class _Finder(importlib.abc.MetaPathFinder):
