@@ -251,7 +251,8 @@ async def test_kill_restart_sigkill_through_one_hand(fake_discord: FakeDiscord, 
         state, _, problems = await read_table(db)
         assert problems == [] and state.hand is not None and state.hand_no == 2
         # a move whose board edit never happened (no permission), then SIGKILL: the next process re-renders it
-        await wait_for_board(harness, db, lambda content, labels: "hand 2" in content)
+        # the deal's board (a new message: hand 1's board also reads "... waiting to deal hand 2." before it)
+        await wait_for_board(harness, db, lambda content, labels: "hand 2" in content, not_id=open_board.id)
         seat, command, options = greedy_command(state)
         fake_discord.deny(harness.channel)
         user = next(u for u in players if u.id == state.seats[seat].player_id)  # type: ignore[union-attr]
