@@ -86,7 +86,8 @@ class BotProcess:
 
     async def stop(self) -> None:
         if self.process is not None:
-            self.process.terminate()
+            with contextlib.suppress(ProcessLookupError):  # it exited by itself: its stderr says why
+                self.process.terminate()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.process.wait(), 10)
             self.stderr.append(await self._collect())
@@ -263,8 +264,13 @@ async def test_kill_restart_sigkill_through_one_hand(fake_discord: FakeDiscord, 
         waiting = next(u for u in players if u.id == state.seats[engine.to_act(state)].player_id)  # type: ignore[index,union-attr]
         await bot.start()
         await wait_for_board(harness, db, lambda content, labels: f"**{waiting.name}** to act" in content)
-    finally:
+    except BaseException as failed:
+        exited = bot.process.returncode if bot.process is not None else None
         await bot.stop()
+        stderr = "\n---\n".join(bot.stderr)
+        failed.add_note(f"the bot's exit code: {exited}; its stderr, process by process:\n{stderr}")
+        raise
+    await bot.stop()
     log = "\n".join(bot.stderr)
     assert "Traceback" not in log and " ERROR " not in log, log
     assert fake_discord.unhandled == [] and fake_discord.violations == []
