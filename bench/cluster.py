@@ -21,7 +21,7 @@ coalesce (fewer renders per action) as the backlog grows, so compare runs of the
 players so both runs of an A/B do the same work. ``--profile DIR`` samples the bots (and this process) with
 py-spy meanwhile; ``--bot-python PATH`` runs the bots (and their workers) on another interpreter. Then, over the
 same window: the throw-away PostgreSQL server's CPU per action, how busy the machine's cores were (whoever used
-them), REST calls per action, and images per action by route.
+them), REST calls per action (and by route), and images per action by route.
 
 Scaling as a bigger machine sees it (``--cpu-quota 0.4``): each bot process, with the render workers it forks, runs
 in a cgroup v1 of its own limited to that fraction of a core (bench/cgroup.py; root only; the cgroups are removed at
