@@ -11,6 +11,8 @@ Prints, per board (means, CPU time): drawing (``render_table``), the mapping to 
 then, between each board of a table and the next one it drew, the share of bands of 16 and 64 rows whose palette
 indexes did not change: the most an encoder that reused the unchanged rows of a table's last board could skip.
 The pieces are timed as ``assets.to_png`` does them (``quantize`` then ``png_of_indexes``' filter column and deflate).
+Then the whole board two ways: drawn on RGB and mapped, and drawn as palette indexes (``render_table_png`` since 5
+December 2026: ``renderer.canvas``), with how many of the files differ (they must not).
 
 Where the dump has the workers' own CPU time of each job (``$RENDER_DUMP-cpu.<pid>``, written by the same
 ``sitecustomize``), it then prints **the same jobs in the bot and replayed**: per job function, the mean CPU time
@@ -98,6 +100,27 @@ def in_bot_and_replayed(paths: list[Path], warm: int | None) -> list[tuple[str, 
     ]
 
 
+def two_ways(boards: list[TableSnapshot]) -> tuple[float, float, int]:
+    """Each board's whole file drawn on RGB and mapped (``assets.to_png(render_table(...))``, as before 5 December
+    2026) and drawn as palette indexes (`render_table_png`, `renderer.canvas.IndexCanvas`), each way over all the
+    boards after a warming pass of its own: mean ms per board both ways, and how many boards' files differ (0: the
+    index canvas is exact on these boards)."""
+
+    def on_rgb(snapshot: TableSnapshot) -> bytes:
+        with speaking(snapshot.lang):
+            return assets.to_png(render_table(snapshot))
+
+    means: list[float] = []
+    files: list[list[bytes]] = []
+    for way in (on_rgb, render_table_png):
+        for snapshot in boards:
+            way(snapshot)
+        t0 = time.process_time()
+        files.append([way(snapshot) for snapshot in boards])
+        means.append(1000 * (time.process_time() - t0) / len(boards))
+    return means[0], means[1], sum(a != b for a, b in zip(*files, strict=True))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("dumps", nargs="+", type=Path)
@@ -159,6 +182,11 @@ def main() -> None:
     for band in BANDS:
         share = same[band] / compared[band] if compared[band] else float("nan")
         print(f"bands of {band} rows unchanged since the table's last board: {100 * share:.0f} %")
+    whole, indexes, differ = two_ways(boards)
+    print(
+        f"the whole board two ways, ms per board (CPU time): drawn on RGB and mapped {whole:.2f}, drawn as palette"
+        f" indexes (render_table_png) {indexes:.2f} ({100 * (indexes / whole - 1):+.0f} %); files that differ: {differ}"
+    )
     side_by_side = in_bot_and_replayed(args.dumps, args.warm)
     if side_by_side:
         print("the same jobs in the bot and replayed, ms per job (CPU time):")

@@ -240,23 +240,31 @@ def line_width(text: str, kind: FontKind, size: int) -> int:
     return round(_word_pens(text, kind, size)[1])
 
 
-def _line_words(text: str, kind: FontKind, size: int) -> list[tuple[int, TextSprite]] | None:
-    """(whole-pixel x, sprite) of each word of ``text`` placed exactly where drawing the whole line puts it,
-    or None when the words cannot be drawn apart (no libraqm, right-to-left text, inks that would overlap)."""
+def line_words(text: str, kind: FontKind, size: int) -> list[tuple[int, str, int]] | None:
+    """(whole-pixel x, word, ``frac64``) of each word of ``text``, placed exactly where drawing the whole line puts
+    it (its sprite: `word_sprite` of the word and ``frac64``), or None when the words cannot be drawn apart (no
+    libraqm, right-to-left text, inks that would overlap)."""
     if not _separable(text):
         return None
-    out: list[tuple[int, TextSprite]] = []
+    out: list[tuple[int, str, int]] = []
     ink_right = -(10**9)
     for word, pen in _word_pens(text, kind, size)[0]:
         if not word:
             continue
         whole = int(pen // 1)
-        sprite = word_sprite(word, kind, size, round((pen - whole) * 64))
+        frac64 = round((pen - whole) * 64)
+        sprite = word_sprite(word, kind, size, frac64)
         if whole + sprite.dx < ink_right:  # touching inks would be blended twice: draw the line whole
             return None
         ink_right = whole + sprite.dx + sprite.mask.width
-        out.append((whole, sprite))
+        out.append((whole, word, frac64))
     return out
+
+
+def _line_words(text: str, kind: FontKind, size: int) -> list[tuple[int, TextSprite]] | None:
+    """`line_words` with each word's sprite."""
+    words = line_words(text, kind, size)
+    return None if words is None else [(x, word_sprite(w, kind, size, f)) for x, w, f in words]
 
 
 def paste_line(im: Image.Image, xy: tuple[int, int], text: str, kind: FontKind, size: int, fill: RGB) -> None:

@@ -14,13 +14,16 @@ value tag (``+4``). No text is smaller than those cards' index (`TEXT_SIZE`); ev
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 
-from PIL import Image, ImageDraw
+from PIL import Image
 
+from pancog.game.cards import Card
 from pancog.game.i18n import N_, speaking, tr
 from pancog.game.i18n import counted as plural
 
 from . import assets, labels
+from .canvas import Canvas, IndexCanvas, Overlap, Pill, RGBCanvas
 from .layout import Box
 from .snapshot import MeldSnapshot, SeatSnapshot, SeatStatus, TableSnapshot
 from .text import clean_text, image_text
@@ -35,7 +38,8 @@ MINI = assets.SMALL
 CAPTION_H = 32
 CENTRE_TOP = HEADER_H + 8
 PILE_GAP = 20
-DISCARD_SLOT_W = 130  # the discard pile's card and its caption ("Discards" is wider than a card)
+DISCARD_SLOT_W = 130  # the discard pile's card and its caption ("Discards" is wider than a card), at least
+CAPTION_GAP = 12  # between a pile's caption and the next one's
 TOPS_W = 190
 NOTE_H = 34
 SEAT_GAP = 10
@@ -113,20 +117,20 @@ def _meld_width(meld: MeldSnapshot, step: int) -> int:
     return (len(meld.cards) - 1) * step + MINI.width if meld.cards else MINI.width
 
 
-def _tag(meld: MeldSnapshot) -> Image.Image | None:
+def _tag(meld: MeldSnapshot) -> Pill | None:
     label = meld.shown_label
-    return assets.pill(label, assets.GOLD, assets.GOLD_DARK, TEXT_SIZE, tight=True) if label else None
+    return Pill(label, assets.GOLD, assets.GOLD_DARK, TEXT_SIZE, tight=True) if label else None
 
 
-def _status_pill(status: SeatStatus) -> Image.Image | None:
+def _status_pill(status: SeatStatus) -> Pill | None:
     if status is SeatStatus.IN:
         return None
     fill, ink = assets.STATUS_COLOURS[status.value]
-    return assets.pill(status.value, fill, ink, TEXT_SIZE)
+    return Pill(status.value, fill, ink, TEXT_SIZE)
 
 
-def _doubles_pill() -> Image.Image:
-    return assets.pill("x2", assets.GOLD, assets.GOLD_DARK, TEXT_SIZE)
+def _doubles_pill() -> Pill:
+    return Pill("x2", assets.GOLD, assets.GOLD_DARK, TEXT_SIZE)
 
 
 def _number_text(meld: MeldSnapshot) -> str:
@@ -168,7 +172,7 @@ def _layout_melds(melds: tuple[MeldSnapshot, ...], left: int, top: int, inner_w:
     return out, bottom
 
 
-def _pill_box(pill: Image.Image, right: int, mid: int) -> Box:
+def _pill_box(pill: Pill, right: int, mid: int) -> Box:
     return (right - pill.width, mid - pill.height // 2, right, mid - pill.height // 2 + pill.height)
 
 
@@ -274,13 +278,19 @@ def layout_table(snapshot: TableSnapshot) -> TableLayout:
 
 
 def _piles(snapshot: TableSnapshot, card_top: int) -> tuple[Box, Box, Box | None]:
-    """The stock, the discard pile and (if any) the card in play, left to right under their captions."""
+    """The stock, the discard pile and (if any) the card in play, left to right under their captions. A slot is
+    wide enough for its caption and `CAPTION_GAP` (Spanish "Descartes" and Tagalog "Bunutan" are wider than the
+    English slots: their captions ran into the next one's)."""
+    stock_w = max(PILE.width + PILE_GAP, assets.text_width(labels.stock(), "cond", TEXT_SIZE) + CAPTION_GAP)
+    captions = max(assets.text_width(labels.discards(), "cond", TEXT_SIZE),
+                   assets.text_width(labels.option(), "cond", TEXT_SIZE))  # fmt: skip
+    discard_w = max(DISCARD_SLOT_W, captions + CAPTION_GAP)
     stock_box = (MARGIN, card_top, MARGIN + PILE.width, card_top + PILE.height)
-    dx = stock_box[2] + PILE_GAP
+    dx = MARGIN + stock_w
     discard_box = (dx, card_top, dx + PILE.width, card_top + PILE.height)
     in_play_box = None
     if snapshot.in_play is not None:
-        px = dx + DISCARD_SLOT_W
+        px = dx + discard_w
         in_play_box = (px, card_top, px + PILE.width, card_top + PILE.height)
     return stock_box, discard_box, in_play_box
 
@@ -370,11 +380,11 @@ def _layout_portrait(snapshot: TableSnapshot) -> TableLayout:
     )
 
 
-def _clock_pill(seconds: int) -> Image.Image:
+def _clock_pill(seconds: int) -> Pill:
     urgent = seconds <= 10
     fill = assets.CLOCK_URGENT if urgent else assets.GOLD
     ink = assets.WHITE if urgent else assets.GOLD_DARK
-    return assets.pill(clock_text(seconds), fill, ink, TEXT_SIZE)
+    return Pill(clock_text(seconds), fill, ink, TEXT_SIZE)
 
 
 def _turn_text(snapshot: TableSnapshot, room: int) -> str:
@@ -393,94 +403,127 @@ def _title_text(snapshot: TableSnapshot, room: int) -> str:
     return image_text(snapshot.title, "cond", TEXT_SIZE, max(0, title_room)) + hand
 
 
-def _draw_header(im: Image.Image, draw: ImageDraw.ImageDraw, snapshot: TableSnapshot, lay: TableLayout) -> None:
-    draw.rectangle(lay.header, fill=assets.FELT_DARK)
+def _draw_header(c: Canvas, snapshot: TableSnapshot, lay: TableLayout) -> None:
+    c.rectangle(lay.header, fill=assets.FELT_DARK)
     if lay.portrait:
-        _draw_header_portrait(im, snapshot, lay)
+        _draw_header_portrait(c, snapshot, lay)
         return
+    ground = assets.FELT_DARK
     x_right = lay.width - MARGIN
     pen_y = (HEADER_H - TEXT_SIZE) // 2 - 3
     if snapshot.clock_seconds is not None:
         clock = _clock_pill(snapshot.clock_seconds)
-        x_right -= clock.width
-        assets.paste_rgba(im, clock, (x_right, (HEADER_H - clock.height) // 2))
+        width, height = clock.size
+        x_right -= width
+        c.pill((x_right, (HEADER_H - height) // 2), clock, ground)
         x_right -= 10
     right_w = 0
     right = _turn_text(snapshot, 380)
     if right:
         right_w = assets.text_width(right, "cond", TEXT_SIZE)
-        assets.paste_text(im, (x_right - right_w, pen_y), right, "cond", TEXT_SIZE, assets.GOLD)
+        c.text((x_right - right_w, pen_y), right, "cond", TEXT_SIZE, assets.GOLD, ground)
     left = _title_text(snapshot, x_right - right_w - 20 - MARGIN)
-    assets.paste_text(im, (MARGIN, pen_y), left, "cond", TEXT_SIZE, assets.INK_LIGHT)
+    c.text((MARGIN, pen_y), left, "cond", TEXT_SIZE, assets.INK_LIGHT, ground)
 
 
-def _draw_header_portrait(im: Image.Image, snapshot: TableSnapshot, lay: TableLayout) -> None:
+def _draw_header_portrait(c: Canvas, snapshot: TableSnapshot, lay: TableLayout) -> None:
     """Title and hand on the first row; whose turn (left) and the clock (right) on the second."""
+    ground = assets.FELT_DARK
     pen_y = (HEADER_H - TEXT_SIZE) // 2 - 3
     left = _title_text(snapshot, lay.width - 2 * MARGIN)
-    assets.paste_text(im, (MARGIN, pen_y), left, "cond", TEXT_SIZE, assets.INK_LIGHT)
+    c.text((MARGIN, pen_y), left, "cond", TEXT_SIZE, assets.INK_LIGHT, ground)
     if lay.header[3] <= HEADER_H:
         return
     x_right = lay.width - MARGIN
     if snapshot.clock_seconds is not None:
         clock = _clock_pill(snapshot.clock_seconds)
-        x_right -= clock.width
-        assets.paste_rgba(im, clock, (x_right, HEADER_H + (HEADER_H - clock.height) // 2))
+        width, height = clock.size
+        x_right -= width
+        c.pill((x_right, HEADER_H + (HEADER_H - height) // 2), clock, ground)
         x_right -= 12
     turn = _turn_text(snapshot, x_right - MARGIN)
     if turn:
-        assets.paste_text(im, (MARGIN, HEADER_H + pen_y), turn, "cond", TEXT_SIZE, assets.GOLD)
+        c.text((MARGIN, HEADER_H + pen_y), turn, "cond", TEXT_SIZE, assets.GOLD, ground)
 
 
-def _caption(im: Image.Image, x: int, y: int, text: str, colour: assets.RGB) -> None:
-    assets.paste_text(im, (x, y), text, "cond", TEXT_SIZE, colour)
+def _caption(c: Canvas, x: int, y: int, text: str, colour: assets.RGB) -> None:
+    c.text((x, y), text, "cond", TEXT_SIZE, colour, assets.FELT)
 
 
-def _draw_piles(im: Image.Image, draw: ImageDraw.ImageDraw, snapshot: TableSnapshot, lay: TableLayout) -> None:
+def _draw_stock(c: RGBCanvas, snapshot: TableSnapshot, sb: Box) -> None:
+    """The stock's back and its count (overlapping: one group)."""
+    c.back(sb[:2], PILE, assets.FELT)
+    count = Pill(str(snapshot.stock_count), assets.CARD_WHITE, assets.STOCK_INK, TEXT_SIZE)
+    width, height = count.size
+    c.pill(((sb[0] + sb[2] - width) // 2, (sb[1] + sb[3] - height) // 2), count, assets.FELT)
+
+
+def _discard_under(db: Box) -> Box:
+    return (db[0] + 6, db[1] - 5, db[2] + 6, db[3] - 5)
+
+
+def _draw_discards(c: RGBCanvas, discard: Card, four: bool, db: Box, option: bool) -> None:
+    """The pile under the top card and the top card (overlapping: one group)."""
+    c.rounded_rectangle(_discard_under(db), 8, assets.CARD_WHITE, assets.CARD_EDGE, 1)
+    c.card(db[:2], discard, PILE, four, option, assets.FELT)
+
+
+def _draw_piles(c: Canvas, snapshot: TableSnapshot, lay: TableLayout) -> None:
     """Stock, discard pile and the card in play (only while a hand is on)."""
     if lay.stock_box is None or lay.discard_box is None:
         return
     sb = lay.stock_box
     caption_y = sb[1] - CAPTION_H
-    _caption(im, sb[0], caption_y, labels.stock(), assets.INK_MUTED)
-    assets.back_sprite(PILE).paste(im, sb[:2])
-    count = assets.pill(str(snapshot.stock_count), assets.CARD_WHITE, assets.STOCK_INK, TEXT_SIZE)
-    assets.paste_rgba(im, count, ((sb[0] + sb[2] - count.width) // 2, (sb[1] + sb[3] - count.height) // 2))
+    _caption(c, sb[0], caption_y, labels.stock(), assets.INK_MUTED)
+    count_w, count_h = Pill(str(snapshot.stock_count), assets.CARD_WHITE, assets.STOCK_INK, TEXT_SIZE).size
+    stock_box = (
+        min(sb[0], (sb[0] + sb[2] - count_w) // 2),
+        min(sb[1], (sb[1] + sb[3] - count_h) // 2),
+        max(sb[0] + PILE.width, (sb[0] + sb[2] - count_w) // 2 + count_w),
+        max(sb[1] + PILE.height, (sb[1] + sb[3] - count_h) // 2 + count_h),
+    )
+    rel = (sb[0] - stock_box[0], sb[1] - stock_box[1], sb[2] - sb[0], sb[3] - sb[1])
+    c.group(stock_box, assets.FELT, ("stock", snapshot.stock_count, rel), lambda g: _draw_stock(g, snapshot, sb))
     db = lay.discard_box
     option = snapshot.discard_is_option and snapshot.discard is not None
     caption, colour = (labels.option(), assets.GOLD) if option else (labels.discards(), assets.INK_MUTED)
-    _caption(im, db[0], caption_y, caption, colour)
+    _caption(c, db[0], caption_y, caption, colour)
     if snapshot.discard is None:
-        draw.rounded_rectangle(db, radius=8, outline=assets.INK_MUTED, width=2)
+        c.rounded_rectangle(db, 8, None, assets.INK_MUTED, 2)
+    elif snapshot.discard_count > 1:  # the pile under the top card
+        discard, under = snapshot.discard, _discard_under(db)
+        box = (min(db[0], under[0]), min(db[1], under[1]), max(db[0] + PILE.width, under[2] + 1),
+               max(db[1] + PILE.height, under[3] + 1))  # fmt: skip
+        key = ("discards", snapshot.discard, snapshot.four_color, option, db[0] - box[0], db[1] - box[1],
+               db[2] - db[0], db[3] - db[1])  # fmt: skip
+        draw = partial(_draw_discards, discard=discard, four=snapshot.four_color, db=db, option=option)
+        c.group(box, assets.FELT, key, draw, over=True)  # the pile's edge may cover its caption's lowest pixels
     else:
-        if snapshot.discard_count > 1:  # the pile under the top card
-            under = (db[0] + 6, db[1] - 5, db[2] + 6, db[3] - 5)
-            draw.rounded_rectangle(under, radius=8, fill=assets.CARD_WHITE, outline=assets.CARD_EDGE, width=1)
-        assets.paste_card(im, snapshot.discard, db[:2], PILE, snapshot.four_color, option)
+        c.card(db[:2], snapshot.discard, PILE, snapshot.four_color, option, assets.FELT)
     if lay.in_play_box is not None and lay.in_play_text_box is not None and snapshot.in_play is not None:
         ib, tb = lay.in_play_box, lay.in_play_text_box
-        _caption(im, ib[0], caption_y, labels.in_play(), assets.GOLD)
-        assets.paste_card(im, snapshot.in_play, ib[:2], PILE, snapshot.four_color, True)
+        _caption(c, ib[0], caption_y, labels.in_play(), assets.GOLD)
+        c.card(ib[:2], snapshot.in_play, PILE, snapshot.four_color, True, assets.FELT)
         how = labels.in_play_by(how=snapshot.in_play_how)
-        assets.paste_text(im, (tb[0], tb[1]), how, "cond", TEXT_SIZE, assets.INK_MUTED)
+        c.text((tb[0], tb[1]), how, "cond", TEXT_SIZE, assets.INK_MUTED, assets.FELT)
         if lay.portrait:  # one line under the piles: "plucked by <name>"
             name_x = tb[0] + assets.text_width(how + " ", "cond", TEXT_SIZE)
-            assets.paste_text(im, (name_x, tb[1]), lay.in_play_name, "cond", TEXT_SIZE, assets.INK_LIGHT)
+            c.text((name_x, tb[1]), lay.in_play_name, "cond", TEXT_SIZE, assets.INK_LIGHT, assets.FELT)
         else:
-            assets.paste_text(im, (tb[0], tb[1] + NOTE_H), lay.in_play_name, "cond", TEXT_SIZE, assets.INK_LIGHT)
+            c.text((tb[0], tb[1] + NOTE_H), lay.in_play_name, "cond", TEXT_SIZE, assets.INK_LIGHT, assets.FELT)
 
 
-def _draw_centre(im: Image.Image, draw: ImageDraw.ImageDraw, snapshot: TableSnapshot, lay: TableLayout) -> None:
-    _draw_piles(im, draw, snapshot, lay)
+def _draw_centre(c: Canvas, snapshot: TableSnapshot, lay: TableLayout) -> None:
+    _draw_piles(c, snapshot, lay)
     tb = lay.tops_box
-    _caption(im, tb[0], tb[1], labels.tops(), assets.INK_MUTED)
+    _caption(c, tb[0], tb[1], labels.tops(), assets.INK_MUTED)
     x, y = tb[0], tb[1] + CAPTION_H
     gap = _tops_gap(lay.portrait)
     if lay.tops_inline:
         x, y = tb[0] + assets.text_width(labels.tops(), "cond", TEXT_SIZE) + (gap if lay.portrait else 20), tb[1]
     for text in _tops_texts(snapshot):
-        draw.ellipse((x, y + 6, x + 24, y + 30), fill=assets.GOLD, outline=assets.GOLD_DARK, width=2)
-        assets.paste_text(im, (x + 32, y), text, "bold", TEXT_SIZE, assets.INK_LIGHT)
+        c.ellipse((x, y + 6, x + 24, y + 30), fill=assets.GOLD, outline=assets.GOLD_DARK, width=2)
+        c.text((x + 32, y), text, "bold", TEXT_SIZE, assets.INK_LIGHT, assets.FELT)
         if lay.tops_in_row:
             x += 32 + assets.text_width(text, "bold", TEXT_SIZE) + gap
         else:
@@ -490,58 +533,75 @@ def _draw_centre(im: Image.Image, draw: ImageDraw.ImageDraw, snapshot: TableSnap
         return
     for i, note in enumerate(snapshot.notes[-MAX_NOTES:]):
         shown = image_text(note, "regular", TEXT_SIZE, nb[2] - nb[0])
-        assets.paste_line(im, (nb[0], nb[1] + i * NOTE_H), shown, "regular", TEXT_SIZE, assets.INK_LIGHT)
+        c.line((nb[0], nb[1] + i * NOTE_H), shown, "regular", TEXT_SIZE, assets.INK_LIGHT, assets.FELT)
 
 
-def _draw_panel(
-    im: Image.Image, draw: ImageDraw.ImageDraw, box: Box, fill: assets.RGB, outline: assets.RGB | None, line: int
-) -> None:
-    """``draw.rounded_rectangle(box, radius=10, ...)`` on the felt: a copy of a cached panel when it is
-    at most `PANEL_CACHE_PX` pixels (every usual seat panel), else drawn (bounds the cache's memory)."""
+def _draw_panel(c: Canvas, box: Box, fill: assets.RGB, outline: assets.RGB | None, line: int) -> None:
+    """``rounded_rectangle(box, radius=10, ...)`` on the felt: a copy of a cached panel when it is at most
+    `PANEL_CACHE_PX` pixels (every usual seat panel), else drawn (bounds the cache's memory)."""
     size = (box[2] - box[0] + 1, box[3] - box[1] + 1)  # Pillow's box includes its right and bottom edges
     if size[0] * size[1] <= PANEL_CACHE_PX:
-        assets.paste_rgba(im, assets.rounded_box(size, 10, fill, assets.FELT, outline, line), box[:2])
+        c.box(box[:2], size, 10, fill, assets.FELT, outline, line)
     else:
-        draw.rounded_rectangle(box, radius=10, fill=fill, outline=outline, width=line)
+        c.rounded_rectangle(box, 10, fill, outline, line)
 
 
-def _draw_seat(im: Image.Image, draw: ImageDraw.ImageDraw, seat: SeatSnapshot, lay: SeatLayout, four: bool) -> None:
+def _draw_meld(c: RGBCanvas, meld: MeldSnapshot, ml: MeldLayout, four: bool, fill: assets.RGB) -> None:
+    """A meld's cards and its value tag (overlapping: one group)."""
+    for card, box in zip(meld.cards, ml.card_boxes, strict=True):
+        c.card(box[:2], card, MINI, four, False, fill)
+    tag = _tag(meld)
+    if tag is not None and ml.tag_box is not None:
+        c.pill(ml.tag_box[:2], tag, fill)
+
+
+def _meld_group(meld: MeldSnapshot, ml: MeldLayout) -> tuple[Box, tuple[object, ...]]:
+    """The box a meld's cards and tag cover and what they show there (the group's key)."""
+    boxes = [(b[0], b[1], b[0] + MINI.width, b[1] + MINI.height) for b in ml.card_boxes]
+    tag = _tag(meld)
+    if tag is not None and ml.tag_box is not None:
+        width, height = tag.size
+        boxes.append((ml.tag_box[0], ml.tag_box[1], ml.tag_box[0] + width, ml.tag_box[1] + height))
+    box = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+    where = tuple((b[0] - box[0], b[1] - box[1]) for b in boxes)
+    return box, ("meld", meld.cards, None if tag is None else tag.key, where)
+
+
+def _draw_seat(c: Canvas, seat: SeatSnapshot, lay: SeatLayout, four: bool) -> None:
     nb = lay.name_box
     mid = (nb[1] + nb[3]) // 2
     if seat.is_turn:
         fill = assets.PANEL_TURN
-        _draw_panel(im, draw, lay.panel, fill, assets.GOLD, 3)
-        draw.polygon([(nb[0] - 16, mid - 10), (nb[0] - 16, mid + 10), (nb[0] - 3, mid)], fill=assets.GOLD)
+        _draw_panel(c, lay.panel, fill, assets.GOLD, 3)
+        c.polygon([(nb[0] - 16, mid - 10), (nb[0] - 16, mid + 10), (nb[0] - 3, mid)], fill=assets.GOLD)
     else:
         fill = assets.PANEL if seat.status in _ACTIVE else assets.FELT_DARK
-        _draw_panel(im, draw, lay.panel, fill, None, 1)
+        _draw_panel(c, lay.panel, fill, None, 1)
     name_ink = assets.INK_LIGHT if seat.status in _ACTIVE else assets.INK_MUTED
     x = nb[0]
     if seat.computer:
-        assets.paste_rgba(im, assets.robot_icon(ROBOT, name_ink), (x, mid - ROBOT // 2 - 1))
+        c.robot((x, mid - ROBOT // 2 - 1), ROBOT, name_ink, fill)
         x += ROBOT + 8
-    assets.paste_text(im, (x, mid - 17), lay.name_text, "cond", TEXT_SIZE, name_ink)
+    c.text((x, mid - 17), lay.name_text, "cond", TEXT_SIZE, name_ink, fill)
     status = _status_pill(seat.status)
     if status is not None and lay.status_box is not None:
-        assets.paste_rgba(im, status, lay.status_box[:2])
+        c.pill(lay.status_box[:2], status, fill)
     if lay.doubles_box is not None:
-        assets.paste_rgba(im, _doubles_pill(), lay.doubles_box[:2])
+        c.pill(lay.doubles_box[:2], _doubles_pill(), fill)
     cb = lay.count_box
     if cb is not None:
-        icon = assets.rounded_box((18, cb[3] - cb[1] - 4), 3, assets.HAND_ICON, fill, assets.CARD_WHITE)
-        assets.paste_rgba(im, icon, (cb[0], cb[1] + 2))
-        assets.paste_text(im, (cb[0] + 24, cb[1] + 1), str(seat.hand_count), "bold", TEXT_SIZE, assets.INK_LIGHT)
+        c.box((cb[0], cb[1] + 2), (18, cb[3] - cb[1] - 4), 3, assets.HAND_ICON, fill, assets.CARD_WHITE)
+        c.text((cb[0] + 24, cb[1] + 1), str(seat.hand_count), "bold", TEXT_SIZE, assets.INK_LIGHT, fill)
     hb = lay.chips_box
-    draw.ellipse((hb[0], hb[1] + 7, hb[0] + 20, hb[1] + 27), fill=assets.GOLD, outline=assets.GOLD_DARK)
-    assets.paste_text(im, (hb[0] + 26, hb[1] + 1), chips_text(seat.chips), "bold", TEXT_SIZE, assets.INK_LIGHT)
+    c.ellipse((hb[0], hb[1] + 7, hb[0] + 20, hb[1] + 27), fill=assets.GOLD, outline=assets.GOLD_DARK)
+    c.text((hb[0] + 26, hb[1] + 1), chips_text(seat.chips), "bold", TEXT_SIZE, assets.INK_LIGHT, fill)
     for meld, ml in zip(seat.melds, lay.melds, strict=True):
         num = ml.number_box
-        assets.paste_text(im, (num[0], num[1] + 14), _number_text(meld), "cond", TEXT_SIZE, assets.GOLD)
-        for card, box in zip(meld.cards, ml.card_boxes, strict=True):
-            assets.paste_card(im, card, box[:2], MINI, four)
-        tag = _tag(meld)
-        if tag is not None and ml.tag_box is not None:
-            assets.paste_rgba(im, tag, ml.tag_box[:2])
+        c.text((num[0], num[1] + 14), _number_text(meld), "cond", TEXT_SIZE, assets.GOLD, fill)
+        if not meld.cards and _tag(meld) is None:
+            continue
+        box, key = _meld_group(meld, ml)
+        c.group(box, fill, (*key, four), partial(_draw_meld, meld=meld, ml=ml, four=four, fill=fill))
 
 
 def render_table(snapshot: TableSnapshot) -> Image.Image:
@@ -553,18 +613,30 @@ def render_table(snapshot: TableSnapshot) -> Image.Image:
 
 
 def draw_table(im: Image.Image, snapshot: TableSnapshot, lay: TableLayout) -> None:
-    """Draw the table laid out as ``lay`` on the felt of ``im`` (at its top-left corner)."""
-    draw = ImageDraw.Draw(im)
-    _draw_header(im, draw, snapshot, lay)
-    _draw_centre(im, draw, snapshot, lay)
+    """Draw the table laid out as ``lay`` on the felt of ``im`` (an RGB image, at its top-left corner)."""
+    _draw(RGBCanvas(im), snapshot, lay)
+
+
+def _draw(c: Canvas, snapshot: TableSnapshot, lay: TableLayout) -> None:
+    _draw_header(c, snapshot, lay)
+    _draw_centre(c, snapshot, lay)
     for seat, seat_lay in zip(snapshot.seats, lay.seats, strict=True):
-        _draw_seat(im, draw, seat, seat_lay, snapshot.four_color)
+        _draw_seat(c, seat, seat_lay, snapshot.four_color)
 
 
 def render_table_png(snapshot: TableSnapshot) -> bytes:
-    """PNG bytes of the public table image."""
+    """PNG bytes of the public table image: drawn as palette indexes (`renderer.canvas.IndexCanvas`), the same
+    file as `assets.to_png` of `render_table`'s image."""
     with speaking(snapshot.lang):  # a render worker does not share the task's language: the snapshot carries it
-        return assets.to_png(render_table(snapshot))
+        lay = layout_table(snapshot)
+        canvas = IndexCanvas((lay.width, lay.height), assets.FELT)
+        try:
+            _draw(canvas, snapshot, lay)
+        except Overlap:  # a sprite on something other than its plain ground: not drawn exactly as indexes
+            im = Image.new("RGB", (lay.width, lay.height), assets.FELT)
+            draw_table(im, snapshot, lay)
+            return assets.to_png(im)
+        return assets.png_of_indexes(canvas.im, canvas.cards)
 
 
 def _seat_line(number: int, seat: SeatSnapshot, in_hand: bool) -> str:

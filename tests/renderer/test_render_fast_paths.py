@@ -24,6 +24,7 @@ from pancog.game.i18n import speaking
 from renderer import (
     assets,
     image_text,
+    labels,
     render_hand,
     render_hand_png,
     render_outcome,
@@ -32,9 +33,11 @@ from renderer import (
     render_table_png,
 )
 from renderer import hand as hand_module
+from renderer import table as table_module
+from renderer.canvas import IndexCanvas, Overlap, Pill
 from renderer.samples import NAMES, sample_hand, sample_outcome, sample_table, worst_hand, worst_table
 from renderer.shown import shown_cards
-from renderer.snapshot import HandSnapshot
+from renderer.snapshot import HandSnapshot, MeldSnapshot, SeatSnapshot, SeatStatus, TableSnapshot
 
 # (kind, size) pairs the images use for cut text: names, header, notes, payments, titles.
 FIT_FONTS: list[tuple[assets.FontKind, int]] = [
@@ -434,3 +437,152 @@ def test_pieces_that_would_overlap_are_refused() -> None:
     assert not hand_module._tiles([((0, 0, 10, 10), one), ((9, 9, 19, 19), one)], 20, 20)
     assert not hand_module._tiles([((0, 0, 10, 10), one), ((0, 5, 10, 15), one)], 20, 20)
     assert not hand_module._tiles([((15, 0, 25, 10), one)], 20, 10)
+
+
+# ----------------------------------------------------------------------------- boards drawn as palette indexes
+
+
+_BOARD_NAMES = (*NAMES, "Ñoño Pérez", "José María de la Cruz y Santos", "李小龍", "Zoë", "O'Brien", "A", "W" * 14)
+
+
+def _random_board(rng: random.Random) -> TableSnapshot:
+    """A board as a table shows it at any moment: 1-15 seats, each with 0-5 melds of 3-12 cards (tags on some), any
+    status, the turn anywhere, piles or none, a clock or none, notes of any length, both layouts and colourings,
+    three languages."""
+    deck = list(ALL_CARDS)
+    n = rng.randint(1, 15)
+    to_act = rng.choice([None, *range(n)])
+    seats = []
+    for i in range(n):
+        melds = tuple(
+            MeldSnapshot(
+                index=m + 1,
+                cards=tuple(rng.choice(deck) for _ in range(rng.randint(3, 12))),
+                value=rng.choice([0, 0, 1, 2, 4, 12]),
+                label=rng.choice(["", "", "+1 paid"]),
+            )
+            for m in range(rng.choice([0, 0, 1, 2, 3, 5]))
+        )
+        seats.append(
+            SeatSnapshot(
+                name=rng.choice(_BOARD_NAMES),
+                chips=rng.choice([0, 7, 20, 131, 1250, 1_234_567]),
+                computer=rng.random() < 0.2,
+                status=SeatStatus.IN if i == to_act else rng.choice(list(SeatStatus)),
+                doubles=rng.random() < 0.2,
+                is_turn=i == to_act,
+                melds=melds,
+                hand_count=rng.randint(0, 11),
+            )
+        )
+    in_hand = rng.random() < 0.85
+    discard = rng.choice([None, rng.choice(deck)]) if in_hand else None
+    notes = ("Rosa melded 5S 5S 5S (+4).", "Lupe went on top.", "Big Eddie fouled: refunds 3.", "x" * 300, "שלום עולם")
+    return TableSnapshot(
+        title=rng.choice(["Gardena Pan", "Friday night · Table 12 of the Spring League"]),
+        hand_no=rng.randint(0, 300),
+        seats=tuple(seats),
+        to_act=to_act,
+        clock_seconds=rng.choice([None, 5, 17, 95]),
+        in_hand=in_hand,
+        in_play=rng.choice([None, rng.choice(deck)]) if in_hand else None,
+        in_play_by=rng.choice(_BOARD_NAMES),
+        in_play_how=rng.choice(["plucked", "taken", "forced"]),
+        discard=discard,
+        discard_count=rng.choice([0, 1, 2, 30]) if discard is not None else 0,
+        discard_is_option=rng.random() < 0.3,
+        stock_count=rng.randint(0, 300),
+        singles_tops=rng.randint(0, 8),
+        doubles_tops=rng.randint(0, 3),
+        notes=tuple(rng.sample(notes, rng.randint(0, 3))),
+        four_color=rng.random() < 0.5,
+        layout=rng.choice(["landscape", "portrait"]),
+        lang=rng.choice(["en", "es", "tl"]),
+    )
+
+
+def _boards() -> list[TableSnapshot]:
+    rng = random.Random(11)
+    boards = [_random_board(rng) for _ in range(150)]
+    for n in (1, 2, 4, 5, 8, 15):
+        for lang in ("en", "es", "tl"):
+            board = replace(sample_table(n, 2 * n), lang=lang)
+            boards += [board, replace(board, layout="portrait"), replace(board, four_color=True)]
+    return [*boards, worst_table(), replace(worst_table(), layout="portrait")]
+
+
+def _board_drawn_whole(snapshot: TableSnapshot) -> bytes:
+    with speaking(snapshot.lang):
+        return assets.to_png(render_table(snapshot))
+
+
+def _drawn_as_indexes(snapshot: TableSnapshot) -> bytes:
+    """The board through `IndexCanvas` only (an `Overlap` fails the test: no silent fall back to RGB)."""
+    with speaking(snapshot.lang):
+        lay = table_module.layout_table(snapshot)
+        canvas = IndexCanvas((lay.width, lay.height), assets.FELT)
+        table_module._draw(canvas, snapshot, lay)
+        return assets.png_of_indexes(canvas.im, canvas.cards)
+
+
+def test_a_board_drawn_as_palette_indexes_is_the_board_drawn_whole() -> None:
+    """`render_table_png` draws the board straight onto palette indexes (`renderer.canvas.IndexCanvas`): fills by
+    their colours' indexes, each sprite mapped once on the ground it lies on, overlapping sprites as groups. The file
+    is byte for byte the one of the board drawn on RGB and mapped whole, for boards of every shape — and none of
+    them falls back to RGB. Each board twice: the second time from the kept pieces."""
+    boards = _boards()
+    for snapshot in boards + boards[:40]:
+        whole = _board_drawn_whole(snapshot)
+        assert _drawn_as_indexes(snapshot) == whole, snapshot
+        assert render_table_png(snapshot) == whole
+
+
+def test_a_sprite_on_something_else_than_its_ground_falls_back_to_rgb(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check that keeps the index canvas exact: with the piles' captions pushed into one another (no gap between
+    slots: Spanish "Descartes" then runs into "En juego"), laying the second caption over the first one's ink raises
+    `Overlap`, and `render_table_png` draws that board on RGB instead — still the very file of the board drawn
+    whole."""
+    monkeypatch.setattr(table_module, "CAPTION_GAP", -30)
+    board = replace(sample_table(4, 6), lang="es")
+    with pytest.raises(Overlap):
+        _drawn_as_indexes(board)
+    assert render_table_png(board) == _board_drawn_whole(board)
+
+
+def test_the_index_canvas_refuses_a_sprite_off_its_ground() -> None:
+    """Each way a sprite could land on other than its plain ground: another sprite's ink, a fill of another
+    colour, even a faint edge that mapped to the ground's own index."""
+    size, felt = (200, 60), assets.FELT
+    canvas = IndexCanvas(size, felt)
+    canvas.text((10, 10), "Rosa", "bold", 28, assets.INK_LIGHT, felt)
+    with pytest.raises(Overlap):
+        canvas.text((14, 10), "Rosa", "bold", 28, assets.GOLD, felt)  # on the first one's ink
+    canvas = IndexCanvas(size, felt)
+    canvas.rectangle((0, 0, 199, 29), assets.PANEL)
+    with pytest.raises(Overlap):
+        canvas.text((10, 10), "Rosa", "bold", 28, assets.INK_LIGHT, felt)  # half on the panel, not on felt
+    canvas.text((10, 35), "Rosa", "bold", 20, assets.INK_LIGHT, felt)  # wholly on felt: laid
+    sprite = assets.text_sprite("Rosa", "bold", 20)
+    faint = [(x, y) for y in range(sprite.mask.height) for x in range(sprite.mask.width)
+             if 0 < sprite.mask.getpixel((x, y)) <= 5]  # fmt: skip
+    x, y = 10 + sprite.dx + faint[0][0], 35 + sprite.dy + faint[0][1]
+    assert canvas.im.getpixel((x, y)) == canvas.im.getpixel((0, 59))  # mapped to the felt's own index...
+    assert canvas.shadow.getpixel((x, y)) != canvas.shadow.getpixel((0, 59))  # ...but the shadow knows
+    with pytest.raises(Overlap):  # a pill with its top-left corner on that one pixel
+        canvas.pill((x, y), Pill("1", assets.GOLD, assets.GOLD_DARK, 20), felt)
+
+
+def test_captions_of_the_piles_never_run_into_each_other() -> None:
+    """In every language, a pile's caption ends at least `CAPTION_GAP` before the next pile's: Spanish "Descartes"
+    and Tagalog "Bunutan" are wider than the English slots, which once made the captions touch."""
+    for lang in ("en", "es", "tl"):
+        for layout in ("landscape", "portrait"):
+            board = replace(sample_table(4, 6), lang=lang, layout=layout, discard_is_option=False)
+            with speaking(lang):
+                lay = table_module.layout_table(board)
+                assert lay.stock_box is not None and lay.discard_box is not None and lay.in_play_box is not None
+                stock_w = assets.text_width(labels.stock(), "cond", table_module.TEXT_SIZE)
+                pile_w = max(assets.text_width(labels.discards(), "cond", table_module.TEXT_SIZE),
+                             assets.text_width(labels.option(), "cond", table_module.TEXT_SIZE))  # fmt: skip
+            assert lay.stock_box[0] + stock_w + table_module.CAPTION_GAP <= lay.discard_box[0], (lang, layout)
+            assert lay.discard_box[0] + pile_w + table_module.CAPTION_GAP <= lay.in_play_box[0], (lang, layout)
