@@ -2,23 +2,24 @@
 afterwards by `assets.to_png`) and `IndexCanvas` (the palette indexes themselves, so no image is mapped whole).
 
 Why: mapping a drawn board to the fixed palette (`assets.quantize`) is a per-pixel pass that cost ~27 % of the
-render workers' CPU in the bot (docs/performance.md, "Boards drawn on palette indexes"), whatever the pixel shows.
+render workers' CPU in the bot (docs/performance.md, "Boards drawn as palette indexes"), whatever the pixel shows.
 A board is flat fills (the felt, the header, the seat panels, the chips' discs, the turn arrow: exact colours of the
-palette, drawn without anti-aliasing) and sprites laid on them (text, pills, cards, the robot mark), each on ground of
-one colour it is told. So `IndexCanvas` draws the fills with the colours' indexes — the same pixels as on RGB, since
-Pillow's shapes cover the same pixels in any mode — and lays each sprite as indexes worked out once:
+palette, drawn without anti-aliasing) and sprites laid on them (text, pills, cards, the robot mark), each on a ground
+of one colour it is told. So `IndexCanvas` draws the fills with the colours' indexes — the same pixels as on RGB,
+since Pillow's shapes cover the same pixels in any mode — and lays each sprite as indexes worked out once:
 
 * text: its mask's alpha decides each pixel, so one 256-entry table per (ink, ground) maps alpha to the index of
   exactly the blend the RGB canvas would make there (`_ink_table`: that blend, made by the same Pillow call, mapped);
 * an RGBA sprite (a pill, a card, the robot): drawn on its ground and mapped once, kept by what it shows;
 * a group of sprites that overlap one another (a meld's cards and value tag, the stock's back and count, the
-  discard pile): drawn on its ground as the RGB canvas draws it, mapped once and kept by what it shows.
+  discard pile): drawn on its ground as the RGB canvas draws it, mapped once and kept by what it shows and where.
 
-Each is laid through the mask of the pixels it covers, so it never touches pixels beside it. The result is, index
-for index, what mapping the RGB canvas's board gives, as long as every sprite lies on the ground it names and no two
-sprites' inks overlap outside a group: the board's layout keeps to that, and `tests/renderer/test_render_fast_paths.py`
-compares the two canvases' files over a corpus of boards (every seat count, both layouts and deck colourings, every
-status, three languages, and boards the bot drew in a benchmark).
+A sprite is laid through the mask of the pixels it covers (a group: its whole box). The result is, index for index,
+what mapping the RGB canvas's board gives whenever each sprite lies on the plain ground it names — and that is
+checked, not assumed: `IndexCanvas`'s shadow plane refuses a sprite whose box holds anything else (`Overlap`), and
+`renderer.table.render_table_png` then draws that board on RGB. `tests/renderer/test_render_fast_paths.py` compares
+the two canvases' files over ~200 boards (random shapes, every seat count, both layouts and deck colourings, every
+status, three languages: none falls back), and `python -m bench.board_parts` over boards the bot drew.
 """
 
 from __future__ import annotations
