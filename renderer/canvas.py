@@ -24,6 +24,7 @@ status, three languages: none falls back), and `python -m bench.board_parts` ove
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -382,6 +383,7 @@ def _back_piece(size: assets.CardSize, ground: assets.RGB) -> Piece:
 
 
 _GROUPS: dict[tuple[Any, ...], tuple[Any, Any, tuple[Card, ...]]] = {}
+_GROUPS_LOCK = threading.Lock()
 GROUPS_KEPT = 2048  # ~10 KB each (a meld and its tag, measured on a benchmark's boards): ~21 MB per render worker
 
 
@@ -398,22 +400,26 @@ def _group_piece(
     covers opaquely comes out the same on both; the faces it drew. Kept (least recently used out) by ``key`` with
     its size, ground and ``over``."""
     full = (size, ground, key, over)
-    found = _GROUPS.pop(full, None)
-    if found is None:
-        on_ground = Image.new("RGB", size, ground)
-        draw(RGBCanvas(on_ground, origin))
-        opaque = None
-        if over:
-            on_other = Image.new("RGB", size, tuple(255 - v for v in ground))
-            draw(RGBCanvas(on_other, origin))
-            differs = ImageChops.difference(on_ground, on_other).point(_COVERED * 3).convert("L").point(_COVERED)
-            same = ImageChops.invert(differs)
-            same.load()
-            opaque = same.im if same.getextrema()[1] else None
-        indexes = assets.quantize(on_ground)
-        indexes.load()
-        found = (indexes.im, opaque, assets.drawn_cards(on_ground))
-        if len(_GROUPS) >= GROUPS_KEPT:
+    with _GROUPS_LOCK:  # renders may run in several threads (`PAN_RENDER_MODE=thread`); drawing is outside it
+        found = _GROUPS.pop(full, None)
+        if found is not None:
+            _GROUPS[full] = found  # the most recently used last
+            return found
+    on_ground = Image.new("RGB", size, ground)
+    draw(RGBCanvas(on_ground, origin))
+    opaque = None
+    if over:
+        on_other = Image.new("RGB", size, tuple(255 - v for v in ground))
+        draw(RGBCanvas(on_other, origin))
+        differs = ImageChops.difference(on_ground, on_other).point(_COVERED * 3).convert("L").point(_COVERED)
+        same = ImageChops.invert(differs)
+        same.load()
+        opaque = same.im if same.getextrema()[1] else None
+    indexes = assets.quantize(on_ground)
+    indexes.load()
+    found = (indexes.im, opaque, assets.drawn_cards(on_ground))
+    with _GROUPS_LOCK:
+        _GROUPS[full] = found
+        while len(_GROUPS) > GROUPS_KEPT:
             del _GROUPS[next(iter(_GROUPS))]
-    _GROUPS[full] = found  # the most recently used last
     return found

@@ -586,3 +586,20 @@ def test_captions_of_the_piles_never_run_into_each_other() -> None:
                              assets.text_width(labels.option(), "cond", table_module.TEXT_SIZE))  # fmt: skip
             assert lay.stock_box[0] + stock_w + table_module.CAPTION_GAP <= lay.discard_box[0], (lang, layout)
             assert lay.discard_box[0] + pile_w + table_module.CAPTION_GAP <= lay.in_play_box[0], (lang, layout)
+
+
+def test_the_kept_groups_stay_within_their_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Meld groups are kept least recently used out, at most `GROUPS_KEPT`; a board whose groups were dropped is drawn
+    again from new ones, the same file; renders in several threads share the groups (`PAN_RENDER_MODE=thread`)."""
+    from renderer import canvas as canvas_module
+
+    monkeypatch.setattr(canvas_module, "GROUPS_KEPT", 5)
+    monkeypatch.setattr(canvas_module, "_GROUPS", {})
+    boards = [replace(sample_table(n, 3 * n), lang="en") for n in (2, 4, 6, 8)]
+    for snapshot in boards + boards:
+        assert render_table_png(snapshot) == _board_drawn_whole(snapshot)
+        assert len(canvas_module._GROUPS) <= 5
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        threaded = list(pool.map(render_table_png, boards * 3))
+    assert threaded == [_board_drawn_whole(b) for b in boards] * 3
+    assert len(canvas_module._GROUPS) <= 5
