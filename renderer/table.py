@@ -450,12 +450,15 @@ def _caption(c: Canvas, x: int, y: int, text: str, colour: assets.RGB) -> None:
     c.text((x, y), text, "cond", TEXT_SIZE, colour, assets.FELT)
 
 
-def _draw_stock(c: RGBCanvas, snapshot: TableSnapshot, sb: Box) -> None:
+def _draw_stock(c: RGBCanvas, sb: Box, count: Pill, count_xy: tuple[int, int]) -> None:
     """The stock's back and its count (overlapping: one group)."""
     c.back(sb[:2], PILE, assets.FELT)
-    count = Pill(str(snapshot.stock_count), assets.CARD_WHITE, assets.STOCK_INK, TEXT_SIZE)
-    width, height = count.size
-    c.pill(((sb[0] + sb[2] - width) // 2, (sb[1] + sb[3] - height) // 2), count, assets.FELT)
+    c.pill(count_xy, count, assets.FELT)
+
+
+def _union(*boxes: Box) -> Box:
+    """The smallest box holding every one of ``boxes`` (right and bottom exclusive)."""
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
 
 
 def _discard_under(db: Box) -> Box:
@@ -475,15 +478,15 @@ def _draw_piles(c: Canvas, snapshot: TableSnapshot, lay: TableLayout) -> None:
     sb = lay.stock_box
     caption_y = sb[1] - CAPTION_H
     _caption(c, sb[0], caption_y, labels.stock(), assets.INK_MUTED)
-    count_w, count_h = Pill(str(snapshot.stock_count), assets.CARD_WHITE, assets.STOCK_INK, TEXT_SIZE).size
-    stock_box = (
-        min(sb[0], (sb[0] + sb[2] - count_w) // 2),
-        min(sb[1], (sb[1] + sb[3] - count_h) // 2),
-        max(sb[0] + PILE.width, (sb[0] + sb[2] - count_w) // 2 + count_w),
-        max(sb[1] + PILE.height, (sb[1] + sb[3] - count_h) // 2 + count_h),
+    count = Pill(str(snapshot.stock_count), assets.CARD_WHITE, assets.STOCK_INK, TEXT_SIZE)
+    count_w, count_h = count.size
+    count_xy = ((sb[0] + sb[2] - count_w) // 2, (sb[1] + sb[3] - count_h) // 2)
+    box = _union(
+        (sb[0], sb[1], sb[0] + PILE.width, sb[1] + PILE.height),
+        (*count_xy, count_xy[0] + count_w, count_xy[1] + count_h),
     )
-    rel = (sb[0] - stock_box[0], sb[1] - stock_box[1], sb[2] - sb[0], sb[3] - sb[1])
-    c.group(stock_box, assets.FELT, ("stock", snapshot.stock_count, rel), lambda g: _draw_stock(g, snapshot, sb))
+    stock_key = ("stock", snapshot.stock_count, sb[0] - box[0], sb[1] - box[1], sb[2] - sb[0], sb[3] - sb[1])
+    c.group(box, assets.FELT, stock_key, partial(_draw_stock, sb=sb, count=count, count_xy=count_xy))
     db = lay.discard_box
     option = snapshot.discard_is_option and snapshot.discard is not None
     caption, colour = (labels.option(), assets.GOLD) if option else (labels.discards(), assets.INK_MUTED)
@@ -492,8 +495,7 @@ def _draw_piles(c: Canvas, snapshot: TableSnapshot, lay: TableLayout) -> None:
         c.rounded_rectangle(db, 8, None, assets.INK_MUTED, 2)
     elif snapshot.discard_count > 1:  # the pile under the top card
         discard, under = snapshot.discard, _discard_under(db)
-        box = (min(db[0], under[0]), min(db[1], under[1]), max(db[0] + PILE.width, under[2] + 1),
-               max(db[1] + PILE.height, under[3] + 1))  # fmt: skip
+        box = _union((db[0], db[1], db[0] + PILE.width, db[1] + PILE.height), (*under[:2], under[2] + 1, under[3] + 1))
         key = ("discards", snapshot.discard, snapshot.four_color, option, db[0] - box[0], db[1] - box[1],
                db[2] - db[0], db[3] - db[1])  # fmt: skip
         draw = partial(_draw_discards, discard=discard, four=snapshot.four_color, db=db, option=option)
@@ -562,7 +564,7 @@ def _meld_group(meld: MeldSnapshot, ml: MeldLayout) -> tuple[Box, tuple[object, 
     if tag is not None and ml.tag_box is not None:
         width, height = tag.size
         boxes.append((ml.tag_box[0], ml.tag_box[1], ml.tag_box[0] + width, ml.tag_box[1] + height))
-    box = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+    box = _union(*boxes)
     where = tuple((b[0] - box[0], b[1] - box[1]) for b in boxes)
     return box, ("meld", meld.cards, None if tag is None else tag.key, where)
 
