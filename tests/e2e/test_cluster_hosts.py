@@ -350,7 +350,7 @@ async def test_two_hosts_survive_a_kill_a_hang_and_a_rolling_restart(tmp_path: P
 
                 async def handed(other: Host = other, shards: set[int] = shards) -> bool:
                     serving = await serving_hosts(storage)
-                    return all(serving[s] == other.name for s in shards)
+                    return all(serving.get(s) == other.name for s in shards)
 
                 async def moved(other: Host = other, shards: set[int] = shards) -> bool:
                     return await handed(other, shards) and await connected()()
@@ -360,11 +360,16 @@ async def test_two_hosts_survive_a_kill_a_hang_and_a_rolling_restart(tmp_path: P
                 await asyncio.sleep(0.05)
                 stopped_at = time.monotonic()
                 spec.process.send_signal(signal.SIGTERM)
-                while not await handed():
+                # bounded: a successor that never takes the leases fails here with who holds them, not at the suite's
+                # timeout (under a starved machine a standby can find the database silent and stand down itself)
+                while not await handed() and time.monotonic() - stopped_at < 2 * TIMEOUT:
                     await asyncio.sleep(0.02)
                 handover = time.monotonic() - stopped_at
                 # released, not timed out: the successor had the leases before the heartbeat timeout could free them
-                assert handover < TIMEOUT, f"leases moved {handover:.2f}s after SIGTERM"
+                assert handover < TIMEOUT, (
+                    f"leases of shards {sorted(shards)} not with {other.name} {handover:.2f}s after SIGTERM; "
+                    f"serving now: {await serving_hosts(storage)}; members: {await members(storage)}"
+                )
                 await in_flight
                 await play.rounds(2, until=moved)
                 assert max(play.pauses.values()) <= ROLL_PAUSE, play.pauses
