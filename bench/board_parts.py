@@ -14,6 +14,11 @@ The pieces are timed as ``assets.to_png`` does them (``quantize`` then ``png_of_
 Then the whole board two ways: drawn on RGB and mapped, and drawn as palette indexes (``render_table_png`` since 5
 December 2026: ``renderer.canvas``), with how many of the files differ (they must not).
 
+With ``--gaps 0,2,10 [--burst N] DUMP`` (one worker's dump) it replays that worker's jobs **as the worker ran them**:
+in order, from cold caches, sleeping the given milliseconds between jobs (or before every N-th), each gap in a fresh
+interpreter on one core, and prints the second half's jobs beside their cost in the bot: what a job costs after its
+process sat idle (docs/performance.md, "A job after an idle wait").
+
 Where the dump has the workers' own CPU time of each job (``$RENDER_DUMP-cpu.<pid>``, written by the same
 ``sitecustomize``), it then prints **the same jobs in the bot and replayed**: per job function, the mean CPU time
 each job took in the worker that drew it (its first ``--warm`` jobs left out, by default the first half: its caches
@@ -27,6 +32,8 @@ import argparse
 import collections
 import os
 import pickle
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -121,7 +128,63 @@ def two_ways(boards: list[TableSnapshot]) -> tuple[float, float, int]:
     return means[0], means[1], sum(a != b for a, b in zip(*files, strict=True))
 
 
+def in_order(path: Path, gap_ms: float, burst: int) -> list[tuple[str, int, float, float]]:
+    """One worker's jobs (the dump ``path``) replayed as the worker ran them: in order, from cold caches, with no
+    warming pass; ``gap_ms`` of sleep before every ``burst``-th job (0: back to back). Per job function, over the
+    second half (the first fills the caches as the worker's first half did): ``(name, jobs, mean ms in the bot, mean
+    ms replayed)``. Run each gap in a fresh interpreter (``--gaps`` does): the caches of one replay would warm the
+    next."""
+    found = list(jobs([path]))
+    timed = bot_times(path)
+    if len(found) != len(timed):
+        raise SystemExit(f"{path}: {len(found)} jobs but {len(timed)} times")
+    half = len(found) // 2
+    clock = time.process_time
+    bot: dict[str, list[float]] = collections.defaultdict(list)
+    here: dict[str, list[float]] = collections.defaultdict(list)
+    for i, ((fn, value), (name, ms)) in enumerate(zip(found, timed, strict=True)):
+        if gap_ms > 0 and i % max(1, burst) == 0:
+            time.sleep(gap_ms / 1000)
+        t0 = clock()
+        fn(value)
+        took = 1000 * (clock() - t0)
+        if i >= half:
+            here[name].append(took)
+            bot[name].append(ms)
+    return [
+        (name, len(bot[name]), sum(bot[name]) / len(bot[name]), sum(here[name]) / len(here[name]))
+        for name in sorted(bot, key=lambda n: -len(bot[n]))
+    ]
+
+
+def gaps_main(argv: list[str]) -> None:
+    """``--gaps 0,2,10 [--burst N] DUMP``: the worker's jobs of DUMP replayed in order from cold caches, each gap
+    in a fresh interpreter on one core; a job's cost after its worker sat idle, beside its cost in the bot."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("dump", type=Path)
+    parser.add_argument("--gaps", required=True, help="ms of sleep between jobs, comma-separated")
+    parser.add_argument("--burst", type=int, default=1, help="sleep only before every N-th job (a burst of N)")
+    parser.add_argument("--one-gap", type=float, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.one_gap is not None:
+        if hasattr(os, "sched_setaffinity"):
+            os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+        for name, n, bot_ms, here_ms in in_order(args.dump, args.one_gap, args.burst):
+            ratio = bot_ms / here_ms
+            print(f"  {name:22} {n:6} jobs: in the bot {bot_ms:6.2f}, replayed in order {here_ms:6.2f} (x{ratio:.2f})")
+        return
+    for gap in (float(g) for g in args.gaps.split(",")):
+        every = f" before every {args.burst}th job" if args.burst > 1 else " between jobs"
+        how = f"{gap:g} ms of sleep{every}" if gap else "back to back"
+        print(f"in order from cold caches, {how}, ms per job (CPU time):")
+        argv_one = [sys.executable, "-m", "bench.board_parts", "--gaps", args.gaps, "--burst", str(args.burst)]
+        subprocess.run([*argv_one, "--one-gap", str(gap), str(args.dump)], check=True)  # noqa: S603 - ourselves
+
+
 def main() -> None:
+    if "--gaps" in sys.argv[1:]:
+        gaps_main(sys.argv[1:])
+        return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("dumps", nargs="+", type=Path)
     parser.add_argument("--boards", type=int, default=1500, help="how many boards with seats to replay")

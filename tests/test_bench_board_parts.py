@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.board_parts import bot_times, in_bot_and_replayed, jobs
+from bench.board_parts import bot_times, in_bot_and_replayed, in_order, jobs
 from renderer.table import render_table_png
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,6 +64,10 @@ def test_the_dump_holds_every_job_a_worker_read_and_the_reader_gives_them_back(t
     assert in_bot == sum(ms for _, ms in timed) / 2
     assert replayed > 0
     assert in_bot_and_replayed(files, warm=2) == []  # every job left out as warm-up: nothing to compare
+    # as the worker ran them: in order, cold, a gap before each; the second half compared (here the second job)
+    ((name, n, in_bot, replayed),) = in_order(files[0], gap_ms=1.0, burst=1)
+    assert (name, n, in_bot) == ("render_table_png", 1, timed[1][1])
+    assert replayed > 0
 
 
 def test_times_and_jobs_that_do_not_pair_are_refused(tmp_path: Path) -> None:
