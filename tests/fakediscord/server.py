@@ -8,6 +8,7 @@ does not implement (``unhandled``); the pytest plugin fails a test on any violat
 from __future__ import annotations
 
 import asyncio
+import bisect
 import collections
 import contextlib
 import fnmatch
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSMsgType, web, web_protocol, web_server
 
 try:
     import zstandard
@@ -204,23 +205,68 @@ Handler = Callable[[Request], Awaitable[Any]]
 
 class GlobalMeter:
     """Counts the requests bound to the global limit (every process of the token; interaction endpoints exempt)
-    over every sliding 1-second window: the most that arrived in any one second, and how many there were."""
+    over every sliding 1-second window: the most that arrived in any one second, and how many there were.
+
+    Arrival times may come slightly out of order (a request is stamped when its first bytes were read, and handled
+    later: `_ArrivalStamps`), so the times are kept sorted and each new one is counted in every window that holds it."""
 
     def __init__(self, window: float = 1.0) -> None:
         self.window = window
         self.requests = 0
         self.max_per_window = 0
         self.max_at = 0.0  # when the busiest window ended (time.monotonic())
-        self._recent: collections.deque[float] = collections.deque()
+        self._times: list[float] = []
 
     def arrive(self, now: float) -> None:
-        recent = self._recent
-        while recent and recent[0] <= now - self.window:
-            recent.popleft()
-        recent.append(now)
+        times = self._times
+        bisect.insort(times, now)
         self.requests += 1
-        if len(recent) > self.max_per_window:
-            self.max_per_window, self.max_at = len(recent), now
+        busiest, at = busiest_containing(times, now, self.window)
+        if busiest > self.max_per_window:
+            self.max_per_window, self.max_at = busiest, at
+        horizon = times[-1] - 4 * self.window  # a late stamp is late by far less than this
+        if times[0] < horizon:
+            del times[: bisect.bisect_left(times, horizon)]
+
+
+def busiest_containing(times: list[float], t: float, window: float = 1.0) -> tuple[int, float]:
+    """The most of the sorted ``times`` in any window (u - ``window``, u] that holds ``t``, and its end u: the
+    busiest window always ends at one of the times, so only those ending at ``t`` or up to ``window`` after it are
+    counted."""
+    best, best_at = 0, t
+    first = bisect.bisect_left(times, t)
+    for u in times[first : bisect.bisect_left(times, t + window)]:
+        n = bisect.bisect_right(times, u) - bisect.bisect_right(times, u - window)
+        if n > best:
+            best, best_at = n, u
+    return best, best_at
+
+
+class _ArrivalStamps(web_protocol.RequestHandler):
+    """aiohttp's handler of one connection, noting when the first bytes of each request were read (``arrived``),
+    so the fake counts a request when it reached it, as Discord does, and not when a busy fake got round to
+    handling it (its handler runs after the request is parsed, possibly several event-loop turns later: counted
+    then, requests that reached it apart were counted together). ``FakeDiscord._rest`` takes the stamp and clears
+    it when the answer is made; a client sends its next request on the connection only after the answer."""
+
+    arrived: float | None = None
+
+    def data_received(self, data: bytes) -> None:
+        if self.arrived is None:
+            self.arrived = time.monotonic()
+        super().data_received(data)
+
+
+class _StampingServer(web_server.Server):
+    def __call__(self) -> web_protocol.RequestHandler:
+        return _ArrivalStamps(self, loop=self._loop, **self._kwargs)
+
+
+class _StampingRunner(web.AppRunner):
+    async def _make_server(self) -> web_server.Server:
+        server = await super()._make_server()
+        server.__class__ = _StampingServer  # the same object, making `_ArrivalStamps` for its connections
+        return server
 
 
 @dataclass(frozen=True, slots=True)
@@ -568,7 +614,7 @@ class FakeDiscord:
         app.router.add_get("/_fake/status", self._status)
         app.router.add_route("*", "/api/v10/{tail:.*}", self._rest)
         app.router.add_route("*", "/{tail:.*}", self._unknown)
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        self._runner = _StampingRunner(app, access_log=None, handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, host, port)
         await site.start()
@@ -984,20 +1030,24 @@ class FakeDiscord:
     async def _rest(self, request: web.Request) -> web.Response:
         self.inflight += 1
         self.last_activity = time.monotonic()
+        protocol = request.protocol
+        arrived = getattr(protocol, "arrived", None)
         try:
-            return await self._rest_inner(request)
+            return await self._rest_inner(request, arrived if arrived is not None else time.monotonic())
         finally:
+            if isinstance(protocol, _ArrivalStamps):
+                protocol.arrived = None  # the next bytes on this connection are the next request's
             self.inflight -= 1
             self.last_activity = time.monotonic()
 
-    async def _rest_inner(self, request: web.Request) -> web.Response:
+    async def _rest_inner(self, request: web.Request, arrived: float) -> web.Response:
         path = "/" + request.match_info["tail"]
         method = request.method
         matched = self._match(method, path)
         template = matched[0] if matched else path
         is_interaction = template.startswith(("/interactions/", "/webhooks/"))
         call = RestCall(
-            method=method, path=path, route=f"{method} {template}", global_limit=not is_interaction, at=time.monotonic()
+            method=method, path=path, route=f"{method} {template}", global_limit=not is_interaction, at=arrived
         )
         self.calls.append(call)
         if matched is None:
@@ -1029,7 +1079,9 @@ class FakeDiscord:
             self.global_429s += 1
             # retry_after is the time until the window has room again, as Discord computes it
             # (rounded up to the next millisecond: rounded down, a retry lands just before the slot frees)
-            wait = max(0.01, math.ceil((self._global_window[0] + 1.0 - call.at) * 1000) / 1000 + 0.001)
+            window = self._global_window
+            oldest = window[bisect.bisect_right(window, call.at - 1.0)] if window else call.at
+            wait = max(0.01, math.ceil((oldest + 1.0 - call.at) * 1000) / 1000 + 0.001)
             refusal = Fault(pattern="", status=429, remaining=0, retry_after=wait, is_global=True)
             return self._fault_response(refusal, template)
         if not is_interaction and request.headers.get("Authorization") != f"Bot {self.token}":
@@ -1073,12 +1125,14 @@ class FakeDiscord:
         connection of the bot token (interaction endpoints are not counted). Refused requests don't count."""
         if self.global_limit is None:
             return False
-        window = self._global_window
-        while window and window[0] <= now - 1.0:
-            window.pop(0)
-        if len(window) >= self.global_limit:
+        window = self._global_window  # the accepted requests' arrival times, sorted (they may come out of order)
+        if window and window[0] < window[-1] - 4.0:
+            del window[: bisect.bisect_left(window, window[-1] - 4.0)]
+        trial = [*window]
+        bisect.insort(trial, now)
+        if busiest_containing(trial, now)[0] > self.global_limit:  # some second holding it would hold too many
             return True
-        window.append(now)
+        self._global_window = trial
         return False
 
     def _take_fault(self, method: str, template: str, path: str) -> Fault | None:

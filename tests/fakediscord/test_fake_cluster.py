@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
 import subprocess
 import sys
 import time
@@ -17,7 +18,7 @@ import discord as dpy
 import pytest
 
 from tests.fakediscord.clients import clients_together, plain_client
-from tests.fakediscord.server import FakeDiscord
+from tests.fakediscord.server import FakeDiscord, GlobalMeter
 
 ROOT = Path(__file__).resolve().parents[2]
 STANDALONE_ARGS = [
@@ -59,6 +60,61 @@ async def test_the_global_meter_counts_every_sliding_second_and_leaves_interacti
     assert status["requests"] == len(counted) >= 30
     assert status["max_per_window"] == busiest_second(counted) >= 2
     assert status["responses_429"] == 0
+
+
+def test_the_meter_counts_times_that_come_out_of_order_in_every_window_holding_them() -> None:
+    # a request is stamped when its first bytes were read and counted when handled: stamps may come a little late
+    rng = random.Random(7)
+    times = sorted(rng.uniform(0, 5) for _ in range(300))
+    shuffled = times[:]
+    for i in range(0, len(shuffled) - 3, 3):  # each run of three handled in another order
+        shuffled[i : i + 3] = reversed(shuffled[i : i + 3])
+    meter = GlobalMeter()
+    for t in shuffled:
+        meter.arrive(t)
+    assert meter.requests == 300
+    assert meter.max_per_window == busiest_second(times) > 60
+
+
+async def _raw_request(reader: asyncio.StreamReader) -> int:
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = next(
+        int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")
+    )
+    await reader.readexactly(length)
+    return int(head.split(b" ")[1])
+
+
+async def test_a_request_counts_from_when_its_first_bytes_arrived_not_when_the_fake_handled_it() -> None:
+    """Discord counts a request when it reaches it. The fake handles a request only once its headers are whole; a
+    request whose headers came in two pieces 0.3 s apart arrived with its first piece. The next request on the same
+    connection gets its own stamp."""
+    fake = FakeDiscord(global_limit=50)
+    await fake.start()
+    try:
+        reader, writer = await asyncio.open_connection(fake.host, fake.port)
+        request = (
+            f"GET /api/v10/users/@me HTTP/1.1\r\nHost: {fake.host}\r\nAuthorization: Bot {fake.token}\r\n\r\n"
+        ).encode()
+        sent_first = time.monotonic()
+        writer.write(request[:20])
+        await writer.drain()
+        await asyncio.sleep(0.3)
+        writer.write(request[20:])
+        await writer.drain()
+        assert await _raw_request(reader) == 200
+        await asyncio.sleep(0.3)
+        sent_second = time.monotonic()
+        writer.write(request)
+        await writer.drain()
+        assert await _raw_request(reader) == 200
+        writer.close()
+    finally:
+        await fake.stop()
+    first, second = [c for c in fake.calls if c.route == "GET /users/@me"]
+    assert sent_first <= first.at < sent_first + 0.2  # its first bytes, not its handling 0.3 s later
+    assert second.at >= sent_second  # a fresh stamp for the connection's next request
+    assert fake.status()["global"]["requests"] == 2
 
 
 async def _until(ready: Any) -> None:
