@@ -9,10 +9,12 @@ one row in PostgreSQL (``rest_budget``, an unlogged table: it is coordination st
   first is ``max(next_slot, now - burst)``, the others follow every ``1 / rate`` seconds, and ``next_slot`` moves past
   them. Slots are therefore handed out in one global sequence, ``1 / rate`` apart, whichever process takes them.
 * A process takes as many slots as it has requests waiting (at most ``max_batch``): one round trip for a burst.
-* A request may go out from its slot's time until ``expiry`` seconds after it; a slot missed (its process was busy)
-  is dropped and the request waits for another. So the requests sent in any one second used slots from a span of
-  ``1 + expiry`` seconds: at most ``rate * (1 + expiry) + 1`` of them, whatever the processes do — 45 at the default
-  40/s and 0.1 s, leaving room under Discord's 50 for the time a request spends between its slot and Discord.
+* A request may go out from its slot's time until ``expiry`` seconds after it; a slot missed (its process was busy,
+  or the request's connection was not ready in time: checked again when aiohttp has the connection, just before the
+  request is written, ``pancog/infra/rest.py``) is dropped and the request waits for another. So the requests sent
+  in any one second used slots from a span of ``1 + expiry`` seconds: at most ``rate * (1 + expiry) + 1`` of them,
+  whatever the processes do — 45 at the default 40/s and 0.1 s, leaving room under Discord's 50 for the time a
+  request spends between its slot and Discord.
 
 The database's clock is the only clock that counts: each answer carries the server's time, so hosts whose clocks
 disagree share one schedule. That time was read somewhere between the question and the answer, so a slot is used
@@ -160,10 +162,12 @@ class GlobalBucket:
     def waiting(self) -> int:
         return sum(1 for w in self._waiters if not w.done())
 
-    async def acquire(self) -> None:
-        """Wait for a send slot of the shared budget (cancellable: the slot goes to the next waiter)."""
+    async def acquire(self) -> float | None:
+        """Wait for a send slot of the shared budget (cancellable: the slot goes to the next waiter). Returns the end
+        of the slot on :attr:`clock` (None: no slot, the bucket is closed): a request that has not gone out by then
+        must take another (:meth:`still_open`)."""
         if self._closed:
-            return
+            return None
         started = self.clock()
         try:
             late = False
@@ -177,7 +181,7 @@ class GlobalBucket:
                     self._filler = self._tasks.spawn(self._fill(), name="rest-bucket")
                 deadline = await waiter  # the end of its slot on our clock (None: the bucket closed)
                 if deadline is None or self.clock() <= deadline:
-                    return
+                    return deadline
                 # resumed after its slot had ended (the process was busy): sent now, it would count in the next
                 # second's share; the slot is missed, and the request takes another
                 late = True
@@ -185,6 +189,17 @@ class GlobalBucket:
                 self.figures.expired += 1
         finally:
             self.figures.waited += self.clock() - started
+
+    def still_open(self, deadline: float | None) -> bool:
+        """Whether a request given a slot ending at ``deadline`` may still go out now. Checked again when its connection
+        is ready, just before it is written: waiting for a connection (a new one in a burst) can outlast the slot,
+        and a request sent after its slot would count on top of the slots the others use then. False counts the
+        slot as missed; the request then takes another."""
+        if deadline is None or self.clock() <= deadline:
+            return True
+        self.figures.used -= 1
+        self.figures.expired += 1
+        return False
 
     async def _fill(self) -> None:
         backoff = 0.05

@@ -69,6 +69,8 @@ class RestTrace:
         self.observers: list[Observer] = []
         self.config = aiohttp.TraceConfig()
         self.config.on_request_start.append(self._start)
+        self.config.on_connection_reuseconn.append(self._connected)
+        self.config.on_connection_create_end.append(self._connected)
         self.config.on_request_end.append(self._end)
 
     def _route(self, url: yarl.URL) -> str | None:
@@ -77,13 +79,22 @@ class RestTrace:
             return None
         return route_of(url.path)
 
-    async def _start(self, _session: aiohttp.ClientSession, _ctx: SimpleNamespace, params: Any) -> None:
+    async def _start(self, _session: aiohttp.ClientSession, ctx: SimpleNamespace, params: Any) -> None:
         bucket = self.bucket
         if bucket is None:
             return
         route = self._route(params.url)
         if route is not None and not exempt(route):
-            await bucket.acquire()
+            ctx.slot_end = await bucket.acquire()  # the request's own trace context, seen again by `_connected`
+
+    async def _connected(self, _session: aiohttp.ClientSession, ctx: SimpleNamespace, _params: Any) -> None:
+        """The request has its connection and is written next: if its slot ended while it waited for one (a new
+        connection in a burst, a busy event loop), it takes another slot first."""
+        bucket = self.bucket
+        if bucket is None or not hasattr(ctx, "slot_end"):
+            return
+        while not bucket.still_open(ctx.slot_end):
+            ctx.slot_end = await bucket.acquire()
 
     async def _end(self, _session: aiohttp.ClientSession, _ctx: SimpleNamespace, params: Any) -> None:
         if not self.observers:

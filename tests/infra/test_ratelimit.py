@@ -9,11 +9,13 @@ import asyncio
 import itertools
 import time
 
+import aiohttp
 import asyncpg
 import pytest
+from aiohttp import web
 
 from pancog.infra.ratelimit import GlobalBucket, PostgresSlots, SlotGrant, window_bound
-from pancog.infra.rest import exempt, route_of
+from pancog.infra.rest import RestTrace, exempt, route_of
 from pancog.infra.storage import PostgresStorage
 
 
@@ -126,6 +128,67 @@ async def test_a_request_that_resumes_after_its_slot_takes_another() -> None:
         assert bucket.figures.used == 2 and bucket.figures.round_trips >= 2
     finally:
         await bucket.close()
+
+
+class VirtualSlots:
+    """Slots on a virtual clock (``now[0]``), as the database would grant them."""
+
+    def __init__(self, now: list[float]) -> None:
+        self.now = now
+        self.next_slot = now[0]
+
+    async def take(self, count: int, interval: float, burst: float) -> SlotGrant:
+        first = max(self.next_slot, self.now[0] - burst)
+        self.next_slot = first + count * interval
+        return SlotGrant(first=first, interval=interval, count=count, now=self.now[0])
+
+    async def close(self) -> None:
+        pass
+
+
+async def test_a_request_whose_connection_came_after_its_slot_takes_another() -> None:
+    """Through aiohttp's own trace signals, a real session and server: the request takes its slot, then (the clock
+    moved on a second while it waited for its connection) its slot is over when the connection is ready, so it
+    takes another before it is written; it goes out once."""
+    now = [100.0]
+    seen: list[str] = []
+
+    async def messages(request: web.Request) -> web.Response:
+        seen.append(request.path)
+        return web.json_response({"id": "1"})
+
+    app = web.Application()
+    app.router.add_post("/api/v10/channels/1/messages", messages)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    trace = RestTrace(f"http://127.0.0.1:{port}/api/v10")
+    bucket = GlobalBucket(VirtualSlots(now), rate=40.0, clock=lambda: now[0])
+    trace.bucket = bucket
+
+    slow = [True]
+
+    async def waits_for_its_connection(*_args: object) -> None:  # after the slot was taken, before the connection
+        if slow[0]:
+            now[0] += 1.0
+
+    trace.config.on_request_start.append(waits_for_its_connection)
+    try:
+        async with aiohttp.ClientSession(trace_configs=[trace.config]) as session:
+            async with session.post(f"http://127.0.0.1:{port}/api/v10/channels/1/messages", json={}) as response:
+                assert response.status == 200
+            now[0] += 1.0  # the next one: taken and connected (a kept connection) within its slot
+            slow[0] = False
+            async with session.post(f"http://127.0.0.1:{port}/api/v10/channels/1/messages", json={}) as response:
+                assert response.status == 200
+    finally:
+        await bucket.close()
+        await runner.cleanup()
+    assert seen == ["/api/v10/channels/1/messages"] * 2
+    assert bucket.figures.expired == 1  # the first slot, over before the first request's connection was ready
+    assert bucket.figures.round_trips == 3 and bucket.figures.used == 2
 
 
 async def test_grants_of_two_connections_never_overlap(budget_url: str) -> None:
