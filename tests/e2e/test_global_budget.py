@@ -77,6 +77,7 @@ async def test_processes_together_stay_under_the_global_limit(tmp_path: Path, po
         assert len(posts) >= len(tables)  # every board posted again as a new message
         assert status["max_per_window"] <= LIMIT, status
         assert status["responses_429"] == 0, status
+        print(f"the fake's global counters: {status}")  # the figure (pytest -s shows it)
     except BaseException:
         for log in logs:
             print(f"==== {log.name}\n{log.read_text(errors='replace')[-3000:]}")
