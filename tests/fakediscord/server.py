@@ -257,6 +257,14 @@ class _ArrivalStamps(web_protocol.RequestHandler):
         super().data_received(data)
 
 
+async def _clear_arrival(request: web.Request, _response: web.StreamResponse) -> None:
+    """Once a request is answered (any route: an attachment, the status page), the next bytes on its connection are
+    the next request's; without this a REST request after another route's on one connection kept that one's stamp."""
+    protocol = request.protocol
+    if isinstance(protocol, _ArrivalStamps):
+        protocol.arrived = None
+
+
 class _StampingServer(web_server.Server):
     def __call__(self) -> web_protocol.RequestHandler:
         return _ArrivalStamps(self, loop=self._loop, **self._kwargs)
@@ -614,6 +622,7 @@ class FakeDiscord:
         app.router.add_get("/_fake/status", self._status)
         app.router.add_route("*", "/api/v10/{tail:.*}", self._rest)
         app.router.add_route("*", "/{tail:.*}", self._unknown)
+        app.on_response_prepare.append(_clear_arrival)  # every answer, whatever the route: the next bytes are anew
         self._runner = _StampingRunner(app, access_log=None, handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, host, port)

@@ -76,19 +76,25 @@ def test_the_meter_counts_times_that_come_out_of_order_in_every_window_holding_t
     assert meter.max_per_window == busiest_second(times) > 60
 
 
-async def _raw_request(reader: asyncio.StreamReader) -> int:
+async def _exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *pieces: bytes) -> int:
+    """Write a raw HTTP/1.1 request (its pieces 0.3 s apart), read the answer whole: its status."""
+    for n, piece in enumerate(pieces):
+        if n:
+            await asyncio.sleep(0.3)
+        writer.write(piece)
+        await writer.drain()
     head = await reader.readuntil(b"\r\n\r\n")
-    length = next(
-        int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")
+    lines = head.split(b"\r\n")
+    await reader.readexactly(
+        next(int(line.split(b":")[1]) for line in lines if line.lower().startswith(b"content-length"))
     )
-    await reader.readexactly(length)
     return int(head.split(b" ")[1])
 
 
 async def test_a_request_counts_from_when_its_first_bytes_arrived_not_when_the_fake_handled_it() -> None:
     """Discord counts a request when it reaches it. The fake handles a request only once its headers are whole; a
     request whose headers came in two pieces 0.3 s apart arrived with its first piece. The next request on the same
-    connection gets its own stamp."""
+    connection gets its own stamp, also after an answer on another route."""
     fake = FakeDiscord(global_limit=50)
     await fake.start()
     try:
@@ -96,25 +102,24 @@ async def test_a_request_counts_from_when_its_first_bytes_arrived_not_when_the_f
         request = (
             f"GET /api/v10/users/@me HTTP/1.1\r\nHost: {fake.host}\r\nAuthorization: Bot {fake.token}\r\n\r\n"
         ).encode()
-        sent_first = time.monotonic()
-        writer.write(request[:20])
-        await writer.drain()
+        sent = [time.monotonic()]
+        assert await _exchange(reader, writer, request[:20], request[20:]) == 200
         await asyncio.sleep(0.3)
-        writer.write(request[20:])
-        await writer.drain()
-        assert await _raw_request(reader) == 200
+        sent.append(time.monotonic())
+        assert await _exchange(reader, writer, request) == 200
+        status_page = f"GET /_fake/status HTTP/1.1\r\nHost: {fake.host}\r\n\r\n".encode()  # not a REST route
+        assert await _exchange(reader, writer, status_page) == 200
         await asyncio.sleep(0.3)
-        sent_second = time.monotonic()
-        writer.write(request)
-        await writer.drain()
-        assert await _raw_request(reader) == 200
+        sent.append(time.monotonic())
+        assert await _exchange(reader, writer, request) == 200
         writer.close()
     finally:
         await fake.stop()
-    first, second = [c for c in fake.calls if c.route == "GET /users/@me"]
-    assert sent_first <= first.at < sent_first + 0.2  # its first bytes, not its handling 0.3 s later
-    assert second.at >= sent_second  # a fresh stamp for the connection's next request
-    assert fake.status()["global"]["requests"] == 2
+    first, second, third = [c for c in fake.calls if c.route == "GET /users/@me"]
+    assert sent[0] <= first.at < sent[0] + 0.2  # its first bytes, not its handling 0.3 s later
+    assert second.at >= sent[1]  # a fresh stamp for the connection's next request
+    assert third.at >= sent[2]  # and after an answer on another route
+    assert fake.status()["global"]["requests"] == 3
 
 
 async def _until(ready: Any) -> None:
