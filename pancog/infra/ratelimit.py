@@ -180,13 +180,11 @@ class GlobalBucket:
                 if self._filler is None or self._filler.done():
                     self._filler = self._tasks.spawn(self._fill(), name="rest-bucket")
                 deadline = await waiter  # the end of its slot on our clock (None: the bucket closed)
-                if deadline is None or self.clock() <= deadline:
+                if self.still_open(deadline):
                     return deadline
                 # resumed after its slot had ended (the process was busy): sent now, it would count in the next
-                # second's share; the slot is missed, and the request takes another
+                # second's share; the slot is missed (counted so by still_open), and the request takes another
                 late = True
-                self.figures.used -= 1
-                self.figures.expired += 1
         finally:
             self.figures.waited += self.clock() - started
 

@@ -246,8 +246,9 @@ class _ArrivalStamps(web_protocol.RequestHandler):
     """aiohttp's handler of one connection, noting when the first bytes of each request were read (``arrived``),
     so the fake counts a request when it reached it, as Discord does, and not when a busy fake got round to
     handling it (its handler runs after the request is parsed, possibly several event-loop turns later: counted
-    then, requests that reached it apart were counted together). ``FakeDiscord._rest`` takes the stamp and clears
-    it when the answer is made; a client sends its next request on the connection only after the answer."""
+    then, requests that reached it apart were counted together). ``FakeDiscord._rest`` takes the stamp and
+    `_clear_arrival` clears it when any answer is made; a client sends its next request on the connection only after
+    the answer."""
 
     arrived: float | None = None
 
@@ -1039,13 +1040,10 @@ class FakeDiscord:
     async def _rest(self, request: web.Request) -> web.Response:
         self.inflight += 1
         self.last_activity = time.monotonic()
-        protocol = request.protocol
-        arrived = getattr(protocol, "arrived", None)
+        arrived = getattr(request.protocol, "arrived", None)  # cleared when the answer is made: `_clear_arrival`
         try:
             return await self._rest_inner(request, arrived if arrived is not None else time.monotonic())
         finally:
-            if isinstance(protocol, _ArrivalStamps):
-                protocol.arrived = None  # the next bytes on this connection are the next request's
             self.inflight -= 1
             self.last_activity = time.monotonic()
 
