@@ -394,6 +394,7 @@ class RestCall:
     route: str  # the template, e.g. "POST /channels/{channel_id}/messages"
     global_limit: bool  # counts toward the 50/s global limit (interaction endpoints do not)
     at: float  # time.monotonic() when the request arrived
+    read_lag: float = 0.0  # how long after it arrived (the kernel's stamp) the fake read its first bytes
     status: int = 0
     channel_id: int | None = None
     interaction_id: int | None = None

@@ -18,6 +18,7 @@ import logging
 import math
 import re
 import secrets
+import socket
 import time
 import zlib
 from collections.abc import Awaitable, Callable, Collection
@@ -207,8 +208,9 @@ class GlobalMeter:
     """Counts the requests bound to the global limit (every process of the token; interaction endpoints exempt)
     over every sliding 1-second window: the most that arrived in any one second, and how many there were.
 
-    Arrival times may come slightly out of order (a request is stamped when its first bytes were read, and handled
-    later: `_ArrivalStamps`), so the times are kept sorted and each new one is counted in every window that holds it."""
+    Arrival times may come out of order (a request is stamped when the kernel received it, and handled later,
+    possibly after requests that arrived after it: `_ArrivalStamps`), so the times are kept sorted and each new one
+    is counted in every window that holds it."""
 
     def __init__(self, window: float = 1.0) -> None:
         self.window = window
@@ -243,19 +245,43 @@ def busiest_containing(times: list[float], t: float, window: float = 1.0) -> tup
 
 
 class _ArrivalStamps(web_protocol.RequestHandler):
-    """aiohttp's handler of one connection, noting when the first bytes of each request were read (``arrived``),
-    so the fake counts a request when it reached it, as Discord does, and not when a busy fake got round to
-    handling it (its handler runs after the request is parsed, possibly several event-loop turns later: counted
-    then, requests that reached it apart were counted together). ``FakeDiscord._rest`` takes the stamp and
-    `_clear_arrival` clears it when any answer is made; a client sends its next request on the connection only after
-    the answer."""
+    """aiohttp's handler of one connection, noting when each request reached the machine (``arrived``: when its
+    first bytes were read, less how long before that the kernel had received them, `_received_ago`) and when the
+    fake read them (``read_at``), so the fake counts a request when it reached it, as Discord does at its edge, and
+    not when a busy fake got round to it. Counted when handled, or even when read, requests that reached it apart
+    were counted together: the fake's event loop is also the load generator's in the bench and the test's in the
+    e2e tests, and one busy for a second (dealing 80 tables) read a second's requests at once (busiest window 52-63
+    against 44-45 counted at arrival, and 44 by a packet capture: docs/performance.md). ``FakeDiscord._rest`` takes
+    the stamps and `_clear_arrival` clears them when any answer is made; a client sends its next request on the
+    connection only after the answer."""
 
     arrived: float | None = None
+    read_at: float | None = None
 
     def data_received(self, data: bytes) -> None:
         if self.arrived is None:
-            self.arrived = time.monotonic()
+            self.read_at = time.monotonic()
+            self.arrived = self.read_at - _received_ago(self.transport)  # the latest segment's: these first bytes
         super().data_received(data)
+
+
+_TCP_INFO_LAST_DATA_RECV = 52  # struct tcp_info: 8 bytes of states, 9 u32 counters, then last_data_sent, last_ack_sent
+
+
+def _received_ago(transport: Any) -> float:
+    """How long ago the kernel received this connection's latest bytes (``tcpi_last_data_recv`` of ``TCP_INFO``,
+    in ms at the kernel's tick, 4 ms here): a request is stamped when it reached the machine, not when a busy event
+    loop got round to reading it. 0 where the socket gives no TCP_INFO (not Linux, not TCP)."""
+    sock = transport.get_extra_info("socket") if transport is not None else None
+    if sock is None or not hasattr(socket, "TCP_INFO"):
+        return 0.0
+    try:
+        info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+    except OSError:
+        return 0.0
+    if len(info) < _TCP_INFO_LAST_DATA_RECV + 4:
+        return 0.0
+    return int.from_bytes(info[_TCP_INFO_LAST_DATA_RECV : _TCP_INFO_LAST_DATA_RECV + 4], "little") / 1000
 
 
 async def _clear_arrival(request: web.Request, _response: web.StreamResponse) -> None:
@@ -1040,21 +1066,29 @@ class FakeDiscord:
     async def _rest(self, request: web.Request) -> web.Response:
         self.inflight += 1
         self.last_activity = time.monotonic()
-        arrived = getattr(request.protocol, "arrived", None)  # cleared when the answer is made: `_clear_arrival`
+        protocol = request.protocol
+        arrived = getattr(protocol, "arrived", None)  # cleared when the answer is made: `_clear_arrival`
+        read_at = getattr(protocol, "read_at", None)
+        read_lag = read_at - arrived if arrived is not None and read_at is not None else 0.0
         try:
-            return await self._rest_inner(request, arrived if arrived is not None else time.monotonic())
+            return await self._rest_inner(request, arrived if arrived is not None else time.monotonic(), read_lag)
         finally:
             self.inflight -= 1
             self.last_activity = time.monotonic()
 
-    async def _rest_inner(self, request: web.Request, arrived: float) -> web.Response:
+    async def _rest_inner(self, request: web.Request, arrived: float, read_lag: float = 0.0) -> web.Response:
         path = "/" + request.match_info["tail"]
         method = request.method
         matched = self._match(method, path)
         template = matched[0] if matched else path
         is_interaction = template.startswith(("/interactions/", "/webhooks/"))
         call = RestCall(
-            method=method, path=path, route=f"{method} {template}", global_limit=not is_interaction, at=arrived
+            method=method,
+            path=path,
+            route=f"{method} {template}",
+            global_limit=not is_interaction,
+            at=arrived,
+            read_lag=read_lag,
         )
         self.calls.append(call)
         if matched is None:

@@ -122,6 +122,59 @@ async def test_a_request_counts_from_when_its_first_bytes_arrived_not_when_the_f
     assert fake.status()["global"]["requests"] == 3
 
 
+def _blocking_get(host: str, port: int, request: bytes, at: float, sent: list[float], statuses: list[int]) -> None:
+    """One raw request on its own connection (opened at once, written at ``at``): a thread's client, which keeps its
+    own time while the fake's event loop is blocked."""
+    import socket
+
+    with socket.create_connection((host, port)) as sock:
+        time.sleep(max(0.0, at - time.monotonic()))
+        sent.append(time.monotonic())
+        sock.sendall(request)
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            answer += sock.recv(65536)
+        statuses.append(int(answer.split(b" ")[1]))
+
+
+async def test_a_request_counts_from_when_it_reached_the_machine_not_when_a_busy_fake_read_it() -> None:
+    """The fake's event loop is this test's, and a load generator's in the bench: blocked 1.1 s (as a busy one is),
+    it reads a request that reached the machine at its start only at its end. Counted then, requests 1.05 s apart
+    (A, then B) were counted together with a third (C) 0.85 s after B: three in one second, refused at a limit of
+    2. The fake stamps each request with the kernel's time of receipt (TCP_INFO), so none is refused, and A's stamp is
+    when it was sent, with how late it was read kept beside it."""
+    import threading
+
+    fake = FakeDiscord(global_limit=2)
+    await fake.start()
+    request = (
+        f"GET /api/v10/users/@me HTTP/1.1\r\nHost: {fake.host}\r\nAuthorization: Bot {fake.token}\r\n\r\n"
+    ).encode()
+    sent: list[list[float]] = [[], [], []]
+    statuses: list[int] = []
+    try:
+        t0 = time.monotonic() + 0.2
+        threads = [
+            threading.Thread(target=_blocking_get, args=(fake.host, fake.port, request, t0 + dt, box, statuses))
+            for dt, box in zip((0.0, 1.05, 1.9), sent, strict=True)
+        ]
+        for thread in threads:
+            thread.start()
+        while not sent[0]:
+            time.sleep(0.001)  # A is on its way: now block the fake's loop, as a busy load generator does
+        time.sleep(1.1)
+        for thread in threads:
+            await asyncio.to_thread(thread.join, 10)
+    finally:
+        await fake.stop()
+    a, b, c = sorted((call for call in fake.calls if call.route == "GET /users/@me"), key=lambda call: call.at)
+    assert statuses == [200, 200, 200] and fake.global_429s == 0
+    assert abs(a.at - sent[0][0]) < 0.05 and a.read_lag > 0.9  # stamped when it arrived, read over 0.9 s later
+    assert abs(b.at - sent[1][0]) < 0.05 and abs(c.at - sent[2][0]) < 0.05
+    assert busiest_second([a.at, b.at, c.at]) == 2
+    assert busiest_second([call.at + call.read_lag for call in (a, b, c)]) == 3  # as it was counted before
+
+
 async def _until(ready: Any) -> None:
     while not ready():
         await asyncio.sleep(0.01)
