@@ -122,13 +122,19 @@ async def test_a_request_counts_from_when_its_first_bytes_arrived_not_when_the_f
     assert fake.status()["global"]["requests"] == 3
 
 
-def _blocking_get(host: str, port: int, request: bytes, at: float, sent: list[float], statuses: list[int]) -> None:
-    """One raw request on its own connection (opened at once, written at ``at``): a thread's client, which keeps its
-    own time while the fake's event loop is blocked."""
+def _blocking_get(
+    host: str, port: int, request: bytes, after: list[float], delay: float, sent: list[float], statuses: list[int]
+) -> None:
+    """One raw request on its own connection (opened at once), written ``delay`` s after the time in ``after`` (the
+    first request's sending; at once if ``after`` is ``sent``): a thread's client, which keeps its own time while the
+    fake's event loop is blocked."""
     import socket
 
     with socket.create_connection((host, port)) as sock:
-        time.sleep(max(0.0, at - time.monotonic()))
+        if after is not sent:
+            while not after:
+                time.sleep(0.001)
+            time.sleep(max(0.0, after[0] + delay - time.monotonic()))
         sent.append(time.monotonic())
         sock.sendall(request)
         answer = b""
@@ -153,9 +159,8 @@ async def test_a_request_counts_from_when_it_reached_the_machine_not_when_a_busy
     sent: list[list[float]] = [[], [], []]
     statuses: list[int] = []
     try:
-        t0 = time.monotonic() + 0.2
-        threads = [
-            threading.Thread(target=_blocking_get, args=(fake.host, fake.port, request, t0 + dt, box, statuses))
+        threads = [  # B and C timed from A's sending: a late thread only moves them further from A
+            threading.Thread(target=_blocking_get, args=(fake.host, fake.port, request, sent[0], dt, box, statuses))
             for dt, box in zip((0.0, 1.05, 1.9), sent, strict=True)
         ]
         for thread in threads:
