@@ -35,6 +35,9 @@ STANDALONE_ARGS = [
 ]
 
 
+KERNEL_TICK = 0.01  # how early a kernel receive stamp may read: one tick (4 ms at HZ=250; 10 ms at HZ=100)
+
+
 def busiest_second(times: list[float]) -> int:
     """The most request times in any window (t - 1 s, t]: computed here from the records, independently."""
     return max((sum(1 for u in times if t - 1.0 < u <= t) for t in times), default=0)
@@ -63,7 +66,7 @@ async def test_the_global_meter_counts_every_sliding_second_and_leaves_interacti
 
 
 def test_the_meter_counts_times_that_come_out_of_order_in_every_window_holding_them() -> None:
-    # a request is stamped when its first bytes were read and counted when handled: stamps may come a little late
+    # a request is stamped when it reached the machine and counted when handled: stamps may come out of order
     rng = random.Random(7)
     times = sorted(rng.uniform(0, 5) for _ in range(300))
     shuffled = times[:]
@@ -116,9 +119,10 @@ async def test_a_request_counts_from_when_its_first_bytes_arrived_not_when_the_f
     finally:
         await fake.stop()
     first, second, third = [c for c in fake.calls if c.route == "GET /users/@me"]
-    assert sent[0] <= first.at < sent[0] + 0.2  # its first bytes, not its handling 0.3 s later
-    assert second.at >= sent[1]  # a fresh stamp for the connection's next request
-    assert third.at >= sent[2]  # and after an answer on another route
+    # the kernel's receive time is kept at its tick (4 ms here): a stamp may read up to one tick early
+    assert sent[0] - KERNEL_TICK <= first.at < sent[0] + 0.2  # its first bytes, not its handling 0.3 s later
+    assert second.at >= sent[1] - KERNEL_TICK  # a fresh stamp for the connection's next request (the old: 0.3 s early)
+    assert third.at >= sent[2] - KERNEL_TICK  # and after an answer on another route
     assert fake.status()["global"]["requests"] == 3
 
 
