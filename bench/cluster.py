@@ -48,7 +48,8 @@ a 429, and the bots take their tokens from the shared bucket in PostgreSQL (``--
 ``PAN_REST_GLOBAL_RATE``; 0 leaves it off, the default here, so that the scaling runs do the same work at any
 process count). The fake's busiest 1-second window and its 429s are printed in every run, counted when each request
 reached the machine (the kernel's receive time), with how late the fake, in this busy process, read them, and the
-busiest window as counting when read would have had (52-63 where the kernel's times give 44-45).
+busiest window as counting when read would have had (50-57 where the kernel's times give 44-45; a packet
+capture counted by ``bench/pcap_global.py`` gave 44).
 
 PostgreSQL: ``DATABASE_URL`` if set (a schema of its own is created and dropped), else a throw-away server from
 Debian's ``postgresql`` package (tests/support/pgserver.py, durable: ``fsync=on``). Results are one JSON line at the end

@@ -250,10 +250,11 @@ class _ArrivalStamps(web_protocol.RequestHandler):
     fake read them (``read_at``), so the fake counts a request when it reached it, as Discord does at its edge, and
     not when a busy fake got round to it. Counted when handled, or even when read, requests that reached it apart
     were counted together: the fake's event loop is also the load generator's in the bench and the test's in the
-    e2e tests, and one busy for a second (dealing 80 tables) read a second's requests at once (busiest window 52-63
-    against 44-45 counted at arrival, and 44 by a packet capture: docs/performance.md). ``FakeDiscord._rest`` takes
-    the stamps and `_clear_arrival` clears them when any answer is made; a client sends its next request on the
-    connection only after the answer."""
+    e2e tests, and one busy for up to a second in the bench's warm-up read that second's requests at once (busiest
+    window 50-57 counted when read, against 44-45 at arrival and 44 by a packet capture, `bench/pcap_global.py`:
+    docs/performance.md). ``FakeDiscord._rest`` takes the stamps and `_clear_arrival` clears ``arrived`` when any
+    answer is made (the next bytes stamp both anew); a client sends its next request on the connection only after
+    the answer."""
 
     arrived: float | None = None
     read_at: float | None = None
