@@ -79,6 +79,10 @@ def cpu_figures(total: float, main: float, actions: int, harness: float) -> dict
         "bot_render_cpu_ms_per_action": round(1000 * (total - main) / actions, 2),
         "actions_per_core_s": round(actions / total, 1) if total > 0 else None,
         "harness_cpu_ms_per_action": round(1000 * harness / actions, 2),
+        # the harness (players and fake Discord) does the same work per action in every run, so its CPU per action
+        # is a yardstick of the machine's speed at that moment: the ratio cancels the VM's phase, which moves both
+        # by up to a fifth between runs minutes apart (docs/performance.md, "The machine's speed cancels")
+        "bot_per_harness": round(total / harness, 2) if harness > 0 else None,
     }
 
 
@@ -88,7 +92,8 @@ def cpu_line(figures: dict[str, float | None]) -> str:
     return (
         f"bot CPU per action {figures['bot_cpu_ms_per_action']} ms (main {figures['bot_main_cpu_ms_per_action']}, "
         f"render workers {figures['bot_render_cpu_ms_per_action']}) = {figures['actions_per_core_s']} actions/s "
-        f"per core; harness {figures['harness_cpu_ms_per_action']} ms per action"
+        f"per core; harness {figures['harness_cpu_ms_per_action']} ms per action (bot / harness "
+        f"{figures.get('bot_per_harness')})"
     )
 
 
