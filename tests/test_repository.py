@@ -43,3 +43,27 @@ def test_nothing_local_is_tracked() -> None:
         if any(path == p or path.startswith(p + "/") or f"/{p}/" in path for p in LOCAL)
     ]
     assert found == [], f"machine-local files tracked: {found}"
+
+
+def _setup_which(env: dict[str, str]) -> str:
+    out = subprocess.run(
+        [str(ROOT / "scripts" / "setup"), "--which"], cwd=ROOT, env=env, check=True, capture_output=True, text=True
+    )
+    return out.stdout.strip()
+
+
+def test_setup_prefers_the_systems_optimised_python() -> None:
+    """``scripts/setup`` makes .venv with $PYTHON if set, else the system's /usr/bin/python3 when it is 3.11+ and can
+    make a venv (distributions build it with PGO and LTO: docs/performance.md), else ``python3`` on PATH."""
+    base = {"PATH": "/usr/bin:/bin"}
+    assert _setup_which({**base, "PYTHON": "/opt/elsewhere/python3.12"}) == "/opt/elsewhere/python3.12"
+    system = Path("/usr/bin/python3")
+    usable = (
+        system.exists()
+        and subprocess.run(
+            [str(system), "-c", "import sys, ensurepip, venv; sys.exit(sys.version_info < (3, 11))"],
+            capture_output=True,
+        ).returncode
+        == 0
+    )
+    assert _setup_which(base) == ("/usr/bin/python3" if usable else "python3")
