@@ -67,3 +67,17 @@ def test_setup_prefers_the_systems_optimised_python() -> None:
         == 0
     )
     assert _setup_which(base) == ("/usr/bin/python3" if usable else "python3")
+
+
+def test_setup_fails_cleanly_with_a_python_that_cannot_make_a_venv(tmp_path: Path) -> None:
+    """A $PYTHON that cannot make a venv stops setup (no fallback to another interpreter) and leaves no .venv."""
+    shutil.copytree(ROOT / "scripts", tmp_path / "scripts")
+    out = subprocess.run(
+        [str(tmp_path / "scripts" / "setup")],
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "PYTHON": str(tmp_path / "no-such-python")},
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode != 0
+    assert not (tmp_path / ".venv").exists()
