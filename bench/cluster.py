@@ -86,17 +86,9 @@ from pancog.services.ledger import ChipLedger
 from pancog.services.store import TableStore
 from tests.fakediscord.harness import Harness
 from tests.fakediscord.models import FakeChannel, FakeUser
-from tests.fakediscord.server import FakeDiscord, GlobalMeter, shard_of
+from tests.fakediscord.server import FakeDiscord, busiest_window, shard_of
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def busiest_window(times: list[float]) -> int:
-    """The most of ``times`` in any 1 s window, counted by the fake's own meter."""
-    meter = GlobalMeter()
-    for t in sorted(times):
-        meter.arrive(t)
-    return meter.max_per_window
 
 
 def p99(values: list[float]) -> float:

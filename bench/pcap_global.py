@@ -6,7 +6,7 @@
 Every HTTP request to the Discord API in the capture (a TCP segment whose payload starts ``GET /api/``,
 ``POST /api/`` …) is stamped with its capture time, the kernel's; those bound to the global limit (every route but the
 interaction endpoints: ``pancog.infra.rest.exempt``) are counted over every sliding second with the fake's own meter
-(``tests.fakediscord.server.GlobalMeter``). Used on 5 December to settle whether the bench's 52-63 in one second were
+(``tests.fakediscord.server.busiest_window``). Used on 5 December to settle whether the bench's 52-63 in one second were
 the bot's sending or the fake's reading (docs/performance.md, "The global limit counted at arrival"). Reads classic
 pcap files (microsecond or nanosecond) of Ethernet, Linux cooked (v1, v2) or raw IPv4 frames.
 """
@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pancog.infra.rest import exempt, route_of
-from tests.fakediscord.server import GlobalMeter
+from tests.fakediscord.server import busiest_window
 
 _METHODS = tuple(f"{m} /api/".encode() for m in ("GET", "POST", "PATCH", "PUT", "DELETE"))
 _LINK_HEADER = {1: 14, 113: 16, 276: 20, 101: 0}  # Ethernet, Linux cooked v1, v2, raw IP
@@ -55,7 +55,6 @@ def requests(data: bytes) -> Iterator[tuple[float, str, str]]:
 def count(data: bytes) -> tuple[int, int, int, dict[int, int]]:
     """(API requests, those bound to the global limit, the most of those in any one second, counted ones per whole
     second from the first)."""
-    meter = GlobalMeter()
     counted: list[float] = []
     total = 0
     for at, _method, path in requests(data):
@@ -63,10 +62,8 @@ def count(data: bytes) -> tuple[int, int, int, dict[int, int]]:
         if not exempt(route_of(path.split("?", 1)[0])):
             counted.append(at)
     counted.sort()
-    for at in counted:
-        meter.arrive(at)
     per_second = collections.Counter(int(at - counted[0]) for at in counted) if counted else collections.Counter()
-    return total, len(counted), meter.max_per_window, dict(sorted(per_second.items()))
+    return total, len(counted), busiest_window(counted), dict(sorted(per_second.items()))
 
 
 def main() -> None:
