@@ -33,8 +33,9 @@ import discord
 import yarl
 from discord.ext import commands
 
+from pancog.adapter.gateway_events import lean_message_updates
 from pancog.adapter.invite import invite_url
-from pancog.infra import collector, memory
+from pancog.infra import collector, memory, multipart
 from pancog.infra.cluster import parse_cluster, shard_range
 from pancog.infra.config import Config, ConfigError
 from pancog.infra.coord import UNREACHABLE, ClusterMember, MemberTiming, holder_for
@@ -87,6 +88,7 @@ class PanBot(commands.Bot):
         if shared_budget or config.metrics_port is not None:
             options.setdefault("http_trace", self.rest.config)
         super().__init__(command_prefix=commands.when_mentioned, intents=intents, **options)  # type: ignore[arg-type]
+        lean_message_updates(self)  # board edits echoed by the gateway: not parsed while nothing listens for them
         self.config = config
         self.db_path = config.database  # a SQLite file or a DATABASE_URL
         self.test_guild_id = config.test_guild_id
@@ -111,6 +113,8 @@ class PanBot(commands.Bot):
         while True:
             try:
                 await super().login(token)
+                # discord.py's session, made by that login: its multipart requests (every image) built in one piece
+                multipart.install(getattr(self.http, "_HTTPClient__session", None))
                 return
             except (aiohttp.ClientConnectionError, TimeoutError) as exc:
                 log.warning(
