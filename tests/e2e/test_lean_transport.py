@@ -60,3 +60,21 @@ async def test_images_go_out_in_one_piece_and_edits_are_parsed_only_when_heard(
         assert board.id in heard and board.id in parsed  # a listener: discord.py's parser, as before
     finally:
         bot.remove_listener(on_edit, "on_raw_message_edit")
+
+
+async def test_an_image_sent_again_after_a_502_arrives_whole(pan: Pan) -> None:
+    """discord.py sends a request again after a 502, a new form over the same file: the second one-piece body
+    carries the whole image again, and it is what the board shows."""
+    a, _b = await pan.seat(2)
+    pan.stack(TWO_SHOE, first_seat=0)
+    await pan.slash(a, "pan start")
+    first = len(pan.h.fake.calls)
+    pan.h.fake.fail_next("PATCH /webhooks/*/*/messages/*", status=502)
+    await pan.slash(a, "knock")
+    edits = [c for c in pan.h.fake.calls[first:] if c.route == "PATCH /webhooks/{app_id}/{token}/messages/{message_id}"]
+    assert [c.status for c in edits][:2] == [502, 200]
+    (image,) = pan.board().attachments
+    assert [f.data for f in edits[1].files] == [image.data]
+    with Image.open(io.BytesIO(image.data)) as png:
+        png.load()
+        assert png.format == "PNG" and png.width > 100
