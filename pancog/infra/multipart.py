@@ -89,7 +89,11 @@ class LeanRequest(aiohttp.ClientRequest):
 
     def update_body_from_data(self, body: Any, _stacklevel: int = 3) -> None:
         if isinstance(body, aiohttp.FormData):
-            lean = lean_body(body)
+            try:
+                lean = lean_body(body)
+            except Exception:  # a form of a shape this aiohttp's FormData did not have before: aiohttp builds it
+                log.debug("multipart form left to aiohttp", exc_info=True)
+                lean = None
             if lean is not None:
                 body = lean
         super().update_body_from_data(body, _stacklevel=_stacklevel + 1)

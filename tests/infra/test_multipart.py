@@ -138,3 +138,14 @@ async def test_install_sets_the_sessions_request_class_and_keeps_anyone_elses() 
         assert install(other) is False
         assert other._request_class is Theirs
     assert install(None) is False
+
+
+async def test_a_form_it_cannot_read_is_left_to_aiohttp(server: tuple[str, Received]) -> None:
+    url, received = server
+    form = discord_form({"content": "x"}, [("hand.png", io.BytesIO(PNG))])
+    form._fields[1][0].popall("name")  # a field without a name: not a shape discord.py sends
+    with pytest.raises(KeyError):
+        lean_body(form)
+    await send(url, form, LeanRequest)  # still sent, by aiohttp's own writer
+    content_type, body = received[0]
+    assert parts(content_type, body)[1][1] == {"filename": "hand.png"} and parts(content_type, body)[1][3] == PNG
