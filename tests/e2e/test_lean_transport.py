@@ -5,6 +5,7 @@ echo (MESSAGE_UPDATE) is not parsed while nothing listens for it, and reaches a 
 
 from __future__ import annotations
 
+import asyncio
 import io
 from typing import Any
 
@@ -78,3 +79,17 @@ async def test_an_image_sent_again_after_a_502_arrives_whole(pan: Pan) -> None:
     with Image.open(io.BytesIO(image.data)) as png:
         png.load()
         assert png.format == "PNG" and png.width > 100
+
+
+async def test_a_wait_for_an_edit_gets_it(pan: Pan) -> None:
+    """``wait_for("raw_message_edit")`` is a listener too: while one waits, edits are parsed and reach it."""
+    a, b = await pan.seat(2)
+    pan.stack(TWO_SHOE, first_seat=0)
+    await pan.slash(a, "pan start")
+    await pan.slash(a, "knock")
+    board = pan.board()
+    waiter = asyncio.ensure_future(pan.h.bot.wait_for("raw_message_edit", timeout=10))
+    await asyncio.sleep(0)  # the wait is registered
+    await pan.slash(b, "knock")
+    event = await waiter
+    assert event.message_id == pan.board().id == board.id
