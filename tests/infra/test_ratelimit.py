@@ -17,16 +17,7 @@ from aiohttp import web
 from pancog.infra.ratelimit import GlobalBucket, PostgresSlots, SlotGrant, window_bound
 from pancog.infra.rest import RestTrace, exempt, route_of
 from pancog.infra.storage import PostgresStorage
-
-
-def busiest_window(times: list[float], window: float = 1.0) -> int:
-    ordered = sorted(times)
-    best, start = 0, 0
-    for end, at in enumerate(ordered):
-        while ordered[start] <= at - window:
-            start += 1
-        best = max(best, end - start + 1)
-    return best
+from tests.fakediscord.server import busiest_window
 
 
 @pytest.fixture
