@@ -37,6 +37,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
+from pancog.adapter.dm_channels import dm_channels
 from pancog.adapter.limits import fit_choices, fitted
 from pancog.adapter.presenters.common import WITHHELD
 from pancog.adapter.safety import plain, shown
@@ -765,8 +766,21 @@ async def dm(
     _dispose(kwargs)
     if _withheld(client, about, Audience.person(user_id), payload_of(content, **kwargs), what="DM"):
         return None
-    channel = await client.create_dm(discord.Object(id=user_id))
-    return await channel.send(content, **kwargs)
+    channels = dm_channels(client)  # opened once per person, not once per DM (pancog/adapter/dm_channels.py)
+    channel_id = channels.get(user_id)
+    if channel_id is not None:
+        try:
+            return await client.get_partial_messageable(channel_id, type=discord.ChannelType.private).send(
+                content, **kwargs
+            )
+        except discord.NotFound:  # a remembered channel Discord no longer knows: open it again, once
+            channels.forget(client, user_id)
+            for file in [kwargs.get("file"), *(kwargs.get("files") or ())]:
+                if isinstance(file, discord.File):
+                    file.reset()
+    opened = await client.create_dm(discord.Object(id=user_id))
+    channels.remember(user_id, opened.id)
+    return await opened.send(content, **kwargs)
 
 
 async def start_thread(client: discord.Client, channel_id: int, *, name: str, reason: str) -> int:
