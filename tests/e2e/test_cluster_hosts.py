@@ -163,10 +163,15 @@ async def members(storage: PostgresStorage) -> dict[str, tuple[str, str]]:
     return {str(h): (str(c), str(s)) for h, c, s in rows}
 
 
+async def holders(storage: PostgresStorage) -> dict[int, str]:
+    """shard -> the process (``host:pid``) that holds its lease."""
+    rows = await storage.fetch("SELECT shard_id, holder FROM shard_leases WHERE shard_count = $1", SHARDS)
+    return {int(s): str(h) for s, h in rows}
+
+
 async def serving_hosts(storage: PostgresStorage) -> dict[int, str]:
     """shard -> the host whose process holds its lease."""
-    rows = await storage.fetch("SELECT shard_id, holder FROM shard_leases WHERE shard_count = $1", SHARDS)
-    return {int(s): str(h).rpartition(":")[0] for s, h in rows}
+    return {s: h.rpartition(":")[0] for s, h in (await holders(storage)).items()}
 
 
 async def wait_for(what: str, check: Callable[[], Any], hosts: list[Host], timeout: float = 60) -> None:
@@ -352,8 +357,10 @@ async def test_two_hosts_survive_a_kill_a_hang_and_a_rolling_restart(tmp_path: P
                     serving = await serving_hosts(storage)
                     return all(serving.get(s) == other.name for s in shards)
 
-                async def moved(other: Host = other, shards: set[int] = shards) -> bool:
-                    return await handed(other, shards) and await connected()()
+                async def moved(shards: set[int] = shards) -> bool:
+                    """The shards served again: by the successor or, if it stood down since, whoever took them."""
+                    serving = await serving_hosts(storage)
+                    return all(s in serving for s in shards) and await connected()()
 
                 play.mark()
                 in_flight = asyncio.ensure_future(play.rounds(1))  # a move on every table, SIGTERM under them
@@ -370,16 +377,26 @@ async def test_two_hosts_survive_a_kill_a_hang_and_a_rolling_restart(tmp_path: P
                     f"leases of shards {sorted(shards)} not with {other.name} {handover:.2f}s after SIGTERM; "
                     f"serving now: {await serving_hosts(storage)}; members: {await members(storage)}"
                 )
+                successor = {s: h for s, h in (await holders(storage)).items() if s in shards}
                 await in_flight
                 await play.rounds(2, until=moved)
-                assert max(play.pauses.values()) <= ROLL_PAUSE, play.pauses
+                now = {s: h for s, h in (await holders(storage)).items() if s in shards}
+                if now == successor:
+                    assert max(play.pauses.values()) <= ROLL_PAUSE, play.pauses
+                else:
+                    # a second fault on top of the roll: the successor found the database silent for the heartbeat
+                    # timeout (a starved machine, with the test's 3 s) and stood down, and another process took the
+                    # shards as after a hang; the roll's own bound was met by the handover above
+                    assert max(play.pauses.values()) <= TAKEOVER_PAUSE, play.pauses
+                    print(f"roll: the successor {successor} stood down since; now {now}")
                 print(
                     f"roll {host.name} {spec.index}/2: leases handed over in {handover:.2f}s, "
                     f"longest pause {max(play.pauses.values()):.1f}s"
                 )
+                waiting = host if now == successor else other  # the stopped process, or the one that stood down
                 await wait_for(
-                    "the stopped process back as a standby",
-                    lambda h=host, k=spec.index: standbys(h.name, (f"{k}/2",)),
+                    f"the process {spec.index}/2 of {waiting.name} back as a standby",
+                    lambda h=waiting, k=spec.index: standbys(h.name, (f"{k}/2",)),
                     hosts,
                 )
 
@@ -389,6 +406,15 @@ async def test_two_hosts_survive_a_kill_a_hang_and_a_rolling_restart(tmp_path: P
         #    to write a heartbeat for PAN_HEARTBEAT_TIMEOUT, stop serving by themselves (exit 75) while still cut off.
         #    Mended, A's processes come back as standbys, and nothing A had in flight is applied twice.
         if site.network is not None:
+            # a successor that stood down in the roll may have left a process's shards on B: roll them over to A
+            serving = await serving_hosts(storage)
+            on_b = [u for u in b.launcher.specs if u.process is not None and serving.get(u.index) == "host-b"]
+            for unit in on_b:
+                assert unit.process is not None
+                unit.process.send_signal(signal.SIGTERM)
+            if on_b:
+                await wait_for("every shard back on host A", lambda: served_by("host-a"), hosts)
+                await wait_for("host B's processes wait as standbys", lambda: standbys("host-b"), hosts)
             assert await served_by("host-a")
             cut_off = [spec.process for spec in a.launcher.specs if spec.process is not None]
             site.network.cut("host-a")
