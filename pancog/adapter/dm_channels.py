@@ -9,9 +9,9 @@ board edit through its token do not). At 150 actions a second over 90 tables (36
 were ~6 of the ~11 counted requests a second (docs/performance.md, "Each player's DM channel opened once").
 
 A user's DM channel with the bot never changes, so :class:`DmChannels` remembers its id (user id -> channel id,
-least recently used first out, ``DM_CHANNELS_MAX`` of them: ~16 bytes of ints and a dict slot each, ~2 MB full)
-and :func:`pancog.adapter.edge.dm` sends through a partial channel of that id (opening a channel stays in the edge,
-with every other call to Discord). A channel Discord no longer knows (404) is forgotten and opened
+least recently used first out, ``DM_CHANNELS_MAX`` of them: two ints and an ordered-dict entry each, 2.7 MB full by
+tracemalloc) and :func:`pancog.adapter.edge.dm` sends through a partial channel of that id (opening a channel stays
+in the edge, with every other call to Discord). A channel Discord no longer knows (404) is forgotten and opened
 again once. The cache is per process: another process of a cluster, or this one after a restart, opens a
 channel once for itself.
 """
