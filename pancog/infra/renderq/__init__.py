@@ -15,7 +15,10 @@ first:
 ``BACKGROUND``  re-rendering every board after a restart
 
 A job is handed to a worker only when one is free, so an urgent render never has more than ``workers``
-renders ahead of it, however deep the board backlog is. A job's input is built by ``make_input`` on the
+renders ahead of it, however deep the board backlog is. In process mode the first worker is preferred: while it is
+busy, another worker takes an urgent render (or a retry) at once, but any other job only once it has waited
+``SPILL_AFTER`` (25 ms) — at a steady pace nearly every image is drawn by one worker whose caches are warm, and a
+backlog or a long render still brings every worker in. A job's input is built by ``make_input`` on the
 event loop at the moment a worker takes it (not when it was queued): a board that waited in the queue renders
 the table as it is *then*, which is what lets boards coalesce under load.
 
@@ -184,6 +187,13 @@ class RenderFigures:
         )
 
 
+# Process mode: how long a job that nobody is waiting on (a board, a DM's hand, a background board) waits for the
+# first worker while it is busy before another takes it. Drawing in the worker that drew the last image costs less
+# (its caches are warm: ~10 % less of the workers' CPU per action at a paced 150 a second, docs/performance.md
+# "Boards drawn by the warm worker"); 25 ms is ten boards' drawing, a delay no board watcher sees, and a backlog or a
+# long render (a replay's animation) still brings every worker in after it.
+SPILL_AFTER = 0.025
+
 BACKLOG_CALM = 2.0  # queued renders per worker at or below which boards keep their base edit interval
 BACKLOG_FULL = 10.0  # queued renders per worker at or above which the interval is widest
 BACKLOG_WIDEN = 3.0  # the widest interval, as a multiple of the base (1 s -> 3 s)
@@ -256,6 +266,7 @@ class RenderQueue:
         self._wait_total = dict.fromkeys(Priority, 0.0)
         self._wait_max = dict.fromkeys(Priority, 0.0)
         self.memo = ImageMemo(memo_bytes)  # images by what they show (render_once)
+        self._spill_timer: asyncio.TimerHandle | None = None  # process mode: see _may_spill
 
     def _context(self) -> Any:
         context = multiprocessing.get_context("forkserver")
@@ -418,6 +429,9 @@ class RenderQueue:
         for worker in list(self._procs):
             if worker.job is None:
                 self._drop(worker)
+        if self._spill_timer is not None:
+            self._spill_timer.cancel()
+            self._spill_timer = None
         for pool in (self._threads, self._fallback):
             if pool is not None:
                 pool.shutdown(wait=False, cancel_futures=True)
@@ -443,6 +457,34 @@ class RenderQueue:
     def _idle_process(self) -> _Worker | None:
         return next((w for w in self._procs if w.job is None), None)
 
+    def _may_spill(self) -> bool:
+        """May the next job go to a worker other than the first (busy) one? Yes for a retry and an urgent render
+        (someone is waiting), and for any job that has waited :data:`SPILL_AFTER` for the first worker; else a
+        timer looks again when the oldest would have waited that long."""
+        if self._retry:
+            return True
+        for priority in Priority:
+            for job in self._queues[priority]:
+                if job.future.done():
+                    continue
+                if priority is Priority.URGENT:
+                    return True
+                waited = time.monotonic() - job.enqueued_at
+                if waited >= SPILL_AFTER:
+                    return True
+                self._spill_later(SPILL_AFTER - waited)
+                return False
+        return True  # nothing queued: _next says so
+
+    def _spill_later(self, delay: float) -> None:
+        if self._spill_timer is None:
+            self._spill_timer = asyncio.get_running_loop().call_later(delay, self._spill_due)
+
+    def _spill_due(self) -> None:
+        self._spill_timer = None
+        if not self._closed:
+            self._pump()
+
     def _next(self, process_free: bool) -> RenderJob[Any] | None:
         while process_free and self._retry:
             job = self._retry.popleft()
@@ -464,6 +506,8 @@ class RenderQueue:
             self._ensure_spawning()
         while not self._closed and self._running < self.workers:
             worker = self._idle_process() if self.mode == "process" else None
+            if worker is not None and worker is not self._procs[0] and not self._may_spill():
+                return  # the first worker is busy and the next job can wait for it a little
             job = self._next(worker is not None)
             if job is None:
                 return

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pancog.infra.renderq import Priority, RenderQueue, resolve_mode
+from pancog.infra.renderq import SPILL_AFTER, Priority, RenderQueue, resolve_mode
 from pancog.infra.renderq.workers import processes_available
 from renderer.samples import sample_hand, sample_table
 from renderer.table import render_table_png
@@ -247,3 +247,25 @@ async def test_workers_run_at_a_lower_cpu_priority_than_the_bot() -> None:
         queue.shutdown()
     assert worker == min(19, os.nice(0) + 3), "busy cores go to the event loop first"
     assert "(processes, nice +3)" in queue.figures().line(), "/pan status says so"
+
+
+async def test_the_first_worker_draws_what_nobody_waits_on_and_urgent_renders_take_another() -> None:
+    """Process mode prefers the first worker (its caches are warm): while it is busy, a board waits for it up to
+    SPILL_AFTER before another worker takes it, and an urgent render goes to another worker at once."""
+    queue = RenderQueue(2, mode="process")
+    try:
+        await queue.start_workers()
+        one_at_a_time = {await queue.render(pid_after, 0.0, priority=Priority.BOARD) for _ in range(6)}
+        assert len(one_at_a_time) == 1, "at a steady pace one worker draws everything"
+        busy = queue.submit(pid_after, lambda: 2.0, priority=Priority.BOARD)
+        board = queue.submit(pid_after, lambda: 0.0, priority=Priority.BOARD)
+        assert not busy.queued and board.queued, "the board waits for the first worker, the second stays idle"
+        urgent = queue.submit(pid_after, lambda: 0.0, priority=Priority.URGENT)
+        assert not urgent.queued, "someone is waiting on it: the second worker takes it at once"
+        urgent_pid, board_pid = await urgent, await board
+        assert not busy.future.done(), "the board did not wait for the busy worker to finish"
+        assert board.started_at is not None
+        assert board.started_at - board.enqueued_at >= SPILL_AFTER, "it waited SPILL_AFTER first"
+        assert urgent_pid == board_pid != await busy
+    finally:
+        queue.shutdown()
