@@ -79,14 +79,14 @@ class PanCog(commands.Cog):
         ephemeral: bool = True,
         about: edge.About | None = None,
         **kwargs: Any,
-    ) -> discord.Message | None:
+    ) -> discord.abc.Snowflake | None:
         """Answer once, through the edge: the initial response when not yet acknowledged, else the followup
-        (retried; a ``file`` is resent fresh). Returns the message (None if Discord did not return it).
+        (retried; a ``file`` is resent fresh). Returns the message, or its id (None if Discord did not say).
         ``about``: what it shows (default: the table of the interaction's channel)."""
         file = kwargs.pop("file", None)
         fresh = reusable_file(file) if file is not None else None
 
-        async def send() -> discord.Message | None:
+        async def send() -> discord.abc.Snowflake | None:
             extra = dict(kwargs, file=fresh()) if fresh is not None else kwargs
             await ack.settle(interaction)
             return await edge.respond(interaction, content, ephemeral=ephemeral, about=about, **extra)

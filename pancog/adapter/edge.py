@@ -36,6 +36,10 @@ from typing import Any
 
 import discord
 from discord import app_commands
+from discord.enums import InteractionResponseType
+from discord.http import handle_message_parameters
+from discord.utils import MISSING
+from discord.webhook.async_ import async_context, interaction_message_response_params
 
 from pancog.adapter.dm_channels import dm_channels
 from pancog.adapter.limits import fit_choices, fitted
@@ -577,10 +581,10 @@ async def respond(
     about: About | None = None,
     audience: Audience | None = None,
     **kwargs: Any,
-) -> discord.Message | None:
-    """Answer ``interaction``: its initial response if not given yet, else a followup. Returns the message sent
-    (None when Discord did not return it). Withheld: the safe sentence, privately, instead (and None: what the
-    caller meant to post was not posted)."""
+) -> discord.abc.Snowflake | None:
+    """Answer ``interaction``: its initial response if not given yet, else a followup. Returns the message sent, or
+    for an initial response just its id (:func:`_send_answer`; None when Discord did not say).
+    Withheld: the safe sentence, privately, instead (and None: what the caller meant to post was not posted)."""
     content, kwargs = fitted(content, **kwargs)
     _dispose(kwargs)
     who = _answer_audience(interaction, ephemeral, audience, consume=False)
@@ -594,9 +598,8 @@ async def respond(
         sent = await interaction.followup.send(text, ephemeral=ephemeral, wait=True, **kwargs)
         return None if withheld else sent
     _remember(_ANSWERS, interaction.id, (who, time.monotonic()))
-    callback = await interaction.response.send_message(content, ephemeral=ephemeral, **kwargs)
-    resource = callback.resource
-    return resource if isinstance(resource, discord.Message) and not withheld else None
+    message_id = await _send_answer(interaction, content, ephemeral=ephemeral, **kwargs)
+    return discord.Object(message_id) if message_id is not None and not withheld else None
 
 
 async def followup(
@@ -635,7 +638,7 @@ async def edit_followup(
     if _withheld(interaction.client, about, audience, payload_of(content, **kwargs), what="followup edit"):
         return False
     _set_content(kwargs, content)
-    await interaction.followup.edit_message(message_id, **kwargs)
+    await _edit_by_token(interaction, message_id, **kwargs)
     return True
 
 
@@ -718,6 +721,89 @@ def choices(
     if _withheld(interaction.client, about, who, payload, interaction=interaction, what="autocomplete"):
         return []
     return fitted_choices
+
+
+# --------------------------------------------------------------------------------------------- sent lean
+#
+# An interaction's answer and a token's message edit, sent as discord.py sends them, without building the message
+# objects nobody reads. discord.py 2.7 turns the body Discord returns for each into a whole message:
+# ``InteractionResponse.send_message`` builds an ``InteractionCallbackResponse`` whose ``resource`` is an
+# ``InteractionMessage`` (components, embeds, attachments, author, flags), and ``Webhook.edit_message`` a
+# ``WebhookMessage``. The bot reads the id of an answer (a turn ping's, a new board's) and nothing of an edit, and
+# sends one of each for nearly every action: building them was ~3.5 % of the main process's CPU (docs/performance.md,
+# "Answers and board edits without the message objects"). These do what discord.py's do — the same parameter
+# builders, the same request through discord.py's webhook adapter (its rate limits, retries and file rewinds), the
+# same view registration — and return the message's id instead; anything else asked for (``tts``, ``delete_after``,
+# a poll, a thread…) goes through discord.py itself. They read private attributes of discord.py 2.7.1, which
+# requirements.txt pins; tests/e2e/test_lean_transport.py checks what arrives, what is built and what is registered.
+
+_LEAN_ANSWER_KEYS = frozenset({"embed", "embeds", "file", "files", "view", "allowed_mentions"})
+_LEAN_EDIT_KEYS = frozenset({"content", "attachments", "embed", "embeds", "view", "allowed_mentions"})
+EPHEMERAL_VIEW_TIMEOUT = 15 * 60.0  # what discord.py gives a view on an ephemeral answer that has none
+
+
+async def _send_answer(
+    interaction: discord.Interaction[Any], content: str | None, *, ephemeral: bool, **kwargs: Any
+) -> int | None:
+    """``interaction.response.send_message(content, ephemeral=ephemeral, **kwargs)``; the id of the message sent
+    (None if Discord did not say)."""
+    if not _LEAN_ANSWER_KEYS.issuperset(kwargs):
+        callback = await interaction.response.send_message(content, ephemeral=ephemeral, **kwargs)
+        return callback.message_id
+    response = interaction.response
+    if response._response_type:
+        raise discord.InteractionResponded(interaction)
+    parent = response._parent
+    flags: discord.MessageFlags = MISSING
+    if ephemeral:
+        flags = discord.MessageFlags._from_value(0)
+        flags.ephemeral = True
+    view = kwargs.get("view", MISSING)
+    params = interaction_message_response_params(
+        type=InteractionResponseType.channel_message.value,
+        content=content,
+        previous_allowed_mentions=parent._state.allowed_mentions,
+        flags=flags,
+        **kwargs,
+    )
+    http = parent._state.http
+    data = await async_context.get().create_interaction_response(
+        parent.id, parent.token, session=parent._session, proxy=http.proxy, proxy_auth=http.proxy_auth, params=params
+    )
+    response._response_type = InteractionResponseType.channel_message
+    answered = data.get("interaction") if isinstance(data, dict) else None
+    message_id = discord.utils._get_as_snowflake(answered, "response_message_id") if answered else None
+    if view is not MISSING and view is not None and not view.is_finished():
+        if ephemeral and view.timeout is None:
+            view.timeout = EPHEMERAL_VIEW_TIMEOUT
+        parent._state.store_view(view, message_id)
+    return message_id
+
+
+async def _edit_by_token(interaction: discord.Interaction[Any], message_id: int, **kwargs: Any) -> None:
+    """``interaction.followup.edit_message(message_id, **kwargs)``, the edited message not built."""
+    webhook = interaction.followup
+    if webhook.token is None or not _LEAN_EDIT_KEYS.issuperset(kwargs):
+        await webhook.edit_message(message_id, **kwargs)
+        return
+    view = kwargs.get("view", MISSING)
+    state = webhook._state
+    with handle_message_parameters(previous_allowed_mentions=getattr(state, "allowed_mentions", None), **kwargs) as p:
+        await async_context.get().edit_webhook_message(
+            webhook.id,
+            webhook.token,
+            message_id,
+            session=webhook.session,
+            proxy=webhook.proxy,
+            proxy_auth=webhook.proxy_auth,
+            payload=p.payload,
+            multipart=p.multipart,
+            files=p.files,
+            thread_id=None,
+            with_components=bool(view),
+        )
+    if view and not view.is_finished() and view.is_dispatchable():
+        state.store_view(view, message_id)
 
 
 # --------------------------------------------------------------------------------------------- channels and DMs
