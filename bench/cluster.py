@@ -78,7 +78,7 @@ from typing import Any
 
 from bench import cgroup
 from bench.postgres import postgres_url
-from bench.proc_cpu import TreeCpu, cpu_figures, cpu_line, machine_busy
+from bench.proc_cpu import TreeCpu, cpu_figures, cpu_line, machine_busy, shares
 from bench.soak import Pacer, Soak, check_books
 from pancog.infra.cluster import Launcher, shard_range
 from pancog.infra.storage import storage_for
@@ -305,6 +305,9 @@ async def _run(args: argparse.Namespace, quotas: list[cgroup.CpuQuota]) -> dict[
     for c in calls:
         if c.files:
             image_routes[c.route] = image_routes.get(c.route, 0) + len(c.files)
+    # how the render processes (each bot's forkserver and workers) shared their CPU: with the first worker preferred
+    # one does nearly all of it at a steady pace (docs/performance.md, "Boards drawn by the warm worker")
+    render_split = [t for pid, t in cpu.by_process().items() if pid not in bot_pids]
     bot_cpu, main_cpu = cpu.stop()
     # each process's own figures: the actions of the tables on its shards, its tree's CPU, its quota's throttling
     process_of_channel = {
@@ -413,6 +416,7 @@ async def _run(args: argparse.Namespace, quotas: list[cgroup.CpuQuota]) -> dict[
             [c.at + c.read_lag for c in fake.calls if c.global_limit and c.status != 429]
         ),
         **cpu_figures(bot_cpu, main_cpu, actions1 - actions0, harness_cpu),
+        "render_process_shares_pct": shares(render_split),
         # the load generator's own event-loop delays in the window: an ack is stamped by this process's fake
         # Discord, so a late stamp here is a slower ack in the figures without the bot being slower
         "harness_loop_lag_p99_ms": harness_lag[0],
@@ -434,6 +438,7 @@ async def _run(args: argparse.Namespace, quotas: list[cgroup.CpuQuota]) -> dict[
         flush=True,
     )
     print(cpu_line(result), flush=True)
+    print(f"render processes' shares of their CPU, largest first: {result['render_process_shares_pct']} %", flush=True)
     print(
         f"the load generator's event loop was late by p99 {result['harness_loop_lag_p99_ms']} ms, at most "
         f"{result['harness_loop_lag_max_ms']} ms (a 5 ms timer, the window); its garbage collector "

@@ -61,6 +61,10 @@ class TreeCpu:
         before = tree_times(roots)
         return cls(before, roots, sum(before.get(r, 0.0) for r in roots))
 
+    def by_process(self) -> dict[int, float]:
+        """CPU seconds of each process alive in the trees now, since `start` (one born since: all of its own)."""
+        return {pid: t - self.before.get(pid, 0.0) for pid, t in tree_times(self.roots).items()}
+
     def stop(self) -> tuple[float, float]:
         """(CPU seconds of the whole trees, of the root processes alone) since `start`."""
         after = tree_times(self.roots)
@@ -95,6 +99,13 @@ def cpu_line(figures: dict[str, float | None]) -> str:
         f"per core; harness {figures['harness_cpu_ms_per_action']} ms per action (bot / harness "
         f"{figures.get('bot_per_harness')})"
     )
+
+
+def shares(seconds: Iterable[float]) -> list[int]:
+    """Each part's share of the whole, in per cent, largest first (how the render processes split their work)."""
+    parts = sorted(seconds, reverse=True)
+    whole = sum(parts)
+    return [round(100 * p / whole) for p in parts] if whole > 0 else []
 
 
 def machine_busy() -> tuple[float, float]:

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from bench.proc_cpu import TreeCpu, cpu_figures, cpu_line
+from bench.proc_cpu import TreeCpu, cpu_figures, cpu_line, shares
 
 
 def test_figures_per_action_and_the_ratio_to_the_harness() -> None:
@@ -40,3 +40,14 @@ def test_tree_cpu_counts_this_process() -> None:
     # /proc counts in clock ticks (10 ms) and splits user from system time by sampling: within a few ticks
     assert spent - 0.05 <= main <= total
     assert main <= spent + 0.1
+
+
+def test_each_process_s_cpu_and_the_shares() -> None:
+    meter = TreeCpu.start([os.getpid()])
+    spent = time.process_time()
+    while time.process_time() < spent + 0.2:
+        pass
+    by_process = meter.by_process()
+    assert set(by_process) >= {os.getpid()} and by_process[os.getpid()] >= 0.15
+    assert shares([0.1, 0.9, 0.0]) == [90, 10, 0]
+    assert shares([]) == [] and shares([0.0, 0.0]) == []
