@@ -327,10 +327,20 @@ def _ink_table(fill: assets.RGB, ground: assets.RGB) -> list[int]:
 
 
 def _ink_piece(sprite: assets.TextSprite, fill: assets.RGB, ground: assets.RGB) -> Piece:
-    return _piece(sprite.mask.point(_ink_table(fill, ground)), sprite.mask.point(_COVERED))
+    mask = sprite.mask
+    mask.load()
+    core = mask.im
+    return _looked_up(core, _ink_table(fill, ground)), _looked_up(core, _COVERED), mask.width, mask.height, False
 
 
-@lru_cache(maxsize=1024)  # ~5 KB each (indexes and mask): ~5 MB; a miss is two `point` calls (~5 µs)
+def _looked_up(core: Any, table: list[int]) -> Any:
+    """``Image.point(table)`` on a core image of mode L, without the wrapper: Pillow's ``point`` rounds each of a
+    list's 256 entries in Python on every call (~14 µs a call against ~1.6 here), and these tables are integers
+    already. A text piece missed in its cache costs two calls, ~5 a board: ~5 % of a board (docs/perf/render.md)."""
+    return core.point(table, None)
+
+
+@lru_cache(maxsize=1024)  # ~5 KB each (indexes and mask): ~5 MB; a miss is two lookups (~2 µs)
 def _text_piece(text: str, kind: assets.FontKind, size: int, fill: assets.RGB, ground: assets.RGB) -> Piece:
     return _ink_piece(assets.text_sprite(text, kind, size), fill, ground)
 

@@ -271,8 +271,14 @@ def _composed(snapshot: HandSnapshot, lay: HandLayout) -> tuple[Image.Image, lis
     if not _tiles(pieces, lay.width, lay.height):
         return None
     canvas = Image.new("P", (lay.width, lay.height), _felt_index())
-    for (x, y, _, _), piece in pieces:
-        canvas.paste(piece, (x, y))
+    canvas.load()
+    core = canvas.im
+    for box, piece in pieces:  # the core's paste: `Image.paste`'s checks cost more than its copy of a strip
+        piece.load()
+        if piece.mode == "P":
+            core.paste(piece.im, box)
+        else:
+            canvas.paste(piece, box[:2])
     return canvas, faces
 
 
