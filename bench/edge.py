@@ -9,6 +9,9 @@ the payload read: ``payload_of``; the check: ``breach``), the payloads the bot s
 - a player's My hand panel: the text twin, the hand image and the selects of every legal play (best first);
 - the hand's readable transcript for one player (the document /pan history attaches), once per run.
 
+Also printed: ordering a panel's legal plays best first (``ordered_legal``, the normal level's evaluation of every
+play), the main process's share of a panel that is not the check.
+
 Printed beside the cost of drawing the board the check guards (table_snapshot + render + PNG), so the figure can
 be read as a share of the work a payload costs anyway.
 """
@@ -96,7 +99,8 @@ def main() -> None:
         found = edge.breach(payload, known)
         assert found is None, found  # the bot's own payloads are within what their audience may know
 
-    results: dict[str, list[float]] = {"board": [], "panel": [], "transcript": [], "render": []}
+    results: dict[str, list[float]] = {"board": [], "panel": [], "transcript": [], "render": [], "rank": []}
+    ana_turns = [obs for s in states[:-1] if len((obs := engine.observe(s, seat_of_ana)).legal) >= 2]
 
     def timed(key: str, fn: Callable[[], object]) -> None:
         start = _clock()
@@ -108,6 +112,8 @@ def main() -> None:
             timed("board", lambda s=state, p=boards[i]: check(s, everyone, p))  # type: ignore[misc]
             timed("panel", lambda s=state, p=panels[i]: check(s, ana, p))  # type: ignore[misc]
             timed("render", lambda s=state: to_png(render_table(table_snapshot(s, NAMES, title="Bench"))))  # type: ignore[misc]
+        for obs in ana_turns:
+            timed("rank", lambda o=obs: ordered_legal(o))  # type: ignore[misc]
         timed("transcript", lambda: check(log.state, ana, transcript))
     clock = "CPU time" if args.cpu else "wall time"
     n = len(states) - 1
@@ -120,6 +126,7 @@ def main() -> None:
         ("panel", "check of a My hand panel (text + hand PNG + 25-option select), the player"),
         ("transcript", "check of a hand's readable transcript, the player"),
         ("render", "drawing the board (table_snapshot + render + PNG), for scale"),
+        ("rank", f"ordering a My hand panel's legal plays best first ({len(ana_turns)} states with 2 or more)"),
     ):
         xs = sorted(results[key])
         print(f"| {label} | {statistics.median(xs):,.0f} / {_p99(xs):,.0f} |")

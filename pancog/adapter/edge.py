@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import io
 import logging
 import re
@@ -198,6 +199,7 @@ def typed_cards(values: Iterable[str]) -> Counter[Card]:
     return typed
 
 
+@functools.lru_cache(maxsize=256)
 def _secret(seed: str) -> re.Pattern[str]:
     """Where a seed shows: the number itself (a production seed has about 19 digits), or any ``seed=N``; a short
     test seed alone cannot be told from a chip count, so only its ``seed=`` form counts."""
@@ -231,10 +233,10 @@ def breach(
     if knowledge is None:
         return None
     echo = echo if echo is not None else Counter()
-    patterns = [_secret(secret) for secret in knowledge.secrets]
     for text, _hands in payload.texts:
-        for secret, pattern in zip(knowledge.secrets, patterns, strict=True):
-            if pattern.search(text):
+        for secret in knowledge.secrets:
+            # the digits in the text are what any form of the seed shows, so only then is the pattern searched
+            if secret in text and _secret(secret).search(text):
                 return Breach("seed", f"{len(secret)} digits")
     wordy = [*(n for n in names if n and CARD_TOKEN.search(n)), *NOTATION_EXAMPLES]
     cache: dict[tuple[int, ...] | None, Counter[Card] | None] = {}

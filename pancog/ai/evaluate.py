@@ -123,32 +123,69 @@ def _board_fits(board: tuple[Meld, ...]) -> tuple[bool, ...]:
 
 def _units(idx: int, v: Sequence[int], board: Sequence[Meld], rules: Rules) -> int:
     """Rough condition units the best simple use of card ``idx`` would collect (0 if none)."""
-    s, r0 = divmod(idx, 10)
-    rank = Rank(r0 + 1)
-    spade = s == _SUIT_POS[Suit.SPADES] and rules.spades_double
-    factor = 2 if spade else 1
-    best = 0
-    if v[idx] >= 2 and (not rank.is_noncomoquer or rules.suited_ak_pays):
-        best = (2 if rank.is_valle else 1) * factor
-    if rank.is_valle and rules.unsuited_valle_pays and sum(1 for k in range(4) if k != s and v[k * 10 + r0]) >= 2:
-        best = max(best, 1)
-    base = s * 10
-    if r0 <= 2 and all(v[base + r] or r == r0 for r in range(3)):
-        best = max(best, factor)  # A-2-3 with this card
-    if r0 >= 7 and all(v[base + r] or r == r0 for r in range(7, 10)):
-        best = max(best, factor)  # J-Q-K with this card
+    faces = _faces(rules.spades_double, rules.suited_ak_pays)
+    return _units_of(idx, v, rules, faces, _board_units(tuple(board), rules))
+
+
+def _units_of(
+    idx: int, v: Sequence[int], rules: Rules, faces: tuple[tuple[int, int, bool], ...], on_board: tuple[int, ...]
+) -> int:
+    """:func:`_units` from tables made once: ``faces`` (:func:`_faces`) and ``on_board`` (:func:`_board_units`).
+
+    The evaluation asks it for every face that is a hit of every hand it scores (the hand panel scores every legal
+    play to order its menu), so the rank's flags and the board's melds are looked up, not worked out each time."""
+    factor, suited, valle = faces[idx]
+    best = suited if v[idx] >= 2 else 0  # a suited set of it
+    r0 = idx % 10
+    others = (v[r0] > 0) + (v[10 + r0] > 0) + (v[20 + r0] > 0) + (v[30 + r0] > 0) - (v[idx] > 0) if valle else 0
+    if others >= 2 and best < 1 and rules.unsuited_valle_pays:
+        best = 1  # an unsuited valle set
+    if best < factor:
+        base = idx - r0
+        if r0 <= 2 and (v[base] or r0 == 0) and (v[base + 1] or r0 == 1) and (v[base + 2] or r0 == 2):
+            best = factor  # A-2-3 with this card
+        elif r0 >= 7 and (v[base + 7] or r0 == 7) and (v[base + 8] or r0 == 8) and (v[base + 9] or r0 == 9):
+            best = factor  # J-Q-K with this card
+    bonus = on_board[idx]
+    return bonus if bonus > best else best
+
+
+@lru_cache(maxsize=8)
+def _faces(spades_double: bool, suited_ak_pays: bool) -> tuple[tuple[int, int, bool], ...]:
+    """Per face (by :data:`CARD_INDEX`): its factor (2 for a spade when spades pay double), the units a suited set
+    of it collects (0 when such a set pays nothing) and whether it is a valle card."""
+    spades = _SUIT_POS[Suit.SPADES]
+    out: list[tuple[int, int, bool]] = []
+    for idx in range(40):
+        s, r0 = divmod(idx, 10)
+        rank = Rank(r0 + 1)
+        factor = 2 if s == spades and spades_double else 1
+        suited = (2 if rank.is_valle else 1) * factor if (not rank.is_noncomoquer or suited_ak_pays) else 0
+        out.append((factor, suited, rank.is_valle))
+    return tuple(out)
+
+
+@lru_cache(maxsize=4096)
+def _board_units(board: tuple[Meld, ...], rules: Rules) -> tuple[int, ...]:
+    """Per face: its factor when a valid meld of ``board`` takes it for a condition (a paid set of its rank and
+    suit; a run of its suit from the Two, for an Ace, or to the Queen, for a King), else 0."""
+    faces = _faces(rules.spades_double, rules.suited_ak_pays)
+    out = [0] * 40
     for m in board:
         if not m.valid:
             continue
         first = m.cards[0]
-        if m.kind is MeldKind.SET:
-            if first.rank is rank and m.suit is SUITS[s] and m.paid > 0:
-                best = max(best, factor)
-        elif first.suit is SUITS[s] and (
-            (r0 == 0 and first.rank is Rank.TWO) or (r0 == 9 and m.cards[-1].rank is Rank.QUEEN)
-        ):
-            best = max(best, factor)
-    return best
+        for idx in range(40):
+            s, r0 = divmod(idx, 10)
+            if m.kind is MeldKind.SET:
+                takes = first.rank is Rank(r0 + 1) and m.suit is SUITS[s] and m.paid > 0
+            else:
+                takes = first.suit is SUITS[s] and (
+                    (r0 == 0 and first.rank is Rank.TWO) or (r0 == 9 and m.cards[-1].rank is Rank.QUEEN)
+                )
+            if takes:
+                out[idx] = faces[idx][0]
+    return tuple(out)
 
 
 @lru_cache(maxsize=64)
@@ -168,18 +205,64 @@ def hit_chance(
 ) -> float:
     """The chance that a card drawn from ``unseen`` is a hit, each hit weighted by the units it collects."""
     u = unseen if not isinstance(unseen, Counter) else counts_of(unseen.elements())
+    return _hit_chance(counts_of(hand), tuple(board), u, rules, unit_weight * payers / 5.0)
+
+
+def _hit_chance(v: Sequence[int], board: tuple[Meld, ...], u: Sequence[int], rules: Rules, scale: float) -> float:
     total = sum(u)
     if total <= 0:
         return 0.0
-    v = counts_of(hand)
-    fits = board_fits(board)
+    faces = _faces(rules.spades_double, rules.suited_ak_pays)
+    on_board = _board_units(board, rules)
+    hits = _board_fits_mask(board) | _forming(v)
     acc = 0.0
-    scale = unit_weight * payers / 5.0
-    for idx in range(40):
+    while hits:  # the hit faces in index order (the sum's order, so the same float as face by face)
+        low = hits & -hits
+        idx = low.bit_length() - 1
+        hits ^= low
         n = u[idx]
-        if n and (fits[idx] or _forms(v, idx)):
-            acc += n * (1.0 + scale * _units(idx, v, board, rules))
+        if n:
+            acc += n * (1.0 + scale * _units_of(idx, v, rules, faces, on_board))
     return acc / total
+
+
+def _forming(v: Sequence[int]) -> int:
+    """The faces that form a new legal meld with the cards of count vector ``v``, as bits (bit ``idx``: face
+    ``idx``): :func:`_forms` of every face at once, the runs as shifts of each suit's row of present ranks."""
+    out = 0
+    rows = [0, 0, 0, 0]
+    for r0 in range(10):
+        a, b, c, d = v[r0], v[10 + r0], v[20 + r0], v[30 + r0]
+        if not (a or b or c or d):
+            continue
+        bit = 1 << r0
+        if a:
+            rows[0] |= bit
+        if b:
+            rows[1] |= bit
+        if c:
+            rows[2] |= bit
+        if d:
+            rows[3] |= bit
+        if r0 == 0 or r0 == 9:  # aces and kings: any three
+            if a + b + c + d >= 2:
+                out |= bit | bit << 10 | bit << 20 | bit << 30
+            continue
+        present = (a > 0) + (b > 0) + (c > 0) + (d > 0)
+        for k, x in enumerate((a, b, c, d)):
+            if x >= 2 or present - (x > 0) >= 2:  # a suited pair, or two other suits of the rank
+                out |= bit << (10 * k)
+    for k, row in enumerate(rows):
+        below, above = row << 1, row >> 1
+        runs = ((below & row << 2) | (below & above) | (above & row >> 2)) & 0x3FF
+        out |= runs << (10 * k)
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _board_fits_mask(board: tuple[Meld, ...]) -> int:
+    """:func:`board_fits` as bits (bit ``idx``: face ``idx`` lays off on ``board``)."""
+    return sum(1 << idx for idx, fits in enumerate(_board_fits(board)) if fits)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -189,30 +272,37 @@ def hit_chance(
 
 def made_cards(hand: Sequence[Card]) -> int:
     """How many hand cards a greedy cover by disjoint legal melds uses (sets first, then runs)."""
-    left = counts_of(hand)
+    return _made(counts_of(hand))
+
+
+def _made(v: Sequence[int]) -> int:
+    """:func:`made_cards` of a count vector (left as it was)."""
+    left = list(v)
     used = 0
     for r0 in range(10):
-        idxs = [k * 10 + r0 for k in range(4)]
+        if not (left[r0] or left[10 + r0] or left[20 + r0] or left[30 + r0]):
+            continue
+        idxs = (r0, 10 + r0, 20 + r0, 30 + r0)
         for i in idxs:
-            while left[i] >= 3:
-                left[i] -= 3
-                used += 3
+            if left[i] >= 3:
+                threes = left[i] // 3
+                left[i] -= 3 * threes
+                used += 3 * threes
         if r0 in (0, 9):
-            n = sum(left[i] for i in idxs)
+            n = left[r0] + left[10 + r0] + left[20 + r0] + left[30 + r0]
             if n >= 3:
                 used += n
                 for i in idxs:
                     left[i] = 0
         else:
-            while sum(1 for i in idxs if left[i]) >= 3:
+            while (left[r0] > 0) + (left[10 + r0] > 0) + (left[20 + r0] > 0) + (left[30 + r0] > 0) >= 3:
                 present = sorted((i for i in idxs if left[i]), key=lambda i: -left[i])
                 for i in present[:3]:
                     left[i] -= 1
                 used += 3
-    for k in range(4):
-        base = k * 10
+    for base in (0, 10, 20, 30):
         r = 0
-        while r < 10:
+        while r < 8:  # a run starting at r needs r + 2 <= 9
             length = 0
             while r + length < 10 and left[base + r + length] > 0:
                 length += 1
@@ -220,15 +310,17 @@ def made_cards(hand: Sequence[Card]) -> int:
                 for j in range(length):
                     left[base + r + j] -= 1
                 used += length
-                r += length
-            else:
-                r += max(1, length)
+            r += length or 1
     return used
 
 
 def near_melds(hand: Sequence[Card]) -> int:
     """Pairs and near-sequences (two cards one card short of a meld), counted once per card pair."""
-    v = counts_of(hand)
+    return _near(counts_of(hand))
+
+
+def _near(v: Sequence[int]) -> int:
+    """:func:`near_melds` of a count vector."""
     n = 0
     for idx in range(40):
         k = v[idx]
@@ -237,19 +329,23 @@ def near_melds(hand: Sequence[Card]) -> int:
         r0 = idx % 10
         if k >= 2:
             n += 1
-        if r0 in (0, 9):
+        if r0 == 0 or r0 == 9:
             continue
-        for d in (1, 2):
-            if r0 + d <= 9 and v[idx + d]:
-                n += 1
+        if v[idx + 1]:  # r0 <= 8: the next rank of the suit is on the row
+            n += 1
+        if r0 <= 7 and v[idx + 2]:
+            n += 1
     for r0 in range(10):
-        same = [v[k * 10 + r0] for k in range(4)]
-        if r0 in (0, 9):
-            if sum(same) >= 2:
+        a, b, c, d = v[r0], v[10 + r0], v[20 + r0], v[30 + r0]
+        if r0 == 0 or r0 == 9:
+            if a + b + c + d >= 2:
                 n += 1
-        elif sum(1 for x in same if x) >= 2:
+        elif (a > 0) + (b > 0) + (c > 0) + (d > 0) >= 2:
             n += 1
     return n
+
+
+_VALLES = tuple(idx for idx in range(40) if Rank(idx % 10 + 1).is_valle)
 
 
 def position_value(
@@ -261,15 +357,21 @@ def position_value(
     payers: int = 5,
     weights: Weights = WEIGHTS,
 ) -> float:
-    """The normal level's value of a board and hand between turns (higher is better)."""
+    """The normal level's value of a board and hand between turns (higher is better).
+
+    The hand's count vector is made once for its four terms (the panel asks this of every discard of every hand it
+    ranks); the terms and their order of addition are those of :func:`made_cards`, :func:`hit_chance` and
+    :func:`near_melds`, so the value is the same float to the last bit."""
     board_cards = sum(len(m.cards) for m in board)
     if board_cards >= 11:
         return 1000.0
+    v = counts_of(hand)
+    u = unseen if not isinstance(unseen, Counter) else counts_of(unseen.elements())
     value = weights.board * board_cards
-    value += weights.made * made_cards(hand)
-    value += weights.hits * hit_chance(hand, board, unseen, rules, payers=payers, unit_weight=weights.unit)
-    value += weights.pair * near_melds(hand)
-    value += weights.valle * sum(1 for c in hand if c.is_valle)
+    value += weights.made * _made(v)
+    value += weights.hits * _hit_chance(v, tuple(board), u, rules, weights.unit * payers / 5.0)
+    value += weights.pair * _near(v)
+    value += weights.valle * sum(v[i] for i in _VALLES)
     return value
 
 
