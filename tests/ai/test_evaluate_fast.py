@@ -3,7 +3,7 @@ bits, the units from tables made once per rules and board) give the same numbers
 term below — the same float to the last bit, since the hand panel and the computer players order plays by them and
 a tie broken differently would reorder a menu.
 
-The inputs: the boards, hands and unseen cards of seats in self-played hands (paid sets, runs to the King, split
+The inputs: the boards, hands and unseen cards of seats in self-played hands (paid sets, runs a King would pay on, split
 melds), every hand also less each of its cards (what ranking the discards asks), under the rule variants the
 evaluation reads, and random hands over few faces (pairs, sets, near-runs) for the count-vector terms."""
 
@@ -198,12 +198,12 @@ RULES = [
 def test_position_value_and_its_terms_are_the_plain_ones_over_played_positions() -> None:
     rng = random.Random(11)
     checked = 0
-    paid_sets = runs_to_king = 0
+    paid_sets = runs_to_queen = 0
     for obs in _observations(40):
         me = next(p for p in obs.players if p.seat == obs.seat)
         board = me.melds
         paid_sets += any(m.kind is MeldKind.SET and m.paid > 0 for m in board)
-        runs_to_king = runs_to_king + any(m.kind is not MeldKind.SET and m.cards[-1].rank is Rank.QUEEN for m in board)
+        runs_to_queen += any(m.kind is not MeldKind.SET and m.cards[-1].rank is Rank.QUEEN for m in board)
         u = [rng.randint(0, 8) for _ in range(40)]
         hands = [list(obs.hand)] + [[c for j, c in enumerate(obs.hand) if j != i] for i in range(len(obs.hand))]
         for hand in hands:
@@ -222,7 +222,7 @@ def test_position_value_and_its_terms_are_the_plain_ones_over_played_positions()
             ]
             checked += 1
     assert checked > 2000
-    assert paid_sets > 0  # the boards' terms were exercised
+    assert paid_sets > 0 and runs_to_queen > 0, (paid_sets, runs_to_queen)  # the boards' terms were exercised
     assert position_value((), [], [0] * 40, Rules()) == plain_position_value((), [], [0] * 40, Rules(), 5, WEIGHTS)
 
 
