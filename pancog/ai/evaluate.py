@@ -111,26 +111,11 @@ def forms_with_hand(card: Card, hand: Counter[Card]) -> bool:
     return _forms(counts_of(hand.elements()), CARD_INDEX[card])
 
 
-def board_fits(board: Sequence[Meld]) -> tuple[bool, ...]:
-    """For each of the 40 faces, whether it lays off on ``board``."""
-    return _board_fits(tuple(board))
-
-
-@lru_cache(maxsize=4096)
-def _board_fits(board: tuple[Meld, ...]) -> tuple[bool, ...]:
-    return tuple(lay_offs(board, c) for c in ALL_CARDS)
-
-
-def _units(idx: int, v: Sequence[int], board: Sequence[Meld], rules: Rules) -> int:
-    """Rough condition units the best simple use of card ``idx`` would collect (0 if none)."""
-    faces = _faces(rules.spades_double, rules.suited_ak_pays)
-    return _units_of(idx, v, rules, faces, _board_units(tuple(board), rules))
-
-
-def _units_of(
+def _units(
     idx: int, v: Sequence[int], rules: Rules, faces: tuple[tuple[int, int, bool], ...], on_board: tuple[int, ...]
 ) -> int:
-    """:func:`_units` from tables made once: ``faces`` (:func:`_faces`) and ``on_board`` (:func:`_board_units`).
+    """Rough condition units the best simple use of card ``idx`` would collect with the hand of count vector ``v``
+    (0 if none), from tables made once: ``faces`` (:func:`_faces`) and ``on_board`` (:func:`_board_units`).
 
     The evaluation asks it for every face that is a hit of every hand it scores (the hand panel scores every legal
     play to order its menu), so the rank's flags and the board's melds are looked up, not worked out each time."""
@@ -222,7 +207,7 @@ def _hit_chance(v: Sequence[int], board: tuple[Meld, ...], u: Sequence[int], rul
         hits ^= low
         n = u[idx]
         if n:
-            acc += n * (1.0 + scale * _units_of(idx, v, rules, faces, on_board))
+            acc += n * (1.0 + scale * _units(idx, v, rules, faces, on_board))
     return acc / total
 
 
@@ -261,8 +246,8 @@ def _forming(v: Sequence[int]) -> int:
 
 @lru_cache(maxsize=4096)
 def _board_fits_mask(board: tuple[Meld, ...]) -> int:
-    """:func:`board_fits` as bits (bit ``idx``: face ``idx`` lays off on ``board``)."""
-    return sum(1 << idx for idx, fits in enumerate(_board_fits(board)) if fits)
+    """The faces that lay off on ``board``, as bits (bit ``idx``: face ``idx``)."""
+    return sum(1 << idx for idx, card in enumerate(ALL_CARDS) if lay_offs(board, card))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -276,7 +261,7 @@ def made_cards(hand: Sequence[Card]) -> int:
 
 
 def _made(v: Sequence[int]) -> int:
-    """:func:`made_cards` of a count vector (left as it was)."""
+    """:func:`made_cards` of a count vector (``v`` itself is not changed)."""
     left = list(v)
     used = 0
     for r0 in range(10):

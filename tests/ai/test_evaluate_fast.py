@@ -20,10 +20,11 @@ from pancog.ai.evaluate import (
     SUITS,
     WEIGHTS,
     Weights,
+    _board_units,
+    _faces,
     _forming,
     _forms,
     _units,
-    board_fits,
     counts_of,
     hit_chance,
     made_cards,
@@ -34,6 +35,7 @@ from pancog.ai.selfplay import play_fresh_hand
 from pancog.game.cards import ALL_CARDS, Card, Rank, Suit
 from pancog.game.engine import Observation
 from pancog.game.melds import Meld, MeldKind
+from pancog.game.moves import lay_offs
 from pancog.game.rules import Rules
 
 # --------------------------------------------------------------------------------------------- the plain terms
@@ -74,7 +76,7 @@ def plain_hit_chance(
     if total <= 0:
         return 0.0
     v = counts_of(hand)
-    fits = board_fits(board)
+    fits = [lay_offs(board, c) for c in ALL_CARDS]
     acc = 0.0
     scale = unit_weight * payers / 5.0
     for idx in range(40):
@@ -217,7 +219,8 @@ def test_position_value_and_its_terms_are_the_plain_ones_over_played_positions()
                     hand, board, u, rules, payers, weight
                 )
             v = counts_of(hand)
-            assert [_units(i, v, board, rules) for i in range(40)] == [
+            faces, on_board = _faces(rules.spades_double, rules.suited_ak_pays), _board_units(tuple(board), rules)
+            assert [_units(i, v, rules, faces, on_board) for i in range(40)] == [
                 plain_units(i, v, board, rules) for i in range(40)
             ]
             checked += 1
