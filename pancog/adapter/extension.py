@@ -71,6 +71,7 @@ from pancog.services.tournaments.schedules import ANNOUNCE
 from pancog.services.tournaments.service import RESULTS_POST, TournamentService
 from pancog.services.watch import WatchService
 from pancog.services.web_access import WebAccess
+from renderer import render_hand_png
 
 __all__ = ["Parts", "cogs", "config_of", "on_table_closed", "open_runtime", "setup", "teardown", "verb_table"]
 
@@ -194,6 +195,9 @@ async def open_runtime(bot: commands.Bot, config: Config) -> Parts:
             mode=resolve_mode(config.render_mode),
             preload=("renderer.preload",),
             nice=config.render_nice,
+            # the hand strip (~0.3-0.5 ms, cards and fixed words only) drawn on the event loop: a worker's round
+            # trip and its cold start after an idle wait cost more than the drawing (PAN_RENDER_HANDS_INLINE)
+            inline=(render_hand_png,) if config.render_hands_inline else (),
         ),
         health=HealthRegistry(tables, clock=clock),
         outbox=outbox,

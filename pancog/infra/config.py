@@ -98,6 +98,8 @@ class Config:
     render_mode: RenderMode | None = None  # PAN_RENDER_MODE (None: processes where the platform has them)
     render_threads: int = dataclasses.field(default_factory=default_render_threads)  # PAN_RENDER_THREADS
     render_nice: int = 5  # PAN_RENDER_NICE (0-19)
+    # a player's hand strip drawn on the event loop rather than by a worker (0: by the workers; renderq.render)
+    render_hands_inline: bool = True  # PAN_RENDER_HANDS_INLINE
     # a table's board image is edited at most once per this many seconds (1-10), widened under load (renderq)
     board_interval: float = 1.0  # PAN_BOARD_INTERVAL
     # play
@@ -170,6 +172,7 @@ class Config:
             # at least one worker; never above the bot's priority, at most the kernel's lowest
             render_threads=max(1, read.number("PAN_RENDER_THREADS", int, default_render_threads())),
             render_nice=min(19, max(0, read.number("PAN_RENDER_NICE", int, base.render_nice))),
+            render_hands_inline=read.choice("PAN_RENDER_HANDS_INLINE", "1", ("0", "1")) == "1",
             # below 1 s a busy table would run into Discord's limit of about 5 edits in 5 s per channel
             board_interval=min(10.0, read.number("PAN_BOARD_INTERVAL", float, base.board_interval, at_least=1.0)),
             deal_seed=read.optional("PAN_DEAL_SEED", int),

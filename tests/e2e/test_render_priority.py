@@ -13,6 +13,7 @@ import pytest
 import pancog.adapter.board
 import pancog.adapter.hand
 from pancog.infra.renderq import Priority
+from pancog.infra.renderq.memo import ImageMemo
 from tests.e2e.conftest import PanFactory
 from tests.e2e.scenarios import TWO_SHOE
 
@@ -26,8 +27,9 @@ class SlowRenders:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls: list[tuple[str, str]] = []  # (kind, title) in start order
         self._lock = threading.Lock()
+        self.originals: dict[str, Any] = {}
         for module, kind in ((pancog.adapter.board, "render_table_png"), (pancog.adapter.hand, "render_hand_png")):
-            original = getattr(module, kind)
+            original = self.originals[kind] = getattr(module, kind)
             monkeypatch.setattr(module, kind, self._wrap(kind, original))
 
     def _wrap(self, kind: str, original: Any) -> Any:
@@ -45,6 +47,7 @@ class SlowRenders:
 
 async def test_urgent_renders_jump_the_board_backlog(pan_factory: PanFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PAN_RENDER_THREADS", "1")
+    monkeypatch.setenv("PAN_RENDER_HANDS_INLINE", "0")  # hands queued like any image (by default they skip the queue)
     channels = ("general", *(f"pan-{i}" for i in range(1, TABLES + 1)))
     pan = await pan_factory(members=TABLES + 1, channels=channels)
     rt = pan.rt
@@ -94,6 +97,7 @@ async def test_urgent_renders_jump_the_board_backlog(pan_factory: PanFactory, mo
 async def test_restart_refresh_is_background_work(pan_factory: PanFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """After a restart every board is re-rendered at BACKGROUND priority; a user's click still goes first."""
     monkeypatch.setenv("PAN_RENDER_THREADS", "1")
+    monkeypatch.setenv("PAN_RENDER_HANDS_INLINE", "0")
     channels = ("general", "pan-1", "pan-2", "pan-3", "pan-4")
     pan = await pan_factory(members=6, channels=channels)
     a, _b = await pan.seat(2)
@@ -111,3 +115,38 @@ async def test_restart_refresh_is_background_work(pan_factory: PanFactory, monke
     await pan.settle()
     assert pan.rt.renders.figures().done >= 6
     assert slow.tables() >= 5
+
+
+@pytest.mark.parametrize("inline", ["1", "0"])
+async def test_my_hand_is_drawn_by_the_bot_itself_unless_told(
+    pan_factory: PanFactory, monkeypatch: pytest.MonkeyPatch, inline: str
+) -> None:
+    """PAN_RENDER_HANDS_INLINE (default 1): My hand's strip is drawn on the event loop, not by a worker, even behind
+    a board backlog the worker is busy with; at 0 it waits for the worker like any urgent image."""
+    monkeypatch.setenv("PAN_RENDER_THREADS", "1")
+    monkeypatch.setenv("PAN_RENDER_HANDS_INLINE", inline)
+    pan = await pan_factory(members=3, channels=("general", "pan-1"))
+    rt = pan.rt
+    a, _b = await pan.seat(2)
+    await pan.slash(pan.users[2], "pan open", channel=pan.h.channel_named("pan-1"))
+    pan.stack(TWO_SHOE, first_seat=0)
+    await pan.slash(a, "pan start")
+    await pan.settle()
+    rt.renders.memo = ImageMemo()  # the deal's DM drew this hand already: My hand must draw it again
+    before = rt.renders.figures()
+    slow = SlowRenders(monkeypatch)  # boards slow from here on (and hands, if they reach a worker)
+    monkeypatch.setattr(pancog.adapter.hand, "render_hand_png", slow.originals["render_hand_png"])
+    for board in rt.boards.values():
+        board.kick()
+    await pan.h.until(lambda: rt.renders.running >= 1, "a board render holds the only worker")
+    started = time.monotonic()
+    reply = await pan.h.click(a, pan.board(), "My hand", settle=False)
+    waited = time.monotonic() - started
+    assert reply.pngs and "Hand 1" in reply.text
+    figures = rt.renders.figures()
+    if inline == "1":
+        assert figures.inline > before.inline, figures
+        assert rt.renders.running >= 1 and waited < SLOW, "answered while the worker was still drawing a board"
+    else:
+        assert figures.inline == before.inline == 0, figures
+    await pan.settle()

@@ -87,6 +87,8 @@ def test_the_defaults_are_the_services_own() -> None:
         ("PAN_RENDER_NICE", "12", "render_nice", 12),
         ("PAN_RENDER_NICE", "-4", "render_nice", 0),  # never above the bot's priority
         ("PAN_RENDER_NICE", "40", "render_nice", 19),
+        ("PAN_RENDER_HANDS_INLINE", "", "render_hands_inline", True),
+        ("PAN_RENDER_HANDS_INLINE", "0", "render_hands_inline", False),
         ("PAN_BOARD_INTERVAL", "2.5", "board_interval", 2.5),
         ("PAN_BOARD_INTERVAL", "60", "board_interval", 10.0),  # at most 10 s
         ("PAN_DEAL_SEED", "8", "deal_seed", 8),
@@ -134,6 +136,7 @@ def test_database_url_overrides_the_sqlite_path() -> None:
         ("PAN_RENDER_MODE", "gpu", "one of process, thread"),
         ("PAN_RENDER_THREADS", "many", "whole number"),
         ("PAN_RENDER_NICE", "low", "whole number"),
+        ("PAN_RENDER_HANDS_INLINE", "yes", "one of 0, 1"),
         ("PAN_BOARD_INTERVAL", "0.5", "at least 1"),  # Discord allows a channel about 5 edits in 5 s
         ("PAN_BOARD_INTERVAL", "soon", "a number"),
         ("PAN_DEAL_SEED", "lucky", "whole number"),

@@ -29,6 +29,14 @@ GIL (about a fifth of the bot's process in a 200-table profile), its workers sha
 dead worker broke the whole pool. Here a dead worker is seen as the end of its socket; only that worker is
 replaced (its job retried once, in a process), the others keep rendering.
 
+INLINE: a function the composition root names in ``inline`` (the hand strip, ``PAN_RENDER_HANDS_INLINE``) is drawn
+by :meth:`RenderQueue.render` on the caller's thread, at once, never queued. A hand costs ~0.3-0.5 ms to draw, and
+in a worker the round trip (its input pickled, two wake-ups, its PNG read back) and the worker's cold start after an
+idle wait cost more than the drawing: the bot's CPU per action is ~2.5 % less with hands drawn here
+(docs/performance.md, "Hands drawn on the event loop"). Boards stay in the workers: drawn here they cost more than
+there (~1-2.5 ms each, and their larger working set cools the event loop's caches). Only images whose input holds no
+user text belong here (a hand is cards and fixed words), so nothing a player types is drawn inside the bot.
+
 Worker processes run at a lower CPU priority than the bot (``PAN_RENDER_NICE``, +5 by default): on a machine
 whose cores are all busy the event loop gets a core first, and the boards wait instead (and coalesce). How the
 processes start, talk and die with the bot is :mod:`pancog.infra.renderq.workers`; this module schedules them.
@@ -50,7 +58,7 @@ import os
 import pickle
 import socket
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Collection, Generator
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Generic, TypeVar
 
@@ -168,6 +176,7 @@ class RenderFigures:
     mean_wait: dict[str, float]
     max_wait: dict[str, float]
     nice: int = 0  # process mode: how much lower the workers' CPU priority is than the bot's
+    inline: int = 0  # of ``done``: drawn on the event loop (hand strips), no worker
 
     @property
     def backlog(self) -> int:
@@ -182,6 +191,7 @@ class RenderFigures:
         kind = "threads" if self.mode == "thread" else f"processes, nice +{self.nice}" if self.nice else "processes"
         return (
             f"Renders: {self.running}/{self.workers} workers busy ({kind}) · queued {queued} · {self.done} done"
+            + (f" ({self.inline} on the event loop)" if self.inline else "")
             + (f", {self.failed} failed" if self.failed else "")
             + (f" · wait mean/max s: {waits}" if waits else "")
         )
@@ -233,6 +243,7 @@ class RenderQueue:
         warm_up: Callable[[], None] | None = None,
         nice: int = 0,
         memo_bytes: int = DEFAULT_MEMO_BYTES,
+        inline: Collection[Callable[[Any], Any]] = (),
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
@@ -266,6 +277,10 @@ class RenderQueue:
         self._wait_total = dict.fromkeys(Priority, 0.0)
         self._wait_max = dict.fromkeys(Priority, 0.0)
         self.memo = ImageMemo(memo_bytes)  # images by what they show (render_once)
+        # Images drawn on the caller's thread (the event loop) by render(), never queued: see INLINE in the module
+        # docstring. Only small images whose input holds no user text (the hand strip: cards and fixed words).
+        self.inline: frozenset[Callable[[Any], Any]] = frozenset(inline)
+        self._inline_done = 0
         self._spill_timer: asyncio.TimerHandle | None = None  # process mode: see _may_spill
 
     def _context(self) -> Any:
@@ -355,8 +370,23 @@ class RenderQueue:
         return await self.submit(fn, make_input, priority=priority)
 
     async def render(self, fn: Callable[[A], T], value: A, *, priority: Priority = Priority.URGENT) -> T:
-        """``fn(value)`` on a render worker (the input is already built)."""
+        """``fn(value)`` on a render worker (the input is already built); an ``inline`` function draws here, at
+        once, whatever the queue holds."""
+        if fn in self.inline:
+            return self._draw_inline(fn, value)
         return await self.submit(fn, lambda: value, priority=priority)
+
+    def _draw_inline(self, fn: Callable[[A], T], value: A) -> T:
+        if self._closed:
+            raise RenderQueueClosed("the render queue is shut down")
+        try:
+            image = fn(value)
+        except Exception:
+            self._failed += 1
+            raise
+        self._done += 1
+        self._inline_done += 1
+        return image
 
     async def render_once(self, fn: Callable[[A], bytes], value: A, *, priority: Priority = Priority.URGENT) -> bytes:
         """:meth:`render` for a pure image function and a hashable input: an input drawn lately is answered from
@@ -410,6 +440,7 @@ class RenderQueue:
             mean_wait={names[p]: self._wait_total[p] / self._waited[p] if self._waited[p] else 0.0 for p in Priority},
             max_wait={names[p]: self._wait_max[p] for p in Priority},
             nice=self.nice if self.mode == "process" else 0,
+            inline=self._inline_done,
         )
 
     # ------------------------------------------------------------------ lifecycle

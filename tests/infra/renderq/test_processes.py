@@ -6,12 +6,13 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from pancog.infra.renderq import SPILL_AFTER, Priority, RenderQueue, resolve_mode
+from pancog.infra.renderq import SPILL_AFTER, Priority, RenderQueue, RenderQueueClosed, resolve_mode
 from pancog.infra.renderq.workers import processes_available
 from renderer.samples import sample_hand, sample_table
 from renderer.table import render_table_png
@@ -267,5 +268,46 @@ async def test_the_first_worker_draws_what_nobody_waits_on_and_urgent_renders_ta
         assert board.started_at is not None
         assert board.started_at - board.enqueued_at >= SPILL_AFTER, "it waited SPILL_AFTER first"
         assert urgent_pid == board_pid != await busy
+    finally:
+        queue.shutdown()
+
+
+def pid_and_thread(value: int) -> tuple[int, int, int]:
+    """An inline stand-in: which process and thread drew it."""
+    if value < 0:
+        raise ValueError("no such image")
+    return value, os.getpid(), threading.get_ident()
+
+
+async def test_an_inline_image_is_drawn_at_once_on_the_event_loop_and_the_rest_by_the_workers() -> None:
+    """PAN_RENDER_HANDS_INLINE: the hand strip is drawn by render() itself, on the loop's thread, ahead of any queued
+    job and without a worker; every other image still goes to a worker process."""
+    from renderer.hand import render_hand_png
+
+    queue = RenderQueue(1, mode="process", preload=PRELOAD, inline=(render_hand_png, pid_and_thread))
+    try:
+        await queue.start_workers()
+        busy = queue.submit(pid_after, lambda: 0.3, priority=Priority.BOARD)  # the only worker, busy for 0.3 s
+        await asyncio.sleep(0.05)
+        hand = sample_hand(10, four_color=True)
+        started = time.monotonic()
+        png = await queue.render(render_hand_png, hand, priority=Priority.DM)  # the lowest priority the bot uses
+        drawn = await queue.render(pid_and_thread, 7)
+        waited = time.monotonic() - started
+        assert not busy.future.done(), "both were drawn while the worker was still busy: nothing waited for it"
+        assert await busy != os.getpid()
+        assert png == render_hand_png(hand)
+        assert drawn == (7, os.getpid(), threading.get_ident()), "drawn by the caller's thread, in the bot"
+        assert waited < 0.2
+        assert await queue.render_once(render_hand_png, hand) == png and queue.memo.hits == 0  # drawn once more
+        assert await queue.render_once(render_hand_png, hand) == png and queue.memo.hits == 1  # then remembered
+        with pytest.raises(ValueError, match="no such image"):
+            await queue.render(pid_and_thread, -1)
+        figures = queue.figures()
+        assert (figures.done, figures.inline, figures.failed) == (4, 3, 1)
+        assert "(3 on the event loop)" in figures.line()
+        queue.shutdown()
+        with pytest.raises(RenderQueueClosed):
+            await queue.render(pid_and_thread, 1)
     finally:
         queue.shutdown()
