@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from PIL import Image
 
-from pancog.game.cards import Card, rank_order_key, suit_order_key
+from pancog.game.cards import ALL_CARDS, Card, rank_order_key, suit_order_key
 from pancog.game.i18n import speaking, tr, trn
 
 from . import assets, labels
@@ -231,6 +231,15 @@ def render_hand_png(snapshot: HandSnapshot) -> bytes:
 # are 60 x 186); a hand is then pastes of indexes onto a felt canvas. Because the mapping is per pixel, the result
 # is the index of every pixel of `render_hand`, exactly (`tests/renderer/test_render_fast_paths.py` compares the
 # files). Measured in docs/perf/render.md, "Hands composed from mapped pieces".
+
+
+def warm_up() -> None:
+    """Draw a hand of each colouring once, so the fonts, sprites and pieces a hand strip needs first are loaded: the
+    bot draws hand strips on its event loop (``PAN_RENDER_HANDS_INLINE``) and calls this on a thread at start, so no
+    player's first hand waits ~60 ms for them."""
+    cards = tuple(ALL_CARDS[i] for i in range(0, 40, 4))
+    for four_color in (False, True):
+        render_hand_png(HandSnapshot(cards=cards, drawn=ALL_CARDS[1], four_color=four_color))
 
 
 def _composed(snapshot: HandSnapshot, lay: HandLayout) -> tuple[Image.Image, list[Card]] | None:

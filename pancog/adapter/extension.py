@@ -15,6 +15,7 @@ and the engine, services and adapter classes must keep one identity across a rel
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import socket
@@ -72,6 +73,7 @@ from pancog.services.tournaments.service import RESULTS_POST, TournamentService
 from pancog.services.watch import WatchService
 from pancog.services.web_access import WebAccess
 from renderer import render_hand_png
+from renderer.hand import warm_up as warm_hand_strip
 
 __all__ = ["Parts", "cogs", "config_of", "on_table_closed", "open_runtime", "setup", "teardown", "verb_table"]
 
@@ -304,6 +306,8 @@ async def setup(bot: commands.Bot) -> None:
         log.info("tournaments resumed: %d", tournaments)
     bot.add_dynamic_items(*DYNAMIC_ITEMS)
     rt.tasks.spawn(rt.renders.start_workers(), name="render-workers")  # fork the render workers now, not at 1st image
+    if render_hand_png in rt.renders.inline:  # hands are drawn on the loop: their fonts and sprites loaded now, off it
+        rt.tasks.spawn(asyncio.to_thread(warm_hand_strip), name="warm-hands")
     rt.deliveries.start()  # what a crash left owed is delivered once the client is ready
     rt.budget = await open_budget(bot, config, rt.storage)
     rt.observability = await open_metrics(

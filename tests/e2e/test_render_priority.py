@@ -12,6 +12,7 @@ import pytest
 
 import pancog.adapter.board
 import pancog.adapter.hand
+import renderer.hand
 from pancog.infra.renderq import Priority
 from pancog.infra.renderq.memo import ImageMemo
 from tests.e2e.conftest import PanFactory
@@ -125,8 +126,16 @@ async def test_my_hand_is_drawn_by_the_bot_itself_unless_told(
     a board backlog the worker is busy with; at 0 it waits for the worker like any urgent image."""
     monkeypatch.setenv("PAN_RENDER_THREADS", "1")
     monkeypatch.setenv("PAN_RENDER_HANDS_INLINE", inline)
+    warmed: list[int] = []  # the threads the start-up's hand warm-up ran on
+    # (patched where the extension imports it from: bot.load_extension runs the extension's module afresh)
+    monkeypatch.setattr(renderer.hand, "warm_up", lambda: warmed.append(threading.get_ident()))
     pan = await pan_factory(members=3, channels=("general", "pan-1"))
     rt = pan.rt
+    if inline == "1":
+        await pan.h.until(lambda: bool(warmed), "the hand strip warmed at start")
+        assert warmed[0] != threading.get_ident(), "warmed on a thread, not on the event loop"
+    else:
+        assert warmed == [], "hands go to the workers: nothing to warm in the bot"
     a, _b = await pan.seat(2)
     await pan.slash(pan.users[2], "pan open", channel=pan.h.channel_named("pan-1"))
     pan.stack(TWO_SHOE, first_seat=0)

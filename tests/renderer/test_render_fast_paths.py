@@ -603,3 +603,20 @@ def test_the_kept_groups_stay_within_their_bound(monkeypatch: pytest.MonkeyPatch
         threaded = list(pool.map(render_table_png, boards * 3))
     assert threaded == [_board_drawn_whole(b) for b in boards] * 3
     assert len(canvas_module._GROUPS) <= 5
+
+
+def test_the_hand_warm_up_loads_the_pieces_of_both_colourings() -> None:
+    """`renderer.hand.warm_up` (run on a thread when the bot draws hands on its event loop): after it, a hand's
+    strips, numbers and drawn-card panels are cached in both colourings."""
+    cached = (hand_module._strip, hand_module._number, hand_module._drawn_piece)
+    for fn in cached:
+        fn.cache_clear()
+    hand_module.warm_up()
+    assert all(fn.cache_info().currsize > 0 for fn in cached), [fn.cache_info() for fn in cached]
+    misses = [fn.cache_info().misses for fn in cached]
+    cards = tuple(ALL_CARDS[i] for i in range(0, 40, 4))
+    for four_color in (True, False):  # the hands the warm-up drew, drawn again: every piece a hit
+        render_hand_png(HandSnapshot(cards=cards, drawn=ALL_CARDS[1], four_color=four_color))
+    assert [fn.cache_info().misses for fn in cached] == misses
+    render_hand_png(HandSnapshot(cards=cards, drawn=ALL_CARDS[2], four_color=True))  # another drawn card: a new piece
+    assert hand_module._drawn_piece.cache_info().misses > misses[2]

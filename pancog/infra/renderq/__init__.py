@@ -35,7 +35,8 @@ in a worker the round trip (its input pickled, two wake-ups, its PNG read back) 
 idle wait cost more than the drawing: the bot's CPU per action is ~2.5 % less with hands drawn here
 (docs/performance.md, "Hands drawn on the event loop"). Boards stay in the workers: drawn here they cost more than
 there (~1-2.5 ms each, and their larger working set cools the event loop's caches). Only images whose input holds no
-user text belong here (a hand is cards and fixed words), so nothing a player types is drawn inside the bot.
+user text belong here (a hand is cards and fixed words), so nothing a player types is drawn inside the bot. The
+composition root warms such a function's caches on a thread at start (``renderer.hand.warm_up``).
 
 Worker processes run at a lower CPU priority than the bot (``PAN_RENDER_NICE``, +5 by default): on a machine
 whose cores are all busy the event loop gets a core first, and the boards wait instead (and coalesce). How the
