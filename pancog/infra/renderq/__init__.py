@@ -32,7 +32,7 @@ replaced (its job retried once, in a process), the others keep rendering.
 INLINE: a function the composition root names in ``inline`` (the hand strip, ``PAN_RENDER_HANDS_INLINE``) is drawn
 by :meth:`RenderQueue.render` on the caller's thread, at once, never queued. A hand costs ~0.3-0.5 ms to draw, and
 in a worker the round trip (its input pickled, two wake-ups, its PNG read back) and the worker's cold start after an
-idle wait cost more than the drawing: the bot's CPU per action is ~2.5 % less with hands drawn here
+idle wait cost more than the drawing: the bot's CPU per action is 2.5-4 % less with hands drawn here
 (docs/performance.md, "Hands drawn on the event loop"). Boards stay in the workers: drawn here they cost more than
 there (~1-2.5 ms each, and their larger working set cools the event loop's caches). Only images whose input holds no
 user text belong here (a hand is cards and fixed words), so nothing a player types is drawn inside the bot. The
