@@ -28,9 +28,8 @@ class SlowRenders:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls: list[tuple[str, str]] = []  # (kind, title) in start order
         self._lock = threading.Lock()
-        self.originals: dict[str, Any] = {}
         for module, kind in ((pancog.adapter.board, "render_table_png"), (pancog.adapter.hand, "render_hand_png")):
-            original = self.originals[kind] = getattr(module, kind)
+            original = getattr(module, kind)
             monkeypatch.setattr(module, kind, self._wrap(kind, original))
 
     def _wrap(self, kind: str, original: Any) -> Any:
@@ -143,19 +142,31 @@ async def test_my_hand_is_drawn_by_the_bot_itself_unless_told(
     await pan.settle()
     rt.renders.memo = ImageMemo()  # the deal's DM drew this hand already: My hand must draw it again
     before = rt.renders.figures()
-    slow = SlowRenders(monkeypatch)  # boards slow from here on (and hands, if they reach a worker)
-    monkeypatch.setattr(pancog.adapter.hand, "render_hand_png", slow.originals["render_hand_png"])
-    for board in rt.boards.values():
-        board.kick()
-    await pan.h.until(lambda: rt.renders.running >= 1, "a board render holds the only worker")
-    started = time.monotonic()
-    reply = await pan.h.click(a, pan.board(), "My hand", settle=False)
-    waited = time.monotonic() - started
-    assert reply.pngs and "Hand 1" in reply.text
-    figures = rt.renders.figures()
-    if inline == "1":
-        assert figures.inline > before.inline, figures
-        assert rt.renders.running >= 1 and waited < SLOW, "answered while the worker was still drawing a board"
-    else:
-        assert figures.inline == before.inline == 0, figures
+    gate = threading.Event()  # holds every board render (on the only worker) until the test opens it
+    board_png = pancog.adapter.board.render_table_png
+
+    def held(snap: Any) -> bytes:
+        gate.wait(30)
+        return bytes(board_png(snap))
+
+    monkeypatch.setattr(pancog.adapter.board, "render_table_png", held)
+    try:
+        for board in rt.boards.values():
+            board.kick()
+        await pan.h.until(lambda: rt.renders.running >= 1, "a board render holds the only worker")
+        if inline == "1":
+            reply = await pan.h.click(a, pan.board(), "My hand", settle=False)
+            assert not gate.is_set() and rt.renders.running >= 1, "answered while the worker was held on a board"
+        else:
+            asyncio.get_running_loop().call_later(0.2, gate.set)
+            reply = await pan.h.click(a, pan.board(), "My hand", settle=False)
+            assert gate.is_set(), "the hand waited for the worker the board held"
+        assert reply.pngs and "Hand 1" in reply.text
+        figures = rt.renders.figures()
+        if inline == "1":
+            assert figures.inline > before.inline, figures
+        else:
+            assert figures.inline == before.inline == 0, figures
+    finally:
+        gate.set()
     await pan.settle()
