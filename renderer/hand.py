@@ -236,7 +236,7 @@ def render_hand_png(snapshot: HandSnapshot) -> bytes:
 def warm_up() -> None:
     """Draw a hand of each colouring once, so the fonts, sprites and pieces a hand strip needs first are loaded: the
     bot draws hand strips on its event loop (``PAN_RENDER_HANDS_INLINE``) and calls this on a thread at start, so no
-    player's first hand waits ~60 ms for them."""
+    player's first hand waits for them."""
     cards = tuple(ALL_CARDS[i] for i in range(0, 40, 4))
     for four_color in (False, True):
         render_hand_png(HandSnapshot(cards=cards, drawn=ALL_CARDS[1], four_color=four_color))

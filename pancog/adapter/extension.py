@@ -197,7 +197,7 @@ async def open_runtime(bot: commands.Bot, config: Config) -> Parts:
             mode=resolve_mode(config.render_mode),
             preload=("renderer.preload",),
             nice=config.render_nice,
-            # the hand strip (~0.3-0.5 ms, cards and fixed words only) drawn on the event loop: a worker's round
+            # the hand strip (~0.3 ms, cards and fixed words only) drawn on the event loop: a worker's round
             # trip and its cold start after an idle wait cost more than the drawing (PAN_RENDER_HANDS_INLINE)
             inline=(render_hand_png,) if config.render_hands_inline else (),
         ),

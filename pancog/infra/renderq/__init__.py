@@ -30,7 +30,7 @@ dead worker broke the whole pool. Here a dead worker is seen as the end of its s
 replaced (its job retried once, in a process), the others keep rendering.
 
 INLINE: a function the composition root names in ``inline`` (the hand strip, ``PAN_RENDER_HANDS_INLINE``) is drawn
-by :meth:`RenderQueue.render` on the caller's thread, at once, never queued. A hand costs ~0.3-0.5 ms to draw, and
+by :meth:`RenderQueue.render` on the caller's thread, at once, never queued. A hand costs ~0.3 ms to draw, and
 in a worker the round trip (its input pickled, two wake-ups, its PNG read back) and the worker's cold start after an
 idle wait cost more than the drawing: the bot's CPU per action is 2.5-4 % less with hands drawn here
 (docs/performance.md, "Hands drawn on the event loop"). Boards stay in the workers: drawn here they cost more than
