@@ -402,6 +402,51 @@ async def test_clock_background_loop_with_fast_clock(tmp_path: Path) -> None:
         assert (await ledger.audit()).ok
 
 
+async def test_clock_scheduler_wakes_only_for_an_earlier_deadline(tmp_path: Path) -> None:
+    """The scheduler sleeps towards the earliest deadline (or the next sweep); a deadline set after an action wakes
+    it only when it is earlier than that, never on every action. Driven: the fake sleep records each sleep the loop
+    starts and never ends on its own, so every recorded sleep after the first is a wake."""
+    sleeps: list[float] = []
+    alarms: list[asyncio.Event] = []
+
+    async def sleep(delay: float) -> None:
+        sleeps.append(delay)
+        alarms.append(asyncio.Event())
+        await alarms[-1].wait()  # ends when the test rings it
+
+    async def settled(count: int) -> None:
+        for _ in range(200):  # yields to the loop, not a timing: it runs until it sleeps again
+            if len(sleeps) >= count:
+                return
+            await asyncio.sleep(0)
+
+    now = FakeTime()
+    async with SqliteStorage(tmp_path / "pan.sqlite3") as storage:
+        service = TableService(ChipLedger(storage, clock=now), TableStore(storage, clock=now), clock=now)
+        clock = TurnClock(service, ClockSettings(time_bank_seconds=0), now=now, sleep=sleep)
+        await clock.start()
+        await settled(1)
+        assert sleeps == [60.0]  # nothing to time: asleep until the next sweep
+        config = TableConfig.build(turn_seconds=40)
+        await service.open_table(TABLE, guild_id=GUILD, channel_id=CHANNEL, host_id=A, config=config)
+        for p in (A, B):
+            await service.join(TABLE, p)
+        service.stack_next_hand(TABLE, TWO_SHOE, first_seat=0)
+        await service.start_hand(TABLE, A)
+        await settled(2)
+        assert sleeps == [60.0, 25.0]  # woken: the first turn's warning (40 - 15 s) comes before the sweep
+        now.advance(5)
+        await service.act(TABLE, A, lambda s: Knock(seat=s))  # B's decision: its warning, 25 s from now, is later
+        await settled(3)
+        assert len(sleeps) == 2  # still asleep towards the earlier one
+        now.advance(20)  # the sleep towards A's warning ends: A has acted, so it sleeps again, towards B's
+        alarms[-1].set()
+        await settled(3)
+        assert sleeps[2] == pytest.approx(5.0)
+        assert clock.turn_info(TABLE) is not None
+        await clock.stop()
+
+
 # ----------------------------------------------------------------------------- structured logs
 
 
