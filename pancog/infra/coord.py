@@ -135,7 +135,7 @@ class ClusterMember:
             await listener.add_listener(RELEASE_CHANNEL, self._on_release)
             await listener.add_listener(EVENTS_CHANNEL, self._on_event)
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as exc:
-            log.warning("cannot listen for cluster events (%s); retrying at the next heartbeat", exc)
+            log.warning("cannot listen for cluster events (%r); retrying at the next heartbeat or look", exc)
             return
         self._listener = listener
 
@@ -157,6 +157,8 @@ class ClusterMember:
             if not waiting_logged:
                 log.info("shards %s held by live %s: waiting as a standby", list(self.shards.ids), busy)
                 waiting_logged = True
+            if self._listener is None or self._listener.is_closed():  # LISTEN failed at open (or dropped): a standby
+                await self._listen()  # listens again at each look, so that a release still wakes it at once
             deadline = time.monotonic() + self.timing.poll  # or sooner: a release (NOTIFY) or a stop
             while time.monotonic() < deadline and not self._released.is_set() and not (stop and stop.is_set()):
                 await asyncio.sleep(0.05)

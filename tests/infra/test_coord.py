@@ -18,6 +18,11 @@ from tests.support.stallproxy import StallingProxy
 
 SHARDS = ShardSet(4, (1, 3))
 TIMING = MemberTiming(heartbeat=0.2, stale_after=1.0, poll=0.5)
+# A standby (never started: its heartbeat only bounds its LISTEN connection's connect, generous here) that looks
+# twice a second, and one that would look again only after a minute: if the latter takes the shards within the
+# tests' 10 s, only the release's NOTIFY can have woken it (proven by structure, not by a time bound).
+LOOKS = MemberTiming(heartbeat=2.0, stale_after=1.0, poll=0.5)
+NOTIFY_ONLY = MemberTiming(heartbeat=2.0, stale_after=1.0, poll=60.0)
 
 
 @pytest.fixture
@@ -28,26 +33,65 @@ async def url(postgres_url: str) -> AsyncIterator[str]:
     yield postgres_url
 
 
-async def member(url: str, holder: str, lost: list[str] | None = None) -> ClusterMember:
-    m = ClusterMember(url, SHARDS, "1/2", holder=holder, timing=TIMING, on_lost=None if lost is None else lost.append)
+async def member(url: str, holder: str, lost: list[str] | None = None, timing: MemberTiming = TIMING) -> ClusterMember:
+    m = ClusterMember(url, SHARDS, "1/2", holder=holder, timing=timing, on_lost=None if lost is None else lost.append)
     await m.open()
     return m
 
 
+async def handed_over_by_notify(first: ClusterMember, second: ClusterMember, waiting: asyncio.Future[bool]) -> None:
+    """``second`` waits as a standby (``waiting``: its claim) while ``first`` holds the shards: from its next look on it
+    waits a minute between looks, then ``first`` releases, and only the release's NOTIFY can wake it within 10 s."""
+    second.timing = NOTIFY_ONLY
+    await asyncio.sleep(2 * LOOKS.poll)  # its look under the twice-a-second timing has ended
+    assert not waiting.done()
+    assert await first.release()
+    assert await asyncio.wait_for(waiting, 10)
+    assert second.epochs == {1: 2, 3: 2} and second.takeovers == 0  # released, not taken
+
+
 async def test_a_live_holder_keeps_its_shards_and_a_release_hands_them_over_at_once(url: str) -> None:
-    first, second = await member(url, "host-a:1"), await member(url, "host-b:2")
+    first, second = await member(url, "host-a:1"), await member(url, "host-b:2", timing=LOOKS)
     try:
         assert await first.claim()
         assert first.epochs == {1: 1, 3: 1}
         first.start()
         waiting = asyncio.ensure_future(second.claim())
-        await asyncio.sleep(2 * TIMING.stale_after)  # the first keeps beating: the second keeps waiting
+        # the first keeps beating: the second, looking twice a second, keeps waiting
+        await asyncio.sleep(2 * TIMING.stale_after)
         assert not waiting.done()
-        released = time.monotonic()
-        await first.release()
-        assert await asyncio.wait_for(waiting, 5)
-        assert time.monotonic() - released < TIMING.poll  # woken by the NOTIFY, not by its next poll
-        assert second.epochs == {1: 2, 3: 2} and second.takeovers == 0
+        await handed_over_by_notify(first, second, waiting)
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_a_standby_that_could_not_listen_listens_at_its_next_look_and_is_woken_by_a_release(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its LISTEN connection failed when it opened (the warning says so): waiting as a standby, it listens again at
+    its next look, so a release still hands the shards over at once rather than at its next poll."""
+    first = await member(url, "host-a:1")
+    connect, calls = asyncpg.connect, 0
+
+    async def refused_once(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 2:  # the standby's second connection at open: the one it LISTENs on
+            raise OSError("connection refused")
+        return await connect(*args, **kwargs)
+
+    monkeypatch.setattr(asyncpg, "connect", refused_once)
+    second = await member(url, "host-b:2", timing=LOOKS)
+    monkeypatch.undo()
+    try:
+        assert calls == 2  # opened, without a listener
+        assert await first.claim()
+        first.start()
+        waiting = asyncio.ensure_future(second.claim())
+        await asyncio.sleep(2 * LOOKS.poll)  # it has looked, found the first alive, and listened
+        assert not waiting.done()
+        await handed_over_by_notify(first, second, waiting)
     finally:
         await first.close()
         await second.close()
@@ -114,7 +158,7 @@ async def test_a_release_during_a_heartbeat_still_hands_the_shards_over_at_once(
     inside that transaction (the server had run the BEGIN), the release's DELETE and NOTIFY ran in it and were rolled
     back when the connection closed: the successor waited for the heartbeat timeout (seen once in ~300 releases, and
     in tests/e2e/test_cluster_hosts.py's roll). The release now waits for a heartbeat in flight instead."""
-    first, second = await member(url, "host-a:1"), await member(url, "host-b:2")
+    first, second = await member(url, "host-a:1"), await member(url, "host-b:2", timing=NOTIFY_ONLY)
     try:
         assert await first.claim()
         in_begin = asyncio.Event()
@@ -130,10 +174,8 @@ async def test_a_release_during_a_heartbeat_still_hands_the_shards_over_at_once(
         first.start()
         waiting = asyncio.ensure_future(second.claim())
         await asyncio.wait_for(in_begin.wait(), 5)
-        released = time.monotonic()
         assert await first.release()
-        assert await asyncio.wait_for(waiting, 5)
-        assert time.monotonic() - released < TIMING.poll  # woken by the NOTIFY, not by its next poll
+        assert await asyncio.wait_for(waiting, 10)  # woken by the NOTIFY: its next look is a minute away
         assert second.epochs == {1: 2, 3: 2} and second.takeovers == 0  # the row was gone: released, not taken
     finally:
         await first.close()
